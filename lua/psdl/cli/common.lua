@@ -1,0 +1,175 @@
+--- Helpers shared by the `psdl` subcommands: exit codes, failures, file I/O, number
+-- formatting and loading a PSDL document from a file.
+--
+-- Subcommand modules report *expected* failures in one of two ways: a per-file problem is
+-- printed with `ctx:fail(code, msg)` and the command goes on with the next file; a failure
+-- that ends the command raises `common.failure(code, msg)`, which `psdl.cli.main` turns
+-- into `psdl <verb>: <msg>` on stderr and the exit code. Anything else that raises is an
+-- internal error (exit code `internal`, with a traceback).
+-- @module psdl.cli.common
+
+local io, os, string, math, table = io, os, string, math, table
+local type, setmetatable, getmetatable, require, pcall, tostring, tonumber, select, error, assert =
+  type, setmetatable, getmetatable, require, pcall, tostring, tonumber, select, error, assert
+
+local M = {}
+
+--- Exit codes returned by `psdl.cli.main`, by name. When a command meets several
+-- outcomes (for example one file with problems and one that cannot be decoded), it
+-- exits with the largest code.
+-- @table exit
+-- @field ok 0: success; `validate`: every file is clean
+-- @field usage 1: bad command line (usage error)
+-- @field problems 1: `validate` found problems that fail the check
+-- @field bad_input 2: an input is not a valid PSDL file or psdlkit JSON document
+-- @field io 3: a file could not be opened, read or written
+-- @field internal 4: unexpected error (a bug): message and traceback on stderr
+M.exit = { ok = 0, usage = 1, problems = 1, bad_input = 2, io = 3, internal = 4 }
+
+local FAILURE = {}
+FAILURE.__index = FAILURE
+FAILURE.__tostring = function(f) return f.msg end
+
+--- Raise an expected failure that ends the current command.
+-- @tparam string|integer code a name from `exit` (or the code itself)
+-- @tparam string msg what went wrong, without the `psdl <verb>: ` prefix
+-- @raise always
+function M.failure(code, msg)
+  if type(code) == "string" then code = assert(M.exit[code], code) end
+  error(setmetatable({ code = code, msg = msg }, FAILURE), 0)
+end
+
+--- Whether an error value was raised by `failure`.
+-- @param err any error value
+-- @treturn boolean
+function M.is_failure(err)
+  return getmetatable(err) == FAILURE
+end
+
+--- The exit code for a fail code from the psdl API (`"io"` is an I/O error, every other
+-- code means the input is bad).
+-- @tparam string|nil code the third value of a `nil, msg, code` return
+-- @treturn integer
+function M.exit_for(code)
+  if code == "io" then return M.exit.io end
+  if code == "nomem" then return M.exit.internal end
+  return M.exit.bad_input
+end
+
+--- Strip the `psdl: ` prefix the library puts on its messages (the CLI adds its own).
+-- @tparam string msg
+-- @treturn string
+function M.clean(msg)
+  msg = tostring(msg)
+  return (msg:gsub("^psdl: ", ""))
+end
+
+--- Load the `psdl` library, failing with a clear message when the C module is missing.
+-- @treturn table the `psdl` module
+-- @raise a failure (`internal`) when it cannot be loaded
+function M.psdl()
+  local ok, psdl = pcall(require, "psdl")
+  if not ok then
+    M.failure("internal", "cannot load the psdl library (is psdl/core.so built? set "
+      .. "PSDL_BUILD_DIR to its build directory): " .. tostring(psdl))
+  end
+  return psdl
+end
+
+--- Read a whole file.
+-- @tparam string path
+-- @treturn[1] string its bytes
+-- @treturn[2] nil
+-- @treturn[2] string message
+-- @treturn[2] string `"io"`
+function M.read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err, "io" end
+  local data, rerr = f:read("a")
+  f:close()
+  if not data then return nil, path .. ": " .. tostring(rerr), "io" end
+  return data
+end
+
+--- Write a file atomically: a temporary file next to it, then a rename.
+-- @tparam string path
+-- @tparam string data
+-- @treturn[1] true
+-- @treturn[2] nil
+-- @treturn[2] string message
+-- @treturn[2] string `"io"`
+function M.write_file_atomic(path, data)
+  local tmp = string.format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1 << 30))
+  local f, err = io.open(tmp, "wb")
+  if not f then return nil, err, "io" end
+  local ok, werr = f:write(data)
+  local cok, cerr = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return nil, tmp .. ": " .. tostring(werr or cerr), "io"
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    return nil, tostring(rerr), "io"
+  end
+  return true
+end
+
+--- Read and decode a PSDL file.
+-- @tparam table psdl the `psdl` module
+-- @tparam string path
+-- @treturn[1] table the document
+-- @treturn[1] integer the file size in bytes
+-- @treturn[2] nil
+-- @treturn[2] string message (without a `psdl: ` prefix, naming the file)
+-- @treturn[2] string fail code (`"io"`, `"truncated"`, ...)
+function M.load(psdl, path)
+  local bytes, err, code = M.read_file(path)
+  if not bytes then return nil, err, code end
+  local doc, derr, dcode = psdl.decode(bytes)
+  if not doc then return nil, path .. ": " .. M.clean(derr), dcode end
+  return doc, #bytes
+end
+
+--- Format an integer with thousands separators (`65024` -> `"65,024"`).
+-- @tparam number n
+-- @treturn string
+function M.int(n)
+  if n == nil then return "?" end
+  local s = string.format("%d", n)
+  local sign, digits = s:match("^(-?)(%d+)$")
+  digits = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+  return sign .. digits
+end
+
+--- Format a number compactly for people (shortest `%g` that reads back the same value,
+-- at most 9 significant digits).
+-- @tparam number x
+-- @treturn string
+function M.num(x)
+  if math.type(x) == "integer" then return string.format("%d", x) end
+  for p = 1, 9 do
+    local s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.9g", x)
+end
+
+--- Collect command output in memory (for tests and for commands that build a result
+-- before printing it). The returned object has `write(self, ...)` like a file, and
+-- `text()` returns everything written so far.
+-- @treturn table
+function M.sink()
+  local parts = {}
+  return {
+    write = function(self, ...)
+      for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
+      return self
+    end,
+    flush = function(self) return self end,
+    text = function() return table.concat(parts) end,
+  }
+end
+
+return M

@@ -1,0 +1,74 @@
+/* psdl_internal.h -- private helpers shared by the C core: arena, cursor, error helpers.
+ * Not installed; no Lua. */
+#ifndef PSDL_INTERNAL_H
+#define PSDL_INTERNAL_H
+
+#include "psdl.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* ---- arena (psdl_arena.c) */
+typedef struct psdl_arena psdl_arena;
+psdl_arena *psdl_arena_new(const psdl_alloc *alloc);
+void *psdl_arena_alloc(psdl_arena *a, size_t size); /* zeroed, 8-byte aligned */
+void psdl_arena_free(psdl_arena *a);
+
+/* ---- errors (psdl_error.c) */
+/* Fill err (may be NULL) with code, offset, room, attribute and a message
+ * "psdl: <name>: <detail>[ at offset 0x..][ (room r, attribute a)]". Returns code. */
+psdl_status psdl_fail(psdl_error *err, psdl_status code, size_t offset, int has_offset,
+                      long room, long attribute, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* ---- little-endian helpers */
+static inline uint16_t psdl_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t psdl_get_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline float psdl_get_f32(const uint8_t *p) {
+    uint32_t u = psdl_get_u32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline void psdl_put_u16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void psdl_put_u32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline void psdl_put_f32(uint8_t *p, float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    psdl_put_u32(p, u);
+}
+
+/* Standard subtype of a fixed-size attribute type (§2.2), 0 for variable types. */
+static inline unsigned psdl_fixed_subtype(unsigned type) {
+    switch (type) {
+    case PSDL_ATTR_SLIVER:
+    case PSDL_ATTR_CROSSWALK:
+    case PSDL_ATTR_FACADE_BOUND: return 4;
+    case PSDL_ATTR_FACADE: return 6;
+    default: return 0;
+    }
+}
+
+/* Payload length in words of a fixed-size type (after header and any count word). */
+static inline unsigned psdl_fixed_len(unsigned type) { return type == PSDL_ATTR_FACADE ? 6u : 4u; }
+
+/* Decode one room's attribute words into attrs (attrs may be NULL to count only).
+ * Returns the number of attributes, or -1 with err filled (psdl_attr.c). base_offset is
+ * the byte offset of words[0] in the file, for messages. */
+long psdl_attrs_decode(const uint16_t *words, uint32_t nwords, psdl_attr *attrs, long room,
+                       size_t base_offset, psdl_error *err);
+
+#endif

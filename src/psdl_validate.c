@@ -1,0 +1,496 @@
+/* psdl_validate.c -- the rules of §3: what would crash the game or make it misread
+ * (errors) and what loads but is wrong or risky (warnings). Allocates nothing. */
+#include "psdl_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef struct vctx {
+    const psdl_doc *doc;
+    psdl_problem_fn fn;
+    void *ud;
+    psdl_validate_result *res;
+    int stop;
+} vctx;
+
+static void report(vctx *v, psdl_severity sev, const char *rule, long room, long attr, long road, const char *path,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 8, 9)))
+#endif
+    ;
+
+static void report(vctx *v, psdl_severity sev, const char *rule, long room, long attr, long road, const char *path,
+                   const char *fmt, ...) {
+    if (sev == PSDL_SEV_ERROR)
+        v->res->errors++;
+    else
+        v->res->warnings++;
+    if (!v->fn || v->stop) return;
+    psdl_problem p;
+    p.severity = sev;
+    p.rule = rule;
+    p.room = room;
+    p.attribute = attr;
+    p.road = road;
+    snprintf(p.path, sizeof p.path, "%s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    va_end(ap);
+    if (v->fn(v->ud, &p)) v->stop = 1;
+}
+
+#define ERR PSDL_SEV_ERROR
+#define WARN PSDL_SEV_WARNING
+
+/* Texture slots a textured attribute reads relative to the current value n (§2.3). */
+static unsigned group_span(unsigned type, const psdl_attr *a) {
+    switch (type) {
+    case PSDL_ATTR_ROAD:
+    case PSDL_ATTR_DIVIDED_ROAD:
+    case PSDL_ATTR_CROSSWALK: return 2;
+    case PSDL_ATTR_SIDEWALK_STRIP: return 1;
+    case PSDL_ATTR_TUNNEL: return 5;
+    case PSDL_ATTR_WALKWAY:
+    case PSDL_ATTR_ROAD_FAN:
+    case PSDL_ATTR_FAN:
+    case PSDL_ATTR_ROOF:
+    case PSDL_ATTR_FACADE:
+    case PSDL_ATTR_SLIVER: return 0;
+    default: (void)a; return 0xFFFFu; /* not textured */
+    }
+}
+
+static void check_height(vctx *v, long r, long k, uint32_t h, const char *field) {
+    if (h >= v->doc->nheights) {
+        char path[96];
+        snprintf(path, sizeof path, "rooms[%ld].attributes[%ld].%s", r, k + 1, field);
+        report(v, ERR, "height_index", r, k, -1, path, "height index %lu is past the height pool (%lu heights)",
+               (unsigned long)h + 1, (unsigned long)v->doc->nheights);
+    }
+}
+
+/* Returns 1 if the attribute uses vertex 0 (for the once-per-room warning). */
+static int check_refs(vctx *v, long r, long k, const psdl_attr *a) {
+    int zero = 0;
+    for (uint32_t j = 0; j < a->nrefs; j++) {
+        uint16_t vi = a->refs[j];
+        if (vi == 0) zero = 1;
+        if (vi >= v->doc->nvertices) {
+            char path[96];
+            snprintf(path, sizeof path, "rooms[%ld].attributes[%ld].vertices[%lu]", r, k + 1, (unsigned long)j + 1);
+            report(v, ERR, "vertex_index", r, k, -1, path,
+                   "vertex %u is past the vertex pool (%lu vertices); the game reads out of bounds (§3.1)",
+                   (unsigned)vi + 1, (unsigned long)v->doc->nvertices);
+        }
+    }
+    return zero;
+}
+
+/* Twice the signed XZ area (shoelace sum) of a polygon of vertex indices; out-of-range
+ * vertices are skipped. Retail up-facing polygons have a negative sum (§4.2). */
+static double polygon_area2(const psdl_doc *d, const uint16_t *refs, uint32_t n) {
+    double s = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        uint16_t i0 = refs[j], i1 = refs[(j + 1) % n];
+        if (i0 >= d->nvertices || i1 >= d->nvertices) continue;
+        const psdl_vec3 *a = &d->vertices[i0], *b = &d->vertices[i1];
+        s += (double)a->x * b->z - (double)b->x * a->z;
+    }
+    return s;
+}
+
+static int is_strip_target(unsigned type) {
+    return type == PSDL_ATTR_ROAD || type == PSDL_ATTR_WALKWAY || type == PSDL_ATTR_DIVIDED_ROAD;
+}
+
+static void check_attributes(vctx *v, long r, const psdl_room *rm) {
+    const psdl_doc *d = v->doc;
+    char path[96];
+    long last_index = -1;
+    for (uint32_t k = 0; k < rm->nattrs; k++)
+        if (rm->attrs[k].last) {
+            last_index = (long)k;
+            break;
+        }
+    if (rm->nwords > 0 && last_index < 0) {
+        snprintf(path, sizeof path, "rooms[%ld].attributes", r);
+        report(v, ERR, "missing_last", r, -1, -1, path,
+               "no attribute carries the LAST bit: the game reads past the room's attributes (§2.1)");
+        last_index = (long)rm->nattrs - 1;
+    }
+    uint32_t tex = 0;
+    int seen_tex = 0, warned_first = 0, warned_zero = 0, warned_winding = 0;
+    for (long k = 0; k <= last_index; k++) {
+        const psdl_attr *a = &rm->attrs[k];
+        unsigned t = a->type;
+        snprintf(path, sizeof path, "rooms[%ld].attributes[%ld]", r, k + 1);
+        if (a->header_high)
+            report(v, ERR, "header_high", r, k, -1, path, "header bits 8-15 are 0x%02x; they must be 0 (§2.1)",
+                   a->header_high);
+        if (t == PSDL_ATTR_UNKNOWN) {
+            report(v, ERR, "attribute_type", r, k, -1, path,
+                   "attribute type 13-15 before the LAST attribute: the game quits with \"Invalid cmd\" (§3.1)");
+            break;
+        }
+        if (psdl_fixed_subtype(t)) {
+            if (a->form == PSDL_FORM_COUNTED)
+                report(v, ERR, "counted_fixed", r, k, -1, path,
+                       "%s stored with subtype 0: the game eats a count word and misreads the payload (§2.2)",
+                       psdl_attr_type_name((int)t));
+            else if (a->subtype != psdl_fixed_subtype(t))
+                report(v, WARN, "fixed_subtype", r, k, -1, path, "%s uses subtype %u; retail always uses %u (§2.2)",
+                       psdl_attr_type_name((int)t), a->subtype, psdl_fixed_subtype(t));
+        }
+        if (t == PSDL_ATTR_TEXTURE) {
+            uint32_t val = a->param[0];
+            if (a->form == PSDL_FORM_COUNTED && val >= 256)
+                report(v, ERR, "texture_data", r, k, -1, path,
+                       "texture with subtype 0 and data %lu >= 256: the game reads a third word (§2.3)",
+                       (unsigned long)val);
+            if (val >= d->ntextures)
+                report(v, ERR, "texture_index", r, k, -1, path,
+                       "texture value %lu is past the texture table (%lu names)", (unsigned long)val,
+                       (unsigned long)d->ntextures - 1);
+            else if (val > 767)
+                report(v, WARN, "texture_limit", r, k, -1, path,
+                       "texture value %lu > 767: stock MM2 is reported not to load it without MM2Hook (§3.2)",
+                       (unsigned long)val);
+            else if (val > 511)
+                report(v, WARN, "texture_limit", r, k, -1, path,
+                       "texture value %lu > 511: reported not to render properly (§3.2)", (unsigned long)val);
+            tex = val;
+            seen_tex = 1;
+            continue;
+        }
+        unsigned span = group_span(t, a);
+        if (span != 0xFFFFu) {
+            if (!seen_tex && !warned_first && t != PSDL_ATTR_TUNNEL) {
+                report(v, WARN, "texture_first", r, k, -1, path,
+                       "%s before any texture attribute: it collides but is not drawn (§2.3)",
+                       psdl_attr_type_name((int)t));
+                warned_first = 1;
+            }
+            if (tex > 0 && tex < d->ntextures && (uint64_t)tex + span >= d->ntextures)
+                report(v, WARN, "texture_group", r, k, -1, path,
+                       "%s reads texture slots %lu..%lu but the table ends at %lu (§2.3)", psdl_attr_type_name((int)t),
+                       (unsigned long)tex, (unsigned long)tex + span, (unsigned long)d->ntextures - 1);
+        }
+        if (t != PSDL_ATTR_TUNNEL && check_refs(v, r, k, a) && !warned_zero) {
+            report(v, WARN, "vertex_zero", r, k, -1, path,
+                   "geometry uses vertex 1 (file vertex 0), which should be a reserved dummy (§3.2)");
+            warned_zero = 1;
+        }
+        if ((t == PSDL_ATTR_ROAD_FAN || t == PSDL_ATTR_FAN || t == PSDL_ATTR_ROOF) && !warned_winding &&
+            polygon_area2(d, a->refs, a->nrefs) > 0) {
+            report(v, WARN, "winding", r, k, -1, path,
+                   "%s is wound opposite to retail (positive shoelace sum in x, z): sloped collision normals "
+                   "point down and the game culls it (§4.2)",
+                   psdl_attr_type_name((int)t));
+            warned_winding = 1;
+        }
+        switch (t) {
+        case PSDL_ATTR_ROAD:
+        case PSDL_ATTR_SIDEWALK_STRIP:
+        case PSDL_ATTR_WALKWAY:
+        case PSDL_ATTR_DIVIDED_ROAD: {
+            unsigned stride = t == PSDL_ATTR_ROAD ? 4 : t == PSDL_ATTR_DIVIDED_ROAD ? 6 : 2;
+            if (a->nrefs / stride > 256)
+                report(v, WARN, "section_count", r, k, -1, path,
+                       "%lu sections: keep strips to 256 (the game's draw buffers, §3.2)",
+                       (unsigned long)(a->nrefs / stride));
+            if (t == PSDL_ATTR_DIVIDED_ROAD) {
+                if (seen_tex && tex == 0)
+                    report(v, ERR, "divided_no_texture", r, k, -1, path,
+                           "divided road under texture value 0: the game's collision walks it with the wrong "
+                           "stride (§2.4 0x8)");
+                unsigned D = a->param[2];
+                if (a->param[0] < 1 || a->param[0] > 3)
+                    report(v, WARN, "divider_type", r, k, -1, path,
+                           "divider type %lu is not 1 (flat), 2 (elevated) or 3 (wedge): the game logs \"Bad "
+                           "Median Type\" and draws none (§2.4 0x8)",
+                           (unsigned long)a->param[0]);
+                else if (D == 0)
+                    report(v, ERR, "divider_texture", r, k, -1, path,
+                           "divider texture value 0: the divider reads texture slot -1 (§2.4 0x8)");
+                else if ((uint64_t)D + 2 >= d->ntextures)
+                    report(v, WARN, "texture_group", r, k, -1, path,
+                           "divider texture group %u..%u runs past the texture table (%lu names) (§2.3)", D,
+                           D + 2, (unsigned long)d->ntextures - 1);
+            }
+            break;
+        }
+        case PSDL_ATTR_ROAD_FAN:
+            if (a->nrefs > 0 && a->refs[0] < d->nvertices) {
+                float hy = d->vertices[a->refs[0]].y;
+                for (uint32_t j = 1; j < a->nrefs; j++) {
+                    if (a->refs[j] < d->nvertices && fabsf(d->vertices[a->refs[j]].y - hy) > 0.05f) {
+                        report(v, WARN, "road_fan_flat", r, k, -1, path,
+                               "road triangle fan is not flat (vertex %u is %.2f m off the hub's height); the game "
+                               "flattens it to the hub (§2.4 0x5)",
+                               (unsigned)a->refs[j] + 1, (double)(d->vertices[a->refs[j]].y - hy));
+                        break;
+                    }
+                }
+            }
+            break;
+        case PSDL_ATTR_SLIVER:
+            check_height(v, r, k, a->param[0], "top");
+            check_height(v, r, k, a->param[1], "density");
+            break;
+        case PSDL_ATTR_FACADE_BOUND:
+            if (a->param[0] > 63)
+                report(v, WARN, "light_range", r, k, -1, path,
+                       "facade-bound light %lu > 63: the game uses light & 63 = %lu (§2.4 0x7)",
+                       (unsigned long)a->param[0], (unsigned long)(a->param[0] & 63u));
+            check_height(v, r, k, a->param[1], "top");
+            break;
+        case PSDL_ATTR_FACADE:
+            check_height(v, r, k, a->param[0], "bottom");
+            check_height(v, r, k, a->param[1], "top");
+            if (a->param[2] >= 32768 || a->param[3] >= 32768)
+                report(v, WARN, "facade_repeat", r, k, -1, path,
+                       "facade repeat counts %lu x %lu: values >= 32768 are negative to some tools; write "
+                       "1..32767 (§2.4 0xB)",
+                       (unsigned long)a->param[2], (unsigned long)a->param[3]);
+            break;
+        case PSDL_ATTR_ROOF: check_height(v, r, k, a->param[0], "height"); break;
+        case PSDL_ATTR_TUNNEL:
+            if (a->nrefs == 3) {
+                /* the strip form describes the next road, walkway or divided road, skipping one
+                 * texture attribute (§2.4 0x9) */
+                long n = k + 1;
+                if (n < (long)rm->nattrs && rm->attrs[n].type == PSDL_ATTR_TEXTURE) n++;
+                if (n >= (long)rm->nattrs || !is_strip_target(rm->attrs[n].type))
+                    report(v, ERR, "tunnel_target", r, k, -1, path,
+                           "road tunnel is not followed by [texture] and a road, walkway or divided road: the "
+                           "game reads past the room (§2.4 0x9)");
+            } else if (a->nrefs == 10) {
+                if (rm->nperimeter > 32)
+                    report(v, WARN, "junction_perimeter", r, k, -1, path,
+                           "junction tunnel in a room of %lu perimeter points: its wall mask covers 32 edges "
+                           "(§3.2)",
+                           (unsigned long)rm->nperimeter);
+            } else {
+                report(v, ERR, "tunnel_form", r, k, -1, path,
+                       "tunnel with %lu data words: the game handles 3 (road tunnel) and 10 (junction tunnel) "
+                       "and misreads others (§2.4 0x9)",
+                       (unsigned long)a->nrefs);
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+static int room_has_neighbour(const psdl_room *rm, uint32_t id) {
+    for (uint32_t k = 0; k < rm->nperimeter; k++)
+        if (rm->perimeter[k].neighbour == id) return 1;
+    return 0;
+}
+
+static void check_perimeter(vctx *v, long r, const psdl_room *rm) {
+    const psdl_doc *d = v->doc;
+    char path[96];
+    if (rm->nperimeter > PSDL_MAX_PERIMETER) {
+        snprintf(path, sizeof path, "rooms[%ld].perimeter", r);
+        report(v, ERR, "perimeter_size", r, -1, -1, path,
+               "%lu perimeter points: the game keeps the count in one byte, 255 at most (§3.2)",
+               (unsigned long)rm->nperimeter);
+    } else if (rm->nperimeter < 3) {
+        snprintf(path, sizeof path, "rooms[%ld].perimeter", r);
+        report(v, WARN, "perimeter_small", r, -1, -1, path,
+               "%lu perimeter points: the room encloses no area and the game can never find it (§1.5)",
+               (unsigned long)rm->nperimeter);
+    }
+    double area2 = 0;
+    int zero = 0;
+    for (uint32_t k = 0; k < rm->nperimeter; k++) {
+        const psdl_perimeter_point *pp = &rm->perimeter[k];
+        if (pp->vertex >= d->nvertices) {
+            snprintf(path, sizeof path, "rooms[%ld].perimeter[%lu].vertex", r, (unsigned long)k + 1);
+            report(v, ERR, "vertex_index", r, -1, -1, path, "vertex %u is past the vertex pool (%lu vertices)",
+                   (unsigned)pp->vertex + 1, (unsigned long)d->nvertices);
+        } else {
+            const psdl_perimeter_point *nx = &rm->perimeter[(k + 1) % rm->nperimeter];
+            if (nx->vertex < d->nvertices) {
+                const psdl_vec3 *a = &d->vertices[pp->vertex], *b = &d->vertices[nx->vertex];
+                area2 += (double)a->x * b->z - (double)b->x * a->z;
+            }
+        }
+        if (pp->vertex == 0) zero = 1;
+        if (pp->neighbour == 0) continue;
+        snprintf(path, sizeof path, "rooms[%ld].perimeter[%lu].neighbour", r, (unsigned long)k + 1);
+        if (pp->neighbour >= d->nrooms) {
+            report(v, ERR, "room_index", r, -1, -1, path, "neighbour room %u does not exist (%lu rooms)",
+                   (unsigned)pp->neighbour, (unsigned long)d->nrooms - 1);
+        } else if ((long)pp->neighbour == r) {
+            report(v, WARN, "self_neighbour", r, -1, -1, path, "room lists itself as its neighbour");
+        } else if (!room_has_neighbour(&d->rooms[pp->neighbour], (uint32_t)r)) {
+            report(v, WARN, "neighbour_symmetry", r, -1, -1, path,
+                   "room %ld lists room %u as a neighbour but room %u does not list room %ld (§1.5)", r,
+                   (unsigned)pp->neighbour, (unsigned)pp->neighbour, r);
+        }
+    }
+    if (zero) {
+        snprintf(path, sizeof path, "rooms[%ld].perimeter", r);
+        report(v, WARN, "vertex_zero", r, -1, -1, path,
+               "perimeter uses vertex 1 (file vertex 0), which should be a reserved dummy (§3.2)");
+    }
+    if (area2 > 0) {
+        snprintf(path, sizeof path, "rooms[%ld].perimeter", r);
+        report(v, WARN, "winding", r, -1, -1, path,
+               "perimeter is wound opposite to retail (positive shoelace sum in x, z; §4.2)");
+    }
+}
+
+/* The game's FullProbe grid: 64 x 64 cells over the perimeters' XZ extent; a cell with 128
+ * rooms makes MM2 quit (§3.1). */
+static void check_probe_grid(vctx *v) {
+    const psdl_doc *d = v->doc;
+    float minx = INFINITY, minz = INFINITY, maxx = -INFINITY, maxz = -INFINITY;
+    for (uint32_t r = 1; r < d->nrooms; r++)
+        for (uint32_t k = 0; k < d->rooms[r].nperimeter; k++) {
+            uint16_t vi = d->rooms[r].perimeter[k].vertex;
+            if (vi >= d->nvertices) continue;
+            const psdl_vec3 *p = &d->vertices[vi];
+            if (!isfinite(p->x) || !isfinite(p->z)) continue;
+            minx = fminf(minx, p->x), maxx = fmaxf(maxx, p->x);
+            minz = fminf(minz, p->z), maxz = fmaxf(maxz, p->z);
+        }
+    if (!(minx <= maxx && minz <= maxz)) return;
+    double cw = ((double)maxx - minx) / 64.0, ch = ((double)maxz - minz) / 64.0;
+    if (cw <= 0) cw = 1;
+    if (ch <= 0) ch = 1;
+    uint16_t cells[64 * 64];
+    memset(cells, 0, sizeof cells);
+    for (uint32_t r = 1; r < d->nrooms; r++) {
+        const psdl_room *rm = &d->rooms[r];
+        float x0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, z1 = -INFINITY;
+        for (uint32_t k = 0; k < rm->nperimeter; k++) {
+            uint16_t vi = rm->perimeter[k].vertex;
+            if (vi >= d->nvertices) continue;
+            const psdl_vec3 *p = &d->vertices[vi];
+            if (!isfinite(p->x) || !isfinite(p->z)) continue;
+            x0 = fminf(x0, p->x), x1 = fmaxf(x1, p->x), z0 = fminf(z0, p->z), z1 = fmaxf(z1, p->z);
+        }
+        if (!(x0 <= x1 && z0 <= z1)) continue;
+        int cx0 = (int)((x0 - minx) / cw), cx1 = (int)((x1 - minx) / cw);
+        int cz0 = (int)((z0 - minz) / ch), cz1 = (int)((z1 - minz) / ch);
+        cx0 = cx0 < 0 ? 0 : cx0 > 63 ? 63 : cx0;
+        cx1 = cx1 < 0 ? 0 : cx1 > 63 ? 63 : cx1;
+        cz0 = cz0 < 0 ? 0 : cz0 > 63 ? 63 : cz0;
+        cz1 = cz1 < 0 ? 0 : cz1 > 63 ? 63 : cz1;
+        for (int cz = cz0; cz <= cz1; cz++)
+            for (int cx = cx0; cx <= cx1; cx++) cells[cz * 64 + cx]++;
+    }
+    for (int c = 0; c < 64 * 64; c++)
+        if (cells[c] >= 128) {
+            report(v, ERR, "probe_cell_full", -1, -1, -1, "rooms",
+                   "%u rooms overlap probe cell (%d, %d) of the game's 64 x 64 room grid; MM2 quits at 128 "
+                   "(§3.1): make rooms smaller or fewer",
+                   (unsigned)cells[c], c % 64, c / 64);
+            return;
+        }
+}
+
+static void check_roads(vctx *v) {
+    const psdl_doc *d = v->doc;
+    char path[96];
+    for (uint32_t i = 0; i < d->nroads; i++) {
+        const psdl_road *rd = &d->roads[i];
+        long ri = (long)i;
+        for (int e = 0; e < 2; e++)
+            for (int k = 0; k < 4; k++) {
+                uint16_t vi = e ? rd->end_crossroads[k] : rd->start_crossroads[k];
+                if (vi >= d->nvertices) {
+                    snprintf(path, sizeof path, "roads[%lu].%s[%d]", (unsigned long)i + 1,
+                             e ? "end_crossroads" : "start_crossroads", k + 1);
+                    report(v, ERR, "vertex_index", -1, -1, ri, path, "vertex %u is past the vertex pool",
+                           (unsigned)vi + 1);
+                }
+            }
+        if (rd->nrooms == 0) {
+            snprintf(path, sizeof path, "roads[%lu].rooms", (unsigned long)i + 1);
+            report(v, WARN, "road_rooms", -1, -1, ri, path, "road record lists no rooms");
+        }
+        for (unsigned j = 0; j < rd->nrooms; j++) {
+            long id = rd->rooms[j] < 0 ? -(long)rd->rooms[j] : rd->rooms[j];
+            snprintf(path, sizeof path, "roads[%lu].rooms[%u]", (unsigned long)i + 1, j + 1);
+            if (id == 0) {
+                report(v, ERR, "room_zero", -1, -1, ri, path, "road record references room 0, which is reserved (§3.3)");
+                continue;
+            }
+            if ((uint32_t)id >= d->nrooms) {
+                report(v, ERR, "room_index", -1, -1, ri, path, "room %ld does not exist (%lu rooms)", id,
+                       (unsigned long)d->nrooms - 1);
+                continue;
+            }
+            const psdl_room *rm = &d->rooms[id];
+            unsigned roads = 0;
+            for (uint32_t k = 0; k < rm->nattrs; k++) {
+                unsigned t = rm->attrs[k].type;
+                if (t == PSDL_ATTR_ROAD || t == PSDL_ATTR_WALKWAY || t == PSDL_ATTR_DIVIDED_ROAD) roads++;
+                if (rm->attrs[k].last) break;
+            }
+            if (roads != 1)
+                report(v, WARN, "road_room_attributes", id, -1, ri, path,
+                       "room %ld holds %u road-type attributes (road, walkway, divided road); the game's prop "
+                       "and traffic walk expects exactly one per listed room (§1.7)",
+                       id, roads);
+        }
+    }
+}
+
+void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_validate_result *result) {
+    psdl_validate_result local;
+    if (!result) result = &local;
+    result->errors = result->warnings = 0;
+    vctx v = {doc, fn, ud, result, 0};
+    char path[96];
+
+    if (memcmp(doc->magic, "PSD0", 4) != 0)
+        report(&v, ERR, "magic", -1, -1, -1, "magic",
+               "magic is \"%.4s\": MM2 loads only \"PSD0\" (\"PSD1\" is Midnight Club) (§1.9)", doc->magic);
+    if (doc->target_size != 2)
+        report(&v, ERR, "target_size", -1, -1, -1, "target_size",
+               "target size is %lu; the game quits unless it is 2 (§1.2)", (unsigned long)doc->target_size);
+    if (doc->nvertices > PSDL_SAFE_VERTEX_BUDGET)
+        report(&v, WARN, "vertex_budget", -1, -1, -1, "vertices",
+               "%lu vertices: above %d the game's 512 generated collision vertices overflow 16-bit indices "
+               "(§3.2)",
+               (unsigned long)doc->nvertices, PSDL_SAFE_VERTEX_BUDGET);
+    for (uint32_t i = 1; i < doc->ntextures; i++) {
+        const psdl_texture *t = &doc->textures[i];
+        if (t->name && t->name_len > 31) {
+            snprintf(path, sizeof path, "textures[%lu]", (unsigned long)i);
+            report(&v, ERR, "texture_name_length", -1, -1, -1, path,
+                   "texture name of %u characters: the game reads names into a 32-byte buffer, keep them to 31 "
+                   "(§1.3)",
+                   (unsigned)t->name_len);
+        }
+    }
+    if (doc->nrooms > 0 && doc->rooms[0].flags != 0)
+        report(&v, WARN, "room0", -1, -1, -1, "room0.flags", "room 0's flag byte is 0x%02x; retail writes 0 (§1.2)",
+               doc->rooms[0].flags);
+    for (uint32_t r = 1; r < doc->nrooms; r++) {
+        check_perimeter(&v, (long)r, &doc->rooms[r]);
+        check_attributes(&v, (long)r, &doc->rooms[r]);
+    }
+    check_probe_grid(&v);
+    check_roads(&v);
+    if (doc->has_tail && doc->nvertices > 0) {
+        for (uint32_t i = 1; i < doc->nvertices; i++) {
+            const psdl_vec3 *p = &doc->vertices[i];
+            if (p->x < doc->bounds_min.x || p->x > doc->bounds_max.x || p->z < doc->bounds_min.z ||
+                p->z > doc->bounds_max.z) {
+                snprintf(path, sizeof path, "vertices[%lu]", (unsigned long)i + 1);
+                report(&v, WARN, "bounds", -1, -1, -1, path,
+                       "vertex lies outside the file's bounding box in x or z; retail bounds hold every vertex "
+                       "(§1.6)");
+                break;
+            }
+        }
+    }
+}
