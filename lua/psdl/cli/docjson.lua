@@ -1,0 +1,448 @@
+--- JSON for the CLI: a deterministic, readable JSON writer, and the reversible mapping
+-- between a PSDL document (see docs/document-model.md) and JSON used by `psdl dump` and
+-- `psdl undump`.
+--
+-- The JSON form of a document is the document itself plus `"format": "psdlkit-document"`
+-- and `"version": 1`, with these rules so that `undump(dump(doc))` encodes to the same
+-- bytes:
+--
+-- * Every Lua array is a JSON array, empty ones included (`[]`): the model has no empty
+--   objects, so an empty table always means an empty array.
+-- * Single-precision values (vertex coordinates, heights, bounds, road lane values) are
+--   written with the fewest digits that read back as the same 32-bit float (`0.1`, not
+--   `0.100000001490116`); other non-integers with the fewest digits that read back as the
+--   same double. Non-finite values are the strings `"Infinity"`, `"-Infinity"`, `"NaN"` or
+--   `"NaN(0x7fc00001)"` (a NaN with other bits: the 32-bit pattern).
+-- * Texture names that are not valid UTF-8 become `{"hex": "<bytes in hex>"}`.
+-- * Object keys come out in a fixed order (the document model's order), so the same
+--   document always gives the same text.
+--
+-- Strings are escaped and JSON is parsed by lua-cjson.
+-- @module psdl.cli.docjson
+
+local cjson_module = require "cjson"
+local string, math, table, utf8 = string, math, table, utf8
+local type, pairs, ipairs, next, tostring, tonumber, setmetatable, getmetatable, error, pcall =
+  type, pairs, ipairs, next, tostring, tonumber, setmetatable, getmetatable, error, pcall
+
+local cjson = cjson_module.new() -- private instance: our settings do not leak to other users
+cjson.encode_number_precision(14)
+
+local M = {}
+
+--- Value of the top-level `"format"` field of a dumped document.
+M.FORMAT = "psdlkit-document"
+--- Value of the top-level `"version"` field of a dumped document.
+M.VERSION = 1
+
+local RAW = {}    -- metatable of {text}: emitted verbatim (a number already formatted)
+local OBJECT = {} -- metatable marking a table to write as an object even when empty
+
+--- Mark a table to be written as a JSON object (an empty table is otherwise `[]`).
+-- @tparam[opt] table t
+-- @treturn table t
+function M.object(t)
+  return setmetatable(t or {}, OBJECT)
+end
+
+-- Key order in objects: the document model's order; other keys follow, sorted.
+local KEY_ORDER = {
+  -- headers of our own JSON documents
+  "format", "version", "file", "ok", "error", "code", "message",
+  -- document
+  "magic", "target_size", "first_road_room", "room0", "bounds", "vertices", "heights",
+  "textures", "materials", "rooms", "roads",
+  -- bounds
+  "min", "max", "center", "radius",
+  -- room, perimeter point
+  "flags", "prop_rule", "perimeter", "vertex", "neighbour", "attributes",
+  -- attribute
+  "type", "last", "counted", "subtype", "count", "data", "header_high", "cap", "value",
+  "top", "density", "bottom", "light", "height", "height1", "height2", "ceiling_start",
+  "wall_mask", "mask1", "mask2", "divider_type", "cap_start", "cap_end", "divider_texture",
+  "divider_value", "u_repeat", "v_repeat", "words",
+  -- road
+  "lanes_left", "lanes_right", "stop_lights", "start_crossroads", "end_crossroads",
+}
+local KEY_RANK = {}
+for i, k in ipairs(KEY_ORDER) do KEY_RANK[k] = i end
+
+local function key_less(a, b)
+  local ra, rb = KEY_RANK[a] or math.maxinteger, KEY_RANK[b] or math.maxinteger
+  if ra ~= rb then return ra < rb end
+  return a < b
+end
+
+------------------------------------------------------------------------ numbers
+
+local FLT_MAX = 3.4028234663852886e38
+
+--- Round a number to the nearest 32-bit float (as a Lua float).
+-- @tparam number x
+-- @treturn number
+local function f32(x)
+  return (string.unpack("<f", string.pack("<f", x)))
+end
+
+local function float_bits(x)
+  return (string.unpack("<I4", string.pack("<f", x)))
+end
+
+local CANONICAL_NAN = 0x7fc00000
+
+local function nonfinite(x)
+  if x == math.huge then return "Infinity" end
+  if x == -math.huge then return "-Infinity" end
+  local bits = float_bits(x)
+  if bits == CANONICAL_NAN then return "NaN" end
+  return string.format("NaN(0x%08x)", bits)
+end
+
+--- Shortest decimal text for a double that reads back as the same double.
+local function format_double(x)
+  if math.type(x) == "integer" then return string.format("%d", x) end
+  if x ~= x or x == math.huge or x == -math.huge then return nil end
+  for p = 1, 17 do
+    local s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
+end
+
+--- Shortest decimal text that reads back as the same 32-bit float.
+local function format_float32(x)
+  if x ~= x or x == math.huge or x == -math.huge then return nil end
+  if f32(x) ~= x then return format_double(x) end -- not a float32: keep it exact
+  for p = 1, 9 do
+    local s = string.format("%." .. p .. "g", x)
+    if f32(tonumber(s)) == x then return s end
+  end
+  return string.format("%.9g", x)
+end
+
+local function raw(text)
+  return setmetatable({ text }, RAW)
+end
+
+-- A single-precision model value as a JSON token (a raw number, or a marker string).
+local function f32_token(x)
+  if type(x) ~= "number" then return x end
+  local s = format_float32(x)
+  if s then return raw(s) end
+  return nonfinite(x)
+end
+
+------------------------------------------------------------------------ writer
+
+local function encode_string(s)
+  -- cjson escapes "/" as "\/"; both are valid JSON, the plain form reads better.
+  return (cjson.encode(s):gsub("\\/", "/"))
+end
+
+local function is_array(t)
+  if getmetatable(t) == OBJECT then return false end
+  local n = #t
+  local count = 0
+  for _ in pairs(t) do count = count + 1 end
+  return count == n
+end
+
+local function sorted_keys(t, path)
+  local keys = {}
+  for k in pairs(t) do
+    if type(k) ~= "string" then
+      error(string.format("cannot write %s as JSON: key %s in a table that is not an array",
+        path, tostring(k)), 0)
+    end
+    keys[#keys + 1] = k
+  end
+  table.sort(keys, key_less)
+  return keys
+end
+
+-- Text of a scalar (or raw token); nil for a table that has structure.
+local function scalar(v, path)
+  local tv = type(v)
+  if tv == "string" then return encode_string(v) end
+  if tv == "number" then
+    local s = format_double(v)
+    if s then return s end
+    return encode_string(nonfinite(v))
+  end
+  if tv == "boolean" then return v and "true" or "false" end
+  if tv == "table" then
+    if getmetatable(v) == RAW then return v[1] end
+    return nil
+  end
+  if v == nil then return "null" end
+  error(string.format("cannot write %s as JSON: %s value", path, tv), 0)
+end
+
+-- One-line text of v if it fits in budget characters, else nil.
+local function try_inline(v, budget, path)
+  local s = scalar(v, path)
+  if s then return #s <= budget and s or nil end
+  local parts, used = {}, 2
+  if is_array(v) then
+    for i = 1, #v do
+      local p = try_inline(v[i], budget - used, path)
+      if not p then return nil end
+      parts[i] = p
+      used = used + #p + 2
+      if used > budget + 2 then return nil end
+    end
+    return "[" .. table.concat(parts, ", ") .. "]"
+  end
+  for _, k in ipairs(sorted_keys(v, path)) do
+    local ks = encode_string(k) .. ": "
+    local p = try_inline(v[k], budget - used - #ks, path)
+    if not p then return nil end
+    parts[#parts + 1] = ks .. p
+    used = used + #ks + #p + 2
+    if used > budget + 2 then return nil end
+  end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+local WIDTH = 100
+
+local function write_pretty(out, v, indent, path)
+  local s = scalar(v, path)
+  if s then out[#out + 1] = s; return end
+  local one = try_inline(v, WIDTH - #indent, path)
+  if one then out[#out + 1] = one; return end
+  local inner = indent .. "  "
+  if is_array(v) then
+    local all_scalar = true
+    for i = 1, #v do
+      if not scalar(v[i], path) then all_scalar = false; break end
+    end
+    out[#out + 1] = "[\n"
+    if all_scalar then -- fill lines up to WIDTH
+      local line = inner
+      for i = 1, #v do
+        local item = scalar(v[i], path) .. (i < #v and "," or "")
+        if #line > #inner and #line + 1 + #item > WIDTH then
+          out[#out + 1] = line .. "\n"
+          line = inner
+        end
+        line = line .. (#line > #inner and " " or "") .. item
+      end
+      out[#out + 1] = line .. "\n"
+    else
+      for i = 1, #v do
+        out[#out + 1] = inner
+        write_pretty(out, v[i], inner, path .. "[" .. i .. "]")
+        out[#out + 1] = i < #v and ",\n" or "\n"
+      end
+    end
+    out[#out + 1] = indent .. "]"
+  else
+    local keys = sorted_keys(v, path)
+    out[#out + 1] = "{\n"
+    for i, k in ipairs(keys) do
+      out[#out + 1] = inner .. encode_string(k) .. ": "
+      write_pretty(out, v[k], inner, path .. "." .. k)
+      out[#out + 1] = i < #keys and ",\n" or "\n"
+    end
+    out[#out + 1] = indent .. "}"
+  end
+end
+
+local function write_compact(out, v, path)
+  local s = scalar(v, path)
+  if s then out[#out + 1] = s; return end
+  if is_array(v) then
+    out[#out + 1] = "["
+    for i = 1, #v do
+      if i > 1 then out[#out + 1] = "," end
+      write_compact(out, v[i], path .. "[" .. i .. "]")
+    end
+    out[#out + 1] = "]"
+  else
+    out[#out + 1] = "{"
+    for i, k in ipairs(sorted_keys(v, path)) do
+      if i > 1 then out[#out + 1] = "," end
+      out[#out + 1] = encode_string(k) .. ":"
+      write_compact(out, v[k], path .. "." .. k)
+    end
+    out[#out + 1] = "}"
+  end
+end
+
+--- Write a Lua value as JSON text: tables with keys 1..n (and empty tables, unless marked
+-- with `object`) are arrays, other tables objects with string keys in a fixed order.
+-- Pretty output keeps short values on one line and fills long lists of numbers.
+-- @param value
+-- @tparam[opt] table opts `{compact = true}` for no whitespace at all
+-- @treturn string the JSON text, ending with a newline
+-- @raise when the value cannot be written (a function, a sparse array, a non-string key)
+function M.encode(value, opts)
+  local out = {}
+  if opts and opts.compact then
+    write_compact(out, value, "value")
+  else
+    write_pretty(out, value, "", "value")
+  end
+  out[#out + 1] = "\n"
+  return table.concat(out)
+end
+
+------------------------------------------------------------------------ document -> JSON
+
+local function map(list, fn)
+  if type(list) ~= "table" then return list end
+  local r = {}
+  for i = 1, #list do r[i] = fn(list[i]) end
+  return r
+end
+
+local function vec3_tokens(v)
+  return map(v, f32_token)
+end
+
+local function texture_entry(name)
+  if type(name) == "string" and not utf8.len(name) then
+    return M.object { hex = (name:gsub(".", function(c) return string.format("%02x", c:byte()) end)) }
+  end
+  return name
+end
+
+--- The JSON form of a document (without changing the document).
+-- @tparam table doc a document as `psdl.decode` returns it
+-- @tparam[opt] table opts as for `encode`
+-- @treturn string JSON text
+-- @raise when the document holds values JSON cannot carry (functions, sparse arrays)
+function M.dump(doc, opts)
+  local t = {}
+  for k, v in pairs(doc) do t[k] = v end
+  t.format, t.version = M.FORMAT, M.VERSION
+  t.vertices = map(doc.vertices, vec3_tokens)
+  t.heights = map(doc.heights, f32_token)
+  t.textures = map(doc.textures, texture_entry)
+  if type(doc.bounds) == "table" then
+    local b = {}
+    for k, v in pairs(doc.bounds) do b[k] = v end
+    b.min, b.max, b.center = vec3_tokens(b.min), vec3_tokens(b.max), vec3_tokens(b.center)
+    b.radius = f32_token(b.radius)
+    t.bounds = b
+  end
+  if type(doc.roads) == "table" then
+    t.roads = map(doc.roads, function(road)
+      if type(road) ~= "table" then return road end
+      local r = {}
+      for k, v in pairs(road) do r[k] = v end
+      r.lanes_left = map(road.lanes_left, f32_token)
+      r.lanes_right = map(road.lanes_right, f32_token)
+      return r
+    end)
+  end
+  return M.encode(t, opts)
+end
+
+------------------------------------------------------------------------ JSON -> document
+
+local function bad(path, msg)
+  error({ path = path, msg = msg }, 0)
+end
+
+local NONFINITE = { ["Infinity"] = math.huge, ["-Infinity"] = -math.huge }
+
+local function f32_value(v, path)
+  if type(v) == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return v end
+    if v > FLT_MAX or v < -FLT_MAX then bad(path, "out of single-precision range") end
+    return f32(v + 0.0)
+  end
+  if type(v) == "string" then
+    if NONFINITE[v] then return NONFINITE[v] end
+    local hex = v == "NaN" and "7fc00000" or v:match("^NaN%(0x(%x%x%x%x%x%x%x%x)%)$")
+    if hex then
+      return (string.unpack("<f", string.pack("<I4", tonumber(hex, 16))))
+    end
+  end
+  bad(path, "number expected")
+end
+
+local function f32_list(list, path)
+  if type(list) ~= "table" then return list end
+  for i = 1, #list do list[i] = f32_value(list[i], path .. "[" .. i .. "]") end
+  return list
+end
+
+-- null -> error; integral floats -> integers (keeping -0.0 a float)
+local function normalise(v, path)
+  if v == cjson_module.null then bad(path == "" and "document" or path, "null is not allowed") end
+  if type(v) == "number" then
+    if math.type(v) == "float" and v == math.floor(v) and not (v == 0 and 1 / v < 0) then
+      return math.tointeger(v) or v
+    end
+    return v
+  end
+  if type(v) == "table" then
+    for k, x in pairs(v) do
+      v[k] = normalise(x, type(k) == "number" and (path .. "[" .. k .. "]")
+        or (path == "" and tostring(k) or (path .. "." .. tostring(k))))
+    end
+  end
+  return v
+end
+
+local function restore(doc)
+  normalise(doc, "")
+  if type(doc.vertices) == "table" then
+    for i, v in ipairs(doc.vertices) do f32_list(v, "vertices[" .. i .. "]") end
+  end
+  f32_list(doc.heights, "heights")
+  if type(doc.bounds) == "table" then
+    local b = doc.bounds
+    for _, k in ipairs { "min", "max", "center" } do f32_list(b[k], "bounds." .. k) end
+    if b.radius ~= nil then b.radius = f32_value(b.radius, "bounds.radius") end
+  end
+  if type(doc.roads) == "table" then
+    for i, road in ipairs(doc.roads) do
+      if type(road) == "table" then
+        f32_list(road.lanes_left, "roads[" .. i .. "].lanes_left")
+        f32_list(road.lanes_right, "roads[" .. i .. "].lanes_right")
+      end
+    end
+  end
+  if type(doc.textures) == "table" then
+    for i, name in ipairs(doc.textures) do
+      if type(name) == "table" then
+        local hex = name.hex
+        if type(hex) ~= "string" or #hex % 2 ~= 0 or hex:find("%X") or next(name, next(name)) then
+          bad("textures[" .. i .. "]", 'a name, false or {"hex": "<even number of hex digits>"} expected')
+        end
+        doc.textures[i] = hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)
+      end
+    end
+  end
+  return doc
+end
+
+--- Rebuild a document from the JSON text `dump` wrote.
+-- @tparam string text
+-- @treturn[1] table the document (not yet checked against the model: `psdl.encode` does that)
+-- @treturn[2] nil
+-- @treturn[2] string what is wrong with the text
+function M.undump(text)
+  local ok, t = pcall(cjson.decode, text)
+  if not ok then return nil, "not valid JSON: " .. tostring(t) end
+  if type(t) ~= "table" or t.format ~= M.FORMAT then
+    return nil, string.format('not a psdlkit document (expected "format": "%s")', M.FORMAT)
+  end
+  if t.version ~= M.VERSION then
+    return nil, string.format("unsupported document version %s (this psdl reads %d)",
+      tostring(t.version), M.VERSION)
+  end
+  t.format, t.version = nil, nil
+  local rok, err = pcall(restore, t)
+  if not rok then
+    if type(err) == "table" then return nil, err.path .. ": " .. err.msg end
+    error(err, 0)
+  end
+  return t
+end
+
+return M

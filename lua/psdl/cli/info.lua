@@ -1,0 +1,321 @@
+--- `psdl info FILE...`: what a PSDL file holds and how close it is to the format's limits.
+--
+-- Per file: magic, size, counts (vertices, heights, texture slots, rooms, attributes,
+-- attribute words, road records), bounds, a texture-table summary, the number of
+-- attributes per type, the number of rooms per flag byte, and each limit of
+-- psdl-format.md §3.2 as `value / limit (percent)`. `--json` writes the same as JSON.
+-- A file that cannot be read or decoded gets a message on stderr (and, with `--json`, an
+-- entry with an `"error"`); the other files are still shown.
+-- @module psdl.cli.info
+
+local common = require "psdl.cli.common"
+local docjson = require "psdl.cli.docjson"
+local string, math, table = string, math, table
+local ipairs, pairs, type = ipairs, pairs, type
+
+local M = {}
+
+--- One-line description shown by `psdl --help`.
+M.summary = "Show counts, statistics and how close each file is to the format's limits."
+
+--- Attribute type names in the order of their type numbers (junction tunnels are type 9
+-- like tunnels).
+M.TYPE_ORDER = {
+  "road", "sidewalk_strip", "walkway", "sliver", "crosswalk", "road_fan", "fan",
+  "facade_bound", "divided_road", "tunnel", "junction_tunnel", "texture", "facade", "roof",
+  "unknown",
+}
+
+--- Room flag bits and their names (psdl-format.md §1.6).
+M.ROOM_FLAGS = {
+  { 0x01, "unused" }, { 0x02, "subterranean" }, { 0x04, "standard" }, { 0x08, "road" },
+  { 0x10, "intersection" }, { 0x20, "special_bound" }, { 0x40, "warp" }, { 0x80, "instance" },
+}
+
+--- Limits of psdl-format.md §3.2 that `info` measures.
+-- @table LIMITS
+M.LIMITS = {
+  vertices_safe = 65024,      -- V + 512 generated collision vertices must fit 16 bits
+  vertices = 65535,           -- addressable by the u16 vertex references
+  perimeter = 255,            -- perimeter count held in one byte at runtime
+  texture_slots_rendered = 511, -- more are "not rendered properly" (WILK)
+  texture_slots_stock = 767,  -- more and stock MM2 cannot load the city (WILK)
+  texture_slots = 2047,       -- largest texture value
+  rooms = 32767,              -- road records keep room ids as i16
+  strip_sections = 256,       -- 256-entry stack buffers when drawing a strip
+  road_rooms = 255,           -- u8 count per road record
+}
+
+--- Names of the bits set in a room flag byte, joined with `|` (`"-"` for none).
+-- @tparam integer flags
+-- @treturn string
+function M.flag_names(flags)
+  local names = {}
+  for _, f in ipairs(M.ROOM_FLAGS) do
+    if flags & f[1] ~= 0 then names[#names + 1] = f[2] end
+  end
+  return #names > 0 and table.concat(names, "|") or "-"
+end
+
+local function sections(a)
+  local n = type(a.vertices) == "table" and #a.vertices or 0
+  if a.type == "road" then return n // 4 end
+  if a.type == "divided_road" then return n // 6 end
+  if a.type == "sidewalk_strip" or a.type == "walkway" then return n // 2 end
+  return nil
+end
+
+-- Bytes of everything but the attribute streams, to derive the total attribute words
+-- from the file size (the document model keeps attributes decoded, not their words).
+local function non_attribute_bytes(doc)
+  local psd1 = doc.magic == "PSD1"
+  local n = 8 + 4 + 12 * #doc.vertices + 4 + 4 * #doc.heights + 4
+  for _, name in ipairs(doc.textures) do
+    if name then n = n + #name + 2 + (psd1 and 1 or 0) else n = n + 1 end
+  end
+  n = n + 8 + 2 * (#doc.rooms + 1)
+  for _, room in ipairs(doc.rooms) do n = n + 8 + 4 * #room.perimeter end
+  if doc.bounds or doc.roads then
+    n = n + 40 + 4
+    for _, road in ipairs(doc.roads or {}) do
+      n = n + 25 + 4 * (#road.lanes_left + #road.lanes_right) + 2 * #road.rooms
+    end
+  end
+  return n
+end
+
+local function limit(rows, name, value, max, note, where)
+  rows[#rows + 1] = {
+    name = name, value = value, limit = max, note = note, where = where,
+    percent = math.floor(value / max * 1000 + 0.5) / 10,
+  }
+end
+
+--- Statistics of one document (the table `--json` writes for a file).
+-- @tparam table doc a decoded document
+-- @tparam[opt] integer size the file size in bytes (needed for `attribute_words`)
+-- @treturn table `{magic, target_size, size, first_road_room, room0, counts, bounds,
+--   textures, attribute_types, room_flags, limits}`; `attribute_types` and `room_flags`
+--   are lists (`{type=, count=}`, `{flags=, names=, rooms=}`) in type and flag order,
+--   `limits` a list of `{name, value, limit, percent, note, where}`.
+function M.stats(doc, size)
+  local s = {
+    magic = doc.magic, target_size = doc.target_size, size = size,
+    first_road_room = doc.first_road_room, room0 = doc.room0,
+  }
+
+  -- textures
+  local names, empty_slots, empty_names, duplicates, long_names = 0, 0, 0, 0, 0
+  local longest, seen = nil, {}
+  for slot, name in ipairs(doc.textures) do
+    if name == false then
+      empty_slots = empty_slots + 1
+    else
+      names = names + 1
+      if name == "" then empty_names = empty_names + 1 end
+      if seen[name] then duplicates = duplicates + 1 else seen[name] = slot end
+      if #name > 31 then long_names = long_names + 1 end
+      if not longest or #name > longest.length then
+        longest = { length = #name, name = name, slot = slot }
+      end
+    end
+  end
+  s.textures = {
+    slots = #doc.textures, names = names, empty_slots = empty_slots,
+    empty_names = empty_names, duplicates = duplicates, longest = longest,
+    names_over_31_chars = long_names,
+  }
+
+  -- rooms and attributes
+  local attributes, type_count, flag_count = 0, {}, {}
+  local max_perimeter, max_perimeter_room = 0, nil
+  local max_sections, max_sections_where = 0, nil
+  for r, room in ipairs(doc.rooms) do
+    flag_count[room.flags] = (flag_count[room.flags] or 0) + 1
+    if #room.perimeter > max_perimeter then
+      max_perimeter, max_perimeter_room = #room.perimeter, r
+    end
+    attributes = attributes + #room.attributes
+    for a, attr in ipairs(room.attributes) do
+      type_count[attr.type] = (type_count[attr.type] or 0) + 1
+      local n = sections(attr)
+      if n and n > max_sections then
+        max_sections, max_sections_where = n, { room = r, attribute = a }
+      end
+    end
+  end
+
+  local max_road_rooms, max_road_rooms_road = 0, nil
+  for i, road in ipairs(doc.roads or {}) do
+    if #road.rooms > max_road_rooms then max_road_rooms, max_road_rooms_road = #road.rooms, i end
+  end
+
+  local words
+  if size then
+    local bytes = size - non_attribute_bytes(doc)
+    if bytes >= 0 and bytes % 2 == 0 then words = bytes // 2 end
+  end
+
+  s.counts = {
+    vertices = #doc.vertices, heights = #doc.heights, texture_slots = #doc.textures,
+    rooms = #doc.rooms + 1, room_records = #doc.rooms, attributes = attributes,
+    attribute_words = words, road_records = doc.roads and #doc.roads or 0,
+  }
+  s.bounds = doc.bounds
+
+  local types, listed = {}, {}
+  for _, t in ipairs(M.TYPE_ORDER) do
+    listed[t] = true
+    if type_count[t] then types[#types + 1] = { type = t, count = type_count[t] } end
+  end
+  local others = {}
+  for t in pairs(type_count) do if not listed[t] then others[#others + 1] = t end end
+  table.sort(others, function(a, b) return tostring(a) < tostring(b) end)
+  for _, t in ipairs(others) do types[#types + 1] = { type = t, count = type_count[t] } end
+  s.attribute_types = types
+
+  local flags = {}
+  for f in pairs(flag_count) do flags[#flags + 1] = f end
+  table.sort(flags)
+  s.room_flags = {}
+  for i, f in ipairs(flags) do
+    s.room_flags[i] = { flags = f, names = M.flag_names(f), rooms = flag_count[f] }
+  end
+
+  local L, rows = M.LIMITS, {}
+  limit(rows, "vertices", #doc.vertices, L.vertices_safe, "safe budget")
+  limit(rows, "vertices", #doc.vertices, L.vertices, "addressable")
+  limit(rows, "largest perimeter", max_perimeter, L.perimeter, "points",
+    max_perimeter_room and { room = max_perimeter_room })
+  limit(rows, "texture slots", #doc.textures, L.texture_slots_rendered, "rendered properly")
+  limit(rows, "texture slots", #doc.textures, L.texture_slots_stock, "stock MM2")
+  limit(rows, "texture slots", #doc.textures, L.texture_slots, "largest value")
+  limit(rows, "rooms", #doc.rooms, L.rooms, "highest id in road records")
+  limit(rows, "largest strip", max_sections, L.strip_sections, "sections", max_sections_where)
+  limit(rows, "largest road", max_road_rooms, L.road_rooms, "rooms",
+    max_road_rooms_road and { road = max_road_rooms_road })
+  s.limits = rows
+  return s
+end
+
+------------------------------------------------------------------------ text output
+
+local function vec(v)
+  return string.format("(%s, %s, %s)", common.num(v[1]), common.num(v[2]), common.num(v[3]))
+end
+
+local function where_text(w)
+  if not w then return "" end
+  if w.attribute then return string.format("rooms[%d].attributes[%d]", w.room, w.attribute) end
+  if w.room then return string.format("rooms[%d]", w.room) end
+  if w.road then return string.format("roads[%d]", w.road) end
+  return ""
+end
+
+local function print_text(out, file, s)
+  local c, t = s.counts, s.textures
+  local function line(label, fmt, ...)
+    out:write(string.format("  %-16s " .. fmt .. "\n", label, ...))
+  end
+  out:write(file, "\n")
+  line("magic", "%s (target size %d)", s.magic, s.target_size)
+  line("size", "%s bytes", common.int(s.size))
+  line("vertices", "%s", common.int(c.vertices))
+  line("heights", "%s", common.int(c.heights))
+  line("texture slots", "%s (%s names, %s empty)", common.int(c.texture_slots),
+    common.int(t.names), common.int(t.empty_slots))
+  line("rooms", "%s (%s records + room 0)", common.int(c.rooms), common.int(c.room_records))
+  line("attributes", "%s (%s words)", common.int(c.attributes), common.int(c.attribute_words))
+  line("road records", "%s", common.int(c.road_records))
+  line("first road room", "%s", common.int(s.first_road_room))
+  if s.room0 then
+    line("room 0", "flags 0x%02x, prop rule 0x%02x", s.room0.flags, s.room0.prop_rule)
+  end
+  if s.bounds then
+    line("bounds", "min %s max %s", vec(s.bounds.min), vec(s.bounds.max))
+    line("", "sphere centre %s radius %s", vec(s.bounds.center), common.num(s.bounds.radius))
+  else
+    line("bounds", "none (no bounds or road section)")
+  end
+  local longest = t.longest
+    and string.format("longest %d chars (slot %d, %q)", t.longest.length, t.longest.slot, t.longest.name)
+    or "no names"
+  line("textures", "%s names, %s empty slots, %s duplicates, %s", common.int(t.names),
+    common.int(t.empty_slots), common.int(t.duplicates), longest)
+  if t.empty_names > 0 then line("", "%s empty names (\"\")", common.int(t.empty_names)) end
+  if t.names_over_31_chars > 0 then
+    line("", "%s names longer than 31 characters", common.int(t.names_over_31_chars))
+  end
+  out:write("  attribute types\n")
+  if #s.attribute_types == 0 then out:write("    (none)\n") end
+  for _, e in ipairs(s.attribute_types) do
+    out:write(string.format("    %-20s %9s\n", e.type, common.int(e.count)))
+  end
+  out:write("  room flags\n")
+  if #s.room_flags == 0 then out:write("    (no rooms)\n") end
+  for _, e in ipairs(s.room_flags) do
+    out:write(string.format("    0x%02x %-25s %7s\n", e.flags, e.names, common.int(e.rooms)))
+  end
+  out:write("  limits\n")
+  for _, l in ipairs(s.limits) do
+    local w = where_text(l.where)
+    out:write(string.format("    %-17s %8s / %-7s %6.1f %%  %s%s%s\n", l.name, common.int(l.value),
+      common.int(l.limit), l.percent, l.note, w ~= "" and ", " .. w or "",
+      l.value > l.limit and "  OVER" or ""))
+  end
+end
+
+------------------------------------------------------------------------ command
+
+--- Declare the command's arguments.
+-- @tparam table cmd the argparse command
+function M.configure(cmd)
+  cmd:argument("files", "PSDL files."):args("+")
+  cmd:flag("--json", "Write the statistics as JSON (one document listing every file).")
+end
+
+local function json_stats(s)
+  -- single-precision bounds: write them as the file holds them
+  if s.bounds then
+    local b = {}
+    for _, k in ipairs { "min", "max", "center" } do
+      b[k] = {}
+      for i = 1, 3 do b[k][i] = docjson.float32(s.bounds[k][i]) end
+    end
+    b.radius = docjson.float32(s.bounds.radius)
+    s.bounds = b
+  end
+  return s
+end
+
+--- Run `psdl info`.
+-- @tparam table args parsed arguments (`files`, `json`)
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+function M.run(args, ctx)
+  local psdl = common.psdl()
+  local code = ctx.exit.ok
+  local results = {}
+  for i, file in ipairs(args.files) do
+    local doc, size, fcode = common.load(psdl, file)
+    if not doc then
+      code = math.max(code, ctx:fail(common.exit_for(fcode), size))
+      results[#results + 1] = { file = file, error = { code = fcode, message = size } }
+    else
+      local s = M.stats(doc, size)
+      if args.json then
+        s.file = file
+        results[#results + 1] = json_stats(s)
+      else
+        if i > 1 then ctx.stdout:write("\n") end
+        print_text(ctx.stdout, file, s)
+      end
+    end
+  end
+  if args.json then
+    ctx.stdout:write(docjson.encode({ format = "psdlkit-info", version = 1, files = results }))
+  end
+  return code
+end
+
+return M

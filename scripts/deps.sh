@@ -1,0 +1,25 @@
+# Sourced by scripts/run and scripts/test: install the Debian packages psdlkit needs when
+# any is missing, then configure and build into ./build. Needs root (or sudo) on a fresh
+# machine; does nothing when everything is already installed.
+PSDL_PACKAGES="gcc make cmake lua5.4 liblua5.4-dev lua-busted lua-argparse lua-cjson lua-filesystem"
+
+psdl_install_deps() {
+    local missing=""
+    for p in $PSDL_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    echo "psdlkit: installing missing Debian packages:$missing"
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq || return 1
+    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null || return 1
+}
+
+# psdl_build DIR [cmake args...]: configure (once) and build.
+psdl_build() {
+    local dir="$1"; shift
+    cmake -S "$PSDL_ROOT" -B "$PSDL_ROOT/$dir" "$@" >/dev/null || return 1
+    cmake --build "$PSDL_ROOT/$dir" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null || return 1
+}

@@ -1,0 +1,112 @@
+--- Shared helpers for the busted specs: hand-built PSDL byte strings (string.pack, the
+-- bounds-checked little-endian model), fixture paths, temporary files.
+local H = {}
+
+local pack = string.pack
+
+--- Folder of the shared fixtures copied into the repository.
+H.fixtures_dir = "spec/fixtures"
+
+--- Names of the fixture files (sorted).
+function H.fixture_names()
+  local lfs = require "lfs"
+  local names = {}
+  for name in lfs.dir(H.fixtures_dir) do
+    if name:match("%.psdl$") then names[#names + 1] = name end
+  end
+  table.sort(names)
+  return names
+end
+
+--- Whole contents of a file (binary).
+function H.read_bytes(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+--- Write bytes to a path (binary).
+function H.write_bytes(path, bytes)
+  local f = assert(io.open(path, "wb"))
+  f:write(bytes)
+  f:close()
+end
+
+--- A fresh temporary path; the caller removes it (finally).
+function H.tmpname(suffix)
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. (suffix or "")
+end
+
+--- Build a PSD0 file from a description. All indices are raw file values (0-based).
+-- @tparam table t fields: vertices {{x,y,z}...} (default: 8 vertices on a grid),
+--   heights {h...} (default {0, 5, 10}), textures {"name" | false ...} (default 8 names),
+--   rooms {{perimeter = {{v, n}...}, words = {w...}}...} (default one room),
+--   flags {room0, room1...}, props {room0, room1...}, roads {bytes...} (use H.road),
+--   first_road_room (default 0), magic (default "PSD0"), target (default 2),
+--   bounds {minx,miny,minz,maxx,maxy,maxz,cx,cy,cz,r}, tail (extra bytes at the end)
+-- @treturn string the file's bytes
+function H.psdl(t)
+  t = t or {}
+  local out = {}
+  local function put(fmt, ...) out[#out + 1] = pack(fmt, ...) end
+  put("<c4I4", t.magic or "PSD0", t.target or 2)
+  local verts = t.vertices or {
+    {0, -0.15, 0}, {0, 0, 0}, {10, 0, 0}, {10, 0, 10}, {0, 0, 10},
+    {5, 0, 5}, {0, 0.15, 20}, {10, 0.15, 20},
+  }
+  put("<I4", #verts)
+  for _, v in ipairs(verts) do put("<fff", v[1], v[2], v[3]) end
+  local heights = t.heights or {0, 5, 10}
+  put("<I4", #heights)
+  for _, h in ipairs(heights) do put("<f", h) end
+  local tex = t.textures or {"r4_f", "swalk_f", "r4_lo", "div_side", "div_flat", "div_top", "div_cap", "tun_g"}
+  put("<I4", #tex + 1)
+  for _, name in ipairs(tex) do
+    if name then put("<s1", name .. "\0") else put("<B", 0) end
+    if t.magic == "PSD1" and name then put("<B", 7) end
+  end
+  local rooms = t.rooms or { { perimeter = {{1, 0}, {2, 0}, {3, 0}, {4, 0}}, words = {0x80 + 0x50, 1} } }
+  put("<I4I4", #rooms + 1, t.first_road_room or 0)
+  for _, r in ipairs(rooms) do
+    put("<I4I4", #r.perimeter, #r.words)
+    for _, p in ipairs(r.perimeter) do put("<I2I2", p[1], p[2]) end
+    for _, w in ipairs(r.words) do put("<I2", w) end
+  end
+  for i = 0, #rooms do put("<B", (t.flags or {})[i + 1] or (i == 0 and 0 or 4)) end
+  for i = 0, #rooms do put("<B", (t.props or {})[i + 1] or (i == 0 and 0xCD or 0)) end
+  local b = t.bounds or {0, -0.15, 0, 10, 0.15, 20, 5, 0, 10, 12}
+  put("<ffffffffff", table.unpack(b))
+  local roads = t.roads or {}
+  put("<I4", #roads)
+  for _, r in ipairs(roads) do out[#out + 1] = r end
+  if t.tail then out[#out + 1] = t.tail end
+  return table.concat(out)
+end
+
+--- One road record's bytes (§1.7). Fields: flags, left {f...}, right {f...}, stop {a,b},
+-- start {4 vertex idx}, finish {4 vertex idx}, rooms {signed ids}.
+function H.road(r)
+  local out = { pack("<I4BB", r.flags or 0, #(r.left or {}), #(r.right or {})) }
+  for _, v in ipairs(r.left or {}) do out[#out + 1] = pack("<f", v) end
+  for _, v in ipairs(r.right or {}) do out[#out + 1] = pack("<f", v) end
+  local s, e = r.start or {0, 0, 0, 0}, r.finish or {0, 0, 0, 0}
+  out[#out + 1] = pack("<BBI2I2I2I2I2I2I2I2B", (r.stop or {0, 0})[1], (r.stop or {0, 0})[2],
+    s[1], s[2], s[3], s[4], e[1], e[2], e[3], e[4], #(r.rooms or {}))
+  for _, id in ipairs(r.rooms or {}) do out[#out + 1] = pack("<i2", id) end
+  return table.concat(out)
+end
+
+--- A file whose only room holds the given attribute words (texture value 1 first unless
+-- opts.no_texture), for attribute decoding tests.
+function H.one_room(words, opts)
+  opts = opts or {}
+  local w = {}
+  if not opts.no_texture then w[1], w[2] = 0x50, 1 end
+  for _, x in ipairs(words) do w[#w + 1] = x end
+  return H.psdl{ rooms = { { perimeter = {{1, 0}, {2, 0}, {3, 0}, {4, 0}}, words = w } } }
+end
+
+return H
