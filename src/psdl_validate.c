@@ -363,7 +363,7 @@ static void check_probe_grid(vctx *v) {
     double cw = ((double)maxx - minx) / 64.0, ch = ((double)maxz - minz) / 64.0;
     if (cw <= 0) cw = 1;
     if (ch <= 0) ch = 1;
-    uint16_t cells[64 * 64];
+    uint32_t cells[64 * 64];
     memset(cells, 0, sizeof cells);
     for (uint32_t r = 1; r < d->nrooms; r++) {
         const psdl_room *rm = &d->rooms[r];

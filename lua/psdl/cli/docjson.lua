@@ -47,15 +47,17 @@ end
 
 -- Key order in objects: the document model's order; other keys follow, sorted.
 local KEY_ORDER = {
-  -- headers of our own JSON documents
-  "format", "version", "file", "ok", "error", "code", "message",
-  -- document
-  "magic", "target_size", "first_road_room", "room0", "bounds", "vertices", "heights",
-  "textures", "materials", "rooms", "roads",
+  -- headers and results of our own JSON documents (info, validate)
+  "format", "version", "strict", "file", "name", "ok", "errors", "warnings", "error", "severity",
+  "code", "rule", "path", "message", "room", "attribute", "road",
+  -- document (and info, which follows its order)
+  "magic", "target_size", "size", "first_road_room", "room0", "counts", "bounds", "vertices",
+  "heights", "textures", "texture_slots", "materials", "rooms", "room_records", "roads",
+  "road_records",
   -- bounds
   "min", "max", "center", "radius",
   -- room, perimeter point
-  "flags", "prop_rule", "perimeter", "vertex", "neighbour", "attributes",
+  "flags", "prop_rule", "perimeter", "vertex", "neighbour", "attributes", "attribute_words",
   -- attribute
   "type", "last", "counted", "subtype", "count", "data", "header_high", "cap", "value",
   "top", "density", "bottom", "light", "height", "height1", "height2", "ceiling_start",
@@ -63,6 +65,10 @@ local KEY_ORDER = {
   "divider_value", "u_repeat", "v_repeat", "words",
   -- road
   "lanes_left", "lanes_right", "stop_lights", "start_crossroads", "end_crossroads",
+  -- info
+  "attribute_types", "room_flags", "limits", "names", "slots", "empty_slots", "empty_names",
+  "duplicates", "longest", "names_over_31_chars", "length", "slot", "limit",
+  "percent", "note", "where",
 }
 local KEY_RANK = {}
 for i, k in ipairs(KEY_ORDER) do KEY_RANK[k] = i end
@@ -131,6 +137,12 @@ local function f32_token(x)
   if s then return raw(s) end
   return nonfinite(x)
 end
+
+--- A single-precision value as a JSON value for `encode`: written with the fewest digits
+-- that read back as the same 32-bit float, or as a marker string when not finite.
+-- @tparam number x
+-- @return a value `encode` writes as that number (or string)
+M.float32 = f32_token
 
 ------------------------------------------------------------------------ writer
 

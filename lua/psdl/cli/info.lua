@@ -11,7 +11,7 @@
 local common = require "psdl.cli.common"
 local docjson = require "psdl.cli.docjson"
 local string, math, table = string, math, table
-local ipairs, pairs, type = ipairs, pairs, type
+local ipairs, pairs, type, tostring = ipairs, pairs, type, tostring
 
 local M = {}
 
@@ -295,8 +295,8 @@ end
 function M.run(args, ctx)
   local psdl = common.psdl()
   local code = ctx.exit.ok
-  local results = {}
-  for i, file in ipairs(args.files) do
+  local results, shown = {}, 0
+  for _, file in ipairs(args.files) do
     local doc, size, fcode = common.load(psdl, file)
     if not doc then
       code = math.max(code, ctx:fail(common.exit_for(fcode), size))
@@ -307,7 +307,8 @@ function M.run(args, ctx)
         s.file = file
         results[#results + 1] = json_stats(s)
       else
-        if i > 1 then ctx.stdout:write("\n") end
+        if shown > 0 then ctx.stdout:write("\n") end
+        shown = shown + 1
         print_text(ctx.stdout, file, s)
       end
     end

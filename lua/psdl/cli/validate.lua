@@ -1,0 +1,137 @@
+--- `psdl validate FILE...`: check files against the rules of psdl-format.md §3.
+--
+-- Each problem is one line, `FILE: <severity> <rule> <path>: <message>`, followed by a
+-- summary line per file. Beyond 20 warnings of one rule the rest are counted in a
+-- `... and N more <rule> warnings` line (unless `--all`). With `--json` every problem is
+-- listed in one JSON document.
+--
+-- Exit code: 0 when every file is clean (no errors; with `--strict`, no warnings either),
+-- 1 when a file fails the check, 2 when a file is not a PSDL file that can be decoded,
+-- 3 when a file cannot be read (the largest applies).
+-- @module psdl.cli.validate
+
+local common = require "psdl.cli.common"
+local docjson = require "psdl.cli.docjson"
+local string, math = string, math
+local ipairs, pairs, type = ipairs, pairs, type
+
+local M = {}
+
+--- One-line description shown by `psdl --help`.
+M.summary = "Check files against the format's rules; list errors and warnings."
+
+--- Warnings of one rule listed per file before the rest are only counted.
+M.GROUP_AFTER = 20
+
+--- Declare the command's arguments.
+-- @tparam table cmd the argparse command
+function M.configure(cmd)
+  cmd:argument("files", "PSDL files."):args("+")
+  cmd:flag("--strict", "Warnings fail the check too (and are passed on as strict to the validator).")
+  cmd:flag("--all", ("List every warning (default: at most %d per rule and file)."):format(M.GROUP_AFTER))
+  cmd:flag("--json", "Write the results as JSON (every problem listed).")
+end
+
+local function plural(n, word)
+  return string.format("%s %s%s", common.int(n), word, n == 1 and "" or "s")
+end
+
+--- Validate one document and sum up the result.
+-- @tparam table psdl the `psdl` module
+-- @tparam table doc
+-- @tparam string file the file name (passed to the validator as `name`)
+-- @tparam boolean strict
+-- @treturn table `{ok=, errors=, warnings=, problems=}`: `ok` is whether the file passes
+function M.check(psdl, doc, file, strict)
+  local _, problems, counts = psdl.validate(doc, { strict = strict, name = file })
+  problems = problems or {}
+  local errors, warnings = 0, 0
+  for _, p in ipairs(problems) do
+    if p.severity == "error" then errors = errors + 1 else warnings = warnings + 1 end
+  end
+  if type(counts) == "table" then
+    errors, warnings = counts.errors or errors, counts.warnings or warnings
+  end
+  return {
+    ok = errors == 0 and not (strict and warnings > 0),
+    errors = errors, warnings = warnings, problems = problems,
+  }
+end
+
+local function problem_line(file, p)
+  local where = (p.path and p.path ~= "") and (" " .. p.path) or ""
+  return string.format("%s: %s %s%s: %s\n", file, p.severity, p.rule, where, p.message)
+end
+
+local function print_text(out, file, r, all, strict)
+  local shown, hidden, hidden_order = {}, {}, {}
+  for _, p in ipairs(r.problems) do
+    local rule = p.rule
+    if p.severity == "warning" and not all and (shown[rule] or 0) >= M.GROUP_AFTER then
+      if not hidden[rule] then hidden_order[#hidden_order + 1] = rule end
+      hidden[rule] = (hidden[rule] or 0) + 1
+    else
+      if p.severity == "warning" then shown[rule] = (shown[rule] or 0) + 1 end
+      out:write(problem_line(file, p))
+    end
+  end
+  for _, rule in ipairs(hidden_order) do
+    out:write(string.format("%s: ... and %s more %s %s (--all lists them)\n", file,
+      common.int(hidden[rule]), rule, hidden[rule] == 1 and "warning" or "warnings"))
+  end
+  out:write(string.format("%s: %s: %s, %s%s\n", file, r.ok and "ok" or "FAILED",
+    plural(r.errors, "error"), plural(r.warnings, "warning"), strict and " (strict)" or ""))
+end
+
+local function plain(p)
+  local t = {}
+  for k, v in pairs(p) do t[k] = v end
+  return t
+end
+
+--- Run `psdl validate`.
+-- @tparam table args parsed arguments (`files`, `strict`, `all`, `json`)
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+function M.run(args, ctx)
+  local psdl = common.psdl()
+  local code = ctx.exit.ok
+  local results = {}
+  local clean, failed, unreadable = 0, 0, 0
+  for _, file in ipairs(args.files) do
+    local doc, msg, fcode = common.load(psdl, file)
+    if not doc then
+      unreadable = unreadable + 1
+      code = math.max(code, ctx:fail(common.exit_for(fcode), msg))
+      results[#results + 1] = { file = file, ok = false, error = { code = fcode, message = msg } }
+    else
+      local r = M.check(psdl, doc, file, args.strict)
+      if r.ok then clean = clean + 1 else
+        failed = failed + 1
+        code = math.max(code, ctx.exit.problems)
+      end
+      if args.json then
+        local problems = {}
+        for i, p in ipairs(r.problems) do problems[i] = plain(p) end
+        results[#results + 1] = {
+          file = file, ok = r.ok, errors = r.errors, warnings = r.warnings, problems = problems,
+        }
+      else
+        print_text(ctx.stdout, file, r, args.all, args.strict)
+      end
+    end
+  end
+  if args.json then
+    ctx.stdout:write(docjson.encode({
+      format = "psdlkit-validate", version = 1, strict = args.strict and true or false,
+      files = results,
+    }))
+  elseif #args.files > 1 then
+    ctx.stdout:write(string.format("%s: %s clean, %s failed%s\n", plural(#args.files, "file"),
+      common.int(clean), common.int(failed),
+      unreadable > 0 and (", " .. common.int(unreadable) .. " unreadable") or ""))
+  end
+  return code
+end
+
+return M

@@ -1,0 +1,1272 @@
+/*
+ * lpsdl.c -- the Lua 5.4 binding of the PSDL C core: the module `psdl.core`.
+ *
+ * The only file of the project that includes lua.h. It converts between the C document
+ * (psdl_doc, see psdl.h) and the Lua document model of docs/document-model.md, in both
+ * directions, and is the one place where file indices (0-based) become Lua references
+ * (1-based) and back.
+ *
+ *   core.decode(bytes [, limits]) -> doc | nil, message, code   (bad data returns fail)
+ *   core.encode(doc)              -> bytes                      (an invalid model raises)
+ *   core.validate(doc)            -> problems, nerrors, nwarnings
+ *
+ * Longjmp safety: every psdl_doc lives in a userdata box (metatable "psdl.DocBox", __gc and
+ * __close) created before the document exists and before any call that can raise, so an
+ * error anywhere in a conversion frees the document. The core allocates through Lua's own
+ * allocator (lua_getallocf).
+ *
+ * Model errors raise through luaL_argerror with a path to the bad value, built lazily from a
+ * small stack of path segments as the converter descends, e.g.
+ *   bad argument #1 to 'encode' (rooms[12].attributes[3].vertices[2]: integer expected, got nil)
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lauxlib.h"
+#include "lua.h"
+
+#include "psdl.h"
+
+#if defined(_WIN32)
+#define LPSDL_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define LPSDL_EXPORT __attribute__((visibility("default")))
+#else
+#define LPSDL_EXPORT
+#endif
+
+#if defined(__GNUC__)
+#define LP_NORETURN __attribute__((noreturn))
+#define LP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define LP_NORETURN
+#define LP_PRINTF(f, a)
+#endif
+
+LPSDL_EXPORT int luaopen_psdl_core(lua_State *L);
+
+#define DOCBOX "psdl.DocBox"
+
+/* ================================================================ the document box */
+
+/* A userdata owning one psdl_doc (NULL when empty or closed). */
+typedef struct docbox {
+    psdl_doc *doc;
+} docbox;
+
+/* __gc and __close: free the document (idempotent). */
+static int box_close(lua_State *L) {
+    docbox *b = (docbox *)luaL_checkudata(L, 1, DOCBOX);
+    psdl_doc_free(b->doc);
+    b->doc = NULL;
+    return 0;
+}
+
+/* __tostring: "psdl.DocBox (closed)" or "psdl.DocBox (0x...)". */
+static int box_tostring(lua_State *L) {
+    docbox *b = (docbox *)luaL_checkudata(L, 1, DOCBOX);
+    if (b->doc)
+        lua_pushfstring(L, DOCBOX " (%p)", (void *)b->doc);
+    else
+        lua_pushliteral(L, DOCBOX " (closed)");
+    return 1;
+}
+
+/* Pushes a new empty box and marks its slot to-be-closed. */
+static docbox *box_new(lua_State *L) {
+    docbox *b = (docbox *)lua_newuserdatauv(L, sizeof *b, 0);
+    b->doc = NULL;
+    luaL_setmetatable(L, DOCBOX);
+    lua_toclose(L, -1);
+    return b;
+}
+
+/* Options making the core allocate through the Lua state's allocator. */
+static psdl_options box_options(lua_State *L) {
+    psdl_options o;
+    memset(&o, 0, sizeof o);
+    o.alloc.realloc = lua_getallocf(L, &o.alloc.ud);
+    return o;
+}
+
+/* ================================================================ attribute type table */
+
+enum { K_VARIABLE, K_FIXED, K_TEXTURE, K_UNKNOWN };
+
+typedef struct conv conv;
+
+/* One Lua attribute type: how to push a psdl_attr's fields into the table on top of the
+ * stack, and how to fill a psdl_attr from the table at stack index t. */
+typedef struct attr_codec {
+    const char *name;
+    uint8_t type; /* psdl_attr_type */
+    uint8_t kind; /* K_* */
+    void (*push)(lua_State *L, const psdl_attr *a);
+    void (*check)(conv *c, int t, psdl_attr *a);
+    const char *const *fields; /* type-specific keys (besides the form fields) */
+} attr_codec;
+
+enum { NCODECS = 15, CODEC_JUNCTION = 10 };
+static const attr_codec codecs[NCODECS]; /* defined after the handlers */
+
+/* Standard subtype of a fixed-size type (§2.2). */
+static unsigned std_subtype(unsigned type) {
+    switch (type) {
+    case PSDL_ATTR_SLIVER:
+    case PSDL_ATTR_CROSSWALK:
+    case PSDL_ATTR_FACADE_BOUND: return 4;
+    case PSDL_ATTR_FACADE: return 6;
+    default: return 0;
+    }
+}
+
+/* ================================================================ C -> Lua (decode) */
+
+static void set_integer(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_number(lua_State *L, const char *k, lua_Number v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_boolean(lua_State *L, const char *k, int v) {
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* t[k] = {r[0] + base, r[1] + base, ...}: base 1 for references, 0 for raw words. */
+static void set_list(lua_State *L, const char *k, const uint16_t *r, uint32_t n, lua_Integer base) {
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)r[i] + base);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, k);
+}
+
+static void push_vec3(lua_State *L, psdl_vec3 v) {
+    lua_createtable(L, 3, 0);
+    lua_pushnumber(L, v.x);
+    lua_rawseti(L, -2, 1);
+    lua_pushnumber(L, v.y);
+    lua_rawseti(L, -2, 2);
+    lua_pushnumber(L, v.z);
+    lua_rawseti(L, -2, 3);
+}
+
+static void push_vertices(lua_State *L, const psdl_attr *a) { set_list(L, "vertices", a->refs, a->nrefs, 1); }
+
+static void push_sidewalk(lua_State *L, const psdl_attr *a) {
+    if (a->cap) {
+        lua_pushstring(L, a->cap == PSDL_CAP_START ? "start" : "end");
+        lua_setfield(L, -2, "cap");
+    }
+    push_vertices(L, a);
+}
+
+static void push_sliver(lua_State *L, const psdl_attr *a) {
+    set_integer(L, "top", (lua_Integer)a->param[0] + 1);
+    set_integer(L, "density", (lua_Integer)a->param[1] + 1);
+    push_vertices(L, a);
+}
+
+static void push_facade_bound(lua_State *L, const psdl_attr *a) {
+    set_integer(L, "light", a->param[0]);
+    set_integer(L, "top", (lua_Integer)a->param[1] + 1);
+    push_vertices(L, a);
+}
+
+static void push_divided(lua_State *L, const psdl_attr *a) {
+    set_integer(L, "divider_type", a->param[0]);
+    set_boolean(L, "cap_start", (a->param[1] & 1u) != 0);
+    set_boolean(L, "cap_end", (a->param[1] & 2u) != 0);
+    set_integer(L, "divider_texture", a->param[2]);
+    set_number(L, "divider_value", a->param[3] / 256.0);
+    push_vertices(L, a);
+}
+
+static void push_tunnel(lua_State *L, const psdl_attr *a) {
+    if (a->nrefs == 2 || a->nrefs == 3) {
+        set_integer(L, "flags", a->refs[0]);
+        set_number(L, "height1", a->refs[1] / 256.0);
+        if (a->nrefs == 3) set_number(L, "height2", a->refs[2] / 256.0);
+    } else {
+        set_list(L, "words", a->refs, a->nrefs, 0);
+    }
+}
+
+static void push_junction(lua_State *L, const psdl_attr *a) {
+    const uint16_t *w = a->refs;
+    set_integer(L, "flags", w[0]);
+    set_number(L, "height1", w[1] / 256.0);
+    set_number(L, "height2", w[2] / 256.0);
+    set_integer(L, "ceiling_start", (lua_Integer)w[3] + 1);
+    set_integer(L, "wall_mask", (lua_Integer)w[4] | ((lua_Integer)w[5] << 16));
+    set_integer(L, "mask1", (lua_Integer)w[6] | ((lua_Integer)w[7] << 16));
+    set_integer(L, "mask2", (lua_Integer)w[8] | ((lua_Integer)w[9] << 16));
+}
+
+static void push_texture(lua_State *L, const psdl_attr *a) { set_integer(L, "value", a->param[0]); }
+
+static void push_facade(lua_State *L, const psdl_attr *a) {
+    set_integer(L, "bottom", (lua_Integer)a->param[0] + 1);
+    set_integer(L, "top", (lua_Integer)a->param[1] + 1);
+    set_integer(L, "u_repeat", a->param[2]);
+    set_integer(L, "v_repeat", a->param[3]);
+    push_vertices(L, a);
+}
+
+static void push_roof(lua_State *L, const psdl_attr *a) {
+    set_integer(L, "height", (lua_Integer)a->param[0] + 1);
+    push_vertices(L, a);
+}
+
+static void push_unknown(lua_State *L, const psdl_attr *a) { set_list(L, "words", a->refs, a->nrefs, 0); }
+
+/* The codec of a decoded attribute. */
+static const attr_codec *codec_of(const psdl_attr *a) {
+    if (a->type == PSDL_ATTR_TUNNEL && a->nrefs == 10) return &codecs[CODEC_JUNCTION];
+    for (int i = 0; i < NCODECS; i++)
+        if (codecs[i].type == a->type && i != CODEC_JUNCTION) return &codecs[i];
+    return &codecs[NCODECS - 1]; /* unknown */
+}
+
+/* Pushes the Lua table of one decoded attribute, form fields included. */
+static void push_attr(lua_State *L, const psdl_attr *a) {
+    const attr_codec *k = codec_of(a);
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, k->name);
+    lua_setfield(L, -2, "type");
+    k->push(L, a);
+    set_boolean(L, "last", a->last);
+    if (k->kind == K_UNKNOWN) return;
+    if (a->header_high) set_integer(L, "header_high", a->header_high);
+    switch (k->kind) {
+    case K_VARIABLE:
+        /* counted although the subtype could have held the count */
+        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(L, "counted", 1);
+        break;
+    case K_FIXED:
+        if (a->form == PSDL_FORM_COUNTED) {
+            set_integer(L, "subtype", 0);
+            set_integer(L, "count", a->count);
+        } else if (a->subtype != std_subtype(a->type)) {
+            set_integer(L, "subtype", a->subtype);
+        }
+        break;
+    case K_TEXTURE: {
+        uint32_t v = a->param[0];
+        if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) {
+            set_integer(L, "subtype", a->subtype);
+            set_integer(L, "data", a->param[1]);
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+static void push_room(lua_State *L, const psdl_room *rm) {
+    lua_createtable(L, 0, 4);
+    set_integer(L, "flags", rm->flags);
+    set_integer(L, "prop_rule", rm->prop_rule);
+    lua_createtable(L, (int)rm->nperimeter, 0);
+    for (uint32_t i = 0; i < rm->nperimeter; i++) {
+        lua_createtable(L, 0, 2);
+        set_integer(L, "vertex", (lua_Integer)rm->perimeter[i].vertex + 1);
+        set_integer(L, "neighbour", rm->perimeter[i].neighbour);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "perimeter");
+    lua_createtable(L, (int)rm->nattrs, 0);
+    for (uint32_t i = 0; i < rm->nattrs; i++) {
+        push_attr(L, &rm->attrs[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "attributes");
+}
+
+static void push_road(lua_State *L, const psdl_road *rd) {
+    lua_createtable(L, 0, 7);
+    set_integer(L, "flags", rd->flags);
+    lua_createtable(L, rd->nleft, 0);
+    for (unsigned i = 0; i < rd->nleft; i++) {
+        lua_pushnumber(L, rd->lane_values[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "lanes_left");
+    lua_createtable(L, rd->nright, 0);
+    for (unsigned i = 0; i < rd->nright; i++) {
+        lua_pushnumber(L, rd->lane_values[rd->nleft + i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "lanes_right");
+    lua_createtable(L, 2, 0);
+    for (int i = 0; i < 2; i++) {
+        lua_pushinteger(L, rd->stop_light[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "stop_lights");
+    set_list(L, "start_crossroads", rd->start_crossroads, 4, 1);
+    set_list(L, "end_crossroads", rd->end_crossroads, 4, 1);
+    lua_createtable(L, rd->nrooms, 0);
+    for (unsigned i = 0; i < rd->nrooms; i++) {
+        lua_pushinteger(L, rd->rooms[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "rooms");
+}
+
+/* Pushes the Lua document of a decoded psdl_doc (docs/document-model.md). */
+static void push_doc(lua_State *L, const psdl_doc *doc) {
+    int psd1 = memcmp(doc->magic, "PSD1", 4) == 0;
+    lua_createtable(L, 0, 12);
+    lua_pushlstring(L, doc->magic, 4);
+    lua_setfield(L, -2, "magic");
+    set_integer(L, "target_size", doc->target_size);
+
+    lua_createtable(L, (int)doc->nvertices, 0);
+    for (uint32_t i = 0; i < doc->nvertices; i++) {
+        push_vec3(L, doc->vertices[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "vertices");
+
+    lua_createtable(L, (int)doc->nheights, 0);
+    for (uint32_t i = 0; i < doc->nheights; i++) {
+        lua_pushnumber(L, doc->heights[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "heights");
+
+    uint32_t nt = doc->ntextures ? doc->ntextures - 1 : 0;
+    lua_createtable(L, (int)nt, 0);
+    for (uint32_t v = 1; v <= nt; v++) {
+        const psdl_texture *t = &doc->textures[v];
+        if (t->name)
+            lua_pushlstring(L, t->name, t->name_len);
+        else
+            lua_pushboolean(L, 0);
+        lua_rawseti(L, -2, (lua_Integer)v);
+    }
+    lua_setfield(L, -2, "textures");
+    if (psd1) {
+        lua_createtable(L, (int)nt, 0);
+        for (uint32_t v = 1; v <= nt; v++) {
+            lua_pushinteger(L, doc->textures[v].material);
+            lua_rawseti(L, -2, (lua_Integer)v);
+        }
+        lua_setfield(L, -2, "materials");
+    }
+
+    set_integer(L, "first_road_room", doc->first_road_room);
+    lua_createtable(L, 0, 2);
+    set_integer(L, "flags", doc->nrooms ? doc->rooms[0].flags : 0);
+    set_integer(L, "prop_rule", doc->nrooms ? doc->rooms[0].prop_rule : 0xCD);
+    lua_setfield(L, -2, "room0");
+
+    uint32_t nr = doc->nrooms ? doc->nrooms - 1 : 0;
+    lua_createtable(L, (int)nr, 0);
+    for (uint32_t r = 1; r <= nr; r++) {
+        push_room(L, &doc->rooms[r]);
+        lua_rawseti(L, -2, (lua_Integer)r);
+    }
+    lua_setfield(L, -2, "rooms");
+
+    if (doc->has_tail || !psd1) {
+        lua_createtable(L, 0, 4);
+        push_vec3(L, doc->bounds_min);
+        lua_setfield(L, -2, "min");
+        push_vec3(L, doc->bounds_max);
+        lua_setfield(L, -2, "max");
+        push_vec3(L, doc->sphere_center);
+        lua_setfield(L, -2, "center");
+        set_number(L, "radius", doc->sphere_radius);
+        lua_setfield(L, -2, "bounds");
+
+        lua_createtable(L, (int)doc->nroads, 0);
+        for (uint32_t i = 0; i < doc->nroads; i++) {
+            push_road(L, &doc->roads[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, "roads");
+    }
+}
+
+/* Optional integer field of the limits table at index t. */
+static size_t opt_limit(lua_State *L, int t, const char *k) {
+    lua_Integer v = 0;
+    if (lua_getfield(L, t, k) != LUA_TNIL) {
+        int isnum;
+        v = lua_tointegerx(L, -1, &isnum);
+        if (!isnum || v < 0) luaL_argerror(L, 2, lua_pushfstring(L, "%s: non-negative integer expected", k));
+    }
+    lua_pop(L, 1);
+    return (size_t)v;
+}
+
+/***
+ * Decode PSDL bytes into a Lua document.
+ * @function decode
+ * @tparam string bytes the whole file
+ * @tparam[opt] table limits `max_vertices`, `max_rooms`, `max_attr_words` (0 = none)
+ * @treturn table the document (docs/document-model.md)
+ * @return[2] nil
+ * @treturn[2] string message "psdl: <code>: <detail> at offset 0x... (room r, attribute a)"
+ * @treturn[2] string code the status name ("truncated", "bad_magic", ...)
+ */
+static int l_decode(lua_State *L) {
+    size_t size;
+    const char *data = luaL_checklstring(L, 1, &size);
+    psdl_options opt = box_options(L);
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        opt.limits.max_vertices = opt_limit(L, 2, "max_vertices");
+        opt.limits.max_rooms = opt_limit(L, 2, "max_rooms");
+        opt.limits.max_attr_words = opt_limit(L, 2, "max_attr_words");
+    }
+    lua_settop(L, 2);
+    docbox *b = box_new(L); /* before anything exists that could leak */
+    psdl_error err;
+    psdl_status st = psdl_decode(&opt, data, size, &b->doc, &err);
+    if (st != PSDL_OK) {
+        psdl_doc_free(b->doc);
+        b->doc = NULL;
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    push_doc(L, b->doc);
+    psdl_doc_free(b->doc);
+    b->doc = NULL;
+    return 1;
+}
+
+/* ================================================================ Lua -> C (encode) */
+
+#define CONV_DEPTH 8
+
+/* Conversion state: the document being filled and the path to the current value, kept as
+ * segments (a key, or an index when key is NULL) and formatted only on error. */
+struct conv {
+    lua_State *L;
+    psdl_doc *doc;
+    int arg;
+    int depth;
+    struct {
+        const char *key;
+        lua_Integer index;
+    } seg[CONV_DEPTH];
+};
+
+static void path_key(conv *c, const char *key) {
+    if (c->depth < CONV_DEPTH) c->seg[c->depth].key = key;
+    c->depth++;
+}
+
+static void path_index(conv *c, lua_Integer i) {
+    if (c->depth < CONV_DEPTH) {
+        c->seg[c->depth].key = NULL;
+        c->seg[c->depth].index = i;
+    }
+    c->depth++;
+}
+
+/* Raises "bad argument #arg to 'f' (<path>: <detail>)". */
+static LP_NORETURN void conv_error(conv *c, const char *fmt, ...) {
+    lua_State *L = c->L;
+    char path[256];
+    size_t len = 0;
+    path[0] = '\0';
+    for (int i = 0; i < c->depth && i < CONV_DEPTH && len < sizeof path; i++) {
+        int n;
+        if (c->seg[i].key)
+            n = snprintf(path + len, sizeof path - len, "%s%s", i ? "." : "", c->seg[i].key);
+        else
+            n = snprintf(path + len, sizeof path - len, "[%lld]", (long long)c->seg[i].index);
+        if (n > 0) len += (size_t)n;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    const char *detail = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    if (path[0]) detail = lua_pushfstring(L, "%s: %s", path, detail);
+    luaL_argerror(L, c->arg, detail);
+    for (;;) {} /* not reached: luaL_argerror raises */
+}
+
+/* Pushes t[key] (t absolute) and extends the path; returns the value's type. */
+static int enter_field(conv *c, int t, const char *key) {
+    path_key(c, key);
+    return lua_getfield(c->L, t, key);
+}
+
+/* Pushes t[i] (raw) and extends the path; returns the value's type. */
+static int enter_index(conv *c, int t, lua_Integer i) {
+    path_index(c, i);
+    return lua_rawgeti(c->L, t, i);
+}
+
+/* Pops the value entered last and its path segment. */
+static void leave(conv *c) {
+    c->depth--;
+    lua_pop(c->L, 1);
+}
+
+static LP_NORETURN void type_error(conv *c, const char *expected) {
+    conv_error(c, "%s expected, got %s", expected, luaL_typename(c->L, -1));
+}
+
+/* The integer on top of the stack, in lo..hi. Integral floats are accepted (cjson). */
+static lua_Integer top_integer(conv *c, lua_Integer lo, lua_Integer hi) {
+    lua_State *L = c->L;
+    int isnum = 0;
+    lua_Integer v = 0;
+    if (lua_type(L, -1) != LUA_TNUMBER) type_error(c, "integer");
+    v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum) conv_error(c, "number has no integer representation (%f)", lua_tonumber(L, -1));
+    if (v < lo || v > hi) conv_error(c, "%I is out of range (%I..%I)", v, lo, hi);
+    return v;
+}
+
+static lua_Number top_number(conv *c) {
+    if (lua_type(c->L, -1) != LUA_TNUMBER) type_error(c, "number");
+    return lua_tonumber(c->L, -1);
+}
+
+static lua_Integer field_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi) {
+    enter_field(c, t, key);
+    lua_Integer v = top_integer(c, lo, hi);
+    leave(c);
+    return v;
+}
+
+static lua_Integer field_opt_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi,
+                                     lua_Integer def) {
+    lua_Integer v = def;
+    if (enter_field(c, t, key) != LUA_TNIL) v = top_integer(c, lo, hi);
+    leave(c);
+    return v;
+}
+
+/* A height or vertex reference: 1..65536 in Lua, returned 0-based. */
+static uint32_t field_ref(conv *c, int t, const char *key) {
+    return (uint32_t)(field_integer(c, t, key, 1, 65536) - 1);
+}
+
+static lua_Number field_number(conv *c, int t, const char *key) {
+    enter_field(c, t, key);
+    lua_Number v = top_number(c);
+    leave(c);
+    return v;
+}
+
+/* An 8.8 fixed-point value (metres or repeats): rounded to 1/256, 0 .. 65535/256. */
+static uint32_t field_fixed88(conv *c, int t, const char *key) {
+    enter_field(c, t, key);
+    lua_Number v = top_number(c);
+    lua_Number w = floor(v * 256.0 + 0.5);
+    if (!(w >= 0.0 && w <= 65535.0))
+        conv_error(c, "%f is out of range (0..255.99609375, 8.8 fixed point)", v);
+    leave(c);
+    return (uint32_t)w;
+}
+
+/* Boolean field: 1, 0, or def when nil. */
+static int field_opt_boolean(conv *c, int t, const char *key, int def) {
+    int v = def;
+    int tp = enter_field(c, t, key);
+    if (tp == LUA_TBOOLEAN)
+        v = lua_toboolean(c->L, -1);
+    else if (tp != LUA_TNIL)
+        type_error(c, "boolean");
+    leave(c);
+    return v;
+}
+
+/* Pushes the table t[key] and returns its absolute index (path extended: pair with
+ * leave()). An absent optional table returns 0 with nothing pushed. */
+static int field_table(conv *c, int t, const char *key, int required) {
+    int tp = enter_field(c, t, key);
+    if (tp == LUA_TNIL && !required) {
+        leave(c);
+        return 0;
+    }
+    if (tp != LUA_TTABLE) type_error(c, "table");
+    return lua_gettop(c->L);
+}
+
+/* Pushes the table t[i] (raw) and returns its absolute index; pair with leave(). */
+static int index_table(conv *c, int t, lua_Integer i) {
+    if (enter_index(c, t, i) != LUA_TTABLE) type_error(c, "table");
+    return lua_gettop(c->L);
+}
+
+/* Length of the array at t, at most max. */
+static size_t array_len(conv *c, int t, size_t max, const char *what) {
+    size_t n = lua_rawlen(c->L, t);
+    if (n > max) conv_error(c, "%I %s, at most %I fit the format", (lua_Integer)n, what, (lua_Integer)max);
+    return n;
+}
+
+/* Zeroed arena memory for n elements of the document (NULL when n == 0). */
+static void *conv_alloc(conv *c, size_t n, size_t size) {
+    if (n == 0) return NULL;
+    if (n > SIZE_MAX / size) conv_error(c, "too many elements");
+    void *p = psdl_doc_alloc(c->doc, n * size);
+    if (!p) luaL_error(c->L, "not enough memory");
+    return p;
+}
+
+/* The array t[key] of 16-bit values: references (base 1, stored 0-based) or raw words
+ * (base 0). */
+static uint16_t *field_list16(conv *c, int t, const char *key, lua_Integer base, uint32_t *n) {
+    int lt = field_table(c, t, key, 1);
+    size_t len = array_len(c, lt, UINT32_MAX, "values");
+    uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
+    for (size_t i = 0; i < len; i++) {
+        enter_index(c, lt, (lua_Integer)i + 1);
+        r[i] = (uint16_t)(top_integer(c, base, 65535 + base) - base);
+        leave(c);
+    }
+    leave(c);
+    *n = (uint32_t)len;
+    return r;
+}
+
+static void check_vertices(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, "vertices", 1, &a->nrefs); }
+
+static void check_sidewalk(conv *c, int t, psdl_attr *a) {
+    static const char *const caps[] = {"start", "end", NULL};
+    int tp = enter_field(c, t, "cap");
+    if (tp != LUA_TNIL) {
+        const char *s = tp == LUA_TSTRING ? lua_tostring(c->L, -1) : NULL;
+        int i = 0;
+        if (!s) type_error(c, "string");
+        while (caps[i] && strcmp(caps[i], s) != 0) i++;
+        if (!caps[i]) conv_error(c, "invalid cap '%s' (expected \"start\" or \"end\")", s);
+        a->cap = (uint8_t)(i == 0 ? PSDL_CAP_START : PSDL_CAP_END);
+    }
+    leave(c);
+    check_vertices(c, t, a);
+}
+
+static void check_sliver(conv *c, int t, psdl_attr *a) {
+    a->param[0] = field_ref(c, t, "top");
+    a->param[1] = field_ref(c, t, "density");
+    check_vertices(c, t, a);
+}
+
+static void check_facade_bound(conv *c, int t, psdl_attr *a) {
+    a->param[0] = (uint32_t)field_integer(c, t, "light", 0, 65535);
+    a->param[1] = field_ref(c, t, "top");
+    check_vertices(c, t, a);
+}
+
+static void check_divided(conv *c, int t, psdl_attr *a) {
+    a->param[0] = (uint32_t)field_integer(c, t, "divider_type", 0, 63);
+    a->param[1] = (uint32_t)(field_opt_boolean(c, t, "cap_start", 0) | (field_opt_boolean(c, t, "cap_end", 0) << 1));
+    /* the core explains the one-byte limit of the divider texture (psdl-format.md §2.4) */
+    a->param[2] = (uint32_t)field_integer(c, t, "divider_texture", 0, 65535);
+    a->param[3] = field_fixed88(c, t, "divider_value");
+    check_vertices(c, t, a);
+}
+
+static void check_tunnel(conv *c, int t, psdl_attr *a) {
+    int has_words = enter_field(c, t, "words") != LUA_TNIL;
+    leave(c);
+    if (has_words) {
+        static const char *const others[] = {"flags", "height1", "height2", NULL};
+        for (int i = 0; others[i]; i++) {
+            if (enter_field(c, t, others[i]) != LUA_TNIL) conv_error(c, "not allowed together with 'words'");
+            leave(c);
+        }
+        a->refs = field_list16(c, t, "words", 0, &a->nrefs);
+        return;
+    }
+    int has_h2 = enter_field(c, t, "height2") != LUA_TNIL;
+    leave(c);
+    a->nrefs = has_h2 ? 3 : 2;
+    a->refs = (uint16_t *)conv_alloc(c, a->nrefs, sizeof *a->refs);
+    a->refs[0] = (uint16_t)field_integer(c, t, "flags", 0, 65535);
+    a->refs[1] = (uint16_t)field_fixed88(c, t, "height1");
+    if (has_h2) a->refs[2] = (uint16_t)field_fixed88(c, t, "height2");
+}
+
+static void check_junction(conv *c, int t, psdl_attr *a) {
+    static const char *const masks[] = {"wall_mask", "mask1", "mask2"};
+    uint16_t *w = (uint16_t *)conv_alloc(c, 10, sizeof *w);
+    w[0] = (uint16_t)field_integer(c, t, "flags", 0, 65535);
+    w[1] = (uint16_t)field_fixed88(c, t, "height1");
+    w[2] = (uint16_t)field_fixed88(c, t, "height2");
+    w[3] = (uint16_t)(field_integer(c, t, "ceiling_start", 1, 65536) - 1);
+    for (int i = 0; i < 3; i++) {
+        lua_Integer m = field_integer(c, t, masks[i], 0, 0xFFFFFFFF);
+        w[4 + 2 * i] = (uint16_t)(m & 0xFFFF);
+        w[5 + 2 * i] = (uint16_t)(m >> 16);
+    }
+    a->refs = w;
+    a->nrefs = 10;
+}
+
+static void check_texture(conv *c, int t, psdl_attr *a) {
+    /* values above 2047 are left to the core, which explains the limit (§2.3) */
+    lua_Integer v = field_integer(c, t, "value", 0, 0xFFFFFFFF);
+    int has_sub = enter_field(c, t, "subtype") != LUA_TNIL;
+    leave(c);
+    int has_data = enter_field(c, t, "data") != LUA_TNIL;
+    leave(c);
+    a->param[0] = (uint32_t)v;
+    if (has_sub || has_data) {
+        /* stored non-canonically: the core checks that subtype and data give the value */
+        unsigned sub = (unsigned)field_opt_integer(c, t, "subtype", 0, 7, (v >> 8) & 7);
+        a->subtype = (uint8_t)sub;
+        a->param[1] = (uint32_t)field_opt_integer(c, t, "data", 0, 65535, sub ? (v & 0xFF) : (v & 0xFFFF));
+        a->form = PSDL_FORM_INLINE;
+    }
+}
+
+static void check_facade(conv *c, int t, psdl_attr *a) {
+    a->param[0] = field_ref(c, t, "bottom");
+    a->param[1] = field_ref(c, t, "top");
+    a->param[2] = (uint32_t)field_integer(c, t, "u_repeat", 0, 65535);
+    a->param[3] = (uint32_t)field_integer(c, t, "v_repeat", 0, 65535);
+    check_vertices(c, t, a);
+}
+
+static void check_roof(conv *c, int t, psdl_attr *a) {
+    a->param[0] = field_ref(c, t, "height");
+    check_vertices(c, t, a);
+}
+
+static void check_unknown(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, "words", 0, &a->nrefs); }
+
+static const char *const f_vertices[] = {"vertices", NULL};
+static const char *const f_sidewalk[] = {"vertices", "cap", NULL};
+static const char *const f_sliver[] = {"top", "density", "vertices", NULL};
+static const char *const f_facade_bound[] = {"light", "top", "vertices", NULL};
+static const char *const f_divided[] = {"divider_type", "cap_start", "cap_end", "divider_texture",
+                                        "divider_value", "vertices", NULL};
+static const char *const f_tunnel[] = {"flags", "height1", "height2", "words", NULL};
+static const char *const f_junction[] = {"flags", "height1", "height2", "ceiling_start",
+                                         "wall_mask", "mask1", "mask2", NULL};
+static const char *const f_texture[] = {"value", "subtype", "data", NULL};
+static const char *const f_facade[] = {"bottom", "top", "u_repeat", "v_repeat", "vertices", NULL};
+static const char *const f_roof[] = {"height", "vertices", NULL};
+static const char *const f_unknown[] = {"words", NULL};
+
+/* Form fields per kind (docs/document-model.md, "Form fields"). */
+static const char *const form_fields[4][5] = {
+    {"type", "last", "header_high", "counted", NULL},  /* K_VARIABLE */
+    {"type", "last", "header_high", "subtype", "count"}, /* K_FIXED */
+    {"type", "last", "header_high", NULL, NULL},       /* K_TEXTURE (subtype, data: f_texture) */
+    {"type", "last", NULL, NULL, NULL},                /* K_UNKNOWN */
+};
+
+static const attr_codec codecs[NCODECS] = {
+    {"road", PSDL_ATTR_ROAD, K_VARIABLE, push_vertices, check_vertices, f_vertices},
+    {"sidewalk_strip", PSDL_ATTR_SIDEWALK_STRIP, K_VARIABLE, push_sidewalk, check_sidewalk, f_sidewalk},
+    {"walkway", PSDL_ATTR_WALKWAY, K_VARIABLE, push_vertices, check_vertices, f_vertices},
+    {"sliver", PSDL_ATTR_SLIVER, K_FIXED, push_sliver, check_sliver, f_sliver},
+    {"crosswalk", PSDL_ATTR_CROSSWALK, K_FIXED, push_vertices, check_vertices, f_vertices},
+    {"road_fan", PSDL_ATTR_ROAD_FAN, K_VARIABLE, push_vertices, check_vertices, f_vertices},
+    {"fan", PSDL_ATTR_FAN, K_VARIABLE, push_vertices, check_vertices, f_vertices},
+    {"facade_bound", PSDL_ATTR_FACADE_BOUND, K_FIXED, push_facade_bound, check_facade_bound, f_facade_bound},
+    {"divided_road", PSDL_ATTR_DIVIDED_ROAD, K_VARIABLE, push_divided, check_divided, f_divided},
+    {"tunnel", PSDL_ATTR_TUNNEL, K_VARIABLE, push_tunnel, check_tunnel, f_tunnel},
+    {"junction_tunnel", PSDL_ATTR_TUNNEL, K_VARIABLE, push_junction, check_junction, f_junction},
+    {"texture", PSDL_ATTR_TEXTURE, K_TEXTURE, push_texture, check_texture, f_texture},
+    {"facade", PSDL_ATTR_FACADE, K_FIXED, push_facade, check_facade, f_facade},
+    {"roof", PSDL_ATTR_ROOF, K_VARIABLE, push_roof, check_roof, f_roof},
+    {"unknown", PSDL_ATTR_UNKNOWN, K_UNKNOWN, push_unknown, check_unknown, f_unknown},
+};
+
+static int in_list(const char *const *list, size_t n, const char *s) {
+    for (size_t i = 0; i < n && list[i]; i++)
+        if (strcmp(list[i], s) == 0) return 1;
+    return 0;
+}
+
+/* Rejects keys of the attribute table t that its type does not define (catches typos such
+ * as `heigth1`, which would otherwise be silently ignored). */
+static void check_attr_keys(conv *c, int t, const attr_codec *k) {
+    lua_State *L = c->L;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            conv_error(c, "unexpected %s key in a %s attribute", luaL_typename(L, -1), k->name);
+        const char *key = lua_tostring(L, -1);
+        if (!in_list(form_fields[k->kind], 5, key) && !in_list(k->fields, 16, key))
+            conv_error(c, "unknown field '%s' for a %s attribute", key, k->name);
+    }
+}
+
+/* The codec named by t.type, or a raise listing the valid names. */
+static const attr_codec *check_attr_type(conv *c, int t) {
+    lua_State *L = c->L;
+    int tp = enter_field(c, t, "type");
+    if (tp != LUA_TSTRING) type_error(c, "string");
+    const char *name = lua_tostring(L, -1);
+    for (int i = 0; i < NCODECS; i++) {
+        if (strcmp(codecs[i].name, name) == 0) {
+            leave(c);
+            return &codecs[i];
+        }
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; i < NCODECS; i++) {
+        if (i) luaL_addstring(&b, ", ");
+        luaL_addstring(&b, codecs[i].name);
+    }
+    luaL_pushresult(&b);
+    conv_error(c, "unknown attribute type '%s' (expected one of %s)", name, lua_tostring(L, -1));
+}
+
+/* Fills a from the attribute table t; returns 1 if t has a `last` field. */
+static int check_attr(conv *c, int t, psdl_attr *a) {
+    const attr_codec *k = check_attr_type(c, t);
+    check_attr_keys(c, t, k);
+    a->type = k->type;
+    k->check(c, t, a);
+    int has_last = enter_field(c, t, "last") != LUA_TNIL;
+    leave(c);
+    a->last = (uint8_t)field_opt_boolean(c, t, "last", 0);
+    if (k->kind == K_UNKNOWN) return has_last;
+    a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
+    if (k->kind == K_VARIABLE) {
+        if (field_opt_boolean(c, t, "counted", 0)) a->form = PSDL_FORM_COUNTED;
+    } else if (k->kind == K_FIXED) {
+        lua_Integer sub = field_opt_integer(c, t, "subtype", 0, 7, -1);
+        int has_count = enter_field(c, t, "count") != LUA_TNIL;
+        if (has_count && sub != 0) conv_error(c, "only used with subtype 0");
+        leave(c);
+        if (sub == 0) {
+            a->form = PSDL_FORM_COUNTED;
+            a->count = (uint16_t)field_opt_integer(c, t, "count", 0, 65535, 0);
+        } else if (sub > 0) {
+            a->form = PSDL_FORM_INLINE;
+            a->subtype = (uint8_t)sub;
+        }
+    }
+    return has_last;
+}
+
+/* The detail of a core message: "psdl: invalid: texture value ..." -> "texture value ...". */
+static const char *core_detail(const char *msg) {
+    if (strncmp(msg, "psdl: ", 6) == 0) {
+        const char *p = strstr(msg + 6, ": ");
+        if (p) return p + 2;
+    }
+    return msg;
+}
+
+/* Fills room rm from the room table t, then packs its attribute stream. */
+static void check_room(conv *c, int t, psdl_room *rm) {
+    lua_State *L = c->L;
+    rm->flags = (uint8_t)field_integer(c, t, "flags", 0, 255);
+    rm->prop_rule = (uint8_t)field_integer(c, t, "prop_rule", 0, 255);
+
+    int pt = field_table(c, t, "perimeter", 1);
+    size_t np = array_len(c, pt, UINT32_MAX, "perimeter points");
+    rm->nperimeter = (uint32_t)np;
+    rm->perimeter = (psdl_perimeter_point *)conv_alloc(c, np, sizeof *rm->perimeter);
+    for (size_t i = 0; i < np; i++) {
+        int p = index_table(c, pt, (lua_Integer)i + 1);
+        rm->perimeter[i].vertex = (uint16_t)field_ref(c, p, "vertex");
+        rm->perimeter[i].neighbour = (uint16_t)field_integer(c, p, "neighbour", 0, 65535);
+        leave(c);
+    }
+    leave(c);
+
+    int at = field_table(c, t, "attributes", 1);
+    size_t na = array_len(c, at, UINT32_MAX, "attributes");
+    rm->nattrs = (uint32_t)na;
+    rm->attrs = (psdl_attr *)conv_alloc(c, na, sizeof *rm->attrs);
+    int any_last = 0;
+    for (size_t i = 0; i < na; i++) {
+        int a = index_table(c, at, (lua_Integer)i + 1);
+        any_last |= check_attr(c, a, &rm->attrs[i]);
+        leave(c);
+    }
+    /* no `last` anywhere: the final attribute ends the room (docs/document-model.md) */
+    if (!any_last && na > 0) rm->attrs[na - 1].last = 1;
+
+    psdl_error err;
+    memset(&err, 0, sizeof err);
+    if (psdl_room_pack(c->doc, rm, &err) != PSDL_OK) {
+        if (err.code == PSDL_E_NOMEM) luaL_error(L, "not enough memory");
+        if (err.attribute >= 0) path_index(c, (lua_Integer)err.attribute + 1);
+        conv_error(c, "%s", core_detail(err.message));
+    }
+    leave(c); /* attributes */
+}
+
+static psdl_vec3 field_vec3(conv *c, int t, const char *key) {
+    int v = field_table(c, t, key, 1);
+    float f[3];
+    for (int i = 0; i < 3; i++) {
+        enter_index(c, v, i + 1);
+        f[i] = (float)top_number(c);
+        leave(c);
+    }
+    leave(c);
+    psdl_vec3 r = {f[0], f[1], f[2]};
+    return r;
+}
+
+/* Bounds recommended by psdl-format.md §1.6: AABB, its centre, and the largest distance
+ * from the centre to a vertex. */
+static void compute_bounds(psdl_doc *doc) {
+    if (doc->nvertices == 0) return;
+    psdl_vec3 lo = doc->vertices[0], hi = lo;
+    for (uint32_t i = 1; i < doc->nvertices; i++) {
+        psdl_vec3 v = doc->vertices[i];
+        if (v.x < lo.x) lo.x = v.x;
+        if (v.y < lo.y) lo.y = v.y;
+        if (v.z < lo.z) lo.z = v.z;
+        if (v.x > hi.x) hi.x = v.x;
+        if (v.y > hi.y) hi.y = v.y;
+        if (v.z > hi.z) hi.z = v.z;
+    }
+    psdl_vec3 ctr = {(lo.x + hi.x) / 2, (lo.y + hi.y) / 2, (lo.z + hi.z) / 2};
+    double r2 = 0;
+    for (uint32_t i = 0; i < doc->nvertices; i++) {
+        double dx = doc->vertices[i].x - ctr.x, dy = doc->vertices[i].y - ctr.y, dz = doc->vertices[i].z - ctr.z;
+        double d = dx * dx + dy * dy + dz * dz;
+        if (d > r2) r2 = d;
+    }
+    doc->bounds_min = lo;
+    doc->bounds_max = hi;
+    doc->sphere_center = ctr;
+    doc->sphere_radius = (float)sqrt(r2);
+}
+
+/* Fills road rd from the road-record table t. */
+static void check_road(conv *c, int t, psdl_road *rd) {
+    static const char *const lanes[] = {"lanes_left", "lanes_right"};
+    rd->flags = (uint32_t)field_integer(c, t, "flags", 0, 0xFFFFFFFF);
+    size_t nl[2];
+    int lt[2];
+    for (int s = 0; s < 2; s++) {
+        lt[s] = field_table(c, t, lanes[s], 1);
+        nl[s] = array_len(c, lt[s], 255, "lane values");
+        leave(c);
+    }
+    rd->nleft = (uint8_t)nl[0];
+    rd->nright = (uint8_t)nl[1];
+    rd->lane_values = (float *)conv_alloc(c, nl[0] + nl[1], sizeof(float));
+    for (int s = 0, o = 0; s < 2; s++) {
+        int l = field_table(c, t, lanes[s], 1);
+        for (size_t i = 0; i < nl[s]; i++) {
+            enter_index(c, l, (lua_Integer)i + 1);
+            rd->lane_values[o++] = (float)top_number(c);
+            leave(c);
+        }
+        leave(c);
+    }
+    int sl = field_table(c, t, "stop_lights", 1);
+    for (int i = 0; i < 2; i++) {
+        enter_index(c, sl, i + 1);
+        rd->stop_light[i] = (uint8_t)top_integer(c, 0, 255);
+        leave(c);
+    }
+    leave(c);
+    static const char *const cross[] = {"start_crossroads", "end_crossroads"};
+    for (int s = 0; s < 2; s++) {
+        int x = field_table(c, t, cross[s], 1);
+        uint16_t *dst = s ? rd->end_crossroads : rd->start_crossroads;
+        for (int i = 0; i < 4; i++) {
+            enter_index(c, x, i + 1);
+            dst[i] = (uint16_t)(top_integer(c, 1, 65536) - 1);
+            leave(c);
+        }
+        leave(c);
+    }
+    int rt = field_table(c, t, "rooms", 1);
+    size_t nr = array_len(c, rt, 255, "rooms");
+    rd->nrooms = (uint8_t)nr;
+    rd->rooms = (int16_t *)conv_alloc(c, nr, sizeof *rd->rooms);
+    for (size_t i = 0; i < nr; i++) {
+        enter_index(c, rt, (lua_Integer)i + 1);
+        rd->rooms[i] = (int16_t)top_integer(c, -32768, 32767);
+        leave(c);
+    }
+    leave(c);
+}
+
+/* Fills c->doc from the document table at index t (docs/document-model.md). Raises on any
+ * value the format cannot hold. */
+static void check_doc(conv *c, int t) {
+    lua_State *L = c->L;
+    psdl_doc *doc = c->doc;
+
+    if (enter_field(c, t, "magic") != LUA_TNIL) {
+        size_t len;
+        const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!m) type_error(c, "string");
+        if (len != 4 || (memcmp(m, "PSD0", 4) != 0 && memcmp(m, "PSD1", 4) != 0))
+            conv_error(c, "\"PSD0\" or \"PSD1\" expected, got \"%s\"", m);
+        memcpy(doc->magic, m, 4);
+    }
+    leave(c);
+    int psd1 = memcmp(doc->magic, "PSD1", 4) == 0;
+    doc->target_size = (uint32_t)field_opt_integer(c, t, "target_size", 0, 0xFFFFFFFF, 2);
+    doc->first_road_room = (uint32_t)field_opt_integer(c, t, "first_road_room", 0, 0xFFFFFFFF, 0);
+
+    int vt = field_table(c, t, "vertices", 1);
+    size_t nv = array_len(c, vt, UINT32_MAX, "vertices");
+    doc->nvertices = (uint32_t)nv;
+    doc->vertices = (psdl_vec3 *)conv_alloc(c, nv, sizeof *doc->vertices);
+    for (size_t i = 0; i < nv; i++) {
+        int v = index_table(c, vt, (lua_Integer)i + 1);
+        float f[3];
+        for (int j = 0; j < 3; j++) {
+            enter_index(c, v, j + 1);
+            f[j] = (float)top_number(c);
+            leave(c);
+        }
+        doc->vertices[i].x = f[0];
+        doc->vertices[i].y = f[1];
+        doc->vertices[i].z = f[2];
+        leave(c);
+    }
+    leave(c);
+
+    int ht = field_table(c, t, "heights", 0);
+    if (ht) {
+        size_t nh = array_len(c, ht, UINT32_MAX, "heights");
+        doc->nheights = (uint32_t)nh;
+        doc->heights = (float *)conv_alloc(c, nh, sizeof *doc->heights);
+        for (size_t i = 0; i < nh; i++) {
+            enter_index(c, ht, (lua_Integer)i + 1);
+            doc->heights[i] = (float)top_number(c);
+            leave(c);
+        }
+        leave(c);
+    }
+
+    int tt = field_table(c, t, "textures", 0);
+    size_t ntex = 0;
+    if (tt) {
+        ntex = array_len(c, tt, UINT32_MAX - 1, "textures");
+        doc->ntextures = (uint32_t)ntex + 1;
+        doc->textures = (psdl_texture *)conv_alloc(c, ntex + 1, sizeof *doc->textures);
+        for (size_t v = 1; v <= ntex; v++) {
+            int tp = enter_index(c, tt, (lua_Integer)v);
+            if (tp == LUA_TSTRING) {
+                size_t len;
+                const char *s = lua_tolstring(L, -1, &len);
+                if (len > 254) conv_error(c, "texture name of %I bytes, at most 254 fit the format", (lua_Integer)len);
+                char *name = (char *)conv_alloc(c, len + 1, 1);
+                memcpy(name, s, len);
+                doc->textures[v].name = name;
+                doc->textures[v].name_len = (uint8_t)len;
+            } else if (tp != LUA_TBOOLEAN || lua_toboolean(L, -1)) {
+                type_error(c, "string or false");
+            }
+            leave(c);
+        }
+        leave(c);
+    }
+    int mt = field_table(c, t, "materials", 0);
+    if (mt) {
+        size_t nm = array_len(c, mt, ntex, "materials (one per texture)");
+        for (size_t v = 1; v <= nm; v++) {
+            enter_index(c, mt, (lua_Integer)v);
+            doc->textures[v].material = (uint8_t)top_integer(c, 0, 255);
+            leave(c);
+        }
+        leave(c);
+    }
+
+    int rt = field_table(c, t, "rooms", 1);
+    size_t nr = array_len(c, rt, UINT32_MAX - 1, "rooms");
+    doc->nrooms = (uint32_t)nr + 1;
+    doc->rooms = (psdl_room *)conv_alloc(c, nr + 1, sizeof *doc->rooms);
+    doc->rooms[0].prop_rule = 0xCD;
+    int r0 = field_table(c, t, "room0", 0);
+    if (r0) {
+        doc->rooms[0].flags = (uint8_t)field_opt_integer(c, r0, "flags", 0, 255, 0);
+        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, "prop_rule", 0, 255, 0xCD);
+        leave(c);
+    }
+    for (size_t r = 1; r <= nr; r++) {
+        int rm = index_table(c, rt, (lua_Integer)r);
+        check_room(c, rm, &doc->rooms[r]);
+        leave(c);
+    }
+    leave(c);
+
+    int bt = field_table(c, t, "bounds", 0);
+    if (bt) {
+        doc->bounds_min = field_vec3(c, bt, "min");
+        doc->bounds_max = field_vec3(c, bt, "max");
+        doc->sphere_center = field_vec3(c, bt, "center");
+        doc->sphere_radius = (float)field_number(c, bt, "radius");
+        leave(c);
+    } else {
+        compute_bounds(doc);
+    }
+    int pt = field_table(c, t, "roads", 0);
+    if (pt) {
+        size_t np = array_len(c, pt, UINT32_MAX, "road records");
+        doc->nroads = (uint32_t)np;
+        doc->roads = (psdl_road *)conv_alloc(c, np, sizeof *doc->roads);
+        for (size_t i = 0; i < np; i++) {
+            int rd = index_table(c, pt, (lua_Integer)i + 1);
+            check_road(c, rd, &doc->roads[i]);
+            leave(c);
+        }
+        leave(c);
+    }
+    /* PSD1 files may end after the per-room bytes: only when the model has neither part */
+    doc->has_tail = !psd1 || bt || pt;
+}
+
+/* Converts the document table at argument 1 into a new psdl_doc owned by a to-be-closed
+ * box pushed on the stack; returns the box. Raises on an invalid model. */
+static docbox *to_doc(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    docbox *b = box_new(L);
+    psdl_options opt = box_options(L);
+    b->doc = psdl_doc_new(&opt);
+    if (!b->doc) luaL_error(L, "not enough memory");
+    conv c;
+    memset(&c, 0, sizeof c);
+    c.L = L;
+    c.doc = b->doc;
+    c.arg = 1;
+    check_doc(&c, 1);
+    return b;
+}
+
+/***
+ * Encode a Lua document into PSDL bytes.
+ * @function encode
+ * @tparam table doc the document (docs/document-model.md)
+ * @treturn string the file's bytes
+ * @raise `bad argument #1 to 'encode' (<path>: <problem>)` when the model has a value the
+ * format cannot hold (wrong type, out of its field's range, wrong vertex count, ...)
+ */
+static int l_encode(lua_State *L) {
+    docbox *b = to_doc(L);
+    size_t size = psdl_encoded_size(b->doc);
+    if (size == 0) luaL_argerror(L, 1, "a count does not fit the format");
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, size);
+    size_t written = 0;
+    psdl_error err;
+    if (psdl_encode(b->doc, p, size, &written, &err) != PSDL_OK) luaL_argerror(L, 1, core_detail(err.message));
+    luaL_pushresultsize(&buf, written);
+    psdl_doc_free(b->doc);
+    b->doc = NULL;
+    return 1;
+}
+
+typedef struct vstate {
+    lua_State *L;
+    int list;
+    lua_Integer n;
+} vstate;
+
+/* psdl_validate callback: appends one problem table to the result list. */
+static int on_problem(void *ud, const psdl_problem *p) {
+    vstate *vs = (vstate *)ud;
+    lua_State *L = vs->L;
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, p->severity == PSDL_SEV_ERROR ? "error" : "warning");
+    lua_setfield(L, -2, "severity");
+    lua_pushstring(L, p->rule);
+    lua_setfield(L, -2, "rule");
+    lua_pushstring(L, p->path);
+    lua_setfield(L, -2, "path");
+    lua_pushstring(L, p->message);
+    lua_setfield(L, -2, "message");
+    if (p->room >= 0) set_integer(L, "room", p->room);
+    if (p->attribute >= 0) set_integer(L, "attribute", p->attribute + 1);
+    if (p->road >= 0) set_integer(L, "road", p->road + 1);
+    lua_rawseti(L, vs->list, ++vs->n);
+    return 0;
+}
+
+/***
+ * Check a Lua document against the format's rules (psdl-format.md §3).
+ * @function validate
+ * @tparam table doc the document
+ * @treturn table problems, each `{severity = "error"|"warning", rule, path, message,
+ * room, attribute, road}` (the last three when they apply; attribute and road 1-based)
+ * @treturn integer the number of errors
+ * @treturn integer the number of warnings
+ * @raise as `encode` when the document cannot be converted at all
+ */
+static int l_validate(lua_State *L) {
+    docbox *b = to_doc(L);
+    lua_newtable(L);
+    vstate vs = {L, lua_gettop(L), 0};
+    psdl_validate_result res = {0, 0};
+    psdl_validate(b->doc, on_problem, &vs, &res);
+    lua_pushinteger(L, (lua_Integer)res.errors);
+    lua_pushinteger(L, (lua_Integer)res.warnings);
+    psdl_doc_free(b->doc);
+    b->doc = NULL;
+    return 3;
+}
+
+/* ================================================================ module */
+
+static const luaL_Reg funcs[] = {
+    {"decode", l_decode},
+    {"encode", l_encode},
+    {"validate", l_validate},
+    {NULL, NULL},
+};
+
+static const luaL_Reg box_metameth[] = {
+    {"__gc", box_close},
+    {"__close", box_close},
+    {"__tostring", box_tostring},
+    {NULL, NULL},
+};
+
+/***
+ * Opens `psdl.core`: decode, encode, validate, plus `_NAME`, `_VERSION`,
+ * `status_names` (status code + 1 -> stable name) and `attribute_types` (valid `type`
+ * strings of the document model).
+ */
+int luaopen_psdl_core(lua_State *L) {
+    luaL_checkversion(L);
+    if (luaL_newmetatable(L, DOCBOX)) {
+        luaL_setfuncs(L, box_metameth, 0);
+        lua_pushliteral(L, "psdl.core");
+        lua_setfield(L, -2, "__metatable"); /* keep the box opaque */
+    }
+    lua_pop(L, 1);
+    luaL_newlib(L, funcs);
+    lua_pushliteral(L, "psdl.core");
+    lua_setfield(L, -2, "_NAME");
+    lua_pushliteral(L, PSDL_VERSION);
+    lua_setfield(L, -2, "_VERSION");
+    lua_createtable(L, PSDL_E_COUNT_, 0);
+    for (int i = 0; i < PSDL_E_COUNT_; i++) {
+        lua_pushstring(L, psdl_status_name((psdl_status)i));
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "status_names");
+    lua_createtable(L, NCODECS, 0);
+    for (int i = 0; i < NCODECS; i++) {
+        lua_pushstring(L, codecs[i].name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "attribute_types");
+    return 1;
+}
