@@ -29,7 +29,7 @@ static uint32_t payload_len(unsigned type, uint32_t n, int counted) {
     }
 }
 
-long psdl_attrs_decode(const uint16_t *w, uint32_t nwords, psdl_attr *attrs, long room,
+long psdl_attrs_decode(uint16_t *w, uint32_t nwords, psdl_attr *attrs, long room,
                        size_t base_offset, psdl_error *err) {
     uint32_t i = 0;
     long k = 0;
@@ -44,7 +44,7 @@ long psdl_attrs_decode(const uint16_t *w, uint32_t nwords, psdl_attr *attrs, lon
                 memset(a, 0, sizeof *a);
                 a->type = PSDL_ATTR_UNKNOWN;
                 a->last = (uint8_t)((hdr >> 7) & 1u);
-                a->refs = (uint16_t *)(w + i);
+                a->refs = w + i;
                 a->nrefs = nwords - i;
             }
             return k + 1;
@@ -60,7 +60,7 @@ long psdl_attrs_decode(const uint16_t *w, uint32_t nwords, psdl_attr *attrs, lon
         end = (uint64_t)start + payload_len(type, n, counted);
         if (end > nwords) goto overrun;
         if (a) {
-            const uint16_t *p = w + start;
+            uint16_t *p = w + start;
             memset(a, 0, sizeof *a);
             a->type = (uint8_t)type;
             a->subtype = (uint8_t)sub;
@@ -68,7 +68,7 @@ long psdl_attrs_decode(const uint16_t *w, uint32_t nwords, psdl_attr *attrs, lon
             a->header_high = (uint8_t)(hdr >> 8);
             a->form = counted ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
             a->count = counted ? (uint16_t)n : 0;
-            a->refs = (uint16_t *)p;
+            a->refs = p;
             a->nrefs = (uint32_t)(end - start);
             switch (type) {
             case PSDL_ATTR_SIDEWALK_STRIP:
@@ -131,7 +131,8 @@ long psdl_attrs_decode(const uint16_t *w, uint32_t nwords, psdl_attr *attrs, lon
             if (a) {
                 memset(a, 0, sizeof *a);
                 a->type = PSDL_ATTR_UNKNOWN;
-                a->refs = (uint16_t *)(w + i);
+                a->last = (uint8_t)((hdr >> 7) & 1u);
+                a->refs = w + i;
                 a->nrefs = nwords - i;
             }
             return k + 1;

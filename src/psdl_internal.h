@@ -68,7 +68,7 @@ static inline unsigned psdl_fixed_len(unsigned type) { return type == PSDL_ATTR_
 /* Decode one room's attribute words into attrs (attrs may be NULL to count only).
  * Returns the number of attributes, or -1 with err filled (psdl_attr.c). base_offset is
  * the byte offset of words[0] in the file, for messages. */
-long psdl_attrs_decode(const uint16_t *words, uint32_t nwords, psdl_attr *attrs, long room,
+long psdl_attrs_decode(uint16_t *words, uint32_t nwords, psdl_attr *attrs, long room,
                        size_t base_offset, psdl_error *err);
 
 #endif

@@ -71,7 +71,7 @@ function M.psdl()
   local ok, psdl = pcall(require, "psdl")
   if not ok then
     M.failure("internal", "cannot load the psdl library (is psdl/core.so built? set "
-      .. "PSDL_BUILD_DIR to its build directory): " .. tostring(psdl))
+      .. "PSDL_BUILD_DIR to its build directory): " .. (tostring(psdl):match("^[^\n]*")))
   end
   return psdl
 end
@@ -143,17 +143,12 @@ function M.int(n)
   return sign .. digits
 end
 
---- Format a number compactly for people (shortest `%g` that reads back the same value,
--- at most 9 significant digits).
+--- Format a number compactly for people: integers as they are, floats with the fewest
+-- digits that read back as the same 32-bit float (or double).
 -- @tparam number x
 -- @treturn string
 function M.num(x)
-  if math.type(x) == "integer" then return string.format("%d", x) end
-  for p = 1, 9 do
-    local s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then return s end
-  end
-  return string.format("%.9g", x)
+  return require("psdl.cli.docjson").number_text(x)
 end
 
 --- Collect command output in memory (for tests and for commands that build a result

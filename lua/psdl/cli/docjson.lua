@@ -45,38 +45,48 @@ function M.object(t)
   return setmetatable(t or {}, OBJECT)
 end
 
--- Key order in objects: the document model's order; other keys follow, sorted.
+-- Key order in objects: the document model's order per kind of object; other keys
+-- follow, sorted.
 local KEY_ORDER = {
-  -- headers and results of our own JSON documents (info, validate)
-  "format", "version", "strict", "file", "name", "ok", "errors", "warnings", "error", "severity",
-  "code", "rule", "path", "message", "room", "attribute", "road",
-  -- document (and info, which follows its order)
-  "magic", "target_size", "size", "first_road_room", "room0", "counts", "bounds", "vertices",
-  "heights", "textures", "texture_slots", "materials", "rooms", "room_records", "roads",
-  "road_records",
-  -- bounds
-  "min", "max", "center", "radius",
-  -- room, perimeter point
-  "flags", "prop_rule", "perimeter", "vertex", "neighbour", "attributes", "attribute_words",
-  -- attribute
-  "type", "last", "counted", "subtype", "count", "data", "header_high", "cap", "value",
-  "top", "density", "bottom", "light", "height", "height1", "height2", "ceiling_start",
-  "wall_mask", "mask1", "mask2", "divider_type", "cap_start", "cap_end", "divider_texture",
-  "divider_value", "u_repeat", "v_repeat", "words",
-  -- road
-  "lanes_left", "lanes_right", "stop_lights", "start_crossroads", "end_crossroads",
-  -- info
-  "attribute_types", "room_flags", "limits", "names", "slots", "empty_slots", "empty_names",
-  "duplicates", "longest", "names_over_31_chars", "length", "slot", "limit",
-  "percent", "note", "where",
+  document = {
+    "format", "version", "magic", "target_size", "first_road_room", "room0", "bounds",
+    "vertices", "heights", "textures", "materials", "rooms", "roads",
+  },
+  room = { "flags", "prop_rule", "perimeter", "attributes" },
+  attribute = {
+    "type", "last", "counted", "subtype", "count", "data", "header_high", "cap", "value",
+    "flags", "height1", "height2", "ceiling_start", "wall_mask", "mask1", "mask2", "top",
+    "density", "bottom", "light", "height", "divider_type", "cap_start", "cap_end",
+    "divider_texture", "divider_value", "u_repeat", "v_repeat", "words", "vertices",
+  },
+  road = {
+    "flags", "lanes_left", "lanes_right", "stop_lights", "start_crossroads",
+    "end_crossroads", "rooms",
+  },
+  -- everything else: bounds, perimeter points, and the info and validate results
+  other = {
+    "format", "version", "strict", "file", "name", "ok", "errors", "warnings", "error",
+    "severity", "code", "rule", "path", "message", "room", "attribute", "road",
+    "magic", "target_size", "size", "first_road_room", "room0", "counts", "bounds", "has_roads",
+    "min", "max", "center", "radius", "vertex", "neighbour", "flags", "prop_rule", "names",
+    "vertices", "heights", "texture_slots", "rooms", "room_records", "attributes",
+    "attribute_words", "road_records", "textures", "slots", "empty_slots", "empty_names",
+    "duplicates", "longest", "names_over_31_chars", "length", "slot", "attribute_types",
+    "type", "count", "room_flags", "limits", "value", "limit", "percent", "note", "where",
+  },
 }
 local KEY_RANK = {}
-for i, k in ipairs(KEY_ORDER) do KEY_RANK[k] = i end
+for kind, keys in pairs(KEY_ORDER) do
+  KEY_RANK[kind] = {}
+  for i, k in ipairs(keys) do KEY_RANK[kind][k] = i end
+end
 
-local function key_less(a, b)
-  local ra, rb = KEY_RANK[a] or math.maxinteger, KEY_RANK[b] or math.maxinteger
-  if ra ~= rb then return ra < rb end
-  return a < b
+local function object_kind(t)
+  if type(t.type) == "string" and t.severity == nil then return "attribute" end
+  if t.lanes_left ~= nil or t.start_crossroads ~= nil then return "road" end
+  if t.perimeter ~= nil then return "room" end
+  if t.magic ~= nil and t.vertices ~= nil then return "document" end
+  return "other"
 end
 
 ------------------------------------------------------------------------ numbers
@@ -104,11 +114,20 @@ local function nonfinite(x)
   return string.format("NaN(0x%08x)", bits)
 end
 
+-- First precision worth trying: enough digits for the integer part, so that %g does not
+-- switch to an exponent for plain numbers (10 -> "10", not "1e+01").
+local function first_precision(x, max)
+  local a = math.abs(x)
+  if a < 1 then return 1 end
+  local digits = math.floor(math.log(a, 10)) + 1
+  return math.max(1, math.min(digits, max))
+end
+
 --- Shortest decimal text for a double that reads back as the same double.
 local function format_double(x)
   if math.type(x) == "integer" then return string.format("%d", x) end
   if x ~= x or x == math.huge or x == -math.huge then return nil end
-  for p = 1, 17 do
+  for p = first_precision(x, 17), 17 do
     local s = string.format("%." .. p .. "g", x)
     if tonumber(s) == x then return s end
   end
@@ -119,7 +138,7 @@ end
 local function format_float32(x)
   if x ~= x or x == math.huge or x == -math.huge then return nil end
   if f32(x) ~= x then return format_double(x) end -- not a float32: keep it exact
-  for p = 1, 9 do
+  for p = first_precision(x, 9), 9 do
     local s = string.format("%." .. p .. "g", x)
     if f32(tonumber(s)) == x then return s end
   end
@@ -143,6 +162,15 @@ end
 -- @tparam number x
 -- @return a value `encode` writes as that number (or string)
 M.float32 = f32_token
+
+--- Shortest text for a number: for a 32-bit float the fewest digits that read back as
+-- the same float, otherwise as the same double; `"inf"`, `"-inf"`, `"nan"` when not finite.
+-- @tparam number x
+-- @treturn string
+function M.number_text(x)
+  if math.type(x) == "integer" then return string.format("%d", x) end
+  return format_float32(x) or (x ~= x and "nan" or (x > 0 and "inf" or "-inf"))
+end
 
 ------------------------------------------------------------------------ writer
 
@@ -168,7 +196,12 @@ local function sorted_keys(t, path)
     end
     keys[#keys + 1] = k
   end
-  table.sort(keys, key_less)
+  local rank = KEY_RANK[object_kind(t)]
+  table.sort(keys, function(a, b)
+    local ra, rb = rank[a] or math.maxinteger, rank[b] or math.maxinteger
+    if ra ~= rb then return ra < rb end
+    return a < b
+  end)
   return keys
 end
 
@@ -218,10 +251,11 @@ end
 
 local WIDTH = 100
 
-local function write_pretty(out, v, indent, path)
+-- prefix: characters already on the line after the indentation (an object key)
+local function write_pretty(out, v, indent, path, prefix)
   local s = scalar(v, path)
   if s then out[#out + 1] = s; return end
-  local one = try_inline(v, WIDTH - #indent, path)
+  local one = try_inline(v, WIDTH - #indent - (prefix or 0) - 1, path) -- 1: a comma may follow
   if one then out[#out + 1] = one; return end
   local inner = indent .. "  "
   if is_array(v) then
@@ -253,8 +287,9 @@ local function write_pretty(out, v, indent, path)
     local keys = sorted_keys(v, path)
     out[#out + 1] = "{\n"
     for i, k in ipairs(keys) do
-      out[#out + 1] = inner .. encode_string(k) .. ": "
-      write_pretty(out, v[k], inner, path .. "." .. k)
+      local key = encode_string(k) .. ": "
+      out[#out + 1] = inner .. key
+      write_pretty(out, v[k], inner, path .. "." .. k, #key)
       out[#out + 1] = i < #keys and ",\n" or "\n"
     end
     out[#out + 1] = indent .. "}"
@@ -364,7 +399,7 @@ local function f32_value(v, path)
   if type(v) == "number" then
     if v ~= v or v == math.huge or v == -math.huge then return v end
     if v > FLT_MAX or v < -FLT_MAX then bad(path, "out of single-precision range") end
-    return f32(v + 0.0)
+    return f32(v * 1.0) -- (v + 0.0 would turn -0.0 into 0.0)
   end
   if type(v) == "string" then
     if NONFINITE[v] then return NONFINITE[v] end

@@ -16,7 +16,7 @@ local ipairs, pairs, type, tostring = ipairs, pairs, type, tostring
 local M = {}
 
 --- One-line description shown by `psdl --help`.
-M.summary = "Show counts, statistics and how close each file is to the format's limits."
+M.summary = "Counts, statistics and distance to the format's limits."
 
 --- Attribute type names in the order of their type numbers (junction tunnels are type 9
 -- like tunnels).
@@ -95,7 +95,7 @@ end
 -- @tparam table doc a decoded document
 -- @tparam[opt] integer size the file size in bytes (needed for `attribute_words`)
 -- @treturn table `{magic, target_size, size, first_road_room, room0, counts, bounds,
---   textures, attribute_types, room_flags, limits}`; `attribute_types` and `room_flags`
+--   has_roads, textures, attribute_types, room_flags, limits}`; `attribute_types` and `room_flags`
 --   are lists (`{type=, count=}`, `{flags=, names=, rooms=}`) in type and flag order,
 --   `limits` a list of `{name, value, limit, percent, note, where}`.
 function M.stats(doc, size)
@@ -162,6 +162,7 @@ function M.stats(doc, size)
     attribute_words = words, road_records = doc.roads and #doc.roads or 0,
   }
   s.bounds = doc.bounds
+  s.has_roads = doc.roads ~= nil
 
   local types, listed = {}, {}
   for _, t in ipairs(M.TYPE_ORDER) do
@@ -190,7 +191,7 @@ function M.stats(doc, size)
   limit(rows, "texture slots", #doc.textures, L.texture_slots_rendered, "rendered properly")
   limit(rows, "texture slots", #doc.textures, L.texture_slots_stock, "stock MM2")
   limit(rows, "texture slots", #doc.textures, L.texture_slots, "largest value")
-  limit(rows, "rooms", #doc.rooms, L.rooms, "highest id in road records")
+  limit(rows, "rooms", #doc.rooms, L.rooms, "highest room id (i16 in road records)")
   limit(rows, "largest strip", max_sections, L.strip_sections, "sections", max_sections_where)
   limit(rows, "largest road", max_road_rooms, L.road_rooms, "rooms",
     max_road_rooms_road and { road = max_road_rooms_road })
@@ -212,6 +213,10 @@ local function where_text(w)
   return ""
 end
 
+local function plural(n, word)
+  return string.format("%s %s%s", common.int(n), word, n == 1 and "" or "s")
+end
+
 local function print_text(out, file, s)
   local c, t = s.counts, s.textures
   local function line(label, fmt, ...)
@@ -226,7 +231,7 @@ local function print_text(out, file, s)
     common.int(t.names), common.int(t.empty_slots))
   line("rooms", "%s (%s records + room 0)", common.int(c.rooms), common.int(c.room_records))
   line("attributes", "%s (%s words)", common.int(c.attributes), common.int(c.attribute_words))
-  line("road records", "%s", common.int(c.road_records))
+  line("road records", "%s%s", common.int(c.road_records), s.has_roads and "" or " (no road section)")
   line("first road room", "%s", common.int(s.first_road_room))
   if s.room0 then
     line("room 0", "flags 0x%02x, prop rule 0x%02x", s.room0.flags, s.room0.prop_rule)
@@ -240,11 +245,11 @@ local function print_text(out, file, s)
   local longest = t.longest
     and string.format("longest %d chars (slot %d, %q)", t.longest.length, t.longest.slot, t.longest.name)
     or "no names"
-  line("textures", "%s names, %s empty slots, %s duplicates, %s", common.int(t.names),
-    common.int(t.empty_slots), common.int(t.duplicates), longest)
-  if t.empty_names > 0 then line("", "%s empty names (\"\")", common.int(t.empty_names)) end
+  line("textures", "%s, %s, %s, %s", plural(t.names, "name"), plural(t.empty_slots, "empty slot"),
+    plural(t.duplicates, "duplicate"), longest)
+  if t.empty_names > 0 then line("", "%s (\"\")", plural(t.empty_names, "empty name")) end
   if t.names_over_31_chars > 0 then
-    line("", "%s names longer than 31 characters", common.int(t.names_over_31_chars))
+    line("", "%s longer than 31 characters", plural(t.names_over_31_chars, "name"))
   end
   out:write("  attribute types\n")
   if #s.attribute_types == 0 then out:write("    (none)\n") end

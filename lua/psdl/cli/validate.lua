@@ -18,7 +18,7 @@ local ipairs, pairs, type = ipairs, pairs, type
 local M = {}
 
 --- One-line description shown by `psdl --help`.
-M.summary = "Check files against the format's rules; list errors and warnings."
+M.summary = "Check files against the format's rules."
 
 --- Warnings of one rule listed per file before the rest are only counted.
 M.GROUP_AFTER = 20

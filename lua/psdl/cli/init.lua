@@ -1,0 +1,160 @@
+--- The `psdl` command line: argument parsing, dispatch to one module per subcommand,
+-- exit codes and error printing.
+--
+--     psdl info FILE...                    counts, statistics, distance to the limits
+--     psdl validate FILE... [--strict]     errors and warnings per file
+--     psdl dump FILE [-o OUT.json]         the complete document as JSON
+--     psdl undump FILE.json -o OUT.psdl    back to the identical PSDL bytes
+--
+-- Exit codes (`exit`): 0 ok; 1 usage error, or `validate` found problems that fail the
+-- check; 2 bad input (not a PSDL file / psdlkit JSON document that can be decoded);
+-- 3 I/O error; 4 internal error (a bug: message and traceback on stderr). Commands that
+-- go through several files go on after a bad one and exit with the largest code met.
+--
+-- Expected failures print `psdl <verb>: <message>` on stderr.
+--
+-- A subcommand is a module `psdl.cli.<verb>` with `summary` (one line), `configure(cmd)`
+-- (declares its arguments on an argparse command) and `run(args, ctx) -> exit code`;
+-- adding one is writing that module and adding its name to `commands`.
+-- @module psdl.cli
+
+local argparse = require "argparse"
+local common = require "psdl.cli.common"
+local io, string, debug = io, string, debug
+local require, pcall, xpcall, error, tostring, type, ipairs, rawequal, setmetatable =
+  require, pcall, xpcall, error, tostring, type, ipairs, rawequal, setmetatable
+
+local M = {}
+
+--- Exit codes by name (see `psdl.cli.common.exit`).
+M.exit = common.exit
+
+--- Subcommands in the order `psdl --help` lists them; each is the module
+-- `psdl.cli.<name>`.
+M.commands = { "info", "validate", "dump", "undump" }
+
+local STOP = setmetatable({}, { __tostring = function() return "psdl.cli: stop parsing" end })
+
+-- The command context handed to a subcommand's `run`: `verb`, `exit` (the exit-code
+-- table), `stdout`, `stderr`, `stdin`, and the methods `fail` and `note`.
+local Context = {}
+Context.__index = Context
+
+--- `ctx:fail(code, msg)`: print `psdl <verb>: <msg>` on stderr and return the exit code
+-- for it (for a failure the command goes on after, such as one bad file of several).
+-- @tparam integer|string code exit code or its name
+-- @tparam string msg
+-- @treturn integer the exit code
+function Context:fail(code, msg)
+  if type(code) == "string" then code = M.exit[code] end
+  self.stderr:write(string.format("psdl %s: %s\n", self.verb, msg))
+  return code
+end
+
+--- `ctx:note(msg)`: print `psdl <verb>: note: <msg>` on stderr.
+-- @tparam string msg
+function Context:note(msg)
+  self.stderr:write(string.format("psdl %s: note: %s\n", self.verb, msg))
+end
+
+local function new_context(verb, streams)
+  return setmetatable({
+    verb = verb, exit = M.exit,
+    stdout = streams.stdout, stderr = streams.stderr, stdin = streams.stdin,
+  }, Context)
+end
+
+--- Build the argument parser.
+-- @tparam table state receives `help` (text to print) or `usage`/`error` (a usage error)
+--   when parsing stops early
+-- @treturn table the argparse parser
+function M.parser(state)
+  local function help_flag(p)
+    p:add_help(false)
+    p:flag("-h --help", "Show this help message and exit."):action(function()
+      state.help = p:get_help()
+      error(STOP, 0)
+    end)
+  end
+
+  local parser = argparse("psdl", "Read, check and convert Midtown Madness 2 PSDL city files.")
+    :epilog("Exit codes: 0 ok; 1 usage error or failed check; 2 bad input; 3 I/O error; "
+      .. "4 internal error.\nRun 'psdl <command> --help' for a command's options.")
+    :command_target("command")
+    :help_description_margin(30)
+    :help_max_width(100)
+  help_flag(parser)
+  parser:flag("--version", "Show the version and exit."):action(function()
+    state.version = true
+    error(STOP, 0)
+  end)
+  for _, name in ipairs(M.commands) do
+    local mod = require("psdl.cli." .. name)
+    local cmd = parser:command(name, mod.summary, mod.description)
+    help_flag(cmd)
+    mod.configure(cmd)
+  end
+  -- argparse reports usage errors through the root parser's `error` method, with the
+  -- (sub)command being parsed: record them instead of exiting the process.
+  parser.error = function(p, msg)
+    state.usage, state.error = p:get_usage(), msg
+    error(STOP, 0)
+  end
+  return parser
+end
+
+local function version()
+  local ok, psdl = pcall(require, "psdl")
+  return "psdl (psdlkit) " .. (ok and type(psdl) == "table" and tostring(psdl._VERSION) or "(library not built)")
+end
+
+--- Run the command line.
+-- @tparam table argv the arguments (`arg`: `argv[1]` is the subcommand; `argv[0]` is ignored)
+-- @tparam[opt] table streams `{stdout=, stderr=, stdin=}` file-like objects (anything with
+--   `write`, and `read` for stdin); default `io.stdout`, `io.stderr`, `io.stdin`
+-- @treturn integer the exit code (see `exit`)
+function M.main(argv, streams)
+  streams = streams or {}
+  streams = {
+    stdout = streams.stdout or io.stdout, stderr = streams.stderr or io.stderr,
+    stdin = streams.stdin or io.stdin,
+  }
+  local args = {}
+  for i = 1, argv and #argv or 0 do args[i] = tostring(argv[i]) end
+
+  local verb = "psdl"
+  local function handler(err)
+    if common.is_failure(err) or rawequal(err, STOP) then return err end
+    return debug.traceback(tostring(err), 2)
+  end
+  local ok, result = xpcall(function()
+    local state = {}
+    local parser = M.parser(state)
+    local pok, parsed = pcall(parser.parse, parser, args)
+    if state.help then
+      streams.stdout:write(state.help, "\n")
+      return M.exit.ok
+    elseif state.version then
+      streams.stdout:write(version(), "\n")
+      return M.exit.ok
+    elseif state.error then
+      streams.stderr:write(string.format("%s\n\nError: %s\n", state.usage, state.error))
+      return M.exit.usage
+    elseif not pok then
+      error(parsed, 0)
+    end
+    verb = parsed.command
+    local mod = require("psdl.cli." .. verb)
+    return mod.run(parsed, new_context(verb, streams))
+  end, handler)
+
+  if ok then return result end
+  if common.is_failure(result) then
+    streams.stderr:write(string.format("psdl %s: %s\n", verb, result.msg))
+    return result.code
+  end
+  streams.stderr:write(string.format("psdl %s: internal error: %s\n", verb, tostring(result)))
+  return M.exit.internal
+end
+
+return M

@@ -1,0 +1,68 @@
+--- `psdl undump FILE.json -o FILE.psdl`: rebuild a PSDL file from `psdl dump` JSON.
+--
+-- The output is written even when the document has validation errors (a dump of any
+-- decodable file must come back byte for byte); their number is noted on stderr. A
+-- document the encoder cannot write at all (a wrong field, an index that does not fit
+-- its width) is bad input (exit 2). The write is atomic (`psdl.write`).
+-- @module psdl.cli.undump
+
+local common = require "psdl.cli.common"
+local docjson = require "psdl.cli.docjson"
+local io, string = io, string
+local pcall, type, ipairs = pcall, type, ipairs
+
+local M = {}
+
+--- One-line description shown by `psdl --help`.
+M.summary = "Rebuild a PSDL file from the JSON of psdl dump."
+
+--- Declare the command's arguments.
+-- @tparam table cmd the argparse command
+function M.configure(cmd)
+  cmd:argument("file", "JSON file written by psdl dump (- for stdin).")
+  cmd:option("-o --output", "PSDL file to write."):argname("<path>"):count(1)
+end
+
+--- Run `psdl undump`.
+-- @tparam table args parsed arguments (`file`, `output`)
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+-- @raise a `psdl.cli.common.failure` on unreadable or bad input and on write errors
+function M.run(args, ctx)
+  local text, err
+  if args.file == "-" then
+    text = (ctx.stdin or io.stdin):read("a")
+    if not text then common.failure("io", "cannot read stdin") end
+  else
+    text, err = common.read_file(args.file)
+    if not text then common.failure("io", err) end
+  end
+  local doc, msg = docjson.undump(text)
+  if not doc then common.failure("bad_input", args.file .. ": " .. msg) end
+
+  local psdl = common.psdl()
+  local vok, verr, problems, counts = pcall(psdl.validate, doc)
+  if not vok then
+    common.failure("bad_input", args.file .. ": not a valid document: " .. common.clean(verr))
+  end
+  local errors = type(counts) == "table" and counts.errors
+  if not errors then
+    errors = 0
+    for _, p in ipairs(problems or {}) do
+      if p.severity == "error" then errors = errors + 1 end
+    end
+  end
+
+  local wok, written, werr, wcode = pcall(psdl.write, doc, args.output, { force = true })
+  if not wok then
+    common.failure("bad_input", args.file .. ": cannot encode the document: " .. common.clean(written))
+  end
+  if not written then common.failure(common.exit_for(wcode), common.clean(werr)) end
+  if errors > 0 then
+    ctx:note(string.format("%s: written with %d validation error%s (psdl validate lists them)",
+      args.output, errors, errors == 1 and "" or "s"))
+  end
+  return ctx.exit.ok
+end
+
+return M

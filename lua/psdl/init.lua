@@ -1,0 +1,205 @@
+--- psdlkit: read, write and check Midtown Madness 2 PSDL city files.
+--
+-- `require "psdl"` gives the codec of the C module `psdl.core` plus file helpers.
+-- Documents are plain Lua tables (docs/document-model.md).
+--
+-- Errors follow Lua's two channels (docs style §4.6):
+--
+-- * misuse raises: a wrong argument, or a document `encode` cannot represent, raises
+--   `bad argument #1 to 'encode' (rooms[3].attributes[2].vertices[1]: ...)`;
+-- * bad data and the environment return `fail`: `nil, message, code`, where `code` is a
+--   stable name (`"truncated"`, `"bad_magic"`, ..., `"io"`, `"invalid"`) and `message`
+--   reads `"psdl: <code>: <detail>"`.
+--
+-- @module psdl
+-- @usage
+-- local psdl = require "psdl"
+-- local doc = assert(psdl.read("city.psdl"))
+-- doc.rooms[1].flags = 0x04
+-- assert(psdl.write(doc, "out.psdl"))
+
+local core = require "psdl.core"
+
+local io_open, os_remove, os_rename, os_time, os_clock = io.open, os.remove, os.rename, os.time, os.clock
+local type, tostring, pcall, error, ipairs = type, tostring, pcall, error, ipairs
+local string_format, table_concat = string.format, table.concat
+
+local M = {}
+
+--- Version of the library (the C core's `PSDL_VERSION`).
+M._VERSION = core._VERSION
+--- Module name.
+M._NAME = "psdl"
+
+--- Stable status names: `status[code + 1]` for a C status code (`"ok"`, `"truncated"`, ...).
+M.status = core.status_names
+
+--- The valid attribute `type` strings of the document model.
+M.attribute_types = core.attribute_types
+
+--- Decode PSDL bytes into a document.
+-- @function decode
+-- @tparam string bytes the file's contents
+-- @tparam[opt] table limits `max_vertices`, `max_rooms`, `max_attr_words`
+-- @treturn table document
+-- @return[2] nil
+-- @treturn[2] string message, e.g. `"psdl: truncated: need 4 bytes for ... at offset 0x1f30"`
+-- @treturn[2] string code, e.g. `"truncated"`
+M.decode = core.decode
+
+--- Encode a document into PSDL bytes (no validation beyond what the format can hold).
+-- @function encode
+-- @tparam table doc document
+-- @treturn string bytes
+-- @raise `bad argument #1 to 'encode' (<path>: <problem>)` for a value the format cannot hold
+M.encode = core.encode
+
+--- Read and decode a PSDL file.
+-- @tparam string path file name
+-- @tparam[opt] table limits as for `decode`
+-- @treturn table document
+-- @return[2] nil
+-- @treturn[2] string message: `"psdl: io: <path>: <strerror>"` or a decode message
+-- @treturn[2] string code: `"io"` or a decode status name
+function M.read(path, limits)
+  if type(path) ~= "string" then
+    error("bad argument #1 to 'read' (string expected, got " .. type(path) .. ")", 2)
+  end
+  local f, err = io_open(path, "rb")
+  if not f then return nil, "psdl: io: " .. err, "io" end
+  local bytes, rerr = f:read("a")
+  f:close()
+  if not bytes then return nil, "psdl: io: " .. path .. ": " .. tostring(rerr), "io" end
+  return core.decode(bytes, limits)
+end
+
+-- Last path component without a ".psdl" extension ("cities/london.psdl" -> "london").
+local function base_name(name)
+  local base = name:match("([^/\\]*)$") or name
+  return (base:gsub("%.[Pp][Ss][Dd][Ll]$", ""))
+end
+
+--- Check a document against the format's rules (psdl-format.md §3).
+--
+-- Each problem is a table `{severity = "error"|"warning", rule = "vertex_index", path =
+-- "rooms[3].attributes[2].vertices[1]", message = "...", room = 3, attribute = 2, road = nil}`
+-- (`room`, `attribute`, `road` only when they apply; `attribute` and `road` 1-based).
+-- A document that cannot be encoded at all gives a single error with rule `"encodable"`
+-- whose message is the one `encode` would raise.
+-- @tparam table doc document
+-- @tparam[opt] table opts `strict` (warnings count as failures too), `name` (city or file
+-- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4)
+-- @treturn boolean ok: no errors (and no warnings when `opts.strict`)
+-- @treturn table problems, errors first as the core reports them
+-- @treturn table counts `{errors = n, warnings = m}`
+function M.validate(doc, opts)
+  if type(doc) ~= "table" then
+    error("bad argument #1 to 'validate' (table expected, got " .. type(doc) .. ")", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #2 to 'validate' (table expected, got " .. type(opts) .. ")", 2)
+  end
+  opts = opts or {}
+  local ok, problems, nerr, nwarn = pcall(function() return core.validate(doc) end)
+  if not ok then
+    -- the raise message without the position luaL_error prefixes (a line of this file)
+    local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
+    problems = { {
+      severity = "error", rule = "encodable", message = msg,
+      path = msg:match("%((.-): ") or "",
+    } }
+    nerr, nwarn = 1, 0
+  end
+  local name = opts.name
+  if type(name) == "string" then
+    local base = base_name(name):lower()
+    if base:find("london", 1, true) or base:find("sf", 1, true) then
+      problems[#problems + 1] = {
+        severity = "warning", rule = "city_name", path = "",
+        message = string_format("city name %q contains \"london\" or \"sf\": the game special-cases "
+          .. "such cities (hand-placed warps or room flags, psdl-format.md §3.4)", base),
+      }
+      nwarn = nwarn + 1
+    end
+  end
+  local good = nerr == 0 and not (opts.strict and nwarn > 0)
+  return good, problems, { errors = nerr, warnings = nwarn }
+end
+
+-- "<n> errors: <path>: <message>; ..." for the first few failures.
+local function summary(problems, counts, strict)
+  local parts, shown = {}, 0
+  for _, p in ipairs(problems) do
+    if p.severity == "error" or strict then
+      shown = shown + 1
+      if shown > 3 then break end
+      parts[#parts + 1] = (p.path ~= "" and p.path .. ": " or "") .. p.message
+    end
+  end
+  local n = counts.errors + (strict and counts.warnings or 0)
+  local more = n > 3 and string_format(" (and %d more)", n - 3) or ""
+  return string_format("%d problem%s: %s%s", n, n == 1 and "" or "s", table_concat(parts, "; "), more)
+end
+
+local tmp_counter = 0
+
+-- A temporary name next to path, unique within this process and unlikely across processes.
+local function temp_name(path)
+  tmp_counter = tmp_counter + 1
+  local addr = tostring(temp_name):match("0x(%x+)") or "0"
+  return string_format("%s.tmp-%x-%s-%d-%d", path, os_time(), addr,
+                       (os_clock() * 1e6) // 1, tmp_counter)
+end
+
+--- Validate, encode and write a document atomically.
+--
+-- The bytes go to a temporary file in the target's folder, which is then renamed over the
+-- target, so readers see the old file or the new one, never a part. On any failure the
+-- temporary file is removed and an existing target is left untouched.
+-- @tparam table doc document
+-- @tparam string path file name
+-- @tparam[opt] table opts `force` or `validate = false` (write even if validation finds
+-- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`)
+-- @treturn boolean true
+-- @return[2] nil
+-- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
+-- @treturn[2] string code: `"invalid"` or `"io"`
+-- @raise as `encode` when validation is skipped and the document cannot be encoded
+function M.write(doc, path, opts)
+  if type(doc) ~= "table" then
+    error("bad argument #1 to 'write' (table expected, got " .. type(doc) .. ")", 2)
+  end
+  if type(path) ~= "string" then
+    error("bad argument #2 to 'write' (string expected, got " .. type(path) .. ")", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
+  end
+  opts = opts or {}
+  if not opts.force and opts.validate ~= false then
+    local ok, problems, counts = M.validate(doc, { strict = opts.strict, name = opts.name or path })
+    if not ok then
+      return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
+    end
+  end
+  local bytes = core.encode(doc)
+  local tmp = temp_name(path)
+  local f, err = io_open(tmp, "wb")
+  if not f then return nil, "psdl: io: " .. err, "io" end
+  local ok, werr = f:write(bytes)
+  if ok then ok, werr = f:flush() end
+  local closed, cerr = f:close()
+  if ok and not closed then ok, werr = nil, cerr end
+  if ok then
+    ok, werr = os_rename(tmp, path) -- "<tmp>: <strerror>"
+  elseif werr then
+    werr = tmp .. ": " .. werr -- write, flush and close give the bare strerror
+  end
+  if not ok then
+    os_remove(tmp)
+    return nil, "psdl: io: " .. tostring(werr), "io"
+  end
+  return true
+end
+
+return M

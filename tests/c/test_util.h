@@ -1,0 +1,62 @@
+/* test_util.h -- shared by tests/c/test_codec.c and tests/c/fuzz_decode.c: a counting
+ * allocator (psdl_alloc shape) that records the largest single request and the live and
+ * peak bytes, can fail on demand, and the allocation bound the decoder promises.
+ * Header-only (static functions); no Lua. */
+#ifndef PSDL_TEST_UTIL_H
+#define PSDL_TEST_UTIL_H
+
+#include "psdl.h"
+
+#include <stdlib.h>
+
+typedef struct count_alloc {
+    size_t live;       /* bytes currently allocated */
+    size_t peak;       /* largest value live reached */
+    size_t max_single; /* largest single request */
+    size_t calls;      /* allocation requests (nsize > 0) */
+    long fail_at;      /* fail the request with this 0-based number; -1 = never */
+} count_alloc;
+
+static void count_alloc_reset(count_alloc *c) {
+    c->live = c->peak = c->max_single = c->calls = 0;
+    c->fail_at = -1;
+}
+
+static void *count_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    count_alloc *c = (count_alloc *)ud;
+    if (nsize == 0) {
+        if (ptr) c->live -= osize;
+        free(ptr);
+        return NULL;
+    }
+    if (c->fail_at >= 0 && c->calls == (size_t)c->fail_at) {
+        c->calls++;
+        return NULL;
+    }
+    c->calls++;
+    if (nsize > c->max_single) c->max_single = nsize;
+    void *p = realloc(ptr, nsize);
+    if (!p) return NULL;
+    if (ptr) c->live -= osize;
+    c->live += nsize;
+    if (c->live > c->peak) c->peak = c->live;
+    return p;
+}
+
+/* Options that route the document's memory through c. */
+static psdl_options count_options(count_alloc *c) {
+    psdl_options o;
+    o.alloc.realloc = count_realloc;
+    o.alloc.ud = c;
+    o.limits.max_vertices = o.limits.max_rooms = o.limits.max_attr_words = 0;
+    return o;
+}
+
+/* No single allocation may exceed what the input can justify: one arena chunk (64 KiB plus
+ * its header) or 16 bytes per input byte, whichever is larger. */
+static size_t alloc_bound(size_t input_size) {
+    size_t chunk = 64u * 1024u + 64u, scaled = 16u * input_size;
+    return chunk > scaled ? chunk : scaled;
+}
+
+#endif
