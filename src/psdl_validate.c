@@ -139,7 +139,7 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                 report(v, ERR, "counted_fixed", r, k, -1, path,
                        "%s stored with subtype 0: the game eats a count word and misreads the payload (§2.2)",
                        psdl_attr_type_name((int)t));
-            else if (a->subtype != psdl_fixed_subtype(t))
+            else if (a->subtype != 0 && a->subtype != psdl_fixed_subtype(t)) /* 0 + AUTO: standard */
                 report(v, WARN, "fixed_subtype", r, k, -1, path, "%s uses subtype %u; retail always uses %u (§2.2)",
                        psdl_attr_type_name((int)t), a->subtype, psdl_fixed_subtype(t));
         }
