@@ -291,17 +291,64 @@ describe("attribute model", function()
     assert.same(doc.rooms[1].attributes, back.rooms[1].attributes)
   end)
 
-  it("sets LAST on the final attribute only when no attribute has `last`", function()
+  it("sets LAST on the final attribute unless the final one says explicitly what it is", function()
+    local function lasts(doc)
+      local back, l = assert(psdl.decode(psdl.encode(doc))), {}
+      for i, a in ipairs(back.rooms[1].attributes) do l[i] = a.last end
+      return l
+    end
     local doc = small_doc()
+    assert.same({ false, false, true }, lasts(doc))
+    doc.rooms[1].attributes[1].last = true            -- the final one has no `last`: auto
+    assert.same({ false, false, true }, lasts(doc))
+    doc.rooms[1].attributes[3].last = false           -- explicit everywhere it matters
+    assert.same({ true, false, false }, lasts(doc))
+  end)
+
+  it("moves LAST to attributes appended to a room read from a file", function()
+    local doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
+    local attrs = doc.rooms[2].attributes
+    local n = #attrs
+    attrs[n + 1] = { type = "texture", value = 3 }
+    attrs[n + 2] = { type = "fan", vertices = { 2, 3, 4 } }
     local back = assert(psdl.decode(psdl.encode(doc)))
-    local l = {}
-    for i, a in ipairs(back.rooms[1].attributes) do l[i] = a.last end
-    assert.same({ false, false, true }, l)
-    doc.rooms[1].attributes[1].last = true
-    back = assert(psdl.decode(psdl.encode(doc)))
-    l = {}
-    for i, a in ipairs(back.rooms[1].attributes) do l[i] = a.last end
-    assert.same({ true, false, false }, l)
+    local b = back.rooms[2].attributes
+    assert.is_false(b[n].last)
+    assert.is_true(b[n + 2].last)
+    table.remove(back.rooms[2].attributes)          -- the new final one says last = false
+    local again = assert(psdl.decode(psdl.encode(back)))
+    assert.is_true(again.rooms[2].attributes[n + 1].last)
+  end)
+
+  it("keeps a room read without any LAST that way", function()
+    local H = require "helper"
+    local bytes = H.one_room({ 0x01, 1, 2, 3, 4 })     -- road without LAST: invalid, kept
+    local doc = assert(psdl.decode(bytes))
+    assert.is_true(doc.rooms[1].missing_last)
+    assert.are.equal(bytes, psdl.encode(doc))
+  end)
+
+  it("refuses a gap in the rooms and a room 0 record, naming the key", function()
+    local doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
+    doc.rooms[#doc.rooms + 2] = doc.rooms[1]
+    local ok, err = pcall(psdl.encode, doc)
+    assert.is_false(ok)
+    assert.matches("outside the sequence", err)
+    doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
+    doc.rooms[0] = doc.rooms[1]
+    ok, err = pcall(psdl.encode, doc)
+    assert.is_false(ok)
+    assert.matches("doc.room0", err, 1, true)
+  end)
+
+  it("keeps signalling NaNs and the largest floats bit for bit", function()
+    local H = require "helper"
+    local bytes = H.psdl{ vertices = { {0, 0, 0}, {1, 2, 3} } }
+    -- vertex 1 x := signalling NaN 0x7F800001, y := FLT_MAX
+    local off = 12 + 12
+    bytes = bytes:sub(1, off) .. string.pack("<I4I4", 0x7F800001, 0x7F7FFFFF) .. bytes:sub(off + 9)
+    local doc = assert(psdl.decode(bytes))
+    assert.are.equal(bytes, psdl.encode(doc))
   end)
 end)
 

@@ -19,6 +19,7 @@
  * small stack of path segments as the converter descends, e.g.
  *   bad argument #1 to 'encode' (rooms[12].attributes[3].vertices[2]: integer expected, got nil)
  */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -49,6 +50,45 @@
 LPSDL_EXPORT int luaopen_psdl_core(lua_State *L);
 
 #define DOCBOX "psdl.DocBox"
+
+/* ================================================================ single-precision floats */
+
+/* A file float as a Lua number. NaNs are built bit by bit: a C conversion would quiet a
+ * signalling NaN and change the file's bytes on re-encoding. */
+static lua_Number lp_from_float(float f) {
+    if (f == f) return (lua_Number)f;
+    uint32_t fb;
+    memcpy(&fb, &f, 4);
+    uint64_t db = ((uint64_t)(fb >> 31) << 63) | ((uint64_t)0x7FF << 52) | ((uint64_t)(fb & 0x7FFFFFu) << 29);
+    double d;
+    memcpy(&d, &db, 8);
+    return (lua_Number)d;
+}
+
+/* The float a Lua number stands for; 0 with *ok = 0 when it is finite but beyond the
+ * float range (a C conversion would be undefined). NaN payloads are kept bit by bit. */
+static float lp_to_float(lua_Number n, int *ok) {
+    double d = (double)n;
+    *ok = 1;
+    if (d != d) {
+        uint64_t db;
+        memcpy(&db, &d, 8);
+        uint32_t mant = (uint32_t)(db >> 29) & 0x7FFFFFu;
+        if (mant == 0) mant = 0x400000u; /* payload only in bits a float cannot hold */
+        uint32_t fb = ((uint32_t)(db >> 63) << 31) | 0x7F800000u | mant;
+        float f;
+        memcpy(&f, &fb, 4);
+        return f;
+    }
+    if (d > FLT_MAX || d < -FLT_MAX) {
+        if (isinf(d)) return (float)d;
+        /* below FLT_MAX + half an ulp (2^103) the value rounds to FLT_MAX */
+        if (fabs(d) < (double)FLT_MAX + 0x1p103) return d < 0 ? -FLT_MAX : FLT_MAX;
+        *ok = 0;
+        return 0;
+    }
+    return (float)d;
+}
 
 /* ================================================================ the document box */
 
@@ -164,11 +204,11 @@ static void set_list(lua_State *L, const char *k, const uint16_t *r, uint32_t n,
 
 static void push_vec3(lua_State *L, psdl_vec3 v) {
     lua_createtable(L, 3, 0);
-    lua_pushnumber(L, v.x);
+    lua_pushnumber(L, lp_from_float(v.x));
     lua_rawseti(L, -2, 1);
-    lua_pushnumber(L, v.y);
+    lua_pushnumber(L, lp_from_float(v.y));
     lua_rawseti(L, -2, 2);
-    lua_pushnumber(L, v.z);
+    lua_pushnumber(L, lp_from_float(v.z));
     lua_rawseti(L, -2, 3);
 }
 
@@ -291,6 +331,12 @@ static void push_room(lua_State *L, const psdl_room *rm) {
     lua_createtable(L, 0, 4);
     set_integer(L, "flags", rm->flags);
     set_integer(L, "prop_rule", rm->prop_rule);
+    if (rm->nwords > 0) {
+        /* a stream without LAST (an invalid file): keep it so, the encoder must not add one */
+        int any = 0;
+        for (uint32_t k = 0; k < rm->nattrs && !any; k++) any = rm->attrs[k].last;
+        if (!any) set_boolean(L, "missing_last", 1);
+    }
     lua_createtable(L, (int)rm->nperimeter, 0);
     for (uint32_t i = 0; i < rm->nperimeter; i++) {
         lua_createtable(L, 0, 2);
@@ -312,13 +358,13 @@ static void push_road(lua_State *L, const psdl_road *rd) {
     set_integer(L, "flags", rd->flags);
     lua_createtable(L, rd->nleft, 0);
     for (unsigned i = 0; i < rd->nleft; i++) {
-        lua_pushnumber(L, rd->lane_values[i]);
+        lua_pushnumber(L, lp_from_float(rd->lane_values[i]));
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "lanes_left");
     lua_createtable(L, rd->nright, 0);
     for (unsigned i = 0; i < rd->nright; i++) {
-        lua_pushnumber(L, rd->lane_values[rd->nleft + i]);
+        lua_pushnumber(L, lp_from_float(rd->lane_values[rd->nleft + i]));
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "lanes_right");
@@ -355,7 +401,7 @@ static void push_doc(lua_State *L, const psdl_doc *doc) {
 
     lua_createtable(L, (int)doc->nheights, 0);
     for (uint32_t i = 0; i < doc->nheights; i++) {
-        lua_pushnumber(L, doc->heights[i]);
+        lua_pushnumber(L, lp_from_float(doc->heights[i]));
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "heights");
@@ -402,7 +448,7 @@ static void push_doc(lua_State *L, const psdl_doc *doc) {
         lua_setfield(L, -2, "max");
         push_vec3(L, doc->sphere_center);
         lua_setfield(L, -2, "center");
-        set_number(L, "radius", doc->sphere_radius);
+        set_number(L, "radius", lp_from_float(doc->sphere_radius));
         lua_setfield(L, -2, "bounds");
 
         lua_createtable(L, (int)doc->nroads, 0);
@@ -561,6 +607,14 @@ static lua_Number top_number(conv *c) {
     return lua_tonumber(c->L, -1);
 }
 
+/* The number on top as a file float (raises when beyond the float range). */
+static float top_float(conv *c) {
+    int ok;
+    float f = lp_to_float(top_number(c), &ok);
+    if (!ok) conv_error(c, "%f is beyond the single-precision range of the file", (double)lua_tonumber(c->L, -1));
+    return f;
+}
+
 static lua_Integer field_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi) {
     enter_field(c, t, key);
     lua_Integer v = top_integer(c, lo, hi);
@@ -581,11 +635,12 @@ static uint32_t field_ref(conv *c, int t, const char *key) {
     return (uint32_t)(field_integer(c, t, key, 1, 65536) - 1);
 }
 
-static lua_Number field_number(conv *c, int t, const char *key) {
+/* t[key] as a file float. */
+static float field_float(conv *c, int t, const char *key) {
     enter_field(c, t, key);
-    lua_Number v = top_number(c);
+    float f = top_float(c);
     leave(c);
-    return v;
+    return f;
 }
 
 /* An 8.8 fixed-point value (metres or repeats): rounded to 1/256, 0 .. 65535/256. */
@@ -629,10 +684,29 @@ static int index_table(conv *c, int t, lua_Integer i) {
     return lua_gettop(c->L);
 }
 
-/* Length of the array at t, at most max. */
+/* Length of the array at t, at most max. The array must be a sequence with exactly the
+ * keys 1..n: anything else (a gap, rooms[0], a name) would be dropped without a word. */
 static size_t array_len(conv *c, int t, size_t max, const char *what) {
-    size_t n = lua_rawlen(c->L, t);
+    lua_State *L = c->L;
+    size_t n = lua_rawlen(L, t);
     if (n > max) conv_error(c, "%I %s, at most %I fit the format", (lua_Integer)n, what, (lua_Integer)max);
+    size_t count = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        count++;
+    }
+    if (count == n) return n;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        int isint = 0;
+        lua_Integer k = lua_tointegerx(L, -1, &isint);
+        if (isint && k >= 1 && (size_t)k <= n) continue;
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_tolstring(L, -1, NULL);
+        conv_error(c, "key %s is outside the sequence 1..%I of %s (a gap or a stray key; it would be lost%s)", key,
+                   (lua_Integer)n, what, isint && k == 0 ? "; room 0's bytes go in doc.room0" : "");
+    }
     return n;
 }
 
@@ -911,14 +985,22 @@ static void check_room(conv *c, int t, psdl_room *rm) {
     size_t na = array_len(c, at, UINT32_MAX, "attributes");
     rm->nattrs = (uint32_t)na;
     rm->attrs = (psdl_attr *)conv_alloc(c, na, sizeof *rm->attrs);
-    int any_last = 0;
+    int final_has_last = 0, any_true = 0;
     for (size_t i = 0; i < na; i++) {
         int a = index_table(c, at, (lua_Integer)i + 1);
-        any_last |= check_attr(c, a, &rm->attrs[i]);
+        final_has_last = check_attr(c, a, &rm->attrs[i]);
+        any_true |= rm->attrs[i].last;
         leave(c);
     }
-    /* no `last` anywhere: the final attribute ends the room (docs/document-model.md) */
-    if (!any_last && na > 0) rm->attrs[na - 1].last = 1;
+    leave(c); /* attributes */
+    /* LAST (docs/document-model.md): on the final attribute alone, unless the final one says
+     * explicitly what it is and some attribute carries LAST (a room read from a file, edited
+     * in place), or the room was read without any LAST (missing_last) */
+    if (na > 0 && !field_opt_boolean(c, t, "missing_last", 0) && (!final_has_last || !any_true)) {
+        for (size_t i = 0; i < na; i++) rm->attrs[i].last = 0;
+        rm->attrs[na - 1].last = 1;
+    }
+    field_table(c, t, "attributes", 1); /* the path again, for the pack errors below */
 
     psdl_error err;
     memset(&err, 0, sizeof err);
@@ -935,7 +1017,7 @@ static psdl_vec3 field_vec3(conv *c, int t, const char *key) {
     float f[3];
     for (int i = 0; i < 3; i++) {
         enter_index(c, v, i + 1);
-        f[i] = (float)top_number(c);
+        f[i] = top_float(c);
         leave(c);
     }
     leave(c);
@@ -988,7 +1070,7 @@ static void check_road(conv *c, int t, psdl_road *rd) {
         int l = field_table(c, t, lanes[s], 1);
         for (size_t i = 0; i < nl[s]; i++) {
             enter_index(c, l, (lua_Integer)i + 1);
-            rd->lane_values[o++] = (float)top_number(c);
+            rd->lane_values[o++] = top_float(c);
             leave(c);
         }
         leave(c);
@@ -1051,7 +1133,7 @@ static void check_doc(conv *c, int t) {
         float f[3];
         for (int j = 0; j < 3; j++) {
             enter_index(c, v, j + 1);
-            f[j] = (float)top_number(c);
+            f[j] = top_float(c);
             leave(c);
         }
         doc->vertices[i].x = f[0];
@@ -1068,7 +1150,7 @@ static void check_doc(conv *c, int t) {
         doc->heights = (float *)conv_alloc(c, nh, sizeof *doc->heights);
         for (size_t i = 0; i < nh; i++) {
             enter_index(c, ht, (lua_Integer)i + 1);
-            doc->heights[i] = (float)top_number(c);
+            doc->heights[i] = top_float(c);
             leave(c);
         }
         leave(c);
@@ -1131,7 +1213,7 @@ static void check_doc(conv *c, int t) {
         doc->bounds_min = field_vec3(c, bt, "min");
         doc->bounds_max = field_vec3(c, bt, "max");
         doc->sphere_center = field_vec3(c, bt, "center");
-        doc->sphere_radius = (float)field_number(c, bt, "radius");
+        doc->sphere_radius = field_float(c, bt, "radius");
         leave(c);
     } else {
         compute_bounds(doc);
@@ -1242,7 +1324,26 @@ static int l_validate(lua_State *L) {
 
 /* ================================================================ module */
 
+/* core.write_file(path, bytes) -> true | nil, message, "io": replace a file atomically
+ * (psdl_write_file: temporary file in the same folder, synced, old permissions kept,
+ * renamed; symbolic links followed; devices written directly). */
+static int l_write_file(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    size_t len;
+    const char *bytes = luaL_checklstring(L, 2, &len);
+    psdl_error err;
+    if (psdl_write_file(path, bytes, len, &err) != PSDL_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
+    {"write_file", l_write_file},
     {"decode", l_decode},
     {"encode", l_encode},
     {"validate", l_validate},

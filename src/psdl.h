@@ -292,6 +292,16 @@ typedef struct psdl_validate_result {
 void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud,
                    psdl_validate_result *result);
 
+/* ---------------------------------------------------------------- files */
+
+/** Replace the file at path with size bytes, atomically: a temporary file in the same
+ *  folder is written, synced, given the old file's permissions (or the umask's for a new
+ *  file) and renamed over the target, so a failure leaves an existing file untouched and
+ *  no temporary file behind. A symbolic link is followed (the file it names is replaced);
+ *  a device or pipe (e.g. /dev/stdout) is written directly. Errors: io, with the path and
+ *  the system's reason in the message. POSIX only. */
+psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err);
+
 /* ---------------------------------------------------------------- format constants */
 
 #define PSDL_MAX_TEXTURE_VALUE 2047   /* 3-bit subtype + 8-bit data (§2.3) */

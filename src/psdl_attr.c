@@ -249,7 +249,7 @@ size_t psdl_attr_pack(const psdl_attr *a, uint16_t *dst, psdl_error *err) {
             break;
         default: break;
         }
-        memcpy(dst + o, a->refs, a->nrefs * sizeof *dst);
+        if (a->nrefs) memcpy(dst + o, a->refs, a->nrefs * sizeof *dst);
         o += a->nrefs;
     } else {
         long n = variable_count(a);
@@ -283,7 +283,7 @@ size_t psdl_attr_pack(const psdl_attr *a, uint16_t *dst, psdl_error *err) {
         case PSDL_ATTR_ROOF: dst[o++] = (uint16_t)a->param[0]; break;
         default: break;
         }
-        memcpy(dst + o, a->refs, a->nrefs * sizeof *dst);
+        if (a->nrefs) memcpy(dst + o, a->refs, a->nrefs * sizeof *dst);
         o += a->nrefs;
     }
     dst[0] = (uint16_t)(((unsigned)a->header_high << 8) | (a->last ? 0x80u : 0u) | (type << 3) | sub);

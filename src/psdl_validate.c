@@ -120,6 +120,15 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                "no attribute carries the LAST bit: the game reads past the room's attributes (§2.1)");
         last_index = (long)rm->nattrs - 1;
     }
+    for (uint32_t k = (uint32_t)(last_index + 1); k < rm->nattrs; k++) {
+        unsigned t = rm->attrs[k].type;
+        if (t == PSDL_ATTR_TEXTURE || t == PSDL_ATTR_TUNNEL || t == PSDL_ATTR_UNKNOWN) continue;
+        snprintf(path, sizeof path, "rooms[%ld].attributes[%lu]", r, (unsigned long)k + 1);
+        report(v, WARN, "after_last", r, (long)k, -1, path,
+               "%s follows the LAST attribute (%ld): the game never reads it (§2.1)",
+               psdl_attr_type_name((int)t), last_index + 1);
+        break;
+    }
     uint32_t tex = 0;
     int seen_tex = 0, warned_first = 0, warned_zero = 0, warned_winding = 0;
     for (long k = 0; k <= last_index; k++) {

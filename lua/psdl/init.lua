@@ -20,7 +20,7 @@
 
 local core = require "psdl.core"
 
-local io_open, os_remove, os_rename, os_time, os_clock = io.open, os.remove, os.rename, os.time, os.clock
+local io_open = io.open
 local type, tostring, pcall, error, ipairs = type, tostring, pcall, error, ipairs
 local string_format, table_concat = string.format, table.concat
 
@@ -141,15 +141,18 @@ local function summary(problems, counts, strict)
   return string_format("%d problem%s: %s%s", n, n == 1 and "" or "s", table_concat(parts, "; "), more)
 end
 
-local tmp_counter = 0
-
--- A temporary name next to path, unique within this process and unlikely across processes.
-local function temp_name(path)
-  tmp_counter = tmp_counter + 1
-  local addr = tostring(temp_name):match("0x(%x+)") or "0"
-  return string_format("%s.tmp-%x-%s-%d-%d", path, os_time(), addr,
-                       (os_clock() * 1e6) // 1, tmp_counter)
-end
+--- Replace a file with bytes, atomically: a temporary file in the same folder is written,
+-- synced, given the old file's permissions and renamed over the target, so a failure leaves
+-- an existing file untouched and no temporary file behind. A symbolic link is followed; a
+-- device or pipe (`/dev/stdout`) is written directly.
+-- @function write_file
+-- @tparam string path file name
+-- @tparam string bytes contents
+-- @treturn boolean true
+-- @return[2] nil
+-- @treturn[2] string message `"psdl: io: <path>: <reason>"`
+-- @treturn[2] string code `"io"`
+M.write_file = core.write_file
 
 --- Validate, encode and write a document atomically.
 --
@@ -182,24 +185,7 @@ function M.write(doc, path, opts)
       return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
     end
   end
-  local bytes = core.encode(doc)
-  local tmp = temp_name(path)
-  local f, err = io_open(tmp, "wb")
-  if not f then return nil, "psdl: io: " .. err, "io" end
-  local ok, werr = f:write(bytes)
-  if ok then ok, werr = f:flush() end
-  local closed, cerr = f:close()
-  if ok and not closed then ok, werr = nil, cerr end
-  if ok then
-    ok, werr = os_rename(tmp, path) -- "<tmp>: <strerror>"
-  elseif werr then
-    werr = tmp .. ": " .. werr -- write, flush and close give the bare strerror
-  end
-  if not ok then
-    os_remove(tmp)
-    return nil, "psdl: io: " .. tostring(werr), "io"
-  end
-  return true
+  return core.write_file(path, core.encode(doc))
 end
 
 return M

@@ -831,7 +831,7 @@ static void test_huge_counts(const char *dir) {
         /* all ones, the sign bit, and values whose product with the element size wraps 32 bits */
         const uint32_t values[] = {0xFFFFFFFFu, 0x80000000u, 0x40000001u, 0x15555556u, 0x20000001u};
         for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) huge_count_case(data, size, f, values[v]);
-        /* the smallest count that no longer fits */
+        /* a count equal to the number of bytes left: too many for any element size */
         huge_count_case(data, size, f, (uint32_t)(size - f->off));
     }
     /* a texture name length of 255: runs into the following data (any error, no crash) */

@@ -91,28 +91,18 @@ function M.read_file(path)
   return data
 end
 
---- Write a file atomically: a temporary file next to it, then a rename.
+--- Write a file atomically through `psdl.write_file` (temporary file in the same folder,
+-- synced, permissions kept, renamed; links followed; devices such as /dev/stdout written
+-- directly).
 -- @tparam string path
 -- @tparam string data
 -- @treturn[1] true
 -- @treturn[2] nil
--- @treturn[2] string message
+-- @treturn[2] string message `"<path>: <reason>"`
 -- @treturn[2] string `"io"`
 function M.write_file_atomic(path, data)
-  local tmp = string.format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1 << 30))
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, err, "io" end
-  local ok, werr = f:write(data)
-  local cok, cerr = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    return nil, tmp .. ": " .. tostring(werr or cerr), "io"
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, tostring(rerr), "io"
-  end
+  local ok, err, code = require("psdl").write_file(path, data)
+  if not ok then return nil, (err:gsub("^psdl: io: ", "")), code end
   return true
 end
 

@@ -100,8 +100,25 @@ local function f32(x)
   return (string.unpack("<f", string.pack("<f", x)))
 end
 
+-- The 32-bit pattern of a float held in a Lua number. NaNs are taken apart bit by bit: a
+-- conversion through string.pack("<f") would quiet a signalling NaN.
 local function float_bits(x)
+  if x ~= x then
+    local d = string.unpack("<I8", string.pack("<d", x))
+    local mant = (d >> 29) & 0x7FFFFF
+    if mant == 0 then mant = 0x400000 end
+    return ((d >> 63) << 31) | 0x7F800000 | mant
+  end
   return (string.unpack("<I4", string.pack("<f", x)))
+end
+
+-- The Lua number standing for float bits (a NaN built bit by bit, see float_bits).
+local function float_from_bits(bits)
+  if bits & 0x7F800000 == 0x7F800000 and bits & 0x7FFFFF ~= 0 then
+    local d = ((bits >> 31) << 63) | (0x7FF << 52) | ((bits & 0x7FFFFF) << 29)
+    return (string.unpack("<d", string.pack("<I8", d)))
+  end
+  return (string.unpack("<f", string.pack("<I4", bits)))
 end
 
 local CANONICAL_NAN = 0x7fc00000
@@ -398,14 +415,18 @@ local NONFINITE = { ["Infinity"] = math.huge, ["-Infinity"] = -math.huge }
 local function f32_value(v, path)
   if type(v) == "number" then
     if v ~= v or v == math.huge or v == -math.huge then return v end
-    if v > FLT_MAX or v < -FLT_MAX then bad(path, "out of single-precision range") end
+    if v > FLT_MAX or v < -FLT_MAX then
+      -- below FLT_MAX + half an ulp (2^103) a number still rounds to FLT_MAX
+      if math.abs(v) >= FLT_MAX + 2.0 ^ 103 then bad(path, "out of single-precision range") end
+      return v < 0 and -FLT_MAX or FLT_MAX
+    end
     return f32(v * 1.0) -- (v + 0.0 would turn -0.0 into 0.0)
   end
   if type(v) == "string" then
     if NONFINITE[v] then return NONFINITE[v] end
     local hex = v == "NaN" and "7fc00000" or v:match("^NaN%(0x(%x%x%x%x%x%x%x%x)%)$")
     if hex then
-      return (string.unpack("<f", string.pack("<I4", tonumber(hex, 16))))
+      return float_from_bits(tonumber(hex, 16))
     end
   end
   bad(path, "number expected")

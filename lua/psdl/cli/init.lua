@@ -113,10 +113,27 @@ end
 -- @tparam[opt] table streams `{stdout=, stderr=, stdin=}` file-like objects (anything with
 --   `write`, and `read` for stdin); default `io.stdout`, `io.stderr`, `io.stdin`
 -- @treturn integer the exit code (see `exit`)
+-- A stream that remembers the first write error (a full disk, a closed pipe), so the
+-- command can end with an I/O failure instead of a silent success.
+local function guarded(stream)
+  local g = {}
+  function g.write(self, ...)
+    local ok, err = stream:write(...)
+    if not ok and not g.error then g.error = err end
+    return ok and self or nil, err
+  end
+  function g.flush()
+    local ok, err = stream:flush()
+    if not ok and not g.error then g.error = err end
+    return ok, err
+  end
+  return g
+end
+
 function M.main(argv, streams)
   streams = streams or {}
   streams = {
-    stdout = streams.stdout or io.stdout, stderr = streams.stderr or io.stderr,
+    stdout = streams.stdout or guarded(io.stdout), stderr = streams.stderr or io.stderr,
     stdin = streams.stdin or io.stdin,
   }
   local args = {}
@@ -148,7 +165,15 @@ function M.main(argv, streams)
     return mod.run(parsed, new_context(verb, streams))
   end, handler)
 
-  if ok then return result end
+  if ok then
+    -- output that could not be written (a full disk, a closed pipe) is an I/O failure
+    if streams.stdout.error ~= nil or (streams.stdout.flush and not streams.stdout:flush() and true) then
+      streams.stderr:write(string.format("psdl %s: standard output: %s\n", verb,
+        tostring(streams.stdout.error or "write failed")))
+      return M.exit.io
+    end
+    return result
+  end
   if common.is_failure(result) then
     streams.stderr:write(string.format("psdl %s: %s\n", verb, result.msg))
     return result.code

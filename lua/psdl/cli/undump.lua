@@ -20,7 +20,7 @@ M.summary = "Rebuild a PSDL file from the JSON of psdl dump."
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
   cmd:argument("file", "JSON file written by psdl dump (- for stdin).")
-  cmd:option("-o --output", "PSDL file to write."):argname("<path>"):count(1)
+  cmd:option("-o --output", "PSDL file to write (- for standard output)."):argname("<path>"):count(1)
 end
 
 --- Run `psdl undump`.
@@ -53,6 +53,15 @@ function M.run(args, ctx)
     end
   end
 
+  if args.output == "-" then
+    local eok, bytes = pcall(psdl.encode, doc)
+    if not eok then
+      common.failure("bad_input", args.file .. ": cannot encode the document: " .. common.clean(bytes))
+    end
+    local wok, werr = ctx.stdout:write(bytes)
+    if not wok then common.failure("io", "standard output: " .. tostring(werr)) end
+    return ctx.exit.ok
+  end
   local wok, written, werr, wcode = pcall(psdl.write, doc, args.output, { force = true })
   if not wok then
     common.failure("bad_input", args.file .. ": cannot encode the document: " .. common.clean(written))
