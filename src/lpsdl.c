@@ -812,7 +812,7 @@ static void check_junction(conv *c, int t, psdl_attr *a) {
 
 static void check_texture(conv *c, int t, psdl_attr *a) {
     /* values above 2047 are left to the core, which explains the limit (§2.3) */
-    lua_Integer v = field_integer(c, t, "value", 0, 0xFFFFFFFF);
+    lua_Integer v = field_integer(c, t, "value", 0, 0xFFFF);
     int has_sub = enter_field(c, t, "subtype") != LUA_TNIL;
     leave(c);
     int has_data = enter_field(c, t, "data") != LUA_TNIL;

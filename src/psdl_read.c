@@ -134,7 +134,14 @@ psdl_status psdl_decode(const psdl_options *opt, const void *data, size_t size, 
         return PSDL_E_TRUNCATED;
     }
     if (memcmp(r.p, "PSD0", 4) != 0 && memcmp(r.p, "PSD1", 4) != 0) {
-        psdl_fail(err, PSDL_E_BAD_MAGIC, 0, 1, -1, -1, "magic is not \"PSD0\" (nor \"PSD1\"): not a PSDL file");
+        char shown[20];
+        size_t o = 0;
+        for (int i = 0; i < 4; i++) {
+            unsigned ch = r.p[i];
+            o += (size_t)snprintf(shown + o, sizeof shown - o, ch >= 0x20 && ch < 0x7F && ch != '\\' ? "%c" : "\\x%02x", ch);
+        }
+        psdl_fail(err, PSDL_E_BAD_MAGIC, 0, 1, -1, -1, "magic is \"%s\", not \"PSD0\" (nor \"PSD1\"): not a PSDL file",
+                  shown);
         return PSDL_E_BAD_MAGIC;
     }
     psdl_doc *doc = psdl_doc_new(opt);

@@ -199,6 +199,14 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                    psdl_attr_type_name((int)t));
             warned_winding = 1;
         }
+        if ((t <= PSDL_ATTR_WALKWAY || t == PSDL_ATTR_DIVIDED_ROAD) && a->cap == PSDL_CAP_NONE &&
+            a->nrefs < (t == PSDL_ATTR_ROAD ? 8u : t == PSDL_ATTR_DIVIDED_ROAD ? 12u : 4u))
+            report(v, WARN, "empty_attribute", r, k, -1, path, "%s with fewer than 2 sections draws nothing",
+                   psdl_attr_type_name((int)t));
+        if ((t == PSDL_ATTR_ROAD_FAN || t == PSDL_ATTR_FAN || t == PSDL_ATTR_ROOF) &&
+            a->nrefs < 3u)
+            report(v, WARN, "empty_attribute", r, k, -1, path, "%s with no triangle draws nothing",
+                   psdl_attr_type_name((int)t));
         switch (t) {
         case PSDL_ATTR_ROAD:
         case PSDL_ATTR_SIDEWALK_STRIP:
@@ -472,6 +480,11 @@ void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_valid
                (unsigned long)doc->nvertices, PSDL_SAFE_VERTEX_BUDGET);
     for (uint32_t i = 1; i < doc->ntextures; i++) {
         const psdl_texture *t = &doc->textures[i];
+        if (t->name && memchr(t->name, 0, t->name_len)) {
+            snprintf(path, sizeof path, "textures[%lu]", (unsigned long)i);
+            report(&v, WARN, "texture_name_nul", -1, -1, -1, path,
+                   "texture name contains a NUL byte: the game reads it only up to there (§1.3)");
+        }
         if (t->name && t->name_len > 31) {
             snprintf(path, sizeof path, "textures[%lu]", (unsigned long)i);
             report(&v, ERR, "texture_name_length", -1, -1, -1, path,

@@ -21,10 +21,20 @@
 local core = require "psdl.core"
 
 local io_open = io.open
-local type, tostring, pcall, error, ipairs = type, tostring, pcall, error, ipairs
+local type, tostring, pcall, error, ipairs, pairs = type, tostring, pcall, error, ipairs, pairs
 local string_format, table_concat = string.format, table.concat
 
 local M = {}
+
+-- Raise when opts holds a key that is not an option of fname (a misspelt option would
+-- otherwise be ignored without a word).
+local function check_options(opts, allowed, fname, argn)
+  for k in pairs(opts) do
+    if not allowed[k] then
+      error(string_format("bad argument #%d to '%s' (unknown option '%s')", argn, fname, tostring(k)), 3)
+    end
+  end
+end
 
 --- Version of the library (the C core's `PSDL_VERSION`).
 M._VERSION = core._VERSION
@@ -100,6 +110,7 @@ function M.validate(doc, opts)
     error("bad argument #2 to 'validate' (table expected, got " .. type(opts) .. ")", 2)
   end
   opts = opts or {}
+  check_options(opts, { strict = true, name = true }, "validate", 2)
   local ok, problems, nerr, nwarn = pcall(function() return core.validate(doc) end)
   if not ok then
     -- the raise message without the position luaL_error prefixes (a line of this file)
@@ -116,8 +127,9 @@ function M.validate(doc, opts)
     if base:find("london", 1, true) or base:find("sf", 1, true) then
       problems[#problems + 1] = {
         severity = "warning", rule = "city_name", path = "",
-        message = string_format("city name %q contains \"london\" or \"sf\": the game special-cases "
-          .. "such cities (hand-placed warps or room flags, psdl-format.md §3.4)", base),
+        message = string_format("city name %q contains %q: the game special-cases such cities "
+          .. "(hand-placed warps or room flags, psdl-format.md §3.4); rename the city",
+          base, base:find("london", 1, true) and "london" or "sf"),
       }
       nwarn = nwarn + 1
     end
@@ -179,6 +191,7 @@ function M.write(doc, path, opts)
     error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
   end
   opts = opts or {}
+  check_options(opts, { force = true, validate = true, strict = true, name = true }, "write", 3)
   if not opts.force and opts.validate ~= false then
     local ok, problems, counts = M.validate(doc, { strict = opts.strict, name = opts.name or path })
     if not ok then
