@@ -362,6 +362,14 @@ static void check_perimeter(vctx *v, long r, const psdl_room *rm) {
     }
 }
 
+/* A grid coordinate clamped to 0..63 before any conversion to int (a huge float would
+ * make the conversion undefined). */
+static int probe_cell(double c) {
+    if (!(c > 0)) return 0;
+    if (c >= 63) return 63;
+    return (int)c;
+}
+
 /* The game's FullProbe grid: 64 x 64 cells over the perimeters' XZ extent; a cell with 128
  * rooms makes MM2 quit (§3.1). */
 static void check_probe_grid(vctx *v) {
@@ -393,12 +401,8 @@ static void check_probe_grid(vctx *v) {
             x0 = fminf(x0, p->x), x1 = fmaxf(x1, p->x), z0 = fminf(z0, p->z), z1 = fmaxf(z1, p->z);
         }
         if (!(x0 <= x1 && z0 <= z1)) continue;
-        int cx0 = (int)((x0 - minx) / cw), cx1 = (int)((x1 - minx) / cw);
-        int cz0 = (int)((z0 - minz) / ch), cz1 = (int)((z1 - minz) / ch);
-        cx0 = cx0 < 0 ? 0 : cx0 > 63 ? 63 : cx0;
-        cx1 = cx1 < 0 ? 0 : cx1 > 63 ? 63 : cx1;
-        cz0 = cz0 < 0 ? 0 : cz0 > 63 ? 63 : cz0;
-        cz1 = cz1 < 0 ? 0 : cz1 > 63 ? 63 : cz1;
+        int cx0 = probe_cell(((double)x0 - minx) / cw), cx1 = probe_cell(((double)x1 - minx) / cw);
+        int cz0 = probe_cell(((double)z0 - minz) / ch), cz1 = probe_cell(((double)z1 - minz) / ch);
         for (int cz = cz0; cz <= cz1; cz++)
             for (int cx = cx0; cx <= cx1; cx++) cells[cz * 64 + cx]++;
     }

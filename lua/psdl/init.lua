@@ -21,7 +21,8 @@
 local core = require "psdl.core"
 
 local io_open = io.open
-local type, tostring, pcall, error, ipairs, pairs = type, tostring, pcall, error, ipairs, pairs
+local type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable =
+  type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable
 local string_format, table_concat = string.format, table.concat
 
 local M = {}
@@ -55,7 +56,11 @@ M.attribute_types = core.attribute_types
 -- @return[2] nil
 -- @treturn[2] string message, e.g. `"psdl: truncated: need 4 bytes for ... at offset 0x1f30"`
 -- @treturn[2] string code, e.g. `"truncated"`
-M.decode = core.decode
+function M.decode(bytes, limits)
+  local doc, msg, code = core.decode(bytes, limits)
+  if doc then return M.document(doc) end
+  return doc, msg, code
+end
 
 --- Encode a document into PSDL bytes (no validation beyond what the format can hold).
 -- @function encode
@@ -80,7 +85,7 @@ function M.read(path, limits)
   local bytes, rerr = f:read("a")
   f:close()
   if not bytes then return nil, "psdl: io: " .. path .. ": " .. tostring(rerr), "io" end
-  return core.decode(bytes, limits)
+  return M.decode(bytes, limits)
 end
 
 -- Last path component without a ".psdl" extension ("cities/london.psdl" -> "london").
@@ -199,6 +204,47 @@ function M.write(doc, path, opts)
     end
   end
   return core.write_file(path, core.encode(doc))
+end
+
+------------------------------------------------------------------------ texture editing, diff, export
+
+--- Texture editing on documents: `psdl.retexture.rename(doc, old, new)`, `remap`,
+-- `move_group`, `swap_groups`, `compact`, `apply` (lua/psdl/retexture.lua).
+M.retexture = require "psdl.retexture"
+
+--- Structural diff of two documents (lua/psdl/diff.lua).
+-- @tparam table a
+-- @tparam table b
+-- @tparam[opt] table opts see `psdl.diff.diff`
+-- @treturn table `{equal =, differences =, counts =}`
+function M.diff(a, b, opts) return require("psdl.diff").diff(a, b, opts) end
+
+--- Export a document as triangles: OBJ (+ .mtl), glTF 2.0 (.gltf) or GLB
+-- (lua/psdl/export.lua).
+-- @tparam table doc
+-- @tparam string path output file; its extension picks the format unless `opts.format`
+-- @tparam[opt] table opts see `psdl.export.export`
+-- @treturn table statistics
+-- @return[2] nil, message, code
+function M.export(doc, path, opts) return require("psdl.export").export(doc, path, opts) end
+
+--- Methods of documents returned by `read` and `decode` (`doc:rename_texture(...)`,
+-- `doc:remap_texture(...)`, `doc:move_texture_group(...)`, `doc:swap_texture_groups(...)`,
+-- `doc:compact_textures()`, `doc:retexture(ops)`, `doc:texture_references()`,
+-- `doc:diff(other)`, `doc:export(path, opts)`).
+M.document_methods = {}
+for name, fn in pairs(M.retexture.methods) do M.document_methods[name] = fn end
+M.document_methods.diff = M.diff
+M.document_methods.export = M.export
+
+local Document = { __index = M.document_methods }
+
+--- Give a document (for example one built by hand) the document methods.
+-- @tparam table doc
+-- @treturn table doc
+function M.document(doc)
+  if getmetatable(doc) == nil then setmetatable(doc, Document) end
+  return doc
 end
 
 return M
