@@ -8,7 +8,7 @@
  *
  *   core.decode(bytes [, limits]) -> doc | nil, message, code   (bad data returns fail)
  *   core.encode(doc)              -> bytes                      (an invalid model raises)
- *   core.validate(doc)            -> problems, nerrors, nwarnings
+ *   core.validate(doc [, bytes])  -> problems, nerrors, nwarnings [, bytes when asked]
  *
  * Longjmp safety: every psdl_doc lives in a userdata box (metatable "psdl.DocBox", __gc and
  * __close) created before the document exists and before any call that can raise, so an
@@ -29,6 +29,7 @@
 #include "lauxlib.h"
 #include "lua.h"
 
+#include "lpsdl.h"
 #include "psdl.h"
 
 #if defined(_WIN32)
@@ -1311,6 +1312,7 @@ static int on_problem(void *ud, const psdl_problem *p) {
  * @raise as `encode` when the document cannot be converted at all
  */
 static int l_validate(lua_State *L) {
+    int want_bytes = lua_toboolean(L, 2);
     docbox *b = to_doc(L);
     lua_newtable(L);
     vstate vs = {L, lua_gettop(L), 0};
@@ -1318,8 +1320,21 @@ static int l_validate(lua_State *L) {
     psdl_validate(b->doc, on_problem, &vs, &res);
     lua_pushinteger(L, (lua_Integer)res.errors);
     lua_pushinteger(L, (lua_Integer)res.warnings);
+    if (!want_bytes) {
+        box_release(L, b);
+        return 3;
+    }
+    /* the bytes of the document just checked: psdl.write converts the document once */
+    size_t size = psdl_encoded_size(b->doc);
+    if (size == 0) luaL_argerror(L, 1, "a count does not fit the format");
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, size);
+    size_t written = 0;
+    psdl_error err;
+    if (psdl_encode(b->doc, p, size, &written, &err) != PSDL_OK) luaL_argerror(L, 1, core_detail(err.message));
+    luaL_pushresultsize(&buf, written);
     box_release(L, b);
-    return 3;
+    return 4;
 }
 
 /* ================================================================ module */
@@ -1387,5 +1402,6 @@ int luaopen_psdl_core(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "attribute_types");
+    lpsdl_open_terrain(L);
     return 1;
 }

@@ -8,4 +8,7 @@
 #include "lauxlib.h"
 #include "lua.h"
 
+/* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
+void lpsdl_open_terrain(lua_State *L);
+
 #endif

@@ -438,8 +438,7 @@ static int pgm_header(const psdl_raster *r, char *buf, size_t cap) {
 
 size_t psdl_pgm_encoded_size(const psdl_raster *r) {
     if (r->width == 0 || r->height == 0 || r->maxval == 0 || r->maxval > 65535) return 0;
-    char small[1];
-    int h = pgm_header(r, small, sizeof small);
+    int h = pgm_header(r, NULL, 0);
     if (h < 0) return 0;
     uint64_t n = (uint64_t)r->width * r->height * (r->maxval > 255 ? 2u : 1u);
     if (n > (uint64_t)((size_t)-1) - (size_t)h) return 0;

@@ -94,6 +94,38 @@ local function base_name(name)
   return (base:gsub("%.[Pp][Ss][Dd][Ll]$", ""))
 end
 
+-- validate's work: the problems, the counts and, when want_bytes, the encoded bytes of the
+-- document just checked (so write converts the document once).
+local function check(doc, opts, want_bytes)
+  local ok, problems, nerr, nwarn, bytes = pcall(function() return core.validate(doc, want_bytes) end)
+  if not ok then
+    -- the raise message without the position luaL_error prefixes (a line of this file)
+    local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
+    -- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail
+    local inner = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
+    local path, detail = inner:match("^([%w_%.%[%]]+): (.*)$")
+    problems = { {
+      severity = "error", rule = "encodable", message = detail or inner, path = path or "",
+    } }
+    nerr, nwarn = 1, 0
+  end
+  local name = opts.name
+  if type(name) == "string" then
+    local base = base_name(name):lower()
+    if base:find("london", 1, true) or base:find("sf", 1, true) then
+      problems[#problems + 1] = {
+        severity = "warning", rule = "city_name", path = "",
+        message = string_format("city name %q contains %q: the game special-cases such cities "
+          .. "(hand-placed warps or room flags, psdl-format.md §3.4); rename the city",
+          base, base:find("london", 1, true) and "london" or "sf"),
+      }
+      nwarn = nwarn + 1
+    end
+  end
+  local good = nerr == 0 and not (opts.strict and nwarn > 0)
+  return good, problems, { errors = nerr, warnings = nwarn }, bytes
+end
+
 --- Check a document against the format's rules (psdl-format.md §3).
 --
 -- Each problem is a table `{severity = "error"|"warning", rule = "vertex_index", path =
@@ -116,31 +148,7 @@ function M.validate(doc, opts)
   end
   opts = opts or {}
   check_options(opts, { strict = true, name = true }, "validate", 2)
-  local ok, problems, nerr, nwarn = pcall(function() return core.validate(doc) end)
-  if not ok then
-    -- the raise message without the position luaL_error prefixes (a line of this file)
-    local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
-    problems = { {
-      severity = "error", rule = "encodable", message = msg,
-      path = msg:match("%((.-): ") or "",
-    } }
-    nerr, nwarn = 1, 0
-  end
-  local name = opts.name
-  if type(name) == "string" then
-    local base = base_name(name):lower()
-    if base:find("london", 1, true) or base:find("sf", 1, true) then
-      problems[#problems + 1] = {
-        severity = "warning", rule = "city_name", path = "",
-        message = string_format("city name %q contains %q: the game special-cases such cities "
-          .. "(hand-placed warps or room flags, psdl-format.md §3.4); rename the city",
-          base, base:find("london", 1, true) and "london" or "sf"),
-      }
-      nwarn = nwarn + 1
-    end
-  end
-  local good = nerr == 0 and not (opts.strict and nwarn > 0)
-  return good, problems, { errors = nerr, warnings = nwarn }
+  return check(doc, opts, false)
 end
 
 -- "<n> errors: <path>: <message>; ..." for the first few failures.
@@ -197,13 +205,15 @@ function M.write(doc, path, opts)
   end
   opts = opts or {}
   check_options(opts, { force = true, validate = true, strict = true, name = true }, "write", 3)
+  local bytes
   if not opts.force and opts.validate ~= false then
-    local ok, problems, counts = M.validate(doc, { strict = opts.strict, name = opts.name or path })
+    local ok, problems, counts
+    ok, problems, counts, bytes = check(doc, { strict = opts.strict, name = opts.name or path }, true)
     if not ok then
       return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
     end
   end
-  return core.write_file(path, core.encode(doc))
+  return core.write_file(path, bytes or core.encode(doc))
 end
 
 ------------------------------------------------------------------------ texture editing, diff, export
@@ -211,6 +221,10 @@ end
 --- Texture editing on documents: `psdl.retexture.rename(doc, old, new)`, `remap`,
 -- `move_group`, `swap_groups`, `compact`, `apply` (lua/psdl/retexture.lua).
 M.retexture = require "psdl.retexture"
+
+--- Terrain: The Sims 2 neighbourhood terrain (NHTG) in packages, heightmaps, height
+-- sampling (lua/psdl/terrain.lua).
+M.terrain = require "psdl.terrain"
 
 --- Structural diff of two documents (lua/psdl/diff.lua).
 -- @tparam table a

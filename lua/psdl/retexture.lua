@@ -14,6 +14,7 @@
 --
 -- * `rename(doc, old, new)`: every slot named `old` is named `new`. Only the texture table
 --   changes.
+-- * `rename_map(doc, {[old] = new, ...})`: several renames at once (simultaneously).
 -- * `remap(doc, from, to [, {rooms =, textures =, dividers =}])`: references with value
 --   `from` (texture attributes and divider textures, optionally only in some rooms) point at
 --   `to` instead. The table does not change.
@@ -341,6 +342,49 @@ function M.rename(doc, old, new)
   return { op = "rename", summary = summary, changes = changes, warnings = {} }
 end
 
+--- Rename several textures at once: `map` is `{[old] = new, ...}`, applied to every slot
+-- simultaneously (so `{a = "b", b = "a"}` swaps two names).
+-- @tparam table doc
+-- @tparam table map
+-- @treturn table report
+-- @return[2] nil, message, `"refused"` for a name the game cannot hold
+function M.rename_map(doc, map)
+  check_doc(doc, "rename_map")
+  argcheck(type(map) == "table", 2, "rename_map", "table expected, got " .. type(map))
+  local olds = {}
+  for old, new in pairs(map) do
+    argcheck(type(old) == "string" and type(new) == "string", 2, "rename_map",
+      "string keys and values expected")
+    if new == "" or #new > 31 or new:find("\0", 1, true) then
+      return refused(string_format("cannot rename %s to %s: a texture name has 1 to 31 characters "
+        .. "and no NUL (psdl-format.md §1.3)", quote(old), quote(new)))
+    end
+    olds[#olds + 1] = old
+  end
+  table.sort(olds)
+  local changes, hits = {}, {}
+  for i, name in ipairs(doc.textures) do
+    local new = name and map[name]
+    if new and new ~= name then
+      doc.textures[i] = new
+      changes[#changes + 1] = { path = string_format("textures[%d]", i), from = name, to = new }
+      hits[name] = (hits[name] or 0) + 1
+    end
+  end
+  local parts, missing = {}, 0
+  for _, old in ipairs(olds) do
+    if hits[old] then
+      parts[#parts + 1] = string_format("%s -> %s", quote(old), quote(map[old]))
+    elseif old ~= map[old] then
+      missing = missing + 1
+    end
+  end
+  local summary = string_format("rename: %d slot%s%s%s", #changes, #changes == 1 and "" or "s",
+    #parts > 0 and (" (" .. table.concat(parts, ", ") .. ")") or "",
+    missing > 0 and string_format("; %d name%s not in the table", missing, missing == 1 and "" or "s") or "")
+  return { op = "rename", summary = summary, changes = changes, warnings = {} }
+end
+
 --- Point the references with value `from` at `to`.
 -- @tparam table doc
 -- @tparam integer from
@@ -561,7 +605,7 @@ end
 
 --- Apply several operations in order, all or nothing.
 -- @tparam table doc
--- @tparam table ops list of `{op = "rename", from = old, to = new}`,
+-- @tparam table ops list of `{op = "rename", from = old, to = new}` (or `map = {[old] = new}`),
 --   `{op = "remap", from =, to =, rooms =}`, `{op = "move", from =, to =, length =}`,
 --   `{op = "swap", a =, b =, length_a =, length_b =}`, `{op = "compact"}`
 -- @treturn table list of the operations' reports
@@ -573,7 +617,9 @@ function M.apply(doc, ops)
   local reports = {}
   for i, op in ipairs(ops) do
     local report, msg, code
-    if op.op == "rename" then
+    if op.op == "rename" and op.map then
+      report, msg, code = M.rename_map(doc, op.map)
+    elseif op.op == "rename" then
       report, msg, code = M.rename(doc, op.from, op.to)
     elseif op.op == "remap" then
       report, msg, code = M.remap(doc, op.from, op.to, { rooms = op.rooms })
@@ -613,11 +659,12 @@ function M.room_list_text(ids)
 end
 
 --- Document methods (installed on documents by `psdl.read`/`psdl.decode`):
--- `doc:rename_texture(old, new)`, `doc:remap_texture(from, to, opts)`,
+-- `doc:rename_texture(old, new)`, `doc:rename_textures(map)`, `doc:remap_texture(from, to, opts)`,
 -- `doc:move_texture_group(from, to, opts)`, `doc:swap_texture_groups(a, b, opts)`,
 -- `doc:compact_textures()`, `doc:retexture(ops)`, `doc:texture_references(rooms)`.
 M.methods = {
   rename_texture = M.rename,
+  rename_textures = M.rename_map,
   remap_texture = M.remap,
   move_texture_group = M.move_group,
   swap_texture_groups = M.swap_groups,

@@ -5,6 +5,11 @@
 --     psdl validate FILE... [--strict]     errors and warnings per file
 --     psdl dump FILE [-o OUT.json]         the complete document as JSON
 --     psdl undump FILE.json -o OUT.psdl    back to the identical PSDL bytes
+--     psdl terrain info|export|import ...  The Sims 2 hood terrain (NHTG) and heightmaps
+--     psdl retexture PATH... --rename/--map/--remap/--move/--swap/--compact
+--                                          batch texture editing of files and folders
+--     psdl diff A B [--json]               structural differences (exit 0 when equal)
+--     psdl export FILE -o OUT.obj|.gltf|.glb  the city as triangles (full detail)
 --
 -- Exit codes (`exit`): 0 ok; 1 usage error, or `validate` found problems that fail the
 -- check; 2 bad input (not a PSDL file / psdlkit JSON document that can be decoded);
@@ -31,7 +36,7 @@ M.exit = common.exit
 
 --- Subcommands in the order `psdl --help` lists them; each is the module
 -- `psdl.cli.<name>`.
-M.commands = { "info", "validate", "dump", "undump" }
+M.commands = { "info", "validate", "dump", "undump", "terrain", "retexture", "diff", "export" }
 
 local STOP = setmetatable({}, { __tostring = function() return "psdl.cli: stop parsing" end })
 
@@ -92,7 +97,7 @@ function M.parser(state)
     local mod = require("psdl.cli." .. name)
     local cmd = parser:command(name, mod.summary, mod.description)
     help_flag(cmd)
-    mod.configure(cmd)
+    mod.configure(cmd, help_flag) -- help_flag for sub-commands of their own (terrain)
   end
   -- argparse reports usage errors through the root parser's `error` method, with the
   -- (sub)command being parsed: record them instead of exiting the process.

@@ -1,0 +1,528 @@
+/*
+ * lpsdl_terrain.c -- the terrain functions of `psdl.core` (NHTG, DBPF, QFS, heightmap
+ * rasters; C API in psdl_nhtg.h). Registered into the module table by lpsdl_open_terrain.
+ *
+ *   core.nhtg_decode(bytes)               -> nhtg | nil, message, code
+ *   core.nhtg_encode(nhtg)                -> bytes            (a bad model raises)
+ *   core.nhtg_size(width, height, type_len) -> integer
+ *   core.qfs_decompress(record)           -> bytes | fail
+ *   core.qfs_compress(bytes)              -> record
+ *   core.dbpf_decode(bytes)               -> package | fail   (header fields and index)
+ *   core.dbpf_extract(bytes, i)           -> contents of entry i (1-based), decompressed | fail
+ *   core.dbpf_replace(bytes, i, data [, compress]) -> new package bytes | fail
+ *   core.png_decode(bytes) / core.pgm_decode(bytes) -> raster | fail
+ *   core.png_encode(raster) / core.pgm_encode(raster) -> bytes   (a bad raster raises)
+ *
+ * Models (plain tables):
+ *   nhtg   = {version, width, height, water_level, terrain_type, rows, cols,
+ *             heights = {h1, h2, ...} (rows * cols, file order: heights[i * cols + j + 1]
+ *             for slow index i and fast index j, both from 0), extra = "<rows*cols bytes>"}
+ *   raster = {width, height, maxval, samples = {...} (row-major, top row first), text}
+ *   package entry = {type, group, instance, instance_hi, offset, size, compressed, usize}
+ *
+ * Longjmp safety as in lpsdl.c: every object the core allocates lives in a box userdata
+ * ("psdl.TerrainBox", __gc and __close) created, and marked to-be-closed, before the call
+ * that fills it. Arrays handed to the core for encoding live in Lua userdata.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lpsdl.h"
+#include "psdl_nhtg.h"
+
+#define TBOX "psdl.TerrainBox"
+
+enum { K_EMPTY, K_NHTG, K_DBPF, K_RASTER, K_BUFFER };
+
+typedef struct tbox {
+    int kind;
+    void *p;
+    size_t size; /* K_BUFFER */
+    psdl_options opt;
+} tbox;
+
+static void tbox_release(tbox *b) {
+    switch (b->kind) {
+    case K_NHTG: psdl_nhtg_free(b->p); break;
+    case K_DBPF: psdl_dbpf_free(b->p); break;
+    case K_RASTER: psdl_raster_free(b->p); break;
+    case K_BUFFER: psdl_buffer_free(&b->opt, b->p, b->size); break;
+    default: break;
+    }
+    b->kind = K_EMPTY;
+    b->p = NULL;
+}
+
+static int tbox_close(lua_State *L) {
+    tbox_release((tbox *)luaL_checkudata(L, 1, TBOX));
+    return 0;
+}
+
+static int tbox_tostring(lua_State *L) {
+    tbox *b = (tbox *)luaL_checkudata(L, 1, TBOX);
+    if (b->p)
+        lua_pushfstring(L, TBOX " (%p)", b->p);
+    else
+        lua_pushliteral(L, TBOX " (closed)");
+    return 1;
+}
+
+/* Pushes an empty box, marked to-be-closed, whose core objects use Lua's allocator. */
+static tbox *tbox_new(lua_State *L) {
+    tbox *b = (tbox *)lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    luaL_setmetatable(L, TBOX);
+    lua_toclose(L, -1);
+    b->opt.alloc.realloc = lua_getallocf(L, &b->opt.alloc.ud);
+    return b;
+}
+
+static int push_fail(lua_State *L, const psdl_error *err) {
+    luaL_pushfail(L);
+    lua_pushstring(L, err->message);
+    lua_pushstring(L, psdl_status_name(err->code));
+    return 3;
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void set_num(lua_State *L, const char *k, lua_Number v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* ---------------------------------------------------------------- field checks */
+
+/* Raise "bad argument #arg to 'f' (field: msg)". */
+static int field_error(lua_State *L, int arg, const char *field, const char *msg) {
+    return luaL_argerror(L, arg, lua_pushfstring(L, "%s: %s", field, msg));
+}
+
+/* Integer field t[k] in [lo, hi]; def when absent (has_def), else required. */
+static lua_Integer field_int(lua_State *L, int arg, int t, const char *k, lua_Integer lo, lua_Integer hi,
+                             int has_def, lua_Integer def) {
+    int ty = lua_getfield(L, t, k);
+    lua_Integer v = def;
+    if (ty == LUA_TNIL) {
+        if (!has_def) field_error(L, arg, k, "integer expected, got nil");
+    } else {
+        int isint = 0;
+        v = lua_tointegerx(L, -1, &isint);
+        if (!isint) field_error(L, arg, k, lua_pushfstring(L, "integer expected, got %s", luaL_typename(L, -1)));
+        if (v < lo || v > hi)
+            field_error(L, arg, k,
+                        lua_pushfstring(L, "%I is out of range %I..%I", (LUAI_UACINT)v, (LUAI_UACINT)lo, (LUAI_UACINT)hi));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* ================================================================ NHTG */
+
+static void push_nhtg(lua_State *L, const psdl_nhtg *t) {
+    size_t n = (size_t)t->rows * t->cols;
+    lua_createtable(L, 0, 9);
+    set_int(L, "version", t->version);
+    set_int(L, "width", t->width);
+    set_int(L, "height", t->height);
+    set_num(L, "water_level", t->water_level);
+    lua_pushlstring(L, t->terrain_type, t->type_len);
+    lua_setfield(L, -2, "terrain_type");
+    set_int(L, "rows", t->rows);
+    set_int(L, "cols", t->cols);
+    lua_createtable(L, (int)n, 0);
+    for (size_t k = 0; k < n; k++) {
+        lua_pushnumber(L, t->heights[k]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "heights");
+    lua_pushlstring(L, (const char *)t->extra, n);
+    lua_setfield(L, -2, "extra");
+}
+
+static int l_nhtg_decode(lua_State *L) {
+    size_t size;
+    const char *data = luaL_checklstring(L, 1, &size);
+    lua_settop(L, 1);
+    tbox *b = tbox_new(L);
+    psdl_error err;
+    psdl_nhtg *t = NULL;
+    psdl_status st = psdl_nhtg_decode(&b->opt, data, size, &t, &err);
+    if (st != PSDL_OK) return push_fail(L, &err);
+    b->kind = K_NHTG;
+    b->p = t;
+    push_nhtg(L, t);
+    tbox_release(b);
+    return 1;
+}
+
+/* Fill a psdl_nhtg from the table at index 1; arrays live in userdata pushed on the stack. */
+static void check_nhtg(lua_State *L, psdl_nhtg *t) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    memset(t, 0, sizeof *t);
+    t->version = (uint32_t)field_int(L, 1, 1, "version", 0, 0xFFFFFFFF, 1, PSDL_NHTG_VERSION);
+    if (t->version != PSDL_NHTG_VERSION)
+        field_error(L, 1, "version", lua_pushfstring(L, "%d cannot be written (only %d is known)", (int)t->version,
+                                                     (int)PSDL_NHTG_VERSION));
+    t->width = (uint32_t)field_int(L, 1, 1, "width", 1, PSDL_NHTG_MAX_TILES, 0, 0);
+    t->height = (uint32_t)field_int(L, 1, 1, "height", 1, PSDL_NHTG_MAX_TILES, 0, 0);
+    t->rows = (uint32_t)field_int(L, 1, 1, "rows", 0, 0xFFFFFFFF, 1, t->width + 1);
+    t->cols = (uint32_t)field_int(L, 1, 1, "cols", 0, 0xFFFFFFFF, 1, t->height + 1);
+    if (t->rows != t->width + 1 || t->cols != t->height + 1)
+        field_error(L, 1, "rows", lua_pushfstring(L, "%d x %d points do not match %d x %d tiles (W + 1, H + 1)",
+                                                  (int)t->rows, (int)t->cols, (int)t->width, (int)t->height));
+    if (lua_getfield(L, 1, "water_level") == LUA_TNIL) {
+        t->water_level = PSDL_NHTG_WATER_LEVEL;
+    } else {
+        if (!lua_isnumber(L, -1))
+            field_error(L, 1, "water_level", lua_pushfstring(L, "number expected, got %s", luaL_typename(L, -1)));
+        t->water_level = (float)lua_tonumber(L, -1);
+        if (!isfinite(t->water_level)) field_error(L, 1, "water_level", "not a finite float");
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, 1, "terrain_type") != LUA_TSTRING)
+        field_error(L, 1, "terrain_type", lua_pushfstring(L, "string expected, got %s", luaL_typename(L, -1)));
+    size_t tl;
+    const char *type = lua_tolstring(L, -1, &tl);
+    if (tl > PSDL_NHTG_MAX_TYPE_LEN)
+        field_error(L, 1, "terrain_type", lua_pushfstring(L, "longer than %d bytes", (int)PSDL_NHTG_MAX_TYPE_LEN));
+    t->terrain_type = (char *)(uintptr_t)type; /* read only by the encoder; stays on the stack */
+    t->type_len = (uint32_t)tl;
+    size_t n = (size_t)t->rows * t->cols;
+    if (lua_getfield(L, 1, "heights") != LUA_TTABLE)
+        field_error(L, 1, "heights", lua_pushfstring(L, "table expected, got %s", luaL_typename(L, -1)));
+    int ht = lua_gettop(L);
+    if (luaL_len(L, ht) != (lua_Integer)n)
+        field_error(L, 1, "heights", lua_pushfstring(L, "%I values for %d x %d points", (LUAI_UACINT)luaL_len(L, ht),
+                                                     (int)t->rows, (int)t->cols));
+    t->heights = (float *)lua_newuserdatauv(L, n * sizeof(float), 0);
+    for (size_t k = 0; k < n; k++) {
+        int ty = lua_rawgeti(L, ht, (lua_Integer)k + 1);
+        if (ty != LUA_TNUMBER) {
+            char path[48];
+            snprintf(path, sizeof path, "heights[%zu]", k + 1);
+            field_error(L, 1, path, lua_pushfstring(L, "number expected, got %s", luaL_typename(L, -1)));
+        }
+        float v = (float)lua_tonumber(L, -1);
+        if (!isfinite(v)) {
+            char path[48];
+            snprintf(path, sizeof path, "heights[%zu]", k + 1);
+            field_error(L, 1, path,
+                        lua_pushfstring(L, "not a finite float (row %d, column %d)", (int)(k / t->cols),
+                                        (int)(k % t->cols)));
+        }
+        t->heights[k] = v;
+        lua_pop(L, 1);
+    }
+    int ty = lua_getfield(L, 1, "extra");
+    if (ty == LUA_TSTRING) {
+        size_t el;
+        const char *e = lua_tolstring(L, -1, &el);
+        if (el != n)
+            field_error(L, 1, "extra", lua_pushfstring(L, "%d bytes for %d points", (int)el, (int)n));
+        t->extra = (uint8_t *)(uintptr_t)e;
+    } else if (ty != LUA_TNIL) {
+        field_error(L, 1, "extra", lua_pushfstring(L, "string expected, got %s", luaL_typename(L, -1)));
+    }
+}
+
+static int l_nhtg_encode(lua_State *L) {
+    lua_settop(L, 1);
+    psdl_nhtg t;
+    check_nhtg(L, &t);
+    size_t need = psdl_nhtg_encoded_size(&t);
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, need);
+    psdl_error err;
+    if (psdl_nhtg_encode(&t, p, need, NULL, &err) != PSDL_OK) return luaL_error(L, "%s", err.message);
+    luaL_pushresultsize(&buf, need);
+    return 1;
+}
+
+static int l_nhtg_size(lua_State *L) {
+    lua_Integer w = luaL_checkinteger(L, 1), h = luaL_checkinteger(L, 2), l = luaL_optinteger(L, 3, 9);
+    luaL_argcheck(L, w >= 1 && w <= PSDL_NHTG_MAX_TILES, 1, "width out of range");
+    luaL_argcheck(L, h >= 1 && h <= PSDL_NHTG_MAX_TILES, 2, "height out of range");
+    luaL_argcheck(L, l >= 0 && l <= PSDL_NHTG_MAX_TYPE_LEN, 3, "type length out of range");
+    lua_pushinteger(L, (lua_Integer)psdl_nhtg_size((uint32_t)w, (uint32_t)h, (size_t)l));
+    return 1;
+}
+
+/* ================================================================ QFS */
+
+static int l_qfs_decompress(lua_State *L) {
+    size_t n, usize;
+    const char *src = luaL_checklstring(L, 1, &n);
+    psdl_error err;
+    if (psdl_qfs_size(src, n, &usize, &err) != PSDL_OK) return push_fail(L, &err);
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, usize ? usize : 1);
+    if (psdl_qfs_decompress(src, n, p, usize, NULL, &err) != PSDL_OK) return push_fail(L, &err);
+    luaL_pushresultsize(&buf, usize);
+    return 1;
+}
+
+static int l_qfs_compress(lua_State *L) {
+    size_t n, written;
+    const char *src = luaL_checklstring(L, 1, &n);
+    luaL_argcheck(L, n <= PSDL_QFS_MAX_SIZE, 1, "over 16 MiB: QFS cannot hold it");
+    size_t bound = psdl_qfs_compress_bound(n);
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, bound);
+    psdl_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.alloc.realloc = lua_getallocf(L, &opt.alloc.ud);
+    psdl_error err;
+    if (psdl_qfs_compress(&opt, src, n, p, bound, &written, &err) != PSDL_OK) return luaL_error(L, "%s", err.message);
+    luaL_pushresultsize(&buf, written);
+    return 1;
+}
+
+/* ================================================================ DBPF */
+
+static void push_dbpf(lua_State *L, const psdl_dbpf *p) {
+    lua_createtable(L, 0, 14);
+    set_int(L, "major", p->major);
+    set_int(L, "minor", p->minor);
+    set_int(L, "index_major", p->index_major);
+    set_int(L, "index_minor", p->index_minor);
+    set_int(L, "entry_size", p->entry_size);
+    set_int(L, "index_offset", p->index_offset);
+    set_int(L, "index_size", p->index_size);
+    set_int(L, "hole_count", p->hole_count);
+    set_int(L, "hole_offset", p->hole_offset);
+    set_int(L, "hole_size", p->hole_size);
+    set_int(L, "size", (lua_Integer)p->size);
+    if (p->dir >= 0) set_int(L, "dir", p->dir + 1);
+    lua_createtable(L, (int)p->nentries, 0);
+    for (uint32_t k = 0; k < p->nentries; k++) {
+        const psdl_dbpf_entry *e = &p->entries[k];
+        lua_createtable(L, 0, 8);
+        set_int(L, "type", e->type);
+        set_int(L, "group", e->group);
+        set_int(L, "instance", e->instance);
+        set_int(L, "instance_hi", e->instance_hi);
+        set_int(L, "offset", e->offset);
+        set_int(L, "size", e->size);
+        lua_pushboolean(L, e->compressed);
+        lua_setfield(L, -2, "compressed");
+        set_int(L, "usize", e->usize);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "entries");
+}
+
+/* Decode the package at index 1 into a new box; returns NULL after pushing fail. */
+static psdl_dbpf *decode_box(lua_State *L, const char *data, size_t size, psdl_error *err) {
+    tbox *b = tbox_new(L);
+    psdl_dbpf *p = NULL;
+    if (psdl_dbpf_decode(&b->opt, data, size, &p, err) != PSDL_OK) return NULL;
+    b->kind = K_DBPF;
+    b->p = p;
+    return p;
+}
+
+static int l_dbpf_decode(lua_State *L) {
+    size_t size;
+    const char *data = luaL_checklstring(L, 1, &size);
+    lua_settop(L, 1);
+    psdl_error err;
+    psdl_dbpf *p = decode_box(L, data, size, &err);
+    if (!p) return push_fail(L, &err);
+    push_dbpf(L, p);
+    return 1;
+}
+
+static int l_dbpf_extract(lua_State *L) {
+    size_t size, usize;
+    const char *data = luaL_checklstring(L, 1, &size);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    lua_settop(L, 2);
+    psdl_error err;
+    psdl_dbpf *p = decode_box(L, data, size, &err);
+    if (!p) return push_fail(L, &err);
+    luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->nentries, 2, "no such index entry");
+    if (psdl_dbpf_resource_size(p, (size_t)i - 1, &usize, &err) != PSDL_OK) return push_fail(L, &err);
+    luaL_Buffer buf;
+    char *dst = luaL_buffinitsize(L, &buf, usize ? usize : 1);
+    if (psdl_dbpf_extract(p, (size_t)i - 1, dst, usize, NULL, &err) != PSDL_OK) return push_fail(L, &err);
+    luaL_pushresultsize(&buf, usize);
+    return 1;
+}
+
+static int l_dbpf_replace(lua_State *L) {
+    size_t size, n;
+    const char *data = luaL_checklstring(L, 1, &size);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    const char *contents = luaL_checklstring(L, 3, &n);
+    int compress_arg = lua_isnoneornil(L, 4) ? -1 : lua_toboolean(L, 4);
+    lua_settop(L, 4);
+    psdl_error err;
+    psdl_dbpf *p = decode_box(L, data, size, &err); /* slot 5 */
+    if (!p) return push_fail(L, &err);
+    luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->nentries, 2, "no such index entry");
+    size_t k = (size_t)i - 1;
+    int compress = compress_arg < 0 ? p->entries[k].compressed : compress_arg;
+    const char *record = contents;
+    size_t record_size = n;
+    if (compress) {
+        luaL_argcheck(L, n <= PSDL_QFS_MAX_SIZE, 3, "over 16 MiB: QFS cannot hold it");
+        size_t bound = psdl_qfs_compress_bound(n);
+        char *q = (char *)lua_newuserdatauv(L, bound, 0); /* slot 6, collected with the call */
+        tbox *b = (tbox *)lua_touserdata(L, 5);
+        if (psdl_qfs_compress(&b->opt, contents, n, q, bound, &record_size, &err) != PSDL_OK)
+            return push_fail(L, &err);
+        record = q;
+    }
+    size_t need = psdl_dbpf_rebuild_size(p, k, record_size, compress);
+    if (need == 0) {
+        if (psdl_dbpf_rebuild(p, k, record, record_size, compress, (uint32_t)n, NULL, 0, NULL, &err) != PSDL_OK)
+            return push_fail(L, &err);
+    }
+    luaL_Buffer buf;
+    char *dst = luaL_buffinitsize(L, &buf, need);
+    if (psdl_dbpf_rebuild(p, k, record, record_size, compress, (uint32_t)n, dst, need, NULL, &err) != PSDL_OK)
+        return push_fail(L, &err);
+    luaL_pushresultsize(&buf, need);
+    return 1;
+}
+
+/* ================================================================ rasters */
+
+static void push_raster(lua_State *L, const psdl_raster *r) {
+    size_t n = (size_t)r->width * r->height;
+    lua_createtable(L, 0, 5);
+    set_int(L, "width", r->width);
+    set_int(L, "height", r->height);
+    set_int(L, "maxval", r->maxval);
+    lua_createtable(L, (int)n, 0);
+    for (size_t k = 0; k < n; k++) {
+        lua_pushinteger(L, r->samples[k]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "samples");
+    if (r->text) {
+        lua_pushstring(L, r->text);
+        lua_setfield(L, -2, "text");
+    }
+}
+
+typedef psdl_status (*raster_decoder)(const psdl_options *, const void *, size_t, psdl_raster **, psdl_error *);
+
+static int raster_decode(lua_State *L, raster_decoder dec) {
+    size_t size;
+    const char *data = luaL_checklstring(L, 1, &size);
+    lua_settop(L, 1);
+    tbox *b = tbox_new(L);
+    psdl_error err;
+    psdl_raster *r = NULL;
+    if (dec(&b->opt, data, size, &r, &err) != PSDL_OK) return push_fail(L, &err);
+    b->kind = K_RASTER;
+    b->p = r;
+    push_raster(L, r);
+    tbox_release(b);
+    return 1;
+}
+
+static int l_png_decode(lua_State *L) { return raster_decode(L, psdl_png_decode); }
+static int l_pgm_decode(lua_State *L) { return raster_decode(L, psdl_pgm_decode); }
+
+/* Fill r from the table at index 1 (samples in a userdata left on the stack). */
+static void check_raster(lua_State *L, psdl_raster *r, lua_Integer max_maxval) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    memset(r, 0, sizeof *r);
+    r->width = (uint32_t)field_int(L, 1, 1, "width", 1, 0xFFFFFFFF, 0, 0);
+    r->height = (uint32_t)field_int(L, 1, 1, "height", 1, 0xFFFFFFFF, 0, 0);
+    if ((uint64_t)r->width * r->height > PSDL_RASTER_MAX_PIXELS)
+        field_error(L, 1, "width", lua_pushfstring(L, "%d x %d pixels is over the limit of %d", (int)r->width,
+                                                   (int)r->height, (int)PSDL_RASTER_MAX_PIXELS));
+    r->maxval = (uint32_t)field_int(L, 1, 1, "maxval", 1, max_maxval, 1, 65535);
+    int ty = lua_getfield(L, 1, "text");
+    if (ty == LUA_TSTRING) {
+        r->text = lua_tostring(L, -1); /* stays on the stack */
+        if (strlen(r->text) != lua_rawlen(L, -1)) field_error(L, 1, "text", "holds a NUL byte");
+    } else if (ty != LUA_TNIL) {
+        field_error(L, 1, "text", lua_pushfstring(L, "string expected, got %s", luaL_typename(L, -1)));
+    }
+    size_t n = (size_t)r->width * r->height;
+    if (lua_getfield(L, 1, "samples") != LUA_TTABLE)
+        field_error(L, 1, "samples", lua_pushfstring(L, "table expected, got %s", luaL_typename(L, -1)));
+    int st = lua_gettop(L);
+    if (luaL_len(L, st) != (lua_Integer)n)
+        field_error(L, 1, "samples", lua_pushfstring(L, "%I values for %d x %d pixels", (LUAI_UACINT)luaL_len(L, st),
+                                                     (int)r->width, (int)r->height));
+    r->samples = (uint16_t *)lua_newuserdatauv(L, n * sizeof(uint16_t), 0);
+    for (size_t k = 0; k < n; k++) {
+        lua_rawgeti(L, st, (lua_Integer)k + 1);
+        int isint = 0;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        if (!isint || v < 0 || v > (lua_Integer)r->maxval) {
+            char path[48];
+            snprintf(path, sizeof path, "samples[%zu]", k + 1);
+            field_error(L, 1, path, lua_pushfstring(L, "integer 0..%d expected", (int)r->maxval));
+        }
+        r->samples[k] = (uint16_t)v;
+        lua_pop(L, 1);
+    }
+}
+
+static int l_png_encode(lua_State *L) {
+    lua_settop(L, 1);
+    psdl_raster r;
+    check_raster(L, &r, 65535);
+    luaL_argcheck(L, r.maxval == 255 || r.maxval == 65535, 1, "maxval: a PNG holds 255 or 65535");
+    tbox *b = tbox_new(L);
+    psdl_error err;
+    void *out = NULL;
+    size_t out_size = 0;
+    if (psdl_png_encode(&b->opt, &r, &out, &out_size, &err) != PSDL_OK) return push_fail(L, &err);
+    b->kind = K_BUFFER;
+    b->p = out;
+    b->size = out_size;
+    lua_pushlstring(L, (const char *)out, out_size);
+    tbox_release(b);
+    return 1;
+}
+
+static int l_pgm_encode(lua_State *L) {
+    lua_settop(L, 1);
+    psdl_raster r;
+    check_raster(L, &r, 65535);
+    if (r.text && strpbrk(r.text, "\r\n")) field_error(L, 1, "text", "holds a line break");
+    size_t need = psdl_pgm_encoded_size(&r);
+    luaL_Buffer buf;
+    char *p = luaL_buffinitsize(L, &buf, need);
+    psdl_error err;
+    if (psdl_pgm_encode(&r, p, need, NULL, &err) != PSDL_OK) return luaL_error(L, "%s", err.message);
+    luaL_pushresultsize(&buf, need);
+    return 1;
+}
+
+/* ================================================================ registration */
+
+static const luaL_Reg terrain_funcs[] = {
+    {"nhtg_decode", l_nhtg_decode},   {"nhtg_encode", l_nhtg_encode},   {"nhtg_size", l_nhtg_size},
+    {"qfs_decompress", l_qfs_decompress}, {"qfs_compress", l_qfs_compress}, {"dbpf_decode", l_dbpf_decode},
+    {"dbpf_extract", l_dbpf_extract}, {"dbpf_replace", l_dbpf_replace}, {"png_decode", l_png_decode},
+    {"png_encode", l_png_encode},     {"pgm_decode", l_pgm_decode},     {"pgm_encode", l_pgm_encode},
+    {NULL, NULL}};
+
+static const luaL_Reg tbox_metameth[] = {
+    {"__gc", tbox_close}, {"__close", tbox_close}, {"__tostring", tbox_tostring}, {NULL, NULL}};
+
+void lpsdl_open_terrain(lua_State *L) {
+    if (luaL_newmetatable(L, TBOX)) {
+        luaL_setfuncs(L, tbox_metameth, 0);
+        lua_pushliteral(L, "psdl.core");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    luaL_setfuncs(L, terrain_funcs, 0);
+    lua_pushinteger(L, PSDL_NHTG_TYPE);
+    lua_setfield(L, -2, "NHTG_TYPE");
+}

@@ -1,0 +1,602 @@
+/* psdl_geom.c -- measures, centre lines, cross-sections and facade layout (psdl_geom.h).
+ * Pure functions on flat arrays; no allocation. */
+#include "psdl_geom.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define CURB_RISE 0.15 /* PSDL_CURB_RISE of psdl.h (§2.4 0x0) */
+
+/* ================================================================ small vector helpers */
+
+static double dist3(const double *a, const double *b) {
+    double dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+static double dist2(const double *a, const double *b) {
+    double dx = b[0] - a[0], dz = b[2] - a[2];
+    return sqrt(dx * dx + dz * dz);
+}
+
+static void cross3(double *o, const double *u, const double *v) {
+    o[0] = u[1] * v[2] - u[2] * v[1];
+    o[1] = u[2] * v[0] - u[0] * v[2];
+    o[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+/* ================================================================ measures */
+
+double psdl_signed_area(const double *pts, size_t n) {
+    if (n < 3) return 0;
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *a = pts + 3 * i, *b = pts + 3 * ((i + 1) % n);
+        s += a[0] * b[2] - b[0] * a[2];
+    }
+    return s / 2;
+}
+
+int psdl_winding(const double *pts, size_t n, double eps) {
+    double a = psdl_signed_area(pts, n);
+    if (fabs(a) <= eps) return 0;
+    return a < 0 ? -1 : 1;
+}
+
+/* Distance of d from the plane through a, b, c; -1 when a, b, c are (nearly) collinear. */
+static double plane_distance(const double *a, const double *b, const double *c, const double *d) {
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double nrm[3];
+    cross3(nrm, u, v);
+    double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+    double scale = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (len <= 1e-12 * (scale > 1 ? scale : 1)) return -1;
+    return fabs((d[0] - a[0]) * nrm[0] + (d[1] - a[1]) * nrm[1] + (d[2] - a[2]) * nrm[2]) / len;
+}
+
+double psdl_quad_deviation(const double *a, const double *b, const double *c, const double *d) {
+    const double *q[4] = {a, b, c, d};
+    double worst = 0;
+    for (int i = 0; i < 4; i++) {
+        double dd = plane_distance(q[(i + 1) & 3], q[(i + 2) & 3], q[(i + 3) & 3], q[i]);
+        if (dd > worst) worst = dd;
+    }
+    return worst;
+}
+
+double psdl_strip_deviation(const double *pts, size_t nsections, size_t stride) {
+    double worst = 0;
+    for (size_t k = 0; k + 1 < nsections; k++)
+        for (size_t j = 0; j + 1 < stride; j++) {
+            const double *r0 = pts + 3 * (k * stride), *r1 = pts + 3 * ((k + 1) * stride);
+            double d = psdl_quad_deviation(r0 + 3 * j, r0 + 3 * (j + 1), r1 + 3 * (j + 1), r1 + 3 * j);
+            if (d > worst) worst = d;
+        }
+    return worst;
+}
+
+double psdl_fan_flatness(const double *pts, size_t n) {
+    double worst = 0;
+    for (size_t i = 1; i < n; i++) {
+        double d = fabs(pts[3 * i + 1] - pts[1]);
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+double psdl_fan_min_area(const double *pts, size_t n) {
+    double best = INFINITY;
+    for (size_t i = 1; i + 1 < n; i++) {
+        const double *h = pts, *a = pts + 3 * i, *b = pts + 3 * (i + 1);
+        double s = (a[0] - h[0]) * (b[2] - h[2]) - (b[0] - h[0]) * (a[2] - h[2]);
+        double area = fabs(s) / 2;
+        if (area < best) best = area;
+    }
+    return n < 3 ? 0 : best;
+}
+
+size_t psdl_bounds(double out[10], const double *pts, size_t n, size_t first) {
+    if (first >= n) return 0;
+    double lo[3], hi[3];
+    for (int j = 0; j < 3; j++) lo[j] = hi[j] = pts[3 * first + j];
+    for (size_t i = first + 1; i < n; i++)
+        for (int j = 0; j < 3; j++) {
+            double v = pts[3 * i + j];
+            if (v < lo[j]) lo[j] = v;
+            if (v > hi[j]) hi[j] = v;
+        }
+    double c[3] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2};
+    double r2 = 0;
+    for (size_t i = first; i < n; i++) {
+        double dx = pts[3 * i] - c[0], dy = pts[3 * i + 1] - c[1], dz = pts[3 * i + 2] - c[2];
+        double d = dx * dx + dy * dy + dz * dz;
+        if (d > r2) r2 = d;
+    }
+    for (int j = 0; j < 3; j++) {
+        out[j] = lo[j];
+        out[3 + j] = hi[j];
+        out[6 + j] = c[j];
+    }
+    out[9] = sqrt(r2);
+    return n - first;
+}
+
+/* ================================================================ centre lines */
+
+double psdl_polyline_length(const double *pts, size_t n, int plan) {
+    double s = 0;
+    for (size_t i = 0; i + 1 < n; i++) s += plan ? dist2(pts + 3 * i, pts + 3 * i + 3) : dist3(pts + 3 * i, pts + 3 * i + 3);
+    return s;
+}
+
+/* Centripetal Catmull-Rom segment between p1 and p2 (Barry-Goldman pyramid); knots from
+ * plan distances. */
+typedef struct crseg {
+    double p[4][3];
+    double t[4];
+} crseg;
+
+static void cr_init(crseg *s, const double *p0, const double *p1, const double *p2, const double *p3) {
+    memcpy(s->p[0], p0, sizeof s->p[0]);
+    memcpy(s->p[1], p1, sizeof s->p[1]);
+    memcpy(s->p[2], p2, sizeof s->p[2]);
+    memcpy(s->p[3], p3, sizeof s->p[3]);
+    s->t[0] = 0;
+    for (int i = 1; i < 4; i++) {
+        double d = sqrt(dist2(s->p[i - 1], s->p[i])); /* alpha = 0.5 */
+        if (d < 1e-6) d = 1e-6;
+        s->t[i] = s->t[i - 1] + d;
+    }
+}
+
+/* Point at parameter u in [0, 1] of the segment p1 -> p2. */
+static void cr_eval(const crseg *s, double u, double *out) {
+    const double *t = s->t;
+    double tt = t[1] + u * (t[2] - t[1]);
+    for (int j = 0; j < 3; j++) {
+        double a1 = ((t[1] - tt) * s->p[0][j] + (tt - t[0]) * s->p[1][j]) / (t[1] - t[0]);
+        double a2 = ((t[2] - tt) * s->p[1][j] + (tt - t[1]) * s->p[2][j]) / (t[2] - t[1]);
+        double a3 = ((t[3] - tt) * s->p[2][j] + (tt - t[2]) * s->p[3][j]) / (t[3] - t[2]);
+        double b1 = ((t[2] - tt) * a1 + (tt - t[0]) * a2) / (t[2] - t[0]);
+        double b2 = ((t[3] - tt) * a2 + (tt - t[1]) * a3) / (t[3] - t[1]);
+        out[j] = ((t[2] - tt) * b1 + (tt - t[1]) * b2) / (t[2] - t[1]);
+    }
+    if (u <= 0) memcpy(out, s->p[1], 3 * sizeof *out);
+    if (u >= 1) memcpy(out, s->p[2], 3 * sizeof *out);
+}
+
+#define CR_DENSE 64
+
+typedef struct spline_in {
+    const double *ctrl;
+    size_t n;
+    double spacing, max_angle, half_width, tol;
+    const double *start_dir, *end_dir;
+} spline_in;
+
+static void spline_defaults(spline_in *in, const double *ctrl, size_t n, const psdl_spline_opts *o) {
+    in->ctrl = ctrl;
+    in->n = n;
+    in->spacing = o && o->spacing > 0 ? o->spacing : 5.0;
+    in->max_angle = (o && o->max_angle > 0 ? o->max_angle : 7.5) * M_PI / 180.0;
+    in->half_width = o && o->half_width > 0 ? o->half_width : 0;
+    in->tol = o && o->planar_tol > 0 ? o->planar_tol : 0.01;
+    in->start_dir = o && o->has_start_dir ? o->start_dir : NULL;
+    in->end_dir = o && o->has_end_dir ? o->end_dir : NULL;
+}
+
+/* Next control point after i that differs from point i in plan; n if none. */
+static size_t next_distinct(const double *c, size_t n, size_t i) {
+    size_t j = i + 1;
+    while (j < n && dist2(c + 3 * i, c + 3 * j) < 1e-9) j++;
+    return j;
+}
+
+/* Plan unit vector of (x, z); returns 0 for a zero vector. */
+static int unit2(double *o, double x, double z) {
+    double l = sqrt(x * x + z * z);
+    if (l < 1e-12) return 0;
+    o[0] = x / l;
+    o[1] = z / l;
+    return 1;
+}
+
+/* Runs the spline: writes points to dst when non-NULL, returns their number. */
+static size_t spline_run(const spline_in *in, double *dst) {
+    const double *c = in->ctrl;
+    size_t n = in->n;
+    if (n < 2) return 0;
+    /* number of control points distinct from their predecessor in plan */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i = next_distinct(c, n, i)) m++;
+    if (m < 2) return 0;
+    size_t total = 1;
+    if (dst) memcpy(dst, c, 3 * sizeof *dst);
+    size_t prev = 0; /* the distinct control point before i1 (valid from segment 1 on) */
+    size_t i1 = 0;
+    for (size_t seg = 0; seg + 1 < m; seg++) {
+        size_t i2 = next_distinct(c, n, i1);
+        size_t i3 = i2 < n ? next_distinct(c, n, i2) : n;
+        const double *p1 = c + 3 * i1, *p2 = c + 3 * i2;
+        double p0[3], p3[3];
+        double chord = dist2(p1, p2);
+        if (seg == 0) {
+            if (in->start_dir) {
+                double u[2];
+                if (!unit2(u, in->start_dir[0], in->start_dir[1])) unit2(u, p2[0] - p1[0], p2[2] - p1[2]);
+                p0[0] = p1[0] - u[0] * chord;
+                p0[2] = p1[2] - u[1] * chord;
+            } else {
+                p0[0] = 2 * p1[0] - p2[0];
+                p0[2] = 2 * p1[2] - p2[2];
+            }
+            p0[1] = 2 * p1[1] - p2[1];
+        } else {
+            memcpy(p0, c + 3 * prev, sizeof p0);
+        }
+        if (i3 >= n) {
+            if (in->end_dir) {
+                double u[2];
+                if (!unit2(u, in->end_dir[0], in->end_dir[1])) unit2(u, p2[0] - p1[0], p2[2] - p1[2]);
+                p3[0] = p2[0] + u[0] * chord;
+                p3[2] = p2[2] + u[1] * chord;
+            } else {
+                p3[0] = 2 * p2[0] - p1[0];
+                p3[2] = 2 * p2[2] - p1[2];
+            }
+            p3[1] = 2 * p2[1] - p1[1];
+        } else {
+            memcpy(p3, c + 3 * i3, sizeof p3);
+        }
+        crseg s;
+        cr_init(&s, p0, p1, p2, p3);
+        /* dense table: cumulative 3D length and plan turn */
+        double pt[CR_DENSE + 1][3], cum[CR_DENSE + 1];
+        cum[0] = 0;
+        double turn = 0, pdir[2] = {0, 0};
+        int have_pdir = 0;
+        for (int k = 0; k <= CR_DENSE; k++) {
+            cr_eval(&s, (double)k / CR_DENSE, pt[k]);
+            if (k > 0) {
+                cum[k] = cum[k - 1] + dist3(pt[k - 1], pt[k]);
+                double d[2];
+                if (unit2(d, pt[k][0] - pt[k - 1][0], pt[k][2] - pt[k - 1][2])) {
+                    if (have_pdir) {
+                        double cr = pdir[0] * d[1] - pdir[1] * d[0], dt = pdir[0] * d[0] + pdir[1] * d[1];
+                        turn += fabs(atan2(cr, dt));
+                    }
+                    pdir[0] = d[0];
+                    pdir[1] = d[1];
+                    have_pdir = 1;
+                }
+            }
+        }
+        double len = cum[CR_DENSE];
+        double pieces = ceil(len / in->spacing - 1e-9);
+        double by_angle = ceil(turn / in->max_angle - 1e-9);
+        if (by_angle > pieces) pieces = by_angle;
+        if (in->half_width > 0) {
+            /* one level-section quad over the whole segment */
+            double t0[2], t1[2];
+            if (unit2(t0, pt[1][0] - pt[0][0], pt[1][2] - pt[0][2]) &&
+                unit2(t1, pt[CR_DENSE][0] - pt[CR_DENSE - 1][0], pt[CR_DENSE][2] - pt[CR_DENSE - 1][2])) {
+                double h = in->half_width;
+                double L0[3] = {pt[0][0] + h * t0[1], pt[0][1], pt[0][2] - h * t0[0]};
+                double R0[3] = {pt[0][0] - h * t0[1], pt[0][1], pt[0][2] + h * t0[0]};
+                double L1[3] = {pt[CR_DENSE][0] + h * t1[1], pt[CR_DENSE][1], pt[CR_DENSE][2] - h * t1[0]};
+                double R1[3] = {pt[CR_DENSE][0] - h * t1[1], pt[CR_DENSE][1], pt[CR_DENSE][2] + h * t1[0]};
+                double dev = psdl_quad_deviation(L0, R0, R1, L1);
+                double by_plan = ceil(sqrt(dev / in->tol) - 1e-9);
+                if (by_plan > pieces) pieces = by_plan;
+            }
+        }
+        if (pieces < 1) pieces = 1;
+        if (pieces > 100000) pieces = 100000;
+        size_t np = (size_t)pieces;
+        if (dst) {
+            size_t k = 0;
+            for (size_t j = 1; j < np; j++) {
+                double target = len * (double)j / (double)np;
+                while (k < CR_DENSE && cum[k + 1] < target) k++;
+                double span = cum[k + 1] - cum[k];
+                double f = span > 0 ? (target - cum[k]) / span : 0;
+                double u = ((double)k + f) / CR_DENSE;
+                cr_eval(&s, u, dst + 3 * (total + j - 1));
+            }
+            memcpy(dst + 3 * (total + np - 1), p2, 3 * sizeof *dst);
+        }
+        total += np;
+        prev = i1;
+        i1 = i2;
+    }
+    return total;
+}
+
+size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *opts) {
+    spline_in in;
+    spline_defaults(&in, ctrl, n, opts);
+    return spline_run(&in, NULL);
+}
+
+size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_opts *opts) {
+    assert(dst && (ctrl || n == 0));
+    spline_in in;
+    spline_defaults(&in, ctrl, n, opts);
+    return spline_run(&in, dst);
+}
+
+/* Plan tangent of the polyline before point k (from the nearest distinct earlier point);
+ * 0 when none. */
+static int tangent_before(double *o, const double *pts, size_t k) {
+    for (size_t j = k; j-- > 0;)
+        if (unit2(o, pts[3 * k] - pts[3 * j], pts[3 * k + 2] - pts[3 * j + 2])) return 1;
+    return 0;
+}
+
+static int tangent_after(double *o, const double *pts, size_t n, size_t k) {
+    for (size_t j = k + 1; j < n; j++)
+        if (unit2(o, pts[3 * j] - pts[3 * k], pts[3 * j + 2] - pts[3 * k + 2])) return 1;
+    return 0;
+}
+
+void psdl_section_dir(double out[2], const double *pts, size_t n, size_t k, double miter_limit,
+                      const double *start_dir, const double *end_dir) {
+    assert(out && pts && k < n);
+    if (miter_limit <= 0) miter_limit = 4;
+    double tb[2], ta[2];
+    int hb = 0, ha = 0;
+    if (k == 0 && start_dir) {
+        ha = unit2(ta, start_dir[0], start_dir[1]);
+    } else if (k == n - 1 && end_dir) {
+        hb = unit2(tb, end_dir[0], end_dir[1]);
+    } else {
+        hb = k > 0 && tangent_before(tb, pts, k);
+        ha = k + 1 < n && tangent_after(ta, pts, n, k);
+    }
+    if (!hb && !ha) {
+        ha = tangent_after(ta, pts, n, k);
+        if (!ha) hb = tangent_before(tb, pts, k);
+        if (!ha && !hb) {
+            out[0] = 1;
+            out[1] = 0;
+            return;
+        }
+    }
+    if (hb && !ha) {
+        out[0] = tb[1];
+        out[1] = -tb[0];
+        return;
+    }
+    if (ha && !hb) {
+        out[0] = ta[1];
+        out[1] = -ta[0];
+        return;
+    }
+    double nb[2] = {tb[1], -tb[0]}, na[2] = {ta[1], -ta[0]};
+    double m[2];
+    if (!unit2(m, nb[0] + na[0], nb[1] + na[1])) {
+        out[0] = na[0];
+        out[1] = na[1];
+        return;
+    }
+    double c = m[0] * na[0] + m[1] * na[1];
+    double scale = c > 1e-12 ? 1.0 / c : miter_limit;
+    if (scale > miter_limit) scale = miter_limit;
+    out[0] = m[0] * scale;
+    out[1] = m[1] * scale;
+}
+
+/* Parameters (s on line a, s2 on line b) where the plan lines pa + s * ua and pb + s2 * ub
+ * meet; 0 when parallel. */
+static int line_meet(const double *pa, const double *ua, const double *pb, const double *ub, double *s, double *s2) {
+    double den = ua[0] * ub[1] - ua[1] * ub[0];
+    double len = sqrt((ua[0] * ua[0] + ua[1] * ua[1]) * (ub[0] * ub[0] + ub[1] * ub[1]));
+    if (fabs(den) <= 1e-9 * len) return 0;
+    double dx = pb[0] - pa[0], dz = pb[2] - pa[2];
+    *s = (dx * ub[1] - dz * ub[0]) / den;
+    *s2 = (dx * ua[1] - dz * ua[0]) / den;
+    return 1;
+}
+
+size_t psdl_offset(double *dst, const double *pts, size_t n, double offset, double miter_limit) {
+    assert(dst && (pts || n == 0));
+    if (n == 0) return 0;
+    if (miter_limit <= 0) miter_limit = 4;
+    /* two passes: directions first (dst as scratch would alias; compute on the fly twice) */
+    size_t clamped = 0;
+    for (size_t k = 0; k < n; k++) {
+        double u[2];
+        psdl_section_dir(u, pts, n, k, miter_limit, NULL, NULL);
+        double o = offset;
+        double lim = INFINITY;
+        double sign = offset >= 0 ? 1 : -1;
+        for (int side = -1; side <= 1; side += 2) {
+            if ((side < 0 && k == 0) || (side > 0 && k + 1 >= n)) continue;
+            size_t j = side < 0 ? k - 1 : k + 1;
+            if (dist2(pts + 3 * k, pts + 3 * j) < 1e-9) continue;
+            double v[2], s, s2;
+            psdl_section_dir(v, pts, n, j, miter_limit, NULL, NULL);
+            if (!line_meet(pts + 3 * k, u, pts + 3 * j, v, &s, &s2)) continue;
+            if (s * sign > 0 && s2 * sign > 0 && fabs(s) < lim) lim = fabs(s);
+        }
+        if (fabs(o) > lim) {
+            o = sign * lim;
+            clamped++;
+        }
+        dst[3 * k] = pts[3 * k] + o * u[0];
+        dst[3 * k + 1] = pts[3 * k + 1];
+        dst[3 * k + 2] = pts[3 * k + 2] + o * u[1];
+    }
+    return clamped;
+}
+
+/* ================================================================ cross-sections */
+
+size_t psdl_section_stride(int kind) {
+    switch (kind) {
+    case PSDL_SECTION_ROAD: return 4;
+    case PSDL_SECTION_WALKWAY: return 2;
+    case PSDL_SECTION_DIVIDED: return 6;
+    case PSDL_SECTION_SIDEWALK: return 2;
+    default: return 0;
+    }
+}
+
+size_t psdl_sections_bound(size_t n, const psdl_profile *profile) {
+    assert(profile);
+    return n * psdl_section_stride(profile->kind);
+}
+
+/* Column offsets (left positive) and rises of a profile; returns the stride. */
+static size_t profile_columns(const psdl_profile *p, double *off, double *rise) {
+    double curb = p->curb < 0 ? CURB_RISE : p->curb;
+    double sl = p->sidewalk_left > 0 ? p->sidewalk_left : 0, sr = p->sidewalk_right > 0 ? p->sidewalk_right : 0;
+    switch (p->kind) {
+    case PSDL_SECTION_ROAD:
+        off[0] = p->left + sl, rise[0] = sl > 0 ? curb : 0;
+        off[1] = p->left, rise[1] = 0;
+        off[2] = -p->right, rise[2] = 0;
+        off[3] = -(p->right + sr), rise[3] = sr > 0 ? curb : 0;
+        return 4;
+    case PSDL_SECTION_WALKWAY:
+        off[0] = p->left, rise[0] = 0;
+        off[1] = -p->right, rise[1] = 0;
+        return 2;
+    case PSDL_SECTION_DIVIDED: {
+        double h = p->median > 0 ? p->median / 2 : 0;
+        off[0] = h + p->left + sl, rise[0] = sl > 0 ? curb : 0;
+        off[1] = h + p->left, rise[1] = 0;
+        off[2] = h, rise[2] = 0;
+        off[3] = -h, rise[3] = 0;
+        off[4] = -(h + p->right), rise[4] = 0;
+        off[5] = -(h + p->right + sr), rise[5] = sr > 0 ? curb : 0;
+        return 6;
+    }
+    case PSDL_SECTION_SIDEWALK:
+        off[0] = 0, rise[0] = 0;
+        off[1] = -sr, rise[1] = sr > 0 ? curb : 0;
+        return 2;
+    default: return 0;
+    }
+}
+
+size_t psdl_sections(double *dst, const double *center, size_t n, const psdl_profile *profile,
+                     const double *start_dir, const double *end_dir, size_t *clamped) {
+    assert(dst && profile && (center || n == 0));
+    double off[6], rise[6];
+    size_t stride = profile_columns(profile, off, rise);
+    if (clamped) *clamped = 0;
+    if (stride == 0 || n == 0) return 0;
+    double miter = profile->miter_limit > 0 ? profile->miter_limit : 4;
+    size_t nclamp = 0;
+    /* end directions: perpendicular sections at the ends, overridable */
+    for (size_t k = 0; k < n; k++) {
+        double u[2];
+        psdl_section_dir(u, center, n, k, miter, start_dir, end_dir);
+        double lim_pos = INFINITY, lim_neg = INFINITY;
+        for (int side = -1; side <= 1; side += 2) {
+            if ((side < 0 && k == 0) || (side > 0 && k + 1 >= n)) continue;
+            size_t j = side < 0 ? k - 1 : k + 1;
+            if (dist2(center + 3 * k, center + 3 * j) < 1e-9) continue;
+            double v[2], s, s2;
+            psdl_section_dir(v, center, n, j, miter, start_dir, end_dir);
+            if (!line_meet(center + 3 * k, u, center + 3 * j, v, &s, &s2)) continue;
+            if (s > 0 && s2 > 0 && s < lim_pos) lim_pos = s;
+            if (s < 0 && s2 < 0 && -s < lim_neg) lim_neg = -s;
+        }
+        int any = 0;
+        for (size_t c = 0; c < stride; c++) {
+            double o = off[c];
+            if (o > lim_pos) o = lim_pos, any = 1;
+            if (o < -lim_neg) o = -lim_neg, any = 1;
+            double *q = dst + 3 * (k * stride + c);
+            q[0] = center[3 * k] + o * u[0];
+            q[1] = center[3 * k + 1] + rise[c];
+            q[2] = center[3 * k + 2] + o * u[1];
+        }
+        nclamp += (size_t)any;
+    }
+    if (clamped) *clamped = nclamp;
+    return n * stride;
+}
+
+/* ================================================================ facades */
+
+unsigned psdl_light_index(double dx, double dz) {
+    if (dx * dx + dz * dz < 1e-24) return 0;
+    /* outward normal of SetWall(a, b): (-dz, 0, dx) (§4.2) */
+    double a = atan2(dx, -dz); /* atan2(n.z, n.x) */
+    long i = lround((a + M_PI / 2) * 32.0 / M_PI);
+    i %= 64;
+    if (i < 0) i += 64;
+    return (unsigned)i;
+}
+
+size_t psdl_facades_bound(size_t n, int closed) {
+    if (n < 2) return 0;
+    return closed ? n : n - 1;
+}
+
+static uint32_t clamp_repeat(double v) {
+    long r = lround(v);
+    if (r < 1) r = 1;
+    if (r > 32767) r = 32767;
+    return (uint32_t)r;
+}
+
+size_t psdl_facades(uint32_t *dst, const double *pts, size_t n, const psdl_facade_opts *opts) {
+    assert(dst && opts && (pts || n == 0));
+    size_t nseg = psdl_facades_bound(n, opts->closed);
+    if (nseg == 0) return 0;
+    double fh = opts->floor_height > 0 ? opts->floor_height : 3.0;
+    double bw = opts->bay_width > 0 ? opts->bay_width : 4.0;
+    double col = (opts->collinear_deg > 0 ? opts->collinear_deg : 1.0) * M_PI / 180.0;
+    uint32_t vrep = clamp_repeat((opts->top - opts->bottom) / fh);
+    /* closed outlines start after a real corner so that a straight wall is one run */
+    size_t first = 0;
+    if (opts->closed) {
+        for (size_t s = 0; s < nseg; s++) {
+            /* turn between segment s-1 and s */
+            size_t a = (s + nseg - 1) % nseg, b = s;
+            const double *a0 = pts + 3 * a, *a1 = pts + 3 * ((a + 1) % n);
+            const double *b0 = pts + 3 * b, *b1 = pts + 3 * ((b + 1) % n);
+            double u[2], v[2];
+            if (!unit2(u, a1[0] - a0[0], a1[2] - a0[2]) || !unit2(v, b1[0] - b0[0], b1[2] - b0[2])) continue;
+            if (fabs(atan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1])) > col) {
+                first = s;
+                break;
+            }
+        }
+    }
+    size_t out = 0;
+    double prev[2];
+    int have_prev = 0;
+    for (size_t t = 0; t < nseg; t++) {
+        size_t s = (first + t) % nseg;
+        size_t i0 = s, i1 = (s + 1) % n;
+        const double *a = pts + 3 * i0, *b = pts + 3 * i1;
+        double dx = b[0] - a[0], dz = b[2] - a[2];
+        double len = sqrt(dx * dx + dz * dz);
+        if (len < 1e-6) continue;
+        double u[2] = {dx / len, dz / len};
+        int new_run = !have_prev || fabs(atan2(prev[0] * u[1] - prev[1] * u[0], prev[0] * u[0] + prev[1] * u[1])) > col;
+        int sloped = a[1] < opts->bottom - 1e-6 || b[1] < opts->bottom - 1e-6;
+        uint32_t *w = dst + 6 * out++;
+        w[0] = (uint32_t)i0;
+        w[1] = (uint32_t)i1;
+        w[2] = clamp_repeat(len / bw);
+        w[3] = vrep;
+        w[4] = psdl_light_index(dx, dz);
+        w[5] = (uint32_t)(new_run ? 1u : 0u) | (uint32_t)(sloped ? 2u : 0u);
+        prev[0] = u[0];
+        prev[1] = u[1];
+        have_prev = 1;
+    }
+    return out;
+}

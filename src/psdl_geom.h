@@ -1,0 +1,392 @@
+/*
+ * psdl_geom.h -- geometry kernels of psdlkit: the shapes a PSDL city is made of. C99, no Lua.
+ *
+ * Reference (read this first)
+ * ===========================
+ *
+ * Every kernel is a pure function on flat arrays (style §4.3): the destination comes first,
+ * a *_bound companion gives the output size to allocate where it varies, and the return value
+ * is a count. Format facts cite docs/psdl-format.md as §n.
+ *
+ * Conventions
+ * -----------
+ *   - Points are `double` triples x, y, z (metres, Y up, XZ the ground plane, §4.1), packed:
+ *     point i is pts[3*i .. 3*i+2]. "Plan" means the XZ projection.
+ *   - Indices are 0-based positions in the point array the call was given.
+ *   - S(poly) = sum over edges of (x_i * z_{i+1} - x_{i+1} * z_i), twice the signed plan area.
+ *     Retail winding (§4.2) for up-facing fans, roofs and room perimeters is S < 0; every
+ *     kernel here emits that winding. psdl_signed_area() returns S / 2.
+ *   - Strips (road 0x0, walkway 0x2, sidewalk 0x1, divided road 0x8) are lists of sections,
+ *     each section a row of `stride` points. Following §4.2, the first point of a section
+ *     lies on the left when travelling from section k to section k + 1, where "left" of a
+ *     direction (tx, tz) is the side (tz, -tx): travelling +Z, the first point is at +X. A
+ *     quad (v0, v1, v3, v2) of such a strip has an upward normal.
+ *   - Heights of cross-sections: carriageway, curb and median points at the centre line's y;
+ *     sidewalk outer points PSDL_CURB_RISE (0.15 m) higher (§2.4 0x0, §4.1).
+ *   - Angles in the option structs are degrees; everything else is metres.
+ *
+ * Errors
+ * ------
+ * Kernels never write past the size their *_bound returns. Programmer errors (NULL pointers,
+ * n too small where stated) are assert()s. Kernels that need scratch memory allocate it with
+ * malloc and return PSDL_GEOM_NOMEM ((size_t)-1) when that fails; the bindings raise.
+ */
+#ifndef PSDL_GEOM_H
+#define PSDL_GEOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Returned by kernels that allocate scratch memory when the allocation failed. */
+#define PSDL_GEOM_NOMEM ((size_t)-1)
+/** Returned by psdl_junction_build for arms it cannot join (two arms less than 1 degree
+ *  apart, a zero direction, an unknown profile kind). */
+#define PSDL_GEOM_INVALID ((size_t)-2)
+
+/* ================================================================ measures (§4.2, §3.3) */
+
+/** Signed plan area of the polygon pts[0 .. n-1] (closed implicitly), i.e. S / 2 in m².
+ *  Negative for retail winding (§4.2). 0 for n < 3. */
+double psdl_signed_area(const double *pts, size_t n);
+
+/** Winding of a polygon: -1 retail (S < 0), +1 opposite, 0 when |S| / 2 <= eps (m²). */
+int psdl_winding(const double *pts, size_t n, double eps);
+
+/** Non-planarity of the quad (a, b, c, d) in metres: the largest distance of a corner from
+ *  the plane through the other three (0 for a planar quad). Corners whose opposite triangle
+ *  is degenerate are skipped; a fully degenerate quad gives 0. */
+double psdl_quad_deviation(const double *a, const double *b, const double *c, const double *d);
+
+/** Largest psdl_quad_deviation over every quad of a strip: nsections rows of `stride`
+ *  points; the quads are (row k col j, row k col j+1, row k+1 col j+1, row k+1 col j) for
+ *  adjacent columns. Road strips must be planar (§3.5). */
+double psdl_strip_deviation(const double *pts, size_t nsections, size_t stride);
+
+/** Largest |y - y_hub| over a fan's points (hub first). A road fan (0x5) must be flat: the
+ *  game flattens it to the hub's height (§2.4 0x5, validator tolerance 0.05 m). */
+double psdl_fan_flatness(const double *pts, size_t n);
+
+/** Smallest plan area (m², unsigned) of the triangles (p0, p_i, p_i+1) of a fan of n >= 3
+ *  points: 0 means a degenerate triangle. */
+double psdl_fan_min_area(const double *pts, size_t n);
+
+/** Bounds recommended by §1.6 over pts[first .. n-1]: out[0..2] AABB min, out[3..5] max,
+ *  out[6..8] the AABB centre, out[9] the largest distance from the centre to a point.
+ *  Returns the number of points used (0 leaves out untouched). `first` skips a dummy vertex. */
+size_t psdl_bounds(double out[10], const double *pts, size_t n, size_t first);
+
+/* ================================================================ centre lines */
+
+/** Options of psdl_spline. Zero-initialised fields take the defaults given. */
+typedef struct psdl_spline_opts {
+    double spacing;    /* m, largest distance between samples along the curve (default 5) */
+    double max_angle;  /* degrees, largest plan turn between consecutive chords (default 7.5) */
+    double half_width; /* m, half the widest cross-section the line will carry; with
+                        * planar_tol it adds samples on curves that climb (default 0: off) */
+    double planar_tol; /* m, largest quad deviation (psdl_quad_deviation) tolerated for level
+                        * cross-sections of half_width on a climbing curve (default 0.01) */
+    int has_start_dir, has_end_dir; /* use start_dir / end_dir as the end tangents */
+    double start_dir[2], end_dir[2]; /* plan tangent (x, z) at the first / last point */
+} psdl_spline_opts;
+
+/** Number of points psdl_spline writes for these control points (exact, not just a bound). */
+size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *opts);
+
+/** A smooth centre line through the n >= 2 control points ctrl (x, y, z), written to dst as
+ *  points. A centripetal Catmull-Rom spline (alpha 0.5, parametrised by plan distance, so it
+ *  neither cusps nor self-intersects within a segment); y is interpolated along with x and z.
+ *  Missing end tangents come from reflecting the neighbour control point, so two control
+ *  points give a straight line. Each control segment is cut into equal arc-length pieces,
+ *  as many as the largest of: length / spacing, plan turn / max_angle, and (when half_width
+ *  > 0) sqrt(deviation / planar_tol) where deviation is that of one level-section quad over
+ *  the whole segment (deviation falls with the square of the piece count). Consecutive equal
+ *  control points are skipped. Every control point is a sample. Returns the point count
+ *  (psdl_spline_bound), 0 when n < 2 or all control points coincide in plan. */
+size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_opts *opts);
+
+/** Length in metres of the polyline pts[0 .. n-1] (3D; plan = 0 also counts y). */
+double psdl_polyline_length(const double *pts, size_t n, int plan);
+
+/** Section direction at point k of a polyline: the unit plan vector (tz, -tx) to the left
+ *  of travel (§4.2), bisecting the two adjacent segments at interior points, scaled by the
+ *  mitre factor 1 / cos(turn / 2) capped at miter_limit, so that offsets along it stay at a
+ *  constant distance from the adjacent segments. out[0] = x, out[1] = z. start_dir /
+ *  end_dir (may be NULL) override the tangents at the first / last point. */
+void psdl_section_dir(double out[2], const double *pts, size_t n, size_t k, double miter_limit,
+                      const double *start_dir, const double *end_dir);
+
+/** Offset of a polyline: dst[i] = pts[i] + offset * section_dir(i) (positive = left of
+ *  travel, §4.2), y kept. Offsets that would fold the line on a tight curve (the offset
+ *  point passing the point where this section line meets its neighbour's) are clamped to
+ *  that meeting point, so consecutive offset points may coincide but never reverse.
+ *  miter_limit <= 0 means 4. Returns the number of clamped points. Writes n points. */
+size_t psdl_offset(double *dst, const double *pts, size_t n, double offset, double miter_limit);
+
+/* ================================================================ cross-sections (§2.4) */
+
+/** Cross-section kinds and their strides (points per section). */
+typedef enum psdl_section_kind {
+    PSDL_SECTION_ROAD = 0,     /* 0x0: outer L, curb L, curb R, outer R (4) */
+    PSDL_SECTION_WALKWAY = 1,  /* 0x2 rectangle strip: left, right (2) */
+    PSDL_SECTION_DIVIDED = 2,  /* 0x8: outer L, curb L, median L, median R, curb R, outer R (6) */
+    PSDL_SECTION_SIDEWALK = 3  /* 0x1: curb, outer (2); the outer edge is on the right */
+} psdl_section_kind;
+
+/** Points per section of a kind: 4, 2, 6, 2 (0 for an unknown kind). */
+size_t psdl_section_stride(int kind);
+
+/** A road profile, in metres. Widths are measured across, at right angles to the centre
+ *  line. */
+typedef struct psdl_profile {
+    int kind;              /* psdl_section_kind */
+    double left, right;    /* carriageway width left / right of the centre line (curb offset;
+                            * DIVIDED: from the median edge to the curb; WALKWAY: edge offset) */
+    double sidewalk_left;  /* sidewalk width beyond the left curb, 0 = none (outer == curb,
+                            * §2.4 0x0 "outerL == curbL"); SIDEWALK: unused */
+    double sidewalk_right; /* same on the right; SIDEWALK: the strip's width (outer on the right) */
+    double median;         /* DIVIDED: total median width between median L and median R */
+    double curb;           /* sidewalk rise over the road; < 0 means PSDL_CURB_RISE (0.15) */
+    double miter_limit;    /* <= 0 means 4 */
+} psdl_profile;
+
+/** n * stride of the kind. */
+size_t psdl_sections_bound(size_t n, const psdl_profile *profile);
+
+/** Cross-sections of a strip along the centre line center[0 .. n-1]: n sections of
+ *  psdl_section_stride(kind) points each, written to dst. Each section lies on one straight,
+ *  level line through its centre point along psdl_section_dir (end sections at right angles
+ *  to the end segments, or to start_dir / end_dir when given, plan vectors or NULL), so every
+ *  quad between sections is planar when the line is straight or flat. Points are ordered
+ *  left to right of travel (§4.2). Offsets on the inside of a curve tighter than the offset
+ *  are clamped as psdl_offset does; *clamped (may be NULL) receives the number of clamped
+ *  points. A width of 0 puts two columns on the same point (equal coordinates). Returns the
+ *  number of points written. */
+size_t psdl_sections(double *dst, const double *center, size_t n, const psdl_profile *profile,
+                     const double *start_dir, const double *end_dir, size_t *clamped);
+
+/* ================================================================ fans (§2.4 0x5, 0x6, 0xC) */
+
+/** Triangles of a triangulation of a polygon with holes: at most n + 2 * nholes - 2. */
+size_t psdl_triangulate_bound(size_t n, size_t nholes);
+
+/** Ear-clipping triangulation of a simple polygon with holes, in plan. pts holds the outer
+ *  ring (points 0 .. hole_starts[0]-1) followed by each hole (hole h from hole_starts[h] to
+ *  the next start or n); rings may be given in either winding. Holes are bridged to the outer
+ *  ring (earcut's method). dst receives 3 indices per triangle, each triangle in retail
+ *  winding (S < 0) and of non-zero area; every point is kept (collinear points on edges
+ *  become triangle corners, never dropped). Returns the triangle count, or PSDL_GEOM_NOMEM. */
+size_t psdl_triangulate(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts,
+                        size_t nholes);
+
+/** Flags of psdl_fans. */
+#define PSDL_FANS_NO_EXTRA 1u /* never add a hub point: fans need no new vertex */
+
+/** Words psdl_fans writes at most: 6 * (n + 2 * nholes). Extra points at most
+ *  n + 2 * nholes (for the extra array, 3 doubles each). */
+size_t psdl_fans_bound(size_t n, size_t nholes);
+
+/** Triangle fans covering a polygon with holes (as psdl_triangulate takes it), each fan a
+ *  convex piece in retail winding (§4.2) with no degenerate triangle. Convex input needs no
+ *  split; a concave polygon is triangulated (ear clipping) and its triangles merged into
+ *  convex pieces (Hertel-Mehlhorn: drop a diagonal whenever both its ends stay convex, which
+ *  gives at most four times the minimum number of pieces). A piece becomes one fan with its
+ *  hub on the boundary when some boundary hub sees every rim edge at non-zero area; a piece
+ *  whose boundary has collinear runs that defeat every boundary hub gets a hub at its vertex
+ *  average (a new point written to extra as x, y, z, with index n + j, on the piece's plane),
+ *  or with PSDL_FANS_NO_EXTRA is split into its triangles. dst receives for each fan
+ *  [m, hub, v1, ..., v(m-1)] (m >= 3 indices; a hub at an extra point closes its rim by
+ *  repeating v1). *nextra receives the number of extra points. Returns the words written,
+ *  or PSDL_GEOM_NOMEM. */
+size_t psdl_fans(uint32_t *dst, double *extra, size_t *nextra, const double *pts, size_t n,
+                 const uint32_t *hole_starts, size_t nholes, unsigned flags);
+
+/* ================================================================ facades (§2.4 0x3, 0x7, 0xB) */
+
+/** Light-table index (0..63) of a wall whose base runs from left to right in plan direction
+ *  (dx, dz) (§2.4 0x7). The wall faces n = (-dz, 0, dx) (SetWall, §4.2); entry i of the
+ *  game's 64-entry table faces a = i * pi / 32 - pi / 2 with normal (cos a, 0, sin a)
+ *  [INFER, §6 item 8], so i = round((atan2(n.z, n.x) + pi / 2) * 32 / pi) mod 64: a wall
+ *  facing -Z gets 0, +X 16, +Z 32, -X 48. Returns 0 for a zero-length direction. */
+unsigned psdl_light_index(double dx, double dz);
+
+/** Options of psdl_facades. */
+typedef struct psdl_facade_opts {
+    double floor_height; /* m per vertical texture repeat (default 3) */
+    double bay_width;    /* m per horizontal repeat (default 4) */
+    double bottom, top;  /* m, facade base and top heights (top > bottom) */
+    int closed;          /* 1: the outline is a closed ring (last point joins the first) */
+    double collinear_deg; /* plan turn below which two segments form one run (default 1) */
+} psdl_facade_opts;
+
+/** Segments psdl_facades describes: n - 1, or n for a closed outline. */
+size_t psdl_facades_bound(size_t n, int closed);
+
+/** Facade layout along an outline pts[0 .. n-1] whose points run in retail winding (S < 0
+ *  for a closed building outline, §4.2) so that every facade faces outward: normal
+ *  (-dz, 0, dx) for a base running left -> right (§2.4 0xB). For each segment (zero-length
+ *  ones are skipped) dst receives 6 words: left index, right index, u repeats
+ *  (round(length / bay_width), 1..32767), v repeats (round((top - bottom) / floor_height),
+ *  1..32767), light index (psdl_light_index), flags: bit 0 = the segment starts a new wall
+ *  run (segments of one run are collinear within collinear_deg and need one facade bound
+ *  spanning the run, §2.4 0x7), bit 1 = the ground under the segment lies below `bottom`
+ *  at either end (a sliver fills from the base points up to `bottom`, §2.4 0x3). Returns
+ *  the number of segments written. */
+size_t psdl_facades(uint32_t *dst, const double *pts, size_t n, const psdl_facade_opts *opts);
+
+/* ================================================================ intersections */
+
+/** One road end at an intersection. */
+typedef struct psdl_arm {
+    double dir[2];       /* plan direction from the node outward along the road (normalised
+                          * by the kernel) */
+    psdl_profile profile; /* the road's profile as seen travelling outward (ROAD, WALKWAY or
+                           * DIVIDED); left / right of outward travel */
+    double crosswalk;    /* m, crosswalk depth along the road, 0 = none */
+    double min_distance; /* m, the road end is at least this far from the node */
+} psdl_arm;
+
+/** Options of psdl_junction. */
+typedef struct psdl_junction_opts {
+    double center[3];   /* the node (x, y, z); the intersection is flat at y */
+    double radius;      /* m, curb corner radius between arms with sidewalks (default 0: sharp) */
+    double arc_step;    /* degrees between corner arc points (default 15) */
+    double curb;        /* sidewalk rise, < 0 means PSDL_CURB_RISE */
+} psdl_junction_opts;
+
+/** Sizes of a junction's outputs (psdl_junction_bound fills upper bounds, psdl_junction_build the
+ *  actual counts). */
+typedef struct psdl_junction_sizes {
+    size_t points;     /* points (x, y, z each) */
+    size_t surface;    /* indices of the road-surface polygon */
+    size_t sections;   /* indices of the arms' end sections (sum of strides) */
+    size_t strips;     /* words of sidewalk strips */
+    size_t crosswalks; /* crosswalks (4 indices each) */
+    size_t outline;    /* indices of the room outline */
+} psdl_junction_sizes;
+
+/** A junction's geometry; arrays allocated by the caller with psdl_junction_bound's sizes.
+ *  All indices point into `points`, in which every point is distinct. */
+typedef struct psdl_junction {
+    double *points;      /* x, y, z */
+    uint32_t *surface;   /* road-surface polygon, retail winding, convex or not: give it to
+                          * psdl_fans for the road fans (0x5); flat at the node's y */
+    uint32_t *sections;  /* per arm, in input order: its end section, stride points ordered
+                          * left to right of outward travel; the road room starts here */
+    double *distance;    /* per arm: distance of the end section from the node along dir */
+    uint32_t *strips;    /* sidewalk strips (0x1): [npairs, caps, curb0, outer0, curb1, outer1,
+                          * ...] each, caps bit 0 = needs a start cap at the first pair, bit 1 =
+                          * an end cap at the last pair (§2.4 0x1); curbs on the left of travel */
+    uint32_t *crosswalks; /* 4 indices each: c0, c1, c2, c3 (§2.4 0x4): (c0, c1) along one
+                           * curb (c1 at the road end), (c2, c3) along the other */
+    uint32_t *outline;   /* the room's outline (perimeter), retail winding: the union of the
+                          * surface, crosswalks and sidewalk strips, every boundary point kept */
+    psdl_junction_sizes size; /* counts written by psdl_junction_build */
+} psdl_junction;
+
+/** Upper bounds of the output sizes of psdl_junction_build for these arms and options. */
+void psdl_junction_bound(psdl_junction_sizes *out, const psdl_arm *arms, size_t narms,
+                         const psdl_junction_opts *opts);
+
+/** The geometry of an intersection where narms >= 1 road ends meet at opts->center (one arm
+ *  is a dead end: the road surface closes in a half circle). Arms are taken in retail order
+ *  (decreasing atan2(dz, dx), so the outline winds S < 0); between two neighbouring arms
+ *  the kernel builds a corner: where they meet at less than 180 degrees the curb lines meet
+ *  in a fillet of `radius` (when both sides have sidewalks; sharp otherwise) and the outer
+ *  sidewalk lines at the building corner, which the corner sidewalk strip repeats as its
+ *  outer point (city-layout §1.5); at 180 degrees or more the corner goes round the node.
+ *  Each arm's end section lies at the smallest distance that keeps the corners and its
+ *  crosswalk (between the section and a line `crosswalk` metres nearer the node, one per
+ *  carriageway) inside the intersection, and at least min_distance. A sidewalk that meets an
+ *  arm without one on that side ends at that arm's edge with a cap. The surface, the
+ *  crosswalks and the strips share every vertex on their common edges, and the outline holds
+ *  every point on the boundary, so the roads and blocks around close with no gap, no overlap
+ *  and no T-junction. Returns 0, PSDL_GEOM_INVALID or PSDL_GEOM_NOMEM. */
+size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narms,
+                     const psdl_junction_opts *opts);
+
+/* ================================================================ pools (§3.2, §3.5) */
+
+/** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:
+ *  two tuples are one entry when their float32 values are equal (-0 equals +0). A vertex
+ *  pool reserves entry 0 as the dummy vertex (§3.2, never returned by psdl_pool_add). */
+typedef struct psdl_pool psdl_pool;
+
+/** New pool of dimension dim (1..4); reserve_first = 1 keeps entry 0 as a dummy of zeros.
+ *  NULL when out of memory. */
+psdl_pool *psdl_pool_new(unsigned dim, int reserve_first);
+
+/** Frees a pool (NULL-safe). */
+void psdl_pool_free(psdl_pool *pool);
+
+/** Index of the tuple v[0 .. dim-1] (rounded to float), added if new. Returns UINT32_MAX
+ *  when out of memory. O(1) expected (open-addressing hash). */
+uint32_t psdl_pool_add(psdl_pool *pool, const double *v);
+
+/** Index of v if present (the dummy never matches), else UINT32_MAX. */
+uint32_t psdl_pool_find(const psdl_pool *pool, const double *v);
+
+/** Number of entries (the dummy included). */
+size_t psdl_pool_count(const psdl_pool *pool);
+
+/** The entries, dim floats each (valid until the next add). */
+const float *psdl_pool_data(const psdl_pool *pool);
+
+/** Overwrites entry i (the dummy's position, say) without rehashing: only for the reserved
+ *  entry 0, which is never looked up. */
+void psdl_pool_set_dummy(psdl_pool *pool, const double *v);
+
+/* ================================================================ rooms (§1.5) */
+
+/* Room perimeters are passed in CSR form: room r (0-based) owns verts[start[r] .. start[r+1]-1],
+ * vertex indices into a point array pts (x, y, z doubles, npts points). */
+
+/** Surface triangles of one attribute's vertex list (3 indices each, into the same vertex
+ *  numbering as refs), in retail winding where the format fixes it: road strips (type 0,
+ *  stride 4), sidewalk strips (1, stride 2), walkways (2, stride 2), divided roads (8,
+ *  stride 6) give two triangles per quad; crosswalks (4) two; fans (5, 6) and roofs (12)
+ *  one per rim edge; other types none. Triangles with a repeated index are skipped. Returns
+ *  the number of indices written (at most psdl_surface_bound). */
+size_t psdl_surface_triangles(uint32_t *dst, int type, const uint32_t *refs, size_t n);
+
+/** Upper bound of psdl_surface_triangles' output for n refs: 6 * n. */
+size_t psdl_surface_bound(size_t n);
+
+/** Outline of the union of triangles tris[0 .. 3*ntris-1] (indices into pts): the boundary
+ *  edges (used once) chained into loops; dst receives the loop of largest plan area, in
+ *  retail winding (S < 0), every boundary point kept. Holes are dropped (a perimeter cannot
+ *  express them). Returns the point count (at most 3 * ntris), 0 when there is no loop, or
+ *  PSDL_GEOM_NOMEM. */
+size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts);
+
+/** Upper bound of psdl_link's output points. */
+size_t psdl_link_bound(const uint32_t *start, const uint32_t *verts, size_t nrooms, size_t npts);
+
+/** Neighbour links (§1.5). For each room, the perimeter point k gets as neighbour the room
+ *  (1-based position: room r is r + 1; 0 = none) having the same edge (either direction) as
+ *  k -> k+1; then for each perimeter vertex touched by further rooms that share no edge with
+ *  this room, the vertex is repeated once per such room (a zero-length edge carrying it),
+ *  placed before the point's own edge. Links are symmetric by construction. Consecutive
+ *  duplicate points and a closing duplicate of the first point are dropped first. dst_verts,
+ *  dst_nb receive the new perimeters in CSR form with dst_start (nrooms + 1 entries). Returns
+ *  the number of points written, or PSDL_GEOM_NOMEM. */
+size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, const uint32_t *start,
+                 const uint32_t *verts, size_t nrooms, size_t npts);
+
+/** T-junctions between room perimeters: a perimeter vertex v of one room lying strictly
+ *  inside a perimeter edge (a, b) of another room (3D distance to the segment <= eps, not
+ *  within eps of either end) where v is not a point of that edge. Found with a uniform
+ *  plan grid (linear in the number of perimeter points for even spreads). dst receives up
+ *  to cap records of 3 words: room (0-based), edge position k (perimeter point k -> k+1 of
+ *  that room, 0-based), vertex v; sorted by room, edge and distance from a. Returns the
+ *  total number of records found (which may exceed cap), or PSDL_GEOM_NOMEM. */
+size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts, const uint32_t *start,
+                       const uint32_t *verts, size_t nrooms, double eps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PSDL_GEOM_H */

@@ -1,0 +1,549 @@
+/* psdl_geom_fan.c -- triangulation (ear clipping with hole bridges, after earcut), merging
+ * into convex pieces (Hertel-Mehlhorn) and triangle fans in retail winding (psdl_geom.h). */
+#include "psdl_geom.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ linked ring (earcut) */
+
+/* Internally rings wind counter-clockwise in (x, z) (S > 0), as earcut's outer rings do;
+ * triangles are flipped to retail winding (S < 0) on output. */
+typedef struct node {
+    uint32_t i; /* index into the caller's points */
+    double x, z;
+    int32_t prev, next;
+} node;
+
+typedef struct ring {
+    node *nodes;
+    size_t count, cap;
+    double eps; /* area below which a triangle is degenerate */
+} ring;
+
+static int32_t new_node(ring *r, uint32_t i, double x, double z, int32_t last) {
+    assert(r->count < r->cap);
+    int32_t k = (int32_t)r->count++;
+    node *p = &r->nodes[k];
+    p->i = i;
+    p->x = x;
+    p->z = z;
+    if (last < 0) {
+        p->prev = p->next = k;
+    } else {
+        node *l = &r->nodes[last];
+        p->next = l->next;
+        p->prev = last;
+        r->nodes[l->next].prev = k;
+        l->next = k;
+    }
+    return k;
+}
+
+static void remove_node(ring *r, int32_t k) {
+    node *p = &r->nodes[k];
+    r->nodes[p->next].prev = p->prev;
+    r->nodes[p->prev].next = p->next;
+}
+
+/* earcut's area(): negative when p -> q -> s turns left (counter-clockwise). */
+static double tri_area(const node *p, const node *q, const node *s) {
+    return (q->z - p->z) * (s->x - q->x) - (q->x - p->x) * (s->z - q->z);
+}
+
+static int equals(const node *a, const node *b) { return a->x == b->x && a->z == b->z; }
+
+static int point_in_triangle(double ax, double az, double bx, double bz, double cx, double cz, double px, double pz) {
+    return (cx - px) * (az - pz) >= (ax - px) * (cz - pz) && (ax - px) * (bz - pz) >= (bx - px) * (az - pz) &&
+           (bx - px) * (cz - pz) >= (cx - px) * (bz - pz);
+}
+
+/* Twice the signed area (S) of the ring of points [start, end) of pts. */
+static double ring_s(const double *pts, size_t start, size_t end) {
+    double s = 0;
+    for (size_t i = start; i < end; i++) {
+        size_t j = i + 1 < end ? i + 1 : start;
+        s += pts[3 * i] * pts[3 * j + 2] - pts[3 * j] * pts[3 * i + 2];
+    }
+    return s;
+}
+
+/* Links points [start, end) into a ring with the wanted winding (ccw: S > 0), dropping
+ * consecutive duplicates; returns the last node or -1. */
+static int32_t link_ring(ring *r, const double *pts, size_t start, size_t end, int ccw) {
+    int32_t last = -1;
+    int forward = (ring_s(pts, start, end) > 0) == ccw;
+    for (size_t t = start; t < end; t++) {
+        size_t i = forward ? t : end - 1 - (t - start);
+        double x = pts[3 * i], z = pts[3 * i + 2];
+        if (last >= 0 && r->nodes[last].x == x && r->nodes[last].z == z) continue;
+        last = new_node(r, (uint32_t)i, x, z, last);
+    }
+    if (last >= 0 && r->nodes[last].next != last) {
+        int32_t first = r->nodes[last].next;
+        if (equals(&r->nodes[last], &r->nodes[first])) {
+            int32_t prev = r->nodes[last].prev;
+            remove_node(r, last);
+            last = prev;
+        }
+    }
+    return last;
+}
+
+static int is_ear(const ring *r, int32_t ek) {
+    const node *b = &r->nodes[ek], *a = &r->nodes[b->prev], *c = &r->nodes[b->next];
+    if (tri_area(a, b, c) >= -r->eps) return 0; /* reflex or flat */
+    double x0 = fmin(a->x, fmin(b->x, c->x)), x1 = fmax(a->x, fmax(b->x, c->x));
+    double z0 = fmin(a->z, fmin(b->z, c->z)), z1 = fmax(a->z, fmax(b->z, c->z));
+    int32_t pk = c->next;
+    while (pk != b->prev) {
+        const node *p = &r->nodes[pk];
+        if (p->x >= x0 && p->x <= x1 && p->z >= z0 && p->z <= z1 && !equals(p, a) && !equals(p, b) && !equals(p, c) &&
+            point_in_triangle(a->x, a->z, b->x, b->z, c->x, c->z, p->x, p->z) &&
+            tri_area(&r->nodes[p->prev], p, &r->nodes[p->next]) >= 0)
+            return 0;
+        pk = p->next;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- holes (earcut) */
+
+static int locally_inside(const ring *r, const node *a, const node *b) {
+    const node *ap = &r->nodes[a->prev], *an = &r->nodes[a->next];
+    return tri_area(ap, a, an) < 0 ? tri_area(a, b, an) >= 0 && tri_area(a, ap, b) >= 0
+                                   : tri_area(a, b, ap) < 0 || tri_area(a, an, b) < 0;
+}
+
+static int sector_contains_sector(const ring *r, const node *m, const node *p) {
+    return tri_area(&r->nodes[m->prev], m, &r->nodes[p->prev]) < 0 &&
+           tri_area(&r->nodes[p->next], m, &r->nodes[m->next]) < 0;
+}
+
+static int32_t find_hole_bridge(const ring *r, int32_t hk, int32_t outer) {
+    const node *hole = &r->nodes[hk];
+    int32_t pk = outer, mk = -1;
+    double hx = hole->x, hz = hole->z, qx = -INFINITY;
+    do {
+        const node *p = &r->nodes[pk], *pn = &r->nodes[p->next];
+        if (hz <= p->z && hz >= pn->z && pn->z != p->z) {
+            double x = p->x + (hz - p->z) * (pn->x - p->x) / (pn->z - p->z);
+            if (x <= hx && x > qx) {
+                qx = x;
+                mk = p->x < pn->x ? pk : p->next;
+                if (x == hx) return mk;
+            }
+        }
+        pk = p->next;
+    } while (pk != outer);
+    if (mk < 0) return -1;
+    int32_t stop = mk;
+    double mx = r->nodes[mk].x, mz = r->nodes[mk].z, tan_min = INFINITY;
+    pk = mk;
+    do {
+        const node *p = &r->nodes[pk];
+        if (hx >= p->x && p->x >= mx && hx != p->x &&
+            point_in_triangle(hz < mz ? hx : qx, hz, mx, mz, hz < mz ? qx : hx, hz, p->x, p->z)) {
+            double t = fabs(hz - p->z) / (hx - p->x);
+            const node *m = &r->nodes[mk];
+            if (locally_inside(r, p, hole) &&
+                (t < tan_min || (t == tan_min && (p->x > m->x || (p->x == m->x && sector_contains_sector(r, m, p)))))) {
+                mk = pk;
+                tan_min = t;
+            }
+        }
+        pk = p->next;
+    } while (pk != stop);
+    return mk;
+}
+
+/* Joins the ring of b into the ring of a with a two-way bridge a <-> b (earcut's
+ * splitPolygon). */
+static void split_polygon(ring *r, int32_t ak, int32_t bk) {
+    node a = r->nodes[ak], b = r->nodes[bk];
+    int32_t a2 = (int32_t)r->count++, b2 = (int32_t)r->count++;
+    assert(r->count <= r->cap);
+    r->nodes[a2] = a;
+    r->nodes[b2] = b;
+    int32_t an = a.next, bp = b.prev;
+    r->nodes[ak].next = bk;
+    r->nodes[bk].prev = ak;
+    r->nodes[a2].next = an;
+    r->nodes[an].prev = a2;
+    r->nodes[b2].next = a2;
+    r->nodes[a2].prev = b2;
+    r->nodes[bp].next = b2;
+    r->nodes[b2].prev = bp;
+}
+
+typedef struct hole_ref {
+    int32_t left;
+    double x;
+} hole_ref;
+
+static int cmp_hole(const void *a, const void *b) {
+    double x = ((const hole_ref *)a)->x, y = ((const hole_ref *)b)->x;
+    return x < y ? -1 : x > y;
+}
+
+/* Builds the outer ring with every hole bridged in; returns a node of it or -1. */
+static int32_t build_ring(ring *r, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
+    size_t outer_end = nholes ? hole_starts[0] : n;
+    int32_t outer = link_ring(r, pts, 0, outer_end, 1);
+    if (outer < 0 || nholes == 0) return outer;
+    hole_ref *holes = (hole_ref *)malloc(nholes * sizeof *holes);
+    if (!holes) return -2;
+    size_t nh = 0;
+    for (size_t h = 0; h < nholes; h++) {
+        size_t s = hole_starts[h], e = h + 1 < nholes ? hole_starts[h + 1] : n;
+        if (e <= s + 2) continue;
+        int32_t last = link_ring(r, pts, s, e, 0);
+        if (last < 0) continue;
+        int32_t k = last, left = last;
+        do {
+            const node *p = &r->nodes[k], *l = &r->nodes[left];
+            if (p->x < l->x || (p->x == l->x && p->z < l->z)) left = k;
+            k = p->next;
+        } while (k != last);
+        holes[nh].left = left;
+        holes[nh].x = r->nodes[left].x;
+        nh++;
+    }
+    qsort(holes, nh, sizeof *holes, cmp_hole);
+    for (size_t h = 0; h < nh; h++) {
+        int32_t bridge = find_hole_bridge(r, holes[h].left, outer);
+        if (bridge < 0) continue;
+        split_polygon(r, bridge, holes[h].left);
+    }
+    free(holes);
+    return outer;
+}
+
+/* Clips ears of the ring at `start`, writing counter-clockwise triangles (3 indices each)
+ * to dst; returns the triangle count. */
+static size_t clip_ears(ring *r, int32_t start, uint32_t *dst) {
+    size_t nt = 0;
+    int32_t ear = start, stop = start;
+    int pass = 0;
+    while (r->nodes[ear].prev != r->nodes[ear].next) {
+        node *e = &r->nodes[ear];
+        int32_t prev = e->prev, next = e->next;
+        int ok = is_ear(r, ear);
+        if (!ok && pass == 2) ok = tri_area(&r->nodes[prev], e, &r->nodes[next]) < -r->eps; /* last resort */
+        if (ok) {
+            dst[3 * nt] = r->nodes[prev].i;
+            dst[3 * nt + 1] = e->i;
+            dst[3 * nt + 2] = r->nodes[next].i;
+            nt++;
+            remove_node(r, ear);
+            ear = r->nodes[next].next;
+            stop = ear;
+            pass = 0;
+            continue;
+        }
+        ear = next;
+        if (ear == stop) {
+            if (pass == 0) {
+                /* drop nodes equal to their successor (bridge leftovers) and flat spikes */
+                int32_t k = ear, removed = 0;
+                int32_t guard = (int32_t)r->count * 2;
+                do {
+                    node *p = &r->nodes[k];
+                    node *pn = &r->nodes[p->next], *pp = &r->nodes[p->prev];
+                    int spike = tri_area(pp, p, pn) == 0 && (pp->x - p->x) * (pn->x - p->x) + (pp->z - p->z) * (pn->z - p->z) > 0;
+                    if (p->next != k && (equals(p, pn) || spike)) {
+                        int32_t nx = p->prev;
+                        remove_node(r, k);
+                        removed = 1;
+                        k = nx;
+                        if (r->nodes[k].prev == r->nodes[k].next) break;
+                    } else {
+                        k = p->next;
+                    }
+                } while (k != ear && --guard > 0);
+                ear = stop = k;
+                pass = removed ? 0 : 1;
+                if (!removed) pass = 1;
+            } else if (pass == 1) {
+                pass = 2;
+            } else {
+                break; /* only flat vertices remain */
+            }
+        }
+    }
+    return nt;
+}
+
+static double extent_eps(const double *pts, size_t n) {
+    if (n == 0) return 1e-12;
+    double x0 = pts[0], x1 = pts[0], z0 = pts[2], z1 = pts[2];
+    for (size_t i = 1; i < n; i++) {
+        x0 = fmin(x0, pts[3 * i]), x1 = fmax(x1, pts[3 * i]);
+        z0 = fmin(z0, pts[3 * i + 2]), z1 = fmax(z1, pts[3 * i + 2]);
+    }
+    double e = fmax(x1 - x0, z1 - z0);
+    return 1e-12 * (e * e + 1);
+}
+
+size_t psdl_triangulate_bound(size_t n, size_t nholes) { return n + 2 * nholes; }
+
+/* Counter-clockwise triangles into dst (as clip_ears); PSDL_GEOM_NOMEM on failure. */
+static size_t triangulate_ccw(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
+    if (n < 3) return 0;
+    ring r;
+    r.cap = n + 2 * nholes + 2;
+    r.count = 0;
+    r.nodes = (node *)malloc(r.cap * sizeof *r.nodes);
+    if (!r.nodes) return PSDL_GEOM_NOMEM;
+    r.eps = extent_eps(pts, n);
+    int32_t start = build_ring(&r, pts, n, hole_starts, nholes);
+    size_t nt = 0;
+    if (start == -2) {
+        free(r.nodes);
+        return PSDL_GEOM_NOMEM;
+    }
+    if (start >= 0) nt = clip_ears(&r, start, dst);
+    free(r.nodes);
+    return nt;
+}
+
+size_t psdl_triangulate(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
+    assert(dst && (pts || n == 0));
+    size_t nt = triangulate_ccw(dst, pts, n, hole_starts, nholes);
+    if (nt == PSDL_GEOM_NOMEM) return nt;
+    for (size_t t = 0; t < nt; t++) { /* retail winding */
+        uint32_t tmp = dst[3 * t + 1];
+        dst[3 * t + 1] = dst[3 * t + 2];
+        dst[3 * t + 2] = tmp;
+    }
+    return nt;
+}
+
+/* ================================================================ convex pieces and fans */
+
+/* Plan cross product (b - a) x (c - b) of points by index: > 0 for a left (CCW) turn. */
+static double turn(const double *pts, uint32_t a, uint32_t b, uint32_t c) {
+    const double *p = pts + 3 * a, *q = pts + 3 * b, *s = pts + 3 * c;
+    return (q[0] - p[0]) * (s[2] - q[2]) - (q[2] - p[2]) * (s[0] - q[0]);
+}
+
+/* Is the counter-clockwise ring convex (collinear corners allowed)? */
+static int ring_convex(const double *pts, const uint32_t *rg, size_t k, double eps) {
+    for (size_t i = 0; i < k; i++)
+        if (turn(pts, rg[(i + k - 1) % k], rg[i], rg[(i + 1) % k]) < -eps) return 0;
+    return 1;
+}
+
+/* Writes the fans of one convex counter-clockwise ring rg[0..k-1]; returns words written
+ * (PSDL_GEOM_NOMEM on failure). */
+static size_t emit_piece(uint32_t *dst, double *extra, size_t *nextra, const double *pts, size_t n, const uint32_t *rg,
+                         size_t k, unsigned flags, double eps) {
+    /* a boundary hub that sees every rim edge at non-zero area */
+    for (size_t h = 0; h < k; h++) {
+        int ok = 1;
+        for (size_t j = 1; j + 1 < k && ok; j++) {
+            uint32_t a = rg[(h + j) % k], b = rg[(h + j + 1) % k];
+            const double *p = pts + 3 * rg[h], *q = pts + 3 * a, *s = pts + 3 * b;
+            double cr = (q[0] - p[0]) * (s[2] - p[2]) - (q[2] - p[2]) * (s[0] - p[0]);
+            if (cr <= eps) ok = 0;
+        }
+        if (!ok) continue;
+        size_t w = 0;
+        dst[w++] = (uint32_t)k;
+        dst[w++] = rg[h];
+        for (size_t j = k - 1; j >= 1; j--) dst[w++] = rg[(h + j) % k]; /* clockwise: retail */
+        return w;
+    }
+    if (!(flags & PSDL_FANS_NO_EXTRA)) {
+        double c[3] = {0, 0, 0};
+        for (size_t j = 0; j < k; j++)
+            for (int d = 0; d < 3; d++) c[d] += pts[3 * rg[j] + d];
+        size_t e = (*nextra)++;
+        for (int d = 0; d < 3; d++) extra[3 * e + d] = c[d] / (double)k;
+        size_t w = 0;
+        dst[w++] = (uint32_t)(k + 2);
+        dst[w++] = (uint32_t)(n + e);
+        dst[w++] = rg[0];
+        for (size_t j = k - 1; j >= 1; j--) dst[w++] = rg[j];
+        dst[w++] = rg[0];
+        return w;
+    }
+    /* split into single triangles by ear clipping the piece */
+    double *sub = (double *)malloc(3 * k * sizeof *sub);
+    uint32_t *tri = (uint32_t *)malloc(3 * k * sizeof *tri);
+    if (!sub || !tri) {
+        free(sub);
+        free(tri);
+        return PSDL_GEOM_NOMEM;
+    }
+    for (size_t j = 0; j < k; j++) memcpy(sub + 3 * j, pts + 3 * rg[j], 3 * sizeof *sub);
+    size_t nt = triangulate_ccw(tri, sub, k, NULL, 0);
+    size_t w = 0;
+    if (nt != PSDL_GEOM_NOMEM)
+        for (size_t t = 0; t < nt; t++) {
+            dst[w++] = 3;
+            dst[w++] = rg[tri[3 * t]];
+            dst[w++] = rg[tri[3 * t + 2]];
+            dst[w++] = rg[tri[3 * t + 1]];
+        }
+    free(sub);
+    free(tri);
+    return nt == PSDL_GEOM_NOMEM ? nt : w;
+}
+
+size_t psdl_fans_bound(size_t n, size_t nholes) { return 6 * (n + 2 * nholes); }
+
+/* Directed-edge hash for Hertel-Mehlhorn: key (u, v) -> triangle. */
+typedef struct ehash {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t mask;
+} ehash;
+
+static uint64_t ekey(uint32_t u, uint32_t v) { return ((uint64_t)u << 32) | v; }
+
+static size_t ehash_slot(const ehash *h, uint64_t k) {
+    uint64_t x = k * 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 17) & h->mask;
+}
+
+static void ehash_put(ehash *h, uint64_t k, uint32_t v) {
+    size_t s = ehash_slot(h, k);
+    while (h->keys[s] != UINT64_MAX && h->keys[s] != k) s = (s + 1) & h->mask;
+    h->keys[s] = k;
+    h->vals[s] = v;
+}
+
+static uint32_t ehash_get(const ehash *h, uint64_t k) {
+    size_t s = ehash_slot(h, k);
+    while (h->keys[s] != UINT64_MAX) {
+        if (h->keys[s] == k) return h->vals[s];
+        s = (s + 1) & h->mask;
+    }
+    return UINT32_MAX;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+size_t psdl_fans(uint32_t *dst, double *extra, size_t *nextra, const double *pts, size_t n,
+                 const uint32_t *hole_starts, size_t nholes, unsigned flags) {
+    assert(dst && nextra && (pts || n == 0));
+    *nextra = 0;
+    if (n < 3) return 0;
+    double eps = extent_eps(pts, n);
+    /* fast path: a convex outer ring without holes is one piece */
+    if (nholes == 0) {
+        uint32_t *rg = (uint32_t *)malloc(n * sizeof *rg);
+        if (!rg) return PSDL_GEOM_NOMEM;
+        int ccw = ring_s(pts, 0, n) > 0;
+        size_t k = 0;
+        for (size_t t = 0; t < n; t++) {
+            uint32_t i = (uint32_t)(ccw ? t : n - 1 - t);
+            if (k > 0 && pts[3 * rg[k - 1]] == pts[3 * i] && pts[3 * rg[k - 1] + 2] == pts[3 * i + 2]) continue;
+            rg[k++] = i;
+        }
+        while (k > 1 && pts[3 * rg[k - 1]] == pts[3 * rg[0]] && pts[3 * rg[k - 1] + 2] == pts[3 * rg[0] + 2]) k--;
+        if (k >= 3 && fabs(ring_s(pts, 0, n)) > eps && ring_convex(pts, rg, k, eps)) {
+            size_t w = emit_piece(dst, extra, nextra, pts, n, rg, k, flags, eps);
+            free(rg);
+            return w;
+        }
+        free(rg);
+    }
+    size_t tb = psdl_triangulate_bound(n, nholes);
+    uint32_t *tri = (uint32_t *)malloc(3 * tb * sizeof *tri);
+    uint32_t *parent = (uint32_t *)malloc(tb * sizeof *parent);
+    /* each piece's ring lives in `pool` (a merged ring is appended; the pool grows) */
+    uint32_t *rstart = (uint32_t *)malloc(tb * sizeof *rstart);
+    uint32_t *rlen = (uint32_t *)malloc(tb * sizeof *rlen);
+    size_t pool_cap = 8 * tb + 16;
+    uint32_t *pool = (uint32_t *)malloc(pool_cap * sizeof *pool);
+    uint32_t *tmp = (uint32_t *)malloc((tb + 3) * sizeof *tmp);
+    ehash h;
+    size_t hcap = 16;
+    while (hcap < 6 * tb + 16) hcap <<= 1;
+    h.mask = hcap - 1;
+    h.keys = (uint64_t *)malloc(hcap * sizeof *h.keys);
+    h.vals = (uint32_t *)malloc(hcap * sizeof *h.vals);
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!tri || !parent || !rstart || !rlen || !pool || !tmp || !h.keys || !h.vals) goto done;
+    size_t nt = triangulate_ccw(tri, pts, n, hole_starts, nholes);
+    if (nt == PSDL_GEOM_NOMEM) goto done;
+    memset(h.keys, 0xFF, hcap * sizeof *h.keys);
+    size_t used = 0;
+    for (size_t t = 0; t < nt; t++) {
+        parent[t] = (uint32_t)t;
+        rstart[t] = (uint32_t)used;
+        rlen[t] = 3;
+        for (int j = 0; j < 3; j++) {
+            pool[used + (size_t)j] = tri[3 * t + (size_t)j];
+            ehash_put(&h, ekey(tri[3 * t + (size_t)j], tri[3 * t + (size_t)((j + 1) % 3)]), (uint32_t)t);
+        }
+        used += 3;
+    }
+    /* Hertel-Mehlhorn: remove a diagonal when the merged piece stays convex at its ends */
+    for (size_t t = 0; t < nt; t++)
+        for (int j = 0; j < 3; j++) {
+            uint32_t u = tri[3 * t + (size_t)j], v = tri[3 * t + (size_t)((j + 1) % 3)];
+            if (u > v) continue;
+            uint32_t ot = ehash_get(&h, ekey(v, u));
+            if (ot == UINT32_MAX) continue;
+            uint32_t P = uf_find(parent, (uint32_t)t), Q = uf_find(parent, ot);
+            if (P == Q) continue;
+            const uint32_t *pr = pool + rstart[P], *qr = pool + rstart[Q];
+            size_t pk = rlen[P], qk = rlen[Q];
+            size_t pu = pk, qv = qk;
+            for (size_t a = 0; a < pk; a++)
+                if (pr[a] == u && pr[(a + 1) % pk] == v) pu = a;
+            for (size_t a = 0; a < qk; a++)
+                if (qr[a] == v && qr[(a + 1) % qk] == u) qv = a;
+            if (pu == pk || qv == qk) continue;
+            /* merged: P from v around to u, then Q's points strictly between u and v */
+            size_t m = 0;
+            for (size_t a = 1; a <= pk; a++) tmp[m++] = pr[(pu + a) % pk]; /* v ... u */
+            for (size_t a = 2; a < qk; a++) tmp[m++] = qr[(qv + a) % qk];  /* after u ... before v */
+            /* convex at u (index pk - 1) and v (index 0)? */
+            size_t iu = pk - 1;
+            if (turn(pts, tmp[(iu + m - 1) % m], tmp[iu], tmp[(iu + 1) % m]) < -eps) continue;
+            if (turn(pts, tmp[m - 1], tmp[0], tmp[1]) < -eps) continue;
+            if (used + m > pool_cap) {
+                size_t ncap = 2 * pool_cap + m;
+                uint32_t *np = (uint32_t *)realloc(pool, ncap * sizeof *np);
+                if (!np) goto done;
+                pool = np;
+                pool_cap = ncap;
+                pr = pool + rstart[P];
+            }
+            memcpy(pool + used, tmp, m * sizeof *tmp);
+            rstart[P] = (uint32_t)used;
+            rlen[P] = (uint32_t)m;
+            used += m;
+            parent[Q] = P;
+        }
+    size_t w = 0;
+    for (size_t t = 0; t < nt; t++) {
+        if (parent[t] != t) continue;
+        size_t r = emit_piece(dst + w, extra, nextra, pts, n, pool + rstart[t], rlen[t], flags, eps);
+        if (r == PSDL_GEOM_NOMEM) goto done;
+        w += r;
+    }
+    result = w;
+done:
+    free(tri);
+    free(parent);
+    free(rstart);
+    free(rlen);
+    free(pool);
+    free(tmp);
+    free(h.keys);
+    free(h.vals);
+    return result;
+}

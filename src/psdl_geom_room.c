@@ -1,0 +1,685 @@
+/* psdl_geom_room.c -- deduplicating pools, room surfaces and outlines, neighbour links and
+ * T-junction detection (psdl_geom.h, §1.5, §3.2, §3.5). */
+#include "psdl_geom.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ================================================================ pools */
+
+struct psdl_pool {
+    unsigned dim;
+    float *data;
+    size_t count, cap;
+    uint32_t *slots; /* open addressing: entry index + 1, 0 = empty */
+    size_t mask;
+    int reserved;
+};
+
+static uint32_t fbits(float f) {
+    uint32_t u;
+    if (f == 0) f = 0; /* -0 == +0 */
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+static uint64_t hash_tuple(const float *v, unsigned dim) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (unsigned d = 0; d < dim; d++) {
+        h ^= fbits(v[d]);
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static int same_tuple(const float *a, const float *b, unsigned dim) {
+    for (unsigned d = 0; d < dim; d++)
+        if (fbits(a[d]) != fbits(b[d])) return 0;
+    return 1;
+}
+
+psdl_pool *psdl_pool_new(unsigned dim, int reserve_first) {
+    assert(dim >= 1 && dim <= 4);
+    psdl_pool *p = (psdl_pool *)calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->dim = dim;
+    p->cap = 256;
+    p->data = (float *)calloc(p->cap * dim, sizeof *p->data);
+    p->mask = 1023;
+    p->slots = (uint32_t *)calloc(p->mask + 1, sizeof *p->slots);
+    if (!p->data || !p->slots) {
+        psdl_pool_free(p);
+        return NULL;
+    }
+    if (reserve_first) {
+        p->count = 1; /* entry 0: the dummy, never hashed */
+        p->reserved = 1;
+    }
+    return p;
+}
+
+void psdl_pool_free(psdl_pool *pool) {
+    if (!pool) return;
+    free(pool->data);
+    free(pool->slots);
+    free(pool);
+}
+
+static int pool_rehash(psdl_pool *p, size_t nmask) {
+    uint32_t *ns = (uint32_t *)calloc(nmask + 1, sizeof *ns);
+    if (!ns) return 0;
+    for (size_t i = p->reserved ? 1 : 0; i < p->count; i++) {
+        size_t s = (size_t)hash_tuple(p->data + i * p->dim, p->dim) & nmask;
+        while (ns[s]) s = (s + 1) & nmask;
+        ns[s] = (uint32_t)i + 1;
+    }
+    free(p->slots);
+    p->slots = ns;
+    p->mask = nmask;
+    return 1;
+}
+
+static void to_floats(float *f, const double *v, unsigned dim) {
+    for (unsigned d = 0; d < dim; d++) {
+        f[d] = (float)v[d];
+        if (f[d] == 0) f[d] = 0;
+    }
+}
+
+uint32_t psdl_pool_find(const psdl_pool *pool, const double *v) {
+    float f[4];
+    to_floats(f, v, pool->dim);
+    size_t s = (size_t)hash_tuple(f, pool->dim) & pool->mask;
+    while (pool->slots[s]) {
+        uint32_t i = pool->slots[s] - 1;
+        if (same_tuple(pool->data + (size_t)i * pool->dim, f, pool->dim)) return i;
+        s = (s + 1) & pool->mask;
+    }
+    return UINT32_MAX;
+}
+
+uint32_t psdl_pool_add(psdl_pool *pool, const double *v) {
+    float f[4];
+    to_floats(f, v, pool->dim);
+    size_t s = (size_t)hash_tuple(f, pool->dim) & pool->mask;
+    while (pool->slots[s]) {
+        uint32_t i = pool->slots[s] - 1;
+        if (same_tuple(pool->data + (size_t)i * pool->dim, f, pool->dim)) return i;
+        s = (s + 1) & pool->mask;
+    }
+    if (pool->count >= UINT32_MAX - 1) return UINT32_MAX;
+    if (pool->count == pool->cap) {
+        size_t ncap = pool->cap * 2;
+        float *nd = (float *)realloc(pool->data, ncap * pool->dim * sizeof *nd);
+        if (!nd) return UINT32_MAX;
+        pool->data = nd;
+        pool->cap = ncap;
+    }
+    uint32_t idx = (uint32_t)pool->count++;
+    memcpy(pool->data + (size_t)idx * pool->dim, f, pool->dim * sizeof *f);
+    pool->slots[s] = idx + 1;
+    if (2 * pool->count > pool->mask + 1) {
+        if (!pool_rehash(pool, pool->mask * 2 + 1)) {
+            /* keep working at a higher load factor; entries are intact */
+        }
+    }
+    return idx;
+}
+
+size_t psdl_pool_count(const psdl_pool *pool) { return pool->count; }
+
+const float *psdl_pool_data(const psdl_pool *pool) { return pool->data; }
+
+void psdl_pool_set_dummy(psdl_pool *pool, const double *v) {
+    assert(pool->reserved);
+    to_floats(pool->data, v, pool->dim);
+}
+
+/* ================================================================ surfaces and outlines */
+
+size_t psdl_surface_bound(size_t n) { return 6 * n; }
+
+static size_t put_tri(uint32_t *dst, size_t w, uint32_t a, uint32_t b, uint32_t c) {
+    if (a == b || b == c || a == c) return w;
+    dst[w] = a;
+    dst[w + 1] = b;
+    dst[w + 2] = c;
+    return w + 3;
+}
+
+size_t psdl_surface_triangles(uint32_t *dst, int type, const uint32_t *refs, size_t n) {
+    assert(dst && (refs || n == 0));
+    size_t stride = 0, w = 0;
+    switch (type) {
+    case 0: stride = 4; break;
+    case 1:
+    case 2: stride = 2; break;
+    case 8: stride = 6; break;
+    case 4:
+        if (n == 4) { /* collision quad (c1, c0, c3, c2), §2.4 0x4 */
+            w = put_tri(dst, w, refs[1], refs[0], refs[2]);
+            w = put_tri(dst, w, refs[1], refs[2], refs[3]);
+        }
+        return w;
+    case 5:
+    case 6:
+    case 12:
+        for (size_t i = 1; i + 1 < n; i++) w = put_tri(dst, w, refs[0], refs[i], refs[i + 1]);
+        return w;
+    default: return 0;
+    }
+    size_t ns = n / stride;
+    for (size_t k = 0; k + 1 < ns; k++)
+        for (size_t j = 0; j + 1 < stride; j++) {
+            uint32_t v0 = refs[k * stride + j], v1 = refs[k * stride + j + 1];
+            uint32_t v2 = refs[(k + 1) * stride + j], v3 = refs[(k + 1) * stride + j + 1];
+            /* quad (v0, v1, v3, v2), §4.2 */
+            w = put_tri(dst, w, v0, v1, v3);
+            w = put_tri(dst, w, v0, v3, v2);
+        }
+    return w;
+}
+
+/* ---------------------------------------------------------------- a small u64 -> u32 hash map */
+
+typedef struct umap {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t mask;
+} umap;
+
+static int umap_init(umap *m, size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n + 16) cap <<= 1;
+    m->mask = cap - 1;
+    m->keys = (uint64_t *)malloc(cap * sizeof *m->keys);
+    m->vals = (uint32_t *)calloc(cap, sizeof *m->vals);
+    if (!m->keys || !m->vals) {
+        free(m->keys);
+        free(m->vals);
+        return 0;
+    }
+    memset(m->keys, 0xFF, cap * sizeof *m->keys);
+    return 1;
+}
+
+static void umap_free(umap *m) {
+    free(m->keys);
+    free(m->vals);
+}
+
+static size_t umap_slot(const umap *m, uint64_t k) {
+    uint64_t x = k * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 29;
+    size_t s = (size_t)x & m->mask;
+    while (m->keys[s] != UINT64_MAX && m->keys[s] != k) s = (s + 1) & m->mask;
+    return s;
+}
+
+/* Pointer to the value of k, inserting 0 when absent. */
+static uint32_t *umap_at(umap *m, uint64_t k) {
+    size_t s = umap_slot(m, k);
+    if (m->keys[s] == UINT64_MAX) {
+        m->keys[s] = k;
+        m->vals[s] = 0;
+    }
+    return &m->vals[s];
+}
+
+static uint32_t umap_get(const umap *m, uint64_t k) {
+    size_t s = umap_slot(m, k);
+    return m->keys[s] == UINT64_MAX ? 0 : m->vals[s];
+}
+
+static uint64_t dkey(uint32_t u, uint32_t v) { return ((uint64_t)u << 32) | v; }
+
+/* Signed plan S of three points. */
+static double tri_s(const double *pts, uint32_t a, uint32_t b, uint32_t c) {
+    const double *p = pts + 3 * (size_t)a, *q = pts + 3 * (size_t)b, *r = pts + 3 * (size_t)c;
+    return (p[0] * q[2] - q[0] * p[2]) + (q[0] * r[2] - r[0] * q[2]) + (r[0] * p[2] - p[0] * r[2]);
+}
+
+typedef struct bedge {
+    uint32_t u, v;
+    int used;
+} bedge;
+
+static int cmp_bedge(const void *a, const void *b) {
+    const bedge *x = (const bedge *)a, *y = (const bedge *)b;
+    if (x->u != y->u) return x->u < y->u ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts) {
+    assert(dst && (tris || ntris == 0) && pts);
+    (void)npts;
+    umap cnt;
+    if (!umap_init(&cnt, 3 * ntris)) return PSDL_GEOM_NOMEM;
+    uint32_t *t = (uint32_t *)malloc((3 * ntris + 1) * sizeof *t);
+    bedge *be = (bedge *)malloc((3 * ntris + 1) * sizeof *be);
+    uint32_t *loop = (uint32_t *)malloc((3 * ntris + 1) * sizeof *loop);
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!t || !be || !loop) goto done;
+    size_t nt = 0;
+    for (size_t i = 0; i < ntris; i++) {
+        uint32_t a = tris[3 * i], b = tris[3 * i + 1], c = tris[3 * i + 2];
+        if (a == b || b == c || a == c) continue;
+        double s = tri_s(pts, a, b, c);
+        if (s == 0) continue;
+        if (s > 0) { /* retail winding */
+            uint32_t x = b;
+            b = c;
+            c = x;
+        }
+        t[3 * nt] = a, t[3 * nt + 1] = b, t[3 * nt + 2] = c;
+        nt++;
+        (*umap_at(&cnt, dkey(a, b)))++;
+        (*umap_at(&cnt, dkey(b, c)))++;
+        (*umap_at(&cnt, dkey(c, a)))++;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < nt; i++)
+        for (int j = 0; j < 3; j++) {
+            uint32_t u = t[3 * i + (size_t)j], v = t[3 * i + (size_t)((j + 1) % 3)];
+            if (umap_get(&cnt, dkey(u, v)) > umap_get(&cnt, dkey(v, u))) { /* net boundary edge */
+                be[ne].u = u, be[ne].v = v, be[ne].used = 0;
+                ne++;
+            }
+        }
+    qsort(be, ne, sizeof *be, cmp_bedge);
+    {
+        size_t un = 0; /* an edge used twice in one direction counts once */
+        for (size_t i = 0; i < ne; i++)
+            if (un == 0 || be[un - 1].u != be[i].u || be[un - 1].v != be[i].v) be[un++] = be[i];
+        ne = un;
+    }
+    double best_s = 0;
+    size_t best_n = 0;
+    for (size_t s = 0; s < ne; s++) {
+        if (be[s].used) continue;
+        size_t m = 0;
+        size_t cur = s;
+        uint32_t start = be[s].u;
+        while (1) {
+            be[cur].used = 1;
+            loop[m++] = be[cur].u;
+            uint32_t v = be[cur].v;
+            if (v == start) break;
+            /* outgoing unused edges of v: binary search the first with u == v */
+            size_t lo = 0, hi = ne;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (be[mid].u < v) lo = mid + 1;
+                else hi = mid;
+            }
+            size_t pick = ne;
+            double pick_ang = 0;
+            const double *pu = pts + 3 * (size_t)be[cur].u, *pv = pts + 3 * (size_t)v;
+            double ix = pv[0] - pu[0], iz = pv[2] - pu[2];
+            for (size_t k = lo; k < ne && be[k].u == v; k++) {
+                if (be[k].used) continue;
+                const double *pw = pts + 3 * (size_t)be[k].v;
+                double ox = pw[0] - pv[0], oz = pw[2] - pv[2];
+                /* sharpest clockwise turn keeps a loop tight around its own interior */
+                double ang = atan2(ix * oz - iz * ox, ix * ox + iz * oz);
+                if (pick == ne || ang < pick_ang) pick = k, pick_ang = ang;
+            }
+            if (pick == ne) {
+                m = 0; /* open chain: not a loop */
+                break;
+            }
+            cur = pick;
+            if (m > 3 * ntris) {
+                m = 0;
+                break;
+            }
+        }
+        if (m >= 3) {
+            double area = 0;
+            for (size_t i = 0; i < m; i++) {
+                const double *a = pts + 3 * (size_t)loop[i], *b = pts + 3 * (size_t)loop[(i + 1) % m];
+                area += a[0] * b[2] - b[0] * a[2];
+            }
+            if (area < best_s) {
+                best_s = area;
+                best_n = m;
+                memcpy(dst, loop, m * sizeof *loop);
+            }
+        }
+    }
+    result = best_n;
+done:
+    umap_free(&cnt);
+    free(t);
+    free(be);
+    free(loop);
+    return result;
+}
+
+/* ================================================================ neighbour links */
+
+/* Cleaned perimeter of room r: consecutive duplicates and a closing duplicate dropped;
+ * returns its length (points written to out). */
+static size_t clean_perimeter(uint32_t *out, const uint32_t *v, size_t n) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || out[m - 1] != v[i]) out[m++] = v[i];
+    while (m > 1 && out[m - 1] == out[0]) m--;
+    return m;
+}
+
+typedef struct vr {
+    uint32_t v, r;
+} vr;
+
+static int cmp_vr(const void *a, const void *b) {
+    const vr *x = (const vr *)a, *y = (const vr *)b;
+    if (x->v != y->v) return x->v < y->v ? -1 : 1;
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+typedef struct er {
+    uint64_t key;
+    uint32_t r;
+} er;
+
+static int cmp_er(const void *a, const void *b) {
+    const er *x = (const er *)a, *y = (const er *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+static uint64_t ukey(uint32_t a, uint32_t b) { return a < b ? dkey(a, b) : dkey(b, a); }
+
+size_t psdl_link_bound(const uint32_t *start, const uint32_t *verts, size_t nrooms, size_t npts) {
+    size_t total = start[nrooms];
+    uint32_t *occ = (uint32_t *)calloc(npts + 1, sizeof *occ);
+    if (!occ) return PSDL_GEOM_NOMEM;
+    for (size_t i = 0; i < total; i++)
+        if (verts[i] < npts) occ[verts[i]]++;
+    size_t extra = 0;
+    for (size_t v = 0; v < npts; v++) extra += (size_t)occ[v] * occ[v];
+    free(occ);
+    return total + extra;
+}
+
+/* First element of a sorted er array with this key, or n. */
+static size_t er_lower(const er *a, size_t n, uint64_t key) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static size_t vr_lower(const vr *a, size_t n, uint32_t v) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a[mid].v < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, const uint32_t *start,
+                 const uint32_t *verts, size_t nrooms, size_t npts) {
+    assert(dst_verts && dst_nb && dst_start && start);
+    (void)npts;
+    size_t total = start[nrooms];
+    uint32_t *cv = (uint32_t *)malloc((total + 1) * sizeof *cv);
+    uint32_t *cs = (uint32_t *)malloc((nrooms + 1) * sizeof *cs);
+    er *edges = (er *)malloc((total + 1) * sizeof *edges);
+    vr *touch = (vr *)malloc((total + 1) * sizeof *touch);
+    uint32_t *enb = (uint32_t *)malloc((total + 1) * sizeof *enb);
+    /* per room: its edge neighbours (sorted unique), CSR */
+    uint32_t *nbs = (uint32_t *)malloc((total + 1) * sizeof *nbs);
+    uint32_t *nbstart = (uint32_t *)malloc((nrooms + 1) * sizeof *nbstart);
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!cv || !cs || !edges || !touch || !enb || !nbs || !nbstart) goto done;
+    size_t m = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        cs[r] = (uint32_t)m;
+        m += clean_perimeter(cv + m, verts + start[r], start[r + 1] - start[r]);
+    }
+    cs[nrooms] = (uint32_t)m;
+    size_t ne = 0, nv = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        size_t n = cs[r + 1] - cs[r];
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = cv[cs[r] + k], b = cv[cs[r] + (k + 1) % n];
+            if (n >= 2 && a != b) {
+                edges[ne].key = ukey(a, b);
+                edges[ne].r = (uint32_t)r;
+                ne++;
+            }
+            touch[nv].v = a;
+            touch[nv].r = (uint32_t)r;
+            nv++;
+        }
+    }
+    qsort(edges, ne, sizeof *edges, cmp_er);
+    qsort(touch, nv, sizeof *touch, cmp_vr);
+    /* unique (v, r) */
+    size_t u = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (u == 0 || touch[u - 1].v != touch[i].v || touch[u - 1].r != touch[i].r) touch[u++] = touch[i];
+    nv = u;
+    /* edge neighbour of every point */
+    size_t nn = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        nbstart[r] = (uint32_t)nn;
+        size_t n = cs[r + 1] - cs[r];
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = cv[cs[r] + k], b = cv[cs[r] + (k + 1) % n];
+            uint32_t nb = 0;
+            if (n >= 2 && a != b) {
+                uint64_t key = ukey(a, b);
+                for (size_t i = er_lower(edges, ne, key); i < ne && edges[i].key == key; i++)
+                    if (edges[i].r != r) {
+                        nb = edges[i].r + 1;
+                        break;
+                    }
+            }
+            enb[cs[r] + k] = nb;
+            if (nb) {
+                /* insert into the room's sorted unique neighbour list */
+                size_t j = nn;
+                while (j > nbstart[r] && nbs[j - 1] > nb) j--;
+                if (!(j > nbstart[r] && nbs[j - 1] == nb)) {
+                    memmove(nbs + j + 1, nbs + j, (nn - j) * sizeof *nbs);
+                    nbs[j] = nb;
+                    nn++;
+                }
+            }
+        }
+    }
+    nbstart[nrooms] = (uint32_t)nn;
+    /* output with vertex repeats for rooms touching only at a vertex */
+    size_t w = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        dst_start[r] = (uint32_t)w;
+        size_t n = cs[r + 1] - cs[r];
+        for (size_t k = 0; k < n; k++) {
+            uint32_t v = cv[cs[r] + k];
+            int first = 1;
+            for (size_t j = 0; j < k; j++)
+                if (cv[cs[r] + j] == v) first = 0;
+            if (first)
+                for (size_t i = vr_lower(touch, nv, v); i < nv && touch[i].v == v; i++) {
+                    uint32_t x = touch[i].r + 1;
+                    if (touch[i].r == r) continue;
+                    int linked = 0;
+                    for (size_t j = nbstart[r]; j < nbstart[r + 1]; j++)
+                        if (nbs[j] == x) linked = 1;
+                    if (linked) continue;
+                    dst_verts[w] = v;
+                    dst_nb[w] = x;
+                    w++;
+                }
+            dst_verts[w] = v;
+            dst_nb[w] = enb[cs[r] + k];
+            w++;
+        }
+    }
+    dst_start[nrooms] = (uint32_t)w;
+    result = w;
+done:
+    free(cv);
+    free(cs);
+    free(edges);
+    free(touch);
+    free(enb);
+    free(nbs);
+    free(nbstart);
+    return result;
+}
+
+/* ================================================================ T-junctions */
+
+typedef struct tj {
+    uint32_t room, edge, v;
+    double t;
+} tj;
+
+static int cmp_tj(const void *a, const void *b) {
+    const tj *x = (const tj *)a, *y = (const tj *)b;
+    if (x->room != y->room) return x->room < y->room ? -1 : 1;
+    if (x->edge != y->edge) return x->edge < y->edge ? -1 : 1;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts, const uint32_t *start,
+                       const uint32_t *verts, size_t nrooms, double eps) {
+    assert(pts && start && (dst || cap == 0));
+    size_t total = start[nrooms];
+    if (total == 0) return 0;
+    if (eps <= 0) eps = 1e-3;
+    /* unique (vertex, room) entries */
+    vr *ent = (vr *)malloc(total * sizeof *ent);
+    if (!ent) return PSDL_GEOM_NOMEM;
+    size_t ne = 0;
+    for (size_t r = 0; r < nrooms; r++)
+        for (size_t i = start[r]; i < start[r + 1]; i++)
+            if (verts[i] < npts) {
+                ent[ne].v = verts[i];
+                ent[ne].r = (uint32_t)r;
+                ne++;
+            }
+    qsort(ent, ne, sizeof *ent, cmp_vr);
+    size_t u = 0;
+    for (size_t i = 0; i < ne; i++)
+        if (u == 0 || ent[u - 1].v != ent[i].v || ent[u - 1].r != ent[i].r) ent[u++] = ent[i];
+    ne = u;
+    double x0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, z1 = -INFINITY;
+    for (size_t i = 0; i < ne; i++) {
+        const double *p = pts + 3 * (size_t)ent[i].v;
+        x0 = fmin(x0, p[0]), x1 = fmax(x1, p[0]), z0 = fmin(z0, p[2]), z1 = fmax(z1, p[2]);
+    }
+    double ext = fmax(x1 - x0, z1 - z0);
+    size_t g = (size_t)sqrt((double)ne) + 1;
+    if (g > 1024) g = 1024;
+    double cell = ext / (double)g;
+    if (cell < 4 * eps) cell = 4 * eps;
+    size_t gx = (size_t)((x1 - x0) / cell) + 1, gz = (size_t)((z1 - z0) / cell) + 1;
+    uint32_t *cstart = (uint32_t *)calloc(gx * gz + 1, sizeof *cstart);
+    uint32_t *cells = (uint32_t *)malloc((ne + 1) * sizeof *cells);
+    size_t found_cap = 64, nfound = 0;
+    tj *found = (tj *)malloc(found_cap * sizeof *found);
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!cstart || !cells || !found) goto done;
+#define CELL_OF(px, pz)                                                                                          \
+    ((size_t)fmin((double)(gz - 1), fmax(0.0, floor(((pz)-z0) / cell))) * gx +                                   \
+     (size_t)fmin((double)(gx - 1), fmax(0.0, floor(((px)-x0) / cell))))
+    for (size_t i = 0; i < ne; i++) {
+        const double *p = pts + 3 * (size_t)ent[i].v;
+        cstart[CELL_OF(p[0], p[2]) + 1]++;
+    }
+    for (size_t c = 0; c < gx * gz; c++) cstart[c + 1] += cstart[c];
+    {
+        uint32_t *fill = (uint32_t *)malloc((gx * gz + 1) * sizeof *fill);
+        if (!fill) goto done;
+        memcpy(fill, cstart, (gx * gz + 1) * sizeof *fill);
+        for (size_t i = 0; i < ne; i++) {
+            const double *p = pts + 3 * (size_t)ent[i].v;
+            cells[fill[CELL_OF(p[0], p[2])]++] = (uint32_t)i;
+        }
+        free(fill);
+    }
+    for (size_t r = 0; r < nrooms; r++) {
+        size_t n = start[r + 1] - start[r];
+        const uint32_t *pv = verts + start[r];
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = pv[k], b = pv[(k + 1) % n];
+            if (a == b || a >= npts || b >= npts) continue;
+            const double *pa = pts + 3 * (size_t)a, *pb = pts + 3 * (size_t)b;
+            double d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+            double len2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if (len2 <= 4 * eps * eps) continue;
+            double len = sqrt(len2);
+            double ex0 = fmin(pa[0], pb[0]) - eps, ex1 = fmax(pa[0], pb[0]) + eps;
+            double ez0 = fmin(pa[2], pb[2]) - eps, ez1 = fmax(pa[2], pb[2]) + eps;
+            size_t cx0 = (size_t)fmax(0.0, floor((ex0 - x0) / cell)), cx1 = (size_t)fmax(0.0, floor((ex1 - x0) / cell));
+            size_t cz0 = (size_t)fmax(0.0, floor((ez0 - z0) / cell)), cz1 = (size_t)fmax(0.0, floor((ez1 - z0) / cell));
+            if (cx1 >= gx) cx1 = gx - 1;
+            if (cz1 >= gz) cz1 = gz - 1;
+            for (size_t cz = cz0; cz <= cz1; cz++)
+                for (size_t cx = cx0; cx <= cx1; cx++) {
+                    size_t c = cz * gx + cx;
+                    for (size_t q = cstart[c]; q < cstart[c + 1]; q++) {
+                        const vr *e = &ent[cells[q]];
+                        if (e->r == r || e->v == a || e->v == b) continue;
+                        {   /* a vertex of this room's own perimeter is no T-junction */
+                            size_t lo = vr_lower(ent, ne, e->v);
+                            int own = 0;
+                            for (; lo < ne && ent[lo].v == e->v; lo++)
+                                if (ent[lo].r == r) own = 1;
+                            if (own) continue;
+                        }
+                        const double *p = pts + 3 * (size_t)e->v;
+                        double w[3] = {p[0] - pa[0], p[1] - pa[1], p[2] - pa[2]};
+                        double t = (w[0] * d[0] + w[1] * d[1] + w[2] * d[2]) / len2;
+                        if (t * len <= eps || (1 - t) * len <= eps) continue;
+                        double cxp = pa[0] + t * d[0] - p[0], cyp = pa[1] + t * d[1] - p[1], czp = pa[2] + t * d[2] - p[2];
+                        if (cxp * cxp + cyp * cyp + czp * czp > eps * eps) continue;
+                        /* skip duplicates (the vertex listed for several rooms) */
+                        int dup = 0;
+                        for (size_t f = nfound; f-- > 0 && found[f].room == r && found[f].edge == k;)
+                            if (found[f].v == e->v) dup = 1;
+                        if (dup) continue;
+                        if (nfound == found_cap) {
+                            tj *nf = (tj *)realloc(found, 2 * found_cap * sizeof *nf);
+                            if (!nf) goto done;
+                            found = nf;
+                            found_cap *= 2;
+                        }
+                        found[nfound].room = (uint32_t)r;
+                        found[nfound].edge = (uint32_t)k;
+                        found[nfound].v = e->v;
+                        found[nfound].t = t;
+                        nfound++;
+                    }
+                }
+        }
+    }
+#undef CELL_OF
+    qsort(found, nfound, sizeof *found, cmp_tj);
+    for (size_t f = 0; f < nfound && f < cap; f++) {
+        dst[3 * f] = found[f].room;
+        dst[3 * f + 1] = found[f].edge;
+        dst[3 * f + 2] = found[f].v;
+    }
+    result = nfound;
+done:
+    free(ent);
+    free(cstart);
+    free(cells);
+    free(found);
+    return result;
+}
