@@ -7,18 +7,8 @@ local lfs = require "lfs"
 local pack, unpack = string.pack, string.unpack
 local FIXTURES = "spec/fixtures"
 
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function spit(path, bytes)
-  local f = assert(io.open(path, "wb"))
-  f:write(bytes)
-  f:close()
-end
+local H = require "helper"
+local slurp, spit = H.read_bytes, H.write_bytes
 
 local function fixture_names()
   local names = {}

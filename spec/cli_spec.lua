@@ -24,18 +24,8 @@ local function fixtures()
   return list
 end
 
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function spit(path, data)
-  local f = assert(io.open(path, "wb"))
-  f:write(data)
-  f:close()
-end
+local H = require "helper"
+local slurp, spit = H.read_bytes, H.write_bytes
 
 -- A file-like object that collects what is written to it.
 local function collector()

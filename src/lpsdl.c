@@ -1261,8 +1261,8 @@ static docbox *to_doc(lua_State *L) {
  * @raise `bad argument #1 to 'encode' (<path>: <problem>)` when the model has a value the
  * format cannot hold (wrong type, out of its field's range, wrong vertex count, ...)
  */
-static int l_encode(lua_State *L) {
-    docbox *b = to_doc(L);
+/* Pushes the bytes of the document in box b (argument 1 names it in errors). */
+static void push_encoded(lua_State *L, docbox *b) {
     size_t size = psdl_encoded_size(b->doc);
     if (size == 0) luaL_argerror(L, 1, "a count does not fit the format");
     luaL_Buffer buf;
@@ -1271,6 +1271,11 @@ static int l_encode(lua_State *L) {
     psdl_error err;
     if (psdl_encode(b->doc, p, size, &written, &err) != PSDL_OK) luaL_argerror(L, 1, core_detail(err.message));
     luaL_pushresultsize(&buf, written);
+}
+
+static int l_encode(lua_State *L) {
+    docbox *b = to_doc(L);
+    push_encoded(L, b);
     box_release(L, b);
     return 1;
 }
@@ -1325,14 +1330,7 @@ static int l_validate(lua_State *L) {
         return 3;
     }
     /* the bytes of the document just checked: psdl.write converts the document once */
-    size_t size = psdl_encoded_size(b->doc);
-    if (size == 0) luaL_argerror(L, 1, "a count does not fit the format");
-    luaL_Buffer buf;
-    char *p = luaL_buffinitsize(L, &buf, size);
-    size_t written = 0;
-    psdl_error err;
-    if (psdl_encode(b->doc, p, size, &written, &err) != PSDL_OK) luaL_argerror(L, 1, core_detail(err.message));
-    luaL_pushresultsize(&buf, written);
+    push_encoded(L, b);
     box_release(L, b);
     return 4;
 }
