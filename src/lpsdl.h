@@ -11,4 +11,10 @@
 /* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
 void lpsdl_open_terrain(lua_State *L);
 
+/* lpsdl_render.c: the map canvas (psdl_raster.h) used by psdl.render. */
+void lpsdl_open_render(lua_State *L);
+
+/* lpsdl_geom.c: geometry kernels and deduplicating pools (psdl_geom.h). */
+void lpsdl_open_geom(lua_State *L);
+
 #endif

@@ -115,7 +115,15 @@ psdl_status psdl_dbpf_decode(const psdl_options *opt, const void *data, size_t s
                       (unsigned)k + 1, (unsigned)e->type, (unsigned)e->size, (unsigned)e->offset, size);
             goto fail;
         }
-        if (e->type == PSDL_DBPF_DIR_TYPE && p->dir < 0) p->dir = (long)k;
+        if (e->type == PSDL_DBPF_DIR_TYPE) {
+            if (p->dir >= 0) {
+                psdl_fail(err, PSDL_E_BAD_INDEX, index_offset + (size_t)k * esize, 1, -1, -1,
+                          "index entries %ld and %u are both a DIR (type 0x%08X)", p->dir + 1, (unsigned)k + 1,
+                          (unsigned)PSDL_DBPF_DIR_TYPE);
+                goto fail;
+            }
+            p->dir = (long)k;
+        }
     }
     if (p->dir >= 0) {
         const psdl_dbpf_entry *de = &p->entries[p->dir];

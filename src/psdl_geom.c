@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef M_PI
@@ -186,7 +187,7 @@ static void spline_defaults(spline_in *in, const double *ctrl, size_t n, const p
     in->spacing = o && o->spacing > 0 ? o->spacing : 5.0;
     in->max_angle = (o && o->max_angle > 0 ? o->max_angle : 7.5) * M_PI / 180.0;
     in->half_width = o && o->half_width > 0 ? o->half_width : 0;
-    in->tol = o && o->planar_tol > 0 ? o->planar_tol : 0.01;
+    in->tol = o && o->planar_tol > 0 ? o->planar_tol : 0.02;
     in->start_dir = o && o->has_start_dir ? o->start_dir : NULL;
     in->end_dir = o && o->has_end_dir ? o->end_dir : NULL;
 }
@@ -207,17 +208,89 @@ static int unit2(double *o, double x, double z) {
     return 1;
 }
 
-/* Runs the spline: writes points to dst when non-NULL, returns their number. */
-static size_t spline_run(const spline_in *in, double *dst) {
+/* Direction of the phantom control point beyond an end whose tangent must be `dir`: for a
+ * phantom at the chord's distance, the centripetal tangent at the end bisects the phantom
+ * direction and the chord, so the phantom direction is the chord (cx, cz) reflected about
+ * dir. Falls back to dir itself when dir points away from the chord. */
+static void phantom_dir(double *u, const double *dir, double cx, double cz) {
+    double t[2], c[2];
+    if (!unit2(c, cx, cz)) c[0] = 1, c[1] = 0;
+    if (!unit2(t, dir[0], dir[1])) {
+        u[0] = c[0], u[1] = c[1];
+        return;
+    }
+    double d = t[0] * c[0] + t[1] * c[1];
+    if (d <= 0.05) {
+        u[0] = t[0], u[1] = t[1];
+        return;
+    }
+    unit2(u, 2 * d * t[0] - c[0], 2 * d * t[1] - c[1]);
+}
+
+/* One sample of the spline: segment, parameter in it, position. */
+typedef struct sample {
+    size_t seg;
+    double u;
+    double p[3];
+} sample;
+
+typedef struct samples {
+    sample *v;
+    size_t n, cap;
+} samples;
+
+static int samples_push(samples *s, size_t seg, double u, const double *p) {
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 64;
+        sample *nv = (sample *)realloc(s->v, nc * sizeof *nv);
+        if (!nv) return 0;
+        s->v = nv;
+        s->cap = nc;
+    }
+    s->v[s->n].seg = seg;
+    s->v[s->n].u = u;
+    memcpy(s->v[s->n].p, p, sizeof s->v[s->n].p);
+    s->n++;
+    return 1;
+}
+
+/* Unit section direction of sample k: the bisector of the adjacent chords' left normals. */
+static void sample_dir(const samples *s, size_t k, double *u) {
+    double tb[2], ta[2];
+    int hb = k > 0 && unit2(tb, s->v[k].p[0] - s->v[k - 1].p[0], s->v[k].p[2] - s->v[k - 1].p[2]);
+    int ha = k + 1 < s->n && unit2(ta, s->v[k + 1].p[0] - s->v[k].p[0], s->v[k + 1].p[2] - s->v[k].p[2]);
+    if (hb && ha && unit2(u, tb[1] + ta[1], -tb[0] - ta[0])) return;
+    if (ha) u[0] = ta[1], u[1] = -ta[0];
+    else if (hb) u[0] = tb[1], u[1] = -tb[0];
+    else u[0] = 1, u[1] = 0;
+}
+
+/* Deviation of the level-section quad of half width h between samples k and k+1. */
+static double piece_deviation(const samples *s, size_t k, double h) {
+    double u0[2], u1[2];
+    sample_dir(s, k, u0);
+    sample_dir(s, k + 1, u1);
+    const double *a = s->v[k].p, *b = s->v[k + 1].p;
+    double L0[3] = {a[0] + h * u0[0], a[1], a[2] + h * u0[1]}, R0[3] = {a[0] - h * u0[0], a[1], a[2] - h * u0[1]};
+    double L1[3] = {b[0] + h * u1[0], b[1], b[2] + h * u1[1]}, R1[3] = {b[0] - h * u1[0], b[1], b[2] - h * u1[1]};
+    return psdl_quad_deviation(L0, R0, R1, L1);
+}
+
+/* Builds the samples of the spline into *out (malloc'd); returns the count, or
+ * PSDL_GEOM_NOMEM. */
+static size_t spline_build(const spline_in *in, samples *out) {
     const double *c = in->ctrl;
     size_t n = in->n;
+    out->v = NULL;
+    out->n = out->cap = 0;
     if (n < 2) return 0;
-    /* number of control points distinct from their predecessor in plan */
-    size_t m = 0;
+    size_t m = 0; /* control points distinct from their predecessor in plan */
     for (size_t i = 0; i < n; i = next_distinct(c, n, i)) m++;
     if (m < 2) return 0;
-    size_t total = 1;
-    if (dst) memcpy(dst, c, 3 * sizeof *dst);
+    crseg *segs = (crseg *)malloc((m - 1) * sizeof *segs);
+    double *dev = NULL;
+    if (!segs) return PSDL_GEOM_NOMEM;
+    if (!samples_push(out, 0, 0, c)) goto nomem;
     size_t prev = 0; /* the distinct control point before i1 (valid from segment 1 on) */
     size_t i1 = 0;
     for (size_t seg = 0; seg + 1 < m; seg++) {
@@ -229,7 +302,7 @@ static size_t spline_run(const spline_in *in, double *dst) {
         if (seg == 0) {
             if (in->start_dir) {
                 double u[2];
-                if (!unit2(u, in->start_dir[0], in->start_dir[1])) unit2(u, p2[0] - p1[0], p2[2] - p1[2]);
+                phantom_dir(u, in->start_dir, p2[0] - p1[0], p2[2] - p1[2]);
                 p0[0] = p1[0] - u[0] * chord;
                 p0[2] = p1[2] - u[1] * chord;
             } else {
@@ -243,7 +316,7 @@ static size_t spline_run(const spline_in *in, double *dst) {
         if (i3 >= n) {
             if (in->end_dir) {
                 double u[2];
-                if (!unit2(u, in->end_dir[0], in->end_dir[1])) unit2(u, p2[0] - p1[0], p2[2] - p1[2]);
+                phantom_dir(u, in->end_dir, p2[0] - p1[0], p2[2] - p1[2]);
                 p3[0] = p2[0] + u[0] * chord;
                 p3[2] = p2[2] + u[1] * chord;
             } else {
@@ -254,81 +327,105 @@ static size_t spline_run(const spline_in *in, double *dst) {
         } else {
             memcpy(p3, c + 3 * i3, sizeof p3);
         }
-        crseg s;
-        cr_init(&s, p0, p1, p2, p3);
-        /* dense table: cumulative 3D length and plan turn */
-        double pt[CR_DENSE + 1][3], cum[CR_DENSE + 1];
-        cum[0] = 0;
-        double turn = 0, pdir[2] = {0, 0};
-        int have_pdir = 0;
-        for (int k = 0; k <= CR_DENSE; k++) {
-            cr_eval(&s, (double)k / CR_DENSE, pt[k]);
-            if (k > 0) {
-                cum[k] = cum[k - 1] + dist3(pt[k - 1], pt[k]);
-                double d[2];
-                if (unit2(d, pt[k][0] - pt[k - 1][0], pt[k][2] - pt[k - 1][2])) {
-                    if (have_pdir) {
-                        double cr = pdir[0] * d[1] - pdir[1] * d[0], dt = pdir[0] * d[0] + pdir[1] * d[1];
-                        turn += fabs(atan2(cr, dt));
-                    }
-                    pdir[0] = d[0];
-                    pdir[1] = d[1];
-                    have_pdir = 1;
-                }
-            }
+        crseg *s = &segs[seg];
+        cr_init(s, p0, p1, p2, p3);
+        /* dense table; each dense interval gets a cost (length / spacing + turn /
+         * max_angle), and pieces of equal cost <= 1 keep every piece within both */
+        double pt[CR_DENSE + 1][3], cost[CR_DENSE + 1], bend[CR_DENSE + 1];
+        for (int k = 0; k <= CR_DENSE; k++) cr_eval(s, (double)k / CR_DENSE, pt[k]);
+        bend[0] = bend[CR_DENSE] = 0;
+        for (int k = 1; k < CR_DENSE; k++) {
+            double u[2], v[2];
+            bend[k] = 0;
+            if (unit2(u, pt[k][0] - pt[k - 1][0], pt[k][2] - pt[k - 1][2]) &&
+                unit2(v, pt[k + 1][0] - pt[k][0], pt[k + 1][2] - pt[k][2]))
+                bend[k] = fabs(atan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]));
         }
-        double len = cum[CR_DENSE];
-        double pieces = ceil(len / in->spacing - 1e-9);
-        double by_angle = ceil(turn / in->max_angle - 1e-9);
-        if (by_angle > pieces) pieces = by_angle;
-        if (in->half_width > 0) {
-            /* one level-section quad over the whole segment */
-            double t0[2], t1[2];
-            if (unit2(t0, pt[1][0] - pt[0][0], pt[1][2] - pt[0][2]) &&
-                unit2(t1, pt[CR_DENSE][0] - pt[CR_DENSE - 1][0], pt[CR_DENSE][2] - pt[CR_DENSE - 1][2])) {
-                double h = in->half_width;
-                double L0[3] = {pt[0][0] + h * t0[1], pt[0][1], pt[0][2] - h * t0[0]};
-                double R0[3] = {pt[0][0] - h * t0[1], pt[0][1], pt[0][2] + h * t0[0]};
-                double L1[3] = {pt[CR_DENSE][0] + h * t1[1], pt[CR_DENSE][1], pt[CR_DENSE][2] - h * t1[0]};
-                double R1[3] = {pt[CR_DENSE][0] - h * t1[1], pt[CR_DENSE][1], pt[CR_DENSE][2] + h * t1[0]};
-                double dev = psdl_quad_deviation(L0, R0, R1, L1);
-                double by_plan = ceil(sqrt(dev / in->tol) - 1e-9);
-                if (by_plan > pieces) pieces = by_plan;
-            }
+        cost[0] = 0;
+        for (int k = 0; k < CR_DENSE; k++) {
+            double th = (bend[k] + bend[k + 1]) / 2;
+            cost[k + 1] = cost[k] + dist3(pt[k], pt[k + 1]) / in->spacing + th / in->max_angle;
         }
+        double pieces = ceil(cost[CR_DENSE] - 1e-9);
         if (pieces < 1) pieces = 1;
         if (pieces > 100000) pieces = 100000;
         size_t np = (size_t)pieces;
-        if (dst) {
-            size_t k = 0;
-            for (size_t j = 1; j < np; j++) {
-                double target = len * (double)j / (double)np;
-                while (k < CR_DENSE && cum[k + 1] < target) k++;
-                double span = cum[k + 1] - cum[k];
-                double f = span > 0 ? (target - cum[k]) / span : 0;
-                double u = ((double)k + f) / CR_DENSE;
-                cr_eval(&s, u, dst + 3 * (total + j - 1));
-            }
-            memcpy(dst + 3 * (total + np - 1), p2, 3 * sizeof *dst);
+        int k = 0;
+        for (size_t j = 1; j < np; j++) {
+            double target = cost[CR_DENSE] * (double)j / (double)np;
+            while (k < CR_DENSE - 1 && cost[k + 1] < target) k++;
+            double span = cost[k + 1] - cost[k];
+            double f = span > 0 ? (target - cost[k]) / span : 0;
+            double u = ((double)k + f) / CR_DENSE, q[3];
+            cr_eval(s, u, q);
+            if (!samples_push(out, seg, u, q)) goto nomem;
         }
-        total += np;
+        if (!samples_push(out, seg, 1.0, p2)) goto nomem;
         prev = i1;
         i1 = i2;
     }
-    return total;
+    /* on a climbing curve, halve every piece whose level-section quad twists more than the
+     * tolerance (the twist is about 2 h * rise * turn / length, so halving works) */
+    if (in->half_width > 0) {
+        for (int round = 0; round < 20; round++) {
+            size_t bad = 0;
+            double *nd = (double *)realloc(dev, (out->n + 1) * sizeof *nd);
+            if (!nd) goto nomem;
+            dev = nd;
+            for (size_t k = 0; k + 1 < out->n; k++) {
+                dev[k] = piece_deviation(out, k, in->half_width);
+                if (dev[k] > in->tol) bad++;
+            }
+            if (bad == 0 || out->n + bad > 200000) break;
+            samples ns = {NULL, 0, 0};
+            for (size_t k = 0; k < out->n; k++) {
+                int ok = samples_push(&ns, out->v[k].seg, out->v[k].u, out->v[k].p);
+                if (ok && k + 1 < out->n && dev[k] > in->tol) {
+                    size_t sg = out->v[k + 1].seg;
+                    double ua = out->v[k].seg == sg ? out->v[k].u : 0, ub = out->v[k + 1].u, q[3];
+                    cr_eval(&segs[sg], (ua + ub) / 2, q);
+                    ok = samples_push(&ns, sg, (ua + ub) / 2, q);
+                }
+                if (!ok) {
+                    free(ns.v);
+                    goto nomem;
+                }
+            }
+            free(out->v);
+            *out = ns;
+        }
+    }
+    free(dev);
+    free(segs);
+    return out->n;
+nomem:
+    free(dev);
+    free(segs);
+    free(out->v);
+    out->v = NULL;
+    out->n = 0;
+    return PSDL_GEOM_NOMEM;
 }
 
 size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *opts) {
     spline_in in;
     spline_defaults(&in, ctrl, n, opts);
-    return spline_run(&in, NULL);
+    samples s;
+    size_t r = spline_build(&in, &s);
+    free(s.v);
+    return r;
 }
 
 size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_opts *opts) {
     assert(dst && (ctrl || n == 0));
     spline_in in;
     spline_defaults(&in, ctrl, n, opts);
-    return spline_run(&in, dst);
+    samples s;
+    size_t r = spline_build(&in, &s);
+    if (r != PSDL_GEOM_NOMEM)
+        for (size_t k = 0; k < r; k++) memcpy(dst + 3 * k, s.v[k].p, 3 * sizeof *dst);
+    free(s.v);
+    return r;
 }
 
 /* Plan tangent of the polyline before point k (from the nearest distinct earlier point);

@@ -88,7 +88,7 @@ typedef struct psdl_spline_opts {
     double half_width; /* m, half the widest cross-section the line will carry; with
                         * planar_tol it adds samples on curves that climb (default 0: off) */
     double planar_tol; /* m, largest quad deviation (psdl_quad_deviation) tolerated for level
-                        * cross-sections of half_width on a climbing curve (default 0.01) */
+                        * cross-sections of half_width on a climbing curve (default 0.02) */
     int has_start_dir, has_end_dir; /* use start_dir / end_dir as the end tangents */
     double start_dir[2], end_dir[2]; /* plan tangent (x, z) at the first / last point */
 } psdl_spline_opts;
@@ -100,12 +100,16 @@ size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *o
  *  points. A centripetal Catmull-Rom spline (alpha 0.5, parametrised by plan distance, so it
  *  neither cusps nor self-intersects within a segment); y is interpolated along with x and z.
  *  Missing end tangents come from reflecting the neighbour control point, so two control
- *  points give a straight line. Each control segment is cut into equal arc-length pieces,
- *  as many as the largest of: length / spacing, plan turn / max_angle, and (when half_width
- *  > 0) sqrt(deviation / planar_tol) where deviation is that of one level-section quad over
- *  the whole segment (deviation falls with the square of the piece count). Consecutive equal
- *  control points are skipped. Every control point is a sample. Returns the point count
- *  (psdl_spline_bound), 0 when n < 2 or all control points coincide in plan. */
+ *  points give a straight line; a given end tangent is met exactly (the phantom is the
+ *  chord reflected about it). Each control segment is cut into pieces of equal "cost",
+ *  where a piece's cost is length / spacing + plan turn / max_angle, and every piece costs
+ *  at most 1, so samples crowd where the line bends. Then, when half_width > 0, every piece
+ *  whose level-section quad (sections of half_width along the bisectors, as psdl_sections
+ *  builds them) deviates more than planar_tol is halved, repeatedly (on a climbing curve the
+ *  twist is about 2 * half_width * rise * turn / length). Consecutive equal control points
+ *  are skipped. Every control point is a sample. Returns the point count (exactly what
+ *  psdl_spline_bound returns), 0 when n < 2 or all control points coincide in plan, or
+ *  PSDL_GEOM_NOMEM (both functions allocate scratch memory). */
 size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_opts *opts);
 
 /** Length in metres of the polyline pts[0 .. n-1] (3D; plan = 0 also counts y). */

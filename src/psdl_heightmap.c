@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define PNG_CHUNK_LIMIT (1u << 20)
+
 static void *default_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud;
     (void)osize;
@@ -106,6 +108,10 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
     if (setjmp(png_jmpbuf(png))) return 0;
     png_set_read_fn(png, c, ctx_read);
     png_set_user_limits(png, 65535, 65535);
+    /* no ancillary chunk may make libpng allocate more than this (a tEXt chunk claiming
+     * 2 GB would otherwise be allocated before the data runs out) */
+    png_set_chunk_malloc_max(png, PNG_CHUNK_LIMIT);
+    png_set_chunk_cache_max(png, 64);
     png_read_info(png, info);
     png_uint_32 w = 0, h = 0;
     int depth = 0, color = 0, interlace = 0;
@@ -178,6 +184,29 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
     return 1;
 }
 
+/* Walk the chunk list before libpng sees it: every chunk must fit in the data (libpng
+ * allocates a chunk's claimed length before reading it: a tEXt chunk claiming 2 GB in a
+ * 100-byte file would be allocated), and no chunk but IDAT may exceed PNG_CHUNK_LIMIT. */
+static psdl_status png_prescan(const uint8_t *d, size_t size, psdl_error *err) {
+    size_t p = 8;
+    for (;;) {
+        if (size - p < 12)
+            return psdl_fail(err, PSDL_E_TRUNCATED, p, 1, -1, -1, "PNG: need 12 bytes for a chunk, %zu remain",
+                             size - p);
+        uint32_t len = (uint32_t)d[p] << 24 | (uint32_t)d[p + 1] << 16 | (uint32_t)d[p + 2] << 8 | d[p + 3];
+        const uint8_t *type = d + p + 4;
+        int idat = memcmp(type, "IDAT", 4) == 0;
+        if (len > 0x7FFFFFFFu || (!idat && len > PNG_CHUNK_LIMIT))
+            return psdl_fail(err, PSDL_E_BAD_COUNT, p, 1, -1, -1, "PNG chunk of %u bytes is over the limit of %u",
+                             (unsigned)len, idat ? 0x7FFFFFFFu : (unsigned)PNG_CHUNK_LIMIT);
+        if (len > size - p - 12)
+            return psdl_fail(err, PSDL_E_TRUNCATED, p, 1, -1, -1, "PNG chunk of %u bytes runs past the end (%zu remain)",
+                             (unsigned)len, size - p - 12);
+        p += 12 + (size_t)len;
+        if (memcmp(type, "IEND", 4) == 0) return PSDL_OK;
+    }
+}
+
 psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t size, psdl_raster **out,
                             psdl_error *err) {
     psdl_error local;
@@ -189,6 +218,7 @@ psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t si
         if (size < 8) return psdl_fail(err, PSDL_E_TRUNCATED, 0, 1, -1, -1, "need 8 bytes for the PNG signature");
         return psdl_fail(err, PSDL_E_BAD_MAGIC, 0, 1, -1, -1, "not a PNG file (bad signature)");
     }
+    if (png_prescan(data, size, err) != PSDL_OK) return err->code;
     png_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;

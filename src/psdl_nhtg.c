@@ -130,12 +130,12 @@ psdl_status psdl_nhtg_decode(const psdl_options *opt, const void *data, size_t s
     c.p += 4;
     size_t len_off = c_off(&c);
     if (!c_u32(&c, &type_len, "the terrain-type length")) goto fail;
-    if (type_len > PSDL_NHTG_MAX_TYPE_LEN || type_len > c_left(&c)) {
-        psdl_fail(err, PSDL_E_BAD_COUNT, len_off, 1, -1, -1,
-                  "terrain-type length %u is over the limit %u or the %zu bytes left", (unsigned)type_len,
-                  (unsigned)PSDL_NHTG_MAX_TYPE_LEN, c_left(&c));
+    if (type_len > PSDL_NHTG_MAX_TYPE_LEN) {
+        psdl_fail(err, PSDL_E_BAD_COUNT, len_off, 1, -1, -1, "terrain-type length %u is over the limit %u",
+                  (unsigned)type_len, (unsigned)PSDL_NHTG_MAX_TYPE_LEN);
         goto fail;
     }
+    if (!c_need(&c, type_len, "the terrain type")) goto fail;
     const uint8_t *type = c.p;
     c.p += type_len;
 

@@ -5,7 +5,7 @@
  * Reference (read this first)
  * ===========================
  *
- * Format notes: ../shared/docs/nhtg-format.md (sections cited as §n). Conventions are those
+ * Format notes: docs/nhtg-format.md (sections cited as §n). Conventions are those
  * of psdl.h: functions that can fail on data return a psdl_status and fill an optional
  * psdl_error (code, byte offset, message "psdl: <code>: <detail> at offset 0x.."); every
  * count is checked against the bytes left before anything is allocated; nothing reads
@@ -59,10 +59,13 @@
  * compressed when the DIR resource (type 0xE86B1EEF) lists its TGI; its record is then
  * u32 record size, 0x10 0xFB, u24 big-endian uncompressed size, RefPack stream.
  * psdl_dbpf_rebuild writes a package with one resource replaced: the original header with
- * the index fields updated and the hole table emptied, then every resource's bytes in their
- * original file order (byte-identical except the replaced one and the DIR), then the index
- * in its original order. The DIR entry of the replaced resource is updated, added or
- * removed; a DIR is added when needed, and removed when it would be empty.
+ * the index fields updated and the hole table emptied, then every resource's bytes in index
+ * order (byte-identical except the replaced one and the DIR; bytes no entry covers, such as
+ * holes, are dropped), then the index in its original order. The DIR entry of the replaced
+ * resource is updated, added or removed; a DIR is added when needed (appended last), and
+ * removed when it would be empty. A package with two DIR entries is refused on decoding,
+ * and one whose replaced entry shares its type, group and instance with another on
+ * rebuilding (the DIR could not tell them apart).
  *
  * QFS / RefPack
  * -------------
@@ -207,7 +210,7 @@ typedef struct psdl_dbpf {
 
 /** Decode a package's header, index and DIR. Errors: truncated, bad_magic (not "DBPF",
  *  major version other than 1, index major other than 7, compressed DIR), bad_index (index
- *  or an entry outside the file), bad_count (index size smaller than its entries, DIR size
+ *  or an entry outside the file, two DIR entries), bad_count (index size smaller than its entries, DIR size
  *  not a whole number of records), nomem. */
 psdl_status psdl_dbpf_decode(const psdl_options *opt, const void *data, size_t size, psdl_dbpf **out,
                              psdl_error *err);
@@ -252,9 +255,10 @@ typedef struct psdl_raster {
     void *arena_;           /* private (NULL for a raster built by the caller) */
 } psdl_raster;
 
-/** Decode a PNG heightmap. Errors: bad_magic (not a PNG, or not grayscale: the message
- *  names the colour type), bad_count (over PSDL_RASTER_MAX_PIXELS), truncated or invalid
- *  (libpng's message), nomem. */
+/** Decode a PNG heightmap. The chunk list is walked first: a chunk running past the end is
+ *  truncated, a chunk other than IDAT over 1 MiB is bad_count (before libpng allocates it).
+ *  Errors: bad_magic (not a PNG, or not grayscale: the message names the colour type),
+ *  bad_count (over PSDL_RASTER_MAX_PIXELS), truncated or invalid (libpng's message), nomem. */
 psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t size, psdl_raster **out,
                             psdl_error *err);
 

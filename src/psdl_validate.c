@@ -231,10 +231,10 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                 else if (D == 0)
                     report(v, ERR, "divider_texture", r, k, -1, path,
                            "divider texture value 0: the divider reads texture slot -1 (§2.4 0x8)");
-                else if ((uint64_t)D + 2 >= d->ntextures)
+                else if ((uint64_t)D + 3 >= d->ntextures) /* D is slot t+1: slots D..D+3 (§2.4 0x8) */
                     report(v, WARN, "texture_group", r, k, -1, path,
                            "divider texture group %u..%u runs past the texture table (%lu names) (§2.3)", D,
-                           D + 2, (unsigned long)d->ntextures - 1);
+                           D + 3, (unsigned long)d->ntextures - 1);
             }
             break;
         }

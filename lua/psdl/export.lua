@@ -198,11 +198,22 @@ function Builder:begin(m)
   self.first = prim.nv
 end
 
+-- A non-finite number (NaN, infinity: a corrupt file) becomes 0, which JSON and OBJ can hold.
+local function finite(x)
+  if x - x ~= 0 then return 0 end
+  return x
+end
+
 function Builder:vertex(p, s, t)
   local prim = self.prim
   local n = prim.nv
   local pos, uv = prim.pos, prim.uv
-  pos[3 * n + 1], pos[3 * n + 2], pos[3 * n + 3] = p[1], p[2], p[3]
+  local x, y, z = p[1], p[2], p[3]
+  if x - x ~= 0 or y - y ~= 0 or z - z ~= 0 or s - s ~= 0 or t - t ~= 0 then
+    x, y, z, s, t = finite(x), finite(y), finite(z), finite(s), finite(t)
+    self.nonfinite = (self.nonfinite or 0) + 1
+  end
+  pos[3 * n + 1], pos[3 * n + 2], pos[3 * n + 3] = x, y, z
   uv[2 * n + 1], uv[2 * n + 2] = s, t
   prim.nv = n + 1
 end
@@ -794,7 +805,8 @@ end
 --   attribute in `stats.attributes[room][attribute]`)
 -- @treturn table mesh `{groups = {{name =, room =, prims = {{material =, pos =, uv =,
 --   idx =, nv =}...}}...}, materials = {{name =, texture =, color =}...}, stats = {triangles
---   =, vertices =, by_type = {[type] = n}, rooms =, attributes =}}`; `pos` holds x, y, z
+--   =, vertices =, by_type = {[type] = n}, rooms =, attributes =, nonfinite =}}` (`nonfinite`:
+--   vertices with a NaN or infinite coordinate or UV, written as 0); `pos` holds x, y, z
 --   per vertex in file coordinates, `uv` s, t (Direct3D/glTF convention, t down), `idx`
 --   0-based triangle indices into the primitive's vertices, wound as the game draws (front
 --   faces counter-clockwise in the file's coordinates read as right-handed)
@@ -856,6 +868,7 @@ function M.build(doc, opts)
   end
   stats.triangles = B.tris
   stats.materials = #B.materials
+  stats.nonfinite = B.nonfinite or 0
   return { groups = groups, materials = B.materials, stats = stats }
 end
 

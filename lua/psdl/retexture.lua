@@ -47,7 +47,7 @@
 -- @module psdl.retexture
 
 local string, table, math = string, table, math
-local type, ipairs, pairs, error, tostring = type, ipairs, pairs, error, tostring
+local type, ipairs, pairs, error, tostring, pcall = type, ipairs, pairs, error, tostring, pcall
 local string_format = string.format
 
 local M = {}
@@ -70,20 +70,22 @@ M.SPAN = {
 --- Highest slot offset a divider texture reads (D..D+3: sides, flat/bevels, top, caps).
 M.DIVIDER_SPAN = 3
 
-local function argcheck(cond, n, fname, msg)
-  if not cond then error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), 3) end
+-- Raise "bad argument" at the caller of the public function (`level` frames above it when
+-- called from a helper).
+local function argcheck(cond, n, fname, msg, level)
+  if not cond then error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), 3 + (level or 0)) end
 end
 
 local function check_doc(doc, fname)
   argcheck(type(doc) == "table" and type(doc.textures) == "table" and type(doc.rooms) == "table",
-    1, fname, "document expected")
+    1, fname, "document expected", 1)
 end
 
 local function check_slot(v, n, fname)
   argcheck(math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)), n, fname,
-    "integer texture slot expected, got " .. tostring(v))
+    "integer texture slot expected, got " .. tostring(v), 1)
   v = math.tointeger(v)
-  argcheck(v >= 1, n, fname, "texture slot must be at least 1, got " .. v)
+  argcheck(v >= 1, n, fname, "texture slot must be at least 1, got " .. v, 1)
   return v
 end
 
@@ -469,7 +471,8 @@ function M.move_group(doc, from, to, opts)
   local n = #doc.textures
   local len = opts.length and check_slot(opts.length, 4, "move_group") or group_length(doc, from)
   local last = from + len - 1
-  local opname = string_format("moving slots %s to %s", range_text(from, last), range_text(to, to + len - 1))
+  local opname = string_format("moving slot%s %s to %s", len == 1 and "" or "s", range_text(from, last),
+    range_text(to, to + len - 1))
   if last > n then
     return refused(string_format("%s: the texture table has only %d slots", opname, n))
   end
@@ -488,7 +491,7 @@ function M.move_group(doc, from, to, opts)
   for k = head + 1, rest do new_of[order[k]] = k + len end
   local size = math.max(n, to + len - 1)
   local report, msg, code = permute(doc, new_of, size, opname,
-    string_format("move slots %s (%s) to %s", range_text(from, last), quote(doc.textures[from]),
+    string_format("move slot%s %s (%s) to %s", len == 1 and "" or "s", range_text(from, last), quote(doc.textures[from]),
       range_text(to, to + len - 1)))
   if not report then return nil, msg, code end
   report.op = "move"
@@ -616,22 +619,30 @@ function M.apply(doc, ops)
   local saved = snapshot(doc)
   local reports = {}
   for i, op in ipairs(ops) do
+    argcheck(type(op) == "table", 2, "apply", string_format("ops[%d]: table expected", i))
     local report, msg, code
-    if op.op == "rename" and op.map then
-      report, msg, code = M.rename_map(doc, op.map)
-    elseif op.op == "rename" then
-      report, msg, code = M.rename(doc, op.from, op.to)
-    elseif op.op == "remap" then
-      report, msg, code = M.remap(doc, op.from, op.to, { rooms = op.rooms })
-    elseif op.op == "move" then
-      report, msg, code = M.move_group(doc, op.from, op.to, { length = op.length })
-    elseif op.op == "swap" then
-      report, msg, code = M.swap_groups(doc, op.a, op.b, { length_a = op.length_a, length_b = op.length_b })
-    elseif op.op == "compact" then
-      report, msg, code = M.compact(doc)
-    else
+    local function run()
+      if op.op == "rename" and op.map then
+        report, msg, code = M.rename_map(doc, op.map)
+      elseif op.op == "rename" then
+        report, msg, code = M.rename(doc, op.from, op.to)
+      elseif op.op == "remap" then
+        report, msg, code = M.remap(doc, op.from, op.to, { rooms = op.rooms })
+      elseif op.op == "move" then
+        report, msg, code = M.move_group(doc, op.from, op.to, { length = op.length })
+      elseif op.op == "swap" then
+        report, msg, code = M.swap_groups(doc, op.a, op.b, { length_a = op.length_a, length_b = op.length_b })
+      elseif op.op == "compact" then
+        report, msg, code = M.compact(doc)
+      else
+        error(string_format("bad argument #2 to 'apply' (ops[%d]: unknown op %s)", i, tostring(op.op)), 0)
+      end
+    end
+    -- misuse in an operation raises, after the document is put back as it was
+    local ok, err = pcall(run)
+    if not ok then
       restore(doc, saved)
-      error(string_format("bad argument #2 to 'apply' (ops[%d]: unknown op %s)", i, tostring(op.op)), 2)
+      error(err, 0)
     end
     if not report then
       restore(doc, saved)

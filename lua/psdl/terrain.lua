@@ -241,7 +241,7 @@ function M.read_package(path)
   if not bytes then return nil, msg, code end
   local pkg
   pkg, msg, code = M.decode_package(bytes)
-  if not pkg then return nil, msg:gsub("^psdl: (%w+): ", "psdl: %1: " .. path .. ": ", 1), code end
+  if not pkg then return nil, msg:gsub("^psdl: ([%w_]+): ", "psdl: %1: " .. path .. ": ", 1), code end
   pkg.path = path
   return pkg
 end
@@ -290,7 +290,7 @@ function M.package_nhtg(pkg)
   local nhtg
   nhtg, msg, code = M.decode_nhtg(bytes)
   if not nhtg then
-    return nil, msg:gsub("^psdl: (%w+): ", string_format("psdl: %%1: NHTG (entry %d): ", k), 1), code
+    return nil, msg:gsub("^psdl: ([%w_]+): ", string_format("psdl: %%1: NHTG (entry %d): ", k), 1), code
   end
   return nhtg, k
 end

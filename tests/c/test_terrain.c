@@ -1,7 +1,7 @@
 /* test_terrain.c -- plain-C tests of the terrain core (psdl_nhtg.h): NHTG, QFS, DBPF, PNG
  * and PGM rasters. No Lua.
  *
- *   psdl_ctest_terrain <fixtures-dir>      (reads <fixtures-dir>/terrain/*)
+ *   psdl_ctest_terrain <fixtures-dir>      (reads the files in <fixtures-dir>/terrain)
  *
  * Every CHECK counts once; the last line printed is "c: N passed, N failed" and the exit
  * status is non-zero when a check failed. Inputs cut short are copied into buffers of
@@ -68,12 +68,18 @@ static int check_impl(int ok, const char *file, int line, const char *expr, cons
 
 #define CHECK(c) check_impl((c) ? 1 : 0, __FILE__, __LINE__, #c, "%s", "")
 #define CHECKF(c, ...) check_impl((c) ? 1 : 0, __FILE__, __LINE__, #c, __VA_ARGS__)
-#define CHECK_EQ(a, b)                                                                                         \
-    check_impl((long long)(a) == (long long)(b), __FILE__, __LINE__, #a " == " #b, "%lld != %lld (0x%llx)",  \
-               (long long)(a), (long long)(b), (unsigned long long)(a))
-#define CHECK_STATUS(st, want, err)                                                                            \
-    check_impl((st) == (want), __FILE__, __LINE__, #st " == " #want, "got %s, want %s: %s",                  \
-               psdl_status_name(st), psdl_status_name(want), (err).message)
+/* a and b are evaluated once */
+static int check_eq_impl(long long a, long long b, const char *file, int line, const char *expr) {
+    return check_impl(a == b, file, line, expr, "%lld != %lld (0x%llx)", a, b, (unsigned long long)a);
+}
+#define CHECK_EQ(a, b) check_eq_impl((long long)(a), (long long)(b), __FILE__, __LINE__, #a " == " #b)
+/* st is evaluated once (it is often the call under test) */
+static int check_status_impl(psdl_status st, psdl_status want, const psdl_error *err, const char *file, int line,
+                             const char *expr) {
+    return check_impl(st == want, file, line, expr, "got %s, want %s: %s", psdl_status_name(st),
+                      psdl_status_name(want), st == PSDL_OK ? "" : err->message);
+}
+#define CHECK_STATUS(st, want, err) check_status_impl((st), (want), &(err), __FILE__, __LINE__, #st " == " #want)
 #define CHECK_MSG(err, sub)                                                                                    \
     check_impl(strstr((err).message, (sub)) != NULL, __FILE__, __LINE__, "message contains " #sub, "\"%s\"",  \
                (err).message)
@@ -347,6 +353,13 @@ static void test_nhtg_errors(void) {
     CHECK_EQ(psdl_nhtg_decode(&opt, m, n, &t, &err), PSDL_E_TRUNCATED);
     CHECK_EQ(ca.calls, 0);
     CHECK_EQ(ca.live, 0);
+    /* a good decode: no single allocation larger than the input justifies */
+    count_alloc_reset(&ca);
+    t = NULL;
+    CHECK_EQ(psdl_nhtg_decode(&opt, b, n, &t, &err), PSDL_OK);
+    CHECK(ca.max_single <= alloc_bound(n));
+    psdl_nhtg_free(t);
+    CHECK_EQ(ca.live, 0);
     /* allocation failure at each allocation of a good decode */
     for (long f = 0; f < 6; f++) {
         count_alloc_reset(&ca);
@@ -598,8 +611,10 @@ static void test_qfs_roundtrip(void) {
             b[i] = (unsigned char)("the quick brown fox jumps "[i % 26]);
         else if (block % 3 == 1)
             b[i] = (unsigned char)rnd();
+        else if (i >= 40000)
+            b[i] = b[i - 40000]; /* far repeats, past 16384 */
         else
-            b[i] = b[i - 40000 + (i % 7)]; /* far repeats, past 16384 */
+            b[i] = (unsigned char)(i % 251);
     }
     qfs_roundtrip(b, n, kinds, "mixed");
     /* a real-size terrain: a 128 hood with a smooth bump */
@@ -846,6 +861,10 @@ static void test_dbpf_errors(void) {
         psdl_dbpf_free(p);
     }
     free(c);
+    /* two DIR entries (found by fuzz_nhtg: dropping the first, empty, one made the second
+     * the DIR of the rebuilt package) */
+    MUTATE(put32(m + io, PSDL_DBPF_DIR_TYPE));
+    expect_dbpf_error(m, n, PSDL_E_BAD_INDEX, io + 4 * 24);
     /* duplicate TGI: replacing is refused */
     MUTATE(memcpy(m + io + 3 * 24, m + io + 2 * 24, 16));
     c = dup_bytes(m, n);
@@ -1029,6 +1048,25 @@ static void test_raster_errors(void) {
     g_rgb_n = 0;
     CHECK_STATUS(psdl_png_decode(NULL, "GIF89a....", 10, &r, &err), PSDL_E_BAD_MAGIC, err);
     CHECK_STATUS(psdl_png_decode(NULL, "\x89PN", 3, &r, &err), PSDL_E_TRUNCATED, err);
+    /* a chunk claiming more bytes than the file has is refused before libpng allocates it
+     * (found by fuzz_nhtg: a tEXt chunk of 0x7C000034 bytes made libpng allocate 2 GB) */
+    size_t n = 0;
+    unsigned char *b = fixture("ramp_4x6.png", &n);
+    if (b) {
+        CHECK(memcmp(b + 37, "tEXt", 4) == 0);
+        b[33] = 0x7C;
+        count_alloc ca0;
+        count_alloc_reset(&ca0);
+        psdl_options opt0 = count_options(&ca0);
+        CHECK_STATUS(psdl_png_decode(&opt0, b, n, &r, &err), PSDL_E_BAD_COUNT, err);
+        CHECK_EQ(err.offset, 33);
+        CHECK_EQ(ca0.calls, 0);
+        b[33] = 0x00;
+        b[36] = 0xFF; /* 255 bytes: past the end */
+        CHECK_STATUS(psdl_png_decode(NULL, b, n, &r, &err), PSDL_E_TRUNCATED, err);
+        CHECK_EQ(err.offset, 33);
+        free(b);
+    }
     /* PGM */
     CHECK_STATUS(psdl_pgm_decode(NULL, "P2 1 1 255 7", 12, &r, &err), PSDL_E_BAD_MAGIC, err);
     CHECK_MSG(err, "ASCII PGM");
@@ -1044,7 +1082,7 @@ static void test_raster_errors(void) {
     CHECK_STATUS(psdl_pgm_decode(NULL, "P5 1 1 255", 10, &r, &err), PSDL_E_TRUNCATED, err);
     CHECK_STATUS(psdl_pgm_decode(NULL, "P5 99999999999 1 255\n", 21, &r, &err), PSDL_E_BAD_COUNT, err);
     /* comments anywhere in the header; a 16-bit sample big-endian */
-    CHECK_STATUS(psdl_pgm_decode(NULL, "P5#c\n1 #x\n1\n#y\n300\n\x01\x02", 22, &r, &err), PSDL_OK, err);
+    CHECK_STATUS(psdl_pgm_decode(NULL, "P5#c\n1 #x\n1\n#y\n300\n\x01\x02", 21, &r, &err), PSDL_OK, err);
     if (r) CHECK_EQ(r->samples[0], 0x0102);
     psdl_raster_free(r);
     r = NULL;

@@ -1,0 +1,773 @@
+/*
+ * lpsdl_geom.c -- the geometry kernels of `psdl.core` (C API in psdl_geom.h), registered
+ * into the module table by lpsdl_open_geom. Flat Lua arrays in and out (style §4.4); every
+ * index a function takes or returns is 1-based (point i of a flat array is elements
+ * 3i-2 .. 3i; a Pool's entry k is Lua reference k + 1, so a vertex pool's references are the
+ * document's vertex references).
+ *
+ *   core.spline(ctrl, opts)                    -> pts
+ *   core.polyline_length(pts [, plan])         -> metres
+ *   core.offset(pts, offset [, miter])         -> pts, clamped
+ *   core.sections(center, profile [, start_dir, end_dir]) -> pts, clamped
+ *   core.triangulate(pts [, holes])            -> {i1, i2, i3, ...}
+ *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
+ *   core.facades(pts, opts)                    -> {{left, right, u, v, light, run, sloped}, ...}
+ *   core.light_index(dx, dz)                   -> 0..63
+ *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
+ *                                                  crosswalks, outline}
+ *   core.signed_area(pts), core.winding(pts [, eps]), core.quad_deviation(pts),
+ *   core.strip_deviation(pts, stride), core.fan_flatness(pts), core.fan_min_area(pts),
+ *   core.bounds(pts [, first])                 -> {min, max, center, radius} | nil
+ *   core.surface_triangles(type, refs)          -> {a, b, c, ...}
+ *   core.boundary(tris, points)                -> {v...}
+ *   core.link(perimeters, npoints)             -> {{{vertex=, neighbour=}...}...}
+ *   core.tjunctions(points, perimeters [, eps]) -> {room, edge, vertex, ...}
+ *   core.pool(dim [, reserve_first])           -> psdl.Pool
+ *       pool:add(x [, y, z]) / pool:add_flat(pts) / pool:find(...) / pool:count() /
+ *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat()
+ *
+ * `points` arguments accept a flat array or a vertex Pool (its entries as points).
+ * Longjmp safety: scratch arrays are Lua userdata (collected on error); the kernels that
+ * allocate memory free it before returning and never call Lua. Pools are boxed userdata
+ * with __gc and __close.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lpsdl.h"
+#include "psdl_geom.h"
+
+#define POOL "psdl.Pool"
+
+/* ================================================================ helpers */
+
+/* Scratch memory owned by a new userdata on the stack (collected by the GC). */
+static void *scratch(lua_State *L, size_t n, size_t size) {
+    if (n == 0) n = 1;
+    if (n > ((size_t)-1) / 4 / size) luaL_error(L, "not enough memory");
+    return lua_newuserdatauv(L, n * size, 0);
+}
+
+static void nomem_check(lua_State *L, size_t r) {
+    if (r == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory");
+}
+
+static size_t arr_len(lua_State *L, int idx) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    return (size_t)lua_rawlen(L, idx);
+}
+
+static double arr_num(lua_State *L, int idx, size_t i, int arg, const char *what) {
+    lua_rawgeti(L, idx, (lua_Integer)i);
+    int ok;
+    double v = (double)lua_tonumberx(L, -1, &ok);
+    if (!ok)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: number expected, got %s", what, (lua_Integer)i,
+                                              luaL_typename(L, -1)));
+    lua_pop(L, 1);
+    return v;
+}
+
+static lua_Integer arr_int(lua_State *L, int idx, size_t i, int arg, const char *what, lua_Integer lo, lua_Integer hi) {
+    lua_rawgeti(L, idx, (lua_Integer)i);
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (!ok || v < lo || v > hi)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: integer in %I..%I expected", what, (lua_Integer)i, lo, hi));
+    lua_pop(L, 1);
+    return v;
+}
+
+typedef struct psdl_pool_box {
+    psdl_pool *pool;
+    unsigned dim;
+} pool_box;
+
+static pool_box *check_pool(lua_State *L, int idx) {
+    pool_box *b = (pool_box *)luaL_checkudata(L, idx, POOL);
+    if (!b->pool) luaL_error(L, "attempt to use a closed " POOL);
+    return b;
+}
+
+/* Points (x, y, z doubles) from a flat array or a 3-D Pool at idx; *n = point count. The
+ * array lives in a scratch userdata pushed on the stack. */
+static double *get_points(lua_State *L, int idx, size_t *n, const char *what) {
+    if (lua_type(L, idx) == LUA_TUSERDATA) {
+        pool_box *b = check_pool(L, idx);
+        if (b->dim != 3) luaL_argerror(L, idx, "a vertex pool (dimension 3) expected");
+        size_t c = psdl_pool_count(b->pool);
+        const float *f = psdl_pool_data(b->pool);
+        double *p = (double *)scratch(L, 3 * c, sizeof *p);
+        for (size_t i = 0; i < 3 * c; i++) p[i] = f[i];
+        *n = c;
+        return p;
+    }
+    size_t len = arr_len(L, idx);
+    if (len % 3) luaL_argerror(L, idx, lua_pushfstring(L, "%s: flat x, y, z array expected (%I numbers)", what,
+                                                         (lua_Integer)len));
+    double *p = (double *)scratch(L, len, sizeof *p);
+    for (size_t i = 0; i < len; i++) p[i] = arr_num(L, idx, i + 1, idx, what);
+    *n = len / 3;
+    return p;
+}
+
+static void push_points(lua_State *L, const double *p, size_t n) {
+    lua_createtable(L, (int)(3 * n), 0);
+    for (size_t i = 0; i < 3 * n; i++) {
+        lua_pushnumber(L, p[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static void push_indices(lua_State *L, const uint32_t *v, size_t n, lua_Integer base) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)v[i] + base);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static double opt_field_num(lua_State *L, int t, const char *k, double def) {
+    if (t == 0) return def;
+    lua_getfield(L, t, k);
+    double v = def;
+    if (!lua_isnil(L, -1)) {
+        int ok;
+        v = (double)lua_tonumberx(L, -1, &ok);
+        if (!ok) luaL_error(L, "option '%s': number expected, got %s", k, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Plan vector {x, z} at field k of table t (or the value at idx when k is NULL); 0 if nil. */
+static int opt_vec2(lua_State *L, int t, const char *k, double *out) {
+    if (k) lua_getfield(L, t, k);
+    else lua_pushvalue(L, t);
+    int has = 0;
+    if (lua_istable(L, -1)) {
+        int v = lua_gettop(L);
+        out[0] = arr_num(L, v, 1, v, k ? k : "direction");
+        out[1] = arr_num(L, v, 2, v, k ? k : "direction");
+        has = 1;
+    } else if (!lua_isnil(L, -1)) {
+        luaL_error(L, "'%s': {x, z} expected, got %s", k ? k : "direction", luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return has;
+}
+
+static const char *const kind_names[] = {"road", "walkway", "divided", "sidewalk", NULL};
+
+/* Profile table at t (kind name, widths) into p. */
+static void get_profile(lua_State *L, int t, psdl_profile *p) {
+    luaL_checktype(L, t, LUA_TTABLE);
+    memset(p, 0, sizeof *p);
+    lua_getfield(L, t, "kind");
+    p->kind = luaL_checkoption(L, -1, "road", kind_names);
+    lua_pop(L, 1);
+    p->left = opt_field_num(L, t, "left", 0);
+    p->right = opt_field_num(L, t, "right", 0);
+    p->sidewalk_left = opt_field_num(L, t, "sidewalk_left", 0);
+    p->sidewalk_right = opt_field_num(L, t, "sidewalk_right", 0);
+    p->median = opt_field_num(L, t, "median", 0);
+    p->curb = opt_field_num(L, t, "curb", -1);
+    p->miter_limit = opt_field_num(L, t, "miter_limit", 0);
+}
+
+/* Hole starts (1-based point indices) at idx into 0-based starts. */
+static uint32_t *get_holes(lua_State *L, int idx, size_t npts, size_t *nh) {
+    *nh = 0;
+    if (lua_isnoneornil(L, idx)) return NULL;
+    size_t n = arr_len(L, idx);
+    uint32_t *h = (uint32_t *)scratch(L, n, sizeof *h);
+    for (size_t i = 0; i < n; i++) {
+        h[i] = (uint32_t)(arr_int(L, idx, i + 1, idx, "holes", 2, (lua_Integer)npts) - 1);
+        if (i > 0 && h[i] <= h[i - 1]) luaL_argerror(L, idx, "hole starts must increase");
+    }
+    *nh = n;
+    return h;
+}
+
+/* ================================================================ centre lines, sections */
+
+/***
+ * Smooth centre line through control points (psdl_spline).
+ * @function spline
+ * @tparam table ctrl flat x, y, z control points (2 or more)
+ * @tparam[opt] table opts spacing (m, 5), max_angle (degrees, 7.5), half_width (m),
+ * planar_tol (m, 0.02), start_dir / end_dir ({x, z} tangents)
+ * @treturn table flat points
+ */
+static int l_spline(lua_State *L) {
+    size_t n;
+    double *c = get_points(L, 1, &n, "ctrl");
+    int t = lua_istable(L, 2) ? 2 : 0;
+    psdl_spline_opts o;
+    memset(&o, 0, sizeof o);
+    o.spacing = opt_field_num(L, t, "spacing", 0);
+    o.max_angle = opt_field_num(L, t, "max_angle", 0);
+    o.half_width = opt_field_num(L, t, "half_width", 0);
+    o.planar_tol = opt_field_num(L, t, "planar_tol", 0);
+    if (t) {
+        o.has_start_dir = opt_vec2(L, t, "start_dir", o.start_dir);
+        o.has_end_dir = opt_vec2(L, t, "end_dir", o.end_dir);
+    }
+    size_t m = psdl_spline_bound(c, n, &o);
+    nomem_check(L, m);
+    double *out = (double *)scratch(L, 3 * m, sizeof *out);
+    nomem_check(L, psdl_spline(out, c, n, &o));
+    push_points(L, out, m);
+    return 1;
+}
+
+static int l_polyline_length(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_pushnumber(L, psdl_polyline_length(p, n, lua_toboolean(L, 2)));
+    return 1;
+}
+
+static int l_offset(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    double off = luaL_checknumber(L, 2), miter = luaL_optnumber(L, 3, 0);
+    double *out = (double *)scratch(L, 3 * n, sizeof *out);
+    size_t cl = psdl_offset(out, p, n, off, miter);
+    push_points(L, out, n);
+    lua_pushinteger(L, (lua_Integer)cl);
+    return 2;
+}
+
+static int l_sections(lua_State *L) {
+    size_t n;
+    double *c = get_points(L, 1, &n, "center");
+    psdl_profile p;
+    get_profile(L, 2, &p);
+    double sd[2], ed[2];
+    int hs = !lua_isnoneornil(L, 3) && opt_vec2(L, 3, NULL, sd);
+    int he = !lua_isnoneornil(L, 4) && opt_vec2(L, 4, NULL, ed);
+    size_t m = psdl_sections_bound(n, &p), cl = 0;
+    double *out = (double *)scratch(L, 3 * m, sizeof *out);
+    m = psdl_sections(out, c, n, &p, hs ? sd : NULL, he ? ed : NULL, &cl);
+    push_points(L, out, m);
+    lua_pushinteger(L, (lua_Integer)cl);
+    return 2;
+}
+
+/* ================================================================ fans */
+
+static int l_triangulate(lua_State *L) {
+    size_t n, nh;
+    double *p = get_points(L, 1, &n, "pts");
+    uint32_t *h = get_holes(L, 2, n, &nh);
+    uint32_t *t = (uint32_t *)scratch(L, 3 * psdl_triangulate_bound(n, nh), sizeof *t);
+    size_t nt = psdl_triangulate(t, p, n, h, nh);
+    nomem_check(L, nt);
+    push_indices(L, t, 3 * nt, 1);
+    return 1;
+}
+
+static int l_fans(lua_State *L) {
+    size_t n, nh;
+    double *p = get_points(L, 1, &n, "pts");
+    uint32_t *h = get_holes(L, 2, n, &nh);
+    unsigned flags = lua_toboolean(L, 3) ? PSDL_FANS_NO_EXTRA : 0;
+    size_t fb = psdl_fans_bound(n, nh);
+    uint32_t *f = (uint32_t *)scratch(L, fb, sizeof *f);
+    double *extra = (double *)scratch(L, 3 * (n + 2 * nh + 1), sizeof *extra);
+    size_t ne = 0, w = psdl_fans(f, extra, &ne, p, n, h, nh, flags);
+    nomem_check(L, w);
+    lua_newtable(L);
+    lua_Integer k = 0;
+    for (size_t i = 0; i < w;) {
+        size_t m = f[i];
+        push_indices(L, f + i + 1, m, 1);
+        lua_rawseti(L, -2, ++k);
+        i += 1 + m;
+    }
+    push_points(L, extra, ne);
+    return 2;
+}
+
+/* ================================================================ facades */
+
+static int l_light_index(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)psdl_light_index(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
+    return 1;
+}
+
+static int l_facades(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    psdl_facade_opts o;
+    memset(&o, 0, sizeof o);
+    o.floor_height = opt_field_num(L, 2, "floor_height", 0);
+    o.bay_width = opt_field_num(L, 2, "bay_width", 0);
+    o.bottom = opt_field_num(L, 2, "bottom", 0);
+    o.top = opt_field_num(L, 2, "top", 0);
+    o.collinear_deg = opt_field_num(L, 2, "collinear", 0);
+    lua_getfield(L, 2, "closed");
+    o.closed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    size_t nb = psdl_facades_bound(n, o.closed);
+    uint32_t *d = (uint32_t *)scratch(L, 6 * nb, sizeof *d);
+    size_t ns = psdl_facades(d, p, n, &o);
+    lua_createtable(L, (int)ns, 0);
+    static const char *const keys[] = {"left", "right", "u", "v", "light"};
+    for (size_t i = 0; i < ns; i++) {
+        lua_createtable(L, 0, 7);
+        for (int k = 0; k < 5; k++) {
+            lua_pushinteger(L, (lua_Integer)d[6 * i + (size_t)k] + (k < 2 ? 1 : 0));
+            lua_setfield(L, -2, keys[k]);
+        }
+        lua_pushboolean(L, d[6 * i + 5] & 1);
+        lua_setfield(L, -2, "run");
+        lua_pushboolean(L, (d[6 * i + 5] & 2) != 0);
+        lua_setfield(L, -2, "sloped");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* ================================================================ junctions */
+
+static int l_junction(lua_State *L) {
+    psdl_junction_opts o;
+    memset(&o, 0, sizeof o);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    for (int i = 0; i < 3; i++) o.center[i] = arr_num(L, 1, (size_t)i + 1, 1, "center");
+    size_t na = arr_len(L, 2);
+    if (na == 0) luaL_argerror(L, 2, "at least one arm expected");
+    int t = lua_istable(L, 3) ? 3 : 0;
+    o.radius = opt_field_num(L, t, "radius", 0);
+    o.arc_step = opt_field_num(L, t, "arc_step", 0);
+    o.curb = opt_field_num(L, t, "curb", -1);
+    psdl_arm *arms = (psdl_arm *)scratch(L, na, sizeof *arms);
+    for (size_t i = 0; i < na; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        int a = lua_gettop(L);
+        if (!lua_istable(L, a)) luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I]: table expected", (lua_Integer)i + 1));
+        memset(&arms[i], 0, sizeof arms[i]);
+        if (!opt_vec2(L, a, "dir", arms[i].dir))
+            luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I].dir: {x, z} expected", (lua_Integer)i + 1));
+        lua_getfield(L, a, "profile");
+        if (!lua_istable(L, -1))
+            luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I].profile: table expected", (lua_Integer)i + 1));
+        get_profile(L, lua_gettop(L), &arms[i].profile);
+        lua_pop(L, 1);
+        arms[i].crosswalk = opt_field_num(L, a, "crosswalk", 0);
+        arms[i].min_distance = opt_field_num(L, a, "min_distance", 0);
+        lua_pop(L, 1);
+    }
+    psdl_junction_sizes cap;
+    psdl_junction_bound(&cap, arms, na, &o);
+    psdl_junction j;
+    j.points = (double *)scratch(L, 3 * cap.points, sizeof(double));
+    j.surface = (uint32_t *)scratch(L, cap.surface, sizeof(uint32_t));
+    j.sections = (uint32_t *)scratch(L, cap.sections, sizeof(uint32_t));
+    j.distance = (double *)scratch(L, na, sizeof(double));
+    j.strips = (uint32_t *)scratch(L, cap.strips, sizeof(uint32_t));
+    j.crosswalks = (uint32_t *)scratch(L, 4 * cap.crosswalks, sizeof(uint32_t));
+    j.outline = (uint32_t *)scratch(L, cap.outline, sizeof(uint32_t));
+    size_t r = psdl_junction_build(&j, arms, na, &o);
+    nomem_check(L, r);
+    if (r == PSDL_GEOM_INVALID)
+        luaL_argerror(L, 2, "arms cannot be joined (two arms less than 1 degree apart, or a zero direction)");
+    lua_createtable(L, 0, 7);
+    push_points(L, j.points, j.size.points);
+    lua_setfield(L, -2, "points");
+    push_indices(L, j.surface, j.size.surface, 1);
+    lua_setfield(L, -2, "surface");
+    push_indices(L, j.outline, j.size.outline, 1);
+    lua_setfield(L, -2, "outline");
+    lua_createtable(L, (int)na, 0);
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0, off = 0; i < na; i++) {
+        size_t st = psdl_section_stride(arms[i].profile.kind);
+        push_indices(L, j.sections + off, st, 1);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        lua_pushnumber(L, j.distance[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        off += st;
+    }
+    lua_setfield(L, -3, "distance");
+    lua_setfield(L, -2, "sections");
+    lua_newtable(L);
+    lua_Integer ns = 0;
+    for (size_t w = 0; w < j.size.strips;) {
+        uint32_t np = j.strips[w], caps = j.strips[w + 1];
+        lua_createtable(L, 0, 3);
+        push_indices(L, j.strips + w + 2, 2 * np, 1);
+        lua_setfield(L, -2, "pairs");
+        lua_pushboolean(L, caps & 1);
+        lua_setfield(L, -2, "start_cap");
+        lua_pushboolean(L, (caps & 2) != 0);
+        lua_setfield(L, -2, "end_cap");
+        lua_rawseti(L, -2, ++ns);
+        w += 2 + 2 * (size_t)np;
+    }
+    lua_setfield(L, -2, "strips");
+    lua_createtable(L, (int)j.size.crosswalks, 0);
+    for (size_t c = 0; c < j.size.crosswalks; c++) {
+        push_indices(L, j.crosswalks + 4 * c, 4, 1);
+        lua_rawseti(L, -2, (lua_Integer)c + 1);
+    }
+    lua_setfield(L, -2, "crosswalks");
+    return 1;
+}
+
+/* ================================================================ measures */
+
+static int l_signed_area(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_pushnumber(L, psdl_signed_area(p, n));
+    return 1;
+}
+
+static int l_winding(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_pushinteger(L, psdl_winding(p, n, luaL_optnumber(L, 2, 1e-9)));
+    return 1;
+}
+
+static int l_quad_deviation(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    if (n != 4) luaL_argerror(L, 1, "4 points expected");
+    lua_pushnumber(L, psdl_quad_deviation(p, p + 3, p + 6, p + 9));
+    return 1;
+}
+
+static int l_strip_deviation(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_Integer stride = luaL_checkinteger(L, 2);
+    if (stride < 1 || n % (size_t)stride) luaL_argerror(L, 2, "the point count is not a multiple of the stride");
+    lua_pushnumber(L, psdl_strip_deviation(p, n / (size_t)stride, (size_t)stride));
+    return 1;
+}
+
+static int l_fan_flatness(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_pushnumber(L, psdl_fan_flatness(p, n));
+    return 1;
+}
+
+static int l_fan_min_area(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_pushnumber(L, psdl_fan_min_area(p, n));
+    return 1;
+}
+
+static void push_vec3(lua_State *L, const double *v) {
+    lua_createtable(L, 3, 0);
+    for (int i = 0; i < 3; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static int l_bounds(lua_State *L) {
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    lua_Integer first = luaL_optinteger(L, 2, 1);
+    double b[10];
+    if (first < 1 || psdl_bounds(b, p, n, (size_t)first - 1) == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 4);
+    push_vec3(L, b);
+    lua_setfield(L, -2, "min");
+    push_vec3(L, b + 3);
+    lua_setfield(L, -2, "max");
+    push_vec3(L, b + 6);
+    lua_setfield(L, -2, "center");
+    lua_pushnumber(L, b[9]);
+    lua_setfield(L, -2, "radius");
+    return 1;
+}
+
+/* ================================================================ rooms */
+
+static const char *const attr_names[] = {"road", "sidewalk_strip", "walkway", "sliver", "crosswalk",
+                                         "road_fan", "fan", "facade_bound", "divided_road", "tunnel",
+                                         "texture", "facade", "roof", NULL};
+
+static int l_surface_triangles(lua_State *L) {
+    int type = luaL_checkoption(L, 1, NULL, attr_names);
+    size_t n = arr_len(L, 2);
+    uint32_t *r = (uint32_t *)scratch(L, n, sizeof *r);
+    for (size_t i = 0; i < n; i++) r[i] = (uint32_t)arr_int(L, 2, i + 1, 2, "refs", 0, UINT32_MAX);
+    uint32_t *d = (uint32_t *)scratch(L, psdl_surface_bound(n), sizeof *d);
+    size_t w = psdl_surface_triangles(d, type, r, n);
+    push_indices(L, d, w, 0);
+    return 1;
+}
+
+static int l_boundary(lua_State *L) {
+    size_t nt = arr_len(L, 1), np;
+    if (nt % 3) luaL_argerror(L, 1, "3 indices per triangle expected");
+    double *p = get_points(L, 2, &np, "points");
+    uint32_t *t = (uint32_t *)scratch(L, nt, sizeof *t);
+    for (size_t i = 0; i < nt; i++) t[i] = (uint32_t)(arr_int(L, 1, i + 1, 1, "tris", 1, (lua_Integer)np) - 1);
+    uint32_t *d = (uint32_t *)scratch(L, nt + 1, sizeof *d);
+    size_t n = psdl_boundary(d, t, nt / 3, p, np);
+    nomem_check(L, n);
+    push_indices(L, d, n, 1);
+    return 1;
+}
+
+/* Perimeters {{v, ...}, ...} (1-based references) at idx into CSR (0-based). */
+static void get_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms) {
+    size_t nr = arr_len(L, idx), total = 0;
+    for (size_t r = 0; r < nr; r++) {
+        lua_rawgeti(L, idx, (lua_Integer)r + 1);
+        if (!lua_istable(L, -1))
+            luaL_argerror(L, idx, lua_pushfstring(L, "perimeters[%I]: table expected", (lua_Integer)r + 1));
+        total += lua_rawlen(L, -1);
+        lua_pop(L, 1);
+    }
+    *start = (uint32_t *)scratch(L, nr + 1, sizeof **start);
+    *verts = (uint32_t *)scratch(L, total, sizeof **verts);
+    size_t w = 0;
+    for (size_t r = 0; r < nr; r++) {
+        (*start)[r] = (uint32_t)w;
+        lua_rawgeti(L, idx, (lua_Integer)r + 1);
+        int t = lua_gettop(L);
+        size_t n = lua_rawlen(L, t);
+        for (size_t i = 0; i < n; i++)
+            (*verts)[w++] = (uint32_t)(arr_int(L, t, i + 1, idx, "perimeter", 1, (lua_Integer)npts) - 1);
+        lua_pop(L, 1);
+    }
+    (*start)[nr] = (uint32_t)w;
+    *nrooms = nr;
+}
+
+static int l_link(lua_State *L) {
+    lua_Integer np = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, np >= 0, 2, "point count expected");
+    uint32_t *start, *verts;
+    size_t nr;
+    get_perimeters(L, 1, (size_t)np, &start, &verts, &nr);
+    size_t bound = psdl_link_bound(start, verts, nr, (size_t)np);
+    nomem_check(L, bound);
+    uint32_t *dv = (uint32_t *)scratch(L, bound, sizeof *dv);
+    uint32_t *dn = (uint32_t *)scratch(L, bound, sizeof *dn);
+    uint32_t *ds = (uint32_t *)scratch(L, nr + 1, sizeof *ds);
+    nomem_check(L, psdl_link(dv, dn, ds, start, verts, nr, (size_t)np));
+    lua_createtable(L, (int)nr, 0);
+    for (size_t r = 0; r < nr; r++) {
+        lua_createtable(L, (int)(ds[r + 1] - ds[r]), 0);
+        for (uint32_t k = ds[r]; k < ds[r + 1]; k++) {
+            lua_createtable(L, 0, 2);
+            lua_pushinteger(L, (lua_Integer)dv[k] + 1);
+            lua_setfield(L, -2, "vertex");
+            lua_pushinteger(L, (lua_Integer)dn[k]);
+            lua_setfield(L, -2, "neighbour");
+            lua_rawseti(L, -2, (lua_Integer)(k - ds[r]) + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+    return 1;
+}
+
+static int l_tjunctions(lua_State *L) {
+    size_t np, nr;
+    double *p = get_points(L, 1, &np, "points");
+    uint32_t *start, *verts;
+    get_perimeters(L, 2, np, &start, &verts, &nr);
+    double eps = luaL_optnumber(L, 3, 0.005);
+    size_t n = psdl_tjunctions(NULL, 0, p, np, start, verts, nr, eps);
+    nomem_check(L, n);
+    uint32_t *d = (uint32_t *)scratch(L, 3 * n, sizeof *d);
+    nomem_check(L, psdl_tjunctions(d, n, p, np, start, verts, nr, eps));
+    lua_createtable(L, (int)(3 * n), 0);
+    for (size_t i = 0; i < 3 * n; i++) {
+        lua_pushinteger(L, (lua_Integer)d[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* ================================================================ pools */
+
+static int pool_new(lua_State *L) {
+    lua_Integer dim = luaL_optinteger(L, 1, 3);
+    luaL_argcheck(L, dim >= 1 && dim <= 4, 1, "dimension 1..4 expected");
+    int reserve = lua_toboolean(L, 2);
+    pool_box *b = (pool_box *)lua_newuserdatauv(L, sizeof *b, 0);
+    b->pool = NULL;
+    b->dim = (unsigned)dim;
+    luaL_setmetatable(L, POOL);
+    b->pool = psdl_pool_new((unsigned)dim, reserve);
+    if (!b->pool) luaL_error(L, "not enough memory");
+    return 1;
+}
+
+static int pool_close(lua_State *L) {
+    pool_box *b = (pool_box *)luaL_checkudata(L, 1, POOL);
+    psdl_pool_free(b->pool);
+    b->pool = NULL;
+    return 0;
+}
+
+static int pool_tostring(lua_State *L) {
+    pool_box *b = (pool_box *)luaL_checkudata(L, 1, POOL);
+    if (b->pool) lua_pushfstring(L, POOL " (%d, %I entries)", (int)b->dim, (lua_Integer)psdl_pool_count(b->pool));
+    else lua_pushliteral(L, POOL " (closed)");
+    return 1;
+}
+
+static void pool_args(lua_State *L, pool_box *b, int first, double *v) {
+    for (unsigned d = 0; d < b->dim; d++) v[d] = luaL_checknumber(L, first + (int)d);
+}
+
+/* pool:add(x [, y, z]) -> 1-based reference */
+static int pool_add(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    double v[4];
+    pool_args(L, b, 2, v);
+    uint32_t i = psdl_pool_add(b->pool, v);
+    if (i == UINT32_MAX) luaL_error(L, "not enough memory");
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    return 1;
+}
+
+/* pool:add_flat(values) -> {ref, ...}: one reference per dim values */
+static int pool_add_flat(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    size_t n = arr_len(L, 2);
+    if (n % b->dim) luaL_argerror(L, 2, "value count is not a multiple of the pool's dimension");
+    size_t m = n / b->dim;
+    lua_createtable(L, (int)m, 0);
+    for (size_t k = 0; k < m; k++) {
+        double v[4];
+        for (unsigned d = 0; d < b->dim; d++) v[d] = arr_num(L, 2, k * b->dim + d + 1, 2, "values");
+        uint32_t i = psdl_pool_add(b->pool, v);
+        if (i == UINT32_MAX) luaL_error(L, "not enough memory");
+        lua_pushinteger(L, (lua_Integer)i + 1);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
+static int pool_find(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    double v[4];
+    pool_args(L, b, 2, v);
+    uint32_t i = psdl_pool_find(b->pool, v);
+    if (i == UINT32_MAX) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)i + 1);
+    return 1;
+}
+
+static int pool_count(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)psdl_pool_count(check_pool(L, 1)->pool));
+    return 1;
+}
+
+static int pool_get(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, i >= 1 && (size_t)i <= psdl_pool_count(b->pool), 2, "reference out of range");
+    const float *f = psdl_pool_data(b->pool) + (size_t)(i - 1) * b->dim;
+    for (unsigned d = 0; d < b->dim; d++) lua_pushnumber(L, f[d]);
+    return (int)b->dim;
+}
+
+static int pool_set_dummy(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    double v[4];
+    pool_args(L, b, 2, v);
+    if (psdl_pool_count(b->pool) == 0) luaL_error(L, "the pool reserves no dummy entry");
+    psdl_pool_set_dummy(b->pool, v);
+    return 0;
+}
+
+/* pool:totable() -> {{x, y, z}, ...} for dimension 3 (document vertices), {h, ...} for 1 */
+static int pool_totable(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    size_t n = psdl_pool_count(b->pool);
+    const float *f = psdl_pool_data(b->pool);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        if (b->dim == 1) {
+            lua_pushnumber(L, f[i]);
+        } else {
+            lua_createtable(L, (int)b->dim, 0);
+            for (unsigned d = 0; d < b->dim; d++) {
+                lua_pushnumber(L, f[i * b->dim + d]);
+                lua_rawseti(L, -2, d + 1);
+            }
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* pool:flat() -> {x1, y1, z1, x2, ...} */
+static int pool_flat(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    size_t n = psdl_pool_count(b->pool) * b->dim;
+    const float *f = psdl_pool_data(b->pool);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, f[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static const luaL_Reg pool_meth[] = {
+    {"add", pool_add},       {"add_flat", pool_add_flat}, {"find", pool_find},       {"count", pool_count},
+    {"get", pool_get},       {"set_dummy", pool_set_dummy}, {"totable", pool_totable}, {"flat", pool_flat},
+    {"close", pool_close},   {NULL, NULL},
+};
+
+static const luaL_Reg pool_metameth[] = {
+    {"__gc", pool_close}, {"__close", pool_close}, {"__tostring", pool_tostring}, {"__index", NULL}, {NULL, NULL},
+};
+
+static const luaL_Reg geom_funcs[] = {
+    {"spline", l_spline},
+    {"polyline_length", l_polyline_length},
+    {"offset", l_offset},
+    {"sections", l_sections},
+    {"triangulate", l_triangulate},
+    {"fans", l_fans},
+    {"facades", l_facades},
+    {"light_index", l_light_index},
+    {"junction", l_junction},
+    {"signed_area", l_signed_area},
+    {"winding", l_winding},
+    {"quad_deviation", l_quad_deviation},
+    {"strip_deviation", l_strip_deviation},
+    {"fan_flatness", l_fan_flatness},
+    {"fan_min_area", l_fan_min_area},
+    {"bounds", l_bounds},
+    {"surface_triangles", l_surface_triangles},
+    {"boundary", l_boundary},
+    {"link", l_link},
+    {"tjunctions", l_tjunctions},
+    {"pool", pool_new},
+    {NULL, NULL},
+};
+
+void lpsdl_open_geom(lua_State *L) {
+    if (luaL_newmetatable(L, POOL)) {
+        luaL_setfuncs(L, pool_metameth, 0);
+        luaL_newlibtable(L, pool_meth);
+        luaL_setfuncs(L, pool_meth, 0);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_pop(L, 1);
+    luaL_setfuncs(L, geom_funcs, 0);
+}

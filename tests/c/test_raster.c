@@ -1,0 +1,400 @@
+/* test_raster.c -- plain-C tests of the map canvas (src/psdl_raster.c), no Lua.
+ *
+ *   psdl_ctest_raster [ignored arguments]
+ *
+ * Every CHECK counts once. The last line printed is "c: N passed, N failed"; the exit status
+ * is non-zero when any check failed.
+ *
+ * Sections: a) triangles: exact pixel counts, the top-left rule, shared edges painted once,
+ * counts against areas for many random triangles, huge and non-finite coordinates; b)
+ * polygons (even-odd holes, agreement with the triangle filler), stripe paints; c) strokes,
+ * markers, text; d) downsampling; e) PNG: signature, IHDR, pixels read back, RGBA, bad and
+ * truncated input. */
+#include "psdl_raster.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long g_passed, g_failed;
+
+static int check_impl(int ok, int line, const char *expr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int check_impl(int ok, int line, const char *expr, const char *fmt, ...) {
+    if (ok) {
+        g_passed++;
+        return 1;
+    }
+    g_failed++;
+    printf("FAIL test_raster.c:%d %s", line, expr);
+    if (fmt && *fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        printf(" -- ");
+        vprintf(fmt, ap);
+        va_end(ap);
+    }
+    printf("\n");
+    return 0;
+}
+
+#define CHECK(e) check_impl(!!(e), __LINE__, #e, NULL)
+#define CHECKF(e, ...) check_impl(!!(e), __LINE__, #e, __VA_ARGS__)
+
+#define BLACK 0x000000FFu
+#define WHITE 0xFFFFFFFFu
+#define RED 0xFF0000FFu
+
+/* Pixels of c equal to rgba. */
+static size_t count_color(const psdl_canvas *c, uint32_t rgba) {
+    size_t n = 0;
+    for (int y = 0; y < c->height; y++)
+        for (int x = 0; x < c->width; x++) n += psdl_canvas_get(c, x, y) == rgba;
+    return n;
+}
+
+static size_t tri(psdl_canvas *c, double x0, double y0, double x1, double y1, double x2, double y2, uint32_t rgba) {
+    double xy[6] = {x0, y0, x1, y1, x2, y2};
+    psdl_paint p = psdl_paint_solid(rgba);
+    return psdl_canvas_triangle(c, xy, &p);
+}
+
+/* A small deterministic generator (xorshift). */
+static uint32_t g_rng = 12345u;
+static double rnd(double lo, double hi) {
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 17;
+    g_rng ^= g_rng << 5;
+    return lo + (hi - lo) * (g_rng / 4294967296.0);
+}
+
+/* ================================================================ a) triangles */
+
+static void test_triangles(void) {
+    psdl_canvas *c = psdl_canvas_new(128, 128, BLACK);
+    CHECK(c != NULL);
+    if (!c) return;
+
+    /* right triangle with legs of 100: pixels with x + y + 1 < 100 (the hypotenuse is a
+     * right edge and excluded), i.e. 99 + 98 + ... + 1 = 4950, area 5000 */
+    size_t n = tri(c, 0, 0, 100, 0, 0, 100, RED);
+    CHECKF(n == 4950, "%zu", n);
+    CHECK(count_color(c, RED) == 4950);
+    CHECK(psdl_canvas_get(c, 0, 0) == RED);
+    CHECK(psdl_canvas_get(c, 98, 0) == RED);
+    CHECK(psdl_canvas_get(c, 99, 0) == BLACK); /* centre 99.5 + 0.5 = 100: on the hypotenuse */
+    CHECK(psdl_canvas_get(c, 50, 49) == BLACK);
+    CHECK(psdl_canvas_get(c, 49, 49) == RED);
+    CHECK(psdl_canvas_get(c, 48, 50) == RED);
+    /* either winding gives the same pixels */
+    psdl_canvas *d = psdl_canvas_new(128, 128, BLACK);
+    CHECK(tri(d, 0, 0, 0, 100, 100, 0, RED) == 4950);
+    CHECK(memcmp(c->rgba, d->rgba, (size_t)128 * 128 * 4) == 0);
+    psdl_canvas_free(d);
+
+    /* an axis-aligned 10 x 10 square as two triangles, at integer and at half-pixel
+     * positions: exactly 100 pixels, each painted once (a translucent colour would show a
+     * double blend as a different value) */
+    static const double offs[3][2] = {{10, 10}, {20.5, 30.5}, {40.25, 60.75}};
+    for (int k = 0; k < 3; k++) {
+        psdl_canvas *s = psdl_canvas_new(80, 80, BLACK);
+        double ox = offs[k][0], oy = offs[k][1];
+        uint32_t half = 0xFFFFFF80u;
+        size_t a = tri(s, ox, oy, ox + 10, oy, ox + 10, oy + 10, half);
+        size_t b = tri(s, ox, oy, ox + 10, oy + 10, ox, oy + 10, half);
+        CHECKF(a + b == 100, "offset %g,%g: %zu + %zu", ox, oy, a, b);
+        uint32_t once = psdl_canvas_get(s, (int)ox + 5, (int)oy + 5);
+        CHECKF(((once >> 24) & 255u) == 128 && count_color(s, once) == 100, "%08x x %zu", (unsigned)once,
+               count_color(s, once));
+        psdl_canvas_free(s);
+    }
+
+    /* a fan of 12 triangles around a centre (shared edges at every angle): each pixel of
+     * the disc painted once */
+    {
+        psdl_canvas *s = psdl_canvas_new(100, 100, BLACK);
+        uint32_t q = 0x00FF0040u;
+        size_t total = 0;
+        for (int i = 0; i < 12; i++) {
+            double a0 = i * 3.14159265358979 / 6, a1 = (i + 1) * 3.14159265358979 / 6;
+            total += tri(s, 50.3, 49.7, 50.3 + 40 * cos(a0), 49.7 + 40 * sin(a0), 50.3 + 40 * cos(a1),
+                         49.7 + 40 * sin(a1), q);
+        }
+        uint32_t once = psdl_canvas_get(s, 50, 50);
+        size_t same = count_color(s, once), untouched = count_color(s, BLACK);
+        CHECKF(same == total && same + untouched == 100 * 100, "fan: %zu painted once, %zu total, %zu untouched",
+               same, total, untouched);
+        /* area of the dodecagon: 3 r^2 = 4800 */
+        CHECKF(fabs((double)total - 4800.0) < 0.03 * 4800, "%zu", total);
+        psdl_canvas_free(s);
+    }
+
+    /* random triangles: the pixel count is the area within the pixels along the edges */
+    int bad = 0;
+    for (int i = 0; i < 500; i++) {
+        double xy[6];
+        for (int k = 0; k < 6; k++) xy[k] = rnd(2, 126);
+        double area = fabs((xy[2] - xy[0]) * (xy[5] - xy[1]) - (xy[3] - xy[1]) * (xy[4] - xy[0])) / 2;
+        double perim = hypot(xy[2] - xy[0], xy[3] - xy[1]) + hypot(xy[4] - xy[2], xy[5] - xy[3]) +
+                       hypot(xy[0] - xy[4], xy[1] - xy[5]);
+        psdl_canvas *s = psdl_canvas_new(128, 128, BLACK);
+        psdl_paint p = psdl_paint_solid(RED);
+        size_t got = psdl_canvas_triangle(s, xy, &p);
+        /* the polygon filler samples the same centres */
+        psdl_canvas *t = psdl_canvas_new(128, 128, BLACK);
+        size_t poly = psdl_canvas_polygon(t, xy, 3, &p);
+        if (fabs((double)got - area) > perim / 2 + 2 || count_color(s, RED) != got ||
+            (area > 1 && fabs((double)got - (double)poly) > 2)) {
+            if (bad++ < 5)
+                printf("  triangle %d: %zu pixels (polygon %zu), area %.1f, perimeter %.1f\n", i, got, poly, area,
+                       perim);
+        }
+        psdl_canvas_free(s);
+        psdl_canvas_free(t);
+    }
+    CHECKF(bad == 0, "%d of 500 random triangles off", bad);
+
+    /* a large triangle: relative error below 0.5 % */
+    {
+        psdl_canvas *s = psdl_canvas_new(1000, 1000, BLACK);
+        size_t got = tri(s, 13.3, 20.7, 980.2, 140.9, 400.6, 990.1, RED);
+        double area = fabs((980.2 - 13.3) * (990.1 - 20.7) - (140.9 - 20.7) * (400.6 - 13.3)) / 2;
+        CHECKF(fabs((double)got - area) / area < 0.005, "%zu vs %.1f", got, area);
+        psdl_canvas_free(s);
+    }
+
+    /* clipping, degenerate, huge and non-finite input */
+    psdl_canvas *e = psdl_canvas_new(50, 40, BLACK);
+    CHECK(tri(e, -100, -100, 300, -100, -100, 300, RED) == 50 * 40); /* covers the canvas */
+    CHECK(tri(e, 5, 5, 10, 10, 20, 20, RED) == 0);                    /* collinear */
+    CHECK(tri(e, 5, 5, 5, 5, 5, 5, RED) == 0);
+    CHECK(tri(e, -1e9, -1e9, 3e9, -1e9, -1e9, 3e9, RED) == 50 * 40); /* beyond the fixed-point range */
+    CHECK(tri(e, NAN, 0, 10, 0, 0, 10, RED) == 0);
+    CHECK(tri(e, INFINITY, 0, 10, 0, 0, 10, RED) == 0);
+    CHECK(tri(e, 100, 100, 200, 100, 100, 200, RED) == 0); /* outside */
+    double many[12] = {0, 0, 10, 0, 0, 10, 20, 20, 30, 20, 20, 30};
+    psdl_paint p = psdl_paint_solid(RED);
+    psdl_canvas *f = psdl_canvas_new(50, 50, BLACK);
+    CHECK(psdl_canvas_triangles(f, many, 2, &p) == 45 + 45);
+    psdl_canvas_free(f);
+    psdl_canvas_free(e);
+    psdl_canvas_free(c);
+}
+
+/* ================================================================ b) polygons, stripes */
+
+static void test_polygons(void) {
+    psdl_canvas *c = psdl_canvas_new(64, 64, BLACK);
+    psdl_paint p = psdl_paint_solid(WHITE);
+    /* a 40 x 40 square with a 20 x 20 hole (even-odd: the hole's winding does not matter) */
+    double ring[16] = {10, 10, 50, 10, 50, 50, 10, 50, 20, 20, 40, 20, 40, 40, 20, 40};
+    double outer[8], inner[8];
+    memcpy(outer, ring, sizeof outer);
+    memcpy(inner, ring + 8, sizeof inner);
+    CHECK(psdl_canvas_polygon(c, outer, 4, &p) == 1600);
+    psdl_canvas *h = psdl_canvas_new(64, 64, BLACK);
+    /* one polygon with the hole as a second loop joined by a zero-width cut */
+    double cut[20] = {10, 10, 50, 10, 50, 50, 10, 50, 10, 20, 20, 20, 20, 40, 40, 40, 40, 20, 10, 20};
+    size_t n = psdl_canvas_polygon(h, cut, 10, &p);
+    CHECKF(n == 1600 - 400, "%zu", n);
+    CHECK(psdl_canvas_get(h, 30, 30) == BLACK);
+    CHECK(psdl_canvas_get(h, 15, 30) == WHITE);
+    (void)inner;
+    /* a concave L */
+    psdl_canvas *l = psdl_canvas_new(64, 64, BLACK);
+    double L[12] = {0, 0, 30, 0, 30, 10, 10, 10, 10, 30, 0, 30};
+    CHECK(psdl_canvas_polygon(l, L, 6, &p) == 300 + 200);
+    /* fewer than 3 points, non-finite */
+    CHECK(psdl_canvas_polygon(l, L, 2, &p) == 0);
+    double bad[6] = {0, 0, NAN, 5, 5, 5};
+    CHECK(psdl_canvas_polygon(l, bad, 3, &p) == 0);
+
+    /* stripes: vertical bands 4 px apart, 1 px wide (period 4, duty 0.25, across x) */
+    psdl_canvas *s = psdl_canvas_new(64, 64, BLACK);
+    psdl_paint st = psdl_paint_solid(RED);
+    st.dx = 1;
+    st.dy = 0;
+    st.period = 4;
+    st.duty = 0.25;
+    double sq[12] = {0, 0, 40, 0, 40, 40, 0, 0, 40, 40, 0, 40};
+    size_t inside = psdl_canvas_triangles(s, sq, 2, &st);
+    CHECK(inside == 1600);
+    CHECKF(count_color(s, RED) == 400, "%zu", count_color(s, RED));
+    CHECK(psdl_canvas_get(s, 0, 7) == RED && psdl_canvas_get(s, 1, 7) == BLACK && psdl_canvas_get(s, 4, 7) == RED);
+    /* diagonal hatching covers about duty of the area */
+    psdl_canvas *d = psdl_canvas_new(64, 64, BLACK);
+    psdl_paint hatch = psdl_paint_solid(RED);
+    hatch.dx = hatch.dy = 0.70710678;
+    hatch.period = 6;
+    hatch.duty = 0.5;
+    double full[8] = {0, 0, 64, 0, 64, 64, 0, 64};
+    CHECK(psdl_canvas_polygon(d, full, 4, &hatch) == 64 * 64);
+    size_t hatched = count_color(d, RED);
+    CHECKF(fabs((double)hatched - 2048) < 64 * 2, "%zu", hatched);
+
+    psdl_canvas_free(c);
+    psdl_canvas_free(h);
+    psdl_canvas_free(l);
+    psdl_canvas_free(s);
+    psdl_canvas_free(d);
+}
+
+/* ================================================================ c) strokes, markers, text */
+
+static void test_strokes_text(void) {
+    psdl_canvas *c = psdl_canvas_new(64, 64, BLACK);
+    /* a horizontal line along the middle of row 10: full coverage there, nothing at row 12 */
+    double seg[4] = {5, 10.5, 40, 10.5};
+    CHECK(psdl_canvas_stroke(c, seg, 1, 1.0, WHITE) == 0);
+    CHECK(psdl_canvas_get(c, 20, 10) == WHITE);
+    CHECK(psdl_canvas_get(c, 20, 12) == BLACK);
+    CHECK(psdl_canvas_get(c, 20, 8) == BLACK);
+    /* between rows 9 and 10 (y = 10.0): two half-covered rows */
+    psdl_canvas *h = psdl_canvas_new(64, 64, BLACK);
+    double seg2[4] = {5, 10.0, 40, 10.0};
+    psdl_canvas_stroke(h, seg2, 1, 1.0, WHITE);
+    uint32_t a = psdl_canvas_get(h, 20, 9), b = psdl_canvas_get(h, 20, 10);
+    CHECKF(a == b && (a >> 24) > 100 && (a >> 24) < 156, "%08x %08x", (unsigned)a, (unsigned)b);
+    /* overlapping translucent segments: the joint is no darker than the rest */
+    psdl_canvas *j = psdl_canvas_new(64, 64, BLACK);
+    double path[8] = {10, 30.5, 30, 30.5, 30, 30.5, 50, 30.5};
+    psdl_canvas_stroke(j, path, 2, 2.0, 0xFFFFFF80u);
+    CHECK(psdl_canvas_get(j, 30, 30) == psdl_canvas_get(j, 20, 30));
+    psdl_canvas_free(j);
+
+    /* a disc of radius 8: pixels at least half covered about pi r^2 */
+    psdl_canvas *m = psdl_canvas_new(40, 40, BLACK);
+    psdl_canvas_marker(m, 20, 20, 8, PSDL_MARK_DISC, WHITE, 0, 0);
+    size_t half = 0;
+    for (int y = 0; y < 40; y++)
+        for (int x = 0; x < 40; x++) half += (psdl_canvas_get(m, x, y) >> 24) >= 128;
+    CHECKF(fabs((double)half - 201.06) < 12, "%zu", half);
+    CHECK(psdl_canvas_get(m, 20, 20) == WHITE);
+    CHECK(psdl_canvas_get(m, 2, 2) == BLACK);
+    /* outline outside the fill */
+    psdl_canvas_marker(m, 20, 20, 5, PSDL_MARK_DIAMOND, RED, 2, 0x0000FFFFu);
+    CHECK(psdl_canvas_get(m, 20, 20) == RED);
+    CHECK(psdl_canvas_get(m, 26, 20) == 0x0000FFFFu); /* 6.5 from the centre: in the outline */
+    psdl_canvas_free(m);
+
+    /* text: the ink of "0" and "1" at scale 1 and 2, the halo around it */
+    psdl_canvas *t = psdl_canvas_new(64, 32, BLACK);
+    int w = psdl_canvas_text(t, 2, 2, "10", 2, 1, WHITE, 0);
+    CHECK(w == 11 && psdl_text_width(2, 1) == 11 && psdl_text_width(3, 2) == 34 && psdl_text_width(0, 3) == 0);
+    /* "1": 10 ink pixels; "0": 19 */
+    CHECKF(count_color(t, WHITE) == 29, "%zu", count_color(t, WHITE));
+    CHECK(psdl_canvas_get(t, 2 + 2, 2) == WHITE); /* top of the 1 */
+    psdl_canvas *t2 = psdl_canvas_new(64, 32, BLACK);
+    psdl_canvas_text(t2, 2, 2, "1", 1, 2, WHITE, RED);
+    CHECKF(count_color(t2, WHITE) == 40, "%zu", count_color(t2, WHITE));
+    CHECK(count_color(t2, RED) > 40);
+    CHECK(psdl_canvas_get(t2, 2 + 4, 0) == RED); /* halo above the top of the 1 */
+    /* an unknown byte draws a box; text off the canvas is clipped */
+    psdl_canvas *t3 = psdl_canvas_new(16, 16, BLACK);
+    psdl_canvas_text(t3, 1, 1, "\x01", 1, 1, WHITE, 0);
+    CHECK(count_color(t3, WHITE) == 20);
+    CHECK(psdl_canvas_text(t3, -100, -100, "12345", 5, 3, WHITE, RED) == psdl_text_width(5, 3));
+    CHECK(psdl_canvas_text(t3, 10, 10, "88888", 5, 3, WHITE, RED) > 0);
+    psdl_canvas_free(t3);
+    psdl_canvas_free(t);
+    psdl_canvas_free(t2);
+    psdl_canvas_free(c);
+    psdl_canvas_free(h);
+}
+
+/* ================================================================ d) downsampling */
+
+static void test_downsample(void) {
+    psdl_canvas *c = psdl_canvas_new(5, 4, BLACK);
+    psdl_canvas_rect(c, 0, 0, 1, 1, WHITE); /* one white pixel in the first 2 x 2 block */
+    psdl_canvas_rect(c, 2, 0, 4, 2, RED);   /* the second block all red */
+    psdl_canvas *d = psdl_canvas_downsample(c, 2);
+    CHECK(d && d->width == 2 && d->height == 2);
+    if (d) {
+        CHECKF(psdl_canvas_get(d, 0, 0) == 0x404040FFu, "%08x", (unsigned)psdl_canvas_get(d, 0, 0));
+        CHECK(psdl_canvas_get(d, 1, 0) == RED);
+        CHECK(psdl_canvas_get(d, 1, 1) == BLACK);
+    }
+    psdl_canvas_free(d);
+    CHECK(psdl_canvas_downsample(c, 0) == NULL);
+    psdl_canvas *one = psdl_canvas_downsample(c, 8);
+    CHECK(one && one->width == 1 && one->height == 1);
+    psdl_canvas_free(one);
+    psdl_canvas_free(c);
+    CHECK(psdl_canvas_new(0, 10, BLACK) == NULL);
+    CHECK(psdl_canvas_new(PSDL_CANVAS_MAX_SIDE + 1, 1, BLACK) == NULL);
+    CHECK(psdl_canvas_new(PSDL_CANVAS_MAX_SIDE, PSDL_CANVAS_MAX_SIDE, BLACK) == NULL); /* over the pixels */
+}
+
+/* ================================================================ e) PNG */
+
+static uint32_t be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void test_png(void) {
+    psdl_canvas *c = psdl_canvas_new(37, 23, 0x336699FFu);
+    tri(c, 0, 0, 37, 0, 0, 23, RED);
+    psdl_canvas_rect(c, 30, 20, 37, 23, 0x12345678u); /* translucent over opaque: stays opaque */
+    void *png = NULL;
+    size_t size = 0;
+    psdl_error err;
+    CHECK(psdl_canvas_png_encode(c, 9, &png, &size, &err) == PSDL_OK);
+    const uint8_t *b = png;
+    CHECK(size > 33 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0);
+    CHECK(be32(b + 8) == 13 && memcmp(b + 12, "IHDR", 4) == 0);
+    CHECK(be32(b + 16) == 37 && be32(b + 20) == 23);
+    CHECK(b[24] == 8 && b[25] == 2); /* 8-bit RGB: every pixel opaque */
+    psdl_canvas *d = NULL;
+    CHECK(psdl_canvas_png_decode(png, size, &d, &err) == PSDL_OK);
+    CHECK(d && d->width == 37 && d->height == 23);
+    if (d) CHECK(memcmp(c->rgba, d->rgba, (size_t)37 * 23 * 4) == 0);
+    psdl_canvas_free(d);
+
+    /* truncated at every length below the size: an error, never a crash */
+    int bad = 0;
+    for (size_t cut = 0; cut < size; cut += (cut < 64 ? 1 : 17)) {
+        psdl_canvas *e = NULL;
+        psdl_status st = psdl_canvas_png_decode(png, cut, &e, &err);
+        if (st == PSDL_OK || e != NULL) bad++;
+        if (cut >= 8 && st != PSDL_E_TRUNCATED && st != PSDL_E_INVALID) bad++;
+        if (cut < 8 && st != PSDL_E_BAD_MAGIC) bad++;
+    }
+    CHECKF(bad == 0, "%d", bad);
+    psdl_canvas *e = NULL;
+    CHECK(psdl_canvas_png_decode("GIF89a....", 10, &e, &err) == PSDL_E_BAD_MAGIC && e == NULL);
+    CHECK(strstr(err.message, "not a PNG") != NULL);
+    psdl_canvas_png_free(png);
+
+    /* a canvas with transparency: RGBA, read back exactly */
+    psdl_canvas *t = psdl_canvas_new(8, 8, 0x00000000u);
+    psdl_canvas_rect(t, 2, 2, 6, 6, 0x80FF20C0u);
+    CHECK(psdl_canvas_png_encode(t, 6, &png, &size, &err) == PSDL_OK);
+    CHECK(((const uint8_t *)png)[25] == 6); /* RGBA */
+    CHECK(psdl_canvas_png_decode(png, size, &d, &err) == PSDL_OK);
+    if (d) {
+        CHECK(memcmp(t->rgba, d->rgba, 8 * 8 * 4) == 0);
+        CHECK(psdl_canvas_get(d, 3, 3) == 0x80FF20C0u && psdl_canvas_get(d, 0, 0) == 0);
+    }
+    psdl_canvas_free(d);
+    psdl_canvas_png_free(png);
+    psdl_canvas_free(t);
+    psdl_canvas_free(c);
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    test_triangles();
+    test_polygons();
+    test_strokes_text();
+    test_downsample();
+    test_png();
+    printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
