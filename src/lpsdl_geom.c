@@ -33,6 +33,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lpsdl.h"
@@ -512,13 +513,52 @@ static int l_surface_triangles(lua_State *L) {
     return 1;
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of v in the sorted array u[0..n-1] (present). */
+static uint32_t find_u32(const uint32_t *u, size_t n, uint32_t v) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (u[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
 static int l_boundary(lua_State *L) {
     size_t nt = arr_len(L, 1), np;
     if (nt % 3) luaL_argerror(L, 1, "3 indices per triangle expected");
-    double *p = get_points(L, 2, &np, "points");
     uint32_t *t = (uint32_t *)scratch(L, nt, sizeof *t);
-    for (size_t i = 0; i < nt; i++) t[i] = (uint32_t)(arr_int(L, 1, i + 1, 1, "tris", 1, (lua_Integer)np) - 1);
     uint32_t *d = (uint32_t *)scratch(L, nt + 1, sizeof *d);
+    if (lua_type(L, 2) == LUA_TUSERDATA) {
+        /* a pool: copy only the points the triangles use, renumbered */
+        pool_box *b = check_pool(L, 2);
+        if (b->dim != 3) luaL_argerror(L, 2, "a vertex pool (dimension 3) expected");
+        np = psdl_pool_count(b->pool);
+        for (size_t i = 0; i < nt; i++) t[i] = (uint32_t)(arr_int(L, 1, i + 1, 1, "tris", 1, (lua_Integer)np) - 1);
+        uint32_t *u = (uint32_t *)scratch(L, nt, sizeof *u);
+        memcpy(u, t, nt * sizeof *u);
+        qsort(u, nt, sizeof *u, cmp_u32);
+        size_t nu = 0;
+        for (size_t i = 0; i < nt; i++)
+            if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
+        const float *f = psdl_pool_data(b->pool);
+        double *p = (double *)scratch(L, 3 * nu, sizeof *p);
+        for (size_t i = 0; i < nu; i++)
+            for (int k = 0; k < 3; k++) p[3 * i + (size_t)k] = f[3 * (size_t)u[i] + (size_t)k];
+        for (size_t i = 0; i < nt; i++) t[i] = find_u32(u, nu, t[i]);
+        size_t n = psdl_boundary(d, t, nt / 3, p, nu);
+        nomem_check(L, n);
+        for (size_t i = 0; i < n; i++) d[i] = u[d[i]];
+        push_indices(L, d, n, 1);
+        return 1;
+    }
+    double *p = get_points(L, 2, &np, "points");
+    for (size_t i = 0; i < nt; i++) t[i] = (uint32_t)(arr_int(L, 1, i + 1, 1, "tris", 1, (lua_Integer)np) - 1);
     size_t n = psdl_boundary(d, t, nt / 3, p, np);
     nomem_check(L, n);
     push_indices(L, d, n, 1);

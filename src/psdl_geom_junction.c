@@ -142,11 +142,12 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
             double bl = sqrt(bis[0] * bis[0] + bis[1] * bis[1]);
             if (bl < 1e-12) r = 0;
             else bis[0] /= bl, bis[1] /= bl;
+            /* the sidewalk left at the corner: from the arc's middle to the building corner,
+             * along the bisector; keep at least half the narrower sidewalk */
             double minw = 0.5 * fmin(A->sL, B->sR);
+            double dB = (Bc[0] - Pc[0]) * bis[0] + (Bc[2] - Pc[2]) * bis[1];
             for (int it = 0; it < 40 && r > 0; it++) {
-                double oc[2] = {Pc[0] + bis[0] * r / sin(half), Pc[2] + bis[1] * r / sin(half)};
-                double dd = sqrt((Bc[0] - oc[0]) * (Bc[0] - oc[0]) + (Bc[2] - oc[1]) * (Bc[2] - oc[1]));
-                if (dd - r >= minw) break;
+                if (dB - (r / sin(half) - r) >= minw) break;
                 r *= 0.8;
                 if (r < 0.05) r = 0;
             }

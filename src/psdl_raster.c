@@ -427,7 +427,7 @@ static const char *const FONT[95] = {
     /* d */ "....#" "....#" ".##.#" "#..##" "#...#" "#...#" ".####",
     /* e */ "....." "....." ".###." "#...#" "#####" "#...." ".###.",
     /* f */ "..##." ".#..#" ".#..." "###.." ".#..." ".#..." ".#...",
-    /* g */ "....." ".####" "#...#" "#...#" ".####" "....#" ".###.",
+    /* g */ "....." "....." ".####" "#...#" ".####" "....#" ".###.",
     /* h */ "#...." "#...." "#.##." "##..#" "#...#" "#...#" "#...#",
     /* i */ "..#.." "....." ".##.." "..#.." "..#.." "..#.." ".###.",
     /* j */ "...#." "....." "..##." "...#." "...#." "#..#." ".##..",
@@ -472,7 +472,7 @@ int psdl_canvas_text(psdl_canvas *c, int x, int y, const char *text, size_t len,
     if (len > 4096) len = 4096;
     int w = psdl_text_width(len, scale);
     if (w == 0) return 0;
-    int h = (halo & 255u) ? scale : 0;
+    int h = (halo & 255u) ? (scale + 1) / 2 : 0;
     int mw = w + 2 * h, mh = PSDL_FONT_H * scale + 2 * h;
     int ox = x - h, oy = y - h; /* mask origin on the canvas */
     /* nothing to do when the box misses the canvas */

@@ -104,7 +104,8 @@ void psdl_canvas_marker(psdl_canvas *c, double x, double y, double r, int shape,
 int psdl_text_width(size_t len, int scale);
 
 /** Draw len bytes of text with its top-left corner at (x, y), each font pixel a
- *  scale x scale block, over a halo `scale` pixels wide (none when halo's alpha is 0).
+ *  scale x scale block, over a halo (scale + 1) / 2 pixels wide around the ink (none when
+ *  halo's alpha is 0).
  *  Returns the text width (psdl_text_width), or -1 when out of memory. */
 int psdl_canvas_text(psdl_canvas *c, int x, int y, const char *text, size_t len, int scale, uint32_t rgba,
                      uint32_t halo);

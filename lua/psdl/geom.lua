@@ -20,7 +20,7 @@
 
 local core = require "psdl.core"
 
-local type, error, ipairs, select = type, error, ipairs, select
+local type, error, ipairs = type, error, ipairs
 local sqrt, atan, pi = math.sqrt, math.atan, math.pi
 local string_format = string.format
 

@@ -226,6 +226,14 @@ M.retexture = require "psdl.retexture"
 -- sampling (lua/psdl/terrain.lua).
 M.terrain = require "psdl.terrain"
 
+--- Geometry kernels over point lists: centre lines, cross-sections, fans, facades,
+-- intersections, pools, measures (lua/psdl/geom.lua).
+M.geom = require "psdl.geom"
+
+--- Build documents from shapes: `psdl.builder.new{style = "london"}`, then rooms, streets,
+-- intersections, blocks, buildings and `finish()` (lua/psdl/builder.lua).
+M.builder = require "psdl.builder"
+
 --- Structural diff of two documents (lua/psdl/diff.lua).
 -- @tparam table a
 -- @tparam table b
@@ -242,14 +250,24 @@ function M.diff(a, b, opts) return require("psdl.diff").diff(a, b, opts) end
 -- @return[2] nil, message, code
 function M.export(doc, path, opts) return require("psdl.export").export(doc, path, opts) end
 
+--- Draw a top-down map of a document: PNG or SVG (lua/psdl/render.lua).
+-- @tparam table doc
+-- @tparam[opt] table opts `output` (file to write atomically; `.png` or `.svg`), `format`,
+--   `size`, `rooms`, `problems`, `legend`, `perimeters`, `title`, ... (see
+--   `psdl.render.render`)
+-- @treturn table result `{format =, bytes =, width =, height =, scale =, pixel =, ...}`
+-- @return[2] nil, message, code
+function M.render(doc, opts) return require("psdl.render").render(doc, opts) end
+
 --- Methods of documents returned by `read` and `decode` (`doc:rename_texture(...)`,
 -- `doc:remap_texture(...)`, `doc:move_texture_group(...)`, `doc:swap_texture_groups(...)`,
 -- `doc:compact_textures()`, `doc:retexture(ops)`, `doc:texture_references()`,
--- `doc:diff(other)`, `doc:export(path, opts)`).
+-- `doc:diff(other)`, `doc:export(path, opts)`, `doc:render(opts)`).
 M.document_methods = {}
 for name, fn in pairs(M.retexture.methods) do M.document_methods[name] = fn end
 M.document_methods.diff = M.diff
 M.document_methods.export = M.export
+M.document_methods.render = M.render
 
 local Document = { __index = M.document_methods }
 

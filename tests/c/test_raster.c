@@ -293,7 +293,8 @@ static void test_strokes_text(void) {
     psdl_canvas_text(t2, 2, 2, "1", 1, 2, WHITE, RED);
     CHECKF(count_color(t2, WHITE) == 40, "%zu", count_color(t2, WHITE));
     CHECK(count_color(t2, RED) > 40);
-    CHECK(psdl_canvas_get(t2, 2 + 4, 0) == RED); /* halo above the top of the 1 */
+    CHECK(psdl_canvas_get(t2, 2 + 4, 1) == RED);   /* a halo 1 px wide above the top of the 1 */
+    CHECK(psdl_canvas_get(t2, 2 + 4, 0) == BLACK);
     /* an unknown byte draws a box; text off the canvas is clipped */
     psdl_canvas *t3 = psdl_canvas_new(16, 16, BLACK);
     psdl_canvas_text(t3, 1, 1, "\x01", 1, 1, WHITE, 0);

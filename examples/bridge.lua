@@ -1,0 +1,38 @@
+--- A bridge with railings: a street climbs to a deck 8 m up, crosses a road below and comes
+-- down again. The deck rooms are warp rooms (flag 0x40, allowed to overlap the road below in
+-- plan) carrying bridge railings (0x9 strip form, heights 1.5 / 1.0, flags 0x4003); the ramps
+-- are ordinary road rooms with low walls.
+--
+--   lua5.4 examples/bridge.lua [out.psdl]
+local here = (arg and arg[0] or "examples/bridge.lua"):match("^(.*)/[^/]*$") or "."
+package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+local psdl = require "psdl"
+
+local b = psdl.builder.new{ style = "london" }
+local road = { kind = "road", left = 5, right = 5, sidewalk_left = 2, sidewalk_right = 2 }
+local deck_y = 8
+
+-- the road below, along X at ground level
+b:road_record{ rooms = b:street{ path = { { -100, 0, 0 }, { 100, 0, 0 } }, profile = road,
+                                 room = { name = "Riverside", prop_rule = 14 } } }
+
+-- the bridge along +Z: ramp up, deck, ramp down, one road record
+local rooms = {}
+local function add(list) for _, r in ipairs(list) do rooms[#rooms + 1] = r end end
+local wall = { textures = b.style.tunnels.railing, height = 1.0, height2 = 1.0, outer = true }
+add(b:street{ path = { { 0, 0, -140 }, { 0, deck_y, -40 } }, profile = road, railing = wall,
+              room = { name = "South Approach", prop_rule = 15 } })
+local deck = b:street{ path = { { 0, deck_y, -40 }, { 0, deck_y, 40 } }, profile = road,
+                       railing = { textures = b.style.tunnels.bridge_railing },   -- 1.5 / 1.0, 0x4003
+                       room = { name = "Deck", bridge = true } }
+add(deck)
+add(b:street{ path = { { 0, deck_y, 40 }, { 0, 0, 140 } }, profile = road, railing = wall,
+              room = { name = "North Approach" } })
+b:road_record{ rooms = rooms }
+
+local doc, report = b:finish()
+local out = arg and arg[1] or "bridge.psdl"
+assert(psdl.write(doc, out, { strict = true }))
+print(string.format("%s: %d rooms, %d vertices, %d textures, deck flags 0x%02x", out, report.rooms,
+  report.vertices, report.textures, doc.rooms[deck[1].id].flags))
