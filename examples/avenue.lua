@@ -26,4 +26,4 @@ local doc, report = b:finish()
 local out = arg and arg[1] or "avenue.psdl"
 assert(psdl.write(doc, out, { strict = true }))
 print(string.format("%s: %d rooms, %d sections, %d vertices, quads planar within %.3f m", out, report.rooms,
-  avenue.sections, report.vertices, psdl.core.strip_deviation(avenue.flat, avenue.stride)))
+  avenue.sections, report.vertices, psdl.geom.strip_deviation_flat(avenue.flat, avenue.stride)))

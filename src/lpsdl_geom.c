@@ -202,6 +202,7 @@ static uint32_t *get_holes(lua_State *L, int idx, size_t npts, size_t *nh) {
  * @treturn table flat points
  */
 static int l_spline(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
     double *c = get_points(L, 1, &n, "ctrl");
     int t = lua_istable(L, 2) ? 2 : 0;
@@ -224,6 +225,7 @@ static int l_spline(lua_State *L) {
 }
 
 static int l_polyline_length(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_pushnumber(L, psdl_polyline_length(p, n, lua_toboolean(L, 2)));
@@ -231,6 +233,7 @@ static int l_polyline_length(lua_State *L) {
 }
 
 static int l_offset(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     double off = luaL_checknumber(L, 2), miter = luaL_optnumber(L, 3, 0);
@@ -242,6 +245,7 @@ static int l_offset(lua_State *L) {
 }
 
 static int l_sections(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
     size_t n;
     double *c = get_points(L, 1, &n, "center");
     psdl_profile p;
@@ -260,6 +264,7 @@ static int l_sections(lua_State *L) {
 /* ================================================================ fans */
 
 static int l_triangulate(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n, nh;
     double *p = get_points(L, 1, &n, "pts");
     uint32_t *h = get_holes(L, 2, n, &nh);
@@ -271,6 +276,7 @@ static int l_triangulate(lua_State *L) {
 }
 
 static int l_fans(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
     size_t n, nh;
     double *p = get_points(L, 1, &n, "pts");
     uint32_t *h = get_holes(L, 2, n, &nh);
@@ -295,11 +301,13 @@ static int l_fans(lua_State *L) {
 /* ================================================================ facades */
 
 static int l_light_index(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     lua_pushinteger(L, (lua_Integer)psdl_light_index(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
     return 1;
 }
 
 static int l_facades(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -336,6 +344,7 @@ static int l_facades(lua_State *L) {
 /* ================================================================ junctions */
 
 static int l_junction(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
     psdl_junction_opts o;
     memset(&o, 0, sizeof o);
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -423,6 +432,7 @@ static int l_junction(lua_State *L) {
 /* ================================================================ measures */
 
 static int l_signed_area(lua_State *L) {
+    lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_pushnumber(L, psdl_signed_area(p, n));
@@ -430,6 +440,7 @@ static int l_signed_area(lua_State *L) {
 }
 
 static int l_winding(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_pushinteger(L, psdl_winding(p, n, luaL_optnumber(L, 2, 1e-9)));
@@ -437,6 +448,7 @@ static int l_winding(lua_State *L) {
 }
 
 static int l_quad_deviation(lua_State *L) {
+    lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     if (n != 4) luaL_argerror(L, 1, "4 points expected");
@@ -445,6 +457,7 @@ static int l_quad_deviation(lua_State *L) {
 }
 
 static int l_strip_deviation(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_Integer stride = luaL_checkinteger(L, 2);
@@ -454,6 +467,7 @@ static int l_strip_deviation(lua_State *L) {
 }
 
 static int l_fan_flatness(lua_State *L) {
+    lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_pushnumber(L, psdl_fan_flatness(p, n));
@@ -461,6 +475,7 @@ static int l_fan_flatness(lua_State *L) {
 }
 
 static int l_fan_min_area(lua_State *L) {
+    lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_pushnumber(L, psdl_fan_min_area(p, n));
@@ -476,6 +491,7 @@ static void push_vec3(lua_State *L, const double *v) {
 }
 
 static int l_bounds(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
     double *p = get_points(L, 1, &n, "pts");
     lua_Integer first = luaL_optinteger(L, 2, 1);
@@ -503,6 +519,7 @@ static const char *const attr_names[] = {"road", "sidewalk_strip", "walkway", "s
                                          "texture", "facade", "roof", NULL};
 
 static int l_surface_triangles(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     int type = luaL_checkoption(L, 1, NULL, attr_names);
     size_t n = arr_len(L, 2);
     uint32_t *r = (uint32_t *)scratch(L, n, sizeof *r);
@@ -530,6 +547,7 @@ static uint32_t find_u32(const uint32_t *u, size_t n, uint32_t v) {
 }
 
 static int l_boundary(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t nt = arr_len(L, 1), np;
     if (nt % 3) luaL_argerror(L, 1, "3 indices per triangle expected");
     uint32_t *t = (uint32_t *)scratch(L, nt, sizeof *t);
@@ -592,6 +610,7 @@ static void get_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start,
 }
 
 static int l_link(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
     lua_Integer np = luaL_checkinteger(L, 2);
     luaL_argcheck(L, np >= 0, 2, "point count expected");
     uint32_t *start, *verts;
@@ -620,6 +639,7 @@ static int l_link(lua_State *L) {
 }
 
 static int l_tjunctions(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
     size_t np, nr;
     double *p = get_points(L, 1, &np, "points");
     uint32_t *start, *verts;

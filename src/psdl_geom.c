@@ -141,9 +141,11 @@ double psdl_polyline_length(const double *pts, size_t n, int plan) {
 typedef struct crseg {
     double p[4][3];
     double t[4];
+    int bezier; /* 1: p[] are the control points of a cubic Bezier instead */
 } crseg;
 
 static void cr_init(crseg *s, const double *p0, const double *p1, const double *p2, const double *p3) {
+    s->bezier = 0;
     memcpy(s->p[0], p0, sizeof s->p[0]);
     memcpy(s->p[1], p1, sizeof s->p[1]);
     memcpy(s->p[2], p2, sizeof s->p[2]);
@@ -158,6 +160,12 @@ static void cr_init(crseg *s, const double *p0, const double *p1, const double *
 
 /* Point at parameter u in [0, 1] of the segment p1 -> p2. */
 static void cr_eval(const crseg *s, double u, double *out) {
+    if (s->bezier) {
+        double v = 1 - u;
+        double w0 = v * v * v, w1 = 3 * v * v * u, w2 = 3 * v * u * u, w3 = u * u * u;
+        for (int j = 0; j < 3; j++) out[j] = w0 * s->p[0][j] + w1 * s->p[1][j] + w2 * s->p[2][j] + w3 * s->p[3][j];
+        return;
+    }
     const double *t = s->t;
     double tt = t[1] + u * (t[2] - t[1]);
     for (int j = 0; j < 3; j++) {
@@ -208,25 +216,6 @@ static int unit2(double *o, double x, double z) {
     return 1;
 }
 
-/* Direction of the phantom control point beyond an end whose tangent must be `dir`: for a
- * phantom at the chord's distance, the centripetal tangent at the end bisects the phantom
- * direction and the chord, so the phantom direction is the chord (cx, cz) reflected about
- * dir. Falls back to dir itself when dir points away from the chord. */
-static void phantom_dir(double *u, const double *dir, double cx, double cz) {
-    double t[2], c[2];
-    if (!unit2(c, cx, cz)) c[0] = 1, c[1] = 0;
-    if (!unit2(t, dir[0], dir[1])) {
-        u[0] = c[0], u[1] = c[1];
-        return;
-    }
-    double d = t[0] * c[0] + t[1] * c[1];
-    if (d <= 0.05) {
-        u[0] = t[0], u[1] = t[1];
-        return;
-    }
-    unit2(u, 2 * d * t[0] - c[0], 2 * d * t[1] - c[1]);
-}
-
 /* One sample of the spline: segment, parameter in it, position. */
 typedef struct sample {
     size_t seg;
@@ -259,7 +248,13 @@ static void sample_dir(const samples *s, size_t k, double *u) {
     double tb[2], ta[2];
     int hb = k > 0 && unit2(tb, s->v[k].p[0] - s->v[k - 1].p[0], s->v[k].p[2] - s->v[k - 1].p[2]);
     int ha = k + 1 < s->n && unit2(ta, s->v[k + 1].p[0] - s->v[k].p[0], s->v[k + 1].p[2] - s->v[k].p[2]);
-    if (hb && ha && unit2(u, tb[1] + ta[1], -tb[0] - ta[0])) return;
+    if (hb && ha) {
+        double lb = dist2(s->v[k - 1].p, s->v[k].p), la = dist2(s->v[k].p, s->v[k + 1].p);
+        double turn = atan2(tb[0] * ta[1] - tb[1] * ta[0], tb[0] * ta[0] + tb[1] * ta[1]);
+        double ang = atan2(tb[1], tb[0]) + turn * (lb / (lb + la));
+        u[0] = sin(ang), u[1] = -cos(ang);
+        return;
+    }
     if (ha) u[0] = ta[1], u[1] = -ta[0];
     else if (hb) u[0] = tb[1], u[1] = -tb[0];
     else u[0] = 1, u[1] = 0;
@@ -298,37 +293,82 @@ static size_t spline_build(const spline_in *in, samples *out) {
         size_t i3 = i2 < n ? next_distinct(c, n, i2) : n;
         const double *p1 = c + 3 * i1, *p2 = c + 3 * i2;
         double p0[3], p3[3];
-        double chord = dist2(p1, p2);
         if (seg == 0) {
-            if (in->start_dir) {
-                double u[2];
-                phantom_dir(u, in->start_dir, p2[0] - p1[0], p2[2] - p1[2]);
-                p0[0] = p1[0] - u[0] * chord;
-                p0[2] = p1[2] - u[1] * chord;
-            } else {
-                p0[0] = 2 * p1[0] - p2[0];
-                p0[2] = 2 * p1[2] - p2[2];
-            }
-            p0[1] = 2 * p1[1] - p2[1];
+            p0[0] = 2 * p1[0] - p2[0], p0[1] = 2 * p1[1] - p2[1], p0[2] = 2 * p1[2] - p2[2];
         } else {
             memcpy(p0, c + 3 * prev, sizeof p0);
         }
         if (i3 >= n) {
-            if (in->end_dir) {
-                double u[2];
-                phantom_dir(u, in->end_dir, p2[0] - p1[0], p2[2] - p1[2]);
-                p3[0] = p2[0] + u[0] * chord;
-                p3[2] = p2[2] + u[1] * chord;
-            } else {
-                p3[0] = 2 * p2[0] - p1[0];
-                p3[2] = 2 * p2[2] - p1[2];
-            }
-            p3[1] = 2 * p2[1] - p1[1];
+            p3[0] = 2 * p2[0] - p1[0], p3[1] = 2 * p2[1] - p1[1], p3[2] = 2 * p2[2] - p1[2];
         } else {
             memcpy(p3, c + 3 * i3, sizeof p3);
         }
+        cr_init(&segs[seg], p0, p1, p2, p3);
+        prev = i1;
+        i1 = i2;
+    }
+    /* given end tangents: the end segment becomes a cubic Bezier whose handles (a third of
+     * the chord long) follow the tangent at each end: the given one, the neighbouring
+     * segment's, or (for a lone segment) the given one mirrored about the chord */
+    if (in->start_dir || in->end_dir) {
+        size_t ns = m - 1;
+        double ts[2] = {0, 0}, te[2] = {0, 0};
+        int has_s = in->start_dir && unit2(ts, in->start_dir[0], in->start_dir[1]);
+        int has_e = in->end_dir && unit2(te, in->end_dir[0], in->end_dir[1]);
+        double tmid_a[2] = {0, 0}, tmid_b[2] = {0, 0}; /* tangent at the far end of seg 0 / near end of the last */
+        if (ns >= 2) {
+            double q0[3], q1[3];
+            cr_eval(&segs[1], 0, q0), cr_eval(&segs[1], 1e-4, q1);
+            if (!unit2(tmid_a, q1[0] - q0[0], q1[2] - q0[2])) unit2(tmid_a, segs[0].p[2][0] - segs[0].p[1][0], segs[0].p[2][2] - segs[0].p[1][2]);
+            cr_eval(&segs[ns - 2], 1 - 1e-4, q0), cr_eval(&segs[ns - 2], 1, q1);
+            if (!unit2(tmid_b, q1[0] - q0[0], q1[2] - q0[2])) unit2(tmid_b, segs[ns - 1].p[2][0] - segs[ns - 1].p[1][0], segs[ns - 1].p[2][2] - segs[ns - 1].p[1][2]);
+            if (ns == 2 && has_s && has_e) {
+                /* both segments become Beziers: the middle tangent as Catmull-Rom's */
+                const double *a0 = segs[0].p[1], *a2 = segs[1].p[2];
+                unit2(tmid_a, a2[0] - a0[0], a2[2] - a0[2]);
+                tmid_b[0] = tmid_a[0], tmid_b[1] = tmid_a[1];
+            }
+        }
+        for (int end = 0; end < 2; end++) {
+            int has = end == 0 ? has_s : has_e;
+            if (!has) continue;
+            crseg *sg = &segs[end == 0 ? 0 : ns - 1];
+            double P1[3], P2[3]; /* the segment's ends (a lone segment may be a Bezier already) */
+            memcpy(P1, sg->bezier ? sg->p[0] : sg->p[1], sizeof P1);
+            memcpy(P2, sg->bezier ? sg->p[3] : sg->p[2], sizeof P2);
+            double ch[2] = {1, 0};
+            double L = dist2(P1, P2);
+            unit2(ch, P2[0] - P1[0], P2[2] - P1[2]);
+            double t1[2], t2[2];
+            if (end == 0) {
+                t1[0] = ts[0], t1[1] = ts[1];
+                if (ns >= 2) t2[0] = tmid_a[0], t2[1] = tmid_a[1];
+                else if (has_e) t2[0] = te[0], t2[1] = te[1];
+                else {
+                    double d = t1[0] * ch[0] + t1[1] * ch[1];
+                    t2[0] = 2 * d * ch[0] - t1[0], t2[1] = 2 * d * ch[1] - t1[1];
+                }
+            } else {
+                t2[0] = te[0], t2[1] = te[1];
+                if (ns >= 2) t1[0] = tmid_b[0], t1[1] = tmid_b[1];
+                else if (has_s) t1[0] = ts[0], t1[1] = ts[1];
+                else {
+                    double d = t2[0] * ch[0] + t2[1] * ch[1];
+                    t1[0] = 2 * d * ch[0] - t2[0], t1[1] = 2 * d * ch[1] - t2[1];
+                }
+            }
+            sg->bezier = 1;
+            memcpy(sg->p[0], P1, sizeof P1);
+            memcpy(sg->p[3], P2, sizeof P2);
+            sg->p[1][0] = P1[0] + t1[0] * L / 3, sg->p[1][2] = P1[2] + t1[1] * L / 3;
+            sg->p[2][0] = P2[0] - t2[0] * L / 3, sg->p[2][2] = P2[2] - t2[1] * L / 3;
+            sg->p[1][1] = P1[1] + (P2[1] - P1[1]) / 3;
+            sg->p[2][1] = P1[1] + 2 * (P2[1] - P1[1]) / 3;
+        }
+    }
+    for (size_t seg = 0; seg + 1 < m; seg++) {
         crseg *s = &segs[seg];
-        cr_init(s, p0, p1, p2, p3);
+        const double *p2 = s->bezier ? s->p[3] : s->p[2];
         /* dense table; each dense interval gets a cost (length / spacing + turn /
          * max_angle), and pieces of equal cost <= 1 keep every piece within both */
         double pt[CR_DENSE + 1][3], cost[CR_DENSE + 1], bend[CR_DENSE + 1];
@@ -361,8 +401,6 @@ static size_t spline_build(const spline_in *in, samples *out) {
             if (!samples_push(out, seg, u, q)) goto nomem;
         }
         if (!samples_push(out, seg, 1.0, p2)) goto nomem;
-        prev = i1;
-        i1 = i2;
     }
     /* on a climbing curve, halve every piece whose level-section quad twists more than the
      * tolerance (the twist is about 2 h * rise * turn / length, so halving works) */
@@ -442,6 +480,23 @@ static int tangent_after(double *o, const double *pts, size_t n, size_t k) {
     return 0;
 }
 
+/* Plan length of the chord before / after point k (to the nearest distinct point). */
+static double chord_before(const double *pts, size_t k) {
+    for (size_t j = k; j-- > 0;) {
+        double d = dist2(pts + 3 * j, pts + 3 * k);
+        if (d >= 1e-12) return d;
+    }
+    return 0;
+}
+
+static double chord_after(const double *pts, size_t n, size_t k) {
+    for (size_t j = k + 1; j < n; j++) {
+        double d = dist2(pts + 3 * j, pts + 3 * k);
+        if (d >= 1e-12) return d;
+    }
+    return 0;
+}
+
 void psdl_section_dir(double out[2], const double *pts, size_t n, size_t k, double miter_limit,
                       const double *start_dir, const double *end_dir) {
     assert(out && pts && k < n);
@@ -475,18 +530,23 @@ void psdl_section_dir(double out[2], const double *pts, size_t n, size_t k, doub
         out[1] = -ta[0];
         return;
     }
-    double nb[2] = {tb[1], -tb[0]}, na[2] = {ta[1], -ta[0]};
-    double m[2];
-    if (!unit2(m, nb[0] + na[0], nb[1] + na[1])) {
-        out[0] = na[0];
-        out[1] = na[1];
+    /* the tangent turns from the incoming chord towards the outgoing one in proportion to
+     * the chords' lengths (exact for points on a circle, whatever their spacing); the mitre
+     * factor 1 / cos(turn / 2) keeps offsets parallel to the chords at polyline corners */
+    double lb = chord_before(pts, k), la = chord_after(pts, n, k);
+    double turn = atan2(tb[0] * ta[1] - tb[1] * ta[0], tb[0] * ta[0] + tb[1] * ta[1]);
+    if (fabs(turn) > 3.1) {
+        out[0] = ta[1];
+        out[1] = -ta[0];
         return;
     }
-    double c = m[0] * na[0] + m[1] * na[1];
+    double w = lb + la > 0 ? lb / (lb + la) : 0.5;
+    double ang = atan2(tb[1], tb[0]) + turn * w;
+    double c = cos(turn / 2);
     double scale = c > 1e-12 ? 1.0 / c : miter_limit;
     if (scale > miter_limit) scale = miter_limit;
-    out[0] = m[0] * scale;
-    out[1] = m[1] * scale;
+    out[0] = sin(ang) * scale;  /* left of (cos, sin): (sin, -cos) */
+    out[1] = -cos(ang) * scale;
 }
 
 /* Parameters (s on line a, s2 on line b) where the plan lines pa + s * ua and pb + s2 * ub

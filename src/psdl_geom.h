@@ -100,8 +100,11 @@ size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *o
  *  points. A centripetal Catmull-Rom spline (alpha 0.5, parametrised by plan distance, so it
  *  neither cusps nor self-intersects within a segment); y is interpolated along with x and z.
  *  Missing end tangents come from reflecting the neighbour control point, so two control
- *  points give a straight line; a given end tangent is met exactly (the phantom is the
- *  chord reflected about it). Each control segment is cut into pieces of equal "cost",
+ *  points give a straight line. With a given end tangent the end segment is a cubic Bezier
+ *  instead, its handles a third of the chord long along the given tangent and the
+ *  neighbouring segment's (or, for a lone segment, the given tangent mirrored about the
+ *  chord), so the line leaves exactly along the tangent without a tight hook. Each control
+ *  segment is cut into pieces of equal "cost",
  *  where a piece's cost is length / spacing + plan turn / max_angle, and every piece costs
  *  at most 1, so samples crowd where the line bends. Then, when half_width > 0, every piece
  *  whose level-section quad (sections of half_width along the bisectors, as psdl_sections
@@ -115,11 +118,13 @@ size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_
 /** Length in metres of the polyline pts[0 .. n-1] (3D; plan = 0 also counts y). */
 double psdl_polyline_length(const double *pts, size_t n, int plan);
 
-/** Section direction at point k of a polyline: the unit plan vector (tz, -tx) to the left
- *  of travel (§4.2), bisecting the two adjacent segments at interior points, scaled by the
- *  mitre factor 1 / cos(turn / 2) capped at miter_limit, so that offsets along it stay at a
- *  constant distance from the adjacent segments. out[0] = x, out[1] = z. start_dir /
- *  end_dir (may be NULL) override the tangents at the first / last point. */
+/** Section direction at point k of a polyline: the plan vector (tz, -tx) to the left of
+ *  travel (§4.2) of the tangent at k. At interior points the tangent turns from the incoming
+ *  chord towards the outgoing one in proportion to their lengths (the exact tangent for
+ *  points on a circle, however unevenly spaced, so neighbouring sections meet at the
+ *  centre of curvature), and the vector is scaled by the mitre factor 1 / cos(turn / 2)
+ *  capped at miter_limit. out[0] = x, out[1] = z. start_dir / end_dir (may be NULL)
+ *  override the tangents at the first / last point. */
 void psdl_section_dir(double out[2], const double *pts, size_t n, size_t k, double miter_limit,
                       const double *start_dir, const double *end_dir);
 
@@ -304,8 +309,12 @@ void psdl_junction_bound(psdl_junction_sizes *out, const psdl_arm *arms, size_t 
  *  outer point (city-layout §1.5); at 180 degrees or more the corner goes round the node.
  *  Each arm's end section lies at the smallest distance that keeps the corners and its
  *  crosswalk (between the section and a line `crosswalk` metres nearer the node, one per
- *  carriageway) inside the intersection, and at least min_distance. A sidewalk that meets an
- *  arm without one on that side ends at that arm's edge with a cap. The surface, the
+ *  carriageway) inside the intersection, and at least min_distance. A sidewalk that meets a
+ *  side without one (a walkway, a road with no sidewalk there) ends square across its width
+ *  where the two curb lines meet (at the node for corners of 180 degrees or more), closed by
+ *  an end cap, or a start cap when it begins there; the game's cap is a triangle from the
+ *  curb to the outer point (§2.4 0x1), so next to a road-level surface the 0.15 m face under
+ *  the outer point stays open, as in retail. The surface, the
  *  crosswalks and the strips share every vertex on their common edges, and the outline holds
  *  every point on the boundary, so the roads and blocks around close with no gap, no overlap
  *  and no T-junction. Returns 0, PSDL_GEOM_INVALID or PSDL_GEOM_NOMEM. */

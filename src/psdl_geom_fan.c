@@ -55,6 +55,22 @@ static double tri_area(const node *p, const node *q, const node *s) {
 
 static int equals(const node *a, const node *b) { return a->x == b->x && a->z == b->z; }
 
+/* Relative flatness: corners whose sine is below this count as straight, so that points
+ * rounded to float32 on a straight edge (about 1e-7 relative) are still seen collinear and
+ * never become the third corner of a sliver triangle. */
+#define SIN_EPS 1e-5
+
+/* Threshold for a cross product of edges of lengths la, lb: max(eps, SIN_EPS * la * lb). */
+static double cross_thr(double ax, double az, double bx, double bz, double eps) {
+    double t = SIN_EPS * sqrt((ax * ax + az * az) * (bx * bx + bz * bz));
+    return t > eps ? t : eps;
+}
+
+/* tri_area(p, q, s) < 0 by a margin: a strictly convex corner at q. */
+static int convex_corner(const node *p, const node *q, const node *s, double eps) {
+    return -tri_area(p, q, s) > cross_thr(q->x - p->x, q->z - p->z, s->x - q->x, s->z - q->z, eps);
+}
+
 static int point_in_triangle(double ax, double az, double bx, double bz, double cx, double cz, double px, double pz) {
     return (cx - px) * (az - pz) >= (ax - px) * (cz - pz) && (ax - px) * (bz - pz) >= (bx - px) * (az - pz) &&
            (bx - px) * (cz - pz) >= (cx - px) * (bz - pz);
@@ -94,7 +110,7 @@ static int32_t link_ring(ring *r, const double *pts, size_t start, size_t end, i
 
 static int is_ear(const ring *r, int32_t ek) {
     const node *b = &r->nodes[ek], *a = &r->nodes[b->prev], *c = &r->nodes[b->next];
-    if (tri_area(a, b, c) >= -r->eps) return 0; /* reflex or flat */
+    if (!convex_corner(a, b, c, r->eps)) return 0; /* reflex or flat */
     double x0 = fmin(a->x, fmin(b->x, c->x)), x1 = fmax(a->x, fmax(b->x, c->x));
     double z0 = fmin(a->z, fmin(b->z, c->z)), z1 = fmax(a->z, fmax(b->z, c->z));
     int32_t pk = c->next;
@@ -102,7 +118,7 @@ static int is_ear(const ring *r, int32_t ek) {
         const node *p = &r->nodes[pk];
         if (p->x >= x0 && p->x <= x1 && p->z >= z0 && p->z <= z1 && !equals(p, a) && !equals(p, b) && !equals(p, c) &&
             point_in_triangle(a->x, a->z, b->x, b->z, c->x, c->z, p->x, p->z) &&
-            tri_area(&r->nodes[p->prev], p, &r->nodes[p->next]) >= 0)
+            !convex_corner(&r->nodes[p->prev], p, &r->nodes[p->next], r->eps))
             return 0;
         pk = p->next;
     }
@@ -231,7 +247,7 @@ static size_t clip_ears(ring *r, int32_t start, uint32_t *dst) {
         node *e = &r->nodes[ear];
         int32_t prev = e->prev, next = e->next;
         int ok = is_ear(r, ear);
-        if (!ok && pass == 2) ok = tri_area(&r->nodes[prev], e, &r->nodes[next]) < -r->eps; /* last resort */
+        if (!ok && pass == 2) ok = convex_corner(&r->nodes[prev], e, &r->nodes[next], r->eps); /* last resort */
         if (ok) {
             dst[3 * nt] = r->nodes[prev].i;
             dst[3 * nt + 1] = e->i;
@@ -329,10 +345,16 @@ static double turn(const double *pts, uint32_t a, uint32_t b, uint32_t c) {
     return (q[0] - p[0]) * (s[2] - q[2]) - (q[2] - p[2]) * (s[0] - q[0]);
 }
 
+/* Is the turn a -> b -> c a right (clockwise) turn beyond the flatness threshold? */
+static int reflex_turn(const double *pts, uint32_t a, uint32_t b, uint32_t c, double eps) {
+    const double *p = pts + 3 * a, *q = pts + 3 * b, *s = pts + 3 * c;
+    return turn(pts, a, b, c) < -cross_thr(q[0] - p[0], q[2] - p[2], s[0] - q[0], s[2] - q[2], eps);
+}
+
 /* Is the counter-clockwise ring convex (collinear corners allowed)? */
 static int ring_convex(const double *pts, const uint32_t *rg, size_t k, double eps) {
     for (size_t i = 0; i < k; i++)
-        if (turn(pts, rg[(i + k - 1) % k], rg[i], rg[(i + 1) % k]) < -eps) return 0;
+        if (reflex_turn(pts, rg[(i + k - 1) % k], rg[i], rg[(i + 1) % k], eps)) return 0;
     return 1;
 }
 
@@ -347,7 +369,7 @@ static size_t emit_piece(uint32_t *dst, double *extra, size_t *nextra, const dou
             uint32_t a = rg[(h + j) % k], b = rg[(h + j + 1) % k];
             const double *p = pts + 3 * rg[h], *q = pts + 3 * a, *s = pts + 3 * b;
             double cr = (q[0] - p[0]) * (s[2] - p[2]) - (q[2] - p[2]) * (s[0] - p[0]);
-            if (cr <= eps) ok = 0;
+            if (cr <= cross_thr(q[0] - p[0], q[2] - p[2], s[0] - p[0], s[2] - p[2], eps)) ok = 0;
         }
         if (!ok) continue;
         size_t w = 0;
@@ -512,8 +534,8 @@ size_t psdl_fans(uint32_t *dst, double *extra, size_t *nextra, const double *pts
             for (size_t a = 2; a < qk; a++) tmp[m++] = qr[(qv + a) % qk];  /* after u ... before v */
             /* convex at u (index pk - 1) and v (index 0)? */
             size_t iu = pk - 1;
-            if (turn(pts, tmp[(iu + m - 1) % m], tmp[iu], tmp[(iu + 1) % m]) < -eps) continue;
-            if (turn(pts, tmp[m - 1], tmp[0], tmp[1]) < -eps) continue;
+            if (reflex_turn(pts, tmp[(iu + m - 1) % m], tmp[iu], tmp[(iu + 1) % m], eps)) continue;
+            if (reflex_turn(pts, tmp[m - 1], tmp[0], tmp[1], eps)) continue;
             if (used + m > pool_cap) {
                 size_t ncap = 2 * pool_cap + m;
                 uint32_t *np = (uint32_t *)realloc(pool, ncap * sizeof *np);

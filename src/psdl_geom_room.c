@@ -430,7 +430,6 @@ static size_t vr_lower(const vr *a, size_t n, uint32_t v) {
 size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, const uint32_t *start,
                  const uint32_t *verts, size_t nrooms, size_t npts) {
     assert(dst_verts && dst_nb && dst_start && start);
-    (void)npts;
     size_t total = start[nrooms];
     uint32_t *cv = (uint32_t *)malloc((total + 1) * sizeof *cv);
     uint32_t *cs = (uint32_t *)malloc((nrooms + 1) * sizeof *cs);
@@ -440,6 +439,7 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
     /* per room: its edge neighbours (sorted unique), CSR */
     uint32_t *nbs = (uint32_t *)malloc((total + 1) * sizeof *nbs);
     uint32_t *nbstart = (uint32_t *)malloc((nrooms + 1) * sizeof *nbstart);
+    uint32_t *mark = NULL;
     size_t result = PSDL_GEOM_NOMEM;
     if (!cv || !cs || !edges || !touch || !enb || !nbs || !nbstart) goto done;
     size_t m = 0;
@@ -500,16 +500,19 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
         }
     }
     nbstart[nrooms] = (uint32_t)nn;
-    /* output with vertex repeats for rooms touching only at a vertex */
+    /* output with vertex repeats for rooms touching only at a vertex (once per vertex and
+     * room: mark[v] holds the last room that placed v's repeats) */
+    mark = (uint32_t *)malloc((npts + 1) * sizeof *mark);
+    if (!mark) goto done;
+    memset(mark, 0xFF, (npts + 1) * sizeof *mark);
     size_t w = 0;
     for (size_t r = 0; r < nrooms; r++) {
         dst_start[r] = (uint32_t)w;
         size_t n = cs[r + 1] - cs[r];
         for (size_t k = 0; k < n; k++) {
             uint32_t v = cv[cs[r] + k];
-            int first = 1;
-            for (size_t j = 0; j < k; j++)
-                if (cv[cs[r] + j] == v) first = 0;
+            int first = v >= npts || mark[v] != (uint32_t)r;
+            if (v < npts) mark[v] = (uint32_t)r;
             if (first)
                 for (size_t i = vr_lower(touch, nv, v); i < nv && touch[i].v == v; i++) {
                     uint32_t x = touch[i].r + 1;
@@ -537,6 +540,7 @@ done:
     free(enb);
     free(nbs);
     free(nbstart);
+    free(mark);
     return result;
 }
 

@@ -130,29 +130,39 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-size_t psdl_canvas_polygon(psdl_canvas *c, const double *xy, size_t n, const psdl_paint *paint) {
-    if (n < 3) return 0;
-    double ymin = HUGE_VAL, ymax = -HUGE_VAL;
+/* Coordinates beyond this many pixels are clamped to it (only corrupt input gets there):
+ * every product below stays finite. */
+#define COORD_LIMIT 1e12
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+size_t psdl_canvas_polygon(psdl_canvas *c, const double *xy_in, size_t n, const psdl_paint *paint) {
+    if (n < 3 || n > ((size_t)1 << 26)) return 0;
     for (size_t i = 0; i < 2 * n; i++)
-        if (!isfinite(xy[i])) return 0;
+        if (!isfinite(xy_in[i])) return 0;
+    /* a copy, with coordinates clamped, and room for the crossings of one row */
+    double *xy = malloc(3 * n * sizeof *xy);
+    if (!xy) return 0;
+    double *xs = xy + 2 * n;
+    double ymin = HUGE_VAL, ymax = -HUGE_VAL;
+    for (size_t i = 0; i < 2 * n; i++) xy[i] = clampd(xy_in[i], -COORD_LIMIT, COORD_LIMIT);
     for (size_t i = 0; i < n; i++) {
         if (xy[2 * i + 1] < ymin) ymin = xy[2 * i + 1];
         if (xy[2 * i + 1] > ymax) ymax = xy[2 * i + 1];
     }
     /* rows whose centre y + 0.5 lies in [ymin, ymax) */
     double fy0 = ceil(ymin - 0.5), fy1 = ceil(ymax - 0.5) - 1;
-    if (fy0 < 0) fy0 = 0;
-    if (fy1 > c->height - 1) fy1 = c->height - 1;
-    if (fy1 < fy0) return 0;
-    double *xs = malloc(n * sizeof *xs);
-    if (!xs) return 0;
     size_t count = 0;
+    if (fy1 < 0 || fy0 > c->height - 1 || fy1 < fy0) goto done;
+    fy0 = clampd(fy0, 0, c->height - 1);
+    fy1 = clampd(fy1, 0, c->height - 1);
     for (int y = (int)fy0; y <= (int)fy1; y++) {
         double yc = y + 0.5;
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             const double *a = xy + 2 * i, *b = xy + 2 * ((i + 1) % n);
             if (a[1] == b[1]) continue;
+            /* always from the lower end, so that shared edges give the same crossings */
             const double *lo = a[1] < b[1] ? a : b, *hi = a[1] < b[1] ? b : a;
             if (lo[1] <= yc && yc < hi[1]) xs[k++] = lo[0] + (yc - lo[1]) * (hi[0] - lo[0]) / (hi[1] - lo[1]);
         }
@@ -160,15 +170,17 @@ size_t psdl_canvas_polygon(psdl_canvas *c, const double *xy, size_t n, const psd
         qsort(xs, k, sizeof *xs, cmp_double);
         for (size_t j = 0; j + 1 < k; j += 2) {
             double fx0 = ceil(xs[j] - 0.5), fx1 = ceil(xs[j + 1] - 0.5) - 1;
-            if (fx0 < 0) fx0 = 0;
-            if (fx1 > c->width - 1) fx1 = c->width - 1;
+            if (!(fx1 >= 0) || !(fx0 <= c->width - 1) || fx1 < fx0) continue;
+            fx0 = clampd(fx0, 0, c->width - 1);
+            fx1 = clampd(fx1, 0, c->width - 1);
             for (int x = (int)fx0; x <= (int)fx1; x++) {
                 paint_px(c, x, y, paint);
                 count++;
             }
         }
     }
-    free(xs);
+done:
+    free(xy);
     return count;
 }
 
@@ -263,7 +275,14 @@ size_t psdl_canvas_triangles(psdl_canvas *c, const double *xy, size_t ntri, cons
 
 /* ================================================================== strokes, markers */
 
-static double clamp01(double v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
+static double clamp01(double v) { return v > 0 ? (v < 1 ? v : 1) : 0; /* NaN -> 0 */ }
+
+/* A segment the stroke can measure: finite, within COORD_LIMIT. */
+static int seg_ok(const double *s) {
+    for (int k = 0; k < 4; k++)
+        if (!(fabs(s[k]) <= COORD_LIMIT)) return 0;
+    return 1;
+}
 
 static double seg_dist(double px, double py, const double *s) {
     double dx = s[2] - s[0], dy = s[3] - s[1];
@@ -275,31 +294,31 @@ static double seg_dist(double px, double py, const double *s) {
 }
 
 int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double width, uint32_t rgba) {
-    if (!(width > 0) || !isfinite(width) || nseg == 0) return 0;
+    if (!(width > 0) || !(width < 1e6) || nseg == 0) return 0;
     double hw = width * 0.5, pad = hw + 1.0;
     double bx0 = HUGE_VAL, by0 = HUGE_VAL, bx1 = -HUGE_VAL, by1 = -HUGE_VAL;
     for (size_t i = 0; i < nseg; i++) {
         const double *s = seg + 4 * i;
-        if (!isfinite(s[0]) || !isfinite(s[1]) || !isfinite(s[2]) || !isfinite(s[3])) continue;
+        if (!seg_ok(s)) continue;
         bx0 = fmin(bx0, fmin(s[0], s[2]) - pad);
         by0 = fmin(by0, fmin(s[1], s[3]) - pad);
         bx1 = fmax(bx1, fmax(s[0], s[2]) + pad);
         by1 = fmax(by1, fmax(s[1], s[3]) + pad);
     }
     if (bx0 > bx1) return 0;
-    int x0 = bx0 < 0 ? 0 : (int)fmin(floor(bx0), c->width);
-    int y0 = by0 < 0 ? 0 : (int)fmin(floor(by0), c->height);
-    int x1 = bx1 > c->width ? c->width : (int)fmax(ceil(bx1), 0);
-    int y1 = by1 > c->height ? c->height : (int)fmax(ceil(by1), 0);
+    int x0 = (int)clampd(floor(bx0), 0, c->width), y0 = (int)clampd(floor(by0), 0, c->height);
+    int x1 = (int)clampd(ceil(bx1), 0, c->width), y1 = (int)clampd(ceil(by1), 0, c->height);
     if (x1 <= x0 || y1 <= y0) return 0;
     size_t mw = (size_t)(x1 - x0), mh = (size_t)(y1 - y0);
     uint8_t *mask = calloc(mw * mh, 1);
     if (!mask) return -1;
     for (size_t i = 0; i < nseg; i++) {
         const double *s = seg + 4 * i;
-        if (!isfinite(s[0]) || !isfinite(s[1]) || !isfinite(s[2]) || !isfinite(s[3])) continue;
-        int sx0 = (int)fmax(floor(fmin(s[0], s[2]) - pad), x0), sx1 = (int)fmin(ceil(fmax(s[0], s[2]) + pad), x1);
-        int sy0 = (int)fmax(floor(fmin(s[1], s[3]) - pad), y0), sy1 = (int)fmin(ceil(fmax(s[1], s[3]) + pad), y1);
+        if (!seg_ok(s)) continue;
+        int sx0 = (int)clampd(floor(fmin(s[0], s[2]) - pad), x0, x1);
+        int sx1 = (int)clampd(ceil(fmax(s[0], s[2]) + pad), x0, x1);
+        int sy0 = (int)clampd(floor(fmin(s[1], s[3]) - pad), y0, y1);
+        int sy1 = (int)clampd(ceil(fmax(s[1], s[3]) + pad), y0, y1);
         for (int y = sy0; y < sy1; y++) {
             uint8_t *row = mask + (size_t)(y - y0) * mw;
             for (int x = sx0; x < sx1; x++) {
@@ -334,11 +353,11 @@ static double shape_dist(int shape, double dx, double dy, double r) {
 
 void psdl_canvas_marker(psdl_canvas *c, double x, double y, double r, int shape, uint32_t fill,
                         double outline_width, uint32_t outline) {
-    if (!isfinite(x) || !isfinite(y) || !(r > 0) || !isfinite(r)) return;
-    if (!(outline_width > 0) || !isfinite(outline_width)) outline_width = 0;
+    if (!(fabs(x) <= COORD_LIMIT) || !(fabs(y) <= COORD_LIMIT) || !(r > 0) || !(r < 1e6)) return;
+    if (!(outline_width > 0) || !(outline_width < 1e6)) outline_width = 0;
     double ext = r + outline_width + 1.5;
-    int x0 = (int)fmax(floor(x - ext), 0), x1 = (int)fmin(ceil(x + ext), c->width);
-    int y0 = (int)fmax(floor(y - ext), 0), y1 = (int)fmin(ceil(y + ext), c->height);
+    int x0 = (int)clampd(floor(x - ext), 0, c->width), x1 = (int)clampd(ceil(x + ext), 0, c->width);
+    int y0 = (int)clampd(floor(y - ext), 0, c->height), y1 = (int)clampd(ceil(y + ext), 0, c->height);
     for (int py = y0; py < y1; py++)
         for (int px = x0; px < x1; px++) {
             double d = shape_dist(shape, px + 0.5 - x, py + 0.5 - y, r);
@@ -469,42 +488,48 @@ int psdl_text_width(size_t len, int scale) {
 int psdl_canvas_text(psdl_canvas *c, int x, int y, const char *text, size_t len, int scale, uint32_t rgba,
                      uint32_t halo) {
     if (scale < 1) scale = 1;
+    if (scale > 64) scale = 64;
     if (len > 4096) len = 4096;
     int w = psdl_text_width(len, scale);
     if (w == 0) return 0;
     int h = (halo & 255u) ? (scale + 1) / 2 : 0;
-    int mw = w + 2 * h, mh = PSDL_FONT_H * scale + 2 * h;
-    int ox = x - h, oy = y - h; /* mask origin on the canvas */
-    /* nothing to do when the box misses the canvas */
-    if (ox >= c->width || oy >= c->height || ox + mw <= 0 || oy + mh <= 0) return w;
-    uint8_t *mask = calloc((size_t)mw * (size_t)mh, 1); /* 1 halo, 2 ink */
+    /* the text's box with its halo, in canvas coordinates (64-bit: x may be far out) */
+    int64_t bx0 = (int64_t)x - h, by0 = (int64_t)y - h;
+    int64_t bx1 = (int64_t)x + w + h, by1 = (int64_t)y + PSDL_FONT_H * scale + h;
+    /* the mask covers only the part on the canvas: 1 halo, 2 ink */
+    int64_t mx0 = bx0 < 0 ? 0 : bx0, my0 = by0 < 0 ? 0 : by0;
+    int64_t mx1 = bx1 > c->width ? c->width : bx1, my1 = by1 > c->height ? c->height : by1;
+    if (mx1 <= mx0 || my1 <= my0) return w;
+    size_t mw = (size_t)(mx1 - mx0), mh = (size_t)(my1 - my0);
+    uint8_t *mask = calloc(mw * mh, 1);
     if (!mask) return -1;
     for (size_t i = 0; i < len; i++) {
-        int gx0 = (int)i * PSDL_FONT_ADVANCE * scale + h;
+        int64_t gx0 = (int64_t)x + (int64_t)i * PSDL_FONT_ADVANCE * scale;
+        if (gx0 - h >= mx1 || gx0 + PSDL_FONT_W * scale + h <= mx0) continue; /* off the canvas */
         for (int gy = 0; gy < PSDL_FONT_H; gy++)
             for (int gx = 0; gx < PSDL_FONT_W; gx++) {
                 if (!glyph_ink((unsigned char)text[i], gx, gy)) continue;
-                int bx = gx0 + gx * scale, by = h + gy * scale;
-                for (int yy = by - h; yy < by + scale + h; yy++)
-                    for (int xx = bx - h; xx < bx + scale + h; xx++) {
-                        uint8_t *m = mask + (size_t)yy * (size_t)mw + (size_t)xx;
-                        int ink = xx >= bx && xx < bx + scale && yy >= by && yy < by + scale;
+                int64_t ix = gx0 + gx * scale, iy = (int64_t)y + gy * scale; /* the ink block */
+                for (int64_t yy = iy - h; yy < iy + scale + h; yy++) {
+                    if (yy < my0 || yy >= my1) continue;
+                    for (int64_t xx = ix - h; xx < ix + scale + h; xx++) {
+                        if (xx < mx0 || xx >= mx1) continue;
+                        uint8_t *m = mask + (size_t)(yy - my0) * mw + (size_t)(xx - mx0);
+                        int ink = xx >= ix && xx < ix + scale && yy >= iy && yy < iy + scale;
                         if (ink) *m = 2;
                         else if (*m == 0) *m = 1;
                     }
+                }
             }
     }
-    for (int yy = 0; yy < mh; yy++) {
-        int cy = oy + yy;
-        if (cy < 0 || cy >= c->height) continue;
-        for (int xx = 0; xx < mw; xx++) {
-            int cx = ox + xx;
-            if (cx < 0 || cx >= c->width) continue;
-            uint8_t m = mask[(size_t)yy * (size_t)mw + (size_t)xx];
-            if (m == 2) blend_px(px_at(c, cx, cy), rgba, rgba & 255u);
-            else if (m == 1) blend_px(px_at(c, cx, cy), halo, halo & 255u);
+    for (size_t yy = 0; yy < mh; yy++)
+        for (size_t xx = 0; xx < mw; xx++) {
+            uint8_t m = mask[yy * mw + xx];
+            if (!m) continue;
+            uint8_t *p = px_at(c, (int)(mx0 + (int64_t)xx), (int)(my0 + (int64_t)yy));
+            if (m == 2) blend_px(p, rgba, rgba & 255u);
+            else blend_px(p, halo, halo & 255u);
         }
-    }
     free(mask);
     return w;
 }

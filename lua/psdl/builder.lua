@@ -1288,9 +1288,9 @@ function Builder:finish(opts)
     for _, r in ipairs(rooms) do
       if r.kind == "block" then blocks[#blocks + 1] = r else others[#others + 1] = r end
     end
+    first_road_room = #others > 0 and #blocks + 1 or 0
     rooms = blocks
     for _, r in ipairs(others) do rooms[#rooms + 1] = r end
-    first_road_room = #others > 0 and #blocks + 1 or 0
   end
   for i, r in ipairs(rooms) do r.id = i end
   local phases, tp = {}, t0

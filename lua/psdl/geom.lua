@@ -235,6 +235,10 @@ end
 
 -- ============================================================== measures
 
+--- Largest quad deviation (m) of a strip given as a flat `{x, y, z, ...}` array of
+-- sections of `stride` points (0 = every quad planar).
+function M.strip_deviation_flat(flat, stride) return core.strip_deviation(flat, stride) end
+
 --- Largest quad deviation (m) of a strip given as rows of points (0 = every quad planar).
 function M.strip_deviation(rows)
   if #rows == 0 then return 0 end

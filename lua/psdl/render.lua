@@ -328,7 +328,7 @@ end
 --- Collect what a map of `doc` shows, in world coordinates.
 -- @tparam table doc
 -- @tparam[opt] table opts `problems` (true: run `psdl.validate`; or a list of problems as
---   `psdl.validate` returns them), `rooms` (label points for room numbers)
+--   `psdl.validate` returns them)
 -- @treturn table scene `{fills = {[class] = {[room] = {x, z, ...}}}, roof_heights = {[room]
 --   = {h...}}, cross_t = {[room] = {t...}}, facades = {x0, z0, x1, z1, ...}, outlines =
 --   {[room] = {x, z, ...}}, centers = {[room] = {x, z}}, markers = {...}, bounds = {minx,
@@ -343,6 +343,8 @@ function M.scene(doc, opts)
   local low = {} -- per room: the lowest point of its ground-level fills
   local minx, minz, maxx, maxz = huge, huge, -huge, -huge
   local function grow(x, z)
+    -- coordinates beyond a billion metres (corrupt files) do not stretch the map
+    if x > 1e9 or x < -1e9 or z > 1e9 or z < -1e9 then return end
     if x < minx then minx = x end
     if x > maxx then maxx = x end
     if z < minz then minz = z end
@@ -472,6 +474,7 @@ function M.scene(doc, opts)
     end
     pcounts = { errors = 0, warnings = 0, placed = 0, unplaced = 0 }
     for _, p in ipairs(problems) do
+      if type(p) ~= "table" then goto next_problem end
       if p.severity == "error" then pcounts.errors = pcounts.errors + 1
       else pcounts.warnings = pcounts.warnings + 1 end
       local x, z, at_center = problem_place(doc, p, centers)
@@ -482,6 +485,7 @@ function M.scene(doc, opts)
       else
         pcounts.unplaced = pcounts.unplaced + 1
       end
+      ::next_problem::
     end
   end
 
@@ -815,11 +819,12 @@ local function build_ops(scene, L, opts)
   end
 
   -- room numbers
-  local label_half = {} -- half the width of each room's label
+  local label_at = {} -- where each room's label is: {px, py, half its width}
   if opts.rooms then
+    -- one scale for all numbers: the largest (up to the legend's) at which three rooms in
+    -- four hold their number; a room too small for it gets the smallest
+    local labels = {}
     for _, r in ipairs(sorted_keys(scene.centers)) do
-      local c = scene.centers[r]
-      local label = tostring(r)
       local bw, bh = 0, 0
       local pts = scene.outlines[r]
       if pts then
@@ -830,15 +835,76 @@ local function build_ops(scene, L, opts)
         end
         bw, bh = (x1 - x0) * s, (z1 - z0) * s
       end
-      local sc = 1
-      for try = L.ls, 2, -1 do
-        if text_width(#label, try) <= 0.7 * bw and 7 * try <= 0.6 * bh then sc = try; break end
+      labels[#labels + 1] = { room = r, text = tostring(r), bw = bw, bh = bh }
+    end
+    local function fits(l, sc) return text_width(#l.text, sc) <= 0.7 * l.bw and 7 * sc <= 0.6 * l.bh end
+    local scale = 1
+    for try = L.ls, 2, -1 do
+      local n = 0
+      for _, l in ipairs(labels) do if fits(l, try) then n = n + 1 end end
+      if n >= 0.75 * #labels then scale = try; break end
+    end
+    -- place the labels of small rooms first; a label that would cover one already placed
+    -- moves along its room's long axis (a long road's centre may be under a bridge's label)
+    table.sort(labels, function(a, b)
+      if a.bw * a.bh ~= b.bw * b.bh then return a.bw * a.bh < b.bw * b.bh end
+      return a.room < b.room
+    end)
+    local CELL = 32
+    local grid = {}
+    local function cells(b, fn)
+      for gy = floor(b[2] / CELL), floor(b[4] / CELL) do
+        for gx = floor(b[1] / CELL), floor(b[3] / CELL) do
+          if fn(gy * 1048576 + gx) then return true end
+        end
+      end
+      return false
+    end
+    local function collides(b)
+      return cells(b, function(key)
+        for _, o in ipairs(grid[key] or {}) do
+          if b[1] < o[3] and o[1] < b[3] and b[2] < o[4] and o[2] < b[4] then return true end
+        end
+        return false
+      end)
+    end
+    local function add(b)
+      cells(b, function(key)
+        local list = grid[key] or {}
+        grid[key] = list
+        list[#list + 1] = b
+        return false
+      end)
+    end
+    for _, l in ipairs(labels) do
+      local sc = fits(l, scale) and scale or 1
+      local c = scene.centers[l.room]
+      local tw = text_width(#l.text, sc)
+      local pts = scene.outlines[l.room]
+      local function box(px, py)
+        return { px - tw / 2 - 1, py - 3.5 * sc - 1, px + tw / 2 + 1, py + 3.5 * sc + 1 }
       end
       local px, py = X(c[1]), Y(c[2])
-      label_half[r] = text_width(#label, sc) / 2
-      ops[#ops + 1] = { op = "text", layer = "over", class = "room-id", room = r, text = label, scale = sc,
-        x = floor(px - text_width(#label, sc) / 2 + 0.5), y = floor(py - 3.5 * sc + 0.5), cx = px, cy = py,
+      if not (px > -1000 and px < L.width + 1000 and py > -1000 and py < L.height + 1000) then goto next_label end
+      local b = box(px, py)
+      if pts and collides(b) then
+        local alongx = l.bw >= l.bh
+        local extent = (alongx and l.bw or l.bh) / s
+        for _, f in ipairs { 0.25, -0.25, 0.38, -0.38, 0.12, -0.12 } do
+          local x, z = c[1] + (alongx and f * extent or 0), c[2] + (alongx and 0 or f * extent)
+          if inside(pts, x, z) then
+            local qx, qy = X(x), Y(z)
+            local qb = box(qx, qy)
+            if not collides(qb) then px, py, b = qx, qy, qb; break end
+          end
+        end
+      end
+      add(b)
+      label_at[l.room] = { px, py, tw / 2 }
+      ops[#ops + 1] = { op = "text", layer = "over", class = "room-id", room = l.room, text = l.text, scale = sc,
+        x = floor(px - tw / 2 + 0.5), y = floor(py - 3.5 * sc + 0.5), cx = px, cy = py,
         color = M.colors.text, halo = M.colors.halo, anchor = "middle" }
+      ::next_label::
     end
   end
 
@@ -849,8 +915,10 @@ local function build_ops(scene, L, opts)
     local r = min(3.5 * L.ls + 0.5, max(2.5, 2.0 * s))
     for _, m in ipairs(scene.markers) do
       local px, py = X(m.x), Y(m.z)
-      -- a problem of a whole room sits at its centre: beside the room's number, when shown
-      if m.room and label_half[m.room] then px = px + label_half[m.room] + r + 2 end
+      if not (px > -1000 and px < L.width + 1000 and py > -1000 and py < L.height + 1000) then goto next_marker end
+      -- a problem of a whole room sits at its centre, or beside the room's number when shown
+      local at = m.room and label_at[m.room]
+      if at then px, py = at[1] + at[3] + r + 2, at[2] end
       local key = string_format("%s:%d:%d", m.severity, floor(px + 0.5), floor(py + 0.5))
       local e = seen[key]
       if e then
@@ -861,6 +929,7 @@ local function build_ops(scene, L, opts)
         seen[key] = e
         list[#list + 1] = e
       end
+      ::next_marker::
     end
     for pass = 1, 2 do
       local want = pass == 1 and "warning" or "error"
@@ -977,11 +1046,13 @@ end
 
 local function png_bytes(ops, L, opts, core)
   local W, H = L.width, L.height
-  local ss = opts.supersample
-  if not ss then
-    ss = (max(W, H) * 2 <= 8192 and W * H * 4 <= (1 << 26)) and 2 or 1
-  end
-  local hi = assert(core.canvas_new(W * ss, H * ss, M.colors.background))
+  -- the supersampled canvas stays within 32 Mpixels (128 MiB) by default, within the
+  -- canvas limits (16384 px a side, 64 Mpixels) when asked for more
+  local ss = opts.supersample or 2
+  local budget = opts.supersample and (1 << 26) or (1 << 25)
+  while ss > 1 and (max(W, H) * ss > 16384 or W * H * ss * ss > budget) do ss = ss - 1 end
+  local hi, err, code = core.canvas_new(W * ss, H * ss, M.colors.background)
+  if not hi then return nil, err, code end
   local function scaled(xy)
     if ss == 1 then return xy end
     local out = {}
@@ -1030,7 +1101,7 @@ local function png_bytes(ops, L, opts, core)
       end
     end
   end
-  local bytes, err, code = c:png(opts.compression or 9)
+  local bytes, err, code = c:png(opts.compression or 6)
   c:close()
   if not bytes then return nil, err, code end
   return { bytes = bytes, supersample = ss, covered = covered }
@@ -1056,13 +1127,20 @@ local function svg_path_tris(xy, out)
   for k = 1, #xy, 6 do
     local ax, ay, bx, by, cx, cy = xy[k], xy[k + 1], xy[k + 2], xy[k + 3], xy[k + 4], xy[k + 5]
     if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) < 0 then bx, by, cx, cy = cx, cy, bx, by end
+    if not (finite(ax + ay + bx + by + cx + cy) and abs(ax) + abs(ay) + abs(bx) + abs(by) + abs(cx) + abs(cy) < 1e9) then
+      goto skip
+    end
     out[#out + 1] = "M" .. fmt_num(ax) .. " " .. fmt_num(ay) .. "L" .. fmt_num(bx) .. " " .. fmt_num(by) .. "L" ..
       fmt_num(cx) .. " " .. fmt_num(cy) .. "Z"
+    ::skip::
   end
 end
 
 local function svg_path_poly(xy)
   local out = {}
+  for k = 1, #xy do
+    if not (finite(xy[k]) and abs(xy[k]) < 1e9) then return "" end
+  end
   for k = 1, #xy, 2 do out[#out + 1] = (k == 1 and "M" or "L") .. fmt_num(xy[k]) .. " " .. fmt_num(xy[k + 1]) end
   return concat(out) .. "Z"
 end
@@ -1168,8 +1246,12 @@ local function svg_text(ops, L, scene, opts)
       local d = {}
       local segs = o.segs
       for k = 1, #segs, 4 do
-        d[#d + 1] = "M" .. fmt_num(segs[k]) .. " " .. fmt_num(segs[k + 1]) .. "L" .. fmt_num(segs[k + 2]) .. " " ..
-          fmt_num(segs[k + 3])
+        local ok = true
+        for j = k, k + 3 do if not (finite(segs[j]) and abs(segs[j]) < 1e9) then ok = false end end
+        if ok then
+          d[#d + 1] = "M" .. fmt_num(segs[k]) .. " " .. fmt_num(segs[k + 1]) .. "L" .. fmt_num(segs[k + 2]) .. " " ..
+            fmt_num(segs[k + 3])
+        end
       end
       w('<g class="', o.class, '"><path stroke-width="', fmt_num(o.width), '" d="', concat(d), '"/></g>\n')
     end
@@ -1268,8 +1350,9 @@ local OPTIONS = { output = true, format = true, size = true, rooms = true, probl
 --   (true: markers for what `psdl.validate` reports; or a list of problems as it returns
 --   them), `legend` (default true), `perimeters` (room outlines, default true), `title`
 --   (legend title, e.g. the file name), `supersample` (1-4; PNG fills drawn that many times
---   larger and averaged; default 2 up to 4096 px, else 1), `compression` (zlib level 0-9,
---   default 9)
+--   larger and averaged; default 2 while that canvas holds at most 32 Mpixels, about 2900 px
+--   square, else 1; lowered when the canvas would pass its limits), `compression` (PNG: zlib level
+--   0-9, default 6)
 -- @treturn table result `{format =, bytes =, width =, height =, scale = (pixels per metre),
 --   pixel = function(x, z) -> px, py (pixel coordinates of a world point; pixel (i, j) covers
 --   [i, i+1) x [j, j+1)), counts = {[class] = triangles}, triangles =, rooms =, problems =
@@ -1296,6 +1379,10 @@ function M.render(doc, opts)
   local ss = opts.supersample
   if ss ~= nil and (math.tointeger(ss) == nil or ss < 1 or ss > 4) then
     error("bad argument #2 to 'render' (supersample: integer 1-4 expected)", 2)
+  end
+  local level = opts.compression
+  if level ~= nil and (math.tointeger(level) == nil or level < 0 or level > 9) then
+    error("bad argument #2 to 'render' (compression: integer 0-9 expected)", 2)
   end
   if opts.output ~= nil and type(opts.output) ~= "string" then
     error("bad argument #2 to 'render' (output: string expected)", 2)

@@ -214,6 +214,34 @@ static void test_spline(void) {
     CHECKF(fabs(atan2(sz, sx)) < 0.1, "start tangent %g", atan2(sz, sx));
     CHECKF(fabs(atan2(ez, ex) - M_PI / 2) < 0.1, "end tangent %g", atan2(ez, ex));
     free(pts);
+    /* both tangents on a lone segment: still reaches the end, evenly */
+    double st[6] = {12, 0, 0, 68, 0, 0};
+    memset(&o, 0, sizeof o);
+    o.has_start_dir = o.has_end_dir = 1;
+    o.start_dir[0] = o.end_dir[0] = 1;
+    m = psdl_spline_bound(st, 2, &o);
+    CHECKF(m == 13, "%zu points on 56 m", m);
+    pts = (double *)malloc(3 * m * sizeof *pts);
+    psdl_spline(pts, st, 2, &o);
+    CHECK(pts[0] == 12 && pts[3 * (m - 1)] == 68);
+    int evenly = 1;
+    for (size_t i = 0; i + 1 < m; i++)
+        if (fabs(pts[3 * i + 3] - pts[3 * i] - 56.0 / 12) > 1e-6 || pts[3 * i + 5] != 0) evenly = 0;
+    CHECK(evenly);
+    free(pts);
+    /* a curve with tangents at both ends and a via point: every chord within spacing */
+    double cv[9] = {0, 0, 0, 30, 0, 20, 60, 0, 0};
+    o.start_dir[0] = 1, o.start_dir[1] = 1, o.end_dir[0] = 1, o.end_dir[1] = -1;
+    o.spacing = 4;
+    m = psdl_spline_bound(cv, 3, &o);
+    pts = (double *)malloc(3 * m * sizeof *pts);
+    psdl_spline(pts, cv, 3, &o);
+    CHECK(pts[0] == 0 && pts[3 * (m - 1)] == 60 && pts[3 * (m - 1) + 2] == 0);
+    int chords = 1;
+    for (size_t i = 0; i + 1 < m; i++)
+        if (sqrt(pow(pts[3 * i + 3] - pts[3 * i], 2) + pow(pts[3 * i + 5] - pts[3 * i + 2], 2)) > 4 + 1e-9) chords = 0;
+    CHECK(chords);
+    free(pts);
     /* degenerate inputs */
     double one[6] = {1, 2, 3, 1, 5, 3};
     CHECK(psdl_spline_bound(one, 2, NULL) == 0);

@@ -9,7 +9,7 @@
  * counts against areas for many random triangles, huge and non-finite coordinates; b)
  * polygons (even-odd holes, agreement with the triangle filler), stripe paints; c) strokes,
  * markers, text; d) downsampling; e) PNG: signature, IHDR, pixels read back, RGBA, bad and
- * truncated input. */
+ * truncated input; f) hostile coordinates (huge, infinite, NaN) and text far off the canvas. */
 #include "psdl_raster.h"
 
 #include <math.h>
@@ -388,6 +388,43 @@ static void test_png(void) {
     psdl_canvas_free(c);
 }
 
+/* ================================================================ f) hostile coordinates */
+
+static void test_hostile(void) {
+    /* coordinates a corrupt file can produce: nothing crashes, nothing is written outside */
+    psdl_canvas *c = psdl_canvas_new(32, 32, BLACK);
+    psdl_paint p = psdl_paint_solid(RED);
+    double huge_tri[6] = {-1e300, -1e300, 1e300, -1e300, -1e300, 1e300};
+    /* clamped to +-1e12: the hypotenuse x + y = 0 keeps the canvas outside */
+    size_t n = psdl_canvas_triangle(c, huge_tri, &p);
+    CHECKF(n == 0 && count_color(c, RED) == 0, "%zu", n);
+    double huge_tri2[6] = {-1e300, -1e300, 1e300, -1e300, 1e300, 1e300}; /* the half x > y */
+    n = psdl_canvas_triangle(c, huge_tri2, &p);
+    CHECKF(n == count_color(c, RED) && n >= 32 * 31 / 2 && n <= 32 * 33 / 2, "%zu", n); /* +- the diagonal */
+    double far_tri[6] = {1e300, 1e300, 1e300, 2e300, 2e300, 1e300};
+    CHECK(psdl_canvas_triangle(c, far_tri, &p) == 0);
+    double sliver[8] = {-1e308, 5, 1e308, 5.2, 1e308, 5.4, -1e308, 6};
+    psdl_canvas_polygon(c, sliver, 4, &p);
+    double inf_poly[6] = {0, 0, INFINITY, 0, 0, 10};
+    CHECK(psdl_canvas_polygon(c, inf_poly, 3, &p) == 0);
+    double segs[12] = {-1e300, 5, 1e300, 5, NAN, 1, 2, 3, 1e13, 1e13, 1e13, 2e13};
+    CHECK(psdl_canvas_stroke(c, segs, 3, 1.0, WHITE) == 0);
+    CHECK(psdl_canvas_stroke(c, segs, 3, NAN, WHITE) == 0);
+    CHECK(psdl_canvas_stroke(c, segs, 3, 1e300, WHITE) == 0);
+    psdl_canvas_marker(c, 1e300, 1e300, 5, PSDL_MARK_DISC, WHITE, 1, RED);
+    psdl_canvas_marker(c, 10, 10, 1e300, PSDL_MARK_DISC, WHITE, 1, RED);
+    psdl_canvas_marker(c, 10, 10, 3, PSDL_MARK_SQUARE, WHITE, NAN, RED);
+    CHECK(psdl_canvas_get(c, 10, 10) == WHITE);
+    /* text far away, huge scale and length: the mask covers only the canvas */
+    static char long_text[5000];
+    memset(long_text, '8', sizeof long_text);
+    CHECK(psdl_canvas_text(c, 2147483000, 5, "123", 3, 64, WHITE, RED) == psdl_text_width(3, 64));
+    CHECK(psdl_canvas_text(c, -2147483000, -2147483000, long_text, sizeof long_text, 64, WHITE, RED) ==
+          psdl_text_width(4096, 64));
+    CHECK(psdl_canvas_text(c, 0, 0, long_text, sizeof long_text, 64, WHITE, RED) > 0);
+    psdl_canvas_free(c);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -396,6 +433,7 @@ int main(int argc, char **argv) {
     test_strokes_text();
     test_downsample();
     test_png();
+    test_hostile();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -33,7 +33,7 @@ function M.configure(cmd)
   cmd:flag("--no-legend", "Leave out the legend band.")
   cmd:flag("--no-outlines", "Leave out the room outlines.")
   cmd:option("--supersample", "PNG: draw the fills N times larger and average them down (1-4; "
-    .. "default 2 up to 4096 px)."):argname("<n>")
+    .. "default 2 up to about 2900 x 2900 px, else 1)."):argname("<n>")
   cmd:flag("-q --quiet", "Print nothing on success.")
 end
 

@@ -122,6 +122,20 @@ function M.area(ring)
   return s / 2
 end
 
+--- Whether point p lies inside a ring (even-odd rule).
+function M.inside(ring, px, pz)
+  local c, n = false, #ring
+  local j = n
+  for i = 1, n do
+    local a, b = ring[i], ring[j]
+    if (a[2] > pz) ~= (b[2] > pz) and px < (b[1] - a[1]) * (pz - a[2]) / (b[2] - a[2]) + a[1] then
+      c = not c
+    end
+    j = i
+  end
+  return c
+end
+
 --- Douglas-Peucker simplification of a polyline (end points kept).
 function M.simplify(pts, tol)
   local n = #pts

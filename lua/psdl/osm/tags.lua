@@ -16,7 +16,7 @@
 -- | track, bus_guideway, raceway, construction, proposed, ... | skipped | |
 -- @module psdl.osm.tags
 
-local tonumber, type, pairs = tonumber, type, pairs
+local tonumber, type = tonumber, type
 local math_floor, math_tointeger = math.floor, math.tointeger
 
 local M = {}
@@ -149,7 +149,8 @@ function M.road(tags, opts)
   if tags.area == "yes" then return nil, "highway area" end
   local class = M.classes[hw]
   if not class then return nil, "highway=" .. hw end
-  local override = opts.profiles and opts.profiles[hw]
+  local override
+  if opts.profiles then override = opts.profiles[hw] end
   if override == false then return nil, "highway=" .. hw .. " (profiles option)" end
   if class.walkway and not opts.walkways then return nil, "walkway (highway=" .. hw .. ")" end
   if class.walkway and (tags.footway == "sidewalk" or tags.footway == "crossing" or tags.cycleway == "crossing") then
@@ -177,13 +178,11 @@ end
 --- A building's height and levels from its tags.
 -- @tparam table tags
 -- @treturn number|nil height in metres (`height`, else `building:height`)
--- @treturn integer|nil levels (`building:levels`, plus `roof:levels` when given)
+-- @treturn integer|nil levels (`building:levels`)
 -- @treturn number|nil min_height in metres (`min_height`: a building part on stilts)
 function M.building(tags)
   local height = M.length(tags.height) or M.length(tags["building:height"])
   local levels = M.count(tags["building:levels"])
-  local roof = M.count(tags["roof:levels"])
-  if levels and roof then levels = levels + roof end
   return height, levels, M.length(tags.min_height)
 end
 

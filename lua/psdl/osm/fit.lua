@@ -1,0 +1,448 @@
+--- Does a road network fit? The measures the OSM clean-up and the network checker share:
+-- road widths, the space a junction needs along each of its roads, and the plan-view
+-- overlap of roads and junctions.
+--
+-- **The model.** A road is a corridor of its full width (carriageway, sidewalks, divider:
+-- `footprint`) along its centre line. At a junction (three or more roads) each road's
+-- corridor stops where its edge line clears the edge lines of its two angular neighbours;
+-- with the gap angle `a` to a neighbour of half width `w_o`, a road of half width `w`
+-- clears it at `(w_o + w cos a) / sin a` from the node (0 when `a` >= 180 degrees), and the
+-- crosswalk depth is added: that distance is the road's **reach** at the node, and the
+-- junction's room is the polygon through the road ends there. At a bend (two roads) the
+-- inner edges meet at `w tan(d / 2)` from the node for a deflection `d`. A dead end needs
+-- nothing. A road fits when its length is at least the reaches at both ends plus
+-- `min_road_length`, and no two corridors (flat-ended rectangles per segment, outside
+-- the junctions) or junction rooms at the same level overlap in plan.
+-- @module psdl.osm.fit
+
+local G = require "psdl.osm.geometry"
+local Graph = require "psdl.osm.graph"
+local T = require "psdl.osm.tags"
+
+local ipairs, pairs, type = ipairs, pairs, type
+local math_sqrt, math_cos, math_sin, math_tan, math_atan, math_pi, math_abs, math_max, math_min, math_huge, math_rad =
+  math.sqrt, math.cos, math.sin, math.tan, math.atan, math.pi, math.abs, math.max, math.min, math.huge, math.rad
+local table_sort = table.sort
+
+local M = {}
+
+--- Default cross-section dimensions (metres): 5 m lanes and 5 m sidewalks (the game's
+-- road textures, lua/psdl/styles), 3 m walkways and crosswalks, divider widths per
+-- divided profile.
+M.dimensions = { lane = 5, sidewalk = 5, walkway = 3, crosswalk = 3,
+  divider = { avenue = 1.5, boulevard = 4, freeway = 2 } }
+
+local SIDEWALKS = { street = 2, one_sided = 1, alley = 0, avenue = 2, boulevard = 2, freeway = 0 }
+
+--- Total width of a road (carriageway, sidewalks and divider) in this model. Reads the
+-- fields of docs/network.md (`profile`, `lanes`, `width`, `oneway`, `sidewalk`) and the
+-- importer's extra ones (`highway`, `divided`, `walkway`).
+-- @tparam table road
+-- @tparam[opt] table dims (default `M.dimensions`)
+-- @treturn number metres
+function M.footprint(road, dims)
+  dims = dims or M.dimensions
+  local profile = road.profile or "street"
+  local carriageway = road.width
+  if road.walkway and not carriageway then
+    carriageway = dims.walkway
+  elseif not carriageway then
+    local lanes = road.lanes
+    if not lanes then
+      local class = T.classes[road.highway or ""] or T.classes.residential
+      if road.oneway then
+        lanes = class.oneway_lanes or 1
+      elseif road.divided or T.divided[profile] then
+        lanes = math_max(2, class.lanes or 2)
+      else
+        lanes = class.lanes or 2
+      end
+    end
+    carriageway = lanes * dims.lane
+  end
+  local sides = SIDEWALKS[profile] or 2
+  local sw = road.sidewalk
+  if sw == "none" then sides = 0 elseif sw == "left" or sw == "right" then sides = 1 elseif sw == "both" then sides = 2 end
+  local divider = T.divided[profile] and (dims.divider[profile] or 0) or 0
+  return carriageway + sides * dims.sidewalk + divider
+end
+
+--- Half width of a graph edge (cached on the edge).
+function M.hw(e, dims)
+  local h = e._hw
+  if not h or e._hw_attr ~= e.attr then
+    h = M.footprint(e.attr, dims) / 2
+    e._hw, e._hw_attr = h, e.attr
+  end
+  return h
+end
+
+--- The level key of a road: roads cross at grade only when their keys are equal.
+function M.level(attr)
+  return (attr.layer or 0) * 4 + (attr.bridge and 1 or 0) + (attr.tunnel and 2 or 0)
+end
+
+-- point at arc length s from the end `from_a` (true: from pts[1]) of a polyline
+local function at_from(pts, s, from_a)
+  if from_a then return G.at(pts, s) end
+  local L = G.length(pts)
+  return G.at(pts, L - s)
+end
+
+--- How far along an edge its direction at a node is measured.
+M.HEADING_DISTANCE = 10
+
+--- The road ends at node n, sorted by angle: `{ e =, from_a =, angle =, hw = }` (a
+-- self-loop gives two ends).
+function M.ends(n, dims)
+  local list = {}
+  for _, e in ipairs(n.edges) do
+    local L = Graph.len(e)
+    local d = math_min(L * 0.5, M.HEADING_DISTANCE)
+    if e.a == n then
+      local x, z = at_from(e.pts, d, true)
+      list[#list + 1] = { e = e, from_a = true, angle = math_atan(z - n.z, x - n.x), hw = M.hw(e, dims) }
+    end
+    if e.b == n then
+      local x, z = at_from(e.pts, d, false)
+      list[#list + 1] = { e = e, from_a = false, angle = math_atan(z - n.z, x - n.x), hw = M.hw(e, dims) }
+    end
+  end
+  table_sort(list, function(p, q)
+    if p.angle ~= q.angle then return p.angle < q.angle end
+    return p.e.k < q.e.k
+  end)
+  return list
+end
+
+local function ccw_gap(a1, a2) -- angle from a1 turning counter-clockwise to a2, in [0, 2pi)
+  local d = a2 - a1
+  while d < 0 do d = d + 2 * math_pi end
+  while d >= 2 * math_pi do d = d - 2 * math_pi end
+  return d
+end
+M.ccw_gap = ccw_gap
+
+local function clear(alpha, w, wo)
+  if alpha >= math_pi - 1e-9 then return 0 end
+  if alpha < 1e-3 then alpha = 1e-3 end
+  local d = (wo + w * math_cos(alpha)) / math_sin(alpha)
+  return d > 0 and d or 0
+end
+
+--- The reach of every end at a node: sets `reach` on each entry of `ends` and returns
+-- the list. Junctions add the crosswalk depth; bends use the inner-edge distance.
+function M.reaches(n, dims, ends)
+  ends = ends or M.ends(n, dims)
+  local k = #ends
+  if k == 1 then
+    ends[1].reach = 0
+  elseif k == 2 then
+    local gap = ccw_gap(ends[1].angle, ends[2].angle)
+    if gap > math_pi then gap = 2 * math_pi - gap end
+    local deflection = math_pi - gap
+    if deflection > math_rad(170) then deflection = math_rad(170) end
+    local r = math_max(ends[1].hw, ends[2].hw) * math_tan(deflection / 2)
+    ends[1].reach, ends[2].reach = r, r
+  else
+    local cw = dims.crosswalk or 0
+    for i = 1, k do
+      local me = ends[i]
+      local left = ends[i % k + 1]
+      local right = ends[(i - 2) % k + 1]
+      local al = ccw_gap(me.angle, left.angle)
+      local ar = ccw_gap(right.angle, me.angle)
+      me.reach = math_max(clear(al, me.hw, left.hw), clear(ar, me.hw, right.hw)) + cw
+    end
+  end
+  return ends
+end
+
+--- Reach of edge e at its end on node n (`from_a` picks the end of a self-loop).
+function M.reach(n, e, dims, from_a)
+  if from_a == nil then from_a = e.a == n end
+  for _, en in ipairs(M.reaches(n, dims)) do
+    if en.e == e and en.from_a == from_a then return en.reach end
+  end
+  return 0
+end
+
+--- Length an edge needs: reach at both ends plus the minimum road length.
+function M.need(e, dims, min_len)
+  return M.reach(e.a, e, dims, true) + M.reach(e.b, e, dims, false) + (min_len or 0)
+end
+
+------------------------------------------------------------------------ overlap
+
+-- Separating-axis test of two convex polygons (point lists): the overlap depth along the
+-- axis of least overlap (<= 0 when separated).
+local function sat(p, q)
+  local best = math_huge
+  for pass = 1, 2 do
+    local poly = pass == 1 and p or q
+    local n = #poly
+    for i = 1, n do
+      local a, b = poly[i], poly[i % n + 1]
+      local ax, az = b[2] - a[2], a[1] - b[1] -- edge normal
+      local l = math_sqrt(ax * ax + az * az)
+      if l > 1e-9 then
+        ax, az = ax / l, az / l
+        local pmin, pmax, qmin, qmax = math_huge, -math_huge, math_huge, -math_huge
+        for _, v in ipairs(p) do
+          local d = v[1] * ax + v[2] * az
+          if d < pmin then pmin = d end
+          if d > pmax then pmax = d end
+        end
+        for _, v in ipairs(q) do
+          local d = v[1] * ax + v[2] * az
+          if d < qmin then qmin = d end
+          if d > qmax then qmax = d end
+        end
+        local o = math_min(pmax, qmax) - math_max(pmin, qmin)
+        if o < best then best = o end
+        if best <= 0 then return best end
+      end
+    end
+  end
+  return best
+end
+M.sat = sat
+
+local function rect(ax, az, bx, bz, hw)
+  local dx, dz = bx - ax, bz - az
+  local l = math_sqrt(dx * dx + dz * dz)
+  if l < 1e-9 then return nil end
+  local nx, nz = -dz / l * hw, dx / l * hw
+  return { { ax + nx, az + nz }, { bx + nx, bz + nz }, { bx - nx, bz - nz }, { ax - nx, az - nz } }
+end
+
+-- The part of a polyline between arc lengths s0 and s1.
+local function sub(pts, s0, s1)
+  local out = {}
+  local x, z, i = G.at(pts, s0)
+  out[1] = { x, z }
+  local acc = 0
+  for j = 2, #pts do
+    local p, q = pts[j - 1], pts[j]
+    acc = acc + G.dist(p[1], p[2], q[1], q[2])
+    if acc > s0 and acc < s1 then out[#out + 1] = q end
+  end
+  local x1, z1 = G.at(pts, s1)
+  out[#out + 1] = { x1, z1 }
+  return out
+end
+M.sub = sub
+
+-- convex hull (monotone chain) of points
+local function hull(points)
+  table_sort(points, function(p, q) if p[1] ~= q[1] then return p[1] < q[1] end return p[2] < q[2] end)
+  local function cross(o, a, b) return (a[1] - o[1]) * (b[2] - o[2]) - (a[2] - o[2]) * (b[1] - o[1]) end
+  local lower, upper = {}, {}
+  for _, p in ipairs(points) do
+    while #lower >= 2 and cross(lower[#lower - 1], lower[#lower], p) <= 0 do lower[#lower] = nil end
+    lower[#lower + 1] = p
+  end
+  for i = #points, 1, -1 do
+    local p = points[i]
+    while #upper >= 2 and cross(upper[#upper - 1], upper[#upper], p) <= 0 do upper[#upper] = nil end
+    upper[#upper + 1] = p
+  end
+  lower[#lower] = nil
+  upper[#upper] = nil
+  for _, p in ipairs(upper) do lower[#lower + 1] = p end
+  return lower
+end
+
+--- The pieces (convex polygons) of a graph in this model: per edge, one rectangle per
+-- segment of the part outside its end junctions and bends; per junction (3+ roads), the
+-- convex hull of its roads' cross-sections at their reaches. Each piece:
+-- `{ poly =, owner = edge|node, level =, minx, minz, maxx, maxz }`. Also returns, per
+-- edge, the clear interval `e._clear = {s0, s1}` (s0 > s1 when the edge is too short).
+function M.pieces(g, dims)
+  local pieces = {}
+  local reach = {} -- [edge] = { at a, at b }
+  for _, n in ipairs(g:node_list()) do
+    local ends = M.reaches(n, dims)
+    for _, en in ipairs(ends) do
+      local r = reach[en.e]
+      if not r then r = {} reach[en.e] = r end
+      if en.from_a then r[1] = en.reach else r[2] = en.reach end
+    end
+    if #ends >= 3 then
+      local pts = {}
+      for _, en in ipairs(ends) do
+        local d = math_min(en.reach, Graph.len(en.e))
+        local x, z = at_from(en.e.pts, d, en.from_a)
+        local ux, uz = x - n.x, z - n.z
+        local l = math_sqrt(ux * ux + uz * uz)
+        if l > 1e-9 then ux, uz = ux / l, uz / l else ux, uz = math_cos(en.angle), math_sin(en.angle) end
+        local px, pz = -uz * en.hw, ux * en.hw
+        pts[#pts + 1] = { x + px, z + pz }
+        pts[#pts + 1] = { x - px, z - pz }
+      end
+      local poly = hull(pts)
+      if #poly >= 3 then
+        -- the junction's level: its roads' when they agree, else one piece per level
+        local levels = {}
+        for _, en in ipairs(ends) do levels[M.level(en.e.attr)] = true end
+        for lv in pairs(levels) do
+          pieces[#pieces + 1] = { poly = poly, owner = n, level = lv }
+        end
+      end
+    end
+  end
+  for _, e in ipairs(g:edge_list()) do
+    local r = reach[e] or {}
+    local L = Graph.len(e)
+    local s0, s1 = r[1] or 0, L - (r[2] or 0)
+    e._clear = { s0, s1 }
+    if s1 - s0 > 0.01 then
+      local pts = sub(e.pts, s0, s1)
+      local hw = M.hw(e, dims)
+      local lv = M.level(e.attr)
+      for i = 2, #pts do
+        local poly = rect(pts[i - 1][1], pts[i - 1][2], pts[i][1], pts[i][2], hw)
+        if poly then pieces[#pieces + 1] = { poly = poly, owner = e, level = lv, seg = i - 1 } end
+      end
+    end
+  end
+  for _, p in ipairs(pieces) do
+    local minx, minz, maxx, maxz = math_huge, math_huge, -math_huge, -math_huge
+    for _, v in ipairs(p.poly) do
+      if v[1] < minx then minx = v[1] end
+      if v[1] > maxx then maxx = v[1] end
+      if v[2] < minz then minz = v[2] end
+      if v[2] > maxz then maxz = v[2] end
+    end
+    p.minx, p.minz, p.maxx, p.maxz = minx, minz, maxx, maxz
+  end
+  return pieces
+end
+
+local function is_edge(o) return o.pts ~= nil end
+
+-- pieces whose overlap is by construction (an edge and its own end junctions; junctions
+-- joined by a road, whose shortness is reported separately)
+local function related(p, q)
+  if p == q then return true end
+  local pe, qe = is_edge(p), is_edge(q)
+  if pe and qe then return false end
+  if pe and not qe then return p.a == q or p.b == q end
+  if qe and not pe then return q.a == p or q.b == p end
+  for _, e in ipairs(p.edges) do
+    if e.a == q or e.b == q then return true end
+  end
+  return false
+end
+
+--- Overlapping pairs of a graph: `{ { p = owner, q = owner, depth = metres }, ... }`,
+-- each pair once, in a deterministic order. Owners are edges or junction nodes.
+-- @tparam table g graph
+-- @tparam table dims
+-- @tparam[opt=0.25] number tol overlaps shallower than this are ignored
+function M.overlaps(g, dims, tol)
+  tol = tol or 0.25
+  local pieces = M.pieces(g, dims)
+  local grid = G.grid(40)
+  for _, p in ipairs(pieces) do grid:insert(p, p.minx, p.minz, p.maxx, p.maxz) end
+  local found, list = {}, {}
+  for _, p in ipairs(pieces) do
+    grid:query(p.minx, p.minz, p.maxx, p.maxz, function(q)
+      if q ~= p and q.owner ~= p.owner and q.level == p.level and p.owner.k and q.owner.k
+        and not related(p.owner, q.owner)
+        and q.minx <= p.maxx and q.maxx >= p.minx and q.minz <= p.maxz and q.maxz >= p.minz then
+        local a, b = p.owner, q.owner
+        -- one key per unordered pair of owners
+        local ka = (is_edge(a) and "e" or "n") .. a.k
+        local kb = (is_edge(b) and "e" or "n") .. b.k
+        local key = ka < kb and ka .. ":" .. kb or kb .. ":" .. ka
+        local rec = found[key]
+        if not rec or rec.depth < math_huge then
+          local depth = sat(p.poly, q.poly)
+          if depth > tol then
+            if not rec then
+              rec = { p = a, q = b, depth = depth, key = key }
+              found[key] = rec
+              list[#list + 1] = rec
+            elseif depth > rec.depth then
+              rec.depth = depth
+            end
+          end
+        end
+      end
+    end)
+  end
+  table_sort(list, function(x, y) return x.key < y.key end)
+  return list
+end
+
+------------------------------------------------------------------------ crossings
+
+--- Segment crossings between edges (and within one edge, between segments that are not
+-- neighbours): `{ { e =, i =, t =, f =, j =, u =, x =, z =, at_grade = bool }, ... }`;
+-- `i`/`j` are segment indices, `t`/`u` parameters along them. With `only` = "grade",
+-- only crossings at the same level; "separated", only crossings at different levels.
+function M.crossings(g, only)
+  local grid = G.grid(50)
+  local segs = {}
+  for _, e in ipairs(g:edge_list()) do
+    local pts = e.pts
+    for i = 2, #pts do
+      local a, b = pts[i - 1], pts[i]
+      local sg = { e = e, i = i - 1, ax = a[1], az = a[2], bx = b[1], bz = b[2], lv = M.level(e.attr) }
+      segs[#segs + 1] = sg
+      grid:insert(sg, math_min(a[1], b[1]), math_min(a[2], b[2]), math_max(a[1], b[1]), math_max(a[2], b[2]))
+    end
+  end
+  local out = {}
+  for n, s in ipairs(segs) do
+    s.n = n
+  end
+  for _, s in ipairs(segs) do
+    grid:query(math_min(s.ax, s.bx), math_min(s.az, s.bz), math_max(s.ax, s.bx), math_max(s.az, s.bz), function(o)
+      if o.n > s.n and not (o.e == s.e and math_abs(o.i - s.i) <= 1) then
+        local same = o.lv == s.lv
+        if only == nil or (only == "grade") == same then
+          local t, u = G.seg_intersect(s.ax, s.az, s.bx, s.bz, o.ax, o.az, o.bx, o.bz, 1e-7)
+          if t then
+            -- a crossing at a shared end point of the two edges is a junction already
+            local x, z = s.ax + t * (s.bx - s.ax), s.az + t * (s.bz - s.az)
+            out[#out + 1] = { e = s.e, i = s.i, t = t, f = o.e, j = o.i, u = u, x = x, z = z, at_grade = same }
+          end
+        end
+      end
+    end)
+  end
+  return out
+end
+
+--- Bend room of a polyline: for each interior point, the distance its inner edge needs
+-- on both sides (`hw tan(deflection / 2)`), and the first segment (index i, from point i
+-- to i+1) too short for the needs at its two ends; ends get `need_a`/`need_b`.
+-- @treturn integer|nil index of the worst segment
+-- @treturn number its shortfall (metres)
+function M.bend_violation(pts, hw, need_a, need_b)
+  local n = #pts
+  local need = { need_a or 0 }
+  for i = 2, n - 1 do
+    local p, q, r = pts[i - 1], pts[i], pts[i + 1]
+    local a1 = math_atan(q[2] - p[2], q[1] - p[1])
+    local a2 = math_atan(r[2] - q[2], r[1] - q[1])
+    local d = math_abs(G.wrap(a2 - a1))
+    if d > math_rad(170) then d = math_rad(170) end
+    need[i] = hw * math_tan(d / 2)
+  end
+  need[n] = need_b or 0
+  local worst, wi = 0, nil
+  for i = 1, n - 1 do
+    local p, q = pts[i], pts[i + 1]
+    local short = need[i] + need[i + 1] - G.dist(p[1], p[2], q[1], q[2])
+    if short > worst + 1e-9 then worst, wi = short, i end
+  end
+  return wi, worst, need
+end
+
+M.is_edge = is_edge
+M.at_from = at_from
+
+return M

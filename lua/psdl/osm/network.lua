@@ -1,0 +1,536 @@
+--- From an OSM extract (the reader's tables) to the road network of docs/network.md:
+-- road selection, clipping, projection, splitting at shared nodes, the clean-up passes of
+-- `psdl.osm.clean`, and the export to the network table with its report.
+-- @module psdl.osm.network
+
+local T = require "psdl.osm.tags"
+local G = require "psdl.osm.geometry"
+local Graph = require "psdl.osm.graph"
+local P = require "psdl.osm.projection"
+local B = require "psdl.osm.buildings"
+local fit = require "psdl.osm.fit"
+
+local ipairs, pairs, type, tostring, error, next, require, setmetatable =
+  ipairs, pairs, type, tostring, error, next, require, setmetatable
+local math_floor, math_max, math_min, math_huge, math_abs, math_tointeger =
+  math.floor, math.max, math.min, math.huge, math.abs, math.tointeger
+local string_format, table_sort, table_concat = string.format, table.sort, table.concat
+local os_clock = os.clock
+
+local M = {}
+
+--- Default options (see `psdl.osm.network` in the module `psdl.osm` for their meaning).
+M.defaults = {
+  bbox = false, clip = true, origin = false, scale = 1,
+  walkways = false, driveways = false, profiles = false, buildings = true,
+  cleanup = true,
+  merge_distance = 2, snap_distance = 3, simplify = 0.5,
+  min_angle = 25, min_road_length = 3, stub_length = 0,
+  dual_carriageways = true, dual_max_separation = 40, dual_min_length = 30,
+  roundabouts = "auto",
+  dimensions = false,
+  progress = false,
+}
+
+--- Default cross-section dimensions (`psdl.osm.fit.dimensions`).
+M.dimensions = fit.dimensions
+
+--- Total width of a road in the clean-up's model (`psdl.osm.fit.footprint`).
+M.footprint = fit.footprint
+
+------------------------------------------------------------------------ report
+
+local function new_report(data)
+  return {
+    input = { nodes = data.counts.nodes, ways = data.counts.ways, relations = data.counts.relations,
+      deleted = data.counts.deleted },
+    skipped = {}, changes = {}, dropped = {}, warnings = {}, timings = {},
+  }
+end
+
+--- Count one thing left out, by reason.
+function M.skip(report, reason, n)
+  report.skipped[reason] = (report.skipped[reason] or 0) + (n or 1)
+end
+
+--- Count one clean-up change, by kind.
+function M.change(report, what, n)
+  report.changes[what] = (report.changes[what] or 0) + (n or 1)
+end
+
+------------------------------------------------------------------------ clipping
+
+-- Liang-Barsky: parameters [t0, t1] of segment p->q inside the rectangle, or nil.
+local function clip_segment(plat, plon, qlat, qlon, r)
+  local t0, t1 = 0, 1
+  local dlat, dlon = qlat - plat, qlon - plon
+  local checks = {
+    { -dlon, plon - r.minlon }, { dlon, r.maxlon - plon },
+    { -dlat, plat - r.minlat }, { dlat, r.maxlat - plat },
+  }
+  for _, c in ipairs(checks) do
+    local p, q = c[1], c[2]
+    if p == 0 then
+      if q < 0 then return nil end
+    else
+      local t = q / p
+      if p < 0 then
+        if t > t1 then return nil end
+        if t > t0 then t0 = t end
+      else
+        if t < t0 then return nil end
+        if t < t1 then t1 = t end
+      end
+    end
+  end
+  return t0, t1
+end
+
+local function inside(lat, lon, r)
+  return lat >= r.minlat and lat <= r.maxlat and lon >= r.minlon and lon <= r.maxlon
+end
+
+-- Pieces of a way inside the rectangle: lists of entries, each an OSM node id or a
+-- boundary point { lat, lon }.
+local function clip_way(ids, nodes, r)
+  local pieces, cur = {}, nil
+  local function close()
+    if cur and #cur >= 2 then pieces[#pieces + 1] = cur end
+    cur = nil
+  end
+  for i = 1, #ids do
+    local id = ids[i]
+    local n = nodes[id]
+    local lat, lon = n[1], n[2]
+    if i == 1 then
+      if inside(lat, lon, r) then cur = { id } end
+    else
+      local pid = ids[i - 1]
+      local p = nodes[pid]
+      local pin, qin = inside(p[1], p[2], r), inside(lat, lon, r)
+      if pin and qin then
+        cur[#cur + 1] = id
+      else
+        local t0, t1 = clip_segment(p[1], p[2], lat, lon, r)
+        if t0 then
+          if not pin then
+            close()
+            cur = { { p[1] + t0 * (lat - p[1]), p[2] + t0 * (lon - p[2]) } }
+          end
+          if qin then
+            cur[#cur + 1] = id
+          else
+            cur[#cur + 1] = { p[1] + t1 * (lat - p[1]), p[2] + t1 * (lon - p[2]) }
+            close()
+          end
+        end
+      end
+    end
+  end
+  close()
+  return pieces
+end
+
+------------------------------------------------------------------------ build
+
+local function resolve_options(opts)
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #2 to 'network' (table expected, got " .. type(opts) .. ")", 3)
+  end
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(M.defaults) do o[k] = v end
+  for k, v in pairs(opts) do
+    if M.defaults[k] == nil then
+      error(string_format("bad argument #2 to 'network' (unknown option '%s')", tostring(k)), 3)
+    end
+    o[k] = v
+  end
+  local dims = {}
+  for k, v in pairs(M.dimensions) do dims[k] = v end
+  dims.divider = {}
+  for k, v in pairs(M.dimensions.divider) do dims.divider[k] = v end
+  if o.dimensions then
+    for k, v in pairs(o.dimensions) do
+      if k == "divider" then
+        for p, w in pairs(v) do dims.divider[p] = w end
+      elseif M.dimensions[k] == nil then
+        error(string_format("bad argument #2 to 'network' (unknown dimension '%s')", tostring(k)), 3)
+      else
+        dims[k] = v
+      end
+    end
+  end
+  o.dimensions = dims
+  if o.bbox then
+    local b = o.bbox
+    if type(b) ~= "table" or #b ~= 4 then
+      error("bad argument #2 to 'network' (bbox: {minlon, minlat, maxlon, maxlat} expected)", 3)
+    end
+    for i = 1, 4 do
+      if type(b[i]) ~= "number" or b[i] ~= b[i] then
+        error("bad argument #2 to 'network' (bbox: four numbers expected)", 3)
+      end
+    end
+    if not (b[1] < b[3] and b[2] < b[4]) or b[2] < -90 or b[4] > 90 or b[1] < -180 or b[3] > 180 then
+      error("bad argument #2 to 'network' (bbox: minlon < maxlon and minlat < maxlat, in degrees, expected)", 3)
+    end
+  end
+  if o.profiles then
+    for k, v in pairs(o.profiles) do
+      if v ~= false and not T.profiles[v] then
+        error(string_format("bad argument #2 to 'network' (profiles.%s: unknown profile '%s')", tostring(k), tostring(v)), 3)
+      end
+    end
+  end
+  if o.roundabouts ~= "auto" and o.roundabouts ~= "keep" and o.roundabouts ~= "collapse" then
+    error("bad argument #2 to 'network' (roundabouts: 'auto', 'keep' or 'collapse' expected)", 3)
+  end
+  if type(o.scale) ~= "number" or not (o.scale > 0) then
+    error("bad argument #2 to 'network' (scale: a positive number expected)", 3)
+  end
+  return o
+end
+
+local function progress(opts, stage)
+  if opts.progress then opts.progress(stage) end
+end
+
+--- Build the network of an extract.
+-- @tparam table data the reader's result (`psdl.osm.reader`)
+-- @tparam[opt] table opts see `M.defaults` and `psdl.osm.network`
+-- @treturn table network (docs/network.md)
+-- @treturn table report
+function M.build(data, opts)
+  opts = resolve_options(opts)
+  local t_start = os_clock()
+  local report = new_report(data)
+  local nodes = data.nodes
+
+  -- the clip rectangle, in degrees
+  local rect
+  if opts.bbox then
+    local b = opts.bbox
+    rect = { minlon = b[1], minlat = b[2], maxlon = b[3], maxlat = b[4], from = "bbox" }
+  elseif opts.clip and data.bounds then
+    local b = data.bounds
+    rect = { minlon = b.minlon, minlat = b.minlat, maxlon = b.maxlon, maxlat = b.maxlat, from = "bounds" }
+  end
+
+  -- 1. roads: which ways, their pieces (missing nodes and clipping)
+  progress(opts, "roads")
+  local selected = {}
+  local building_ways = {}
+  local mp_members = {} -- member ways of building multipolygons
+  for _, r in ipairs(data.relations) do
+    if r.tags.type == "multipolygon" and T.is_building(r.tags) then
+      for _, m in ipairs(r.members) do
+        if m.type == "way" then mp_members[m.ref] = true end
+      end
+    end
+  end
+  for _, w in ipairs(data.ways) do
+    local attr, why = T.road(w.tags, opts)
+    if attr then
+      selected[#selected + 1] = { way = w, attr = attr }
+    elseif T.is_building(w.tags) or mp_members[w.id] then
+      building_ways[w.id] = true
+    elseif why then
+      M.skip(report, why)
+    else
+      M.skip(report, "not a road or building")
+    end
+  end
+
+  local pieces = {} -- { refs = {...}, attr =, way = }
+  for _, s in ipairs(selected) do
+    local w = s.way
+    local runs, cur, missing = {}, {}, 0
+    for _, id in ipairs(w.nds) do
+      if nodes[id] then
+        if cur[#cur] ~= id then cur[#cur + 1] = id end
+      else
+        missing = missing + 1
+        if #cur >= 2 then runs[#runs + 1] = cur end
+        cur = {}
+      end
+    end
+    if #cur >= 2 then runs[#runs + 1] = cur end
+    if missing > 0 then
+      if #runs == 0 then
+        M.skip(report, "road with missing node references (nothing left)")
+      else
+        M.change(report, "roads cut at missing node references")
+      end
+    end
+    local kept = runs
+    if rect and #runs > 0 then
+      kept = {}
+      local clipped = false
+      for _, run in ipairs(runs) do
+        local cut = clip_way(run, nodes, rect)
+        if #cut ~= 1 or #cut[1] ~= #run then clipped = true end
+        for _, c in ipairs(cut) do kept[#kept + 1] = c end
+      end
+      if #kept == 0 then
+        M.skip(report, "road outside the clip area")
+      elseif clipped then
+        M.change(report, "roads clipped at the edge of the area")
+      end
+    end
+    for _, refs in ipairs(kept) do
+      pieces[#pieces + 1] = { refs = refs, attr = s.attr, way = w }
+    end
+  end
+
+  -- 2. the origin and the projection
+  local origin = opts.origin
+  if origin then
+    origin = { lat = origin.lat or origin[1], lon = origin.lon or origin[2] }
+  elseif rect then
+    origin = { lat = (rect.minlat + rect.maxlat) / 2, lon = (rect.minlon + rect.maxlon) / 2 }
+  else
+    local minlat, minlon, maxlat, maxlon = math_huge, math_huge, -math_huge, -math_huge
+    local function see(id)
+      local n = nodes[id]
+      if n then
+        if n[1] < minlat then minlat = n[1] end
+        if n[1] > maxlat then maxlat = n[1] end
+        if n[2] < minlon then minlon = n[2] end
+        if n[2] > maxlon then maxlon = n[2] end
+      end
+    end
+    for _, p in ipairs(pieces) do for _, r in ipairs(p.refs) do see(r) end end
+    if opts.buildings then
+      for _, w in ipairs(data.ways) do
+        if building_ways[w.id] then for _, r in ipairs(w.nds) do see(r) end end
+      end
+    end
+    if minlat == math_huge then
+      for id in pairs(nodes) do see(id) end
+    end
+    if minlat == math_huge then
+      origin = { lat = 0, lon = 0 }
+    else
+      origin = { lat = (minlat + maxlat) / 2, lon = (minlon + maxlon) / 2 }
+    end
+  end
+  local proj = P.new(origin.lat, origin.lon)
+  local scale = opts.scale
+  local cache = {}
+  local function project(lat, lon)
+    local x, z = proj:forward(lat, lon)
+    return x * scale, z * scale
+  end
+  local function xz(id)
+    local c = cache[id]
+    if not c then
+      local n = nodes[id]
+      local x, z = project(n[1], n[2])
+      c = { x, z }
+      cache[id] = c
+    end
+    return c
+  end
+
+  -- 3. the graph: nodes where ways meet or end, edges between them
+  progress(opts, "graph")
+  local use = {}
+  for _, p in ipairs(pieces) do
+    local refs = p.refs
+    local n = #refs
+    local closed = n > 2 and refs[1] == refs[n]
+    for i = 1, n do
+      local r = refs[i]
+      if type(r) == "number" and not (closed and i == n) then use[r] = (use[r] or 0) + 1 end
+    end
+    for _, i in ipairs({ 1, n }) do
+      local r = refs[i]
+      if type(r) == "number" then use[r] = math_max(use[r], 2) end
+    end
+  end
+  local g = Graph.new()
+  local gnodes = {}
+  local function gnode(r)
+    if type(r) == "number" then
+      local n = gnodes[r]
+      if not n then
+        local c = xz(r)
+        n = g:node(c[1], c[2], tostring(r))
+        n.osm = r
+        gnodes[r] = n
+      end
+      return n
+    end
+    if not r.node then
+      local x, z = project(r[1], r[2])
+      r.node = g:node(x, z, nil, "b")
+      r.node.boundary = true
+    end
+    return r.node
+  end
+  for _, p in ipairs(pieces) do
+    local attr = p.attr
+    local refs = p.refs
+    if attr.oneway == -1 then
+      local rev = {}
+      for i = #refs, 1, -1 do rev[#rev + 1] = refs[i] end
+      refs = rev
+    end
+    local a = {}
+    for k, v in pairs(attr) do a[k] = v end
+    a.oneway = attr.oneway ~= 0
+    if attr.oneway == -1 and (a.sidewalk == "left" or a.sidewalk == "right") then
+      a.sidewalk = a.sidewalk == "left" and "right" or "left"
+    end
+    local src = { "way " .. p.way.id }
+    local start = gnode(refs[1])
+    local pts = { { start.x, start.z } }
+    for i = 2, #refs do
+      local r = refs[i]
+      local c
+      if type(r) == "number" then c = xz(r) else c = { project(r[1], r[2]) } end
+      local last = pts[#pts]
+      if G.dist(last[1], last[2], c[1], c[2]) > 1e-3 then pts[#pts + 1] = { c[1], c[2] } end
+      local is_node = type(r) ~= "number" or use[r] >= 2
+      if is_node then
+        local finish = gnode(r)
+        if #pts >= 2 and not (finish == start and #pts <= 2) then
+          g:edge(start, finish, pts, a, src)
+        end
+        start = finish
+        pts = { { finish.x, finish.z } }
+      end
+    end
+  end
+  -- nodes no edge uses (zero-length pieces)
+  for _, n in ipairs(g:node_list()) do
+    if #n.edges == 0 then g:remove_node(n) end
+  end
+
+  -- 4. buildings
+  local buildings = {}
+  if opts.buildings then
+    progress(opts, "buildings")
+    buildings = B.collect(data, project, rect, function(reason) M.skip(report, reason) end)
+  else
+    local n = 0
+    for _ in pairs(building_ways) do n = n + 1 end
+    if n > 0 then M.skip(report, "building (buildings option off)", n) end
+  end
+  for _, r in ipairs(data.relations) do
+    if not (r.tags.type == "multipolygon" and T.is_building(r.tags)) then
+      M.skip(report, "relation (not a building multipolygon)")
+    end
+  end
+  report.timings.select = os_clock() - t_start
+
+  -- 5. clean-up
+  local t_clean = os_clock()
+  if opts.cleanup then
+    require("psdl.osm.clean").run(g, opts, report)
+  end
+  report.timings.cleanup = os_clock() - t_clean
+
+  -- 6. export
+  local network = M.export(g, buildings, opts, report)
+  network.origin = { lat = origin.lat, lon = origin.lon }
+  network.projection = P.describe(proj)
+  network.scale = scale
+  network.attribution = "© OpenStreetMap contributors (ODbL 1.0, https://www.openstreetmap.org/copyright)"
+  local b = network.bounds
+  if rect then
+    -- the clip area, grown to hold everything kept
+    local corners = { { rect.minlat, rect.minlon }, { rect.minlat, rect.maxlon },
+      { rect.maxlat, rect.minlon }, { rect.maxlat, rect.maxlon } }
+    for _, c in ipairs(corners) do
+      local x, z = project(c[1], c[2])
+      if not b then b = { min_x = x, min_z = z, max_x = x, max_z = z } network.bounds = b end
+      b.min_x, b.max_x = math_min(b.min_x, x), math_max(b.max_x, x)
+      b.min_z, b.max_z = math_min(b.min_z, z), math_max(b.max_z, z)
+    end
+  end
+  report.timings.total = os_clock() - t_start
+  return network, report
+end
+
+------------------------------------------------------------------------ export
+
+local function r2(v) return math_floor(v * 100 + 0.5) / 100 end
+
+--- Turn a cleaned graph into the network table.
+-- @tparam table g graph
+-- @tparam table buildings
+-- @tparam table opts resolved options
+-- @tparam table report completed with `counts`
+-- @treturn table network
+function M.export(g, buildings, opts, report)
+  local net = { nodes = {}, roads = {}, buildings = buildings }
+  local minx, minz, maxx, maxz = math_huge, math_huge, -math_huge, -math_huge
+  local function see(x, z)
+    if x < minx then minx = x end
+    if x > maxx then maxx = x end
+    if z < minz then minz = z end
+    if z > maxz then maxz = z end
+  end
+  local by_profile, junctions, dead_ends = {}, 0, 0
+  local ids = {}
+  for _, n in ipairs(g:node_list()) do
+    if #n.edges > 0 then
+      local node = { x = r2(n.x), z = r2(n.z) }
+      if n.osm and n.id == tostring(n.osm) then node.source = "node " .. n.id end
+      if n.roundabout then node.roundabout = true end
+      net.nodes[n.id] = node
+      ids[#ids + 1] = n.id
+      see(n.x, n.z)
+      local d = Graph.degree(n)
+      if d >= 3 then junctions = junctions + 1 elseif d == 1 then dead_ends = dead_ends + 1 end
+    end
+  end
+  local total_length = 0
+  for _, e in ipairs(g:edge_list()) do
+    local a = e.attr
+    local via
+    if #e.pts > 2 then
+      via = {}
+      for i = 2, #e.pts - 1 do
+        local p = e.pts[i]
+        via[#via + 1] = { r2(p[1]), r2(p[2]) }
+        see(p[1], p[2])
+      end
+    end
+    local road = {
+      from = e.a.id, to = e.b.id, via = via, profile = a.profile,
+      lanes = a.lanes, width = a.width and r2(a.width),
+      oneway = a.oneway or nil, sidewalk = a.sidewalk,
+      bridge = a.bridge or nil, tunnel = a.tunnel or nil,
+      layer = a.layer ~= 0 and a.layer or nil,
+      name = a.name, ref = a.ref, highway = a.highway,
+      divided = a.divided, median = a.median and r2(a.median),
+      roundabout = a.roundabout, link = a.link, walkway = a.walkway,
+      source = Graph.source_text(e.src),
+    }
+    net.roads[#net.roads + 1] = road
+    by_profile[a.profile] = (by_profile[a.profile] or 0) + 1
+    total_length = total_length + Graph.len(e)
+  end
+  for _, b in ipairs(buildings) do
+    for _, p in ipairs(b.outline) do
+      p[1], p[2] = r2(p[1]), r2(p[2])
+      see(p[1], p[2])
+    end
+    if b.holes then
+      for _, h in ipairs(b.holes) do for _, p in ipairs(h) do p[1], p[2] = r2(p[1]), r2(p[2]) end end
+    end
+  end
+  if minx <= maxx then
+    net.bounds = { min_x = r2(minx), min_z = r2(minz), max_x = r2(maxx), max_z = r2(maxz) }
+  end
+  report.counts = {
+    nodes = #ids, junctions = junctions, dead_ends = dead_ends, roads = #net.roads,
+    by_profile = by_profile, buildings = #buildings, length = r2(total_length),
+  }
+  return net
+end
+
+return M
