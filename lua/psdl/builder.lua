@@ -668,8 +668,10 @@ end
 -- * `room`: options of `Builder:room` for every room (`prop_rule` goes to the first only);
 -- * `allow_clamp`: accept sections clamped on curves tighter than the road.
 -- @treturn table the rooms in order
--- @treturn table info `{center = points, sections = rows, left = outer-left points,
--- right = outer-right points}`
+-- @treturn table info `{center = points, sections = n, stride = points per section, flat =
+-- every section's points as a flat x, y, z array, refs = their vertex references, first,
+-- last = the end sections (points), left, right = the outer-left / outer-right points of
+-- every section}` (the rails are what a block beside the street shares)
 function Builder:street(o)
   if type(o) ~= "table" then argerr(1, "street", "table expected, got " .. type(o)) end
   local profile = o.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
