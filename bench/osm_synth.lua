@@ -70,7 +70,7 @@ function M.generate(opts)
   local avenue_row = function(j) return j % 5 == 2 and j > 0 and j < rows end
   local motorway_row = want_motorway and math.floor(rows / 2) + 0.5 or nil
   local function roundabout_at(i, j)
-    return i % 6 == 3 and j % 6 == 3 and i < cols and j < rows and not avenue_row(j)
+    return i % 6 == 3 and j % 6 == 4 and i < cols and j < rows and not avenue_row(j)
       and not avenue_row(j - 1) and not avenue_row(j + 1)
   end
 

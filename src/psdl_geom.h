@@ -20,7 +20,9 @@
  *     each section a row of `stride` points. Following §4.2, the first point of a section
  *     lies on the left when travelling from section k to section k + 1, where "left" of a
  *     direction (tx, tz) is the side (tz, -tx): travelling +Z, the first point is at +X. A
- *     quad (v0, v1, v3, v2) of such a strip has an upward normal.
+ *     quad (v0, v1, v3, v2) of such a strip has an upward normal. This "left" is the format's
+ *     L column (outer L, curb L, ...); on a map with x east and z north (docs/network.md)
+ *     it is the driver's right-hand side, the game's world being left-handed.
  *   - Heights of cross-sections: carriageway, curb and median points at the centre line's y;
  *     sidewalk outer points PSDL_CURB_RISE (0.15 m) higher (§2.4 0x0, §4.1).
  *   - Angles in the option structs are degrees; everything else is metres.

@@ -14,6 +14,11 @@
 -- with a message naming the room, e.g. `room 12 ("Main St"): 256 perimeter points; the game
 -- keeps the count in one byte, 255 at most (§3.2)`.
 --
+-- Sides: a profile's `left` / `right` (and `sidewalk_left` / `sidewalk_right`) are the
+-- format's L and R columns (§2.4): L is the first column of a cross-section, on the side
+-- (tz, −tx) of the direction of travel (tx, tz), travelling +Z at +X (§4.2). With x east and
+-- z north (docs/network.md) that is the driver's right-hand side on a north-up map.
+--
 -- @module psdl.builder
 -- @usage
 -- local psdl = require "psdl"
@@ -113,7 +118,9 @@ end
 -- @tparam[opt] table opts `style`: "london", "sf" or a style table (psdl.styles); the
 -- defaults for textures not given. `eps`: T-junction tolerance in metres (0.005).
 -- `snap`: round coordinates to this grid (metres) before pooling (default: exact).
--- `name`: the city name, checked by validation (§3.4).
+-- `name`: the city name, checked by validation (§3.4). `vertex_budget`: the vertex count
+-- that raises (65,024 by default, §3.2; `false` for none: only for timing documents too big
+-- for the game, which then fail validation).
 -- @treturn Builder
 function M.new(opts)
   opts = opts or {}
@@ -137,6 +144,7 @@ function M.new(opts)
     rooms = {},
     records = {},
     clamped = 0,
+    budget = opts.vertex_budget == nil and M.VERTEX_BUDGET or opts.vertex_budget,
   }, Builder)
   return b
 end
@@ -306,9 +314,10 @@ end
 
 function Room:check_budget()
   local n = self.builder.vpool:count()
-  if n > M.VERTEX_BUDGET then
+  local budget = self.builder.budget
+  if budget and n > budget then
     error(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
-      .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, M.VERTEX_BUDGET), 3)
+      .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget), 3)
   end
 end
 
@@ -1411,9 +1420,9 @@ function Builder:finish(opts)
   phase("attributes")
   -- vertices, dummy, bounds
   local nv = self.vpool:count()
-  if nv > M.VERTEX_BUDGET then
+  if self.budget and nv > self.budget then
     error(string_format("the vertex pool has %d vertices after T-junction repair, above the safe budget of %d (§3.2)",
-      nv, M.VERTEX_BUDGET), 2)
+      nv, self.budget), 2)
   end
   local bounds = core.bounds(self.vpool, 2)
   if not bounds then error("the document has no vertices", 2) end

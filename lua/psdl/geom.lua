@@ -5,7 +5,8 @@
 -- psdl-format.md §4.2: up-facing polygons (fans, roofs, perimeters) have a negative shoelace
 -- sum S = Σ (x_i·z_{i+1} − x_{i+1}·z_i) ("retail winding"), and a strip section's first
 -- point lies on the left of travel, where the left of a direction (tx, tz) is (tz, −tx).
--- Every kernel emits that winding.
+-- Every kernel emits that winding. ("Left" here is the format's L column: with x east and z
+-- north, docs/network.md, it is the driver's right on a north-up map.)
 --
 -- The flat-array forms (`psdl.core.spline(flat, ...)` and so on, documented in
 -- src/lpsdl_geom.c) are faster for bulk work; these wrappers convert.

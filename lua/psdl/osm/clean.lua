@@ -667,6 +667,15 @@ local function merge_pair(ctx, c1, c2)
     end
   end
   if not best_i then return false end
+  -- where the carriageways taper into one road (or part), the direction test fails
+  -- first: carry the run on while they stay within reach of each other and opposite
+  local function loose(smp) return smp.d ~= nil and smp.d <= maxsep end
+  while best_i > 1 and loose(samples[best_i - 1]) and samples[best_i - 1].u >= samples[best_i].u - 1e-6 do
+    best_i = best_i - 1
+  end
+  while best_j < #samples and loose(samples[best_j + 1]) and samples[best_j + 1].u <= samples[best_j].u + 1e-6 do
+    best_j = best_j + 1
+  end
   local s0, s1 = samples[best_i].s, samples[best_j].s
   if s1 - s0 < opts.dual_min_length then return false end
   local u0, u1 = samples[best_i].u, samples[best_j].u

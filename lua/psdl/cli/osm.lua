@@ -1,0 +1,291 @@
+--- `psdl osm EXTRACT.osm`: read an OpenStreetMap XML extract and build the cleaned road
+-- network (docs/network.md) a city is generated from; print a summary of what was read,
+-- kept, changed, dropped and skipped; write the network as JSON (`--network-json`) and a
+-- picture of it (`--svg`).
+--
+--     psdl osm EXTRACT.osm [--bbox minlon,minlat,maxlon,maxlat] [--network-json OUT.json]
+--              [--svg MAP.svg] [--json] [--walkways] [--scale S] [...]
+--
+-- Exit code: 0 done; 1 usage error, or `--strict` and the network still has problems;
+-- 2 the input is not OSM XML (the message gives the line); 3 a file cannot be read or
+-- written.
+-- @module psdl.cli.osm
+
+local common = require "psdl.cli.common"
+local docjson = require "psdl.cli.docjson"
+
+local string, table, math, os, io = string, table, math, os, io
+local ipairs, pairs, tonumber, type, require, tostring = ipairs, pairs, tonumber, type, require, tostring
+
+local M = {}
+
+--- One-line description shown by `psdl --help`.
+M.summary = "Import OpenStreetMap: the cleaned road network of an OSM extract (JSON, SVG)."
+
+--- Longer description shown by `psdl osm --help`.
+M.description = "Read an OpenStreetMap XML extract, project it to metres (transverse Mercator "
+  .. "around the area's centre; x east, z north), turn its highways into a road network "
+  .. "(profiles street, alley, avenue, boulevard, freeway), merge dual carriageways, handle "
+  .. "roundabouts, bridges and tunnels, and clean it up so every road and junction fits "
+  .. "without overlaps; building footprints are kept. Prints what was skipped and why. "
+  .. "OSM data: © OpenStreetMap contributors, ODbL 1.0."
+
+local function bbox(s)
+  local parts = {}
+  for p in s:gmatch("[^,]+") do parts[#parts + 1] = tonumber(p) end
+  if #parts ~= 4 then return nil, "four numbers minlon,minlat,maxlon,maxlat expected" end
+  local a, b, c, d = parts[1], parts[2], parts[3], parts[4]
+  if not (a < c and b < d) then return nil, "minlon < maxlon and minlat < maxlat expected" end
+  if b < -90 or d > 90 or a < -180 or c > 180 then return nil, "degrees expected (lon -180..180, lat -90..90)" end
+  return parts
+end
+
+local function positive(s)
+  local n = tonumber(s)
+  if not n or n ~= n or n <= 0 or n == math.huge then return nil, "a positive number expected" end
+  return n
+end
+
+local function nonneg(s)
+  local n = tonumber(s)
+  if not n or n ~= n or n < 0 or n == math.huge then return nil, "a number >= 0 expected" end
+  return n
+end
+
+--- Declare the command's arguments.
+-- @tparam table cmd the argparse command
+function M.configure(cmd)
+  cmd:argument("file", "OSM XML extract (.osm).")
+  cmd:option("--bbox", "Clip to this area, in degrees: minlon,minlat,maxlon,maxlat."):argname("<box>"):convert(bbox)
+  cmd:flag("--no-clip", "Keep whole ways even beyond the file's <bounds> (default: clip to them).")
+  cmd:option("--network-json", "Write the cleaned network (docs/network.md) as JSON."):argname("<out.json>")
+  cmd:option("--svg", "Write a picture of the network: road corridors at their assumed width, "
+    .. "junctions, buildings."):argname("<map.svg>")
+  cmd:flag("--json", "Print the import report as JSON instead of text.")
+  cmd:flag("--walkways", "Keep footways, paths, steps, cycleways as walkways (alleys).")
+  cmd:flag("--driveways", "Keep service=driveway/parking_aisle/drive-through roads.")
+  cmd:flag("--no-buildings", "Leave building footprints out.")
+  cmd:flag("--no-dual", "Do not merge dual carriageways.")
+  cmd:option("--roundabouts", "Roundabouts: keep rings, collapse them into one junction, or auto "
+    .. "(keep those whose junctions fit; default)."):choices({ "auto", "keep", "collapse" })
+  cmd:flag("--raw", "No clean-up: the ways split at shared nodes only (for comparison).")
+  cmd:option("--scale", "Multiply every distance (default 1; the game's 5 m lanes and sidewalks are "
+    .. "wider than real ones, 1.5 gives streets more room)."):argname("<s>"):convert(positive)
+  cmd:option("--lane-width", "Lane width the fit checks assume, metres (default 5)."):argname("<m>"):convert(positive)
+  cmd:option("--sidewalk-width", "Sidewalk width the fit checks assume, metres (default 5)."):argname("<m>")
+    :convert(nonneg)
+  cmd:option("--merge-distance", "Merge nodes closer than this, metres (default 2)."):argname("<m>"):convert(nonneg)
+  cmd:option("--min-angle", "Smallest angle between two roads at a junction, degrees (default 25)."):argname("<deg>")
+    :convert(nonneg)
+  cmd:flag("--strict", "Exit 1 when the network still has problems after the clean-up.")
+  cmd:flag("-v --verbose", "List every dropped road and every problem left.")
+  cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
+  cmd:flag("--progress", "Show the stages on stderr (default: when stderr is a terminal).")
+end
+
+local function km(m)
+  if m >= 1000 then return string.format("%.2f km", m / 1000) end
+  return string.format("%.0f m", m)
+end
+
+local PROFILES = { "street", "one_sided", "alley", "avenue", "boulevard", "freeway" }
+
+local function sorted_counts(t)
+  local list = {}
+  for k, v in pairs(t) do list[#list + 1] = { k = k, v = v } end
+  table.sort(list, function(a, b)
+    if a.v ~= b.v then return a.v > b.v end
+    return a.k < b.k
+  end)
+  return list
+end
+
+local function sum(t)
+  local n = 0
+  for _, v in pairs(t) do n = n + v end
+  return n
+end
+
+local function print_summary(out, file, net, report, verbose)
+  local function line(fmt, ...) out:write(string.format(fmt, ...), "\n") end
+  local i = report.input
+  line("%s: %s nodes, %s ways, %s relations read", file, common.int(i.nodes), common.int(i.ways),
+    common.int(i.relations))
+  local b = net.bounds
+  if b then
+    line("area: %.0f x %.0f m around %.5f%s %.5f%s (transverse Mercator; x east, z north, metres%s)",
+      b.max_x - b.min_x, b.max_z - b.min_z, math.abs(net.origin.lat), net.origin.lat >= 0 and "N" or "S",
+      math.abs(net.origin.lon), net.origin.lon >= 0 and "E" or "W",
+      net.scale ~= 1 and string.format(", scale %g", net.scale) or "")
+  end
+  local c = report.counts
+  local parts = {}
+  for _, p in ipairs(PROFILES) do
+    if c.by_profile[p] then parts[#parts + 1] = string.format("%d %s", c.by_profile[p], p) end
+  end
+  line("network: %s nodes (%s junctions, %s dead ends), %s roads, %s%s", common.int(c.nodes),
+    common.int(c.junctions), common.int(c.dead_ends), common.int(c.roads), km(c.length),
+    #parts > 0 and ": " .. table.concat(parts, ", ") or "")
+  local special = {}
+  local divided, bridges, tunnels, rings, oneway = 0, 0, 0, 0, 0
+  for _, r in ipairs(net.roads) do
+    if r.divided then divided = divided + 1 end
+    if r.bridge then bridges = bridges + 1 end
+    if r.tunnel then tunnels = tunnels + 1 end
+    if r.roundabout then rings = rings + 1 end
+    if r.oneway then oneway = oneway + 1 end
+  end
+  for _, kv in ipairs({ { oneway, "one-way" }, { divided, "divided" }, { bridges, "bridges" }, { tunnels, "tunnels" },
+    { rings, "on roundabouts" } }) do
+    if kv[1] > 0 then special[#special + 1] = string.format("%d %s", kv[1], kv[2]) end
+  end
+  if #special > 0 then line("  roads: %s", table.concat(special, ", ")) end
+  line("buildings: %s", common.int(c.buildings))
+  local skipped = sorted_counts(report.skipped)
+  if #skipped > 0 then
+    line("skipped (%s):", common.int(sum(report.skipped)))
+    for _, kv in ipairs(skipped) do line("  %6s  %s", common.int(kv.v), kv.k) end
+  end
+  local changes = sorted_counts(report.changes)
+  if #changes > 0 then
+    line("clean-up:")
+    for _, kv in ipairs(changes) do line("  %6s  %s", common.int(kv.v), kv.k) end
+  end
+  if #report.dropped > 0 then
+    line("dropped (%s roads):", common.int(#report.dropped))
+    if verbose then
+      for _, d in ipairs(report.dropped) do
+        line("          %s%s: %s", d.source, d.name and " (" .. d.name .. ")" or "", d.reason)
+      end
+    else
+      for _, kv in ipairs(sorted_counts(report.dropped_by_reason or {})) do line("  %6s  %s", common.int(kv.v), kv.k) end
+    end
+  end
+  if #report.warnings > 0 then
+    line("problems left (%s):", common.int(#report.warnings))
+    for k, w in ipairs(report.warnings) do
+      if not verbose and k > 10 then
+        line("          ... and %d more (--verbose lists them)", #report.warnings - 10)
+        break
+      end
+      line("          %s", w)
+    end
+  else
+    line("problems left: none")
+  end
+  local t = report.timings
+  line("time: %.2f s (read %.2f s, clean-up %.2f s)", t.total + (t.read or 0), t.read or 0, t.cleanup or 0)
+end
+
+--- JSON text of a network (and, when given, its import report).
+-- @tparam table net
+-- @tparam[opt] table report
+-- @treturn string
+function M.network_json(net, report)
+  local obj = docjson.object
+  local nodes = obj()
+  for id, n in pairs(net.nodes) do nodes[tostring(id)] = obj(n) end
+  local roads = {}
+  for i, r in ipairs(net.roads) do
+    local t = obj()
+    for k, v in pairs(r) do t[k] = v end
+    t.from, t.to = tostring(r.from), tostring(r.to)
+    roads[i] = t
+  end
+  local buildings = {}
+  for i, b in ipairs(net.buildings or {}) do
+    local t = obj()
+    for k, v in pairs(b) do t[k] = v end
+    buildings[i] = t
+  end
+  local doc = obj {
+    format = "psdlkit-network", version = 1,
+    origin = net.origin and obj(net.origin), projection = net.projection, scale = net.scale,
+    attribution = net.attribution, bounds = net.bounds and obj(net.bounds),
+    nodes = nodes, roads = roads, buildings = buildings,
+  }
+  if report then doc.report = M.report_object(report) end
+  return docjson.encode(doc)
+end
+
+--- The report as a table ready for `docjson.encode` (empty maps stay objects).
+function M.report_object(report)
+  local obj = docjson.object
+  local r = obj()
+  for k, v in pairs(report) do r[k] = v end
+  r.skipped = obj(report.skipped)
+  r.changes = obj(report.changes)
+  r.dropped_by_reason = obj(report.dropped_by_reason or {})
+  r.timings = obj(report.timings)
+  r.input = obj(report.input)
+  if report.counts then
+    r.counts = obj(report.counts)
+    r.counts.by_profile = obj(report.counts.by_profile)
+  end
+  local dropped = {}
+  for i, d in ipairs(report.dropped) do dropped[i] = obj(d) end
+  r.dropped = dropped
+  return r
+end
+
+--- Run `psdl osm`.
+-- @tparam table args parsed arguments
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+function M.run(args, ctx)
+  local osm = require "psdl.osm"
+  local show_progress = args.progress
+  if show_progress == nil or show_progress == false then
+    local ok, term = pcall(require, "term")
+    show_progress = args.progress or (ok and term.isatty and term.isatty(io.stderr)) or false
+  end
+  local dims
+  if args.lane_width or args.sidewalk_width then
+    dims = { lane = args.lane_width, sidewalk = args.sidewalk_width }
+  end
+  local opts = {
+    bbox = args.bbox or false, clip = not args.no_clip, walkways = args.walkways, driveways = args.driveways,
+    buildings = not args.no_buildings, dual_carriageways = not args.no_dual, cleanup = not args.raw,
+    roundabouts = args.roundabouts, scale = args.scale, dimensions = dims,
+    merge_distance = args.merge_distance, min_angle = args.min_angle,
+  }
+  if show_progress then
+    opts.progress = function(stage) ctx.stderr:write(string.format("psdl osm: %s...\n", stage)) end
+  end
+  local t0 = os.clock()
+  local data, msg, code = osm.read(args.file)
+  if not data then common.failure(common.exit_for(code), common.clean(msg)) end
+  local t_read = os.clock() - t0
+  local net, report = osm.network(data, opts)
+  report.timings.read = t_read
+
+  if args.network_json then
+    local ok, err, ecode = common.write_file_atomic(args.network_json, M.network_json(net, report))
+    if not ok then common.failure(common.exit_for(ecode), err) end
+  end
+  if args.svg then
+    local ok, err, ecode = common.write_file_atomic(args.svg, osm.svg(net, {
+      title = args.file:match("([^/\\]*)$"),
+      dimensions = dims and { lane = dims.lane or 5, sidewalk = dims.sidewalk or 5 } or nil,
+    }))
+    if not ok then common.failure(common.exit_for(ecode), err) end
+  end
+  if args.json then
+    ctx.stdout:write(docjson.encode(docjson.object {
+      format = "psdlkit-osm-report", version = 1, file = args.file, report = M.report_object(report),
+    }))
+  elseif not args.quiet then
+    print_summary(ctx.stdout, args.file, net, report, args.verbose)
+    local written = {}
+    if args.network_json then written[#written + 1] = args.network_json .. " (network)" end
+    if args.svg then written[#written + 1] = args.svg .. " (picture)" end
+    if #written > 0 then ctx.stdout:write("written: ", table.concat(written, ", "), "\n") end
+  end
+  if args.strict and #report.warnings > 0 then
+    return ctx:fail("problems", string.format("%d problem%s left in the network (--strict)", #report.warnings,
+      #report.warnings == 1 and "" or "s"))
+  end
+  return ctx.exit.ok
+end
+
+return M
