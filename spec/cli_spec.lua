@@ -59,9 +59,7 @@ end
 
 -- A fresh temporary path, removed when the test ends.
 local function tmpname(suffix)
-  local base = os.tmpname()
-  os.remove(base)
-  local path = base .. (suffix or "")
+  local path = H.tmpname(suffix)
   cleanup(path)
   return path
 end

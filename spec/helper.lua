@@ -33,11 +33,18 @@ function H.write_bytes(path, bytes)
   f:close()
 end
 
---- A fresh temporary path; the caller removes it (finally).
+local tmp_count = 0
+
+--- A fresh temporary path; the caller removes it (finally). Digits only after a fixed
+-- prefix: a random name could contain "sf" or "london", which the city-name check flags.
 function H.tmpname(suffix)
-  local p = os.tmpname()
+  local p = os.tmpname()          -- reserves a unique name; ours is derived from its digits
   os.remove(p)
-  return p .. (suffix or "")
+  tmp_count = tmp_count + 1
+  local dir = p:match("^(.*)/[^/]*$") or "/tmp"
+  local digits = p:gsub("%D", "")
+  return string.format("%s/psdlkit_test_%s%d_%d%s", dir, digits, tmp_count, math.random(1, 1 << 30),
+    suffix or "")
 end
 
 --- Build a PSD0 file from a description. All indices are raw file values (0-based).
@@ -107,6 +114,25 @@ function H.one_room(words, opts)
   if not opts.no_texture then w[1], w[2] = 0x50, 1 end
   for _, x in ipairs(words) do w[#w + 1] = x end
   return H.psdl{ rooms = { { perimeter = {{1, 0}, {2, 0}, {3, 0}, {4, 0}}, words = w } } }
+end
+
+--- A file-like object that collects what is written to it (`:text()` gives it back).
+function H.collector()
+  local parts = {}
+  return {
+    write = function(self, ...)
+      for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
+      return self
+    end,
+    text = function() return table.concat(parts) end,
+  }
+end
+
+--- Run the `psdl` command line in-process: exit code, stdout text, stderr text.
+function H.cli(...)
+  local out, err = H.collector(), H.collector()
+  local code = require("psdl.cli").main({ ... }, { stdout = out, stderr = err })
+  return code, out.text(), err.text()
 end
 
 return H

@@ -234,6 +234,11 @@ M.geom = require "psdl.geom"
 -- intersections, blocks, buildings and `finish()` (lua/psdl/builder.lua).
 M.builder = require "psdl.builder"
 
+--- City generation from a road network: `psdl.city.new{style = "london", seed = 1}`, then
+-- `node`, `road`, `blocks` and `build()` / `save(path)`; `psdl.city.from_network(net)` takes
+-- the network table of docs/network.md (lua/psdl/city/init.lua).
+M.city = require "psdl.city"
+
 --- Structural diff of two documents (lua/psdl/diff.lua).
 -- @tparam table a
 -- @tparam table b
@@ -258,6 +263,11 @@ function M.export(doc, path, opts) return require("psdl.export").export(doc, pat
 -- @treturn table result `{format =, bytes =, width =, height =, scale =, pixel =, ...}`
 -- @return[2] nil, message, code
 function M.render(doc, opts) return require("psdl.render").render(doc, opts) end
+
+--- OpenStreetMap import (lua/psdl/osm.lua): `psdl.osm.import(path, opts)` reads an OSM
+-- XML extract and returns the cleaned road network of docs/network.md and a report.
+-- Loaded on first use (it needs lua-expat).
+M.osm = setmetatable({}, { __index = function(_, k) return require("psdl.osm")[k] end })
 
 --- Methods of documents returned by `read` and `decode` (`doc:rename_texture(...)`,
 -- `doc:remap_texture(...)`, `doc:move_texture_group(...)`, `doc:swap_texture_groups(...)`,

@@ -38,7 +38,7 @@
 local reader = require "psdl.osm.reader"
 local network = require "psdl.osm.network"
 
-local type, error, require = type, error, require
+local type, error, require, pcall, pairs, ipairs, tostring = type, error, require, pcall, pairs, ipairs, tostring
 
 local M = {}
 
@@ -143,6 +143,44 @@ end
 -- @treturn table problems `{ {kind =, message =, roads = {i, j}, nodes = {...}} ... }`
 function M.check(net, opts)
   return require("psdl.osm.check").run(net, opts)
+end
+
+--- Read a network back from the JSON `psdl osm --network-json` writes (format
+-- `"psdlkit-network"`): node ids are strings, `via` points `{x, z}` arrays.
+-- @tparam string text
+-- @treturn table network (with `report` when the file has one)
+-- @return[2] nil, message, `"bad_input"`
+function M.decode_network(text)
+  if type(text) ~= "string" then
+    error("bad argument #1 to 'decode_network' (string expected, got " .. type(text) .. ")", 2)
+  end
+  local cjson = require("cjson").new()
+  local ok, doc = pcall(cjson.decode, text)
+  if not ok then return nil, "psdl: bad_input: not JSON: " .. tostring(doc), "bad_input" end
+  if type(doc) ~= "table" or doc.format ~= "psdlkit-network" then
+    return nil, "psdl: bad_input: not a psdlkit network (format \"psdlkit-network\" expected)", "bad_input"
+  end
+  if type(doc.nodes) ~= "table" or type(doc.roads) ~= "table" then
+    return nil, "psdl: bad_input: a network needs nodes and roads", "bad_input"
+  end
+  local null = cjson.null
+  local function clean(t)
+    if type(t) ~= "table" then return t end
+    for k, v in pairs(t) do
+      if v == null then t[k] = nil else clean(v) end
+    end
+    return t
+  end
+  clean(doc)
+  for i, r in ipairs(doc.roads) do
+    if doc.nodes[r.from] == nil or doc.nodes[r.to] == nil then
+      return nil, string.format("psdl: bad_input: roads[%d]: unknown node %s", i,
+        tostring(doc.nodes[r.from] == nil and r.from or r.to)), "bad_input"
+    end
+  end
+  doc.format, doc.version = nil, nil
+  doc.buildings = doc.buildings or {}
+  return doc
 end
 
 --- The projection module (`psdl.osm.projection`).

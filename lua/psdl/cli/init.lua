@@ -11,6 +11,9 @@
 --     psdl diff A B [--json]               structural differences (exit 0 when equal)
 --     psdl export FILE -o OUT.obj|.gltf|.glb  the city as triangles (full detail)
 --     psdl render FILE -o MAP.png|.svg     a top-down map (--rooms, --problems)
+--     psdl build SCRIPT.lua [-o OUT.psdl]  run a city script (psdl.city), write the city
+--     psdl osm EXTRACT.osm [--network-json OUT.json] [--svg MAP.svg]
+--                                          OpenStreetMap import: the cleaned road network
 --
 -- Exit codes (`exit`): 0 ok; 1 usage error, or `validate` found problems that fail the
 -- check; 2 bad input (not a PSDL file / psdlkit JSON document that can be decoded);
@@ -37,7 +40,7 @@ M.exit = common.exit
 
 --- Subcommands in the order `psdl --help` lists them; each is the module
 -- `psdl.cli.<name>`.
-M.commands = { "info", "validate", "dump", "undump", "terrain", "retexture", "diff", "export", "render" }
+M.commands = { "info", "validate", "dump", "undump", "terrain", "retexture", "diff", "export", "render", "build", "osm" }
 
 local STOP = setmetatable({}, { __tostring = function() return "psdl.cli: stop parsing" end })
 

@@ -266,7 +266,7 @@ function M.run(args, ctx)
   if args.svg then
     local ok, err, ecode = common.write_file_atomic(args.svg, osm.svg(net, {
       title = args.file:match("([^/\\]*)$"),
-      dimensions = dims and { lane = dims.lane or 5, sidewalk = dims.sidewalk or 5 } or nil,
+      dimensions = dims,
     }))
     if not ok then common.failure(common.exit_for(ecode), err) end
   end

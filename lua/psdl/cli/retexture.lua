@@ -12,7 +12,8 @@
 --
 -- A mapping file has one rename per line, `old=new`, `old,new` or `old new`; `#` starts a
 -- comment. Files are written atomically in place, with a copy of the original as
--- `FILE.bak` (unless `--no-backup`), or under `--out DIR`; `--dry-run` writes nothing.
+-- `FILE.bak` (unless `--no-backup`; an existing `.bak` is kept, so it always holds the oldest
+-- original), or under `--out DIR`; `--dry-run` writes nothing.
 -- Files the edit does not change are not written. An edit that would add a validation
 -- error, split a texture group, put a divider texture past slot 255 or a reference past
 -- 2047 is refused for that file (the file is left alone). Each file gets a report of what
@@ -175,12 +176,13 @@ end
 -- The files to edit: {path =, rel =} (rel: path under the folder given, for --out).
 local function collect(paths, recursive, ctx)
   local lfs = require "lfs"
-  local files, code = {}, ctx.exit.ok
+  local files, code, missing = {}, ctx.exit.ok, 0
   local function walk(dir, rel)
     local names = {}
     local ok, iter, state = pcall(lfs.dir, dir)
     if not ok then
       code = math.max(code, ctx:fail("io", tostring(iter)))
+      missing = missing + 1
       return
     end
     for name in iter, state do
@@ -205,9 +207,10 @@ local function collect(paths, recursive, ctx)
       files[#files + 1] = { path = p, rel = p:match("([^/]*)$") }
     else
       code = math.max(code, ctx:fail("io", p .. ": No such file or directory"))
+      missing = missing + 1
     end
   end
-  return files, code
+  return files, code, missing
 end
 
 local function mkdirs(path)
@@ -319,11 +322,18 @@ function M.edit_file(psdl, file, ops, args)
       end
     end
   elseif not args.no_backup then
+    -- the backup holds the original: an existing FILE.bak (from an earlier edit) is kept
     local bak = file.path .. ".bak"
-    local ok, berr = psdl.write_file(bak, bytes)
-    if not ok then
-      r.status, r.code, r.message = "error", "io", common.clean(berr)
-      return r
+    local existing = io.open(bak, "rb")
+    if existing then
+      existing:close()
+      r.backup_kept = true
+    else
+      local ok, berr = psdl.write_file(bak, bytes)
+      if not ok then
+        r.status, r.code, r.message = "error", "io", common.clean(berr)
+        return r
+      end
     end
     r.backup = bak
   end
@@ -347,7 +357,7 @@ local function print_result(out, r, quiet, dry_run)
     what = "would change (dry run)"
   else
     what = "changed, written" .. (r.written ~= r.file and (" to " .. r.written) or "") ..
-      (r.backup and (" (backup " .. r.backup .. ")") or "")
+      (r.backup and (" (backup " .. r.backup .. (r.backup_kept and ", kept from an earlier edit" or "") .. ")") or "")
   end
   out:write(r.file, ": ", what, "\n")
   for _, rep in ipairs(r.reports or {}) do
@@ -377,9 +387,10 @@ function M.run(args, ctx)
   local psdl = common.psdl()
   local ops = M.operations(args)
   if args.out and args.dry_run then common.failure("usage", "--out and --dry-run together: nothing would be written") end
-  local files, code = collect(args.paths, args.recursive, ctx)
+  local files, code, missing = collect(args.paths, args.recursive, ctx)
   local bar = progress_bar(ctx, #files > M.PROGRESS_AFTER and (args.progress or stderr_is_tty(ctx)), #files)
-  local counts = { changed = 0, unchanged = 0, refused = 0, failed = 0 }
+  -- paths that could not be read at all count as failed files too
+  local counts = { changed = 0, unchanged = 0, refused = 0, failed = missing }
   local results = {}
   for k, file in ipairs(files) do
     bar.show(k, file.path)
@@ -405,13 +416,13 @@ function M.run(args, ctx)
     ctx.stdout:write(docjson.encode({
       format = "psdlkit-retexture", version = 1, dry_run = args.dry_run and true or false,
       files = results, summary = {
-        files = #files, changed = counts.changed, unchanged = counts.unchanged,
+        files = #files + missing, changed = counts.changed, unchanged = counts.unchanged,
         refused = counts.refused, failed = counts.failed,
       },
     }))
   else
     ctx.stdout:write(string.format("%s file%s: %s %s, %s unchanged, %s refused, %s failed%s\n",
-      common.int(#files), #files == 1 and "" or "s", common.int(counts.changed),
+      common.int(#files + missing), #files + missing == 1 and "" or "s", common.int(counts.changed),
       args.dry_run and "would change" or "changed", common.int(counts.unchanged),
       common.int(counts.refused), common.int(counts.failed),
       args.dry_run and " (dry run: nothing written)" or ""))

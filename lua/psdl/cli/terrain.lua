@@ -333,6 +333,10 @@ local function run_import(args, ctx, T)
       common.failure("io", target .. ": no such package: import writes into an existing neighbourhood "
         .. "package (or give an .nhtg output)")
     end
+    if not target:lower():match("%.nhtg$") then
+      common.failure("usage", target .. ": a new target must be an .nhtg file (import writes an NHTG "
+        .. "resource, or into an existing .package)")
+    end
     target_kind = "new"
   end
 

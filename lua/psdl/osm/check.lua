@@ -50,24 +50,28 @@ function M.graph(g, opts)
     for _, e in ipairs(edges or {}) do roads[#roads + 1] = e.index or e.k end
     local ids = {}
     for _, n in ipairs(nodes or {}) do ids[#ids + 1] = n.id end
-    problems[#problems + 1] = { kind = kind, message = msg, roads = roads, nodes = ids }
+    -- _edges, _nodes: the graph objects, for the clean-up's last resort
+    problems[#problems + 1] = { kind = kind, message = msg, roads = roads, nodes = ids, _edges = edges or {},
+      _nodes = nodes or {} }
   end
   for _, c in ipairs(fit.crossings(g, "grade")) do
     add("crossing", string_format("%s and %s cross at grade without a shared node at (%.1f, %.1f)",
       name(c.e), name(c.f), c.x, c.z), { c.e, c.f })
   end
+  local reach = fit.reach_table(g, dims)
   for _, e in ipairs(g:edge_list()) do
     if e.a == e.b then
       add("loop", string_format("%s runs from node %s back to itself", name(e), tostring(e.a.id)), { e }, { e.a })
     else
       local L = Graph.len(e)
-      local need = fit.need(e, dims, min_len)
-      if L < need - 0.01 then
+      local need = fit.need(e, dims, min_len, reach)
+      if L < need - 0.05 then
         add("short", string_format("%s is %.1f m long; its ends need %.1f m", name(e), L, need), { e }, { e.a, e.b })
       end
       if #e.pts > 2 then
-        local ra = Graph.degree(e.a) >= 3 and fit.reach(e.a, e, dims, true) or 0
-        local rb = Graph.degree(e.b) >= 3 and fit.reach(e.b, e, dims, false) or 0
+        local r = reach[e] or {}
+        local ra = Graph.degree(e.a) >= 3 and r[1] or 0
+        local rb = Graph.degree(e.b) >= 3 and r[2] or 0
         local L2 = L / 2
         if ra > L2 then ra = L2 end
         if rb > L2 then rb = L2 end
@@ -81,7 +85,7 @@ function M.graph(g, opts)
   end
   local lim = math_rad(min_angle) - 1e-6
   for _, n in ipairs(g:node_list()) do
-    local ends = fit.ends(n, dims)
+    local ends = reach.ends[n]
     local k = #ends
     if k >= 2 then
       for i = 1, (k == 2 and 1 or k) do
@@ -89,7 +93,7 @@ function M.graph(g, opts)
         local gap = fit.ccw_gap(ends[i].angle, ends[j].angle)
         if k == 2 and gap > math.pi then gap = 2 * math.pi - gap end
         local e, f = ends[i].e, ends[j].e
-        if gap < lim and fit.level(e.attr) == fit.level(f.attr) then
+        if gap < lim then
           add("angle", string_format("%s and %s leave node %s only %.0f degrees apart", name(e), name(f),
             tostring(n.id), math_deg(gap)), { e, f }, { n })
         end

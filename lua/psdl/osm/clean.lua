@@ -401,7 +401,8 @@ function M.join(ctx)
   while again do
     again = false
     for _, n in ipairs(g:node_list()) do
-      if not n.dead and #n.edges == 2 and not n.roundabout then
+      if not n.dead and #n.edges == 2 and not n.roundabout
+        and other(n.edges[1], n) ~= other(n.edges[2], n) then
         local e = g:join(n, false)
         if e then
           n_joined = n_joined + 1
@@ -561,9 +562,9 @@ local function find_pairs(ctx, chains)
   for _, c in ipairs(chains) do
     local gm = geo[c]
     local s = DUAL_STEP / 2
+    local at = G.sampler(gm.pts)
     while s < gm.L do
-      local x, z = G.at(gm.pts, s)
-      local dx, dz = G.direction(gm.pts, s)
+      local x, z, dx, dz = at(s)
       local best, bd = nil, math_huge
       grid:query(x - maxsep, z - maxsep, x + maxsep, z + maxsep, function(sg)
         if sg.c ~= c and dx * sg.dx + dz * sg.dz < -cos_lim and compatible(c[1].attr, sg.c[1].attr) then
@@ -643,10 +644,11 @@ local function merge_pair(ctx, c1, c2)
   for _, a in ipairs(arcs1) do S[#S + 1] = a end
   table_sort(S)
   local samples = {}
+  local at1 = G.sampler(pts1)
   for _, v in ipairs(S) do
     if #samples == 0 or v - samples[#samples].s > 1e-6 then
-      local x, z = G.at(pts1, v)
-      local dx, dz = G.direction(pts1, math_min(v + 1e-6, L1))
+      local x, z = at1(v)
+      local _, _, dx, dz = at1(math_min(v + 1e-6, L1))
       local d, u, ex, ez = nearest(idx2, pts2, x, z, maxsep)
       samples[#samples + 1] = { s = v, x = x, z = z, d = d, u = u,
         ok = d ~= nil and d <= maxsep and dx * ex + dz * ez < -cos_lim }
@@ -716,13 +718,14 @@ local function merge_pair(ctx, c1, c2)
   for k, e in ipairs(e2) do
     for j = (k == 1 and 1 or 2), #e.pts do p2[#p2 + 1] = e.pts[j] end
   end
-  local R1, R2 = G.length(p1), G.length(p2)
+  local at_p1, R1 = G.sampler(p1)
+  local at_p2, R2 = G.sampler(p2)
   local idx = poly_index(p2)
   local function mid(t) -- t: arc length along run 1
-    local x, z = G.at(p1, t)
+    local x, z = at_p1(t)
     local d, u = nearest(idx, p2, x, z, maxsep * 2)
     if not d then return x, z, 0 end
-    local x2, z2 = G.at(p2, u)
+    local x2, z2 = at_p2(u)
     return (x + x2) / 2, (z + z2) / 2, d
   end
   -- nodes to place on the middle line, by arc length along run 1
@@ -784,7 +787,7 @@ local function merge_pair(ctx, c1, c2)
     local ta, tb = clusters[k].t, clusters[k + 1].t
     local tm = (ta + tb) / 2
     local ea = edge_at(e1, tm)
-    local xm, zm = G.at(p1, tm)
+    local xm, zm = at_p1(tm)
     local _, um = nearest(idx, p2, xm, zm, maxsep * 2)
     local eb = edge_at(e2, um or R2 / 2)
     local sep_sum, sep_n = 0, 0
@@ -837,7 +840,7 @@ local function merge_pair(ctx, c1, c2)
       local pts = { { a.x, a.z } }
       for _, v in ipairs(piece.via) do pts[#pts + 1] = v end
       pts[#pts + 1] = { b.x, b.z }
-      g:edge(a, b, pts, piece.attr, piece.src)
+      g:edge(a, b, G.simplify(pts, opts.simplify), piece.attr, piece.src)
     end
   end
   remove_orphans(g)
@@ -877,10 +880,12 @@ function M.loops(ctx)
       local area = math_abs(G.area(e.pts))
       local r_eff = L > 0 and 2 * area / L or 0
       if L < 6 * hw or r_eff < hw + M.ISLAND / 2 then
-        if L > 2 * ctx.opts.merge_distance then
+        if L > 2 * ctx.opts.merge_distance and r_eff >= 1 then
           drop(ctx, e, string_format("loop too small for its road (%.0f m around, %.0f m wide)", L, 2 * hw))
         else
+          -- flat or tiny: what is left of a road between two nodes that became one
           g:remove_edge(e)
+          change(ctx, "flat loops removed (left where two nodes became one)")
         end
       else
         local n1, e1, e2 = g:split_at(e, L / 3, 0, "l")
@@ -1013,7 +1018,10 @@ local function reattach(ctx, n, m, Mj)
     local rest = fit.sub(pm, sp, Lm)
     g:remove_edge(m)
     local q = node_on_M(sM)
-    if q == far_m then return true end
+    if q == far_m then
+      change(ctx, "roads running along another merged into it")
+      return true
+    end
     new_m(q, rest)
     change(ctx, "acute junctions re-attached where the roads part")
     return true
@@ -1073,17 +1081,39 @@ local function separated_edges(g)
   return set
 end
 
+-- What an edge would need if every road met it at a right angle: the widest other road
+-- at each junction end plus the crosswalks. A road much longer than that is too short only
+-- because of an acute angle, which merging its junctions would not fix.
+local function square_need(e, dims, min_len)
+  local need = min_len
+  for _, n in ipairs({ e.a, e.b }) do
+    if degree(n) >= 3 then
+      local w = 0
+      for _, f in ipairs(n.edges) do
+        if f ~= e then w = math_max(w, fit.hw(f, dims)) end
+      end
+      need = need + w + dims.crosswalk
+    elseif degree(n) == 2 then
+      need = need + fit.hw(e, dims)
+    end
+  end
+  return need
+end
+
 function M.spacing(ctx)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
   local min_len = opts.min_road_length
   local changed = false
   for _ = 1, 50 do
     local bad = {}
+    local reach = fit.reach_table(g, dims)
     for _, e in ipairs(g:edge_list()) do
       if e.a ~= e.b then
         local L = len(e)
-        local need = fit.need(e, dims, min_len)
-        if L < need - 1e-6 then bad[#bad + 1] = { e = e, short = need - L } end
+        local need = fit.need(e, dims, min_len, reach)
+        if L < need - 1e-6 and L < 1.5 * square_need(e, dims, min_len) then
+          bad[#bad + 1] = { e = e, short = need - L }
+        end
       end
     end
     if #bad == 0 then break end
@@ -1165,14 +1195,10 @@ end
 function M.shape(ctx)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
   local changed = false
-  local reach_cache = {}
+  local reach = fit.reach_table(g, dims)
   local function reach_at(n, e, from_a)
-    local ends = reach_cache[n]
-    if not ends then ends = fit.reaches(n, dims) reach_cache[n] = ends end
-    for _, en in ipairs(ends) do
-      if en.e == e and en.from_a == from_a then return en.reach end
-    end
-    return 0
+    local r = reach[e]
+    return r and r[from_a and 1 or 2] or 0
   end
   for _, e in ipairs(g:edge_list()) do
     local pts = e.pts
@@ -1350,6 +1376,64 @@ function M.fragments(ctx)
   remove_orphans(g)
 end
 
+------------------------------------------------------------------------ 9. last resort
+
+local function least(list)
+  local victim
+  for _, e in ipairs(list) do
+    if not e.dead and (not victim or major(victim, e)) then victim = e end
+  end
+  return victim
+end
+
+--- Whatever the passes could not fit: drop the least road involved in each problem the
+-- checker still finds (a bend without room first loses its shape points), until none is
+-- left. Returns the problems of the last check (empty unless something could not be
+-- resolved).
+function M.enforce(ctx)
+  local g = ctx.g
+  local check = require "psdl.osm.check"
+  local copts = { dimensions = ctx.dims, min_angle = ctx.opts.min_angle, min_road_length = ctx.opts.min_road_length }
+  local problems
+  for _ = 1, 1000 do
+    problems = check.graph(g, copts)
+    if #problems == 0 then break end
+    local did = false
+    for _, p in ipairs(problems) do
+      local edges, nodes = p._edges, p._nodes
+      local alive = true
+      for _, e in ipairs(edges) do if e.dead then alive = false end end
+      for _, n in ipairs(nodes) do if n.dead then alive = false end end
+      if alive then
+        local victim
+        if p.kind == "bend" and #edges[1].pts > 2 then
+          local e = edges[1]
+          change(ctx, "roads straightened (no room for their bends)")
+          e.pts = { e.pts[1], e.pts[#e.pts] }
+          e.len = nil
+          did = true
+        elseif p.kind == "short" or p.kind == "overlap" then
+          local cands = {}
+          for _, e in ipairs(edges) do cands[#cands + 1] = e end
+          for _, n in ipairs(nodes) do
+            for _, e in ipairs(n.edges) do cands[#cands + 1] = e end
+          end
+          victim = least(cands)
+        else
+          victim = least(edges)
+        end
+        if victim then
+          drop(ctx, victim, "could not be fitted: " .. p.kind .. " (" .. p.message .. ")")
+          did = true
+        end
+      end
+    end
+    remove_orphans(g)
+    if not did then break end
+  end
+  return problems
+end
+
 ------------------------------------------------------------------------ run
 
 --- Run every pass on a graph.
@@ -1375,6 +1459,7 @@ function M.run(g, opts, report)
   end
   stage("fit")
   for round = 1, 20 do
+    report.rounds = round
     local changed = false
     if M.loops(ctx) then changed = true end
     if M.parallel(ctx) then changed = true end
@@ -1387,13 +1472,13 @@ function M.run(g, opts, report)
     if not changed then
       if not M.overlaps(ctx) then break end
     end
-    report.rounds = round
   end
+  M.join(ctx)
+  stage("check")
+  local problems = M.enforce(ctx)
   M.fragments(ctx)
   if ctx.joined then change(ctx, "roads joined end to end (same road, nothing else at the node)", ctx.joined) end
-  -- what still fails the checks
-  local problems = require("psdl.osm.check").graph(g, { dimensions = ctx.dims, min_angle = opts.min_angle,
-    min_road_length = opts.min_road_length })
+  -- what still fails the checks (nothing, unless the last resort gave up)
   for _, p in ipairs(problems) do
     local ws = report.warnings
     ws[#ws + 1] = p.kind .. ": " .. p.message

@@ -26,45 +26,80 @@ local table_sort = table.sort
 
 local M = {}
 
---- Default cross-section dimensions (metres): 5 m lanes and 5 m sidewalks (the game's
--- road textures, lua/psdl/styles), 3 m walkways and crosswalks, divider widths per
--- divided profile.
-M.dimensions = { lane = 5, sidewalk = 5, walkway = 3, crosswalk = 3,
-  divider = { avenue = 1.5, boulevard = 4, freeway = 2 } }
+--- Default cross-sections (metres), the defaults of `psdl.city.profiles` (city
+-- generation builds these when a road gives no `lanes` or `width`): 5 m lanes; street and
+-- one-sided street 2 lanes and 4 m sidewalks; avenue and boulevard 4 lanes, 5 m
+-- sidewalks, 2 m and 8 m medians; freeway 6 lanes, 3 m median, no sidewalks; alley 5 m,
+-- walkway 4 m; 3 m crosswalks at junctions except on alleys, walkways and freeways.
+M.dimensions = {
+  lane = 5, crosswalk = 3,
+  profiles = {
+    street = { lanes = 2, sidewalk = 4, sides = 2, crosswalk = true },
+    one_sided = { lanes = 2, sidewalk = 4, sides = 1, crosswalk = true },
+    alley = { width = 5, sides = 0 },
+    walkway = { width = 4, sides = 0 },
+    avenue = { lanes = 4, median = 2, sidewalk = 5, sides = 2, crosswalk = true },
+    boulevard = { lanes = 4, median = 8, sidewalk = 5, sides = 2, crosswalk = true },
+    freeway = { lanes = 6, median = 3, sidewalk = 0, sides = 0 },
+  },
+}
 
-local SIDEWALKS = { street = 2, one_sided = 1, alley = 0, avenue = 2, boulevard = 2, freeway = 0 }
+--- Dimensions with overrides: `{ lane =, crosswalk =, sidewalk = (every profile that has
+-- sidewalks), profiles = { street = { sidewalk = 3 }, ... } }`.
+function M.resolve(over)
+  local d = { lane = M.dimensions.lane, crosswalk = M.dimensions.crosswalk, profiles = {} }
+  for name, p in pairs(M.dimensions.profiles) do
+    local q = {}
+    for k, v in pairs(p) do q[k] = v end
+    d.profiles[name] = q
+  end
+  if over then
+    for k, v in pairs(over) do
+      if k == "lane" or k == "crosswalk" then d[k] = v
+      elseif k == "sidewalk" then
+        for _, q in pairs(d.profiles) do if (q.sides or 0) > 0 then q.sidewalk = v end end
+      elseif k == "profiles" then
+        for name, p in pairs(v) do
+          local q = d.profiles[name]
+          if not q then error(string.format("unknown profile '%s' in dimensions", tostring(name)), 0) end
+          for kk, vv in pairs(p) do q[kk] = vv end
+        end
+      else
+        error(string.format("unknown dimension '%s'", tostring(k)), 0)
+      end
+    end
+  end
+  return d
+end
 
---- Total width of a road (carriageway, sidewalks and divider) in this model. Reads the
--- fields of docs/network.md (`profile`, `lanes`, `width`, `oneway`, `sidewalk`) and the
--- importer's extra ones (`highway`, `divided`, `walkway`).
+local function profile_of(road, dims)
+  local P = dims.profiles
+  return P[road.walkway and "walkway" or road.profile or "street"] or P.street
+end
+
+--- Total width of a road (carriageway, sidewalks, median) as city generation will build
+-- it: its `width`, else its `lanes` times the lane width, else the profile's default;
+-- plus the profile's sidewalks (or those `sidewalk` asks for) and median. Reads the
+-- fields of docs/network.md and the importer's `walkway`.
 -- @tparam table road
 -- @tparam[opt] table dims (default `M.dimensions`)
 -- @treturn number metres
 function M.footprint(road, dims)
   dims = dims or M.dimensions
-  local profile = road.profile or "street"
-  local carriageway = road.width
-  if road.walkway and not carriageway then
-    carriageway = dims.walkway
-  elseif not carriageway then
-    local lanes = road.lanes
-    if not lanes then
-      local class = T.classes[road.highway or ""] or T.classes.residential
-      if road.oneway then
-        lanes = class.oneway_lanes or 1
-      elseif road.divided or T.divided[profile] then
-        lanes = math_max(2, class.lanes or 2)
-      else
-        lanes = class.lanes or 2
-      end
-    end
-    carriageway = lanes * dims.lane
-  end
-  local sides = SIDEWALKS[profile] or 2
+  local P = profile_of(road, dims)
+  local carriageway = road.width or (road.lanes and road.lanes * dims.lane) or P.width or (P.lanes or 2) * dims.lane
+  local sides = P.sides or 0
   local sw = road.sidewalk
   if sw == "none" then sides = 0 elseif sw == "left" or sw == "right" then sides = 1 elseif sw == "both" then sides = 2 end
-  local divider = T.divided[profile] and (dims.divider[profile] or 0) or 0
-  return carriageway + sides * dims.sidewalk + divider
+  local swidth = P.sidewalk or 0
+  if sides > 0 and swidth == 0 then swidth = dims.profiles.street.sidewalk end
+  return carriageway + sides * swidth + (P.median or 0)
+end
+
+--- Crosswalk depth where a road meets a junction (0 for profiles without crosswalks).
+function M.crosswalk(road, dims)
+  dims = dims or M.dimensions
+  return profile_of(road, dims).crosswalk and dims.crosswalk or 0
 end
 
 --- Half width of a graph edge (cached on the edge).
@@ -83,9 +118,9 @@ function M.level(attr)
 end
 
 -- point at arc length s from the end `from_a` (true: from pts[1]) of a polyline
-local function at_from(pts, s, from_a)
+local function at_from(pts, s, from_a, L)
   if from_a then return G.at(pts, s) end
-  local L = G.length(pts)
+  L = L or G.length(pts)
   return G.at(pts, L - s)
 end
 
@@ -104,7 +139,7 @@ function M.ends(n, dims)
       list[#list + 1] = { e = e, from_a = true, angle = math_atan(z - n.z, x - n.x), hw = M.hw(e, dims) }
     end
     if e.b == n then
-      local x, z = at_from(e.pts, d, false)
+      local x, z = at_from(e.pts, d, false, L)
       list[#list + 1] = { e = e, from_a = false, angle = math_atan(z - n.z, x - n.x), hw = M.hw(e, dims) }
     end
   end
@@ -123,11 +158,37 @@ local function ccw_gap(a1, a2) -- angle from a1 turning counter-clockwise to a2,
 end
 M.ccw_gap = ccw_gap
 
-local function clear(alpha, w, wo)
-  if alpha >= math_pi - 1e-9 then return 0 end
-  if alpha < 1e-3 then alpha = 1e-3 end
-  local d = (wo + w * math_cos(alpha)) / math_sin(alpha)
-  return d > 0 and d or 0
+-- Clip a convex polygon to the half-plane a*x + b*z <= c.
+local function clip(poly, a, b, c)
+  local out = {}
+  local n = #poly
+  for i = 1, n do
+    local p, q = poly[i], poly[i % n + 1]
+    local dp, dq = a * p[1] + b * p[2] - c, a * q[1] + b * q[2] - c
+    if dp <= 0 then out[#out + 1] = p end
+    if (dp < 0 and dq > 0) or (dp > 0 and dq < 0) then
+      local t = dp / (dp - dq)
+      out[#out + 1] = { p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2]) }
+    end
+  end
+  return out
+end
+
+--- How far along a road (half width w, leaving the node along +x) its corridor meets the
+-- corridor of another road leaving the same node at angle phi (radians, counter-clockwise),
+-- of half width wo and length lo: the largest x of the other corridor inside the strip
+-- |z| <= w, x >= 0 (0 when they do not meet).
+function M.clearance(phi, w, wo, lo)
+  local c, s = math_cos(phi), math_sin(phi)
+  local nx, nz = -s * wo, c * wo
+  local ux, uz = c * lo, s * lo
+  local poly = { { nx, nz }, { nx + ux, nz + uz }, { -nx + ux, -nz + uz }, { -nx, -nz } }
+  poly = clip(poly, 0, 1, w)
+  if #poly > 0 then poly = clip(poly, 0, -1, w) end
+  if #poly > 0 then poly = clip(poly, -1, 0, 0) end
+  local d = 0
+  for _, p in ipairs(poly) do if p[1] > d then d = p[1] end end
+  return d
 end
 
 --- The reach of every end at a node: sets `reach` on each entry of `ends` and returns
@@ -135,25 +196,20 @@ end
 function M.reaches(n, dims, ends)
   ends = ends or M.ends(n, dims)
   local k = #ends
-  if k == 1 then
-    ends[1].reach = 0
-  elseif k == 2 then
-    local gap = ccw_gap(ends[1].angle, ends[2].angle)
-    if gap > math_pi then gap = 2 * math_pi - gap end
-    local deflection = math_pi - gap
-    if deflection > math_rad(170) then deflection = math_rad(170) end
-    local r = math_max(ends[1].hw, ends[2].hw) * math_tan(deflection / 2)
-    ends[1].reach, ends[2].reach = r, r
-  else
-    local cw = dims.crosswalk or 0
-    for i = 1, k do
-      local me = ends[i]
-      local left = ends[i % k + 1]
-      local right = ends[(i - 2) % k + 1]
-      local al = ccw_gap(me.angle, left.angle)
-      local ar = ccw_gap(right.angle, me.angle)
-      me.reach = math_max(clear(al, me.hw, left.hw), clear(ar, me.hw, right.hw)) + cw
+  for i = 1, k do
+    local me = ends[i]
+    local d = 0
+    if k >= 2 then
+      for j = 1, k do
+        if j ~= i then
+          local o = ends[j]
+          local c = M.clearance(o.angle - me.angle, me.hw, o.hw, Graph.len(o.e))
+          if c > d then d = c end
+        end
+      end
+      d = math_min(d, Graph.len(me.e) * 4 + 1000)
     end
+    me.reach = k >= 3 and d + M.crosswalk(me.e.attr, dims) or d
   end
   return ends
 end
@@ -167,9 +223,28 @@ function M.reach(n, e, dims, from_a)
   return 0
 end
 
---- Length an edge needs: reach at both ends plus the minimum road length.
-function M.need(e, dims, min_len)
+--- Length an edge needs: reach at both ends plus the minimum road length (`table`: a
+-- reach table from `reach_table`, to avoid measuring the nodes again).
+function M.need(e, dims, min_len, table)
+  local r = table and table[e]
+  if r then return (r[1] or 0) + (r[2] or 0) + (min_len or 0) end
   return M.reach(e.a, e, dims, true) + M.reach(e.b, e, dims, false) + (min_len or 0)
+end
+
+--- The reaches of every edge of a graph at both ends: `t[e] = { at a, at b }`, and
+-- `t.ends[node]` the measured ends of each node.
+function M.reach_table(g, dims)
+  local t = { ends = {} }
+  for n in pairs(g.nodes) do
+    local ends = M.reaches(n, dims)
+    t.ends[n] = ends
+    for _, en in ipairs(ends) do
+      local r = t[en.e]
+      if not r then r = {} t[en.e] = r end
+      if en.from_a then r[1] = en.reach else r[2] = en.reach end
+    end
+  end
+  return t
 end
 
 ------------------------------------------------------------------------ overlap
@@ -260,14 +335,9 @@ end
 -- edge, the clear interval `e._clear = {s0, s1}` (s0 > s1 when the edge is too short).
 function M.pieces(g, dims)
   local pieces = {}
-  local reach = {} -- [edge] = { at a, at b }
+  local reach = M.reach_table(g, dims)
   for _, n in ipairs(g:node_list()) do
-    local ends = M.reaches(n, dims)
-    for _, en in ipairs(ends) do
-      local r = reach[en.e]
-      if not r then r = {} reach[en.e] = r end
-      if en.from_a then r[1] = en.reach else r[2] = en.reach end
-    end
+    local ends = reach.ends[n]
     if #ends >= 3 then
       local pts = {}
       for _, en in ipairs(ends) do

@@ -72,6 +72,32 @@ function M.at(pts, s)
   return p[1], p[2], #pts - 1, 1
 end
 
+--- A point sampler for a polyline: `f(s) -> x, z, dx, dz` (the point at arc length s and
+-- the unit direction of its segment), fast for increasing s (it walks on from the last
+-- segment), correct for any s.
+function M.sampler(pts)
+  local n = #pts
+  local cum = { 0 }
+  for i = 2, n do
+    local a, b = pts[i - 1], pts[i]
+    local dx, dz = b[1] - a[1], b[2] - a[2]
+    cum[i] = cum[i - 1] + math_sqrt(dx * dx + dz * dz)
+  end
+  local i = 1
+  return function(s)
+    if n == 1 then return pts[1][1], pts[1][2], 1, 0 end
+    if s < cum[i] then i = 1 end
+    while i < n - 1 and cum[i + 1] < s do i = i + 1 end
+    local a, b = pts[i], pts[i + 1]
+    local l = cum[i + 1] - cum[i]
+    local t = l > 0 and (s - cum[i]) / l or 0
+    if t < 0 then t = 0 elseif t > 1 then t = 1 end
+    local dx, dz = 1, 0
+    if l > 0 then dx, dz = (b[1] - a[1]) / l, (b[2] - a[2]) / l end
+    return a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2]), dx, dz
+  end, cum[n]
+end
+
 --- Nearest point of a polyline to p: distance, arc length s, segment index, t, and the
 -- point.
 function M.project(pts, px, pz)

@@ -10,8 +10,8 @@ local P = require "psdl.osm.projection"
 local B = require "psdl.osm.buildings"
 local fit = require "psdl.osm.fit"
 
-local ipairs, pairs, type, tostring, error, next, require, setmetatable =
-  ipairs, pairs, type, tostring, error, next, require, setmetatable
+local ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall =
+  ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall
 local math_floor, math_max, math_min, math_huge, math_abs, math_tointeger =
   math.floor, math.max, math.min, math.huge, math.abs, math.tointeger
 local string_format, table_sort, table_concat = string.format, table.sort, table.concat
@@ -146,21 +146,8 @@ local function resolve_options(opts)
     end
     o[k] = v
   end
-  local dims = {}
-  for k, v in pairs(M.dimensions) do dims[k] = v end
-  dims.divider = {}
-  for k, v in pairs(M.dimensions.divider) do dims.divider[k] = v end
-  if o.dimensions then
-    for k, v in pairs(o.dimensions) do
-      if k == "divider" then
-        for p, w in pairs(v) do dims.divider[p] = w end
-      elseif M.dimensions[k] == nil then
-        error(string_format("bad argument #2 to 'network' (unknown dimension '%s')", tostring(k)), 3)
-      else
-        dims[k] = v
-      end
-    end
-  end
+  local ok, dims = pcall(fit.resolve, o.dimensions or nil)
+  if not ok then error("bad argument #2 to 'network' (" .. tostring(dims) .. ")", 3) end
   o.dimensions = dims
   if o.bbox then
     local b = o.bbox
@@ -269,8 +256,12 @@ function M.build(data, opts)
       local clipped = false
       for _, run in ipairs(runs) do
         local cut = clip_way(run, nodes, rect)
-        if #cut ~= 1 or #cut[1] ~= #run then clipped = true end
-        for _, c in ipairs(cut) do kept[#kept + 1] = c end
+        local n = 0
+        for _, c in ipairs(cut) do
+          kept[#kept + 1] = c
+          for _, r in ipairs(c) do if type(r) == "number" then n = n + 1 end end
+        end
+        if n ~= #run then clipped = true end
       end
       if #kept == 0 then
         M.skip(report, "road outside the clip area")

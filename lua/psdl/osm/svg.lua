@@ -6,7 +6,7 @@
 
 local network = require "psdl.osm.network"
 
-local ipairs, pairs, type, tostring = ipairs, pairs, type, tostring
+local ipairs, pairs, type, tostring, tonumber, require = ipairs, pairs, type, tostring, tonumber, require
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local math_max, math_floor = math.max, math.floor
 
@@ -31,18 +31,13 @@ end
 
 --- Render a network as SVG text.
 -- @tparam table net network table
--- @tparam[opt] table opts `width` (pixels, default 1200), `dimensions` (as for
---   `psdl.osm.network`), `title` (text in the corner), `labels` (road names, default
+-- @tparam[opt] table opts `width` (pixels, default 1200), `dimensions` (overrides, as the
+--   option of `psdl.osm.network`), `title` (text in the corner), `labels` (road names, default
 --   false), `nodes` (draw node markers, default true)
 -- @treturn string SVG
 function M.render(net, opts)
   opts = opts or {}
-  local dims = network.dimensions
-  if opts.dimensions then
-    dims = {}
-    for k, v in pairs(network.dimensions) do dims[k] = v end
-    for k, v in pairs(opts.dimensions) do dims[k] = v end
-  end
+  local dims = require("psdl.osm.fit").resolve(opts.dimensions)
   local b = net.bounds or { min_x = -100, min_z = -100, max_x = 100, max_z = 100 }
   local margin = 20
   local x0, z0, x1, z1 = b.min_x - margin, b.min_z - margin, b.max_x + margin, b.max_z + margin
@@ -94,8 +89,11 @@ function M.render(net, opts)
     local colour = M.colours[r.profile] or "#777"
     local pts = road_points(r)
     if r.bridge then
+      -- a deck: opaque, with a dark rim, over what it crosses
       put('<polyline points="%s" fill="none" stroke="#333" stroke-width="%s" stroke-linejoin="round"/>', pts,
         num(width + 2))
+      put('<polyline points="%s" fill="none" stroke="#f7f5ef" stroke-width="%s" stroke-linejoin="round"/>', pts,
+        num(width))
     end
     put('<polyline points="%s" fill="none" stroke="%s" stroke-opacity="%s" stroke-width="%s" '
       .. 'stroke-linejoin="round"%s/>', pts, colour, r.tunnel and "0.25" or "0.5", num(width),

@@ -1,0 +1,514 @@
+--- City generation from a road network: nodes and roads in, a PSDL document out.
+--
+-- A script describes the network (nodes with optional heights, roads between them with
+-- optional via points, a profile each, per-road overrides, tunnels and bridges) and how to
+-- fill the faces between the roads (`blocks`); `build` turns it into rooms with
+-- `psdl.builder`: an intersection room at every node where three or more roads meet, a
+-- bend room where two roads meet at a sharp angle (`bend_angle`), a transition room where
+-- the profile changes, a turning circle at a dead end, road rooms of about `room_length`
+-- metres along smooth centre lines through the gentler nodes, tunnel bores (subterranean +
+-- warp rooms) behind walled cuts, bridge decks (warp rooms) with railings between ramps,
+-- a road record per road run with lane counts, flags (0x40 sidewalks, 0x08 divided, 0x10
+-- alley, 0x20 freeway) and a prop rule on its first room, then block rooms for every bounded
+-- face of the network and a ground apron around it (`psdl.city.blocks`), and finally
+-- perimeters, neighbour links, flags and bounds (`Builder:finish`). Randomness (prop rules
+-- drawn from the style's themes, buildings) comes from one seeded generator: the same
+-- script with the same seed gives the same bytes.
+--
+-- Axes and units follow docs/network.md: metres, x east, z north, y up. A road's left and
+-- right are seen travelling from its `from` node to its `to` node.
+--
+-- @module psdl.city
+-- @usage
+-- local psdl = require "psdl"
+-- local city = psdl.city.new{ style = "london", seed = 7 }
+-- local a, b = city:node(0, 0), city:node(240, 0)
+-- local c = city:node(240, 180, { y = 3 })
+-- city:road(a, b, { profile = "avenue" })
+-- city:road(b, c, { via = { { 300, 90 } } })
+-- city:road(c, a, { profile = "street" })
+-- city:blocks{ buildings = { floors = { 2, 8 } } }
+-- local doc, report = city:build()
+-- assert(psdl.write(doc, "triangle.psdl"))
+
+local builder = require "psdl.builder"
+local profiles = require "psdl.city.profiles"
+local random = require "psdl.city.random"
+local layout = require "psdl.city.layout"
+
+local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
+  type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select
+local sqrt, floor, max, min, huge = math.sqrt, math.floor, math.max, math.min, math.huge
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local os_clock = os.clock
+
+local M = {}
+
+M.PROFILES = profiles.PROFILES
+M.random = random
+M.profiles = profiles
+
+local City = {}
+City.__index = City
+M.City = City
+
+local function argerr(n, fname, msg, level)
+  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
+end
+
+-- "script.lua:12" of the caller `level` frames up (the script line that made a node or road).
+local function where(level)
+  local info = debug.getinfo(level + 1, "Sl")
+  if not info or info.what == "C" then return nil end
+  local src = info.short_src or "?"
+  return string_format("%s:%d", src, info.currentline or 0)
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t or {}) do c[k] = v end
+  return c
+end
+
+local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
+               bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
+               terrain = true, transition = true, arc_step = true, max_angle = true, blocks = true }
+
+--- A new, empty city.
+-- @tparam[opt] table opts
+--
+-- * `style`: "london" (default), "sf" or a style table (lua/psdl/styles/); the texture
+--   names of every road, intersection, divider, tunnel, facade, roof and ground;
+-- * `seed`: integer or string (default 1); `psdl build --seed` overrides it;
+-- * `name`: the city name for validation (names holding `london` or `sf` warn, §3.4);
+-- * `spacing` (m, 20): largest distance between road cross-sections on straight stretches
+--   (curves get more: one every 7.5 degrees of turn);
+-- * `room_length` (m, 100): road rooms are about this long (a road shorter than 1.5 times
+--   it is one room);
+-- * `radius` (m, 5): curb radius at intersection corners;
+-- * `bend_angle` (degrees, 45): where two roads of the same profile meet at a node at a
+--   smaller turn, one road runs smoothly through it; at a larger turn the node gets a bend
+--   room;
+-- * `transition` (m, 5): half the length of a bend or transition room;
+-- * `dead_end`: "cul_de_sac" (default: a turning circle room) or "open" (the road stops);
+-- * `margin` (m, 40): width of the ground apron around the network;
+-- * `props`: prop rules: false (none), or a table profile name → rule number, theme name or
+--   list of theme names of the style's `proprules.themes`, or a function(road) → any of those;
+--   default: each profile's themes (street: residential; avenue: high street / downtown;
+--   boulevard: main road / banners; alleys and freeways none);
+-- * `profiles`: extra or replaced profiles, name → definition (see `psdl.city.profiles`);
+-- * `height`: function(x, z) → y for nodes and via points without y, or a
+--   `psdl.terrain` Terrain (its `height` method is used);
+-- * `blocks = false`: build roads and intersections only.
+-- @treturn City
+function M.new(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then argerr(1, "new", "table expected, got " .. type(opts)) end
+  for k in pairs(opts) do
+    if not OPTS[k] then argerr(1, "new", "unknown option '" .. tostring(k) .. "'") end
+  end
+  local ok, style = pcall(profiles.style, opts.style or "london", 1)
+  if not ok then argerr(1, "new", style) end
+  local ptab = {}
+  for k, v in pairs(profiles.PROFILES) do ptab[k] = v end
+  for k, v in pairs(opts.profiles or {}) do
+    if type(v) ~= "table" then argerr(1, "new", "profiles." .. tostring(k) .. ": table expected") end
+    ptab[k] = v
+  end
+  local height = opts.height or opts.terrain
+  if type(height) == "table" and height.height then
+    local t = height
+    height = function(x, z) return t:height(x, z) end
+  elseif height ~= nil and type(height) ~= "function" then
+    argerr(1, "new", "height: function(x, z) or a psdl.terrain Terrain expected")
+  end
+  for _, k in ipairs({ "spacing", "room_length", "radius", "bend_angle", "margin", "transition" }) do
+    local v = opts[k]
+    if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v == huge) then
+      argerr(1, "new", k .. ": a number >= 0 expected, got " .. tostring(v))
+    end
+  end
+  if opts.spacing and opts.spacing < 0.5 then argerr(1, "new", "spacing: at least 0.5 m") end
+  local city = setmetatable({
+    style = style, style_name = type(opts.style) == "string" and opts.style or style.style or "london",
+    seed = opts.seed == nil and 1 or opts.seed, name = opts.name,
+    spacing = opts.spacing or 20, room_length = opts.room_length or 100, radius = opts.radius or 5,
+    bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
+    transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
+    props = opts.props, profile_table = ptab, height_fn = height,
+    nodes = {}, roads = {}, node_by_id = {},
+  }, City)
+  if opts.blocks == false then city.block_opts = false end
+  return city
+end
+
+local NODE_OPTS = { y = true, name = true, id = true, tunnel = true, bridge = true, junction = true, dead_end = true,
+                    radius = true, textures = true, min_distance = true, x = true, z = true }
+
+--- Add a node.
+-- @tparam number|table x east (m), or a table `{x =, z =, y =, ...}` with the options
+-- @tparam[opt] number z north (m)
+-- @tparam[opt] table opts `y` (m; default the city's `height`, else 0), `name`, `id` (for
+-- `road` and reports; default the node's number), `junction = true` (an intersection room
+-- even where two roads meet), `dead_end` ("cul_de_sac" or "open"), `radius` (corner radius
+-- here), `textures` (intersection group: a key of the style's `intersections`, a style entry
+-- or a group), `tunnel = true | {height, height2, textures, walls}` (an underground
+-- junction: junction-tunnel walls and ceiling; only tunnel roads may meet here, without a
+-- ramp at this end), `bridge = true` (a junction on a bridge deck: only bridge roads)
+-- @treturn table the node (pass it to `road`)
+function City:node(x, z, opts)
+  if type(x) == "table" then
+    opts = x
+    x, z = opts.x, opts.z
+  end
+  opts = opts or {}
+  if type(x) ~= "number" or type(z) ~= "number" or x ~= x or z ~= z or x == huge or x == -huge
+     or z == huge or z == -huge then
+    argerr(1, "node", "finite numbers x and z expected")
+  end
+  if type(opts) ~= "table" then argerr(3, "node", "table expected, got " .. type(opts)) end
+  for k in pairs(opts) do
+    if not NODE_OPTS[k] then argerr(3, "node", "unknown option '" .. tostring(k) .. "'") end
+  end
+  local y = opts.y
+  if y ~= nil and (type(y) ~= "number" or y ~= y) then argerr(3, "node", "y: number expected") end
+  local idx = #self.nodes + 1
+  local id = opts.id
+  if id == nil then id = idx end
+  if self.node_by_id[id] then argerr(3, "node", "id " .. tostring(id) .. " is already taken") end
+  local n = { index = idx, id = id, x = x, z = z, y0 = y, name = opts.name, opts = opts, city = self,
+              where = opts.where or where(2) }
+  self.nodes[idx] = n
+  self.node_by_id[id] = n
+  self.built = nil
+  return n
+end
+
+local ROAD_OPTS = { profile = true, via = true, lanes = true, lane_width = true, width = true, sidewalk = true,
+                    sidewalk_width = true, sidewalk_left = true, sidewalk_right = true, median = true,
+                    divider = true, divider_textures = true, divider_height = true, divider_repeats = true,
+                    textures = true, style = true, oneway = true, crosswalk = true, tunnel = true, bridge = true,
+                    name = true, prop_rule = true, source = true, layer = true, where = true }
+
+-- A node from a node handle or an id.
+function City:resolve_node(v, n, fname)
+  if type(v) == "table" and v.city == self then return v end
+  local node = self.node_by_id[v]
+  if node then return node end
+  if type(v) == "table" and v.city then argerr(n, fname, "the node belongs to another city", 3) end
+  argerr(n, fname, "a node of this city (or its id) expected, got " .. tostring(v), 3)
+end
+
+--- Add a road between two nodes.
+-- @param a the from node (or its id)
+-- @param b the to node (or its id)
+-- @tparam[opt] table opts
+--
+-- * `profile`: "street" (default), "one_sided", "alley", "walkway", "avenue",
+--   "boulevard", "freeway", a name from the city's `profiles`, or a profile table;
+-- * `via`: shape points `{ {x, z}, {x, z, y}, ... }` between the nodes (a smooth curve
+--   passes through them; missing heights are interpolated);
+-- * overrides: `lanes` (total), `lane_width`, `width` (carriageway, m), `sidewalk`
+--   ("both", "left", "right", "none", or metres), `sidewalk_width`, `sidewalk_left`,
+--   `sidewalk_right`, `median`, `divider` ("elevated", "flat", "wedge", "none"),
+--   `divider_textures` (a key of the style's `dividers` or a table), `textures` (a key of the
+--   style's `roads` such as "lanes4", a style entry, a builder group or a texture name),
+--   `style` (another style for this road's textures), `oneway`;
+-- * `crosswalk` (m, or false): crosswalk depth where this road meets an intersection;
+-- * `tunnel = true | {depth = 9, ramp = 60, ceiling = "curved", height = 7, height2 = 7,
+--   textures, walls, wall_height, wall_height2}`: the road dips into a bore (subterranean +
+--   warp rooms, curved ceiling) between walled cuts of `ramp` metres at each end whose node is
+--   at grade; `depth` is below the end nodes' heights;
+-- * `bridge = true | {height = 8, ramp = 60, railing, ramp_railing, railing_height,
+--   railing_height2}`: the road climbs ramps with low railings at each end whose node is at
+--   grade to a deck `height` metres up (warp rooms, bridge railings); `height = 0`: the whole
+--   road is a deck at its nodes' heights (over water);
+-- * `name` (for messages), `prop_rule` (a number 0..255 or a theme name: the road's run gets it on
+--   its first room).
+-- @treturn table the road
+function City:road(a, b, opts)
+  local na = self:resolve_node(a, 1, "road")
+  local nb = self:resolve_node(b, 2, "road")
+  if na == nb then argerr(2, "road", "a road needs two different nodes (both are node " .. tostring(na.id) .. ")") end
+  opts = opts or {}
+  if type(opts) ~= "table" then argerr(3, "road", "table expected, got " .. type(opts)) end
+  for k in pairs(opts) do
+    if not ROAD_OPTS[k] then argerr(3, "road", "unknown option '" .. tostring(k) .. "'") end
+  end
+  local via = {}
+  if opts.via ~= nil then
+    if type(opts.via) ~= "table" then argerr(3, "road", "via: a list of {x, z} or {x, z, y} points expected") end
+    for i, v in ipairs(opts.via) do
+      if type(v) ~= "table" or type(v[1]) ~= "number" or type(v[2]) ~= "number"
+         or (v[3] ~= nil and type(v[3]) ~= "number") then
+        argerr(3, "road", string_format("via[%d]: {x, z} or {x, z, y} expected", i))
+      end
+      via[i] = { v[1], v[2], v[3] }
+    end
+  end
+  local idx = #self.roads + 1
+  local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
+              where = opts.where or where(2) }
+  local ok, spec = pcall(profiles.resolve, self.style, self.profile_table, opts, "")
+  if not ok then argerr(3, "road", tostring(spec)) end
+  r.spec = spec
+  local function part(v, what)
+    if v == nil or v == false then return nil end
+    if v == true then return {} end
+    if type(v) ~= "table" then argerr(3, "road", what .. ": true or a table expected") end
+    return v
+  end
+  r.tunnel = part(opts.tunnel, "tunnel")
+  r.bridge = part(opts.bridge, "bridge")
+  if r.tunnel and r.bridge then argerr(3, "road", "a road is a tunnel or a bridge, not both") end
+  self.roads[idx] = r
+  self.built = nil
+  return r
+end
+
+--- How to fill the faces of the network: every bounded face becomes a block room (ground
+-- fans; building rows along its edges, roofs, facades, facade bounds, slivers on slopes;
+-- parks and plazas without buildings), and a ground apron surrounds the whole network
+-- (`psdl.city.blocks`).
+-- @tparam[opt] table opts `buildings` (false, or `{floors = {min, max}, floor_height,
+-- bay_width, setback, gap = {min, max}, depth = {min, max}, facades}`), `margin` (m, the
+-- apron; default the city's), `overrides` (`{ {point = {x, z}, park = true | plaza = true |
+-- buildings = {...}}, ... }`); `false` builds no blocks
+-- @treturn City self
+function City:blocks(opts)
+  if opts == false then self.block_opts = false; return self end
+  opts = opts or {}
+  if type(opts) ~= "table" then argerr(1, "blocks", "table or false expected, got " .. type(opts)) end
+  self.block_opts = opts
+  self.built = nil
+  return self
+end
+
+-- Node heights: given, else the height function, else 0.
+local function node_heights(city)
+  local fn = city.height_fn
+  local any = fn ~= nil
+  for _, n in ipairs(city.nodes) do
+    local y = n.y0
+    if y == nil and fn then y = fn(n.x, n.z) end
+    n.y = y or 0
+    if n.y ~= 0 then any = true end
+  end
+  for _, r in ipairs(city.roads) do
+    for _, v in ipairs(r.via) do
+      if v[3] == nil and fn then v[3] = fn(v[1], v[2]) end
+      if v[3] and v[3] ~= 0 then any = true end
+    end
+  end
+  return any
+end
+
+-- A height function for the blocks: the city's, else inverse-distance weighting of the
+-- nearest nodes (a grid hash of cell `cell` metres).
+local function block_height(city)
+  if city.height_fn then return city.height_fn end
+  local cell = 100
+  local grid = {}
+  for _, n in ipairs(city.nodes) do
+    local k = floor(n.x / cell) * 1000003 + floor(n.z / cell)
+    local g = grid[k]
+    if not g then g = {}; grid[k] = g end
+    g[#g + 1] = n
+  end
+  return function(x, z)
+    local cx, cz = floor(x / cell), floor(z / cell)
+    for ring = 1, 4 do
+      local sw, sy = 0, 0
+      local count = 0
+      for i = cx - ring, cx + ring do
+        for j = cz - ring, cz + ring do
+          local g = grid[i * 1000003 + j]
+          if g then
+            for _, n in ipairs(g) do
+              local dx, dz = n.x - x, n.z - z
+              local d2 = dx * dx + dz * dz
+              if d2 < 1e-6 then return n.y end
+              local w = 1 / (d2 * d2)
+              sw, sy, count = sw + w, sy + w * n.y, count + 1
+            end
+          end
+        end
+      end
+      if count >= 3 then return sy / sw end
+    end
+    return nil
+  end
+end
+
+--- Build the city: roads, intersections, blocks, then `Builder:finish`.
+-- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
+-- errors too; default false: warnings are reported), `validate` (default true)
+-- @treturn table the document (docs/document-model.md; `psdl.write` takes it)
+-- @treturn table the report: `rooms`, `vertices`, `heights`, `textures`, `roads` (road
+-- records), `kinds` (rooms by kind: road, intersection, block, tunnel, bridge), `nodes`
+-- (nodes by class: junction, bend, transition, dead_end, open, through), `runs`,
+-- `blocks` (what `psdl.city.blocks` returned, or nil when it is not available or off),
+-- `problems` (validation warnings), `counts` (`{errors, warnings}`), `tjunctions`,
+-- `seed`, `seconds` (`{roads, blocks, finish, total}`)
+-- @raise with a message naming the script line of the node or road at fault, or when the
+-- document does not validate
+function City:build(opts)
+  opts = opts or {}
+  local t0 = os_clock()
+  local seed = opts.seed
+  if seed == nil then seed = self.seed end
+  local rng = random.seeded(seed)
+  local varied = node_heights(self)
+  local b = builder.new{ style = self.style, name = self.name }
+  local info = layout.build_roads(self, b, rng)
+  local t1 = os_clock()
+  local block_report
+  if self.block_opts ~= false then
+    local ok, blocks = pcall(require, "psdl.city.blocks")
+    if not ok then
+      if not tostring(blocks):find("module 'psdl.city.blocks' not found", 1, true) then error(blocks, 0) end
+      blocks = nil
+    end
+    if blocks then
+      local bo = self.block_opts or {}
+      local brng = rng:derive("blocks")
+      block_report = blocks.fill(b, {
+        style = self.style, rng = brng:fn(), margin = bo.margin or self.margin,
+        buildings = bo.buildings or false, overrides = bo.overrides, height = varied and block_height(self) or nil,
+        footprints = self.footprints,
+      })
+    end
+  end
+  local t2 = os_clock()
+  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate,
+                              order = "blocks_first" }
+  local t3 = os_clock()
+  local kinds = { road = 0, intersection = 0, block = 0, tunnel = 0, bridge = 0 }
+  for _, r in ipairs(b.rooms) do
+    kinds[r.kind] = (kinds[r.kind] or 0) + 1
+    if r.is_tunnel then kinds.tunnel = kinds.tunnel + 1 end
+    if r.is_bridge then kinds.bridge = kinds.bridge + 1 end
+  end
+  local problems, counts = rep.problems or {}, rep.counts or { errors = 0, warnings = 0 }
+  local report = {
+    rooms = rep.rooms, vertices = rep.vertices, heights = rep.heights, textures = rep.textures,
+    roads = #doc.roads, kinds = kinds, nodes = info.classes, runs = #info.runs, blocks = block_report,
+    problems = problems, counts = counts, tjunctions = rep.tjunctions, seed = seed, builder = b,
+    seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
+    run_list = info.runs,
+  }
+  self.built = { doc = doc, report = report }
+  return doc, report
+end
+
+--- Build (if needed) and write the city atomically; refuses a city with validation errors.
+-- @tparam string path
+-- @tparam[opt] table opts `seed`, `strict` (warnings refuse too), as for `build`
+-- @treturn[1] true
+-- @treturn[1] table the report
+-- @treturn[2] nil
+-- @treturn[2] string message
+-- @treturn[2] string code
+function City:save(path, opts)
+  if type(path) ~= "string" then argerr(1, "save", "path expected") end
+  opts = opts or {}
+  local doc, report = self:build(opts)
+  local ok, err, code = require("psdl").write(doc, path, { strict = opts.strict, name = self.name })
+  if not ok then return nil, err, code end
+  return true, report
+end
+
+--- One paragraph about a built city (what `psdl build` prints).
+-- @tparam table report from `build`
+-- @tparam[opt] string label a file name to start with
+-- @treturn string lines, newline-separated, no final newline
+function M.summary(report, label)
+  local function int(n)
+    local s = string_format("%d", n or 0)
+    return (s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))
+  end
+  local k = report.kinds
+  local lines = {}
+  lines[#lines + 1] = string_format("%s%s rooms (%s road, %s intersection, %s block; %s tunnel, %s bridge), "
+    .. "%s vertices, %s heights, %s textures, %s road records",
+    label and (label .. ": ") or "", int(report.rooms), int(k.road), int(k.intersection), int(k.block),
+    int(k.tunnel), int(k.bridge), int(report.vertices), int(report.heights), int(report.textures), int(report.roads))
+  local nc = report.nodes or {}
+  lines[#lines + 1] = string_format("  network: %s junctions, %s bends, %s transitions, %s dead ends, %s open ends, "
+    .. "%s through nodes; %s road runs", int(nc.junction), int(nc.bend), int(nc.transition), int(nc.dead_end),
+    int(nc.open), int(nc.through), int(report.runs))
+  local bl = report.blocks
+  if bl then
+    lines[#lines + 1] = string_format("  blocks: %s blocks, %s buildings, %s parks%s", int(bl.blocks), int(bl.buildings),
+      int(bl.parks), bl.apron and ", ground apron" or "")
+  else
+    lines[#lines + 1] = "  blocks: none (psdl.city.blocks not available or blocks = false)"
+  end
+  local c = report.counts or {}
+  lines[#lines + 1] = string_format("  validation: %s errors, %s warnings", int(c.errors), int(c.warnings))
+  for i, p in ipairs(report.problems or {}) do
+    if i > 10 then
+      lines[#lines + 1] = string_format("    (and %s more)", int(#report.problems - 10))
+      break
+    end
+    lines[#lines + 1] = string_format("    %s %s %s: %s", p.severity, p.rule, p.path, p.message)
+  end
+  local s = report.seconds or {}
+  lines[#lines + 1] = string_format("  seed %s; built in %.3f s (roads %.3f, blocks %.3f, finish %.3f)",
+    tostring(report.seed), s.total or 0, s.roads or 0, s.blocks or 0, s.finish or 0)
+  return table_concat(lines, "\n")
+end
+
+-- Sort key for network ids: numbers before strings, each in natural order.
+local function id_less(p, q)
+  local tp, tq = type(p), type(q)
+  if tp ~= tq then return tp == "number" end
+  return p < q
+end
+
+--- A city from a road-network table (docs/network.md): `nodes` keyed by id
+-- (`{x, z, y}`), `roads` (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
+-- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
+-- Nodes are added in id order (numbers, then strings), roads in list order, so the same
+-- table gives the same city.
+-- @tparam table net
+-- @tparam[opt] table opts options of `new`
+-- @treturn City
+function M.from_network(net, opts)
+  if type(net) ~= "table" or type(net.nodes) ~= "table" or type(net.roads) ~= "table" then
+    argerr(1, "from_network", "a network table with nodes and roads expected (docs/network.md)")
+  end
+  local city = M.new(opts)
+  local ids = {}
+  for id in pairs(net.nodes) do
+    if type(id) ~= "number" and type(id) ~= "string" then argerr(1, "from_network", "node ids must be numbers or strings") end
+    ids[#ids + 1] = id
+  end
+  table_sort(ids, id_less)
+  for _, id in ipairs(ids) do
+    local n = net.nodes[id]
+    if type(n) ~= "table" or type(n.x) ~= "number" or type(n.z) ~= "number" then
+      argerr(1, "from_network", "nodes[" .. tostring(id) .. "]: {x =, z =} expected")
+    end
+    city:node(n.x, n.z, { y = n.y, id = id, name = n.name, where = "nodes[" .. tostring(id) .. "]" })
+  end
+  for i, r in ipairs(net.roads) do
+    if type(r) ~= "table" then argerr(1, "from_network", "roads[" .. i .. "]: table expected") end
+    local a, b = city.node_by_id[r.from], city.node_by_id[r.to]
+    if not a or not b then
+      argerr(1, "from_network", string_format("roads[%d]: node %s not in nodes", i, tostring(not a and r.from or r.to)))
+    end
+    local o = { profile = r.profile, lanes = r.lanes, width = r.width, oneway = r.oneway, name = r.name,
+                source = r.source, via = r.via, where = "roads[" .. i .. "]" .. (r.source and (" (" .. r.source .. ")") or "") }
+    if r.sidewalk ~= nil then o.sidewalk = r.sidewalk end
+    if r.bridge then o.bridge = r.bridge end
+    if r.tunnel then o.tunnel = r.tunnel end
+    -- via points of the network are {x, z} or {x, z, y}, as here
+    local ok, err = pcall(city.road, city, a, b, o)
+    if not ok then error(string_format("roads[%d]: %s", i, tostring(err):gsub("^bad argument #%d to 'road' %((.*)%)$", "%1")), 2) end
+  end
+  city.footprints = net.buildings
+  return city
+end
+
+return M

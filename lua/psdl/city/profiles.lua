@@ -1,0 +1,254 @@
+--- Road profiles of `psdl.city`: named cross-sections (street, one-sided street, alley,
+-- walkway, avenue, boulevard, freeway), per-road overrides of widths, lanes, sidewalks,
+-- dividers and textures, and their resolution into what `psdl.builder` takes: a builder
+-- profile, a texture group, divider options, lane lists and road-record flags.
+--
+-- Widths are metres. A profile's `left` / `right` are seen in the road's direction of
+-- travel (from its `from` node to its `to` node); the left of a direction (tx, tz) is
+-- (tz, −tx) (psdl-format.md §4.2). Lanes are 5 m wide by default, as the retail texture
+-- names `rN` (N = total lanes, 5 m each; the texture holds half the road) and the km2cb
+-- presets use (city-layout.md §7).
+-- @module psdl.city.profiles
+
+local type, error, pairs, ipairs, tostring, require, pcall = type, error, pairs, ipairs, tostring, require, pcall
+local floor, max, abs = math.floor, math.max, math.abs
+local string_format, table_concat = string.format, table.concat
+
+local M = {}
+
+--- The named profiles. Fields: `kind` ("road": road strip with sidewalks, 0x0; "walkway":
+-- rectangle strip, 0x2; "divided": divided road, 0x8), `lanes` (total, both directions),
+-- `lane_width` (m), `width` (carriageway, m, both directions; wins over lanes), `sidewalk`
+-- (m per side), `sides` ("both", "left", "right", "none"), `median` (m, divided),
+-- `divider` ("elevated", "flat", "wedge", "none"), `divider_textures` (a key of the style's
+-- `dividers`), `textures` (a key of the style's `roads`, or "alley" / "walkway"),
+-- `crosswalk` (m at intersections; 0 none), `props` (prop-rule themes of the style, first
+-- found wins; false: none), `freeway` (record flag 0x20).
+M.PROFILES = {
+  street = { kind = "road", lanes = 2, lane_width = 5, sidewalk = 4, sides = "both", crosswalk = 3,
+             props = { "residential" } },
+  one_sided = { kind = "road", lanes = 2, lane_width = 5, sidewalk = 4, sides = "right", crosswalk = 3,
+                props = { "residential" } },
+  alley = { kind = "walkway", width = 5, textures = "alley", crosswalk = 0, props = false },
+  walkway = { kind = "walkway", width = 4, textures = "walkway", crosswalk = 0, props = false },
+  avenue = { kind = "divided", lanes = 4, lane_width = 5, median = 2, divider = "elevated", divider_textures = "kerb",
+             sidewalk = 5, sides = "both", crosswalk = 3, props = { "high_street", "downtown" } },
+  boulevard = { kind = "divided", lanes = 4, lane_width = 5, median = 8, divider = "flat", divider_textures = "planted",
+                sidewalk = 5, sides = "both", crosswalk = 3, props = { "main_road", "banners", "downtown" } },
+  freeway = { kind = "divided", lanes = 6, lane_width = 5, median = 3, divider = "wedge", divider_textures = "wedge",
+              sidewalk = 0, sides = "none", crosswalk = 0, textures = "freeway", freeway = true, props = false },
+}
+
+--- Names `profile = ...` accepts besides the table keys (network importers' spellings).
+M.ALIASES = { one_side = "one_sided", onesided = "one_sided", walk = "walkway", path = "walkway",
+              footway = "walkway", service = "alley", motorway = "freeway" }
+
+--- Record flag bits (psdl-format.md §1.7).
+M.RECORD = { divided = 0x08, alley = 0x10, freeway = 0x20, sidewalks = 0x40 }
+
+local FIELDS = { "kind", "lanes", "lane_width", "width", "sidewalk", "sides", "median", "divider", "divider_textures",
+                 "textures", "crosswalk", "props", "freeway", "oneway", "sidewalk_left", "sidewalk_right",
+                 "divider_height", "divider_repeats" }
+
+--- A style table from a name or a table.
+function M.style(style, level)
+  if type(style) == "string" then
+    local ok, s = pcall(require, "psdl.styles." .. style)
+    if not ok or type(s) ~= "table" then
+      error(string_format("unknown style '%s' (london or sf, or a style table)", style), (level or 1) + 1)
+    end
+    return s
+  end
+  if type(style) ~= "table" then error("style: name or table expected, got " .. type(style), (level or 1) + 1) end
+  return style
+end
+
+-- The style's road entry for a lane count: rN (oneway variant when asked and present),
+-- else the nearest count below, else above.
+local function lanes_entry(style, n, oneway)
+  local roads = style.roads or {}
+  if oneway and roads["lanes" .. n .. "_oneway"] then return roads["lanes" .. n .. "_oneway"], "lanes" .. n .. "_oneway" end
+  if roads["lanes" .. n] then return roads["lanes" .. n], "lanes" .. n end
+  for d = 1, 8 do
+    if roads["lanes" .. (n - d)] then return roads["lanes" .. (n - d)], "lanes" .. (n - d) end
+    if roads["lanes" .. (n + d)] then return roads["lanes" .. (n + d)], "lanes" .. (n + d) end
+  end
+  return style.road, "road"
+end
+
+-- Texture names of a group or style entry, for the compatibility key.
+local function tex_key(t)
+  if type(t) == "string" then return t end
+  if type(t) ~= "table" then return tostring(t) end
+  if t.names then return table_concat(t.names, "/") end
+  return table_concat({ tostring(t.surface or t.name or t[1]), tostring(t.sidewalk), tostring(t.lod),
+                        tostring(t.side), tostring(t.strip), tostring(t.top), tostring(t.cap) }, "/")
+end
+
+local function num(v, what, where)
+  if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v == math.huge) then
+    error(string_format("%s%s: a number >= 0 (metres) expected, got %s", where, what, tostring(v)), 0)
+  end
+  return v
+end
+
+--- Resolve a road's profile and options into what the builder takes.
+-- @tparam table style the city's style table
+-- @tparam table profiles the city's profile table (name → definition)
+-- @tparam table o the road's options: `profile` (name or table), and overrides `lanes`,
+-- `lane_width`, `width`, `sidewalk` ("both" | "left" | "right" | "none", or metres on both
+-- sides), `sidewalk_width`, `sidewalk_left`, `sidewalk_right`, `median`, `divider`,
+-- `divider_textures`, `textures` (a key of `style.roads`, a style entry, a builder group or a
+-- texture name), `style` (another style for this road's textures), `oneway`, `crosswalk`
+-- @tparam string where prefix for messages ("script.lua:12: road 3: ")
+-- @treturn table `{name, kind, builder = profile, textures, divider, lanes_left, lanes_right,
+-- flags, props, crosswalk, key, half_width, sidewalks}`
+function M.resolve(style, profiles, o, where)
+  where = where or ""
+  local pname = o.profile or "street"
+  local base
+  if type(pname) == "table" then
+    base = pname
+    pname = pname.name or "custom"
+  else
+    pname = M.ALIASES[pname] or pname
+    base = profiles[pname]
+    if not base then
+      local names = {}
+      for k in pairs(profiles) do names[#names + 1] = k end
+      table.sort(names)
+      error(string_format("%sunknown profile '%s' (%s)", where, tostring(pname), table_concat(names, ", ")), 0)
+    end
+  end
+  local p = {}
+  for _, k in ipairs(FIELDS) do p[k] = base[k] end
+  for _, k in ipairs(FIELDS) do
+    if o[k] ~= nil and k ~= "kind" then p[k] = o[k] end
+  end
+  local kind = p.kind or "road"
+  if kind ~= "road" and kind ~= "walkway" and kind ~= "divided" then
+    error(string_format("%sprofile '%s': kind \"road\", \"walkway\" or \"divided\" expected, got %s", where, pname,
+      tostring(kind)), 0)
+  end
+  if o.road_style or o.style then style = M.style(o.road_style or o.style, 3) end
+  -- sidewalks
+  local sides, sw = p.sides or "both", p.sidewalk
+  if type(p.sidewalk) == "string" then sides, sw = p.sidewalk, base.sidewalk end
+  if type(sw) ~= "number" then sw = (kind == "walkway") and 0 or 4 end
+  if o.sidewalk_width then sw = o.sidewalk_width end
+  num(sw, "sidewalk width", where)
+  if sides ~= "both" and sides ~= "left" and sides ~= "right" and sides ~= "none" then
+    error(string_format("%ssidewalk: \"both\", \"left\", \"right\" or \"none\" expected, got %s", where, tostring(sides)), 0)
+  end
+  local sl = (sides == "both" or sides == "left") and sw or 0
+  local sr = (sides == "both" or sides == "right") and sw or 0
+  if o.sidewalk_left then sl = num(o.sidewalk_left, "sidewalk_left", where) end
+  if o.sidewalk_right then sr = num(o.sidewalk_right, "sidewalk_right", where) end
+  if kind == "walkway" then sl, sr = 0, 0 end
+  -- carriageway
+  local lanes = p.lanes
+  local lw = num(p.lane_width or 5, "lane_width", where)
+  local width = num(p.width, "width", where)
+  if kind == "walkway" then
+    width = width or (lanes and lanes * lw) or 5
+    lanes = lanes or 1
+  else
+    lanes = lanes or 2
+    if type(lanes) ~= "number" or lanes < 1 or lanes % 1 ~= 0 then
+      error(string_format("%slanes: a whole number >= 1 expected, got %s", where, tostring(lanes)), 0)
+    end
+    width = width or lanes * lw
+  end
+  if width <= 0.5 then error(string_format("%swidth %g m: too narrow for a road", where, width), 0) end
+  local median = kind == "divided" and num(p.median or 2, "median", where) or nil
+  if kind == "divided" and median <= 0 then error(string_format("%sa divided road needs a median wider than 0", where), 0) end
+  local bp = { kind = kind, left = width / 2, right = width / 2, sidewalk_left = sl, sidewalk_right = sr,
+               median = median }
+  -- textures
+  local textures, tkey = o.textures or p.textures, nil
+  local oneway = p.oneway and true or false
+  if textures == nil then
+    if kind == "walkway" then textures = style.alley
+    else textures = lanes_entry(style, lanes, oneway) end
+  elseif type(textures) == "string" then
+    if textures == "alley" then textures = style.alley
+    elseif textures == "walkway" then textures = (style.walkways and style.walkways[3]) or style.alley.surface
+    elseif textures == "freeway" then
+      textures = (style.roads and style.roads.freeway) or lanes_entry(style, lanes, false)
+    elseif style.roads and style.roads[textures] then textures = style.roads[textures]
+    end -- else: a plain texture name
+  end
+  tkey = tex_key(textures)
+  -- divider
+  local divider
+  if kind == "divided" then
+    local dt = p.divider or "elevated"
+    local dtex = p.divider_textures
+    if type(dtex) == "string" and style.dividers and style.dividers[dtex] then dtex = style.dividers[dtex]
+    elseif dtex == nil then dtex = style.divider end
+    divider = { divider = dt, divider_textures = dtex, height = p.divider_height, repeats = p.divider_repeats }
+    tkey = tkey .. "|" .. tostring(dt) .. "|" .. tex_key(dtex)
+  end
+  -- lanes and record flags (§1.7): lane values are the retail default 0.5 each
+  local nl, nr
+  if kind == "walkway" then nl, nr = 1, 1
+  elseif oneway then nl, nr = 0, lanes
+  else nl = floor(lanes / 2); nr = lanes - nl; if nl == 0 then nl = 1 end end
+  local ll, lr = {}, {}
+  for i = 1, nl do ll[i] = 0.5 end
+  for i = 1, nr do lr[i] = 0.5 end
+  local flags = 0
+  if kind == "walkway" then flags = flags | M.RECORD.alley end
+  if kind == "divided" then flags = flags | M.RECORD.divided end
+  if kind ~= "walkway" and (sl > 0 or sr > 0) then flags = flags | M.RECORD.sidewalks end
+  if p.freeway then flags = flags | M.RECORD.freeway end
+  local crosswalk = p.crosswalk
+  if crosswalk == nil then crosswalk = kind == "walkway" and 0 or 3 end
+  if crosswalk == false then crosswalk = 0 end
+  local tail = tkey .. "|" .. tostring(oneway)
+  return {
+    name = pname, kind = kind, builder = bp, textures = textures, divider = divider,
+    lanes = lanes, lanes_left = ll, lanes_right = lr, flags = flags, props = p.props, crosswalk = crosswalk,
+    tail = tail, sidewalks = sl > 0 or sr > 0, oneway = oneway, style = style,
+    half_width = (median or 0) / 2 + width / 2 + max(sl, sr),
+  }
+end
+
+--- A key that is equal for two roads exactly when they have the same cross-section and
+-- textures seen in the same direction of travel; `forward = false` sees the road from its
+-- `to` end (left and right swapped, a one-way road reversed).
+-- @tparam table spec a resolved profile
+-- @tparam boolean forward
+-- @treturn string
+function M.oriented_key(spec, forward)
+  local bp = spec.builder
+  local l, r, sl, sr = bp.left, bp.right, bp.sidewalk_left, bp.sidewalk_right
+  if not forward then l, r, sl, sr = r, l, sr, sl end
+  return string_format("%s|%.4f|%.4f|%.4f|%.4f|%s|%s|%s", spec.kind, l, r, sl, sr, tostring(bp.median), spec.tail,
+    spec.oneway and (forward and ">" or "<") or "=")
+end
+
+--- A prop rule for a road: a number (0..255) as it is; a theme name or a list of theme
+-- names of the style's `proprules.themes` (the first present), one rule drawn from it with
+-- the generator; false or nil: 0.
+-- @param v number, string, list or false
+-- @tparam table style
+-- @param rng a `psdl.city.random` generator
+-- @treturn integer
+function M.prop_rule(v, style, rng)
+  if v == nil or v == false then return 0 end
+  if type(v) == "number" then
+    if v < 0 or v > 255 or v % 1 ~= 0 then error("prop rule " .. tostring(v) .. ": 0..255 expected", 0) end
+    return v
+  end
+  local themes = style.proprules and style.proprules.themes or {}
+  local list = type(v) == "table" and v or { v }
+  for _, name in ipairs(list) do
+    if type(name) == "number" then return name end
+    local t = themes[name]
+    if t and #t > 0 then return rng:pick(t) end
+  end
+  return 0
+end
+
+return M

@@ -1,0 +1,587 @@
+-- Block rooms of city generation (lua/psdl/city/blocks.lua): faces of the road layout,
+-- splitting, ground, buildings, parks and plazas, the apron; layouts built directly with
+-- the builder (intersections and streets), then blocks.fill and b:finish().
+local psdl = require "psdl"
+local builder = require "psdl.builder"
+local blocks = require "psdl.city.blocks"
+
+local STREET = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
+
+-- A deterministic generator in [0, 1).
+local function lcg(seed)
+  local s = seed or 1
+  return function()
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s / 2147483648
+  end
+end
+
+-- A grid of nx x nz nodes `spacing` apart joined by streets; `stubs` (m): dead-end streets
+-- out of the border nodes; `node_height(x, z)`; `skip(i, j)`: no node there.
+local function grid(o)
+  local b = builder.new{ style = o.style or "london" }
+  local nx, nz, sp = o.nx, o.nz, o.spacing or 120
+  local hf = o.node_height or function() return 0 end
+  local info = {}
+  local function has(i, j) return i >= 1 and i <= nx and j >= 1 and j <= nz and not (o.skip and o.skip(i, j)) end
+  local dirs = { { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }
+  for i = 1, nx do
+    info[i] = {}
+    for j = 1, nz do
+      if has(i, j) then
+        local arms, map = {}, {}
+        for _, d in ipairs(dirs) do
+          if has(i + d[1], j + d[2]) or o.stubs then
+            arms[#arms + 1] = { dir = d, profile = STREET }
+            map[d[1] .. "," .. d[2]] = #arms
+          end
+        end
+        local x, z = (i - 1) * sp, (j - 1) * sp
+        local _, inf = b:intersection{ center = { x, hf(x, z), z }, radius = 5, arms = arms }
+        info[i][j] = { inf = inf, map = map, x = x, z = z }
+      end
+    end
+  end
+  local function arm(n, dx, dz) return { n.inf, n.map[dx .. "," .. dz] } end
+  for i = 1, nx do
+    for j = 1, nz do
+      local n = info[i][j]
+      if n then
+        local e = info[i + 1] and info[i + 1][j]
+        if e then b:road_record{ rooms = b:street{ from = arm(n, 1, 0), to = arm(e, -1, 0), profile = STREET } } end
+        local s = info[i][j + 1]
+        if s then b:road_record{ rooms = b:street{ from = arm(n, 0, 1), to = arm(s, 0, -1), profile = STREET } } end
+        if o.stubs then
+          for _, d in ipairs(dirs) do
+            if not has(i + d[1], j + d[2]) then
+              local ex, ez = n.x + d[1] * o.stubs, n.z + d[2] * o.stubs
+              b:street{ from = arm(n, d[1], d[2]), path = { { ex, hf(ex, ez), ez } }, profile = STREET }
+            end
+          end
+        end
+      end
+    end
+  end
+  return b
+end
+
+-- Plan polygon of a room's perimeter.
+local function perimeter_pts(doc, room)
+  local pts = {}
+  for _, p in ipairs(room.perimeter) do
+    local v = doc.vertices[p.vertex]
+    local q = pts[#pts]
+    if not q or q[1] ~= v[1] or q[3] ~= v[3] then pts[#pts + 1] = v end
+  end
+  return pts
+end
+
+local function area(pts)
+  local s, n = 0, #pts
+  for i = 1, n do
+    local p, q = pts[i], pts[i % n + 1]
+    s = s + p[1] * q[3] - q[1] * p[3]
+  end
+  return s / 2
+end
+
+local function inside(pts, x, z)
+  local c, n = false, #pts
+  local p = pts[n]
+  for i = 1, n do
+    local q = pts[i]
+    if (q[3] > z) ~= (p[3] > z) then
+      local xi = q[1] + (z - q[3]) * (p[1] - q[1]) / (p[3] - q[3])
+      if x < xi then c = not c end
+    end
+    p = q
+  end
+  return c
+end
+
+-- Checks that the ordinary rooms tile the margin rectangle: areas sum to the union's and
+-- sample points each lie in exactly one perimeter.
+local function assert_tiles(doc, step)
+  local x0, x1, z0, z1 = math.huge, -math.huge, math.huge, -math.huge
+  local polys, total = {}, 0
+  for _, r in ipairs(doc.rooms) do
+    if r.flags & 0x40 == 0 then
+      local pts = perimeter_pts(doc, r)
+      polys[#polys + 1] = pts
+      total = total + math.abs(area(pts))
+      for _, p in ipairs(pts) do
+        x0, x1, z0, z1 = math.min(x0, p[1]), math.max(x1, p[1]), math.min(z0, p[3]), math.max(z1, p[3])
+      end
+    end
+  end
+  -- the apron reaches a rectangle: the union is that rectangle
+  assert.is_near((x1 - x0) * (z1 - z0), total, 1e-3 * total)
+  local misses, doubles = 0, 0
+  for x = x0 + 0.37, x1, step do
+    for z = z0 + 0.61, z1, step * 0.93 do
+      local n = 0
+      for _, pts in ipairs(polys) do if inside(pts, x, z) then n = n + 1 end end
+      if n == 0 then misses = misses + 1 elseif n > 1 then doubles = doubles + 1 end
+    end
+  end
+  assert.are.equal(0, misses, "sample points in no room")
+  assert.are.equal(0, doubles, "sample points in two rooms")
+end
+
+local function assert_symmetric(doc)
+  for r, room in ipairs(doc.rooms) do
+    for k, p in ipairs(room.perimeter) do
+      if p.neighbour > 0 then
+        local back = false
+        for _, q in ipairs(doc.rooms[p.neighbour].perimeter) do
+          if q.neighbour == r then back = true; break end
+        end
+        assert.is_true(back, string.format("room %d point %d lists room %d, which does not list it back", r, k, p.neighbour))
+      end
+    end
+  end
+end
+
+local function assert_clean(doc, rep)
+  local ok, problems = psdl.validate(doc, { strict = true })
+  assert.is_true(ok)
+  assert.are.equal(0, #problems)
+  assert.are.equal(0, #rep.tjunctions.unrepaired)
+end
+
+-- Buildings in a doc: per block room, the facades, bounds and slivers before each roof.
+local function buildings_of(doc, room)
+  local out, cur = {}, { facades = {}, bounds = {}, slivers = {} }
+  for _, a in ipairs(room.attributes) do
+    if a.type == "facade" then cur.facades[#cur.facades + 1] = a
+    elseif a.type == "facade_bound" then cur.bounds[#cur.bounds + 1] = a
+    elseif a.type == "sliver" then cur.slivers[#cur.slivers + 1] = a
+    elseif a.type == "roof" then
+      cur.roof = a
+      out[#out + 1] = cur
+      cur = { facades = {}, bounds = {}, slivers = {} }
+    end
+  end
+  return out
+end
+
+local function roof_polygon(doc, roof)
+  local pts = {}
+  for _, v in ipairs(roof.vertices) do pts[#pts + 1] = doc.vertices[v] end
+  return pts
+end
+
+local function build(o)
+  local b = grid(o)
+  local rep = blocks.fill(b, o.fill)
+  local doc, frep = b:finish()
+  return doc, rep, frep, b
+end
+
+describe("psdl.city.blocks", function()
+  describe("faces", function()
+    it("finds the one bounded face of a 2 x 2 grid and the network's outline", function()
+      local b = grid{ nx = 2, nz = 2, spacing = 120, stubs = 40 }
+      local f = blocks.faces(b)
+      assert.are.equal(1, #f.faces)
+      assert.are.equal(1, #f.outlines)
+      -- the face's boundary is the streets' outer sidewalk edges: 120 - 2 * 8 m square
+      assert.is_near(104 * 104, f.faces[1].area, 1)
+      assert.is_true(area(f.faces[1].pts) < 0) -- retail winding
+    end)
+
+    it("finds (nx - 1) x (nz - 1) faces in a grid, next to T-junctions too", function()
+      local f = blocks.faces(grid{ nx = 3, nz = 2, spacing = 100 })
+      assert.are.equal(2, #f.faces)
+      f = blocks.faces(grid{ nx = 4, nz = 3, spacing = 90 })
+      assert.are.equal(6, #f.faces)
+    end)
+  end)
+
+  describe("a 2 x 2 grid with buildings", function()
+    local doc, rep, frep
+    setup(function()
+      doc, rep, frep = build{ nx = 2, nz = 2, spacing = 120, stubs = 40,
+                              fill = { rng = lcg(5), buildings = { floors = { 2, 5 }, floor_height = 3.5 } } }
+    end)
+
+    it("validates strictly, with symmetric links and no unrepaired T-junction", function()
+      assert_clean(doc, frep)
+      assert_symmetric(doc)
+    end)
+
+    it("turns the bounded face into block rooms and surrounds the network with an apron", function()
+      assert.are.equal(1, rep.blocks)
+      assert.is_true(#rep.faces[1].rooms >= 1)
+      assert.is_true(rep.apron)
+      assert.is_true(#rep.apron_rooms >= 4)
+      for _, r in ipairs(rep.rooms) do
+        assert.are.equal("block", r.kind)
+        assert.are.equal(0x04, doc.rooms[r.id].flags)
+      end
+    end)
+
+    it("tiles the area with road, intersection and block rooms: no gap, no overlap", function()
+      assert_tiles(doc, 3.1)
+    end)
+
+    it("shares the road rooms' boundary vertices: every block room links to a road", function()
+      for _, r in ipairs(rep.faces[1].rooms) do
+        local roads = 0
+        for _, p in ipairs(doc.rooms[r.id].perimeter) do
+          if p.neighbour > 0 and doc.rooms[p.neighbour].flags ~= 0x04 then roads = roads + 1 end
+        end
+        assert.is_true(roads > 0)
+      end
+    end)
+
+    it("keeps rooms within the limits: 255 perimeter points, 256 collision polygons", function()
+      for _, r in ipairs(rep.rooms) do
+        local room = doc.rooms[r.id]
+        assert.is_true(#room.perimeter <= 255)
+        local polys = 0
+        for _, a in ipairs(room.attributes) do
+          if a.type == "fan" or a.type == "roof" then polys = polys + #a.vertices - 2
+          elseif a.type == "facade_bound" then polys = polys + 1 end
+        end
+        assert.is_true(polys < 256, polys .. " collision polygons")
+      end
+    end)
+
+    it("lines the block with buildings whose facades face outward", function()
+      assert.is_true(rep.buildings >= 12)
+      local n = 0
+      for _, r in ipairs(rep.faces[1].rooms) do
+        for _, bl in ipairs(buildings_of(doc, doc.rooms[r.id])) do
+          local pts = roof_polygon(doc, bl.roof)
+          local cx, cz = 0, 0
+          for _, p in ipairs(pts) do cx, cz = cx + p[1], cz + p[3] end
+          cx, cz = cx / #pts, cz / #pts
+          assert.is_true(#bl.facades >= 4)
+          for _, f in ipairs(bl.facades) do
+            local a, c = doc.vertices[f.vertices[1]], doc.vertices[f.vertices[2]]
+            local nx, nz = -(c[3] - a[3]), c[1] - a[1]
+            local mx, mz = (a[1] + c[1]) / 2, (a[3] + c[3]) / 2
+            assert.is_true(nx * (mx - cx) + nz * (mz - cz) > 0, "facade faces into its building")
+            n = n + 1
+          end
+        end
+      end
+      assert.is_true(n >= 48)
+    end)
+
+    it("puts roofs at ground + floors x floor height, facades from the ground to the roof", function()
+      for _, bl in ipairs(rep.building_list) do
+        assert.is_true(bl.floors >= 2 and bl.floors <= 5)
+        assert.is_near(bl.base + bl.floors * 3.5, bl.top, 1e-6)
+      end
+      for _, r in ipairs(rep.faces[1].rooms) do
+        for _, bl in ipairs(buildings_of(doc, doc.rooms[r.id])) do
+          local top = doc.heights[bl.roof.height]
+          local base = -math.huge
+          for _, p in ipairs(roof_polygon(doc, bl.roof)) do base = math.max(base, p[2]) end
+          local floors = (top - base) / 3.5
+          assert.is_near(math.floor(floors + 0.5), floors, 1e-3)
+          for _, f in ipairs(bl.facades) do
+            assert.is_near(top, doc.heights[f.top], 1e-4)
+            assert.is_near(base, doc.heights[f.bottom], 1e-4)
+            assert.are.equal(math.floor(floors + 0.5), f.v_repeat)
+            local a, c = doc.vertices[f.vertices[1]], doc.vertices[f.vertices[2]]
+            local w = math.sqrt((c[1] - a[1]) ^ 2 + (c[3] - a[3]) ^ 2)
+            assert.are.equal(math.max(1, math.floor(w / 4 + 0.5)), f.u_repeat)
+          end
+        end
+      end
+    end)
+
+    it("gives each wall run a facade bound first, with the light index of its direction", function()
+      local seen = {}
+      for _, r in ipairs(rep.faces[1].rooms) do
+        local room = doc.rooms[r.id]
+        local have_bound = false
+        for _, a in ipairs(room.attributes) do
+          if a.type == "facade_bound" then
+            have_bound = true
+            local p, q = doc.vertices[a.vertices[1]], doc.vertices[a.vertices[2]]
+            local dx, dz = q[1] - p[1], q[3] - p[3]
+            local nx, nz = -dz, dx -- the wall's normal
+            local want
+            if math.abs(nx) < 1e-3 and nz < 0 then want = 0
+            elseif math.abs(nz) < 1e-3 and nx > 0 then want = 16
+            elseif math.abs(nx) < 1e-3 and nz > 0 then want = 32
+            elseif math.abs(nz) < 1e-3 and nx < 0 then want = 48 end
+            if want then
+              assert.are.equal(want, a.light)
+              seen[want] = true
+            end
+          elseif a.type == "facade" then
+            assert.is_true(have_bound, "a facade before any bound")
+          elseif a.type == "roof" then
+            have_bound = false
+          end
+        end
+      end
+      assert.is_true(seen[0] and seen[16] and seen[32] and seen[48])
+    end)
+
+    it("has no slivers on flat ground", function()
+      for _, bl in ipairs(rep.building_list) do assert.are.equal(0, bl.slivers) end
+    end)
+
+    it("keeps every footprint inside its room, and footprints apart", function()
+      local by_room = {}
+      for _, bl in ipairs(rep.building_list) do
+        local room = perimeter_pts(doc, doc.rooms[bl.room.id])
+        local cx, cz = 0, 0
+        for _, p in ipairs(bl.outline) do cx, cz = cx + p[1], cz + p[3] end
+        cx, cz = cx / #bl.outline, cz / #bl.outline
+        for _, p in ipairs(bl.outline) do
+          -- a point pulled 10 cm towards the centroid lies inside the room
+          local dx, dz = cx - p[1], cz - p[3]
+          local l = math.sqrt(dx * dx + dz * dz)
+          assert.is_true(inside(room, p[1] + dx / l * 0.1, p[3] + dz / l * 0.1))
+        end
+        local l = by_room[bl.room] or {}
+        by_room[bl.room] = l
+        for _, other in ipairs(l) do
+          -- no centroid inside another footprint
+          assert.is_false(inside(other, cx, cz))
+        end
+        l[#l + 1] = bl.outline
+      end
+    end)
+
+    it("gives the same bytes for the same random sequence, other bytes for another", function()
+      local d1 = build{ nx = 2, nz = 2, spacing = 120, stubs = 40, fill = { rng = lcg(5), buildings = {} } }
+      local d2 = build{ nx = 2, nz = 2, spacing = 120, stubs = 40, fill = { rng = lcg(5), buildings = {} } }
+      local d3 = build{ nx = 2, nz = 2, spacing = 120, stubs = 40, fill = { rng = lcg(6), buildings = {} } }
+      assert.are.equal(psdl.encode(d1), psdl.encode(d2))
+      assert.are_not.equal(psdl.encode(d1), psdl.encode(d3))
+    end)
+  end)
+
+  describe("parks, plazas and overrides", function()
+    local doc, rep, frep
+    setup(function()
+      doc, rep, frep = build{ nx = 3, nz = 3, spacing = 110, fill = {
+        rng = lcg(9), buildings = { floors = { 3, 3 } },
+        overrides = { { point = { 55, 55 }, park = true }, { point = { 165, 55 }, plaza = true },
+                      { point = { 55, 165 }, buildings = { floors = { 8, 8 }, facades = "wall" } } } } }
+    end)
+
+    it("validates strictly and tiles the area", function()
+      assert_clean(doc, frep)
+      assert_symmetric(doc)
+      assert_tiles(doc, 4.3)
+    end)
+
+    it("makes parks grass and plazas paving, with no facades", function()
+      assert.are.equal(1, rep.parks)
+      assert.are.equal(1, rep.plazas)
+      assert.are.equal(4, rep.blocks)
+      local style = require "psdl.styles.london"
+      for _, f in ipairs(rep.faces) do
+        if f.kind == "park" or f.kind == "plaza" then
+          assert.are.equal(0, f.buildings)
+          local want = f.kind == "park" and style.ground.grass[1] or style.ground.plaza[1]
+          for _, r in ipairs(f.rooms) do
+            for _, a in ipairs(doc.rooms[r.id].attributes) do
+              assert.are_not.equal("facade", a.type)
+              assert.are_not.equal("roof", a.type)
+              if a.type == "texture" then assert.are.equal(want, doc.textures[a.value]) end
+            end
+          end
+        else
+          assert.is_true(f.buildings > 0)
+        end
+      end
+    end)
+
+    it("applies a face's own building options", function()
+      local style = require "psdl.styles.london"
+      local walls = {}
+      for _, n in ipairs(style.facades.wall) do walls[n] = true end
+      for _, bl in ipairs(rep.building_list) do
+        local c = bl.outline[1]
+        if c[1] < 110 and c[3] > 110 then
+          assert.are.equal(8, bl.floors)
+        else
+          assert.are.equal(3, bl.floors)
+        end
+      end
+      local found = false
+      for _, f in ipairs(rep.faces) do
+        if f.kind == "block" and f.outline[1][1] < 110 and f.outline[1][3] > 110 then
+          for _, r in ipairs(f.rooms) do
+            for _, a in ipairs(doc.rooms[r.id].attributes) do
+              if a.type == "texture" and walls[doc.textures[a.value]] then found = true end
+            end
+          end
+        end
+      end
+      assert.is_true(found)
+    end)
+  end)
+
+  describe("sloped ground", function()
+    local function hf(x, z) return 10 * math.sin(x / 80) + 6 * math.cos(z / 60) end
+    local doc, rep, frep
+    setup(function()
+      doc, rep, frep = build{ nx = 3, nz = 3, spacing = 110, stubs = 30, node_height = hf,
+                              fill = { rng = lcg(2), buildings = {}, height = function(x, z) return hf(x, z) + 0.15 end } }
+    end)
+
+    it("validates strictly and tiles the area", function()
+      assert_clean(doc, frep)
+      assert_symmetric(doc)
+      assert_tiles(doc, 4.7)
+    end)
+
+    it("follows the height function inside the blocks", function()
+      local worst, n = 0, 0
+      for _, r in ipairs(rep.rooms) do
+        local room = doc.rooms[r.id]
+        local on_perimeter = {}
+        for _, p in ipairs(room.perimeter) do on_perimeter[p.vertex] = true end
+        for _, a in ipairs(room.attributes) do
+          if a.type == "fan" then
+            for _, v in ipairs(a.vertices) do
+              if not on_perimeter[v] then
+                local p = doc.vertices[v]
+                worst = math.max(worst, math.abs(p[2] - (hf(p[1], p[3]) + 0.15)))
+                n = n + 1
+              end
+            end
+          end
+        end
+      end
+      assert.is_true(n > 20)
+      assert.is_true(worst < 1.0, "inner ground points " .. worst .. " m off the height function")
+    end)
+
+    it("puts slivers exactly under the facades whose ground falls below their base", function()
+      local slivers, sloped = 0, 0
+      for _, r in ipairs(rep.rooms) do
+        local room = doc.rooms[r.id]
+        local sl = {}
+        for _, a in ipairs(room.attributes) do
+          if a.type == "sliver" then sl[a.vertices[1] .. ":" .. a.vertices[2]] = a end
+        end
+        for _, a in ipairs(room.attributes) do
+          if a.type == "facade" then
+            local p, q = doc.vertices[a.vertices[1]], doc.vertices[a.vertices[2]]
+            local bottom = doc.heights[a.bottom]
+            local s = sl[a.vertices[1] .. ":" .. a.vertices[2]]
+            if math.min(p[2], q[2]) < bottom - 1e-3 then
+              sloped = sloped + 1
+              assert.is_truthy(s, "no sliver under a facade on sloping ground")
+              assert.is_near(bottom, doc.heights[s.top], 1e-4)
+            elseif math.min(p[2], q[2]) > bottom - 1e-6 then
+              assert.is_nil(s)
+            end
+          end
+        end
+        for _ in pairs(sl) do slivers = slivers + 1 end
+      end
+      assert.is_true(sloped > 10)
+      assert.is_true(slivers >= sloped)
+    end)
+
+    it("stands buildings on the ground: the facade base is the footprint's highest ground", function()
+      for _, bl in ipairs(rep.building_list) do
+        local hi = -math.huge
+        for _, p in ipairs(bl.outline) do hi = math.max(hi, p[2]) end
+        assert.is_near(hi, bl.base, 1e-6)
+      end
+    end)
+  end)
+
+  describe("other layouts", function()
+    it("handles an island ring road inside a face (a face with a hole)", function()
+      local b = builder.new{ style = "sf" }
+      local function square(x0, z0, s)
+        local nodes = {}
+        local corners = { { x0, z0, { { 1, 0 }, { 0, 1 } } }, { x0 + s, z0, { { -1, 0 }, { 0, 1 } } },
+                          { x0 + s, z0 + s, { { 0, -1 }, { -1, 0 } } }, { x0, z0 + s, { { 1, 0 }, { 0, -1 } } } }
+        for i, c in ipairs(corners) do
+          local arms = {}
+          for k, d in ipairs(c[3]) do arms[k] = { dir = d, profile = STREET } end
+          local _, inf = b:intersection{ center = { c[1], 0, c[2] }, radius = 5, arms = arms }
+          nodes[i] = inf
+        end
+        b:street{ from = { nodes[1], 1 }, to = { nodes[2], 1 }, profile = STREET }
+        b:street{ from = { nodes[2], 2 }, to = { nodes[3], 1 }, profile = STREET }
+        b:street{ from = { nodes[3], 2 }, to = { nodes[4], 1 }, profile = STREET }
+        b:street{ from = { nodes[4], 2 }, to = { nodes[1], 2 }, profile = STREET }
+      end
+      square(0, 0, 240)
+      square(80, 80, 70)
+      local f = blocks.faces(b)
+      assert.are.equal(2, #f.faces)
+      local holes = 0
+      for _, face in ipairs(f.faces) do holes = holes + #face.holes end
+      assert.are.equal(1, holes)
+      local rep = blocks.fill(b, { rng = lcg(1), buildings = {} })
+      assert.are.equal(2, rep.blocks)
+      local doc, frep = b:finish()
+      assert_clean(doc, frep)
+      assert_symmetric(doc)
+      assert_tiles(doc, 5.3)
+    end)
+
+    it("covers a tunnel with ground (no lid over the portal) and leaves room under a bridge deck", function()
+      local b = builder.new{ style = "london" }
+      local road = { kind = "road", left = 5, right = 5, sidewalk_left = 2, sidewalk_right = 2 }
+      -- a street over a 7 m deep tunnel (ramps ordinary, bore warp), and a bridge over it
+      b:street{ path = { { 0, 0, 0 }, { 0, -7, 70 } }, profile = road, room = { name = "ramp" } }
+      b:street{ path = { { 0, -7, 70 }, { 0, -7, 150 } }, profile = road, tunnel = { ceiling = "curved" } }
+      b:street{ path = { { 0, -7, 150 }, { 0, 0, 220 } }, profile = road }
+      b:street{ path = { { -150, 0, 110 }, { -100, 8, 110 } }, profile = road }
+      b:street{ path = { { -100, 8, 110 }, { 100, 8, 110 } }, profile = road, room = { bridge = true } }
+      b:street{ path = { { 100, 8, 110 }, { 150, 0, 110 } }, profile = road }
+      local rep = blocks.fill(b, { rng = lcg(1) })
+      assert.is_true(rep.apron)
+      local doc, frep = b:finish()
+      assert_clean(doc, frep)
+      assert_symmetric(doc)
+      -- over the bore (|x| < 7, 75 < z < 145) the ground is at the surface; under the deck
+      -- (|z - 110| < 6, not over the tunnel) it is at street level
+      for _, r in ipairs(rep.rooms) do
+        for _, a in ipairs(doc.rooms[r.id].attributes) do
+          if a.type == "fan" then
+            for _, v in ipairs(a.vertices) do
+              local p = doc.vertices[v]
+              if math.abs(p[1]) < 6.9 and p[3] > 71 and p[3] < 149 then
+                assert.is_true(p[2] > -0.5, string.format("ground at (%g, %g, %g) sinks into the tunnel", p[1], p[2], p[3]))
+              end
+              if math.abs(p[3] - 110) < 6.9 and math.abs(p[1]) > 8 and math.abs(p[1]) < 99 then
+                assert.is_true(p[2] < 1, string.format("ground at (%g, %g, %g) fills the space under the deck", p[1], p[2], p[3]))
+              end
+            end
+          end
+        end
+      end
+    end)
+
+    it("splits a big face into rooms within the limits", function()
+      local doc, rep, frep = build{ nx = 2, nz = 2, spacing = 300, fill = { rng = lcg(3), margin = false,
+        room = { max_area = 5000, max_points = 80 } } }
+      assert_clean(doc, frep)
+      assert.is_false(rep.apron)
+      assert.is_true(#rep.faces[1].rooms >= 14)
+      for _, r in ipairs(rep.rooms) do
+        local pts = perimeter_pts(doc, doc.rooms[r.id])
+        assert.is_true(math.abs(area(pts)) <= 5000 + 1e-3)
+        assert.is_true(#pts <= 80)
+      end
+    end)
+
+    it("rejects bad arguments", function()
+      local b = grid{ nx = 2, nz = 2 }
+      assert.has_error(function() blocks.fill({}) end)
+      assert.has_error(function() blocks.fill(b, { rng = 3 }) end)
+      assert.has_error(function() blocks.fill(b, { buildings = { floors = { 5, 2 } } }) end)
+      assert.has_error(function() blocks.fill(b, { overrides = { { park = true } } }) end)
+    end)
+  end)
+end)
