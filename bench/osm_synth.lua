@@ -9,8 +9,8 @@
 -- * at every 6th intersection off the avenues a roundabout (`junction=roundabout`, a
 --   ring of 12 nodes, radius `ring` metres) whose four streets end on the ring;
 -- * a motorway (two one-way carriageways 24 m apart) along the middle of one block row,
---   on bridges (`bridge=yes`, `layer=1`) wherever it passes over a street, with no shared
---   node (grade separated);
+--   running 120 m past the town at both ends, on bridges (`bridge=yes`, `layer=1`, 60 m
+--   long) wherever it passes over a street, with no shared node (grade separated);
 -- * four buildings per block with `building:levels`.
 --
 --     local synth = dofile("bench/osm_synth.lua")
@@ -26,7 +26,8 @@ local M_PER_DEG_LON = 111320 * math.cos(math.rad(LAT0))
 
 --- Generate the XML.
 -- @tparam[opt] table opts `cols` (default 20), `rows` (20), `block` (metres, 100),
---   `ring` (roundabout radius, 22), `buildings` (true), `motorway` (true)
+--   `ring` (roundabout radius, 22), `buildings` (true), `motorway` (true), `angle`
+--   (degrees: the town turned counter-clockwise, 0)
 -- @treturn string OSM XML
 -- @treturn table info
 function M.generate(opts)
@@ -42,7 +43,10 @@ function M.generate(opts)
   local next_node, next_way = 1, 1
   local info = { ways = 0, nodes = 0, roundabouts = 0, avenues = 0, bridges = 0, buildings = 0, streets = 0 }
 
+  local rot = math.rad(opts.angle or 0)
+  local cr, sr = math.cos(rot), math.sin(rot)
   local function node(x, z)
+    x, z = x * cr - z * sr, x * sr + z * cr
     local id = next_node
     next_node = next_node + 1
     nodes_xml[#nodes_xml + 1] = string.format('  <node id="%d" version="1" lat="%.8f" lon="%.8f"/>', id,
@@ -169,12 +173,12 @@ function M.generate(opts)
       local xs = {}
       -- nodes: at-grade points half way between columns, bridge ends 30 m either side of a column
       local points = {}
-      points[#points + 1] = { x = -B / 2, bridge_end = false }
+      points[#points + 1] = { x = -1.2 * B }
       for i = 0, cols do
         points[#points + 1] = { x = i * B - 30, bridge_start = true }
         points[#points + 1] = { x = i * B + 30, bridge_end = true }
       end
-      points[#points + 1] = { x = cols * B + B / 2 }
+      points[#points + 1] = { x = cols * B + 1.2 * B }
       if side.dir < 0 then
         local rev = {}
         for k = #points, 1, -1 do rev[#rev + 1] = points[k] end

@@ -43,6 +43,7 @@ city:road(west, far_west, { tunnel = { depth = 9, ramp = 60 }, name = "Underpass
 local far_east = city:node(452, -282)
 city:road(east, far_east, { bridge = { height = 8, ramp = 60 }, name = "Flyover" })
 
-city:blocks{ buildings = { floors = { 2, 6 } }, overrides = { { point = { 100, 100 }, park = true } } }
+-- buildings in three quarters; the quarter the flyover crosses is a park
+city:blocks{ buildings = { floors = { 2, 6 } }, overrides = { { point = { 100, -100 }, park = true } } }
 
 return city

@@ -157,17 +157,27 @@ local function buildings_of(doc, room)
     elseif a.type == "facade_bound" then cur.bounds[#cur.bounds + 1] = a
     elseif a.type == "sliver" then cur.slivers[#cur.slivers + 1] = a
     elseif a.type == "roof" then
-      cur.roof = a
-      out[#out + 1] = cur
-      cur = { facades = {}, bounds = {}, slivers = {} }
+      if #cur.facades > 0 then
+        cur.roofs = { a }
+        out[#out + 1] = cur
+        cur = { facades = {}, bounds = {}, slivers = {} }
+      else -- a concave roof: more fans of the same building
+        local last = out[#out].roofs
+        last[#last + 1] = a
+      end
     end
   end
   return out
 end
 
-local function roof_polygon(doc, roof)
-  local pts = {}
-  for _, v in ipairs(roof.vertices) do pts[#pts + 1] = doc.vertices[v] end
+-- The roof fans' points (hub first in each fan; every footprint point appears).
+local function roof_points(doc, bl)
+  local pts, seen = {}, {}
+  for _, roof in ipairs(bl.roofs) do
+    for _, v in ipairs(roof.vertices) do
+      if not seen[v] then seen[v] = true; pts[#pts + 1] = doc.vertices[v] end
+    end
+  end
   return pts
 end
 
@@ -250,24 +260,33 @@ describe("psdl.city.blocks", function()
 
     it("lines the block with buildings whose facades face outward", function()
       assert.is_true(rep.buildings >= 12)
-      local n = 0
-      for _, r in ipairs(rep.faces[1].rooms) do
-        for _, bl in ipairs(buildings_of(doc, doc.rooms[r.id])) do
-          local pts = roof_polygon(doc, bl.roof)
+      local n, k = 0, 0
+      for _, r in ipairs(rep.rooms) do
+        local list = {}
+        for _, bl in ipairs(rep.building_list) do if bl.room == r then list[#list + 1] = bl end end
+        local built = buildings_of(doc, doc.rooms[r.id])
+        assert.are.equal(#list, #built)
+        for i, bl in ipairs(built) do
+          local outline = list[i].outline
           local cx, cz = 0, 0
-          for _, p in ipairs(pts) do cx, cz = cx + p[1], cz + p[3] end
-          cx, cz = cx / #pts, cz / #pts
+          for _, p in ipairs(outline) do cx, cz = cx + p[1], cz + p[3] end
+          cx, cz = cx / #outline, cz / #outline
           assert.is_true(#bl.facades >= 4)
           for _, f in ipairs(bl.facades) do
             local a, c = doc.vertices[f.vertices[1]], doc.vertices[f.vertices[2]]
-            local nx, nz = -(c[3] - a[3]), c[1] - a[1]
+            local l = math.sqrt((c[1] - a[1]) ^ 2 + (c[3] - a[3]) ^ 2)
+            local nx, nz = -(c[3] - a[3]) / l, (c[1] - a[1]) / l
             local mx, mz = (a[1] + c[1]) / 2, (a[3] + c[3]) / 2
-            assert.is_true(nx * (mx - cx) + nz * (mz - cz) > 0, "facade faces into its building")
+            -- just in front of the facade is outside the footprint, just behind it inside
+            assert.is_false(inside(outline, mx + 0.05 * nx, mz + 0.05 * nz))
+            assert.is_true(inside(outline, mx - 0.05 * nx, mz - 0.05 * nz))
+            if nx * (mx - cx) + nz * (mz - cz) > 0 then k = k + 1 end
             n = n + 1
           end
         end
       end
       assert.is_true(n >= 48)
+      assert.is_true(k >= 0.9 * n) -- away from the centroid (all but an L's inner walls)
     end)
 
     it("puts roofs at ground + floors x floor height, facades from the ground to the roof", function()
@@ -277,9 +296,10 @@ describe("psdl.city.blocks", function()
       end
       for _, r in ipairs(rep.faces[1].rooms) do
         for _, bl in ipairs(buildings_of(doc, doc.rooms[r.id])) do
-          local top = doc.heights[bl.roof.height]
+          local top = doc.heights[bl.roofs[1].height]
+          for _, roof in ipairs(bl.roofs) do assert.are.equal(bl.roofs[1].height, roof.height) end
           local base = -math.huge
-          for _, p in ipairs(roof_polygon(doc, bl.roof)) do base = math.max(base, p[2]) end
+          for _, p in ipairs(roof_points(doc, bl)) do base = math.max(base, p[2]) end
           local floors = (top - base) / 3.5
           assert.is_near(math.floor(floors + 0.5), floors, 1e-3)
           for _, f in ipairs(bl.facades) do
@@ -576,12 +596,57 @@ describe("psdl.city.blocks", function()
       end
     end)
 
+    it("places given footprints (a network's buildings) in the rooms holding them", function()
+      local b = grid{ nx = 2, nz = 2, spacing = 300, stubs = 30 }
+      local fps = {
+        { outline = { { 100, 100 }, { 130, 100 }, { 130, 125 }, { 100, 125 } }, levels = 4, height = 14 },
+        -- across the block's middle, where a cut would run: the cut goes round it
+        { outline = { { 140, 140 }, { 160, 140 }, { 160, 160 }, { 140, 160 } }, levels = 3 },
+        { outline = { { -5, 100 }, { 5, 100 }, { 5, 110 }, { -5, 110 } } },      -- on the street: skipped
+        { outline = { { 340, 100 }, { 355, 100 }, { 355, 112 } }, height = 6 },   -- in the apron
+      }
+      local rep = blocks.fill(b, { rng = lcg(4), footprints = fps })
+      local doc, frep = b:finish()
+      assert_clean(doc, frep)
+      assert.are.equal(3, rep.footprints)
+      assert.are.equal(1, rep.footprints_skipped)
+      assert.is_true(#rep.faces[1].rooms >= 4)
+      local seen = {}
+      for _, bl in ipairs(rep.building_list) do
+        if bl.footprint then
+          seen[bl.footprint] = bl
+          local room = perimeter_pts(doc, doc.rooms[bl.room.id])
+          for _, p in ipairs(bl.outline) do
+            local cx, cz = fps[bl.footprint].outline[1][1], fps[bl.footprint].outline[1][2]
+            assert.is_true(inside(room, p[1] + (p[1] < cx + 5 and 0.1 or -0.1), p[3] + (p[3] < cz + 5 and 0.1 or -0.1)))
+          end
+        end
+      end
+      assert.is_near(seen[1].base + 14, seen[1].top, 1e-6)
+      assert.are.equal(4, seen[1].floors)
+      assert.are.equal(3, seen[2].floors)
+      assert.is_near(seen[4].base + 6, seen[4].top, 1e-6)
+      assert.is_nil(seen[3])
+    end)
+
+    it("falls back to the kernel's convex pieces, which tile the area as well", function()
+      local doc, rep, frep = build{ nx = 3, nz = 2, spacing = 120, stubs = 30,
+                                    fill = { rng = lcg(8), buildings = {}, split = "convex" } }
+      assert_clean(doc, frep)
+      assert_symmetric(doc)
+      assert_tiles(doc, 4.1)
+      assert.are.equal(2, rep.blocks)
+      assert.is_true(rep.buildings > 0)
+    end)
+
     it("rejects bad arguments", function()
       local b = grid{ nx = 2, nz = 2 }
       assert.has_error(function() blocks.fill({}) end)
       assert.has_error(function() blocks.fill(b, { rng = 3 }) end)
       assert.has_error(function() blocks.fill(b, { buildings = { floors = { 5, 2 } } }) end)
       assert.has_error(function() blocks.fill(b, { overrides = { { park = true } } }) end)
+      assert.has_error(function() blocks.fill(b, { split = "voronoi" }) end)
+      assert.has_error(function() blocks.fill(b, { height = 3 }) end)
     end)
   end)
 end)

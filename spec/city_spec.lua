@@ -138,13 +138,19 @@ end
 local function is_warp(room) return room.flags & FLAG.warp ~= 0 end
 
 -- Pairs of ordinary rooms that overlap in plan: a point inside each triangle of every
--- room's perimeter (its centroid) must lie in no other ordinary room.
+-- room's perimeter (its centroid), and every perimeter point, must lie in no other ordinary
+-- room (points on a shared edge are on the boundary, not inside).
 local function overlaps(doc)
   local find, polys = room_index(doc, function(room) return not is_warp(room) end)
   local bad = {}
   for r, poly in pairs(polys) do
     local pts = {}
-    for i, p in ipairs(poly) do pts[i] = { p[1], 0, p[2] } end
+    for i, p in ipairs(poly) do
+      pts[i] = { p[1], 0, p[2] }
+      for _, o in ipairs(find(p[1], p[2])) do
+        if o ~= r then bad[#bad + 1] = string.format("room %d's point (%.2f, %.2f) inside room %d", r, p[1], p[2], o) end
+      end
+    end
     for _, t in ipairs(geom.triangulate(pts)) do
       local a, b, c = pts[t[1]], pts[t[2]], pts[t[3]]
       local cx, cz = (a[1] + b[1] + c[1]) / 3, (a[3] + b[3] + c[3]) / 3
@@ -278,11 +284,43 @@ end
 
 ------------------------------------------------------------------------ examples
 
+-- Attribute counts of a document by type, and the highest roof.
+local function attribute_counts(doc)
+  local c, roof = {}, -math.huge
+  for _, room in ipairs(doc.rooms) do
+    for _, a in ipairs(room.attributes) do
+      c[a.type] = (c[a.type] or 0) + 1
+      if a.type == "roof" then roof = math.max(roof, doc.heights[a.height]) end
+    end
+  end
+  return c, roof
+end
+
 local EXAMPLES = {
-  downtown = { divided = true, faces = 20 },
-  ring = { tunnel = true, bridge = true },
-  hills = { faces = 20, climbs = true },
-  facade_rows = { faces = 6 },
+  downtown = { faces = 20, shows = function(doc, rep)
+    local dividers = {}
+    for _, room in ipairs(doc.rooms) do
+      for _, a in ipairs(room.attributes) do
+        if a.type == "divided_road" then dividers[a.divider_type] = true end
+      end
+    end
+    assert.is_true(dividers[2] and dividers[1], "an elevated (avenue) and a flat (boulevard) divider")
+    if HAVE_BLOCKS then
+      assert.is_true((attribute_counts(doc).roof or 0) > 50, "buildings")
+      assert.equal(1, rep.blocks.parks)
+    end
+  end },
+  ring = { tunnel = true },
+  hills = { faces = 20, climbs = true, shows = function(doc)
+    if HAVE_BLOCKS then assert.is_true((attribute_counts(doc).sliver or 0) > 0, "slivers on the slopes") end
+  end },
+  facade_rows = { faces = 6, shows = function(doc)
+    if HAVE_BLOCKS then
+      local c, roof = attribute_counts(doc)
+      assert.is_true((c.facade or 0) > 100 and (c.facade_bound or 0) > 20, "facade rows")
+      assert.is_true(roof > 30, "towers")
+    end
+  end },
 }
 local NAMES = { "downtown", "ring", "hills", "facade_rows" }
 
@@ -304,6 +342,13 @@ describe("city examples", function()
         assert.matches(string.format("%s rooms", common.int(#doc.rooms)), stdout, 1, true)
         assert.matches(string.format("%s road records", common.int(#doc.roads)), stdout, 1, true)
       end)
+
+      if want.shows then
+        it("shows what it is about", function()
+          local e = example(name)
+          want.shows(e.doc, e.report)
+        end)
+      end
 
       it("has symmetric neighbour links and no two ordinary rooms overlapping in plan", function()
         local doc = example(name).doc
@@ -485,5 +530,448 @@ describe("city examples", function()
       local px, py = res.pixel(55, 45)
       assert.are_not.equal(COLOR.road, canvas:get(math.floor(px), math.floor(py)))
     end
+  end)
+end)
+
+------------------------------------------------------------------------ the API
+
+-- A built city's rooms that are on no road record and have the intersection flag.
+local function intersection_rooms(doc)
+  local out = {}
+  for id, room in ipairs(doc.rooms) do
+    if room.flags & FLAG.intersection ~= 0 then out[#out + 1] = id end
+  end
+  return out
+end
+
+local function texture_names(doc, room)
+  local names = {}
+  for _, a in ipairs(room.attributes) do
+    if a.type == "texture" then names[#names + 1] = doc.textures[a.value] end
+  end
+  return names
+end
+
+describe("psdl.city", function()
+  local city_mod = psdl.city
+
+  it("builds an intersection room where three or more roads meet, and roads between them", function()
+    local city = city_mod.new{ blocks = false }
+    local c = city:node(0, 0)
+    local e, n, w, s = city:node(150, 0), city:node(0, 150), city:node(-150, 0), city:node(0, -150)
+    for _, o in ipairs({ e, n, w, s }) do city:road(c, o) end
+    local doc, rep = city:build()
+    -- the centre is an intersection, the four ends turning circles (dead ends)
+    assert.equal(1, rep.nodes.junction)
+    assert.equal(4, rep.nodes.dead_end)
+    assert.equal(5, rep.kinds.intersection)
+    assert.equal(4, #doc.roads)
+    local junctions = intersection_rooms(doc)
+    -- the one with four crosswalks and four corner sidewalks is the centre
+    local centre
+    for _, id in ipairs(junctions) do
+      local cw = 0
+      for _, a in ipairs(doc.rooms[id].attributes) do if a.type == "crosswalk" then cw = cw + 1 end end
+      if cw == 4 then centre = id end
+    end
+    assert.truthy(centre)
+    -- every road starts on the centre's perimeter: its start crossroads are perimeter points there
+    local on = {}
+    for _, p in ipairs(doc.rooms[centre].perimeter) do on[p.vertex] = true end
+    for _, road in ipairs(doc.roads) do
+      for _, v in ipairs(road.start_crossroads) do assert.is_true(on[v], "crossroads vertex " .. v) end
+      -- and ends on its dead end's turning circle, an intersection room too
+      local last = doc.rooms[road.rooms[#road.rooms]]
+      local linked = false
+      for _, p in ipairs(last.perimeter) do
+        local nb = p.neighbour > 0 and doc.rooms[p.neighbour]
+        if nb and nb.flags & FLAG.intersection ~= 0 and p.neighbour ~= centre then linked = true end
+      end
+      assert.is_true(linked)
+    end
+  end)
+
+  it("runs a road smoothly through a gentle node, puts a bend room at a sharp one and a transition "
+    .. "room where the profile changes", function()
+    local city = city_mod.new{ blocks = false, dead_end = "open" }
+    local a, b, c, d, e = city:node(0, 0), city:node(200, 0), city:node(400, 40), city:node(400, 300),
+      city:node(560, 300)
+    city:road(a, b)
+    city:road(b, c)                          -- 11 degrees: through
+    city:road(c, d)                          -- 79 degrees: a bend room
+    city:road(d, e, { profile = "avenue" })  -- another profile: a transition room
+    local doc, rep = city:build()
+    assert.equal(1, rep.nodes.through)
+    assert.equal(1, rep.nodes.bend)
+    assert.equal(1, rep.nodes.transition)
+    assert.equal(2, rep.nodes.open)
+    assert.equal(2, #intersection_rooms(doc))
+    -- three runs: a-b-c (one record over both roads), c-d, d-e
+    assert.equal(3, #doc.roads)
+    local first = doc.roads[1]
+    assert.equal(4, #first.rooms) -- about 400 m in rooms of about 100 m
+    local len = 0
+    for _, id in ipairs(first.rooms) do
+      local poly = perimeter_poly(doc, doc.rooms[id])
+      local x0, _, x1 = bbox(poly)
+      len = len + (x1 - x0)
+    end
+    assert.near(400, len, 12) -- the run covers both roads from a to c
+    -- the avenue is divided: flag 0x08 with sidewalks 0x40; the streets 0x40 only
+    assert.equal(0x40, doc.roads[1].flags)
+    assert.equal(0x48, doc.roads[3].flags)
+    -- the divider is capped at both ends of its run only
+    local caps = 0
+    for _, id in ipairs(doc.roads[3].rooms) do
+      for _, at in ipairs(doc.rooms[id].attributes) do
+        if at.type == "divided_road" then
+          caps = caps + (at.cap_start and 1 or 0) + (at.cap_end and 1 or 0)
+        end
+      end
+    end
+    assert.equal(2, caps)
+  end)
+
+  it("splits long roads into rooms of about room_length at full cross-sections", function()
+    local city = city_mod.new{ blocks = false, dead_end = "open", room_length = 100 }
+    city:road(city:node(0, 0), city:node(520, 0))
+    local doc = city:build()
+    assert.equal(1, #doc.roads)
+    local rooms = doc.roads[1].rooms
+    assert.equal(5, #rooms)
+    for k, id in ipairs(rooms) do
+      local poly = perimeter_poly(doc, doc.rooms[id])
+      local x0, _, x1 = bbox(poly)
+      assert.is_true(x1 - x0 > 80 and x1 - x0 < 130, "room " .. k .. " is " .. (x1 - x0) .. " m long")
+      if k > 1 then -- consecutive rooms share the full section
+        local prev = road_attrs(doc.rooms[rooms[k - 1]])[1].vertices
+        local cur = road_attrs(doc.rooms[id])[1].vertices
+        assert.same({ prev[#prev - 3], prev[#prev - 2], prev[#prev - 1], prev[#prev] }, { cur[1], cur[2], cur[3], cur[4] })
+      end
+    end
+  end)
+
+  it("resolves profiles, lanes and overrides into cross-sections, textures and record flags", function()
+    local city = city_mod.new{ style = "sf", blocks = false, dead_end = "open", props = false }
+    local function road(o)
+      local a, b = city:node(#city.nodes * 300, 0), city:node(#city.nodes * 300 + 150, 0)
+      return city:road(a, b, o)
+    end
+    road{ profile = "street" }
+    road{ profile = "one_sided", sidewalk = "left" }
+    road{ profile = "alley" }
+    road{ profile = "avenue", lanes = 6 }
+    road{ profile = "boulevard" }
+    road{ profile = "freeway" }
+    road{ profile = "street", lanes = 4, oneway = true }
+    road{ profile = "street", width = 14, sidewalk_width = 2, style = "london" }
+    local doc = city:build()
+    assert.equal(8, #doc.roads)
+    local R = doc.roads
+    local function attr(k) return road_attrs(doc.rooms[R[k].rooms[1]])[1] end
+    local function width(k, i, j)
+      local v = attr(k).vertices
+      return math.abs(V(doc, v[j])[3] - V(doc, v[i])[3])
+    end
+    -- street: 10 m carriageway, 4 m sidewalks, r2_f
+    assert.equal("road", attr(1).type)
+    assert.near(10, width(1, 2, 3), 1e-4)
+    assert.near(4, width(1, 1, 2), 1e-4)
+    assert.equal(0x40, R[1].flags)
+    assert.same({ "r2_f", "swalk_f", "r2_lo_f" }, { doc.textures[doc.rooms[R[1].rooms[1]].attributes[1].value],
+      doc.textures[doc.rooms[R[1].rooms[1]].attributes[1].value + 1], doc.textures[doc.rooms[R[1].rooms[1]].attributes[1].value + 2] })
+    assert.same({ 1 }, { #R[1].lanes_left })
+    -- one-sided: the sidewalk on the left of travel only, still 0x40
+    assert.near(4, width(2, 1, 2), 1e-4)
+    assert.near(0, width(2, 3, 4), 1e-4)
+    assert.equal(0x40, R[2].flags)
+    -- alley: a rectangle strip, flag 0x10, texture r_alley
+    assert.equal("walkway", attr(3).type)
+    assert.equal(0x10, R[3].flags)
+    assert.near(5, width(3, 1, 2), 1e-4)
+    -- avenue: divided (0x08) with sidewalks, 3 lanes each way, elevated divider
+    assert.equal("divided_road", attr(4).type)
+    assert.equal(0x48, R[4].flags)
+    assert.equal(3, #R[4].lanes_left)
+    assert.equal(3, #R[4].lanes_right)
+    assert.equal(2, attr(4).divider_type)
+    -- boulevard: flat divider 8 m wide
+    assert.equal(1, attr(5).divider_type)
+    assert.near(8, width(5, 3, 4), 1e-4)
+    -- freeway: wedge divider, no sidewalks, flag 0x20, rfwy_f
+    assert.equal(3, attr(6).divider_type)
+    assert.equal(0x28, R[6].flags)
+    assert.same({ "rfwy_f" }, { texture_names(doc, doc.rooms[R[6].rooms[1]])[1] })
+    -- one-way: every lane on the right of travel, the one-way texture
+    assert.equal(0, #R[7].lanes_left)
+    assert.equal(4, #R[7].lanes_right)
+    assert.equal("r4_oneway_f", doc.textures[doc.rooms[R[7].rooms[1]].attributes[1].value])
+    -- overrides: 14 m carriageway, 2 m sidewalks, London textures in an SF city
+    assert.near(14, width(8, 2, 3), 1e-4)
+    assert.near(2, width(8, 1, 2), 1e-4)
+    assert.equal("r2_l", doc.textures[doc.rooms[R[8].rooms[1]].attributes[1].value])
+    -- divider groups come first in the texture table (their value must fit a byte)
+    for k = 4, 6 do assert.is_true(attr(k).divider_texture <= 12) end
+  end)
+
+  it("gives each record's first room a prop rule from the style's themes, only where there are sidewalks", function()
+    local city = city_mod.new{ style = "london", blocks = false, dead_end = "open", seed = 4 }
+    for k = 0, 5 do
+      local profile = ({ "street", "avenue", "alley", "freeway", "street", "boulevard" })[k + 1]
+      city:road(city:node(k * 300, 0), city:node(k * 300 + 200, 0), { profile = profile })
+    end
+    city:road(city:node(0, 500), city:node(200, 500), { prop_rule = 15 })
+    local doc = city:build()
+    local themes = require("psdl.styles.london").proprules.themes
+    local function member(v, list) for _, x in ipairs(list) do if x == v then return true end end end
+    local rule = function(k) return doc.rooms[doc.roads[k].rooms[1]].prop_rule end
+    assert.is_true(member(rule(1), themes.residential))
+    assert.is_true(member(rule(2), themes.high_street))
+    assert.equal(0, rule(3)) -- alley: no sidewalks (0x40 off)
+    assert.equal(0, rule(4)) -- freeway
+    assert.is_true(member(rule(6), themes.main_road))
+    assert.equal(15, rule(7))
+    -- only the first room of a record carries it
+    for _, road in ipairs(doc.roads) do
+      for k = 2, #road.rooms do assert.equal(0, doc.rooms[road.rooms[k]].prop_rule) end
+    end
+    -- props = false: none anywhere
+    local quiet = city_mod.new{ blocks = false, props = false, dead_end = "open" }
+    quiet:road(quiet:node(0, 0), quiet:node(200, 0))
+    local d2 = quiet:build()
+    assert.equal(0, d2.rooms[d2.roads[1].rooms[1]].prop_rule)
+  end)
+
+  it("uses the style's real texture names: London and SF", function()
+    for style, want in pairs({ london = { "r2_l", "rinter_l", "rxwalk02_l" }, sf = { "r2_f", "rinter_f", "rxwalk_f" } }) do
+      local city = city_mod.new{ style = style, blocks = false }
+      local c = city:node(0, 0)
+      for k = 0, 2 do city:road(c, city:node(150 * math.cos(k * 2.1), 150 * math.sin(k * 2.1))) end
+      local doc = city:build()
+      local have = {}
+      for _, name in ipairs(doc.textures) do if name then have[name] = true end end
+      for _, name in ipairs(want) do assert.is_true(have[name], style .. ": " .. name) end
+    end
+  end)
+
+  it("takes the network table of docs/network.md as a whole (from_network), ids in any order", function()
+    local net = {
+      nodes = { [10] = { x = 0, z = 0 }, [3] = { x = 200, z = 0 }, a = { x = 200, z = 180, y = 2 },
+                [7] = { x = 0, z = 180 } },
+      roads = {
+        { from = 10, to = 3, profile = "avenue", name = "South" },
+        { from = 3, to = "a", via = { { 240, 90 } } },
+        { from = "a", to = 7, lanes = 4, sidewalk = "right" },
+        { from = 7, to = 10, profile = "one_sided", sidewalk = "left" },
+        { from = 10, to = "a" },
+      },
+    }
+    local city = city_mod.from_network(net, { style = "sf", seed = 9, blocks = false })
+    assert.equal(4, #city.nodes)
+    assert.same({ 3, 7, 10, "a" }, { city.nodes[1].id, city.nodes[2].id, city.nodes[3].id, city.nodes[4].id })
+    local doc, rep = city:build()
+    assert.equal(0, rep.counts.errors)
+    assert.equal(5, #doc.roads)
+    assert.equal(2, rep.nodes.junction) -- 10 and a (three roads each)
+    assert.equal(2, city.node_by_id.a.y)
+    -- the same network in another table order gives the same bytes
+    local net2 = { nodes = {}, roads = net.roads }
+    for _, k in ipairs({ "a", 7, 3, 10 }) do net2.nodes[k] = net.nodes[k] end
+    local doc2 = city_mod.from_network(net2, { style = "sf", seed = 9, blocks = false }):build()
+    assert.equal(psdl.encode(doc), psdl.encode(doc2))
+    assert.same({}, overlaps(doc))
+    assert.same({}, asymmetric(doc))
+    -- a bad road names its place in the table
+    assert.has_error(function()
+      city_mod.from_network({ nodes = { [1] = { x = 0, z = 0 } }, roads = { { from = 1, to = 2 } } })
+    end)
+    local ok, err = pcall(city_mod.from_network, { nodes = { [1] = { x = 0, z = 0 }, [2] = { x = 9, z = 0 } },
+      roads = { { from = 1, to = 2, profile = "motorwy" } } })
+    assert.is_false(ok)
+    assert.matches("roads%[1%]: unknown profile 'motorwy'", err)
+  end)
+
+  it("names the script line of a bad node or road, at once or when the city is built", function()
+    local city = city_mod.new{ blocks = false }
+    local a, b = city:node(0, 0), city:node(100, 0)
+    local line = debug.getinfo(1, "l").currentline + 1
+    local ok, err = pcall(city.road, city, a, b, { profile = "avenu" })
+    assert.is_false(ok)
+    assert.matches("unknown profile 'avenu'", err)
+    ok, err = pcall(function() city:road(a, b, { profile = "avenu" }) end)
+    assert.matches("city_spec.lua:" .. (line + 3) .. ":", err)
+    assert.has_error(function() city:road(a, a) end)
+    assert.has_error(function() city:node(0 / 0, 1) end)
+    assert.has_error(function() city:road(a, b, { wdith = 3 }) end, "bad argument #3 to 'road' (unknown option 'wdith')")
+    -- roads too short for their intersections: named with the line that made them
+    local c2 = city_mod.new{ blocks = false }
+    local hub = c2:node(0, 0)
+    local far = c2:node(8, 0)
+    line = debug.getinfo(1, "l").currentline + 1
+    c2:road(hub, far)
+    c2:road(hub, c2:node(0, 100))
+    c2:road(hub, c2:node(0, -100))
+    c2:road(far, c2:node(8, 100))
+    c2:road(far, c2:node(8, -100))
+    ok, err = pcall(c2.build, c2)
+    assert.is_false(ok)
+    assert.matches("city_spec.lua:" .. line .. ": road 1: too short", err)
+  end)
+
+  it("makes tunnel bores subterranean warp rooms between walled cuts, and bridge decks warp rooms", function()
+    local city = city_mod.new{ style = "sf", blocks = false, dead_end = "open" }
+    city:road(city:node(0, 0), city:node(400, 0), { tunnel = { depth = 9, ramp = 60 } })
+    city:road(city:node(0, 100), city:node(400, 100), { bridge = { height = 8, ramp = 60 } })
+    local doc = city:build()
+    assert.equal(2, #doc.roads)
+    local function kinds(k)
+      local out = {}
+      for _, id in ipairs(doc.roads[k].rooms) do
+        local room = doc.rooms[id]
+        local tun
+        for _, a in ipairs(room.attributes) do if a.type == "tunnel" then tun = a end end
+        local lo, hi = math.huge, -math.huge
+        for _, p in ipairs(room.perimeter) do
+          local y = V(doc, p.vertex)[2]
+          lo, hi = math.min(lo, y), math.max(hi, y)
+        end
+        out[#out + 1] = { flags = room.flags, tunnel = tun, lo = lo, hi = hi }
+      end
+      return out
+    end
+    local t = kinds(1)
+    assert.equal(FLAG.road, t[1].flags)                 -- the cut going down, walls
+    assert.equal(0x0004, t[1].tunnel.flags & 0x0004)
+    assert.near(-9, t[1].lo, 0.01)
+    local bore = t[2]
+    assert.equal(0x4A, bore.flags)
+    assert.equal(0x0100, bore.tunnel.flags & 0x0100)
+    -- the bore's height band (top perimeter point + tunnel height2) stays under the ground
+    assert.is_true(bore.hi + bore.tunnel.height2 < 0, "band top " .. (bore.hi + bore.tunnel.height2))
+    assert.equal(FLAG.road, t[#t].flags)
+    local b = kinds(2)
+    assert.equal(FLAG.road, b[1].flags)                 -- ramp with a low railing
+    assert.near(1.0, b[1].tunnel.height1, 1e-6)
+    local deck = b[2]
+    assert.equal(0x48, deck.flags)
+    assert.near(8, deck.lo, 0.01)                       -- the deck is level: its band starts at 7 m
+    assert.near(1.5, deck.tunnel.height1, 1e-6)
+    assert.equal(0x4000, deck.tunnel.flags & 0x4000)
+    -- an underground junction: tunnel roads meet there without ramps; junction-tunnel walls
+    local c4 = city_mod.new{ style = "sf", blocks = false, dead_end = "open" }
+    local u = c4:node(0, 200, { y = -9, tunnel = true })
+    c4:road(c4:node(0, 0), u, { tunnel = true })
+    c4:road(u, c4:node(0, 400), { tunnel = true })
+    c4:road(u, c4:node(200, 200), { tunnel = true })
+    local d4 = c4:build()
+    local under = intersection_rooms(d4)
+    assert.equal(1, #under)
+    assert.equal(FLAG.intersection | FLAG.subterranean | FLAG.warp, d4.rooms[under[1]].flags)
+    local jt
+    for _, a in ipairs(d4.rooms[under[1]].attributes) do if a.type == "junction_tunnel" then jt = a end end
+    assert.truthy(jt)
+    assert.is_true(jt.wall_mask ~= 0)
+    -- each road: a cut, then the bore straight on to the junction (no ramp at the underground end)
+    for _, road in ipairs(d4.roads) do
+      assert.equal(2, #road.rooms)
+    end
+    -- a junction underground takes tunnel roads only
+    local c5 = city_mod.new{ blocks = false }
+    local u5 = c5:node(0, 0, { y = -9, tunnel = true })
+    c5:road(u5, c5:node(200, 0))
+    assert.error_matches(function() c5:build() end, "underground")
+    -- too short for its ramps
+    local c3 = city_mod.new{ blocks = false }
+    c3:road(c3:node(0, 0), c3:node(100, 0), { tunnel = true })
+    assert.error_matches(function() c3:build() end, "ramps")
+  end)
+
+  it("is deterministic: the same seed gives the same document, another seed another one", function()
+    local function make(seed)
+      local city = city_mod.new{ seed = seed }
+      local n = {}
+      for i = 0, 2 do for j = 0, 2 do n[i * 3 + j] = city:node(i * 120, j * 100) end end
+      for i = 0, 2 do for j = 0, 2 do
+        if i < 2 then city:road(n[i * 3 + j], n[(i + 1) * 3 + j]) end
+        if j < 2 then city:road(n[i * 3 + j], n[i * 3 + j + 1]) end
+      end end
+      city:blocks{ buildings = { floors = { 2, 8 } } }
+      return psdl.encode((city:build()))
+    end
+    assert.equal(make(5), make(5))
+    assert.are_not.equal(make(5), make(6))
+    local r1, r2 = city_mod.random.seeded(42), city_mod.random.seeded(42)
+    for _ = 1, 100 do assert.equal(r1(), r2()) end
+    local x = r1()
+    assert.is_true(x >= 0 and x < 1)
+  end)
+end)
+
+describe("psdl build", function()
+  it("writes the city a script returns, prints its summary and draws a preview", function()
+    local out, png = H.tmpname(".psdl"), H.tmpname(".png")
+    finally(function() os.remove(out); os.remove(png) end)
+    local code, stdout, stderr = psdl_cli("build", "examples/facade_rows.lua", "-o", out, "--preview", png,
+      "--size", "400", "--seed", "12")
+    assert.equal(0, code, stderr)
+    local doc = assert(psdl.read(out))
+    assert.matches(string.format("%s: %s rooms", out:gsub("%p", "%%%0"), common.int(#doc.rooms)), stdout)
+    assert.matches("seed 12", stdout, 1, true)
+    local w, h = png_size(H.read_bytes(png))
+    assert.equal(400, math.max(w, h))
+  end)
+
+  it("names the script line of an error and leaves no file behind", function()
+    local script, out = H.tmpname(".lua"), H.tmpname(".psdl")
+    finally(function() os.remove(script); os.remove(out) end)
+    write_text(script, table.concat({
+      "local city = psdl.city.new{}",
+      "local a = city:node(0, 0)",
+      "local b = city:node(100, 0)",
+      "city:road(a, b, { profile = 'boulevardd' })",
+      "return city",
+    }, "\n"))
+    local code, stdout, stderr = psdl_cli("build", script, "-o", out)
+    assert.equal(2, code)
+    assert.equal("", stdout)
+    assert.matches(script:gsub("%p", "%%%0") .. ":4: .*unknown profile 'boulevardd'", stderr)
+    assert.is_false(exists(out))
+    -- a runtime error of the script itself
+    write_text(script, "local city = psdl.city.new{}\nlocal x = nil\nreturn x.y\n")
+    code, _, stderr = psdl_cli("build", script, "-o", out)
+    assert.equal(2, code)
+    assert.matches(script:gsub("%p", "%%%0") .. ":3:", stderr)
+    assert.is_false(exists(out))
+    -- a syntax error
+    write_text(script, "local city = psdl.city.new{\n")
+    code, _, stderr = psdl_cli("build", script, "-o", out)
+    assert.equal(2, code)
+    assert.matches(script:gsub("%p", "%%%0") .. ":%d+:", stderr)
+    assert.is_false(exists(out))
+    -- an error found while building (a road shorter than its intersections) names its line
+    write_text(script, table.concat({
+      "local city = psdl.city.new{ blocks = false }",
+      "local hub, far = city:node(0, 0), city:node(8, 0)",
+      "city:road(hub, far)",
+      "for _, n in ipairs({ hub, far }) do",
+      "  city:road(n, city:node(n.x, 100)); city:road(n, city:node(n.x, -100))",
+      "end",
+      "return city",
+    }, "\n"))
+    code, _, stderr = psdl_cli("build", script, "-o", out)
+    assert.equal(2, code)
+    assert.matches(script:gsub("%p", "%%%0") .. ":3: road 1: too short", stderr)
+    assert.is_false(exists(out))
+    -- no city returned
+    write_text(script, "local city = psdl.city.new{}\n")
+    code, _, stderr = psdl_cli("build", script, "-o", out)
+    assert.equal(2, code)
+    assert.matches("must return a city", stderr, 1, true)
+    assert.is_false(exists(out))
+    -- an existing output file is left as it was
+    H.write_bytes(out, "old")
+    code = psdl_cli("build", script, "-o", out)
+    assert.equal(2, code)
+    assert.equal("old", H.read_bytes(out))
   end)
 end)

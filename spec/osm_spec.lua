@@ -274,6 +274,15 @@ describe("psdl.osm tags", function()
     assert.are.equal(1, tags.road({ highway = "residential", junction = "roundabout" }, {}).oneway)
     assert.are.equal(1, tags.road({ highway = "motorway" }, {}).oneway)
     assert.are.equal(0, tags.road({ highway = "residential", oneway = "reversible" }, {}).oneway)
+    r = tags.road({ highway = "residential", sidewalk = "left" }, {})
+    assert.are.equal("one_sided", r.profile)
+    assert.are.equal("left", r.sidewalk)
+    assert.are.equal("none", tags.road({ highway = "primary", sidewalk = "no" }, {}).sidewalk)
+    assert.are.equal("both", tags.road({ highway = "service", sidewalk = "both" }, {}).sidewalk)
+    assert.is_nil(tags.road({ highway = "residential", sidewalk = "both" }, {}).sidewalk)
+    assert.are.equal("right", tags.sidewalk({ ["sidewalk:left"] = "no", ["sidewalk:right"] = "separate" }))
+    assert.are.equal("none", tags.sidewalk({ ["sidewalk:both"] = "no" }))
+    assert.is_nil(tags.sidewalk({}))
     assert.are.equal(12.192, tags.length("40'"))
     assert.is_true(math.abs(tags.length("12'6\"") - 3.81) < 1e-9)
     assert.are.equal(3.5, tags.length("3,5"))
@@ -426,7 +435,12 @@ describe("psdl.osm network from hand-written snippets", function()
     for _, r in ipairs(net.roads) do if r.bridge then bridge = r end end
     assert.is_not_nil(bridge)
     assert.are.equal(1, bridge.layer)
-    assert.are.equal("way 52", bridge.source)
+    -- the 80 m bridge grew over its approaches to hold 60 m ramps at grade before the street
+    assert.are.equal("way 51, way 52, way 53", bridge.source)
+    for _, id in ipairs({ bridge.from, bridge.to }) do
+      assert.is_true(math.abs(net.nodes[id].z) >= 60 + 9 - 0.01)
+    end
+    assert.are.equal(2, report.changes["bridges and tunnels extended over their approach roads (room for the ramps)"])
     -- Low Street is split only at the forgotten crossing
     local low = {}
     for _, r in ipairs(net.roads) do if r.name == "Low Street" then low[#low + 1] = r end end
@@ -438,6 +452,48 @@ describe("psdl.osm network from hand-written snippets", function()
     assert.are.equal(1, report.changes["at-grade crossings without a shared node joined"])
     local _, d0 = nearest_node(net, 0, 0)
     assert.is_true(d0 > 30)
+    assert_clean(net)
+  end)
+
+  it("a bridge too short to clear the road under it grows over its approaches", function()
+    -- a street W-E; a road N-S whose bridge is only 12 m long over it
+    local function ll(x, z) return 51.5 + z / 111320, -0.1 + x / 69300 end
+    local function node(id, x, z)
+      local lat, lon = ll(x, z)
+      return string.format('<node id="%d" lat="%.7f" lon="%.7f"/>', id, lat, lon)
+    end
+    local xml = '<osm version="0.6">' .. node(1, -150, 0) .. node(2, 150, 0) .. node(3, 0, -150)
+      .. node(4, 0, -6) .. node(5, 0, 6) .. node(6, 0, 150)
+      .. '<way id="10"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/></way>'
+      .. '<way id="11"><nd ref="3"/><nd ref="4"/><tag k="highway" v="residential"/></way>'
+      .. '<way id="12"><nd ref="4"/><nd ref="5"/><tag k="highway" v="residential"/><tag k="bridge" v="yes"/></way>'
+      .. '<way id="13"><nd ref="5"/><nd ref="6"/><tag k="highway" v="residential"/></way></osm>'
+    local net, report = osm.network(assert(osm.parse(xml)))
+    local bridge
+    for _, r in ipairs(net.roads) do if r.bridge then bridge = r end end
+    assert.is_not_nil(bridge)
+    assert.matches("way 11, way 12, way 13", bridge.source, 1, true)
+    -- both ends have a 60 m ramp before the street's 18 m corridor, and no more
+    local a, b = net.nodes[bridge.from], net.nodes[bridge.to]
+    assert.is_true(math.abs(a.z) >= 69 - 0.01 and math.abs(b.z) >= 69 - 0.01)
+    assert.is_true(road_length(net, bridge) < 2 * 69 + 5)
+    assert.are.equal(2, report.changes["bridges and tunnels extended over their approach roads (room for the ramps)"])
+    -- no room south of the street for a ramp (a dead end 30 m away): the crossing is made
+    -- at grade, a junction
+    local near = xml:gsub('<node id="3" lat="[%d.]+"', string.format('<node id="3" lat="%.7f"', 51.5 - 30 / 111320))
+    local net2, rep2 = osm.network(assert(osm.parse(near)))
+    assert.are.equal(1, rep2.changes["bridge and tunnel crossings made at grade (no room for the ramps)"])
+    assert.are.equal(0, count(net2.roads, function(r) return r.bridge end))
+    local d2, junctions = degrees(net2), {}
+    for id, k in pairs(d2) do if k == 4 then junctions[#junctions + 1] = id end end
+    assert.are.equal(1, #junctions)
+    local jn = net2.nodes[junctions[1]]
+    assert.is_true(math.abs(jn.z - net2.nodes["1"].z) < 0.5 and math.abs(jn.x - net2.nodes["3"].x) < 0.5)
+    assert_clean(net2)
+    -- a bridge over no road is an ordinary road (the map is flat)
+    local flat = osm.network(assert(osm.parse(xml:gsub('<way id="10">.-</way>', ""))))
+    assert.are.equal(0, count(flat.roads, function(r) return r.bridge end))
+    assert.are.equal(0, #report.warnings)
     assert_clean(net)
   end)
 
@@ -493,6 +549,18 @@ describe("psdl.osm network from hand-written snippets", function()
     end
     assert.are.equal(1, report.changes["roads cut at missing node references"])
     assert.are.equal(1, report.skipped["road with missing node references (nothing left)"])
+  end)
+
+  it("runs a reversed one-way the way traffic goes, its sides swapped", function()
+    local data = assert(osm.parse([[<osm version="0.6">
+      <node id="1" lat="51.5" lon="-0.1"/><node id="2" lat="51.5" lon="-0.099"/>
+      <way id="3"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/>
+        <tag k="oneway" v="-1"/><tag k="sidewalk" v="left"/></way></osm>]], "rev.osm"))
+    local net = osm.network(data)
+    assert.are.equal(1, #net.roads)
+    local r = net.roads[1]
+    assert.are.same({ "2", "1", true, "one_sided", "right" }, { r.from, r.to, r.oneway, r.profile, r.sidewalk })
+    assert.is_true(net.nodes["2"].x > net.nodes["1"].x)
   end)
 
   it("clips to a bbox: roads end at its edge, the rest is skipped", function()
@@ -615,6 +683,34 @@ describe("psdl.osm.check", function()
     assert.are.equal(1, kinds.invalid)
   end)
 
+  it("assumes the cross-sections city generation builds (psdl.city.profiles)", function()
+    local ok, profiles = pcall(require, "psdl.city.profiles")
+    if not ok or type(profiles) ~= "table" or not profiles.PROFILES then
+      pending("psdl.city.profiles is not available: " .. tostring(profiles))
+      return
+    end
+    local SIDES = { both = 2, left = 1, right = 1, none = 0 }
+    for name, mine in pairs(fit.dimensions.profiles) do
+      local theirs = profiles.PROFILES[name]
+      assert.is_table(theirs, name)
+      local function total(p, lane)
+        local cw = p.width or (p.lanes or 0) * (p.lane_width or lane)
+        local sides = p.sides
+        if type(sides) == "string" then sides = SIDES[sides] end
+        if p.kind == "walkway" then sides = 0 end
+        return cw + (sides or 0) * (p.sidewalk or 0) + (p.median or 0)
+      end
+      assert.are.equal(total(theirs, 5), total(mine, fit.dimensions.lane), name)
+      assert.are.equal((theirs.crosswalk or 0) > 0, mine.crosswalk == true, name .. " crosswalk")
+      if theirs.crosswalk and theirs.crosswalk > 0 then assert.are.equal(theirs.crosswalk, fit.dimensions.crosswalk) end
+    end
+    local lok, layout = pcall(require, "psdl.city.layout")
+    if lok and type(layout) == "table" and layout.BRIDGE then
+      assert.are.equal(layout.BRIDGE.ramp, fit.dimensions.ramp)
+      assert.are.equal(layout.TUNNEL.ramp, fit.dimensions.ramp)
+    end
+  end)
+
   it("measures road widths the way city generation builds them", function()
     assert.are.equal(18, fit.footprint({ profile = "street" }))            -- 2 x 5 + 2 x 4
     assert.are.equal(13, fit.footprint({ profile = "street", lanes = 1 }))
@@ -648,8 +744,14 @@ describe("psdl.osm on a synthetic town", function()
     -- every roundabout kept as a ring of four roads
     assert.are.equal(info.roundabouts, report.changes["roundabouts kept as a ring of roads"])
     assert.are.equal(4 * info.roundabouts, count(net.roads, function(r) return r.roundabout end))
-    -- the motorway is a freeway on bridges wherever it passes over a street
-    assert.is_true(count(net.roads, function(r) return r.profile == "freeway" and r.bridge end) >= 25)
+    -- the motorway's bridges, 40 m apart, became one elevated freeway over every street,
+    -- with its ramps at grade past the town's edge
+    local deck = {}
+    for _, r in ipairs(net.roads) do if r.highway == "motorway" and r.bridge then deck[#deck + 1] = r end end
+    assert.are.equal(1, #deck)
+    assert.are.equal("freeway", deck[1].profile)
+    assert.is_true(road_length(net, deck[1]) > 24 * 100)
+    assert.are.equal(3, count(net.roads, function(r) return r.highway == "motorway" end))
     assert.are.equal(0, count(net.roads, function(r) return r.highway == "motorway" and not r.divided end))
     assert.are.equal(info.buildings, #net.buildings)
     assert.are.equal(0, #report.dropped)

@@ -11,6 +11,9 @@
  *   core.sections(center, profile [, start_dir, end_dir]) -> pts, clamped
  *   core.triangulate(pts [, holes])            -> {i1, i2, i3, ...}
  *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
+ *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
+ *   core.self_crossing(pts [, holes [, tol]])  -> nil | edge1, edge2
+ *   core.first_outside(poly, pts [, closed [, eps]]) -> nil | point index
  *   core.facades(pts, opts)                    -> {{left, right, u, v, light, run, sloped}, ...}
  *   core.light_index(dx, dz)                   -> 0..63
  *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
@@ -218,6 +221,8 @@ static int l_spline(lua_State *L) {
     }
     size_t m = psdl_spline_bound(c, n, &o);
     nomem_check(L, m);
+    if (m == PSDL_GEOM_INVALID)
+        luaL_argerror(L, 1, "ctrl: a control point or option is not a finite number (NaN or infinity)");
     double *out = (double *)scratch(L, 3 * m, sizeof *out);
     nomem_check(L, psdl_spline(out, c, n, &o));
     push_points(L, out, m);
@@ -298,6 +303,76 @@ static int l_fans(lua_State *L) {
     return 2;
 }
 
+/***
+ * One perimeter ring for a polygon with holes (psdl_keyhole): the outer ring in retail
+ * winding, each hole joined through a zero-width keyhole cut.
+ * @function keyhole
+ * @tparam table pts flat x, y, z: the outer ring, then the holes
+ * @tparam[opt] table holes 1-based start of each hole in pts
+ * @treturn table 1-based point indices (bridge ends repeated)
+ */
+static int l_keyhole(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
+    size_t n, nh;
+    double *p = get_points(L, 1, &n, "pts");
+    uint32_t *h = get_holes(L, 2, n, &nh);
+    uint32_t *d = (uint32_t *)scratch(L, psdl_keyhole_bound(n, nh), sizeof *d);
+    size_t w = psdl_keyhole(d, p, n, h, nh);
+    nomem_check(L, w);
+    if (w == PSDL_GEOM_INVALID) luaL_argerror(L, 2, "a hole lies outside the outer ring");
+    push_indices(L, d, w, 1);
+    return 1;
+}
+
+/***
+ * First proper crossing between two edges of a polygon with holes (psdl_self_crossing).
+ * @function self_crossing
+ * @tparam table pts flat x, y, z: the outer ring, then the holes
+ * @tparam[opt] table holes 1-based hole starts
+ * @tparam[opt] number tol metres (1e-6)
+ * @return nil when no two edges cross, else the two 1-based edge numbers (edge k runs from
+ * point k to the next point of its ring)
+ */
+static int l_self_crossing(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
+    size_t n, nh;
+    double *p = get_points(L, 1, &n, "pts");
+    uint32_t *h = get_holes(L, 2, n, &nh);
+    double tol = luaL_optnumber(L, 3, 1e-6);
+    uint32_t e[2];
+    size_t r = psdl_self_crossing(e, p, n, h, nh, tol);
+    nomem_check(L, r);
+    if (!r) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)e[0] + 1);
+    lua_pushinteger(L, (lua_Integer)e[1] + 1);
+    return 2;
+}
+
+/***
+ * Whether points stay inside a polygon (psdl_first_outside).
+ * @function first_outside
+ * @tparam table poly flat x, y, z polygon (a keyhole ring works)
+ * @tparam table pts flat x, y, z points
+ * @tparam[opt] boolean closed the points form a ring
+ * @tparam[opt] number eps metres (0.005): tolerance at the boundary
+ * @return nil when inside, else the 1-based index of the first point outside (or of the
+ * first point of the first edge leaving)
+ */
+static int l_first_outside(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
+    size_t n, m;
+    double *poly = get_points(L, 1, &n, "poly");
+    double *p = get_points(L, 2, &m, "pts");
+    size_t r = psdl_first_outside(poly, n, p, m, lua_toboolean(L, 3), luaL_optnumber(L, 4, 0.005));
+    nomem_check(L, r);
+    if (r == 0) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)r);
+    return 1;
+}
+
 /* ================================================================ facades */
 
 static int l_light_index(lua_State *L) {
@@ -355,6 +430,8 @@ static int l_junction(lua_State *L) {
     o.radius = opt_field_num(L, t, "radius", 0);
     o.arc_step = opt_field_num(L, t, "arc_step", 0);
     o.curb = opt_field_num(L, t, "curb", -1);
+    if (!isfinite(o.radius) || !isfinite(o.arc_step) || !isfinite(o.curb))
+        luaL_argerror(L, 3, "radius, arc_step and curb must be finite numbers");
     psdl_arm *arms = (psdl_arm *)scratch(L, na, sizeof *arms);
     for (size_t i = 0; i < na; i++) {
         lua_rawgeti(L, 2, (lua_Integer)i + 1);
@@ -385,7 +462,8 @@ static int l_junction(lua_State *L) {
     size_t r = psdl_junction_build(&j, arms, na, &o);
     nomem_check(L, r);
     if (r == PSDL_GEOM_INVALID)
-        luaL_argerror(L, 2, "arms cannot be joined (two arms less than 1 degree apart, or a zero direction)");
+        luaL_argerror(L, 2, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
+                            "width, or a value that is not a finite number)");
     lua_createtable(L, 0, 7);
     push_points(L, j.points, j.size.points);
     lua_setfield(L, -2, "points");
@@ -803,6 +881,9 @@ static const luaL_Reg geom_funcs[] = {
     {"sections", l_sections},
     {"triangulate", l_triangulate},
     {"fans", l_fans},
+    {"keyhole", l_keyhole},
+    {"self_crossing", l_self_crossing},
+    {"first_outside", l_first_outside},
     {"facades", l_facades},
     {"light_index", l_light_index},
     {"junction", l_junction},

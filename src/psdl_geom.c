@@ -278,6 +278,14 @@ static size_t spline_build(const spline_in *in, samples *out) {
     size_t n = in->n;
     out->v = NULL;
     out->n = out->cap = 0;
+    /* a NaN or infinite input would make every piece count undefined (and the samples
+     * unbounded): refuse it */
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(c[i])) return PSDL_GEOM_INVALID;
+    if (!isfinite(in->spacing) || !isfinite(in->max_angle) || !isfinite(in->half_width) || !isfinite(in->tol) ||
+        (in->start_dir && !(isfinite(in->start_dir[0]) && isfinite(in->start_dir[1]))) ||
+        (in->end_dir && !(isfinite(in->end_dir[0]) && isfinite(in->end_dir[1]))))
+        return PSDL_GEOM_INVALID;
     if (n < 2) return 0;
     size_t m = 0; /* control points distinct from their predecessor in plan */
     for (size_t i = 0; i < n; i = next_distinct(c, n, i)) m++;
@@ -387,7 +395,7 @@ static size_t spline_build(const spline_in *in, samples *out) {
             cost[k + 1] = cost[k] + dist3(pt[k], pt[k + 1]) / in->spacing + th / in->max_angle;
         }
         double pieces = ceil(cost[CR_DENSE] - 1e-9);
-        if (pieces < 1) pieces = 1;
+        if (!(pieces >= 1)) pieces = 1; /* also NaN */
         if (pieces > 100000) pieces = 100000;
         size_t np = (size_t)pieces;
         int k = 0;
@@ -460,7 +468,7 @@ size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_
     spline_defaults(&in, ctrl, n, opts);
     samples s;
     size_t r = spline_build(&in, &s);
-    if (r != PSDL_GEOM_NOMEM)
+    if (r != PSDL_GEOM_NOMEM && r != PSDL_GEOM_INVALID)
         for (size_t k = 0; k < r; k++) memcpy(dst + 3 * k, s.v[k].p, 3 * sizeof *dst);
     free(s.v);
     return r;

@@ -46,7 +46,8 @@ extern "C" {
 /** Returned by kernels that allocate scratch memory when the allocation failed. */
 #define PSDL_GEOM_NOMEM ((size_t)-1)
 /** Returned by psdl_junction_build for arms it cannot join (two arms less than 1 degree
- *  apart, a zero direction, an unknown profile kind). */
+ *  apart, a zero direction, an unknown profile kind), and by the kernels that say so for
+ *  input they refuse (a NaN or infinite coordinate or option). */
 #define PSDL_GEOM_INVALID ((size_t)-2)
 
 /* ================================================================ measures (§4.2, §3.3) */
@@ -113,8 +114,9 @@ size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *o
  *  builds them) deviates more than planar_tol is halved, repeatedly (on a climbing curve the
  *  twist is about 2 * half_width * rise * turn / length). Consecutive equal control points
  *  are skipped. Every control point is a sample. Returns the point count (exactly what
- *  psdl_spline_bound returns), 0 when n < 2 or all control points coincide in plan, or
- *  PSDL_GEOM_NOMEM (both functions allocate scratch memory). */
+ *  psdl_spline_bound returns), 0 when n < 2 or all control points coincide in plan,
+ *  PSDL_GEOM_INVALID when a coordinate, an option or an end tangent is NaN or infinite
+ *  (nothing written), or PSDL_GEOM_NOMEM (both functions allocate scratch memory). */
 size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_opts *opts);
 
 /** Length in metres of the polyline pts[0 .. n-1] (3D; plan = 0 also counts y). */
@@ -215,6 +217,39 @@ size_t psdl_fans_bound(size_t n, size_t nholes);
 size_t psdl_fans(uint32_t *dst, double *extra, size_t *nextra, const double *pts, size_t n,
                  const uint32_t *hole_starts, size_t nholes, unsigned flags);
 
+/** Points psdl_keyhole writes at most: n + 2 * nholes. */
+size_t psdl_keyhole_bound(size_t n, size_t nholes);
+
+/** One ring for a polygon with holes (given as psdl_triangulate takes them): the outer ring
+ *  in retail winding (S < 0), each hole joined through a zero-width keyhole cut (outer point
+ *  -> bridge to a hole point -> the hole ring in the opposite sense -> back to the hole point
+ *  -> back along the bridge to the outer point, both bridge ends repeated), bridges found as
+ *  psdl_triangulate finds them. A crossing-number test over the ring (§1.5: the game's
+ *  PointInPerimeter) puts the holes outside, the doubled bridge cancelling itself, so it
+ *  serves as a room perimeter. dst receives point indices, starting at the outer ring's
+ *  lowest index; consecutive duplicate points are dropped. Returns the count (0 for fewer
+ *  than 3 outer points), PSDL_GEOM_INVALID when a hole of 3 or more points finds no bridge
+ *  (it lies outside the outer ring), or PSDL_GEOM_NOMEM. */
+size_t psdl_keyhole(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes);
+
+/** First proper crossing between two edges of a polygon with holes (rings as
+ *  psdl_triangulate takes them; edge k runs from point k to the next point of its ring, the
+ *  last back to the ring's first): the two edges' interiors cross, each one's ends lying more
+ *  than tol (m) on either side of the other's line. Touching, overlapping and neighbouring
+ *  edges do not count. Returns 1 with out[0] < out[1] the two edges (the crossing with the
+ *  lowest edges), 0 when the rings are simple and apart, or PSDL_GEOM_NOMEM. */
+size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts,
+                          size_t nholes, double tol);
+
+/** Whether the points pts[0 .. m-1] (a polyline, or a ring when closed) stay inside the
+ *  polygon poly[0 .. n-1] in plan: every point and every edge midpoint inside by the
+ *  crossing-number test (§1.5; a keyhole ring from psdl_keyhole works) or within eps of its
+ *  boundary, and no edge crossing a boundary edge by more than eps (edges the polygon also
+ *  runs backwards, keyhole bridges, bound nothing). Returns 0 when inside, else 1 + the index
+ *  of the first point outside or of the first point of the first edge leaving, or
+ *  PSDL_GEOM_NOMEM. */
+size_t psdl_first_outside(const double *poly, size_t n, const double *pts, size_t m, int closed, double eps);
+
 /* ================================================================ facades (§2.4 0x3, 0x7, 0xB) */
 
 /** Light-table index (0..63) of a wall whose base runs from left to right in plan direction
@@ -308,8 +343,10 @@ void psdl_junction_bound(psdl_junction_sizes *out, const psdl_arm *arms, size_t 
  *  the kernel builds a corner: where they meet at less than 180 degrees the curb lines meet
  *  in a fillet of `radius` (when both sides have sidewalks; sharp otherwise) and the outer
  *  sidewalk lines at the building corner, which the corner sidewalk strip repeats as its
- *  outer point (city-layout §1.5); at 180 degrees or more the corner goes round the node.
- *  Each arm's end section lies at the smallest distance that keeps the corners and its
+ *  outer point (city-layout §1.5); at 180 degrees or more the corner goes round the node
+ *  (within half a degree of 180, two arms in line, e.g. a mid-block crosswalk or a change of
+ *  width, both arms end at least 1 m from the node, so that road surface stays between
+ *  their crosswalks). Each arm's end section lies at the smallest distance that keeps the corners and its
  *  crosswalk (between the section and a line `crosswalk` metres nearer the node, one per
  *  carriageway) inside the intersection, and at least min_distance. A sidewalk that meets a
  *  side without one (a walkway, a road with no sidewalk there) ends square across its width
@@ -319,7 +356,8 @@ void psdl_junction_bound(psdl_junction_sizes *out, const psdl_arm *arms, size_t 
  *  the outer point stays open, as in retail. The surface, the
  *  crosswalks and the strips share every vertex on their common edges, and the outline holds
  *  every point on the boundary, so the roads and blocks around close with no gap, no overlap
- *  and no T-junction. Returns 0, PSDL_GEOM_INVALID or PSDL_GEOM_NOMEM. */
+ *  and no T-junction. Returns 0, PSDL_GEOM_INVALID (see above; also for a NaN or infinite
+ *  coordinate, width or option, or a negative left / right width) or PSDL_GEOM_NOMEM. */
 size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narms,
                      const psdl_junction_opts *opts);
 
@@ -372,9 +410,10 @@ size_t psdl_surface_bound(size_t n);
 
 /** Outline of the union of triangles tris[0 .. 3*ntris-1] (indices into pts): the boundary
  *  edges (used once) chained into loops; dst receives the loop of largest plan area, in
- *  retail winding (S < 0), every boundary point kept. Holes are dropped (a perimeter cannot
- *  express them). Returns the point count (at most 3 * ntris), 0 when there is no loop, or
- *  PSDL_GEOM_NOMEM. */
+ *  retail winding (S < 0), every boundary point kept, with the holes inside it (loops wound
+ *  the other way) joined through zero-width keyhole cuts as psdl_keyhole makes them, so that
+ *  the game's crossing-number test (§1.5) leaves them out. Returns the point count (at most
+ *  3 * ntris), 0 when there is no loop, or PSDL_GEOM_NOMEM. */
 size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts);
 
 /** Upper bound of psdl_link's output points. */

@@ -204,8 +204,12 @@ static int cmp_hole(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Builds the outer ring with every hole bridged in; returns a node of it or -1. */
-static int32_t build_ring(ring *r, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
+/* Builds the outer ring with every hole bridged in; returns a node of it or -1 (-2: out of
+ * memory). *missed (may be NULL) receives the number of holes of 3 or more points that found
+ * no bridge (a hole outside the outer ring). */
+static int32_t build_ring(ring *r, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
+                          size_t *missed) {
+    if (missed) *missed = 0;
     size_t outer_end = nholes ? hole_starts[0] : n;
     int32_t outer = link_ring(r, pts, 0, outer_end, 1);
     if (outer < 0 || nholes == 0) return outer;
@@ -230,7 +234,10 @@ static int32_t build_ring(ring *r, const double *pts, size_t n, const uint32_t *
     qsort(holes, nh, sizeof *holes, cmp_hole);
     for (size_t h = 0; h < nh; h++) {
         int32_t bridge = find_hole_bridge(r, holes[h].left, outer);
-        if (bridge < 0) continue;
+        if (bridge < 0) {
+            if (missed) (*missed)++;
+            continue;
+        }
         split_polygon(r, bridge, holes[h].left);
     }
     free(holes);
@@ -314,7 +321,7 @@ static size_t triangulate_ccw(uint32_t *dst, const double *pts, size_t n, const 
     r.nodes = (node *)malloc(r.cap * sizeof *r.nodes);
     if (!r.nodes) return PSDL_GEOM_NOMEM;
     r.eps = extent_eps(pts, n);
-    int32_t start = build_ring(&r, pts, n, hole_starts, nholes);
+    int32_t start = build_ring(&r, pts, n, hole_starts, nholes, NULL);
     size_t nt = 0;
     if (start == -2) {
         free(r.nodes);
@@ -567,5 +574,165 @@ done:
     free(tmp);
     free(h.keys);
     free(h.vals);
+    return result;
+}
+
+/* ================================================================ keyholes, crossings, containment */
+
+size_t psdl_keyhole_bound(size_t n, size_t nholes) { return n + 2 * nholes; }
+
+size_t psdl_keyhole(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
+    assert(dst && (pts || n == 0) && (hole_starts || nholes == 0));
+    size_t outer_end = nholes ? hole_starts[0] : n;
+    if (outer_end < 3) return 0;
+    ring r;
+    r.cap = n + 2 * nholes + 2;
+    r.count = 0;
+    r.nodes = (node *)malloc(r.cap * sizeof *r.nodes);
+    if (!r.nodes) return PSDL_GEOM_NOMEM;
+    r.eps = extent_eps(pts, n);
+    size_t missed = 0, m = 0;
+    int32_t start = build_ring(&r, pts, n, hole_starts, nholes, &missed);
+    size_t result = 0;
+    if (start == -2) result = PSDL_GEOM_NOMEM;
+    else if (missed) result = PSDL_GEOM_INVALID;
+    else if (start >= 0) {
+        /* the ring runs counter-clockwise (S > 0): walk it, then write it backwards from the
+         * point with the lowest index (retail winding, the holes turning the other way) */
+        int32_t k = start, first = start;
+        do {
+            if (r.nodes[k].i < r.nodes[first].i) first = k;
+            k = r.nodes[k].next;
+            m++;
+        } while (k != start && m <= r.cap);
+        assert(m <= psdl_keyhole_bound(n, nholes));
+        k = first;
+        dst[0] = r.nodes[first].i;
+        for (size_t w = 1; w < m; w++) {
+            k = r.nodes[k].prev;
+            dst[w] = r.nodes[k].i;
+        }
+        result = m >= 3 ? m : 0;
+    }
+    free(r.nodes);
+    return result;
+}
+
+/* Segments (a, b) and (c, d) cross properly in plan: each one's ends lie on opposite sides
+ * of the other's line, more than tol from it. */
+static int seg_cross(const double *a, const double *b, const double *c, const double *d, double tol) {
+    double abx = b[0] - a[0], abz = b[2] - a[2], cdx = d[0] - c[0], cdz = d[2] - c[2];
+    double lab = sqrt(abx * abx + abz * abz), lcd = sqrt(cdx * cdx + cdz * cdz);
+    if (lab == 0 || lcd == 0) return 0;
+    double o1 = abx * (c[2] - a[2]) - abz * (c[0] - a[0]), o2 = abx * (d[2] - a[2]) - abz * (d[0] - a[0]);
+    double o3 = cdx * (a[2] - c[2]) - cdz * (a[0] - c[0]), o4 = cdx * (b[2] - c[2]) - cdz * (b[0] - c[0]);
+    double t1 = tol * lab, t2 = tol * lcd;
+    return ((o1 > t1 && o2 < -t1) || (o1 < -t1 && o2 > t1)) && ((o3 > t2 && o4 < -t2) || (o3 < -t2 && o4 > t2));
+}
+
+/* The point after point k in its ring [s, e). */
+static size_t ring_next(size_t k, size_t s, size_t e) { return k + 1 < e ? k + 1 : s; }
+
+typedef struct xedge {
+    double x0, x1;
+    size_t k, s, e; /* edge from point k; its ring [s, e) */
+} xedge;
+
+static int cmp_xedge(const void *a, const void *b) {
+    double x = ((const xedge *)a)->x0, y = ((const xedge *)b)->x0;
+    if (x != y) return x < y ? -1 : 1;
+    size_t i = ((const xedge *)a)->k, j = ((const xedge *)b)->k;
+    return (i > j) - (i < j);
+}
+
+size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
+                          double tol) {
+    assert(out && (pts || n == 0) && (hole_starts || nholes == 0));
+    if (n < 4) return 0;
+    xedge *ed = (xedge *)malloc(n * sizeof *ed);
+    if (!ed) return PSDL_GEOM_NOMEM;
+    size_t ne = 0;
+    for (size_t h = 0; h <= nholes; h++) {
+        size_t s = h == 0 ? 0 : hole_starts[h - 1], e = h < nholes ? hole_starts[h] : n;
+        if (e > n) e = n;
+        for (size_t k = s; k < e; k++) {
+            const double *a = pts + 3 * k, *b = pts + 3 * ring_next(k, s, e);
+            ed[ne].x0 = fmin(a[0], b[0]), ed[ne].x1 = fmax(a[0], b[0]);
+            ed[ne].k = k, ed[ne].s = s, ed[ne].e = e;
+            ne++;
+        }
+    }
+    qsort(ed, ne, sizeof *ed, cmp_xedge);
+    size_t found = 0, best_i = 0, best_j = 0;
+    for (size_t i = 0; i < ne; i++) {
+        const xedge *p = &ed[i];
+        size_t pn = ring_next(p->k, p->s, p->e);
+        const double *a = pts + 3 * p->k, *b = pts + 3 * pn;
+        double z0 = fmin(a[2], b[2]), z1 = fmax(a[2], b[2]);
+        for (size_t j = i + 1; j < ne && ed[j].x0 <= p->x1; j++) {
+            const xedge *q = &ed[j];
+            size_t qn = ring_next(q->k, q->s, q->e);
+            if (q->k == pn || qn == p->k) continue; /* neighbouring edges */
+            const double *c = pts + 3 * q->k, *d = pts + 3 * qn;
+            if (fmax(c[2], d[2]) < z0 || fmin(c[2], d[2]) > z1) continue;
+            if (!seg_cross(a, b, c, d, tol)) continue;
+            size_t lo = p->k < q->k ? p->k : q->k, hi = p->k < q->k ? q->k : p->k;
+            if (!found || lo < best_i || (lo == best_i && hi < best_j)) best_i = lo, best_j = hi;
+            found = 1;
+        }
+    }
+    free(ed);
+    if (found) out[0] = (uint32_t)best_i, out[1] = (uint32_t)best_j;
+    return found;
+}
+
+/* Plan distance from p to the segment (a, b). */
+static double seg_dist(const double *p, const double *a, const double *b) {
+    double dx = b[0] - a[0], dz = b[2] - a[2], l2 = dx * dx + dz * dz;
+    double t = l2 > 0 ? ((p[0] - a[0]) * dx + (p[2] - a[2]) * dz) / l2 : 0;
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    double ex = a[0] + t * dx - p[0], ez = a[2] + t * dz - p[2];
+    return sqrt(ex * ex + ez * ez);
+}
+
+/* p inside the polygon poly (crossing number, §1.5) or within eps of its boundary. */
+static int inside_poly(const double *poly, size_t n, const double *p, double eps) {
+    int in = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+        if (seg_dist(p, a, b) <= eps) return 1;
+        if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < a[0] + (p[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
+    }
+    return in;
+}
+
+size_t psdl_first_outside(const double *poly, size_t n, const double *pts, size_t m, int closed, double eps) {
+    assert((poly || n == 0) && (pts || m == 0));
+    if (n < 3) return m ? 1 : 0;
+    /* edges of poly that it also runs backwards (keyhole bridges) bound nothing */
+    unsigned char *cut = (unsigned char *)calloc(n, 1);
+    if (!cut) return PSDL_GEOM_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+        for (size_t j = 0; j < n && !cut[k]; j++) {
+            const double *c = poly + 3 * j, *d = poly + 3 * ((j + 1) % n);
+            if (j != k && a[0] == d[0] && a[2] == d[2] && b[0] == c[0] && b[2] == c[2]) cut[k] = 1;
+        }
+    }
+    size_t result = 0;
+    size_t ne = closed ? m : (m ? m - 1 : 0);
+    for (size_t i = 0; i < m && !result; i++) {
+        const double *p = pts + 3 * i;
+        if (!inside_poly(poly, n, p, eps)) result = i + 1;
+    }
+    for (size_t i = 0; i < ne && !result; i++) {
+        const double *p = pts + 3 * i, *q = pts + 3 * ((i + 1) % m);
+        double mid[3] = {(p[0] + q[0]) / 2, (p[1] + q[1]) / 2, (p[2] + q[2]) / 2};
+        if (!inside_poly(poly, n, mid, eps)) result = i + 1;
+        for (size_t k = 0; k < n && !result; k++)
+            if (!cut[k] && seg_cross(p, q, poly + 3 * k, poly + 3 * ((k + 1) % n), eps)) result = i + 1;
+    }
+    free(cut);
     return result;
 }

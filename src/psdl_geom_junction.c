@@ -13,6 +13,11 @@
 
 #define CURB_RISE 0.15
 #define SAME_EPS 1e-7 /* metres: points closer than this are one point */
+/* A corner that goes round the node by less than this is straight (two arms in line): its
+ * arms end at least STRAIGHT_GAP from the node, so that some road surface stays between
+ * their crosswalks (else the surface has no area). */
+#define STRAIGHT_SWEEP (0.5 * M_PI / 180.0)
+#define STRAIGHT_GAP 1.0
 
 enum { MEET_BOTH, MEET_A, MEET_B, MEET_NONE, JOIN };
 
@@ -151,6 +156,13 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
                 r *= 0.8;
                 if (r < 0.05) r = 0;
             }
+            if (r > 0 && dB - (r / sin(half) - r) < minw) {
+                /* still too big after the shrinking (a radius far beyond the corner): the
+                 * largest that fits */
+                double k = 1 / sin(half) - 1;
+                r = k > 0 ? (dB - minw) / k : 0;
+                if (!(r >= 0.05)) r = 0;
+            }
             if (r > 0) {
                 double L = r / tan(half);
                 double o[2] = {Pc[0] + bis[0] * r / sin(half), Pc[2] + bis[1] * r / sin(half)};
@@ -229,8 +241,10 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
             w[0] = c[0] + ro * cos(ang), w[1] = y + rise, w[2] = c[2] + ro * sin(ang);
         }
     }
-    A->need_curb = fmax(A->need_curb, 0);
-    B->need_curb = fmax(B->need_curb, 0);
+    if (sweep < STRAIGHT_SWEEP) { /* arms in line: keep a piece of road surface */
+        A->need_curb = fmax(A->need_curb, STRAIGHT_GAP);
+        B->need_curb = fmax(B->need_curb, STRAIGHT_GAP);
+    }
 }
 
 /* Appends an index to a list, skipping a repeat of the last one. */
@@ -283,6 +297,19 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
     psdl_junction_bound(&b.cap, arms, narms, opts);
     memset(&dst->size, 0, sizeof dst->size);
     const double *c = opts->center;
+    /* NaN or infinite input would defeat the point deduplication (and the bounds): refuse
+     * it, and negative widths */
+    if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(c[2]) || !isfinite(opts->radius) ||
+        !isfinite(opts->arc_step) || !isfinite(opts->curb))
+        return PSDL_GEOM_INVALID;
+    for (size_t i = 0; i < narms; i++) {
+        const psdl_arm *a = &arms[i];
+        const psdl_profile *p = &a->profile;
+        if (!isfinite(a->dir[0]) || !isfinite(a->dir[1]) || !isfinite(p->left) || !isfinite(p->right) ||
+            !isfinite(p->sidewalk_left) || !isfinite(p->sidewalk_right) || !isfinite(p->median) ||
+            !isfinite(a->crosswalk) || !isfinite(a->min_distance) || p->left < 0 || p->right < 0)
+            return PSDL_GEOM_INVALID;
+    }
     b.y = c[1];
     b.rise = opts->curb < 0 ? CURB_RISE : opts->curb;
     double step = arc_step_rad(opts);

@@ -261,8 +261,14 @@ size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const do
     uint32_t *t = (uint32_t *)malloc((3 * ntris + 1) * sizeof *t);
     bedge *be = (bedge *)malloc((3 * ntris + 1) * sizeof *be);
     uint32_t *loop = (uint32_t *)malloc((3 * ntris + 1) * sizeof *loop);
+    /* loops wound the other way (holes): their points and starts */
+    uint32_t *hv = (uint32_t *)malloc((3 * ntris + 1) * sizeof *hv);
+    size_t *hs = (size_t *)malloc((3 * ntris + 1) * sizeof *hs);
+    double *kp = NULL;
+    uint32_t *kstart = NULL, *kd = NULL;
+    size_t nhv = 0, nhs = 0;
     size_t result = PSDL_GEOM_NOMEM;
-    if (!t || !be || !loop) goto done;
+    if (!t || !be || !loop || !hv || !hs) goto done;
     size_t nt = 0;
     for (size_t i = 0; i < ntris; i++) {
         uint32_t a = tris[3 * i], b = tris[3 * i + 1], c = tris[3 * i + 2];
@@ -347,15 +353,61 @@ size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const do
                 best_s = area;
                 best_n = m;
                 memcpy(dst, loop, m * sizeof *loop);
+            } else if (area > 0) {
+                hs[nhs++] = nhv;
+                memcpy(hv + nhv, loop, m * sizeof *loop);
+                nhv += m;
             }
         }
     }
     result = best_n;
+    if (best_n >= 3 && nhs > 0) {
+        /* holes inside the outline join it through keyhole cuts (psdl_keyhole), so that the
+         * perimeter's crossing-number test leaves them out (§1.5) */
+        size_t np = best_n + nhv, nk = 0;
+        kp = (double *)malloc(3 * np * sizeof *kp);
+        kstart = (uint32_t *)malloc((nhs + 1) * sizeof *kstart);
+        kd = (uint32_t *)malloc((psdl_keyhole_bound(np, nhs) + 1) * sizeof *kd);
+        uint32_t *ids = (uint32_t *)malloc((np + 1) * sizeof *ids);
+        if (!kp || !kstart || !kd || !ids) {
+            free(ids);
+            result = PSDL_GEOM_NOMEM;
+            goto done;
+        }
+        for (size_t i = 0; i < best_n; i++) ids[i] = dst[i], memcpy(kp + 3 * i, pts + 3 * (size_t)dst[i], 3 * sizeof *kp);
+        size_t w = best_n;
+        for (size_t h = 0; h < nhs; h++) {
+            size_t s0 = hs[h], s1 = h + 1 < nhs ? hs[h + 1] : nhv;
+            const double *q = pts + 3 * (size_t)hv[s0];
+            int in = 0; /* the hole's first point inside the outline (crossing number) */
+            for (size_t i = 0; i < best_n; i++) {
+                const double *a = kp + 3 * i, *b = kp + 3 * ((i + 1) % best_n);
+                if ((a[2] > q[2]) != (b[2] > q[2]) && q[0] < a[0] + (q[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
+            }
+            if (!in) continue;
+            kstart[nk++] = (uint32_t)w;
+            for (size_t i = s0; i < s1; i++, w++) ids[w] = hv[i], memcpy(kp + 3 * w, pts + 3 * (size_t)hv[i], 3 * sizeof *kp);
+        }
+        if (nk > 0) {
+            size_t r = psdl_keyhole(kd, kp, w, kstart, nk);
+            if (r == PSDL_GEOM_NOMEM) result = r;
+            else if (r != PSDL_GEOM_INVALID && r >= 3 && r <= 3 * ntris) {
+                for (size_t i = 0; i < r; i++) dst[i] = ids[kd[i]];
+                result = r;
+            }
+        }
+        free(ids);
+    }
 done:
     umap_free(&cnt);
     free(t);
     free(be);
     free(loop);
+    free(hv);
+    free(hs);
+    free(kp);
+    free(kstart);
+    free(kd);
     return result;
 }
 

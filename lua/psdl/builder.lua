@@ -49,6 +49,9 @@ M.MAX_PERIMETER = 255
 M.MAX_TEXTURE = 2047
 --- Largest divider texture value (one byte, §2.4 0x8).
 M.MAX_DIVIDER_TEXTURE = 255
+--- How far (m) a building outline may stray outside its room's outline before
+-- `Builder:building` raises (footprints computed against curved streets stray a few cm).
+M.BUILDING_SLACK = 0.25
 
 --- Room flag bits (§1.6).
 M.FLAGS = { subterranean = 0x02, standard = 0x04, road = 0x08, intersection = 0x10,
@@ -85,15 +88,171 @@ Room.__index = Room
 
 -- ============================================================== helpers
 
-local function argerr(n, fname, msg, level)
-  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
+local THIS_FILE = debug.getinfo(1, "S").source
+local debug_getinfo = debug.getinfo
+
+-- Raises msg at the first caller outside this file, so that an argument error points at the
+-- script's line however deep in the builder the check sits.
+local function raise(msg)
+  local level = 2 -- as error counts: 1 is this function, 2 its caller, ...
+  while true do
+    local info = debug_getinfo(level, "S")
+    if not info then level = level - 1; break end
+    if info.source ~= THIS_FILE then break end
+    level = level + 1
+  end
+  error(msg, level)
 end
 
-local function check_point(p, what)
-  if type(p) ~= "table" or type(p[1]) ~= "number" or type(p[3]) ~= "number"
-     or (p[2] ~= nil and type(p[2]) ~= "number") then
-    error(string_format("%s: {x, y, z} expected, got %s", what, type(p) == "table" and "a malformed table" or type(p)), 3)
+local function argerr(n, fname, msg)
+  raise(string_format("bad argument #%d to '%s' (%s)", n, fname, msg))
+end
+
+-- ---------------------------------------------------------------- argument checks
+-- Each returns nil when the value is fine, else what is wrong with it (for argerr).
+
+local FLT_MAX = 3.4028234663852886e38 -- coordinates are stored as float32 (§1.2)
+
+-- A value as messages show it.
+local function shown(v)
+  if type(v) == "number" then
+    if v ~= v then return "nan" end
+    return string_format("%.14g", v)
   end
+  if type(v) == "string" then return string_format("%q", v) end
+  return type(v)
+end
+
+local RULE_TEXT = { number = "finite number", positive = "positive number", nonneg = "non-negative number",
+                    int = "integer" }
+
+-- A number: rule "number" (any finite), "positive" (> 0), "nonneg" (>= 0) or "int" (a
+-- whole number); lo / hi: optional bounds.
+local function num_problem(v, name, rule, lo, hi)
+  rule = rule or "number"
+  if type(v) ~= "number" then
+    return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], type(v))
+  end
+  if v ~= v or v == huge or v == -huge then
+    return string_format("%s: finite number expected, got %s", name, shown(v))
+  end
+  if (rule == "positive" and not (v > 0)) or (rule == "nonneg" and v < 0) or (rule == "int" and v % 1 ~= 0) then
+    return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], shown(v))
+  end
+  if (lo and v < lo) or (hi and v > hi) then
+    return string_format("%s: %s in %s..%s expected, got %s", name, RULE_TEXT[rule], lo and shown(lo) or "",
+      hi and shown(hi) or "", shown(v))
+  end
+end
+
+-- An optional number (nil is fine).
+local function opt_problem(v, name, rule, lo, hi)
+  if v == nil then return nil end
+  return num_problem(v, name, rule, lo, hi)
+end
+
+local AXES = { "x", "y", "z" }
+
+-- A point {x, y, z} of finite numbers within float32 (y may be nil: 0).
+local function point_problem(p, name)
+  if type(p) ~= "table" then
+    return string_format("%s: 3-D point {x, y, z} expected, got %s", name, type(p))
+  end
+  local x, y, z = p[1], p[2], p[3]
+  if type(x) ~= "number" or type(z) ~= "number" or (y ~= nil and type(y) ~= "number") then
+    local got = "a malformed table"
+    if #p == 0 then got = "an empty table"
+    elseif #p == 2 and type(x) == "number" and type(y) == "number" then
+      got = string_format("a 2-D point {%s, %s}", shown(x), shown(y))
+    end
+    return string_format("%s: 3-D point {x, y, z} expected, got %s", name, got)
+  end
+  for k = 1, 3 do
+    local v = p[k]
+    if v ~= nil and not (v > -FLT_MAX and v < FLT_MAX) then
+      if v ~= v or v == huge or v == -huge then return string_format("%s: %s is not a finite number", name, AXES[k]) end
+      return string_format("%s: %s = %s is beyond the float32 range of the file", name, AXES[k], shown(v))
+    end
+  end
+end
+
+-- A list of at least `min` points.
+local function points_problem(list, name, min)
+  if type(list) ~= "table" then return string_format("%s: list of points expected, got %s", name, type(list)) end
+  for i = 1, #list do
+    local m = point_problem(list[i], name .. "[" .. i .. "]")
+    if m then return m end
+  end
+  if min and #list < min then
+    return string_format("%s: %d or more points expected, got %d", name, min, #list)
+  end
+end
+
+-- A plan direction {x, z}, finite and not zero.
+local function dir_problem(d, name)
+  if type(d) ~= "table" or type(d[1]) ~= "number" or type(d[2]) ~= "number" then
+    return string_format("%s: plan direction {x, z} expected, got %s", name, type(d) == "table" and "a malformed table" or type(d))
+  end
+  local m = num_problem(d[1], name .. "[1]") or num_problem(d[2], name .. "[2]")
+  if m then return m end
+  if d[1] * d[1] + d[2] * d[2] < 1e-24 then return name .. ": zero direction" end
+end
+
+-- A simple polygon (with holes): no two edges cross. flat: x, y, z of the outer ring then the
+-- holes (starts: 1-based hole starts, or nil); names the edges as the caller's lists do.
+local function crossing_problem(flat, starts, name, hole_name)
+  local e1, e2 = core.self_crossing(flat, starts)
+  if not e1 then return nil end
+  local function where(e)
+    if not starts or e < starts[1] then return nil, e end
+    local h = #starts
+    while starts[h] > e do h = h - 1 end
+    return h, e - starts[h] + 1
+  end
+  local h1, k1 = where(e1)
+  local h2, k2 = where(e2)
+  if h1 == h2 then
+    return string_format("%s: self-intersecting polygon (edges %d and %d cross)",
+      h1 and string_format("%s[%d]", hole_name, h1) or name, k1, k2)
+  end
+  return string_format("%s edge %d crosses %s edge %d", h1 and string_format("%s[%d]", hole_name, h1) or name, k1,
+    h2 and string_format("%s[%d]", hole_name, h2) or name, k2)
+end
+
+-- Checks a polygon with holes given as points (outline at least 3 points, finite, with
+-- area; holes each 3 points or more, inside the outline; no edges crossing). Returns the
+-- problem or nil.
+local function polygon_problem(outline, holes, name, hole_name)
+  local m = points_problem(outline, name, 3)
+  if m then return m end
+  local outer = geom.flatten(outline)
+  m = crossing_problem(outer, nil, name, hole_name)
+  if m then return m end
+  if abs(core.signed_area(outer)) <= 1e-9 then return name .. ": the polygon has no area" end
+  local flat, starts = {}, nil
+  for i = 1, #outer do flat[i] = outer[i] end
+  if holes ~= nil then
+    if type(holes) ~= "table" then return string_format("%s: list of rings expected, got %s", hole_name, type(holes)) end
+    for h, ring in ipairs(holes) do
+      local hn = string_format("%s[%d]", hole_name, h)
+      m = points_problem(ring, hn, 3)
+      if m then return m end
+      local hf = geom.flatten(ring)
+      if abs(core.signed_area(hf)) <= 1e-9 then return hn .. ": the polygon has no area" end
+      local k = core.first_outside(outer, hf, true, 0)
+      if k then return string_format("%s: point %d lies outside %s", hn, k, name) end
+      starts = starts or {}
+      starts[#starts + 1] = #flat // 3 + 1
+      for i = 1, #hf do flat[#flat + 1] = hf[i] end
+    end
+  end
+  return crossing_problem(flat, starts, name, hole_name)
+end
+
+-- Error for a bad point (the message names it); used where a point list is read.
+local function check_point(p, what)
+  local m = point_problem(p, what)
+  if m then raise(m) end
 end
 
 --- Reverse a list (a copy).
@@ -133,6 +292,11 @@ function M.new(opts)
   elseif type(style) ~= "table" then
     argerr(1, "new", "style: name or table expected, got " .. type(style))
   end
+  local m = opt_problem(opts.eps, "eps", "nonneg") or opt_problem(opts.snap, "snap", "positive")
+  if not m and opts.vertex_budget ~= nil and opts.vertex_budget ~= false then
+    m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)
+  end
+  if m then argerr(1, "new", m) end
   local b = setmetatable({
     style = style,
     eps = opts.eps or 0.005,
@@ -155,6 +319,8 @@ end
 -- @tparam table p `{x, y, z}`
 -- @treturn integer
 function Builder:vertex(p)
+  local m = point_problem(p, "p")
+  if m then argerr(1, "vertex", m) end
   local x, y, z = p[1], p[2] or 0, p[3]
   local s = self.snap
   if s then x, y, z = floor(x / s + 0.5) * s, floor(y / s + 0.5) * s, floor(z / s + 0.5) * s end
@@ -162,17 +328,30 @@ function Builder:vertex(p)
 end
 
 --- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
-function Builder:vertices_flat(flat)
-  local s = self.snap
+-- The same for numbers already checked.
+local function pool_flat(b, flat)
+  local s = b.snap
   if s then
     for i = 1, #flat do flat[i] = floor(flat[i] / s + 0.5) * s end
   end
-  return self.vpool:add_flat(flat)
+  return b.vpool:add_flat(flat)
+end
+
+function Builder:vertices_flat(flat)
+  if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
+  for i = 1, #flat do
+    local v = flat[i]
+    if type(v) ~= "number" or not (v > -FLT_MAX and v < FLT_MAX) then
+      argerr(1, "vertices_flat", string_format("flat[%d]: finite number expected, got %s", i, shown(v)))
+    end
+  end
+  return pool_flat(self, flat)
 end
 
 --- Height-pool reference (1-based) of a height in metres, added if new.
 function Builder:height(h)
-  if type(h) ~= "number" then argerr(1, "height", "number expected, got " .. type(h)) end
+  local m = num_problem(h, "h")
+  if m then argerr(1, "height", m) end
   return self.hpool:add(h)
 end
 
@@ -217,7 +396,8 @@ function Builder:textures(kind, names)
   end
   for i, n in ipairs(list) do
     if #n == 0 or #n > 31 then
-      argerr(2, "textures", string_format("texture name %q (slot %d) must have 1..31 characters (§1.3)", n, i))
+      argerr(2, "textures", string_format("texture name %q (slot %d) has %d characters; texture names have 1..31 (§1.3)",
+        n, i, #n))
     end
   end
   local key = group_key(kind, list)
@@ -232,6 +412,10 @@ end
 
 --- A one-slot group for a single texture name (ground, walkway, facade, roof, sliver).
 function Builder:texture(name)
+  if type(name) ~= "string" then argerr(1, "texture", "name: string expected, got " .. type(name)) end
+  if #name == 0 or #name > 31 then
+    argerr(1, "texture", string_format("name %q has %d characters; texture names have 1..31 (§1.3)", name, #name))
+  end
   return self:textures("single", name)
 end
 
@@ -263,8 +447,11 @@ end
 -- @tparam[opt] table opts `kind`: "road" (flag 0x08), "intersection" (0x10) or "block"
 -- (0x04, the default); `tunnel = true` adds subterranean and warp (0x02, 0x40), `bridge =
 -- true` warp (0x40); `flags` replaces the computed byte; `prop_rule` (0..255); `name` (for
--- messages); `outline`: the room's perimeter as points (any winding; made retail), else
--- `finish` takes the outline of its ground geometry
+-- messages); `outline`: the room's perimeter as points (any winding; made retail; a simple
+-- polygon), else `finish` takes the outline of its ground geometry; `holes`: rings inside
+-- the outline, joined into the perimeter through zero-width keyhole cuts (psdl.core.keyhole),
+-- so that the game's point-in-perimeter test leaves them out and a room inside a hole
+-- becomes a neighbour
 -- @treturn Room
 function Builder:room(opts)
   opts = opts or {}
@@ -273,6 +460,13 @@ function Builder:room(opts)
   if kind ~= "road" and kind ~= "intersection" and kind ~= "block" then
     argerr(1, "room", "kind: \"road\", \"intersection\" or \"block\" expected, got " .. tostring(kind))
   end
+  local m = opt_problem(opts.prop_rule, "prop_rule", "int", 0, 255) or opt_problem(opts.flags, "flags", "int", 0, 255)
+  if not m and opts.outline ~= nil and not opts.outline_refs then
+    m = polygon_problem(opts.outline, opts.holes, "outline", "holes")
+  elseif not m and opts.holes ~= nil and not opts.outline_refs then
+    m = "holes: an outline is needed with holes"
+  end
+  if m then argerr(1, "room", m) end
   local r = setmetatable({
     builder = self, kind = kind, name = opts.name, is_tunnel = opts.tunnel and true or false,
     is_bridge = opts.bridge and true or false, flags = opts.flags, prop_rule = opts.prop_rule or 0,
@@ -281,6 +475,18 @@ function Builder:room(opts)
   self.rooms[#self.rooms + 1] = r
   if opts.outline_refs then
     r.outline = opts.outline_refs
+  elseif opts.outline and opts.holes and #opts.holes > 0 then
+    local all, starts = {}, {}
+    for i, p in ipairs(opts.outline) do all[i] = p end
+    for _, h in ipairs(opts.holes) do
+      starts[#starts + 1] = #all + 1
+      for _, p in ipairs(h) do all[#all + 1] = p end
+    end
+    local refs = r:refs(all, "outline")
+    local ring = core.keyhole(self:flat_of(refs), starts)
+    local out = {}
+    for i, k in ipairs(ring) do out[i] = refs[k] end
+    r.outline = out
   elseif opts.outline then
     local refs = r:refs(opts.outline, "outline")
     if core.signed_area(self:flat_of(refs)) > 0 then refs = M.reverse(refs) end
@@ -322,15 +528,24 @@ function Room:check_budget()
 end
 
 -- Vertex references of a list of points (checked), added in one call.
-function Room:refs(points, what)
+-- A bad point raises "bad argument #argn to 'fname' (what[i]: ...)" (fname: what).
+function Room:refs(points, what, fname, argn)
+  if type(points) ~= "table" then
+    argerr(argn or 1, fname or what, string_format("%s: list of points expected, got %s", what, type(points)))
+  end
   local flat, n = {}, 0
   for i = 1, #points do
     local p = points[i]
-    if type(p) ~= "table" or type(p[1]) ~= "number" or type(p[3]) ~= "number" then check_point(p, what .. "[" .. i .. "]") end
-    flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2] or 0, p[3]
+    local x, y, z
+    if type(p) == "table" then x, y, z = p[1], p[2] or 0, p[3] end
+    if type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
+       or not (x > -FLT_MAX and x < FLT_MAX and y > -FLT_MAX and y < FLT_MAX and z > -FLT_MAX and z < FLT_MAX) then
+      argerr(argn or 1, fname or what, point_problem(p, what .. "[" .. i .. "]") or "bad point")
+    end
+    flat[n + 1], flat[n + 2], flat[n + 3] = x, y, z
     n = n + 3
   end
-  return self.builder:vertices_flat(flat)
+  return pool_flat(self.builder, flat)
 end
 
 -- Vertex references of rows of `stride` points, row after row.
@@ -345,14 +560,17 @@ function Room:rows(rows, stride, what)
     end
     for j = 1, stride do
       local p = row[j]
-      if type(p) ~= "table" or type(p[1]) ~= "number" or type(p[3]) ~= "number" then
-        check_point(p, string_format("%s[%d][%d]", what, k, j))
+      local x, y, z
+      if type(p) == "table" then x, y, z = p[1], p[2] or 0, p[3] end
+      if type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
+         or not (x > -FLT_MAX and x < FLT_MAX and y > -FLT_MAX and y < FLT_MAX and z > -FLT_MAX and z < FLT_MAX) then
+        argerr(1, what, point_problem(p, string_format("rows[%d][%d]", k, j)) or "bad point")
       end
-      flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2] or 0, p[3]
+      flat[n + 1], flat[n + 2], flat[n + 3] = x, y, z
       n = n + 3
     end
   end
-  return self.builder:vertices_flat(flat)
+  return pool_flat(self.builder, flat)
 end
 
 function Room:push(op)
@@ -403,7 +621,9 @@ function Room:divided_refs(refs, textures, opts)
     elseif dt == 3 then value = opts.height or 1.0
     else value = opts.height or 0.15 end
   end
-  if value < 0 or value >= 256 then self:fail("divider value %g is outside 8.8 fixed point (0..255.99)", value) end
+  if type(value) ~= "number" or not (value >= 0 and value < 256) then
+    self:fail("divider value %s is outside 8.8 fixed point (0..255.99)", shown(value))
+  end
   local dg = as_group(b, opts.divider_textures or b.style.divider, "divider", "divided_road")
   return self:push({ type = "divided_road", group = g, divider_group = dg, divider_type = dt,
                      cap_start = opts.cap_start and true or false, cap_end = opts.cap_end and true or false,
@@ -447,6 +667,8 @@ end
 function Room:sliver(left, right, opts)
   local b = self.builder
   if type(opts) ~= "table" or type(opts.top) ~= "number" then self:fail("sliver: opts.top (metres) expected") end
+  local m = num_problem(opts.top, "opts.top") or opt_problem(opts.density, "opts.density", "positive")
+  if m then argerr(3, "sliver", m) end
   local g = as_group(b, opts.texture or b.style.slivers[1], "single", "sliver")
   local refs = self:refs({ left, right }, "sliver")
   return self:push({ type = "sliver", group = g, top = b:height(opts.top), density = b:height(opts.density or 0.25),
@@ -467,9 +689,15 @@ end
 
 -- Adds fans (convex pieces, retail winding) covering the polygon of flat points `flat`
 -- (with hole starts, 1-based) whose vertex references are `refs`, as `kind` attributes.
-local function fans_of_flat(room, flat, refs, starts, kind, g, extra)
+local function fans_of_flat(room, flat, refs, starts, kind, g, extra, hub_height)
   local idx, xpts = core.fans(flat, starts)
   if #idx == 0 then room:fail("%s: the polygon has no area", kind) end
+  if hub_height then -- added hubs take the caller's ground height (e.g. terrain) when it gives one
+    for i = 1, #xpts, 3 do
+      local y = hub_height(xpts[i], xpts[i + 2])
+      if type(y) == "number" then xpts[i + 1] = y end
+    end
+  end
   local n = #refs
   local xrefs = #xpts > 0 and room.builder:vertices_flat(xpts) or nil
   for _, f in ipairs(idx) do
@@ -486,7 +714,9 @@ local function fans_of_flat(room, flat, refs, starts, kind, g, extra)
 end
 
 -- Adds fans covering a polygon of points with holes as `kind` attributes.
-local function add_fans(room, polygon, holes, kind, g, extra)
+local function add_fans(room, polygon, holes, kind, g, extra, hub_height)
+  local m = polygon_problem(polygon, holes, "polygon", "opts.holes")
+  if m then argerr(m:sub(1, 10) == "opts.holes" and (kind == "roof" and 4 or 3) or 1, kind, m) end
   local all, starts = {}, nil
   for i = 1, #polygon do all[i] = polygon[i] end
   if holes and #holes > 0 then
@@ -498,7 +728,7 @@ local function add_fans(room, polygon, holes, kind, g, extra)
   end
   local refs = room:refs(all, kind)
   local flat = room.builder:flat_of(refs)
-  return fans_of_flat(room, flat, refs, starts, kind, g, extra)
+  return fans_of_flat(room, flat, refs, starts, kind, g, extra, hub_height)
 end
 
 --- Road triangle fans (0x5) covering a flat polygon (convex pieces; concave polygons and
@@ -509,6 +739,8 @@ end
 function Room:road_fan(polygon, textures, opts)
   local b = self.builder
   local g = as_group(b, textures or b.style.intersection, "single", "road_fan")
+  local m = points_problem(polygon, "polygon", 3)
+  if m then argerr(1, "road_fan", m) end
   local y0 = polygon[1] and polygon[1][2] or 0
   for i, p in ipairs(polygon) do
     if abs((p[2] or 0) - y0) > 0.05 then
@@ -522,11 +754,12 @@ end
 --- Triangle fans (0x6) covering a polygon (ground, parks, plazas; may slope).
 -- @tparam table polygon points
 -- @param[opt] textures a group or name (default the style's paving)
--- @tparam[opt] table opts `holes`
+-- @tparam[opt] table opts `holes`; `hub_height`: function(x, z) -> y or nil, the height of
+-- a hub point the decomposition adds inside a piece (default: on the piece's plane)
 function Room:fan(polygon, textures, opts)
   local b = self.builder
   local g = as_group(b, textures or b.style.ground.paving[1], "single", "fan")
-  return add_fans(self, polygon, opts and opts.holes, "fan", g)
+  return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height)
 end
 
 --- Facade bound (0x7): an invisible collision wall from the two base points up to `top`,
@@ -536,8 +769,13 @@ end
 function Room:facade_bound(left, right, opts)
   local b = self.builder
   if type(opts) ~= "table" or type(opts.top) ~= "number" then self:fail("facade_bound: opts.top (metres) expected") end
+  local m = point_problem(left, "left")
+  if m then argerr(1, "facade_bound", m) end
+  m = point_problem(right, "right")
+  if m then argerr(2, "facade_bound", m) end
+  m = num_problem(opts.top, "opts.top") or opt_problem(opts.light, "opts.light", "int", 0, 63)
+  if m then argerr(3, "facade_bound", m) end
   local light = opts.light or core.light_index(right[1] - left[1], right[3] - left[3])
-  if light < 0 or light > 63 or light % 1 ~= 0 then self:fail("facade_bound: light %s is not 0..63", tostring(light)) end
   return self:push({ type = "facade_bound", light = light, top = b:height(opts.top),
                      refs = self:refs({ left, right }, "facade_bound") })
 end
@@ -551,6 +789,16 @@ function Room:facade(left, right, opts)
   if type(opts) ~= "table" or type(opts.bottom) ~= "number" or type(opts.top) ~= "number" then
     self:fail("facade: opts.bottom and opts.top (metres) expected")
   end
+  local m = point_problem(left, "left")
+  if m then argerr(1, "facade", m) end
+  m = point_problem(right, "right")
+  if m then argerr(2, "facade", m) end
+  m = num_problem(opts.bottom, "opts.bottom") or num_problem(opts.top, "opts.top")
+    or opt_problem(opts.u, "opts.u", "int") or opt_problem(opts.v, "opts.v", "int")
+  if not m and not (opts.top > opts.bottom) then
+    m = string_format("opts.top (%s) must be above opts.bottom (%s)", shown(opts.top), shown(opts.bottom))
+  end
+  if m then argerr(3, "facade", m) end
   local len = geom.dist2(left, right)
   local u = opts.u or max(1, floor(len / 4 + 0.5))
   local v = opts.v or max(1, floor((opts.top - opts.bottom) / 3 + 0.5))
@@ -567,6 +815,8 @@ end
 function Room:roof(polygon, height, textures, opts)
   local b = self.builder
   if type(height) ~= "number" then self:fail("roof: height (metres) expected") end
+  local m = num_problem(height, "height")
+  if m then argerr(2, "roof", m) end
   local g = as_group(b, textures or b.style.roofs[1], "single", "roof")
   return add_fans(self, polygon, opts and opts.holes, "roof", g, { height = b:height(height) })
 end
@@ -604,6 +854,10 @@ end
 -- `height2` (m, collision height; 7.0)
 function Room:tunnel(opts)
   opts = opts or {}
+  if type(opts) ~= "table" then argerr(1, "tunnel", "table expected, got " .. type(opts)) end
+  local m = opt_problem(opts.height, "height") or opt_problem(opts.height2, "height2")
+    or opt_problem(opts.flags, "flags", "int", 0, 0xFFFF)
+  if m then argerr(1, "tunnel", m) end
   local b = self.builder
   local g = as_group(b, opts.textures or b.style.tunnel, "tunnel", "tunnel")
   local h1, h2 = opts.height or 5.5, opts.height2 or 7.0
@@ -621,6 +875,10 @@ end
 -- point, 1)
 function Room:junction_tunnel(opts)
   opts = opts or {}
+  if type(opts) ~= "table" then argerr(1, "junction_tunnel", "table expected, got " .. type(opts)) end
+  local m = opt_problem(opts.height, "height", "nonneg", 0, 255.99) or opt_problem(opts.height2, "height2", "nonneg", 0, 255.99)
+    or opt_problem(opts.flags, "flags", "int", 0, 0xFFFF) or opt_problem(opts.ceiling_start, "ceiling_start", "int", 1)
+  if m then argerr(1, "junction_tunnel", m) end
   local b = self.builder
   local g = as_group(b, opts.textures or b.style.tunnel, "tunnel", "junction_tunnel")
   local flags = opts.flags or (0x0003 | (opts.ceiling and M.TUNNEL.flat_ceiling or 0))
@@ -656,6 +914,60 @@ local function kind_of_profile(p)
   error("bad profile kind '" .. tostring(k) .. "' (road, divided or walkway)", 3)
 end
 
+-- A street's `from` / `to`: {info, arm} with info from Builder:intersection.
+local function end_problem(e, name)
+  if e == nil then return nil end
+  if type(e) ~= "table" then return string_format("%s: {info, arm} expected, got %s", name, type(e)) end
+  local info, i = e[1], e[2]
+  if type(info) ~= "table" or type(info.centers) ~= "table" or type(info.dirs) ~= "table"
+     or type(info.sections) ~= "table" then
+    return string_format("%s[1]: the info table of Builder:intersection expected, got %s", name,
+      type(info) == "table" and "another table" or type(info))
+  end
+  local n = #info.sections
+  if type(i) ~= "number" or i % 1 ~= 0 or i < 1 or i > n then
+    return string_format("%s[2]: arm number 1..%d expected (the junction has %d arm%s), got %s", name, n, n,
+      n == 1 and "" or "s", shown(i))
+  end
+end
+
+-- A section: `stride` points.
+local function section_problem(row, name, stride)
+  if row == nil then return nil end
+  if type(row) ~= "table" then return string_format("%s: %d points expected, got %s", name, stride, type(row)) end
+  if #row ~= stride then return string_format("%s: %d points expected (the profile's section), got %d", name, stride, #row) end
+  return points_problem(row, name)
+end
+
+-- Plan length of a polyline of points.
+local function plan_length(pts)
+  local len = 0
+  for i = 2, #pts do len = len + geom.dist2(pts[i - 1], pts[i]) end
+  return len
+end
+
+-- A street or arm profile: a known kind, widths finite and not negative, some carriageway.
+local function profile_problem(p, name)
+  if type(p) ~= "table" then return string_format("%s: table expected, got %s", name, type(p)) end
+  local k = p.kind or "road"
+  if k ~= "road" and k ~= "divided" and k ~= "walkway" then
+    return string_format("%s.kind: \"road\", \"divided\" or \"walkway\" expected, got %s", name, shown(k))
+  end
+  for _, f in ipairs({ "left", "right", "sidewalk_left", "sidewalk_right", "median" }) do
+    local m = opt_problem(p[f], name .. "." .. f, "nonneg")
+    if m then return m end
+  end
+  local m = opt_problem(p.curb, name .. ".curb") or opt_problem(p.miter_limit, name .. ".miter_limit")
+  if m then return m end
+  if k == "divided" and not ((p.left or 0) > 0 and (p.right or 0) > 0) then
+    return string_format("%s: a divided road needs positive left and right widths, got %s and %s", name,
+      shown(p.left or 0), shown(p.right or 0))
+  end
+  if not ((p.left or 0) + (p.right or 0) > 0) then
+    return string_format("%s: left + right must be positive (the carriageway has no width)", name)
+  end
+end
+
 --- A street: a road, divided road or walkway along a centre line, in one or more road rooms.
 -- @tparam table o fields:
 --
@@ -684,7 +996,28 @@ end
 function Builder:street(o)
   if type(o) ~= "table" then argerr(1, "street", "table expected, got " .. type(o)) end
   local profile = o.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
+  local m = profile_problem(profile, "profile")
+  if m then argerr(1, "street", m) end
   local akind, stride = kind_of_profile(profile)
+  m = opt_problem(o.spacing, "spacing", "positive") or opt_problem(o.max_angle, "max_angle", "positive")
+    or opt_problem(o.planar_tol, "planar_tol", "positive") or opt_problem(o.split, "split", "int", 2)
+    or (o.start_dir ~= nil and dir_problem(o.start_dir, "start_dir")) or (o.end_dir ~= nil and dir_problem(o.end_dir, "end_dir"))
+    or (o.path ~= nil and points_problem(o.path, "path")) or (o.via ~= nil and points_problem(o.via, "via"))
+    or (o.center ~= nil and points_problem(o.center, "center", 2))
+    or end_problem(o.from, "from") or end_problem(o.to, "to")
+    or section_problem(o.start_section, "start_section", stride) or section_problem(o.end_section, "end_section", stride)
+  if not m then
+    for _, f in ipairs({ "room", "tunnel", "railing", "divider" }) do
+      local t = o[f]
+      if t ~= nil and type(t) ~= "table" then m = string_format("%s: table expected, got %s", f, type(t)); break end
+      if t ~= nil and f ~= "room" then
+        m = opt_problem(t.height, f .. ".height") or opt_problem(t.height2, f .. ".height2")
+          or opt_problem(t.value, f .. ".value") or opt_problem(t.repeats, f .. ".repeats")
+        if m then break end
+      end
+    end
+  end
+  if m then argerr(1, "street", m) end
   local ctrl, start_dir, end_dir = {}, o.start_dir, o.end_dir
   local start_section, end_section = o.start_section, o.end_section
   if o.from then
@@ -702,12 +1035,18 @@ function Builder:street(o)
     end_section = end_section or M.reverse(info.sections[i])
   end
   local cflat
-  if o.center then cflat = geom.flatten(o.center)
+  if o.center then
+    if plan_length(o.center) < 1e-6 then argerr(1, "street", "center has zero horizontal length") end
+    cflat = geom.flatten(o.center)
   else
     if #ctrl < 2 then argerr(1, "street", "path: 2 or more points expected (or from / to)") end
+    if plan_length(ctrl) < 1e-6 then
+      argerr(1, "street", "path has zero horizontal length" .. ((o.from or o.to) and " (with from / to)" or ""))
+    end
     cflat = core.spline(geom.flatten(ctrl), {
       spacing = o.spacing, max_angle = o.max_angle, half_width = half_width(profile),
       planar_tol = o.planar_tol, start_dir = start_dir, end_dir = end_dir })
+    if #cflat < 6 then argerr(1, "street", "path has zero horizontal length") end
   end
   local prof = {}
   for k, v in pairs(profile) do prof[k] = v end
@@ -715,15 +1054,15 @@ function Builder:street(o)
   local sf, clamped = core.sections(cflat, prof, start_dir, end_dir)
   local nsec = #sf // (3 * stride)
   local function put_row(k, row, what)
-    if #row ~= stride then argerr(1, "street", what .. ": " .. stride .. " points expected") end
+    local pm = section_problem(row, what, stride)
+    if pm then argerr(1, "street", pm) end
     for c = 1, stride do
       local p, i = row[c], 3 * ((k - 1) * stride + c - 1)
-      check_point(p, what .. "[" .. c .. "]")
       sf[i + 1], sf[i + 2], sf[i + 3] = p[1], p[2] or 0, p[3]
     end
   end
-  if start_section then put_row(1, start_section, "start_section") end
-  if end_section then put_row(nsec, end_section, "end_section") end
+  if start_section then put_row(1, start_section, o.start_section and "start_section" or "from: the arm's end section") end
+  if end_section then put_row(nsec, end_section, o.end_section and "end_section" or "to: the arm's end section") end
   self.clamped = self.clamped + clamped
   local split = o.split or 64
   local ropts = o.room or {}
@@ -818,8 +1157,33 @@ end
 function Builder:intersection(o)
   if type(o) ~= "table" then argerr(1, "intersection", "table expected, got " .. type(o)) end
   local c = o.center
-  check_point(c, "center")
-  if type(o.arms) ~= "table" or #o.arms == 0 then argerr(1, "intersection", "arms: a list of arms expected") end
+  local m = point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
+    or opt_problem(o.arc_step, "arc_step", "positive")
+  if not m and (type(o.arms) ~= "table" or #o.arms == 0) then m = "arms: a list of arms expected" end
+  if not m then
+    for _, f in ipairs({ "room", "tunnel" }) do
+      if o[f] ~= nil and type(o[f]) ~= "table" then m = string_format("%s: table expected, got %s", f, type(o[f])); break end
+    end
+  end
+  local angles = {}
+  for i = 1, m and 0 or #o.arms do
+    local a, an = o.arms[i], "arms[" .. i .. "]"
+    if type(a) ~= "table" then m = string_format("%s: table expected, got %s", an, type(a)); break end
+    m = dir_problem(a.dir, an .. ".dir") or (a.profile ~= nil and profile_problem(a.profile, an .. ".profile"))
+      or opt_problem(a.crosswalk, an .. ".crosswalk", "nonneg") or opt_problem(a.min_distance, an .. ".min_distance", "nonneg")
+    if m then break end
+    local ang = geom.angle(a.dir[1], a.dir[2])
+    for k, other in ipairs(angles) do
+      local d = abs(ang - other) % 360
+      if min(d, 360 - d) < 1 then
+        m = string_format("arms[%d] and arms[%d] are less than 1 degree apart", k, i)
+        break
+      end
+    end
+    if m then break end
+    angles[i] = ang
+  end
+  if m then argerr(1, "intersection", m) end
   local arms = {}
   for i, a in ipairs(o.arms) do
     local p = a.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
@@ -886,10 +1250,14 @@ end
 -- @treturn Room
 function Builder:block(o)
   if type(o) ~= "table" or type(o.outline) ~= "table" then argerr(1, "block", "outline expected") end
+  local m = polygon_problem(o.outline, o.holes, "outline", "holes")
+  if not m and o.room ~= nil and type(o.room) ~= "table" then m = "room: table expected, got " .. type(o.room) end
+  if m then argerr(1, "block", m) end
   local ropts = {}
   for k, v in pairs(o.room or {}) do ropts[k] = v end
   ropts.kind = ropts.kind or "block"
   ropts.outline = o.outline
+  ropts.holes = o.holes
   local r = self:room(ropts)
   r:fan(o.outline, o.texture or self.style.ground.paving[1], { holes = o.holes })
   return r
@@ -910,6 +1278,11 @@ function Builder:building(room, o)
   if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
   if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
   local closed = o.closed ~= false
+  local m = closed and polygon_problem(o.outline, nil, "outline") or points_problem(o.outline, "outline", 2)
+    or opt_problem(o.floors, "floors", "nonneg") or opt_problem(o.floor_height, "floor_height", "positive")
+    or opt_problem(o.ground_height, "ground_height", "nonneg") or opt_problem(o.bay_width, "bay_width", "positive")
+    or opt_problem(o.base, "base") or opt_problem(o.top, "top") or opt_problem(o.sliver_density, "sliver_density", "positive")
+  if m then argerr(2, "building", m) end
   local outline = o.outline
   if closed then outline = geom.retail(outline) end
   local base = o.base
@@ -921,6 +1294,23 @@ function Builder:building(room, o)
   local floors = o.floors or 3
   local gh = o.ground_height or 0
   local top = o.top or (base + gh + floors * fh)
+  if not (top > base) then
+    argerr(2, "building", string_format("the building has no height: top %s, base %s (floors, floor_height, "
+      .. "ground_height or top)", shown(top), shown(base)))
+  end
+  if top < base + gh then
+    argerr(2, "building", string_format("top (%s) is below the ground floor's top (base + ground_height = %s)",
+      shown(top), shown(base + gh)))
+  end
+  if room.outline then
+    local k = core.first_outside(self:flat_of(room.outline), geom.flatten(outline), closed,
+      max(self.eps, M.BUILDING_SLACK))
+    if k then
+      local p = outline[k]
+      argerr(2, "building", string_format("building outline leaves the outline of %s at point %d (x = %s, z = %s)",
+        room:label(), k, shown(p[1]), shown(p[3])))
+    end
+  end
   local style = self.style
   local upper = o.facade or style.facades.upper[1]
   local groundtex = o.ground or style.facades.ground[1]
@@ -947,8 +1337,10 @@ function Builder:building(room, o)
         room:facade(a, b, { bottom = base, top = base + gh, u = s.u, v = max(1, floor(gh / fh + 0.5)), texture = groundtex })
         stats.facades = stats.facades + 1
       end
-      room:facade(a, b, { bottom = base + gh, top = top, u = s.u, v = vup, texture = upper })
-      stats.facades = stats.facades + 1
+      if top > base + gh then -- floors above the ground floor
+        room:facade(a, b, { bottom = base + gh, top = top, u = s.u, v = vup, texture = upper })
+        stats.facades = stats.facades + 1
+      end
     end
     i = j + 1
   end
@@ -967,6 +1359,19 @@ function Builder:road_record(o)
   for i, r in ipairs(o.rooms) do
     if getmetatable(r) ~= Room then argerr(1, "road_record", "rooms[" .. i .. "]: Room expected") end
   end
+  local m = opt_problem(o.flags, "flags", "int", 0, 255)
+  for _, f in ipairs({ "lanes_left", "lanes_right", "stop_lights" }) do
+    local list = o[f]
+    if m then break end
+    if list ~= nil then
+      if type(list) ~= "table" then m = string_format("%s: list of numbers expected, got %s", f, type(list)); break end
+      for i = 1, #list do
+        m = num_problem(list[i], string_format("%s[%d]", f, i))
+        if m then break end
+      end
+    end
+  end
+  if m then argerr(1, "road_record", m) end
   self.records[#self.records + 1] = o
   return o
 end
@@ -1262,6 +1667,78 @@ local function repair_tjunctions(b, rooms, perims)
   return found, repaired, unrepaired
 end
 
+-- Block perimeter edges left without a neighbour that run along a road or intersection
+-- room's perimeter edge in plan (within eps) at another height (up to `HEIGHT_GAP` m away:
+-- farther is a bridge or a tunnel): rooms link only through shared vertices (§1.5), so a
+-- block at ground level beside a sidewalk 0.15 m up stays unlinked. One message per pair
+-- of rooms.
+local HEIGHT_GAP = 1.0
+local function height_mismatches(b, rooms, linked)
+  local pool, eps = b.vpool, max(b.eps, 1e-4)
+  local cell, grid = 16, {}
+  local function key(gx, gz) return (gx + 2097152) * 4194304 + (gz + 2097152) end
+  for i, r in ipairs(rooms) do
+    if (r.kind == "road" or r.kind == "intersection") and not r.is_tunnel and not r.is_bridge then
+      local per = linked[i]
+      local n = #per
+      for k = 1, n do
+        local a, c = per[k].vertex, per[k % n + 1].vertex
+        if a ~= c then
+          local ax, ay, az = pool:get(a)
+          local cx, cy, cz = pool:get(c)
+          local e = { i, ax, ay, az, cx, cy, cz }
+          for gx = floor((min(ax, cx) - eps) / cell), floor((max(ax, cx) + eps) / cell) do
+            for gz = floor((min(az, cz) - eps) / cell), floor((max(az, cz) + eps) / cell) do
+              local kk = key(gx, gz)
+              local list = grid[kk]
+              if not list then list = {}; grid[kk] = list end
+              list[#list + 1] = e
+            end
+          end
+        end
+      end
+    end
+  end
+  local out, seen = {}, {}
+  for i, r in ipairs(rooms) do
+    if r.kind == "block" and not r.is_tunnel and not r.is_bridge then
+      local per = linked[i]
+      local n = #per
+      for k = 1, n do
+        local a, c = per[k].vertex, per[k % n + 1].vertex
+        if a ~= c and per[k].neighbour == 0 then
+          local ax, ay, az = pool:get(a)
+          local cx, cy, cz = pool:get(c)
+          local mx, my, mz = (ax + cx) / 2, (ay + cy) / 2, (az + cz) / 2
+          local dx, dz = cx - ax, cz - az
+          local len = sqrt(dx * dx + dz * dz)
+          local list = len > 2 * eps and grid[key(floor(mx / cell), floor(mz / cell))]
+          for _, e in ipairs(list or {}) do
+            local ex, ez = e[5] - e[2], e[7] - e[4]
+            local l2 = ex * ex + ez * ez
+            local t = ((mx - e[2]) * ex + (mz - e[4]) * ez) / l2
+            if t >= 0 and t <= 1 then
+              local px, pz = e[2] + t * ex - mx, e[4] + t * ez - mz
+              local cross = abs(dx * ez - dz * ex) / (len * sqrt(l2))
+              local dy = my - (e[3] + t * (e[6] - e[3]))
+              if px * px + pz * pz <= eps * eps and cross < 0.01 and abs(dy) > eps and abs(dy) <= HEIGHT_GAP then
+                local pair = i .. ":" .. e[1]
+                if not seen[pair] then
+                  seen[pair] = true
+                  out[#out + 1] = string_format("%s: perimeter edge %d runs along an edge of %s but %.3f m %s it, "
+                    .. "so the two rooms are not linked (§1.5); blocks meet roads at the road room's outer edge "
+                    .. "(sidewalk height)", r:label(), k, rooms[e[1]]:label(), abs(dy), dy < 0 and "below" or "above")
+                end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return out
+end
+
 -- Crossroads of a road record end: the section of a road-type attribute (§1.7: road outer
 -- L, curb L, curb R, outer R; divided columns 1, 2, 5, 6; walkway v1, v1, v2, v2).
 local function crossroads(op, last)
@@ -1469,17 +1946,25 @@ function Builder:finish(opts)
   phase("document")
   local report = { rooms = #doc_rooms, vertices = nv, heights = self.hpool:count(), textures = #textures,
                    tjunctions = { found = found, repaired = repaired, unrepaired = unrepaired },
-                   clamped = self.clamped }
+                   clamped = self.clamped, warnings = height_mismatches(self, rooms, linked) }
+  phase("warnings")
   if opts.validate ~= false then
     local psdl = require "psdl"
     local strict = opts.strict ~= false
     local ok, problems, counts = psdl.validate(doc, { strict = strict, name = self.name })
     report.problems, report.counts = problems, counts
+    if strict and #report.warnings > 0 then ok = false end
     if not ok then
       local lines = {}
       for i, p in ipairs(problems) do
         if i > 8 then lines[#lines + 1] = string_format("(and %d more)", #problems - 8); break end
         lines[#lines + 1] = string_format("%s %s %s: %s", p.severity, p.rule, p.path, p.message)
+      end
+      if strict then
+        for i, w in ipairs(report.warnings) do
+          if i > 8 then lines[#lines + 1] = string_format("(and %d more)", #report.warnings - 8); break end
+          lines[#lines + 1] = "warning builder " .. w
+        end
       end
       error("the built document does not validate" .. (strict and " (strict)" or "") .. ":\n  "
         .. table_concat(lines, "\n  "), 2)

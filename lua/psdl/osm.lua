@@ -26,9 +26,12 @@
 --    they almost touch, unnoded at-grade crossings joined, roundabouts kept as rings or
 --    collapsed into one node, dual carriageways merged into one divided road, slivers and
 --    acute junctions resolved, junctions too close for their roads merged, stubs and loops
---    too small for their width removed, remaining overlaps dropped with a reason, shape
---    points simplified. Every change is counted in `report.changes`; every road dropped
---    is listed in `report.dropped` with the reason.
+--    too small for their width removed, each bridge or tunnel made one road long enough for
+--    its ramps at grade (or its crossing made at grade), remaining overlaps dropped with a
+--    reason, shape points simplified. Every change is counted in `report.changes`; every
+--    road dropped is listed in `report.dropped` with the reason. `psdl.osm.fit` holds the
+--    model (road widths as `psdl.city` builds them, junction reach, ramps) and
+--    `psdl.osm.check` the checks the result passes.
 --
 -- Errors: `read`/`parse`/`import` return `nil, message, code` for files that cannot be
 -- read (`"io"`) or are not OSM XML (`"xml"`, `"not_osm"`, `"bad_osm"`); wrong arguments

@@ -45,6 +45,7 @@ local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, 
 local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
 local atan, pi = math.atan, math.pi
 local table_sort, table_insert, string_format = table.sort, table.insert, string.format
+local os_clock = os.clock
 
 local M = {}
 
@@ -57,7 +58,7 @@ M.DEFAULTS = {
   --- ground pieces inside a room when a height function is given
   ground = { max_area = 1200, max_points = 60, max_length = 45, step = 8 },
   --- apron: points on the margin rectangle every `step` m
-  apron = { max_area = 8000, max_points = 120, max_length = 150, step = 25 },
+  apron = { max_area = 8000, max_points = 120, max_length = 150, step = 12 },
   buildings = {
     floors = { 2, 6 }, floor_height = 3.5, bay_width = 4, setback = 0, gap = { 0, 3 },
     depth = { 10, 18 }, width = { 10, 24 }, ground_floor = false, sliver_density = 0.25,
@@ -101,6 +102,46 @@ local function inside(pts, x, z)
     p = q
   end
   return c
+end
+
+-- A point-in-polygon test for many queries: the edges binned into z slabs.
+local function locator(pts)
+  local n = #pts
+  local z0, z1 = huge, -huge
+  for i = 1, n do
+    local z = pts[i][3]
+    if z < z0 then z0 = z end
+    if z > z1 then z1 = z end
+  end
+  local h = max((z1 - z0) / max(1, floor(n / 4)), 1)
+  local slabs = {}
+  local p = pts[n]
+  for i = 1, n do
+    local q = pts[i]
+    local a, c = p[3], q[3]
+    if a ~= c then
+      local lo, hi = floor((min(a, c) - z0) / h), floor((max(a, c) - z0) / h)
+      for k = lo, hi do
+        local l = slabs[k]
+        if not l then l = {}; slabs[k] = l end
+        l[#l + 1] = { p[1], a, q[1], c }
+      end
+    end
+    p = q
+  end
+  return function(x, z)
+    local l = slabs[floor((z - z0) / h)]
+    if not l then return false end
+    local c = false
+    for i = 1, #l do
+      local e = l[i]
+      local ax, az, bx, bz = e[1], e[2], e[3], e[4]
+      if (bz > z) ~= (az > z) then
+        if x < bx + (z - bz) * (ax - bx) / (az - bz) then c = not c end
+      end
+    end
+    return c
+  end
 end
 
 local function seg_dist(px, pz, ax, az, bx, bz)
@@ -178,12 +219,16 @@ local function chord_valid(pts, i, j)
   local a, c = pts[i], pts[j]
   local ax, az, cx, cz = a[1], a[3], c[1], c[3]
   if not in_cone(pts, i, cx, cz) or not in_cone(pts, j, ax, az) then return false end
+  local x0, x1 = min(ax, cx) - TOUCH, max(ax, cx) + TOUCH
+  local z0, z1 = min(az, cz) - TOUCH, max(az, cz) + TOUCH
   local p = pts[n]
   local pi_ = n
   for k = 1, n do
     local q = pts[k]
-    if pi_ ~= i and pi_ ~= j and k ~= i and k ~= j then
-      if segs_meet(ax, az, cx, cz, p[1], p[3], q[1], q[3]) then return false end
+    local px, pz, qx, qz = p[1], p[3], q[1], q[3]
+    if not ((px < x0 and qx < x0) or (px > x1 and qx > x1) or (pz < z0 and qz < z0) or (pz > z1 and qz > z1))
+       and pi_ ~= i and pi_ ~= j and k ~= i and k ~= j then
+      if segs_meet(ax, az, cx, cz, px, pz, qx, qz) then return false end
     end
     p, pi_ = q, k
   end
@@ -229,8 +274,10 @@ local function shape(pts)
     local ex, ez = q[1] - p[1], q[3] - p[3]
     local l = sqrt(ex * ex + ez * ez)
     if l > 0 then
-      local a = 4 * atan(ez, ex)
-      sc, ss, tl = sc + l * math.cos(a), ss + l * math.sin(a), tl + l
+      -- (cos 4θ, sin 4θ) of the edge direction, without trigonometry
+      local c, sn = ex / l, ez / l
+      local c2, s2 = c * c - sn * sn, 2 * c * sn
+      sc, ss, tl = sc + l * (c2 * c2 - s2 * s2), ss + l * 2 * s2 * c2, tl + l
     end
   end
   local dx, dz
@@ -249,23 +296,45 @@ local function shape(pts)
 end
 
 -- Area of the polygon's part where (p − c)·d <= tau (Sutherland-Hodgman against a
--- half-plane: right for concave polygons too).
+-- half-plane, right for concave polygons too; the clipped ring's shoelace sum is taken on
+-- the fly).
 local function clipped_area(pts, cx, cz, dx, dz, tau)
-  local out, n = {}, #pts
+  local n = #pts
   local p = pts[n]
-  local tp = (p[1] - cx) * dx + (p[3] - cz) * dz - tau
+  local px, pz = p[1], p[3]
+  local tp = (px - cx) * dx + (pz - cz) * dz - tau
+  local sum, fx, fz, lx, lz = 0, nil, nil, nil, nil
   for i = 1, n do
     local q = pts[i]
-    local tq = (q[1] - cx) * dx + (q[3] - cz) * dz - tau
+    local qx, qz = q[1], q[3]
+    local tq = (qx - cx) * dx + (qz - cz) * dz - tau
     if (tp <= 0) ~= (tq <= 0) then
-      local s = tp / (tp - tq)
-      out[#out + 1] = { p[1] + (q[1] - p[1]) * s, 0, p[3] + (q[3] - p[3]) * s }
+      local f = tp / (tp - tq)
+      local x, z = px + (qx - px) * f, pz + (qz - pz) * f
+      if lx then sum = sum + lx * z - x * lz else fx, fz = x, z end
+      lx, lz = x, z
     end
-    if tq <= 0 then out[#out + 1] = q end
-    p, tp = q, tq
+    if tq <= 0 then
+      if lx then sum = sum + lx * qz - qx * lz else fx, fz = qx, qz end
+      lx, lz = qx, qz
+    end
+    px, pz, tp = qx, qz, tq
   end
-  if #out < 3 then return 0 end
-  return abs(area2(out)) / 2
+  if not lx then return 0 end
+  sum = sum + lx * fz - fx * lz
+  return abs(sum) / 2
+end
+
+-- Area of the part of the ring from index i to j (inclusive), closed by the chord.
+local function part_area(pts, i, j)
+  local s = 0
+  local p = pts[j]
+  for k = i, j do
+    local q = pts[k]
+    s = s + p[1] * q[3] - q[1] * p[3]
+    p = q
+  end
+  return abs(s) / 2
 end
 
 -- Inset of a retail polygon by d (mitred, clamped): for overlap tests.
@@ -328,6 +397,86 @@ local function simple(pts)
     end
   end
   return true
+end
+
+-- A grid index of polygons ({pts, bb}) for box queries.
+local function poly_index(list, cell)
+  local grid = {}
+  for i, f in ipairs(list) do
+    local bb = f.bb
+    for gx = floor(bb[1] / cell), floor(bb[2] / cell) do
+      for gz = floor(bb[3] / cell), floor(bb[4] / cell) do
+        local key = gx * 1000003 + gz
+        local l = grid[key]
+        if not l then l = {}; grid[key] = l end
+        l[#l + 1] = i
+      end
+    end
+  end
+  local stamp, mark = 0, {}
+  local idx = {}
+  -- the polygons whose boxes meet the box (x0, x1, z0, z1), each once, in list order
+  function idx.query(x0, x1, z0, z1)
+    stamp = stamp + 1
+    local out = {}
+    for gx = floor(x0 / cell), floor(x1 / cell) do
+      for gz = floor(z0 / cell), floor(z1 / cell) do
+        local l = grid[gx * 1000003 + gz]
+        if l then
+          for _, i in ipairs(l) do
+            if mark[i] ~= stamp then
+              mark[i] = stamp
+              local bb = list[i].bb
+              if not (bb[2] < x0 or bb[1] > x1 or bb[4] < z0 or bb[3] > z1) then out[#out + 1] = i end
+            end
+          end
+        end
+      end
+    end
+    table_sort(out)
+    return out
+  end
+  -- does the segment a-c cross or enter one of the polygons?
+  function idx.hit(a, c)
+    local ax, az, cx, cz = a[1], a[3], c[1], c[3]
+    for _, i in ipairs(idx.query(min(ax, cx), max(ax, cx), min(az, cz), max(az, cz))) do
+      local pts = list[i].pts
+      local n = #pts
+      local p = pts[n]
+      for k = 1, n do
+        local q = pts[k]
+        if segs_meet(ax, az, cx, cz, p[1], p[3], q[1], q[3]) then return true end
+        p = q
+      end
+      if inside(pts, (ax + cx) / 2, (az + cz) / 2) then return true end
+    end
+    return false
+  end
+  return idx
+end
+
+-- Does a ring (with holes: polygons {pts}) cross itself? The kernel's test when the core has
+-- it, else a quadratic one (small rings only).
+local function crosses(Q, holes)
+  local f = core.self_crossing
+  if f then
+    local flat, starts = {}, nil
+    local function add(pts)
+      for _, p in ipairs(pts) do
+        local n = #flat
+        flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2], p[3]
+      end
+    end
+    add(Q.pts)
+    for _, H in ipairs(holes or {}) do
+      starts = starts or {}
+      starts[#starts + 1] = #flat // 3 + 1
+      add(H.pts)
+    end
+    return f(flat, starts) ~= nil
+  end
+  if #Q.pts <= 400 and not (holes and #holes > 0) then return not simple(Q.pts) end
+  return false
 end
 
 -- ================================================================ context
@@ -501,8 +650,56 @@ function M.faces(b, opts)
     if not p then p = b:point(v); P[v] = p end
     return p
   end
+  -- Rooms that overlap or leave a sliver between them leave chains that end where no other
+  -- begins: join each loose end to the nearest loose start within 12 m (nearest pairs first).
+  local warnings = {}
+  do
+    local deg = {}
+    local order_v = {}
+    for _, e in ipairs(edges) do
+      if not deg[e.a] then deg[e.a] = 0; order_v[#order_v + 1] = e.a end
+      if not deg[e.c] then deg[e.c] = 0; order_v[#order_v + 1] = e.c end
+      deg[e.a] = deg[e.a] + 1
+      deg[e.c] = deg[e.c] - 1
+    end
+    local ends, starts = {}, {}
+    for _, v in ipairs(order_v) do
+      local d = deg[v]
+      for _ = 1, -d do ends[#ends + 1] = v end
+      for _ = 1, d do starts[#starts + 1] = v end
+    end
+    if #ends > 0 then
+      local pairs_ = {}
+      for i, u in ipairs(ends) do
+        for j, v in ipairs(starts) do
+          local d = dist(pt(u), pt(v))
+          if d <= 12 and u ~= v then pairs_[#pairs_ + 1] = { i, j, d } end
+        end
+      end
+      table_sort(pairs_, function(x, y)
+        if x[3] ~= y[3] then return x[3] < y[3] end
+        if x[1] ~= y[1] then return x[1] < y[1] end
+        return x[2] < y[2]
+      end)
+      local ue, us = {}, {}
+      for _, pr in ipairs(pairs_) do
+        if not ue[pr[1]] and not us[pr[2]] then
+          ue[pr[1]], us[pr[2]] = true, true
+          local a, c = ends[pr[1]], starts[pr[2]]
+          local e = { a = a, c = c, virtual = true }
+          edges[#edges + 1] = e
+          local l = outs[a]
+          if not l then l = {}; outs[a] = l end
+          l[#l + 1] = e
+          local p, q = pt(a), pt(c)
+          warnings[#warnings + 1] = string_format("a gap of %.2f m between rooms' outlines at (%.1f, %.1f) - (%.1f, %.1f) "
+            .. "(overlapping or parted rooms) was closed", pr[3], p[1], p[3], q[1], q[3])
+        end
+      end
+    end
+  end
   -- trace loops; the face lies on the left (math) of each edge: take the sharpest left turn
-  local loops, warnings = {}, {}
+  local loops = {}
   for _, e0 in ipairs(edges) do
     if not e0.used then
       e0.used = true
@@ -649,71 +846,90 @@ end
 -- ================================================================ splitting
 
 -- The best chord splitting the polygon across its major axis near the middle (nil if none).
-local function find_chord(pts, sh)
+-- The line square to the axis at the half-area station crosses the polygon in spans; the
+-- chords tried join the vertices next to the two ends of a span (a few each side), so they
+-- run nearly along that line. Other stations are tried when none fits.
+local function find_chord(pts, sh, obstacles)
   local n = #pts
   local A = sh.area
   local cx, cz, dx, dz = sh.cx, sh.cz, sh.dx, sh.dz
-  -- tau: the half-area station along the major axis
-  local lo, hi = sh.tmin, sh.tmax
-  for _ = 1, 30 do
-    local mid = (lo + hi) / 2
-    if clipped_area(pts, cx, cz, dx, dz, mid) < A / 2 then lo = mid else hi = mid end
+  local ux, uz = -dz, dx
+  local function station(frac)
+    local lo, hi = sh.tmin, sh.tmax
+    for _ = 1, 11 do
+      local mid = (lo + hi) / 2
+      if clipped_area(pts, cx, cz, dx, dz, mid) < A * frac then lo = mid else hi = mid end
+    end
+    return (lo + hi) / 2
   end
-  local tau = (lo + hi) / 2
-  local t, order = {}, {}
-  for i = 1, n do
-    t[i] = (pts[i][1] - cx) * dx + (pts[i][3] - cz) * dz - tau
-    order[i] = i
-  end
-  table_sort(order, function(x, y)
-    local ax, ay = abs(t[x]), abs(t[y])
-    if ax ~= ay then return ax < ay end
-    return x < y
-  end)
-  local function evaluate(i, j, minfrac)
-    local a, c = pts[i], pts[j]
-    local ddx, ddz = c[1] - a[1], c[3] - a[3]
-    if chord_angle(pts, i, ddx, ddz) < 0.35 or chord_angle(pts, j, -ddx, -ddz) < 0.35 then return nil end
-    if not chord_valid(pts, i, j) then return nil end
-    local lo_, hi_ = min(i, j), max(i, j)
-    local part = {}
-    for k = lo_, hi_ do part[#part + 1] = pts[k] end
-    local frac = abs(area2(part)) / 2 / A
-    if frac < minfrac or frac > 1 - minfrac then return nil end
-    local len = dist(a, c)
-    return abs(frac - 0.5) * 2 + 0.6 * len / sqrt(A) + 1.5 * abs(ddx * dx + ddz * dz) / len
-  end
-  local function search(K, budget, want, minfrac)
-    local cands = {}
-    for x = 1, K do
-      for y = x + 1, K do
-        local i, j = order[x], order[y]
-        local len = dist(pts[i], pts[j])
-        cands[#cands + 1] = { i, j, abs(t[i]) + abs(t[j]) + 0.3 * len }
+  local function candidates(tau)
+    -- crossings of the line t = tau: edge index and position u along the line
+    local xs = {}
+    local t = {}
+    for i = 1, n do t[i] = (pts[i][1] - cx) * dx + (pts[i][3] - cz) * dz - tau end
+    for k = 1, n do
+      local k2 = k % n + 1
+      local a, c = t[k], t[k2]
+      if (a <= 0) ~= (c <= 0) then
+        local f = a / (a - c)
+        local x = pts[k][1] + (pts[k2][1] - pts[k][1]) * f
+        local z = pts[k][3] + (pts[k2][3] - pts[k][3]) * f
+        xs[#xs + 1] = { k = k, u = (x - cx) * ux + (z - cz) * uz }
       end
     end
-    table_sort(cands, function(p, q)
+    table_sort(xs, function(p, q) if p.u ~= q.u then return p.u < q.u end return p.k < q.k end)
+    local out = {}
+    local W = 3
+    for s = 1, #xs - 1, 2 do
+      local e1, e2 = xs[s], xs[s + 1]
+      local near1, near2 = {}, {}
+      for w = -W + 1, W do
+        near1[#near1 + 1] = (e1.k - 1 + w) % n + 1
+        near2[#near2 + 1] = (e2.k - 1 + w) % n + 1
+      end
+      for _, i in ipairs(near1) do
+        for _, j in ipairs(near2) do
+          if i ~= j then out[#out + 1] = { i, j, abs(t[i]) + abs(t[j]) } end
+        end
+      end
+    end
+    table_sort(out, function(p, q)
       if p[3] ~= q[3] then return p[3] < q[3] end
       if p[1] ~= q[1] then return p[1] < q[1] end
       return p[2] < q[2]
     end)
-    local best, bs, tests, valid = nil, huge, 0, 0
-    for _, cd in ipairs(cands) do
-      local i, j = cd[1], cd[2]
-      if in_cone(pts, i, pts[j][1], pts[j][3]) and in_cone(pts, j, pts[i][1], pts[i][3]) then
-        tests = tests + 1
-        local s = evaluate(i, j, minfrac)
-        if s then
-          valid = valid + 1
-          if s < bs then best, bs = { i, j }, s end
-          if valid >= want then break end
-        end
-        if tests >= budget then break end
+    return out
+  end
+  local function evaluate(i, j, minfrac)
+    local a, c = pts[i], pts[j]
+    local ddx, ddz = c[1] - a[1], c[3] - a[3]
+    if i % n + 1 == j or j % n + 1 == i then return nil end
+    if not in_cone(pts, i, c[1], c[3]) or not in_cone(pts, j, a[1], a[3]) then return nil end
+    if chord_angle(pts, i, ddx, ddz) < 0.35 or chord_angle(pts, j, -ddx, -ddz) < 0.35 then return nil end
+    local frac = part_area(pts, min(i, j), max(i, j)) / A
+    if frac < minfrac or frac > 1 - minfrac then return nil end
+    if not chord_valid(pts, i, j) then return nil end
+    if obstacles and obstacles.hit(a, c) then return nil end
+    local len = dist(a, c)
+    return abs(frac - 0.5) * 2 + 0.6 * len / sqrt(A) + 1.5 * abs(ddx * dx + ddz * dz) / len
+  end
+  local best, bs = nil, huge
+  for _, frac in ipairs({ 0, 0.5, 0.42, 0.58, 0.33, 0.67, 0.25, 0.75 }) do
+    -- first the line through the centroid (the half-area line of a symmetric shape)
+    local tau = frac == 0 and 0 or station(frac)
+    local valid = 0
+    for _, cd in ipairs(candidates(tau)) do
+      local s = evaluate(cd[1], cd[2], frac == 0 and 0.3 or 0.12)
+      if s then
+        valid = valid + 1
+        if s < bs then best, bs = { cd[1], cd[2] }, s end
+        if valid >= 4 then break end
       end
     end
-    return best
+    if best then return best end
   end
-  return search(min(n, 24), 60, 6, 0.2) or search(min(n, 60), 600, 4, 0.12) or search(n, 4000, 1, 0.05)
+  if obstacles then return find_chord(pts, sh, nil) end -- through a building if need be
+  return nil
 end
 
 -- Cuts polygon P along the chord i-j (with points every `step` m): two polygons.
@@ -735,11 +951,20 @@ end
 -- Splits P recursively until it fits the limits; appends the pieces to out.
 local function split(ctx, P, lim, out, depth)
   depth = depth or 0
-  local sh = shape(P.pts)
   local n = #P.pts
+  if n <= lim.max_points then
+    -- clearly within the limits (area and bounding-box diagonal): no need for the axes
+    local bb = bbox(P.pts)
+    local dx, dz = bb[2] - bb[1], bb[4] - bb[3]
+    if dx * dx + dz * dz <= lim.max_length * lim.max_length and abs(area2(P.pts)) / 2 <= lim.max_area then
+      out[#out + 1] = P
+      return
+    end
+  end
+  local sh = shape(P.pts)
   local need = sh.area > lim.max_area or n > lim.max_points or sh.extent > lim.max_length
   if need and depth < 24 and sh.area > 4 then
-    local ch = find_chord(P.pts, sh)
+    local ch = find_chord(P.pts, sh, ctx.obstacles)
     if ch then
       local A, B = cut(ctx, P, ch[1], ch[2], lim.step)
       split(ctx, A, lim, out, depth + 1)
@@ -852,6 +1077,75 @@ local function bridge_holes(ctx, outer, holes, step, out)
   bridge_holes(ctx, Y, hy, step, out)
 end
 
+-- The kernel's convex pieces (Hertel-Mehlhorn, no added point) of a region with holes, as
+-- polygons: the fallback when joining holes or cutting fails.
+local function convex_pieces(F, holes)
+  local pts, refs, ekind, starts = {}, {}, {}, {}
+  local function add_ring(Q)
+    local n = #Q.pts
+    for i = 1, n do
+      pts[#pts + 1], refs[#refs + 1] = Q.pts[i], Q.refs[i]
+      ekind[Q.refs[i] * 4294967296 + Q.refs[i % n + 1]] = Q.kinds[i]
+    end
+  end
+  add_ring(F)
+  for _, H in ipairs(holes) do
+    starts[#starts + 1] = #pts + 1
+    add_ring(H)
+  end
+  local flat = {}
+  for i, p in ipairs(pts) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
+  local idx = core.fans(flat, #starts > 0 and starts or nil)
+  local n = #pts
+  local out = {}
+  for _, f0 in ipairs(idx) do
+    -- the piece's ring: the fan's points, or its rim when the hub is an added point
+    local f = f0
+    if f0[1] > n then
+      f = {}
+      for j = 2, #f0 - 1 do f[#f + 1] = f0[j] end
+    end
+    local Q = poly()
+    local m = #f
+    for j = 1, m do
+      local a, c = refs[f[j]], refs[f[j % m + 1]]
+      push(Q, pts[f[j]], a, ekind[a * 4294967296 + c] or "cut")
+    end
+    if area2(Q.pts) > 0 then -- keep retail winding
+      local R = poly()
+      for j = m, 1, -1 do push(R, Q.pts[j], Q.refs[j], Q.kinds[(j - 2) % m + 1]) end
+      Q = R
+    end
+    out[#out + 1] = Q
+  end
+  return out
+end
+
+-- Simple polygons within the limits covering a region (outer ring and holes): holes joined
+-- by chords, then cut; when that fails, the kernel's convex pieces, cut where they can be.
+local function region_pieces(ctx, F, holes, lim, what)
+  local ok, res = false, "convex pieces asked for"
+  if ctx.mode ~= "convex" then ok, res = pcall(function()
+    local simple_pieces, polys = {}, {}
+    bridge_holes(ctx, F, holes, lim.step, simple_pieces)
+    for _, S in ipairs(simple_pieces) do split(ctx, S, lim, polys) end
+    return polys
+  end) end
+  if ok then return res end
+  local w = ctx.report.warnings
+  if ctx.mode ~= "convex" then w[#w + 1] = string_format("%s: %s; convex pieces used instead", what, tostring(res):gsub("^psdl%.city%.blocks: ", "")) end
+  local polys = {}
+  for _, Q in ipairs(convex_pieces(F, holes)) do
+    local part = {}
+    if pcall(split, ctx, Q, lim, part) then
+      for _, x in ipairs(part) do polys[#polys + 1] = x end
+    else
+      polys[#polys + 1] = Q
+    end
+  end
+  return polys
+end
+
 -- ================================================================ ground
 
 -- Heights of the ground surface at plan points, from its triangles (flat rooms: constant).
@@ -903,26 +1197,26 @@ local function sampler(tris, flat_y)
   end
 end
 
--- Ground fans of a room over polygon pieces; returns the triangles (flat x, y, z x 3).
+-- Ground fans of a room over polygon pieces (hubs the decomposition adds follow the height
+-- function); returns the fans' triangles (x, y, z of three points each) as drawn.
 local function ground(ctx, r, pieces, texture)
   local b = ctx.b
   local tris = {}
+  local hub = ctx.height and function(x, z) return ctx:h(x, z, nil) end or nil
   for _, g in ipairs(pieces) do
-    local flat = b:flat_of(g.refs)
-    local idx, extra = core.fans(flat, nil)
-    r:fan(g.pts, texture)
-    local n = #g.refs
-    local function P(k)
-      if k <= n then return flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] end
-      k = k - n
-      return extra[3 * k - 2], extra[3 * k - 1], extra[3 * k]
-    end
-    for _, f in ipairs(idx) do
-      local hx, hy, hz = P(f[1])
-      for j = 2, #f - 1 do
-        local ax, ay, az = P(f[j])
-        local cx, cy, cz = P(f[j + 1])
-        tris[#tris + 1] = { hx, hy, hz, ax, ay, az, cx, cy, cz }
+    local n0 = #r.ops
+    r:fan(g.pts, texture, { hub_height = hub })
+    for k = n0 + 1, #r.ops do
+      local op = r.ops[k]
+      if op.type == "fan" then
+        local refs = op.refs
+        local h = b:point(refs[1])
+        local prev = b:point(refs[2])
+        for j = 3, #refs do
+          local c = b:point(refs[j])
+          tris[#tris + 1] = { h[1], h[2], h[3], prev[1], prev[2], prev[3], c[1], c[2], c[3] }
+          prev = c
+        end
       end
     end
   end
@@ -1017,6 +1311,52 @@ local function names(style_set, v, default)
   return nil
 end
 
+-- Does footprint fp (retail) stand inside room R, clear of the buildings placed there? If
+-- so it is recorded as placed.
+local function fits(R, fp)
+  if #fp < 3 or not simple(fp) then return false end
+  if area2(fp) >= 0 then return false end
+  local t = inset(fp, 0.05)
+  local room = R.pts
+  local first_outside = core.first_outside
+  if first_outside then -- the builder's own test (Builder:building), stricter than its 0.05 m
+    local rf = R.flat
+    if not rf then
+      rf = {}
+      for i, p in ipairs(room) do rf[3 * i - 2], rf[3 * i - 1], rf[3 * i] = p[1], p[2], p[3] end
+      R.flat = rf
+    end
+    local ff = {}
+    for i, p in ipairs(fp) do ff[3 * i - 2], ff[3 * i - 1], ff[3 * i] = p[1], 0, p[3] end
+    if first_outside(rf, ff, true, 0.01) then return false end
+  end
+  local within = R.inside
+  if not within then within = locator(room); R.inside = within end
+  for _, p in ipairs(t) do
+    if not within(p[1], p[3]) then return false end
+  end
+  local bb = bbox(t)
+  local bx0, bx1, bz0, bz1 = bb[1], bb[2], bb[3], bb[4]
+  local nr, nt = #room, #t
+  local a = room[nr]
+  for j = 1, nr do
+    local c = room[j]
+    local ax, az, cx, cz = a[1], a[3], c[1], c[3]
+    if not ((ax < bx0 and cx < bx0) or (ax > bx1 and cx > bx1) or (az < bz0 and cz < bz0) or (az > bz1 and cz > bz1)) then
+      for i = 1, nt do
+        local p, q = t[i], t[i % nt + 1]
+        if segs_cross(p[1], p[3], q[1], q[3], ax, az, cx, cz) then return false end
+      end
+    end
+    a = c
+  end
+  for _, o in ipairs(R.placed) do
+    if overlap(t, bb, o.pts, o.bb) then return false end
+  end
+  R.placed[#R.placed + 1] = { pts = t, bb = bb }
+  return true
+end
+
 -- Lays buildings out along one frontage chain of a room.
 local function layout(ctx, R, chain, bs)
   local rng = ctx.rng
@@ -1063,12 +1403,16 @@ local function layout(ctx, R, chain, bs)
     after = max(after, sb * (mit[k][1] * seg[k].tx + mit[k][2] * seg[k].tz))
     return before + cm, after + cm
   end
-  -- stations where a building may end (regular buildings, the deepest depth): away from
-  -- every bend
-  local forbid = {}
+  -- sharp bends (corners) get a corner building; regular buildings never end near one
+  local corners, forbid = {}, {}
   for k = 2, m - 1 do
-    local bf, af = reach(k, sb + dmax)
-    forbid[#forbid + 1] = { seg[k].s0 - bf, seg[k].s0 + af, k = k }
+    local a, c = seg[k - 1], seg[k]
+    local turn = abs(atan(a.tx * c.tz - a.tz * c.tx, a.tx * c.tx + a.tz * c.tz))
+    if turn > 25 * pi / 180 then
+      corners[#corners + 1] = k
+      local bf, af = reach(k, sb + dmax)
+      forbid[#forbid + 1] = { seg[k].s0 - bf, seg[k].s0 + af, k = k }
+    end
   end
   local function allowed(s)
     if s < -1e-9 or s > L + 1e-9 then return false end
@@ -1102,9 +1446,16 @@ local function layout(ctx, R, chain, bs)
       if s <= seg[k].s0 + seg[k].len + 1e-9 or k == m - 1 then return k, s - seg[k].s0 end
     end
   end
+  -- The point of a wall square to the street at station s, o metres in; near a bend, where
+  -- that square line would leave the offset line's segment, the bend's mitre point instead,
+  -- so that walls at increasing stations never cross (gentle curves need no gap).
   local function foot(s, o)
     local k, u = locate(s)
     local g = seg[k]
+    local lo = o * (mit[k][1] * g.tx + mit[k][2] * g.tz)
+    local hi = g.len + o * (mit[k + 1][1] * g.tx + mit[k + 1][2] * g.tz)
+    if u < lo then return { Q[k][1] + mit[k][1] * o, 0, Q[k][3] + mit[k][2] * o } end
+    if u > hi then return { Q[k + 1][1] + mit[k + 1][1] * o, 0, Q[k + 1][3] + mit[k + 1][2] * o } end
     return { Q[k][1] + g.tx * u + g.tz * o, 0, Q[k][3] + g.tz * u - g.tx * o }
   end
   local function footprint(s0, s1, D)
@@ -1127,44 +1478,37 @@ local function layout(ctx, R, chain, bs)
     while #out > 1 and dist(out[1], out[#out]) <= 0.05 do out[#out] = nil end
     return out
   end
-  local function fits(fp)
-    if #fp < 3 or not simple(fp) then return false end
-    if area2(fp) >= 0 then return false end
-    local t = inset(fp, 0.05)
-    local room = R.pts
-    for _, p in ipairs(t) do
-      if not inside(room, p[1], p[3]) then return false end
-    end
-    local nr, nt = #room, #t
-    for i = 1, nt do
-      local p, q = t[i], t[i % nt + 1]
-      for j = 1, nr do
-        local a, c = room[j], room[j % nr + 1]
-        if segs_cross(p[1], p[3], q[1], q[3], a[1], a[3], c[1], c[3]) then return false end
-      end
-    end
-    local bb = bbox(t)
-    for _, o in ipairs(R.placed) do
-      if overlap(t, bb, o.pts, o.bb) then return false end
-    end
-    R.placed[#R.placed + 1] = { pts = t, bb = bb }
-    return true
-  end
   local debug = os.getenv("BLOCKS_DEBUG")
+  -- the ends pulled in when a building does not fit (a slanted room edge at a row's end)
+  local TRIMS = { { 0, 0 }, { 2, 0 }, { 0, 2 }, { 4, 0 }, { 0, 4 }, { 4, 4 }, { 7, 0 }, { 0, 7 } }
   local function place(s0, s1, D)
     if s1 - s0 < minw then return false end
     local fp
-    for _, f in ipairs({ 1, 0.65, 0.4 }) do
-      local d = D * f
-      if d >= 3 then
-        local c = footprint(s0, s1, d)
-        if fits(c) then fp = c; break end
+    for _, tr in ipairs(TRIMS) do
+      local a, c = s0 + tr[1], s1 - tr[2]
+      if c - a < minw then break end
+      if tr[1] == 0 or allowed(a) then
+        if tr[2] == 0 or allowed(c) then
+          for _, f in ipairs({ 1, 0.65, 0.4 }) do
+            local d = D * f
+            if d >= 3 then
+              local cand = footprint(a, c, d)
+              if fits(R, cand) then fp = cand; break end
+            end
+          end
+        end
       end
+      if fp then break end
     end
     if debug then print(string_format("  place %.1f..%.1f of %.1f D=%.1f %s", s0, s1, L, D, fp and "ok" or "FAIL")) end
     if not fp then return false end
     ctx:building(R, fp, bs)
     return true
+  end
+  if debug then
+    local pts = {}
+    for k = 1, m do pts[#pts + 1] = string_format("(%.1f,%.1f)", Q[k][1], Q[k][3]) end
+    print(string_format("chain %s: %d -> %d points, L=%.1f, corners %d: %s", R.room.name, #chain, m, L, #corners, table.concat(pts, " ")))
   end
   local function width()
     local nb = rint(rng, max(1, floor(wmin / bay + 0.5)), max(1, floor(wmax / bay + 0.5)))
@@ -1174,12 +1518,6 @@ local function layout(ctx, R, chain, bs)
   -- 1. corner buildings: at every bend of more than 25 degrees, a building wrapping it
   local taken = {} -- occupied stretches {s0, s1}, in chain order
   local lo_limit = endm
-  local corners = {}
-  for k = 2, m - 1 do
-    local a, c = seg[k - 1], seg[k]
-    local turn = abs(atan(a.tx * c.tz - a.tz * c.tx, a.tx * c.tx + a.tz * c.tz))
-    if turn > 25 * pi / 180 then corners[#corners + 1] = k end
-  end
   for ci, k in ipairs(corners) do
     local D = runi(rng, dmin, dmax)
     local bf, af = reach(k, sb + D)
@@ -1231,17 +1569,30 @@ local function layout(ctx, R, chain, bs)
 end
 
 -- A building on footprint fp (retail, plan) in room R.
-function Ctx:building(R, fp, bs)
+function Ctx:building(R, fp, bs, given)
   local rng, b = self.rng, self.b
   local outline = {}
+  local base = -huge
   for i, p in ipairs(fp) do
-    local y = R.ground(p[1], p[3])
-    outline[i] = { p[1], floor(y * 1000 + 0.5) / 1000, p[3] }
+    local y = floor(R.ground(p[1], p[3]) * 1000 + 0.5) / 1000
+    outline[i] = { p[1], y, p[3] }
+    if y > base then base = y end
   end
   local floors = rint(rng, bs.floors[1], bs.floors[2])
   local fh = bs.floor_height
+  local top
+  if given then -- a footprint with its own levels and / or height
+    local lv, h = given.levels, given.height
+    if type(h) == "number" and h > 0 then
+      floors = (type(lv) == "number" and lv >= 1) and floor(lv + 0.5) or max(1, floor(h / fh + 0.5))
+      fh = h / floors
+      top = base + h
+    elseif type(lv) == "number" and lv >= 1 then
+      floors = floor(lv + 0.5)
+    end
+  end
   local facade = pick(rng, bs.facades)
-  local o = { outline = outline, floors = floors, floor_height = fh, bay_width = bs.bay_width,
+  local o = { outline = outline, floors = floors, floor_height = fh, bay_width = bs.bay_width, top = top,
               facade = facade, roof = pick(rng, bs.roofs), sliver = bs.sliver, sliver_density = bs.sliver_density }
   if bs.ground_facades and floors >= 2 then
     o.ground_height = fh
@@ -1251,7 +1602,7 @@ function Ctx:building(R, fp, bs)
   local st = b:building(R.room, o)
   self.report.buildings = self.report.buildings + 1
   local rec = { room = R.room, outline = outline, base = st.base, top = st.top, floors = floors,
-                facades = st.facades, slivers = st.slivers }
+                facades = st.facades, slivers = st.slivers, footprint = given and given.index or nil }
   self.report.building_list[#self.report.building_list + 1] = rec
   R.nbuildings = R.nbuildings + 1
 end
@@ -1279,11 +1630,19 @@ local function building_spec(ctx, over)
   if o.ground_floor then
     gf = names(style.facades, o.ground_floor == true and "ground" or o.ground_floor, "ground")
   end
+  -- texture group handles, resolved once (the builder takes them as they are)
+  local b = ctx.b
+  local function groups(list)
+    if not list then return nil end
+    local out = {}
+    for i, nm in ipairs(list) do out[i] = b:texture(nm) end
+    return out
+  end
   return {
     floors = { f1, f2 }, floor_height = o.floor_height, bay_width = o.bay_width, setback = o.setback or 0,
-    gap = { g1, g2 }, depth = { d1, d2 }, width = { w1, w2 }, facades = facades, ground_facades = gf,
-    roofs = names(nil, o.roofs, style.roofs) or { "s_concrt" },
-    sliver = o.sliver or (style.slivers and style.slivers[1]) or "sliver",
+    gap = { g1, g2 }, depth = { d1, d2 }, width = { w1, w2 }, facades = groups(facades), ground_facades = groups(gf),
+    roofs = groups(names(nil, o.roofs, style.roofs) or { "s_concrt" }),
+    sliver = b:texture(o.sliver or (style.slivers and style.slivers[1]) or "sliver"),
     sliver_density = o.sliver_density,
   }
 end
@@ -1298,6 +1657,12 @@ end
 -- One block room over polygon P: ground, and buildings when `bs` is given.
 function Ctx:room(P, name, texture, bs, frontage_kinds)
   local b = self.b
+  if crosses(P) then
+    local p = P.pts[1]
+    local w = self.report.warnings
+    w[#w + 1] = string_format("%s near (%.1f, %.1f): its outline crosses itself; left out", name, p[1], p[3])
+    return nil, nil
+  end
   local refs = {}
   for i, v in ipairs(P.refs) do refs[i] = v end
   local r = b:room{ kind = "block", name = name, outline_refs = refs }
@@ -1311,16 +1676,34 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     split(self, P, self.ground_lim, pieces)
     if #pieces > 1 then flat_y = nil end
   end
+  local t0 = os_clock()
   local tris = ground(self, r, pieces, texture)
+  local t1 = os_clock()
+  self.time.ground = self.time.ground + (t1 - t0)
   if flat_y then
     for _, t in ipairs(tris) do
       if t[2] ~= flat_y or t[5] ~= flat_y or t[8] ~= flat_y then flat_y = nil; break end
     end
   end
   local R = { room = r, pts = P.pts, placed = {}, ground = sampler(tris, flat_y), nbuildings = 0 }
+  local fps = self.footprints
+  if fps then -- given footprints standing wholly in this room, first
+    local bb = bbox(P.pts)
+    for _, i in ipairs(self.obstacles.query(bb[1], bb[2], bb[3], bb[4])) do
+      local f = fps[i]
+      if not f.used then
+        local c = f.center
+        if inside(P.pts, c[1], c[3]) and fits(R, f.pts) then
+          f.used = true
+          self:building(R, f.pts, bs or self.footprint_bs, f)
+        end
+      end
+    end
+  end
   if bs then
     for _, ch in ipairs(frontage(P, frontage_kinds or FRONTAGE)) do layout(self, R, ch, bs) end
   end
+  self.time.buildings = self.time.buildings + (os_clock() - t1)
   self.report.rooms[#self.report.rooms + 1] = r
   return r, R
 end
@@ -1376,9 +1759,16 @@ function M.fill(b, opts)
     ground_lim = merge(merge({}, M.DEFAULTS.ground), opts.ground_limits),
     apron_lim = merge(merge({}, M.DEFAULTS.apron), opts.apron),
     buildings_base = type(opts.buildings) == "table" and opts.buildings or nil,
+    mode = opts.split,
   }, Ctx)
+  if opts.split ~= nil and opts.split ~= "chords" and opts.split ~= "convex" then
+    error("bad argument #2 to 'fill' (split: \"chords\" or \"convex\" expected)", 2)
+  end
   local existing = #b.rooms
+  local t_start = os_clock()
+  ctx.time = { ground = 0, buildings = 0 }
   local net = M.faces(b, { ctx = ctx, height = opts.height })
+  ctx.time.faces = os_clock() - t_start
   for _, w in ipairs(net.warnings) do report.warnings[#report.warnings + 1] = w end
   local default_bs = opts.buildings and building_spec(ctx, nil) or nil
   -- overrides: the face holding each point (the smallest)
@@ -1401,12 +1791,57 @@ function M.fill(b, opts)
     if best then face_over[best] = o
     else report.warnings[#report.warnings + 1] = string_format("override point (%g, %g) lies in no face", px, pz) end
   end
+  -- given footprints (a network table's `buildings`, docs/network.md)
+  if opts.footprints ~= nil then
+    if type(opts.footprints) ~= "table" then error("bad argument #2 to 'fill' (footprints: list expected)", 2) end
+    local fps = {}
+    for i, f in ipairs(opts.footprints) do
+      local ol = type(f) == "table" and (f.outline or f) or nil
+      local pts = {}
+      for _, q in ipairs(type(ol) == "table" and ol or {}) do
+        if type(q) == "table" and type(q[1]) == "number" then
+          local z = q[3] or q[2]
+          if type(z) == "number" then
+            local last = pts[#pts]
+            if not last or abs(last[1] - q[1]) + abs(last[3] - z) > 1e-6 then pts[#pts + 1] = { q[1], 0, z } end
+          end
+        end
+      end
+      if #pts > 1 and abs(pts[1][1] - pts[#pts][1]) + abs(pts[1][3] - pts[#pts][3]) <= 1e-6 then pts[#pts] = nil end
+      if #pts >= 3 and abs(area2(pts)) > 1 and simple(pts) then
+        if area2(pts) > 0 then
+          local r_ = {}
+          for k = #pts, 1, -1 do r_[#r_ + 1] = pts[k] end
+          pts = r_
+        end
+        local sx, sz = 0, 0
+        for _, q in ipairs(pts) do sx, sz = sx + q[1], sz + q[3] end
+        fps[#fps + 1] = { pts = pts, bb = bbox(pts), center = { sx / #pts, 0, sz / #pts }, levels = f.levels,
+                          height = f.height, index = i }
+      else
+        report.footprints_skipped = (report.footprints_skipped or 0) + 1
+      end
+    end
+    if #fps > 0 then
+      ctx.footprints = fps
+      ctx.obstacles = poly_index(fps, 40)
+      ctx.footprint_bs = default_bs or building_spec(ctx, nil)
+    end
+  end
   local tex_block = opts.ground or ground_texture(style, "paving")
   local tex_park = opts.park or ground_texture(style, "grass")
   local tex_plaza = opts.plaza or ground_texture(style, "plaza")
   for fi, F in ipairs(net.faces) do
     lift_portals(ctx, F)
     for _, H in ipairs(F.holes) do lift_portals(ctx, H) end
+    if crosses(F, F.holes) then
+      local p = F.pts[1]
+      report.warnings[#report.warnings + 1] = string_format("face %d near (%.1f, %.1f): its outline crosses itself "
+        .. "(rooms of the network overlap there); left without ground", fi, p[1], p[3])
+      report.skipped_faces = (report.skipped_faces or 0) + 1
+      goto continue
+    end
+    do
     local o = face_over[fi]
     local kind, bs, tex = "block", default_bs, tex_block
     if o then
@@ -1416,21 +1851,23 @@ function M.fill(b, opts)
       elseif type(o.buildings) == "table" then bs = building_spec(ctx, o.buildings) end
       if o.texture then tex = o.texture end
     end
-    local simple_pieces = {}
-    bridge_holes(ctx, F, F.holes, ctx.room_lim.step, simple_pieces)
-    local polys = {}
-    for _, S in ipairs(simple_pieces) do split(ctx, S, ctx.room_lim, polys) end
+    local polys = region_pieces(ctx, F, F.holes, ctx.room_lim, string_format("face %d", fi))
     local face = { kind = kind, area = F.area, rooms = {}, outline = F.pts, buildings = 0 }
     for k, Pp in ipairs(polys) do
-      local r, R = ctx:room(Pp, string_format("%s %d.%d", kind, fi, k), tex, bs)
-      face.rooms[#face.rooms + 1] = r
-      face.buildings = face.buildings + R.nbuildings
+      local r, R = ctx:room(Pp, string_format("%s %d.%d", kind, fi, k), b:texture(tex), bs)
+      if r then
+        face.rooms[#face.rooms + 1] = r
+        face.buildings = face.buildings + R.nbuildings
+      end
     end
     report.faces[#report.faces + 1] = face
     if kind == "park" then report.parks = report.parks + 1
     elseif kind == "plaza" then report.plazas = report.plazas + 1 end
     report.blocks = report.blocks + 1
+    end
+    ::continue::
   end
+  local t_apron = os_clock()
   -- the apron: a rectangle `margin` beyond the network, minus its outlines
   local margin = opts.margin
   if margin == nil then margin = M.DEFAULTS.margin end
@@ -1449,16 +1886,42 @@ function M.fill(b, opts)
     end
     x0, x1, z0, z1 = x0 - margin, x1 + margin, z0 - margin, z1 + margin
     for _, H in ipairs(net.outlines) do lift_portals(ctx, H) end
-    local holes_pts = {}
-    for _, H in ipairs(net.outlines) do for _, p in ipairs(H.pts) do holes_pts[#holes_pts + 1] = p end end
-    local function ground_y(x, z)
-      local bd, by = huge, 0
-      for _, p in ipairs(holes_pts) do
-        local dx, dz = p[1] - x, p[3] - z
-        local d = dx * dx + dz * dz
-        if d < bd then bd, by = d, p[2] end
+    -- a new point's height without a height function: the nearest network outline point's
+    -- (a bucket grid of the outline points, searched in growing rings)
+    local cell = max(margin, 20)
+    local buckets = {}
+    for _, H in ipairs(net.outlines) do
+      for _, p in ipairs(H.pts) do
+        local key = floor(p[1] / cell) * 1000003 + floor(p[3] / cell)
+        local l = buckets[key]
+        if not l then l = {}; buckets[key] = l end
+        l[#l + 1] = p
       end
-      return ctx:h(x, z, by)
+    end
+    local span = ceil(max(x1 - x0, z1 - z0) / cell) + 1
+    local function ground_y(x, z)
+      local y = ctx:h(x, z, nil)
+      if y then return y end
+      local gx, gz = floor(x / cell), floor(z / cell)
+      local bd, by = huge, 0
+      for ring = 0, span do
+        for i = gx - ring, gx + ring do
+          for j = gz - ring, gz + ring do
+            if i == gx - ring or i == gx + ring or j == gz - ring or j == gz + ring then
+              local l = buckets[i * 1000003 + j]
+              if l then
+                for _, p in ipairs(l) do
+                  local dx, dz = p[1] - x, p[3] - z
+                  local d = dx * dx + dz * dz
+                  if d < bd then bd, by = d, p[2] end
+                end
+              end
+            end
+          end
+        end
+        if bd < huge and sqrt(bd) <= ring * cell then break end
+      end
+      return by
     end
     -- the rectangle in retail winding: (x0, z0) -> (x0, z1) -> (x1, z1) -> (x1, z0)
     local Rr = poly()
@@ -1475,18 +1938,26 @@ function M.fill(b, opts)
         push(Rr, p, ref, "margin")
       end
     end
-    local simple_pieces = {}
-    bridge_holes(ctx, Rr, net.outlines, ctx.apron_lim.step, simple_pieces)
-    local polys = {}
-    for _, S in ipairs(simple_pieces) do split(ctx, S, ctx.apron_lim, polys) end
+    local polys = region_pieces(ctx, Rr, net.outlines, ctx.apron_lim, "apron")
     local tex = opts.apron_texture or tex_park
     local abs_ = opts.apron_buildings and default_bs or nil
     for k, Pp in ipairs(polys) do
-      local r = ctx:room(Pp, string_format("apron %d", k), tex, abs_)
-      report.apron_rooms[#report.apron_rooms + 1] = r
+      local r = ctx:room(Pp, string_format("apron %d", k), b:texture(tex), abs_)
+      if r then report.apron_rooms[#report.apron_rooms + 1] = r end
     end
     report.apron = #polys > 0
   end
+  if ctx.footprints then
+    local placed = 0
+    for _, f in ipairs(ctx.footprints) do if f.used then placed = placed + 1 end end
+    report.footprints = placed
+    report.footprints_skipped = (report.footprints_skipped or 0) + #ctx.footprints - placed
+  end
+  local t_end = os_clock()
+  local tm = ctx.time
+  report.seconds = { total = t_end - t_start, faces = tm.faces, apron = t_end - t_apron, ground = tm.ground,
+                     buildings = tm.buildings }
+  report.seconds.split = report.seconds.total - tm.faces - tm.ground - tm.buildings
   if ctx.unsplit then
     report.warnings[#report.warnings + 1] = string_format("%d pieces stayed above the room limits (no chord found)", ctx.unsplit)
   end

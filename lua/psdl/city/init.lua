@@ -143,7 +143,7 @@ function M.new(opts)
 end
 
 local NODE_OPTS = { y = true, name = true, id = true, tunnel = true, bridge = true, junction = true, dead_end = true,
-                    radius = true, textures = true, min_distance = true, x = true, z = true }
+                    radius = true, textures = true, min_distance = true, x = true, z = true, where = true }
 
 --- Add a node.
 -- @tparam number|table x east (m), or a table `{x =, z =, y =, ...}` with the options
@@ -340,20 +340,9 @@ local function block_height(city)
   end
 end
 
---- Build the city: roads, intersections, blocks, then `Builder:finish`.
--- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
--- errors too; default false: warnings are reported), `validate` (default true)
--- @treturn table the document (docs/document-model.md; `psdl.write` takes it)
--- @treturn table the report: `rooms`, `vertices`, `heights`, `textures`, `roads` (road
--- records), `kinds` (rooms by kind: road, intersection, block, tunnel, bridge), `nodes`
--- (nodes by class: junction, bend, transition, dead_end, open, through), `runs`,
--- `blocks` (what `psdl.city.blocks` returned, or nil when it is not available or off),
--- `problems` (validation warnings), `counts` (`{errors, warnings}`), `tjunctions`,
--- `seed`, `seconds` (`{roads, blocks, finish, total}`)
--- @raise with a message naming the script line of the node or road at fault, or when the
--- document does not validate
-function City:build(opts)
-  opts = opts or {}
+-- The build itself (City:build without the collector tuning).
+local function build(self, opts)
+  if #self.roads == 0 then error("the city has no roads (add some with city:road(a, b))", 0) end
   local t0 = os_clock()
   local seed = opts.seed
   if seed == nil then seed = self.seed end
@@ -372,11 +361,15 @@ function City:build(opts)
     if blocks then
       local bo = self.block_opts or {}
       local brng = rng:derive("blocks")
-      block_report = blocks.fill(b, {
+      local ok2, rep2 = pcall(blocks.fill, b, {
         style = self.style, rng = brng:fn(), margin = bo.margin or self.margin,
         buildings = bo.buildings or false, overrides = bo.overrides, height = varied and block_height(self) or nil,
         footprints = self.footprints,
       })
+      if not ok2 then
+        error("blocks: " .. tostring(rep2):gsub("^[^\n]-psdl/city/blocks%.lua:%d+: ", ""), 0)
+      end
+      block_report = rep2
     end
   end
   local t2 = os_clock()
@@ -398,6 +391,36 @@ function City:build(opts)
     run_list = info.runs,
   }
   self.built = { doc = doc, report = report }
+  return doc, report
+end
+
+--- Build the city: roads, intersections, blocks, then `Builder:finish`.
+-- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
+-- errors too; default false: warnings are reported), `validate` (default true),
+-- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
+-- short-lived tables, and the default pause of 200 spends a third of the time collecting;
+-- the previous setting is restored; false leaves the collector alone)
+-- @treturn table the document (docs/document-model.md; `psdl.write` takes it)
+-- @treturn table the report: `rooms`, `vertices`, `heights`, `textures`, `roads` (road
+-- records), `kinds` (rooms by kind: road, intersection, block, tunnel, bridge), `nodes`
+-- (nodes by class: junction, bend, transition, dead_end, open, through), `runs`,
+-- `blocks` (what `psdl.city.blocks` returned, or nil when it is not available or off),
+-- `problems` (validation warnings), `counts` (`{errors, warnings}`), `tjunctions`,
+-- `seed`, `seconds` (`{roads, blocks, finish, total}`)
+-- @raise with a message naming the script line of the node or road at fault, or when the
+-- document does not validate
+function City:build(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then argerr(1, "build", "table expected, got " .. type(opts)) end
+  local pause = opts.gc_pause
+  if pause == nil then pause = 400 end
+  if not pause then return build(self, opts) end
+  local mode = collectgarbage("incremental")
+  local prev = collectgarbage("setpause", pause)
+  local ok, doc, report = pcall(build, self, opts)
+  collectgarbage("setpause", prev)
+  if mode == "generational" then collectgarbage("generational") end
+  if not ok then error(doc, 0) end
   return doc, report
 end
 

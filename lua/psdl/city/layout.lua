@@ -16,7 +16,7 @@ local geom = require "psdl.geom"
 local builder = require "psdl.builder"
 local profiles = require "psdl.city.profiles"
 
-local type, error, ipairs, pairs, tostring, pcall = type, error, ipairs, pairs, tostring, pcall
+local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
 local sqrt, atan, acos, abs, floor, ceil, max, min, pi, huge =
   math.sqrt, math.atan, math.acos, math.abs, math.floor, math.ceil, math.max, math.min, math.pi, math.huge
 local string_format, table_sort = string.format, table.sort
@@ -39,6 +39,14 @@ function M.road_label(r)
   local s = string_format("road %d", r.index)
   if r.name then s = s .. string_format(" (%s)", r.name) end
   if r.where then s = r.where .. ": " .. s end
+  return s
+end
+
+-- "road 3 (downtown.lua:12)": a road named inside another message.
+function M.road_ref(r)
+  local s = string_format("road %d", r.index)
+  if r.name then s = s .. string_format(" (%s)", r.name) end
+  if r.where then s = s .. " at " .. r.where end
   return s
 end
 
@@ -114,7 +122,7 @@ local function classify(city)
         if d < 0 then d = d + 2 * pi end
         if d < 2 * pi / 180 and i <= #ends then
           error(string_format("%s: %s and %s leave it in the same direction (%.1f degrees apart); join them "
-            .. "further out or move a via point", M.node_label(n), M.road_label(p.road), M.road_label(q.road),
+            .. "further out or move a via point", M.node_label(n), M.road_ref(p.road), M.road_ref(q.road),
             d * 180 / pi), 0)
         end
       end
@@ -196,6 +204,37 @@ local function arm_profile(e)
   return builder.mirror_profile(bp)
 end
 
+-- Where a sidewalk meets an arm without one at a right angle and the sidewalk's arm ends
+-- exactly where the curb lines meet (a bend or transition room with nothing else to make
+-- room for), the junction kernel gives that sidewalk no length: the outline runs out to the
+-- sidewalk's outer point and straight back (a spike with no area), which leaves the road's
+-- sidewalk edge without a neighbour. Pushes such an arm's end section 1 m further out, and
+-- checks again.
+local function unspike(n, arms, radius, arc_step)
+  local c = { n.x, n.y, n.z }
+  for _ = 1, 3 do
+    local ok, j = pcall(core.junction, c, arms, { radius = radius, arc_step = arc_step })
+    if not ok then return end -- b:intersection reports it
+    local o, spikes = j.outline, {}
+    local m = #o
+    for i = 1, m do
+      if o[(i - 2) % m + 1] == o[i % m + 1] then spikes[o[i]] = true end
+    end
+    if not next(spikes) then return end
+    local moved = false
+    for i, a in ipairs(arms) do
+      for _, k in ipairs(j.sections[i]) do
+        if spikes[k] then
+          a.min_distance = j.distance[i] + 1
+          moved = true
+          break
+        end
+      end
+    end
+    if not moved then return end
+  end
+end
+
 local function build_junction(city, b, n)
   local ends = n.ends
   local arms = {}
@@ -213,6 +252,7 @@ local function build_junction(city, b, n)
     arms[i] = { dir = e.dir, profile = arm_profile(e), crosswalk = cw, min_distance = md }
     e.arm = i
   end
+  unspike(n, arms, n.opts.radius or city.radius or 5, city.arc_step)
   local room = { name = n.name or string_format("%s %s", n.class, tostring(n.id)), tunnel = n.underground,
                  bridge = n.elevated and not n.underground }
   local tunnel
@@ -499,7 +539,9 @@ local function build_run(city, b, run, rng)
     o.room = room
     local ok2, list = pcall(b.street, b, o)
     if not ok2 then
-      error(string_format("%s: %s", M.road_label(r), tostring(list):gsub("^[^\n]-%.lua:%d+: ", "")), 0)
+      local msg = tostring(list):gsub("^[^\n]-%.lua:%d+: ", ""):gsub("; widen the curve or pass allow_clamp",
+        "; widen the curve (via points further apart) or narrow the road")
+      error(string_format("%s: %s", M.road_label(r), msg), 0)
     end
     for _, rm in ipairs(list) do
       rm.city_kind = s.kind
@@ -547,7 +589,7 @@ function M.build_roads(city, b, rng)
       for _, e in ipairs(n.ends) do
         if (n.underground and not e.road.tunnel) or (n.elevated and not n.underground and not e.road.bridge) then
           error(string_format("%s: it is %s, but %s is no %s", M.node_label(n),
-            n.underground and "underground (tunnel = ...)" or "on a bridge (bridge = ...)", M.road_label(e.road),
+            n.underground and "underground (tunnel = ...)" or "on a bridge (bridge = ...)", M.road_ref(e.road),
             n.underground and "tunnel" or "bridge"), 0)
         end
       end

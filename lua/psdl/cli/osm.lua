@@ -9,6 +9,11 @@
 -- Exit code: 0 done; 1 usage error, or `--strict` and the network still has problems;
 -- 2 the input is not OSM XML (the message gives the line); 3 a file cannot be read or
 -- written.
+--
+-- Still to come (issue "Import OpenStreetMap", part 4, once `psdl.city` is in): `-o
+-- city.psdl` building the city from the network (`psdl.city.from_network(net, {style,
+-- seed})`, blocks with the footprints, `City:save`), `--style london|sf`, `--seed N`,
+-- `--preview map.png` (`psdl.render`), and rooms, intersections and blocks in the summary.
 -- @module psdl.cli.osm
 
 local common = require "psdl.cli.common"
@@ -71,9 +76,12 @@ function M.configure(cmd)
   cmd:flag("--raw", "No clean-up: the ways split at shared nodes only (for comparison).")
   cmd:option("--scale", "Multiply every distance (default 1; the game's 5 m lanes and sidewalks are "
     .. "wider than real ones, 1.5 gives streets more room)."):argname("<s>"):convert(positive)
-  cmd:option("--lane-width", "Lane width the fit checks assume, metres (default 5)."):argname("<m>"):convert(positive)
-  cmd:option("--sidewalk-width", "Sidewalk width the fit checks assume, metres (default 5)."):argname("<m>")
-    :convert(nonneg)
+  cmd:option("--lane-width", "Lane width the fit checks assume, metres (default 5, as city generation)."):argname("<m>")
+    :convert(positive)
+  cmd:option("--sidewalk-width", "Sidewalk width the fit checks assume on every road with sidewalks, metres "
+    .. "(default: 4 on streets, 5 on avenues and boulevards, as city generation)."):argname("<m>"):convert(nonneg)
+  cmd:option("--ramp", "Ramp length at each end of a bridge or tunnel road, metres (default 60, as city "
+    .. "generation)."):argname("<m>"):convert(nonneg)
   cmd:option("--merge-distance", "Merge nodes closer than this, metres (default 2)."):argname("<m>"):convert(nonneg)
   cmd:option("--min-angle", "Smallest angle between two roads at a junction, degrees (default 25)."):argname("<deg>")
     :convert(nonneg)
@@ -240,8 +248,8 @@ function M.run(args, ctx)
     show_progress = args.progress or (ok and term.isatty and term.isatty(io.stderr)) or false
   end
   local dims
-  if args.lane_width or args.sidewalk_width then
-    dims = { lane = args.lane_width, sidewalk = args.sidewalk_width }
+  if args.lane_width or args.sidewalk_width or args.ramp then
+    dims = { lane = args.lane_width, sidewalk = args.sidewalk_width, ramp = args.ramp }
   end
   local opts = {
     bbox = args.bbox or false, clip = not args.no_clip, walkways = args.walkways, driveways = args.driveways,
@@ -252,6 +260,7 @@ function M.run(args, ctx)
   if show_progress then
     opts.progress = function(stage) ctx.stderr:write(string.format("psdl osm: %s...\n", stage)) end
   end
+  if opts.progress then opts.progress("reading") end
   local t0 = os.clock()
   local data, msg, code = osm.read(args.file)
   if not data then common.failure(common.exit_for(code), common.clean(msg)) end

@@ -1,10 +1,11 @@
 --- Check that a road network (docs/network.md) can be built without overlapping rooms, in
 -- the model of `psdl.osm.fit`: every at-grade crossing is a node, no road runs from a
--- node to itself, every road is long enough for the junctions at its ends, roads leave a
+-- node to itself, every road is long enough for the junctions at its ends, a bridge or
+-- tunnel has room for its ramps at grade before it reaches what it crosses, roads leave a
 -- junction at least `min_angle` apart, every bend has room for the road's width, and no
 -- two roads or junctions at the same level overlap in plan.
 --
--- Problems: `{ kind = "invalid"|"crossing"|"loop"|"short"|"angle"|"bend"|"overlap",
+-- Problems: `{ kind = "invalid"|"crossing"|"loop"|"short"|"ramp"|"angle"|"bend"|"overlap",
 -- message = "...", roads = { i, ... }, nodes = { id, ... } }` (road indices into
 -- `net.roads`, when checking a network table).
 -- @module psdl.osm.check
@@ -59,6 +60,7 @@ function M.graph(g, opts)
       name(c.e), name(c.f), c.x, c.z), { c.e, c.f })
   end
   local reach = fit.reach_table(g, dims)
+  local sep = fit.separated(g, dims)
   for _, e in ipairs(g:edge_list()) do
     if e.a == e.b then
       add("loop", string_format("%s runs from node %s back to itself", name(e), tostring(e.a.id)), { e }, { e.a })
@@ -79,6 +81,21 @@ function M.graph(g, opts)
         if wi and short > 0.05 then
           add("bend", string_format("%s: the bend at shape point %d lacks %.1f m for the road's width", name(e),
             wi, short), { e })
+        end
+      end
+    end
+  end
+  -- bridges and tunnels: ramps at grade at both ends, clear of what they cross
+  local ramp = dims.ramp or 0
+  if ramp > 0 then
+    for _, e in ipairs(g:edge_list()) do
+      local list = sep[e]
+      if list then
+        local L = Graph.len(e)
+        local first, last = list[1], list[#list]
+        if first.s - first.clear < ramp - 0.05 or L - last.s - last.clear < ramp - 0.05 then
+          add("ramp", string_format("%s: no room for %g m ramps between its ends and %s it crosses", name(e), ramp,
+            name(first.s - first.clear < ramp - 0.05 and first.other or last.other)), { e }, { e.a, e.b })
         end
       end
     end

@@ -22,22 +22,26 @@
 --    `divided = true`, lanes and widths added up, `median` the estimated real median);
 --    the junctions on both carriageways move onto that line and junctions closer than
 --    3 m along it merge (cross streets then meet the road once).
--- 7. Then, until nothing changes: **loops** (a road from a node back to itself: split in
---    three, or removed when its island is too small for its width), **parallel roads**
---    (two roads between the same two nodes that would overlap become one; two opposite
---    one-ways become a two-way road), **acute junctions** (two roads leaving a node less
---    than `min_angle` apart: the lesser is re-attached to the greater where they part, or
---    merged into it when it never parts), **spacing** (a road shorter than the reaches of
---    its two junctions plus `min_road_length`: the junctions merge; a dead end shorter
---    than its junction is removed; a too-short bridge or tunnel grows over its approach),
---    **join** again, **shape points** (simplified, straightened inside junctions, and
---    thinned where a bend has no room for the road's width), and finally **overlaps**:
---    the lesser of two roads or junctions that still overlap in plan is dropped.
--- 8. **bridges and tunnels** that end too close to the road they cross are extended over
---    their approach roads (or reported), and isolated fragments shorter than
---    `min_road_length` are removed.
+-- 7. Then, until nothing changes (at most 20 rounds): **loops** (a road from a node back
+--    to itself: split in three, or removed when its island is too small for its width),
+--    **parallel roads** (two roads between the same two nodes that would overlap become one;
+--    two opposite one-ways become a two-way road), **acute junctions** (two roads leaving a
+--    node less than `min_angle` apart: the lesser is re-attached to the greater where they
+--    part, or merged into it when it never parts), **spacing** (a road shorter than the
+--    reaches of its two junctions plus `min_road_length`: the junctions merge; a dead end
+--    shorter than its junction is removed; a too-short bridge or tunnel grows over its
+--    approach), **join** again, **shape points** (simplified, straightened inside
+--    junctions, and thinned where a bend has no room for the road's width), **crossings**
+--    again (merges move roads), **bridges and tunnels** that end too close to the road they
+--    cross grow over their approach roads; when a round changes nothing, **overlaps**: the
+--    lesser of two roads or junctions that still overlap in plan is dropped, and the rounds
+--    go on.
+-- 8. **Last resort**: the least road involved in each problem `psdl.osm.check` still
+--    finds is dropped (a bend without room first loses its shape points), until none is
+--    left; then isolated fragments shorter than `min_road_length` are removed.
 --
--- Whatever still fails the checks of `psdl.osm.check` ends in `report.warnings`.
+-- What the last resort could not resolve (nothing, in every test) ends in
+-- `report.warnings`, as do bridges that end too close to what they cross.
 -- @module psdl.osm.clean
 
 local G = require "psdl.osm.geometry"
@@ -69,12 +73,13 @@ local function describe(e)
   return s
 end
 
-local function drop(ctx, e, reason)
+-- Remove a road and list it in report.dropped; `key` is the reason's kind (counted in
+-- report.dropped_by_reason), `reason` the full text.
+local function drop(ctx, e, key, reason)
   local d = ctx.report.dropped
   d[#d + 1] = { source = Graph.source_text(e.src), name = e.attr.name, highway = e.attr.highway,
-    length = math_floor(len(e) * 10 + 0.5) / 10, reason = reason }
+    length = math_floor(len(e) * 10 + 0.5) / 10, reason = reason or key }
   local k = ctx.report.dropped_by_reason
-  local key = reason:gsub(" %b()", ""):gsub(":.*", "")
   k[key] = (k[key] or 0) + 1
   ctx.g:remove_edge(e)
 end
@@ -171,8 +176,7 @@ function M.snap(ctx)
     for _, e in ipairs(g:edge_list()) do
       for i = 2, #e.pts do
         local a, b = e.pts[i - 1], e.pts[i]
-        local sg = { e = e, i = i - 1 }
-        grid:insert(sg, math_min(a[1], b[1]), math_min(a[2], b[2]), math_max(a[1], b[1]), math_max(a[2], b[2]))
+        grid:insert_segment({ e = e, i = i - 1 }, a[1], a[2], b[1], b[2], 0)
       end
     end
     local todo = {}
@@ -518,8 +522,7 @@ local function poly_index(pts)
   for i = 2, #pts do
     local a, b = pts[i - 1], pts[i]
     local l = G.dist(a[1], a[2], b[1], b[2])
-    grid:insert({ i = i - 1, s = acc, l = l }, math_min(a[1], b[1]), math_min(a[2], b[2]),
-      math_max(a[1], b[1]), math_max(a[2], b[2]))
+    grid:insert_segment({ i = i - 1, s = acc, l = l }, a[1], a[2], b[1], b[2], 0)
     acc = acc + l
   end
   return grid
@@ -553,8 +556,8 @@ local function find_pairs(ctx, chains)
       local a, b = pts[i - 1], pts[i]
       local l = G.dist(a[1], a[2], b[1], b[2])
       if l > 0 then
-        grid:insert({ c = c, a = a, b = b, dx = (b[1] - a[1]) / l, dz = (b[2] - a[2]) / l },
-          math_min(a[1], b[1]), math_min(a[2], b[2]), math_max(a[1], b[1]), math_max(a[2], b[2]))
+        grid:insert_segment({ c = c, a = a, b = b, dx = (b[1] - a[1]) / l, dz = (b[2] - a[2]) / l },
+          a[1], a[2], b[1], b[2], 0)
       end
     end
   end
@@ -881,7 +884,8 @@ function M.loops(ctx)
       local r_eff = L > 0 and 2 * area / L or 0
       if L < 6 * hw or r_eff < hw + M.ISLAND / 2 then
         if L > 2 * ctx.opts.merge_distance and r_eff >= 1 then
-          drop(ctx, e, string_format("loop too small for its road (%.0f m around, %.0f m wide)", L, 2 * hw))
+          drop(ctx, e, "loop too small for its road",
+            string_format("loop too small for its road (%.0f m around, %.0f m wide)", L, 2 * hw))
         else
           -- flat or tiny: what is left of a road between two nodes that became one
           g:remove_edge(e)
@@ -1011,6 +1015,8 @@ local function reattach(ctx, n, m, Mj)
     local s_stored = Mj.a == n and sM or LM - sM
     return (g:split_at(Mj, s_stored, 0, "a"))
   end
+  -- a dead end that parts from M only near its end is just a spur along M
+  if sp and degree(far_m) == 1 and Lm - sp < 2 * clear then sp = nil end
   if sp then
     local x, z = G.at(pm, sp)
     local _, sM = G.project(pM, x, z)
@@ -1073,10 +1079,11 @@ end
 ------------------------------------------------------------------------ 7d. spacing
 
 -- edges that cross another road at a different level (bridges, tunnels over/under roads)
-local function separated_edges(g)
+local function separated_edges(g, dims)
   local set = {}
-  for _, c in ipairs(fit.crossings(g, "separated")) do
-    set[c.e], set[c.f] = true, true
+  for e, list in pairs(fit.separated(g, dims)) do
+    set[e] = true
+    for _, c in ipairs(list) do set[c.other] = true end
   end
   return set
 end
@@ -1121,7 +1128,7 @@ function M.spacing(ctx)
       if math_abs(p.short - q.short) > 1e-9 then return p.short > q.short end
       return p.e.k < q.e.k
     end)
-    local crossing = separated_edges(g)
+    local crossing = separated_edges(g, dims)
     local touched, did = {}, 0
     for _, b in ipairs(bad) do
       local e = b.e
@@ -1142,13 +1149,14 @@ function M.spacing(ctx)
           -- between two junctions: leave it, reported by the final check
         elseif da == 1 and dz == 1 then
           if L < min_len then
-            drop(ctx, e, string_format("isolated fragment (%.1f m)", L))
+            drop(ctx, e, "isolated fragment", string_format("isolated fragment (%.1f m)", L))
             did = did + 1
           end
         elseif da == 1 or dz == 1 then
           local j = da == 1 and z or a
           if degree(j) >= 3 then
-            drop(ctx, e, string_format("dead end shorter than the junction it leaves (%.1f m, needs %.1f m)", L, L + b.short))
+            drop(ctx, e, "dead end shorter than the junction it leaves",
+              string_format("dead end shorter than the junction it leaves (%.1f m, needs %.1f m)", L, L + b.short))
           else
             g:remove_edge(e)
             change(ctx, "short road ends trimmed at a bend or profile change")
@@ -1278,7 +1286,8 @@ function M.overlaps(ctx)
         against = victim == p and q or (victim == q and p) or ((fit.is_edge(p) or victim.a == p or victim.b == p) and q or p)
       end
       if victim and not victim.dead then
-        drop(ctx, victim, string_format("overlaps %s in plan (%.1f m)", owner_text(against), c.depth))
+        drop(ctx, victim, "overlaps another road or junction in plan",
+          string_format("overlaps %s in plan (%.1f m)", owner_text(against), c.depth))
         changed = true
       end
     end
@@ -1289,57 +1298,124 @@ end
 
 ------------------------------------------------------------------------ 8. bridges, fragments
 
+local function flatten(attr)
+  return Graph.with(attr, { bridge = false, tunnel = false, layer = 0 })
+end
+
+--- Bridges and tunnels as city generation builds them: one road per structure, with a
+-- ramp of `dimensions.ramp` metres at grade at each end, what it crosses under its deck
+-- (or over its bore). Consecutive pieces are joined; a structure too short for its ramps
+-- grows over its approach roads through nodes nothing else uses; where it cannot (a
+-- junction or a dead end in the way), the crossings too close to that end are made at grade
+-- (the crossings pass then gives them a junction); a bridge or tunnel that crosses no road
+-- becomes an ordinary road (the map is flat: nothing to clear).
 function M.bridges(ctx)
-  local g, dims = ctx.g, ctx.dims
+  local g, dims, opts = ctx.g, ctx.dims, ctx.opts
+  local ramp = dims.ramp or 0
   local changed = false
-  for _ = 1, 10 do
-    local grew = false
-    local list = fit.crossings(g, "separated")
-    for _, c in ipairs(list) do
-      -- the edge off the ground (or both) must clear the other road before it ends
-      for _, side in ipairs({ { c.e, c.i, c.t, c.f }, { c.f, c.j, c.u, c.e } }) do
-        local e, i, t, o = side[1], side[2], side[3], side[4]
-        if not e.dead and not o.dead and fit.level(e.attr) ~= 0 then
-          -- arc length of the crossing along e
-          local s = 0
-          for k = 2, i do s = s + G.dist(e.pts[k - 1][1], e.pts[k - 1][2], e.pts[k][1], e.pts[k][2]) end
-          local a, b = e.pts[i], e.pts[i + 1]
-          s = s + t * G.dist(a[1], a[2], b[1], b[2])
-          local dx, dz = b[1] - a[1], b[2] - a[2]
-          local _, _, j = G.project(o.pts, c.x, c.z)
-          local oa, ob = o.pts[j], o.pts[j + 1]
-          local ex, ez = ob[1] - oa[1], ob[2] - oa[2]
-          local l1, l2 = math_sqrt(dx * dx + dz * dz), math_sqrt(ex * ex + ez * ez)
-          local sin = math_abs(dx * ez - dz * ex) / math_max(l1 * l2, 1e-9)
-          local cos = math_abs(dx * ex + dz * ez) / math_max(l1 * l2, 1e-9)
-          sin = math_max(sin, 0.2)
-          local need = fit.hw(o, dims) / sin + fit.hw(e, dims) * cos / sin
+  -- one road per structure: consecutive off-ground pieces at the same level
+  local function join_structures()
+    local any = false
+    for _, n in ipairs(g:node_list()) do
+      if not n.dead and #n.edges == 2 then
+        local e, f = n.edges[1], n.edges[2]
+        if e ~= f and e.a ~= e.b and f.a ~= f.b and other(e, n) ~= other(f, n)
+          and fit.off_ground(e.attr) and fit.off_ground(f.attr) and fit.level(e.attr) == fit.level(f.attr) then
+          local keep = len(e) >= len(f) and e.attr or f.attr
+          if g:join(n, true, keep) then
+            change(ctx, "bridge and tunnel pieces joined into one road")
+            any = true
+          end
+        end
+      end
+    end
+    return any
+  end
+  if join_structures() then changed = true end
+  -- 2. ramps: each round measures once and changes every structure that needs it (a
+  -- structure or approach changed in a round waits for the next)
+  for _ = 1, 200 do
+    local did = false
+    if join_structures() then did = true end
+    local sep = fit.separated(g, dims)
+    local touched = {}
+    local crossing_flattened = false
+    for _, e in ipairs(g:edge_list()) do
+      if not e.dead and not touched[e] and fit.off_ground(e.attr) then
+        local list = sep[e]
+        if not list then
+          e.attr = flatten(e.attr)
+          touched[e] = true
+          change(ctx, "bridges and tunnels over no road made ordinary roads")
+          did = true
+        else
           local L = len(e)
-          for _, endinfo in ipairs({ { e.a, s }, { e.b, L - s } }) do
-            local n, dist = endinfo[1], endinfo[2]
-            if not e.dead and dist < need then
-              if degree(n) == 2 then
+          local first, last = list[1], list[#list]
+          local gap_a = first.s - first.clear
+          local gap_b = L - last.s - last.clear
+          local done = false
+          for _, side in ipairs({ { n = e.a, gap = gap_a, cut = first.s + first.clear + 1 },
+                                  { n = e.b, gap = gap_b, cut = last.s - last.clear - 1 } }) do
+            if not e.dead and side.gap < ramp - 1e-6 and not touched[side.n] then
+              local n = side.n
+              local f = #n.edges == 2 and (n.edges[1] == e and n.edges[2] or n.edges[1]) or nil
+              local usable = f and f ~= e and f.a ~= f.b and other(f, n) ~= other(e, n) and not touched[f]
+                and not touched[other(f, n)]
+              if usable and fit.off_ground(f.attr) and fit.level(f.attr) == fit.level(e.attr) then
+                -- the next piece of the same structure: one road
+                local joined = g:join(n, true, len(e) >= len(f) and e.attr or f.attr)
+                if joined then
+                  change(ctx, "bridge and tunnel pieces joined into one road")
+                  touched[joined], touched[joined.a], touched[joined.b] = true, true, true
+                  done = true
+                end
+              elseif usable and not fit.off_ground(f.attr) then
+                -- grow: just enough of the approach road (plus 1 m) joins the structure
+                local extra = ramp - side.gap + 1
+                local Lf = len(f)
+                if extra < Lf - opts.min_road_length then
+                  g:split_at(f, f.a == n and extra or Lf - extra, 0, "g")
+                end
                 local joined = g:join(n, true, e.attr)
                 if joined then
-                  change(ctx, "bridges and tunnels extended over their approach roads")
-                  grew, changed = true, true
+                  change(ctx, "bridges and tunnels extended over their approach roads (room for the ramps)")
+                  touched[joined], touched[joined.a], touched[joined.b] = true, true, true
+                  done = true
                 end
-              else
-                local w = string_format("%s ends %.0f m from %s it crosses, needs %.0f m", describe(e), dist,
-                  describe(o), need)
-                if not ctx.warned[w] then
-                  ctx.warned[w] = true
-                  local ws = ctx.report.warnings
-                  ws[#ws + 1] = w
+              elseif not (f and (touched[f] or touched[other(f, n)])) then
+                -- no room to grow (a junction or a dead end): the crossing nearest this end
+                -- is made at grade
+                local at = side.cut
+                local pieces = {}
+                if at > opts.min_road_length and at < L - opts.min_road_length then
+                  local mid, e1, e2 = g:split_at(e, at, 0, "g")
+                  local piece = n == e.a and e1 or e2
+                  if piece then piece.attr = flatten(piece.attr) end
+                  pieces = { e1, e2, mid }
+                else
+                  e.attr = flatten(e.attr)
+                  pieces = { e }
                 end
+                for _, x in ipairs(pieces) do touched[x] = true end
+                touched[e.a], touched[e.b] = true, true
+                crossing_flattened = true
+                change(ctx, "bridge and tunnel crossings made at grade (no room for the ramps)")
+                done = true
               end
+              if done then
+                did = true
+                touched[e.a], touched[e.b] = true, true
+              end
+              done = false
             end
           end
         end
       end
-      if grew then break end
     end
-    if not grew then break end
+    -- crossings made at grade become junctions now, so the structures do not grow back
+    if crossing_flattened then M.crossings(ctx) end
+    if not did then break end
+    changed = true
   end
   return changed
 end
@@ -1368,7 +1444,7 @@ function M.fragments(ctx)
       if total < min_len then
         table_sort(edges, function(p, q) return p.k < q.k end)
         for _, e in ipairs(edges) do
-          drop(ctx, e, string_format("isolated fragment (%.1f m)", total))
+          drop(ctx, e, "isolated fragment", string_format("isolated fragment (%.1f m)", total))
         end
       end
     end
@@ -1423,7 +1499,8 @@ function M.enforce(ctx)
           victim = least(edges)
         end
         if victim then
-          drop(ctx, victim, "could not be fitted: " .. p.kind .. " (" .. p.message .. ")")
+          drop(ctx, victim, "could not be fitted (" .. p.kind .. ")",
+            "could not be fitted: " .. p.kind .. " (" .. p.message .. ")")
           did = true
         end
       end

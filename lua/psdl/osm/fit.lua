@@ -30,9 +30,11 @@ local M = {}
 -- generation builds these when a road gives no `lanes` or `width`): 5 m lanes; street and
 -- one-sided street 2 lanes and 4 m sidewalks; avenue and boulevard 4 lanes, 5 m
 -- sidewalks, 2 m and 8 m medians; freeway 6 lanes, 3 m median, no sidewalks; alley 5 m,
--- walkway 4 m; 3 m crosswalks at junctions except on alleys, walkways and freeways.
+-- walkway 4 m; 3 m crosswalks at junctions except on alleys, walkways and freeways; bridge
+-- and tunnel roads start and end with 60 m ramps at grade (`psdl.city.layout` BRIDGE and
+-- TUNNEL `ramp`).
 M.dimensions = {
-  lane = 5, crosswalk = 3,
+  lane = 5, crosswalk = 3, ramp = 60,
   profiles = {
     street = { lanes = 2, sidewalk = 4, sides = 2, crosswalk = true },
     one_sided = { lanes = 2, sidewalk = 4, sides = 1, crosswalk = true },
@@ -44,10 +46,10 @@ M.dimensions = {
   },
 }
 
---- Dimensions with overrides: `{ lane =, crosswalk =, sidewalk = (every profile that has
--- sidewalks), profiles = { street = { sidewalk = 3 }, ... } }`.
+--- Dimensions with overrides: `{ lane =, crosswalk =, ramp =, sidewalk = (every profile
+-- that has sidewalks), profiles = { street = { sidewalk = 3 }, ... } }`.
 function M.resolve(over)
-  local d = { lane = M.dimensions.lane, crosswalk = M.dimensions.crosswalk, profiles = {} }
+  local d = { lane = M.dimensions.lane, crosswalk = M.dimensions.crosswalk, ramp = M.dimensions.ramp, profiles = {} }
   for name, p in pairs(M.dimensions.profiles) do
     local q = {}
     for k, v in pairs(p) do q[k] = v end
@@ -55,7 +57,7 @@ function M.resolve(over)
   end
   if over then
     for k, v in pairs(over) do
-      if k == "lane" or k == "crosswalk" then d[k] = v
+      if k == "lane" or k == "crosswalk" or k == "ramp" then d[k] = v
       elseif k == "sidewalk" then
         for _, q in pairs(d.profiles) do if (q.sides or 0) > 0 then q.sidewalk = v end end
       elseif k == "profiles" then
@@ -158,36 +160,42 @@ local function ccw_gap(a1, a2) -- angle from a1 turning counter-clockwise to a2,
 end
 M.ccw_gap = ccw_gap
 
--- Clip a convex polygon to the half-plane a*x + b*z <= c.
-local function clip(poly, a, b, c)
-  local out = {}
-  local n = #poly
-  for i = 1, n do
-    local p, q = poly[i], poly[i % n + 1]
-    local dp, dq = a * p[1] + b * p[2] - c, a * q[1] + b * q[2] - c
-    if dp <= 0 then out[#out + 1] = p end
-    if (dp < 0 and dq > 0) or (dp > 0 and dq < 0) then
-      local t = dp / (dp - dq)
-      out[#out + 1] = { p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2]) }
-    end
-  end
-  return out
-end
-
 --- How far along a road (half width w, leaving the node along +x) its corridor meets the
 -- corridor of another road leaving the same node at angle phi (radians, counter-clockwise),
--- of half width wo and length lo: the largest x of the other corridor inside the strip
--- |z| <= w, x >= 0 (0 when they do not meet).
+-- of half width wo and length lo: the largest x of the other corridor (a rectangle from
+-- the node) inside the strip |z| <= w, x >= 0; 0 when they do not meet. The largest x of
+-- that convex piece is at one of the rectangle's corners inside the strip or where one of
+-- its sides crosses z = w or z = -w.
 function M.clearance(phi, w, wo, lo)
   local c, s = math_cos(phi), math_sin(phi)
   local nx, nz = -s * wo, c * wo
   local ux, uz = c * lo, s * lo
-  local poly = { { nx, nz }, { nx + ux, nz + uz }, { -nx + ux, -nz + uz }, { -nx, -nz } }
-  poly = clip(poly, 0, 1, w)
-  if #poly > 0 then poly = clip(poly, 0, -1, w) end
-  if #poly > 0 then poly = clip(poly, -1, 0, 0) end
+  -- corners in order: A = n, D = n + u, C = -n + u, B = -n
+  local x1, z1 = nx, nz
+  local x2, z2 = nx + ux, nz + uz
+  local x3, z3 = ux - nx, uz - nz
+  local x4, z4 = -nx, -nz
   local d = 0
-  for _, p in ipairs(poly) do if p[1] > d then d = p[1] end end
+  local function corner(x, z)
+    if x > d and z <= w and z >= -w then d = x end
+  end
+  local function side(xa, za, xb, zb)
+    local dz = zb - za
+    if dz ~= 0 then
+      local t = (w - za) / dz
+      if t >= 0 and t <= 1 then
+        local x = xa + t * (xb - xa)
+        if x > d then d = x end
+      end
+      t = (-w - za) / dz
+      if t >= 0 and t <= 1 then
+        local x = xa + t * (xb - xa)
+        if x > d then d = x end
+      end
+    end
+  end
+  corner(x1, z1) corner(x2, z2) corner(x3, z3) corner(x4, z4)
+  side(x1, z1, x2, z2) side(x2, z2, x3, z3) side(x3, z3, x4, z4) side(x4, z4, x1, z1)
   return d
 end
 
@@ -366,13 +374,36 @@ function M.pieces(g, dims)
     local L = Graph.len(e)
     local s0, s1 = r[1] or 0, L - (r[2] or 0)
     e._clear = { s0, s1 }
-    if s1 - s0 > 0.01 then
-      local pts = sub(e.pts, s0, s1)
-      local hw = M.hw(e, dims)
-      local lv = M.level(e.attr)
-      for i = 2, #pts do
-        local poly = rect(pts[i - 1][1], pts[i - 1][2], pts[i][1], pts[i][2], hw)
-        if poly then pieces[#pieces + 1] = { poly = poly, owner = e, level = lv, seg = i - 1 } end
+    local hw = M.hw(e, dims)
+    local lv = M.level(e.attr)
+    -- a bridge's or tunnel's ramps are at grade: the clear part in up to three spans
+    local spans = { { s0, s1, lv } }
+    local ramp = M.off_ground(e.attr) and (dims.ramp or 0) or 0
+    if ramp > 0 and lv ~= 0 then
+      if L <= 2 * ramp then
+        spans = { { s0, s1, 0 } } -- all ramp, no deck
+      else
+        spans = {
+          { s0, math_min(s1, ramp), 0 },
+          { math_max(s0, ramp), math_min(s1, L - ramp), lv },
+          { math_max(s0, L - ramp), s1, 0 },
+        }
+      end
+    end
+    for _, span in ipairs(spans) do
+      if span[2] - span[1] > 0.01 then
+        local pts = sub(e.pts, span[1], span[2])
+        for i = 2, #pts do
+          -- long segments in pieces of at most 40 m (smaller boxes for the grid)
+          local ax, az, bx, bz = pts[i - 1][1], pts[i - 1][2], pts[i][1], pts[i][2]
+          local l = G.dist(ax, az, bx, bz)
+          local k = math.floor(l / 40) + 1
+          for j = 0, k - 1 do
+            local t0, t1 = j / k, (j + 1) / k
+            local poly = rect(ax + t0 * (bx - ax), az + t0 * (bz - az), ax + t1 * (bx - ax), az + t1 * (bz - az), hw)
+            if poly then pieces[#pieces + 1] = { poly = poly, owner = e, level = span[3], seg = i - 1 } end
+          end
+        end
       end
     end
   end
@@ -446,6 +477,11 @@ function M.overlaps(g, dims, tol)
   return list
 end
 
+--- Whether a road is off the ground somewhere (a bridge, a tunnel, or on another layer).
+function M.off_ground(attr)
+  return attr.bridge or attr.tunnel or (attr.layer or 0) ~= 0 or false
+end
+
 ------------------------------------------------------------------------ crossings
 
 --- Segment crossings between edges (and within one edge, between segments that are not
@@ -461,7 +497,7 @@ function M.crossings(g, only)
       local a, b = pts[i - 1], pts[i]
       local sg = { e = e, i = i - 1, ax = a[1], az = a[2], bx = b[1], bz = b[2], lv = M.level(e.attr) }
       segs[#segs + 1] = sg
-      grid:insert(sg, math_min(a[1], b[1]), math_min(a[2], b[2]), math_max(a[1], b[1]), math_max(a[2], b[2]))
+      grid:insert_segment(sg, a[1], a[2], b[1], b[2], 0.01)
     end
   end
   local out = {}
@@ -469,7 +505,7 @@ function M.crossings(g, only)
     s.n = n
   end
   for _, s in ipairs(segs) do
-    grid:query(math_min(s.ax, s.bx), math_min(s.az, s.bz), math_max(s.ax, s.bx), math_max(s.az, s.bz), function(o)
+    grid:query_segment(s.ax, s.az, s.bx, s.bz, 0.01, function(o)
       if o.n > s.n and not (o.e == s.e and math_abs(o.i - s.i) <= 1) then
         local same = o.lv == s.lv
         if only == nil or (only == "grade") == same then
@@ -484,6 +520,67 @@ function M.crossings(g, only)
     end)
   end
   return out
+end
+
+--- Where each off-ground road crosses roads at other levels: `t[e] = { {s =, clear =,
+-- other =}, ... }`, `s` the arc length of the crossing along e and `clear` how far along e
+-- the other road's corridor reaches from it (`w_o / sin a + w cos a / sin a`, the angle
+-- taken at 11.5 degrees at least). A bridge or tunnel needs its ramp at grade between each
+-- end and `s - clear` (or `s + clear`).
+function M.separated(g, dims)
+  local t = {}
+  local function arc(e, i, tt)
+    local s = 0
+    for k = 2, i do s = s + G.dist(e.pts[k - 1][1], e.pts[k - 1][2], e.pts[k][1], e.pts[k][2]) end
+    local a, b = e.pts[i], e.pts[i + 1]
+    return s + tt * G.dist(a[1], a[2], b[1], b[2])
+  end
+  local function add(e, i, tt, o, j)
+    local a, b = e.pts[i], e.pts[i + 1]
+    local oa, ob = o.pts[j], o.pts[j + 1]
+    local dx, dz = b[1] - a[1], b[2] - a[2]
+    local ex, ez = ob[1] - oa[1], ob[2] - oa[2]
+    local l = math_max(math_sqrt(dx * dx + dz * dz) * math_sqrt(ex * ex + ez * ez), 1e-9)
+    local sin = math_max(math_abs(dx * ez - dz * ex) / l, 0.2)
+    local cos = math_abs(dx * ex + dz * ez) / l
+    local list = t[e]
+    if not list then list = {} t[e] = list end
+    list[#list + 1] = { s = arc(e, i, tt), clear = M.hw(o, dims) / sin + M.hw(e, dims) * cos / sin, other = o }
+  end
+  -- a grid of the off-ground roads' segments only (few), met by every segment
+  local grid = G.grid(50)
+  local any = false
+  for _, e in ipairs(g:edge_list()) do
+    if M.off_ground(e.attr) then
+      any = true
+      local lv = M.level(e.attr)
+      for i = 2, #e.pts do
+        local a, b = e.pts[i - 1], e.pts[i]
+        grid:insert_segment({ e = e, i = i - 1, lv = lv, ax = a[1], az = a[2], bx = b[1], bz = b[2] },
+          a[1], a[2], b[1], b[2], 0.01)
+      end
+    end
+  end
+  if not any then return t end
+  for _, f in ipairs(g:edge_list()) do
+    local lf = M.level(f.attr)
+    local off_f = M.off_ground(f.attr)
+    for j = 2, #f.pts do
+      local a, b = f.pts[j - 1], f.pts[j]
+      grid:query_segment(a[1], a[2], b[1], b[2], 0.01, function(sg)
+        -- each pair once: an off-ground f meets only off-ground edges made before it
+        if sg.e ~= f and sg.lv ~= lf and (not off_f or sg.e.k < f.k) then
+          local tt, u = G.seg_intersect(sg.ax, sg.az, sg.bx, sg.bz, a[1], a[2], b[1], b[2], 1e-7)
+          if tt then
+            add(sg.e, sg.i, tt, f, j - 1)
+            if off_f then add(f, j - 1, u, sg.e, sg.i) end
+          end
+        end
+      end)
+    end
+  end
+  for _, list in pairs(t) do table_sort(list, function(p, q) return p.s < q.s end) end
+  return t
 end
 
 --- Bend room of a polyline: for each interior point, the distance its inner edge needs

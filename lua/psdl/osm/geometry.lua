@@ -247,6 +247,41 @@ function Grid:query(minx, minz, maxx, maxz, fn)
   end
 end
 
+-- Call fn(x0, z0, x1, z1) for boxes covering segment ab in pieces no longer than a cell
+-- (a long diagonal segment would otherwise cover a whole square of cells).
+local function chunks(size, ax, az, bx, bz, pad, fn)
+  local dx, dz = bx - ax, bz - az
+  local l = math_sqrt(dx * dx + dz * dz)
+  local n = math_max(1, math_floor(l / size) + 1)
+  for k = 0, n - 1 do
+    local t0, t1 = k / n, (k + 1) / n
+    local x0, z0 = ax + t0 * dx, az + t0 * dz
+    local x1, z1 = ax + t1 * dx, az + t1 * dz
+    fn(math_min(x0, x1) - pad, math_min(z0, z1) - pad, math_max(x0, x1) + pad, math_max(z0, z1) + pad)
+  end
+end
+
+--- Insert an item along segment ab (only the cells near the segment), padded by `pad`.
+function Grid:insert_segment(item, ax, az, bx, bz, pad)
+  chunks(self.size, ax, az, bx, bz, pad or 0, function(x0, z0, x1, z1) self:insert(item, x0, z0, x1, z1) end)
+end
+
+--- Call fn(item) once for every item in the cells near segment ab (within `pad`); a true
+-- return stops the query.
+function Grid:query_segment(ax, az, bx, bz, pad, fn)
+  local seen = {}
+  local stop = false
+  chunks(self.size, ax, az, bx, bz, pad or 0, function(x0, z0, x1, z1)
+    if stop then return end
+    self:query(x0, z0, x1, z1, function(it)
+      if not seen[it] then
+        seen[it] = true
+        if fn(it) then stop = true return true end
+      end
+    end)
+  end)
+end
+
 M.max, M.min = math_max, math_min
 
 return M

@@ -25,7 +25,7 @@ M.defaults = {
   walkways = false, driveways = false, profiles = false, buildings = true,
   cleanup = true,
   merge_distance = 2, snap_distance = 3, simplify = 0.5,
-  min_angle = 25, min_road_length = 3, stub_length = 0,
+  min_angle = 25, min_road_length = 3,
   dual_carriageways = true, dual_max_separation = 40, dual_min_length = 30,
   roundabouts = "auto",
   dimensions = false,
@@ -440,6 +440,7 @@ function M.build(data, opts)
       b.min_x, b.max_x = math_min(b.min_x, x), math_max(b.max_x, x)
       b.min_z, b.max_z = math_min(b.min_z, z), math_max(b.max_z, z)
     end
+    for k, v in pairs(b) do b[k] = math_floor(v * 100 + 0.5) / 100 end
   end
   report.timings.total = os_clock() - t_start
   return network, report

@@ -24,8 +24,9 @@ local M = {}
 --- Road classes: `profile` (two-way way), `oneway_profile` (a one-way way not paired into a
 -- dual carriageway), `dual_profile` (two one-way ways merged into one divided road),
 -- `rank` (importance: the higher class wins merges and keeps its place in conflicts),
--- `lanes` (the lanes assumed when the way has no `lanes` tag: only used to estimate widths
--- for the clean-up, never written out), `link` (a slip road), `walkway`.
+-- `lanes`, `oneway_lanes` (the real lanes assumed when a way has no `lanes` tag: only used
+-- to estimate the real median of a merged dual carriageway, never written out),
+-- `implied_oneway` (one-way unless tagged otherwise), `link` (a slip road), `walkway`.
 M.classes = {
   motorway       = { profile = "freeway", oneway_profile = "alley", dual_profile = "freeway", rank = 10, lanes = 4, oneway_lanes = 2, implied_oneway = true },
   trunk          = { profile = "avenue", oneway_profile = "street", dual_profile = "avenue", rank = 9, lanes = 4, oneway_lanes = 2 },
@@ -134,13 +135,39 @@ function M.level(tags)
   return layer, bridge, tunnel
 end
 
+--- Which sides of a road have a sidewalk (`sidewalk=both|left|right|no|none|separate`,
+-- or `sidewalk:both`, `sidewalk:left`, `sidewalk:right` = `yes|no|separate`), relative to
+-- the way's direction. `separate` (drawn as its own footway) counts as a sidewalk.
+-- @tparam table tags
+-- @treturn string|nil "both", "left", "right", "none", or nil when not tagged
+function M.sidewalk(tags)
+  local v = tags.sidewalk
+  if v == "both" or v == "yes" or v == "separate" then return "both" end
+  if v == "left" or v == "right" then return v end
+  if v == "no" or v == "none" then return "none" end
+  local function side(x)
+    if x == "yes" or x == "separate" then return true end
+    if x == "no" or x == "none" then return false end
+    return nil
+  end
+  local b = side(tags["sidewalk:both"])
+  if b ~= nil then return b and "both" or "none" end
+  local l, r = side(tags["sidewalk:left"]), side(tags["sidewalk:right"])
+  if l == nil and r == nil then return nil end
+  if l and r then return "both" end
+  if l then return "left" end
+  if r then return "right" end
+  if l == false and r == false then return "none" end
+  return nil
+end
+
 --- Interpret a way's tags as a road.
 -- @tparam table tags
 -- @tparam table opts `walkways` (keep footways etc. as alleys), `driveways` (keep
 --   `service=driveway|parking_aisle|drive-through`), `profiles` (`{ [highway] = profile |
 --   false }` overrides; false skips the class)
--- @treturn table|nil `{ highway, class, profile, oneway (-1|0|1), lanes, width, layer,
---   bridge, tunnel, name, ref, roundabout, link, walkway }`
+-- @treturn table|nil `{ highway, class, profile, oneway (-1|0|1), lanes, width, sidewalk,
+--   layer, bridge, tunnel, name, ref, roundabout, link, walkway }`
 -- @treturn[2] string why the way is not a road (a report key), or nil when it is not a
 --   highway at all
 function M.road(tags, opts)
@@ -170,6 +197,17 @@ function M.road(tags, opts)
     roundabout = tags.junction == "roundabout" or tags.junction == "circular" or nil,
     link = class.link or nil, walkway = class.walkway or nil,
   }
+  -- sidewalks: a street with one becomes one-sided; none on a road that has them by
+  -- profile, or some on an alley, override the profile
+  local sw = M.sidewalk(tags)
+  if sw == "left" or sw == "right" then
+    if r.profile == "street" then r.profile = "one_sided" end
+    r.sidewalk = sw
+  elseif sw == "none" then
+    if r.profile ~= "alley" and r.profile ~= "freeway" then r.sidewalk = "none" end
+  elseif sw == "both" and r.profile == "alley" and not r.walkway then
+    r.sidewalk = "both"
+  end
   if r.width and r.width > 100 then r.width = nil end
   if r.lanes and r.lanes > 16 then r.lanes = nil end
   return r

@@ -1,0 +1,100 @@
+--- City-building benchmark (psdl.city): a downtown-like network of N x N nodes (blocks
+-- 110 m by 90 m, an avenue every fifth row, a boulevard every sixth column, a curved street
+-- across the middle of each eighth block row), built into a document: roads and
+-- intersections (`psdl.city.layout`), block rooms (`psdl.city.blocks`: ground, building rows)
+-- and `Builder:finish` (perimeters, T-junctions, links, flags, bounds, validation).
+--
+--   lua5.4 bench/bench_city.lua [N=19] [runs=3] [--no-buildings] [--no-scale]
+--
+-- N = 19 gives about 1,500 rooms (London has about 1,341). Prints the best of `runs` (a full
+-- collection before each) against the target of docs/design.md (under 0.25 s), split into
+-- the three phases, then the same city at about ten times the rooms (N multiplied by
+-- sqrt(10)) to show the cost growing linearly. A city that large holds more vertices than a
+-- PSDL can address (65,024, §3.2), so both scaling runs lift the builder's vertex budget and
+-- skip validation; they are compared with each other, not with the target.
+local here = (arg and arg[0] or "bench/bench_city.lua"):match("^(.*)/[^/]*$") or "."
+package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+local psdl = require "psdl"
+
+local N, runs, buildings, scale = 19, 3, true, true
+do
+  local pos = {}
+  for _, a in ipairs(arg or {}) do
+    if a == "--no-buildings" then buildings = false
+    elseif a == "--no-scale" then scale = false
+    else pos[#pos + 1] = tonumber(a) end
+  end
+  N = pos[1] or N
+  runs = pos[2] or runs
+end
+
+local function make_city(n)
+  local city = psdl.city.new{ style = "london", seed = 1 }
+  local node = {}
+  for i = 0, n - 1 do
+    node[i] = {}
+    for j = 0, n - 1 do node[i][j] = city:node(i * 110, j * 90) end
+  end
+  for i = 0, n - 1 do
+    for j = 0, n - 1 do
+      if i < n - 1 then
+        city:road(node[i][j], node[i + 1][j], { profile = j % 5 == 2 and "avenue" or "street" })
+      end
+      if j < n - 1 then
+        if j % 8 == 4 and i % 2 == 1 then
+          -- a gently curved street (via point 12 m off the straight line)
+          city:road(node[i][j], node[i][j + 1], { via = { { i * 110 + 12, j * 90 + 45 } } })
+        else
+          city:road(node[i][j], node[i][j + 1], { profile = i % 6 == 3 and "boulevard" or "street" })
+        end
+      end
+    end
+  end
+  city:blocks{ buildings = buildings and { floors = { 2, 8 } } or false }
+  return city
+end
+
+local function measure(n, opts, times)
+  local city = make_city(n)
+  local best, report = math.huge, nil
+  for _ = 1, times or runs do
+    collectgarbage()
+    collectgarbage()
+    local t0 = os.clock()
+    local _, rep = city:build(opts)
+    local t = os.clock() - t0
+    if t < best then best, report = t, rep end
+  end
+  return best, report
+end
+
+local function line(label, t, rep)
+  local s = rep.seconds
+  print(string.format("%-10s %6d rooms %7d vertices %5d records %6d buildings: %.3f s (roads %.3f, blocks %.3f, "
+    .. "finish %.3f) = %.1f us/room", label, rep.rooms, rep.vertices, rep.roads, rep.blocks and rep.blocks.buildings or 0,
+    t, s.roads, s.blocks, s.finish, t / rep.rooms * 1e6))
+end
+
+print(string.format("city %d x %d nodes%s, best of %d", N, N, buildings and ", with buildings" or ", ground only", runs))
+local t1, rep1 = measure(N)
+line("city", t1, rep1)
+print(string.format("target: about 1,500 rooms under 0.25 s: %s (%.3f s for %d rooms)",
+  t1 < 0.25 and "ok" or "MISSED", t1, rep1.rooms))
+
+if scale then
+  local budget = psdl.builder.VERTEX_BUDGET
+  psdl.builder.VERTEX_BUDGET = math.huge
+  local ok, err = pcall(function()
+    local n10 = math.floor(N * math.sqrt(10) + 0.5)
+    local ta, ra = measure(N, { validate = false }, math.max(1, runs - 1))
+    local tb, rb = measure(n10, { validate = false }, math.max(1, runs - 1))
+    line("1x", ta, ra)
+    line("10x", tb, rb)
+    local rooms, time = rb.rooms / ra.rooms, tb / ta
+    print(string.format("scaling: %.1fx the rooms cost %.1fx the time (%.2f of linear): %s", rooms, time,
+      time / rooms, time / rooms < 1.5 and "ok" or "MISSED"))
+  end)
+  psdl.builder.VERTEX_BUDGET = budget
+  if not ok then print("scaling: " .. tostring(err)) end
+end
