@@ -629,6 +629,36 @@ describe("psdl.city.blocks", function()
       assert.is_nil(seen[3])
     end)
 
+    it("gives buildings a ground floor of shop fronts on request", function()
+      local doc, rep, frep = build{ nx = 2, nz = 2, spacing = 100, fill = { rng = lcg(12), margin = false,
+        buildings = { floors = { 3, 4 }, floor_height = 3, ground_floor = true } } }
+      assert_clean(doc, frep)
+      local style = require "psdl.styles.london"
+      local ground, upper = {}, {}
+      for _, n in ipairs(style.facades.ground) do ground[n] = true end
+      for _, n in ipairs(style.facades.upper) do upper[n] = true end
+      local g, u = 0, 0
+      for _, r in ipairs(rep.rooms) do
+        local tex
+        for _, a in ipairs(doc.rooms[r.id].attributes) do
+          if a.type == "texture" then tex = doc.textures[a.value]
+          elseif a.type == "facade" then
+            if ground[tex] then
+              g = g + 1
+              assert.are.equal(1, a.v_repeat)
+              assert.is_near(3, doc.heights[a.top] - doc.heights[a.bottom], 1e-4)
+            else
+              assert.is_true(upper[tex])
+              u = u + 1
+            end
+          end
+        end
+      end
+      assert.is_true(g > 0)
+      assert.are.equal(g, u)
+      for _, bl in ipairs(rep.building_list) do assert.is_near(bl.base + bl.floors * 3, bl.top, 1e-6) end
+    end)
+
     it("falls back to the kernel's convex pieces, which tile the area as well", function()
       local doc, rep, frep = build{ nx = 3, nz = 2, spacing = 120, stubs = 30,
                                     fill = { rng = lcg(8), buildings = {}, split = "convex" } }

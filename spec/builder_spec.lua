@@ -609,4 +609,269 @@ describe("psdl.builder", function()
       assert.matches('room 1 %("hairpin"%): the centre line bends tighter than the road is wide', err)
     end)
   end)
+
+  describe("argument checks", function()
+    -- The message of a call that must fail, for assert.matches (plain text).
+    local function err_of(f, ...)
+      local ok, err = pcall(f, ...)
+      assert.is_false(ok, "no error")
+      return err
+    end
+    local function raises(text, f, ...)
+      local err = err_of(f, ...)
+      assert.is_truthy(err:find(text, 1, true), "expected '" .. text .. "' in: " .. err)
+    end
+    local SQ = { {0, 0, 0}, {0, 0, 30}, {30, 0, 30}, {30, 0, 0} }
+
+    it("rejects NaN and infinite coordinates and options, naming the argument (no runaway sampling)", function()
+      local b = builder.new()
+      raises("bad argument #1 to 'street' (path[2]: x is not a finite number)",
+        b.street, b, { path = { {0, 0, 0}, {0 / 0, 0, 50} }, profile = STREET })
+      raises("bad argument #1 to 'street' (path[2]: x is not a finite number)",
+        b.street, b, { path = { {0, 0, 0}, {math.huge, 0, 50} }, profile = STREET })
+      raises("path[1]: z is not a finite number", b.street, b, { path = { {0, 0, -math.huge}, {0, 0, 50} }, profile = STREET })
+      raises("center[2]: y is not a finite number", b.street, b, { center = { {0, 0, 0}, {0, 0 / 0, 50} }, profile = STREET })
+      raises("beyond the float32 range", b.street, b, { path = { {0, 0, 0}, {1e39, 0, 50} }, profile = STREET })
+      raises("spacing: finite number expected, got inf", b.street, b,
+        { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, spacing = math.huge })
+      raises("profile.left: finite number expected, got nan", b.street, b,
+        { path = { {0, 0, 0}, {0, 0, 50} }, profile = { kind = "road", left = 0 / 0, right = 5 } })
+      raises("start_dir[1]: finite number expected", b.street, b,
+        { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, start_dir = { 0 / 0, 1 } })
+      raises("tunnel.height: finite number expected", b.street, b,
+        { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, tunnel = { height = 0 / 0 } })
+      raises("bad argument #1 to 'intersection' (center: x is not a finite number)",
+        b.intersection, b, { center = { 0 / 0, 0, 0 }, arms = { { dir = { 1, 0 } } } })
+      raises("radius: finite number expected, got inf", b.intersection, b,
+        { center = { 0, 0, 0 }, radius = math.huge, arms = { { dir = { 1, 0 } }, { dir = { 0, 1 } } } })
+      raises("arms[2].dir[2]: finite number expected", b.intersection, b,
+        { center = { 0, 0, 0 }, arms = { { dir = { 1, 0 } }, { dir = { 0, 0 / 0 } } } })
+      raises("arms[1].min_distance: finite number expected", b.intersection, b,
+        { center = { 0, 0, 0 }, arms = { { dir = { 1, 0 }, min_distance = math.huge } } })
+      raises("bad argument #1 to 'block' (outline[3]: x is not a finite number)",
+        b.block, b, { outline = { {0, 0, 0}, {0, 0, 10}, {0 / 0, 0, 10} } })
+      local blk = b:block{ outline = SQ }
+      raises("bad argument #2 to 'building' (floors: finite number expected, got nan)",
+        b.building, b, blk, { outline = { {5, 0, 5}, {5, 0, 10}, {10, 0, 10}, {10, 0, 5} }, floors = 0 / 0 })
+      raises("bad argument #1 to 'fan' (polygon[2]: y is not a finite number)", blk.fan, blk, { {0, 0, 0}, {0, 0 / 0, 1}, {1, 0, 0} })
+      raises("bad argument #3 to 'facade' (opts.top: finite number expected, got inf)",
+        blk.facade, blk, {0, 0, 0}, {4, 0, 0}, { bottom = 0, top = math.huge })
+      raises("bad argument #1 to 'height'", b.height, b, 0 / 0)
+      raises("bad argument #1 to 'vertex'", b.vertex, b, { 0, math.huge, 0 })
+      -- nothing was added to the pools by the failed calls beyond the block
+      assert.is_true(b.vpool:count() < 20)
+    end)
+
+    it("raises for a street of zero horizontal length", function()
+      local b = builder.new()
+      raises("bad argument #1 to 'street' (path has zero horizontal length)",
+        b.street, b, { path = { {5, 0, 5}, {5, 0, 5} }, profile = STREET })
+      raises("bad argument #1 to 'street' (path has zero horizontal length)",
+        b.street, b, { path = { {5, 0, 5}, {5, 10, 5} }, profile = STREET })
+      raises("center has zero horizontal length", b.street, b, { center = { {5, 0, 5}, {5, 3, 5} }, profile = STREET })
+      local _, x = b:intersection{ center = { 0, 0, 0 }, arms = { { dir = { 1, 0 }, profile = STREET } } }
+      local c = x.centers[1]
+      raises("path has zero horizontal length (with from / to)", b.street, b, { from = { x, 1 }, path = { c }, profile = STREET })
+      assert.equal(1, #b.rooms) -- only the intersection
+    end)
+
+    it("builds two-arm junctions in line (a mid-block crosswalk, a change of width) that validate strictly", function()
+      local WIDE = { kind = "road", left = 7, right = 7, sidewalk_left = 3, sidewalk_right = 3 }
+      local NARROW_ONE_SIDE = { kind = "road", left = 4, right = 4, sidewalk_left = 2, sidewalk_right = 0 }
+      for _, q in ipairs({ STREET, WIDE, NARROW_ONE_SIDE }) do
+        local b = builder.new()
+        local x, info = b:intersection{ center = { 0, 0, 0 },
+                                        arms = { { dir = { 1, 0 }, profile = STREET }, { dir = { -1, 0 }, profile = q } } }
+        local s1 = b:street{ from = { info, 1 }, path = { { 60, 0, 0 } }, profile = STREET }
+        local s2 = b:street{ from = { info, 2 }, path = { { -60, 0, 0 } }, profile = q }
+        local doc, report = b:finish() -- strict
+        assert.same({}, report.tjunctions.unrepaired)
+        assert.is_true(psdl.validate(doc, { strict = true }))
+        assert_symmetric(doc)
+        -- the junction links to both streets, and has road surface between its crosswalks
+        local nbs = {}
+        for _, p in ipairs(doc.rooms[x.id].perimeter) do nbs[p.neighbour] = true end
+        assert.is_true(nbs[s1[1].id] and nbs[s2[1].id])
+        assert.is_true(count_type(doc, "road_fan") >= 1)
+        assert.is_true(info.distance[1] >= 4 and info.distance[2] >= 4)
+      end
+      -- arms at 0 and 179 degrees keep what they built before
+      local b = builder.new()
+      local a = math.rad(179)
+      local _, info = b:intersection{ center = { 0, 0, 0 }, arms = { { dir = { 1, 0 }, profile = STREET },
+                                                                   { dir = { math.cos(a), math.sin(a) }, profile = STREET } } }
+      assert.near(3.0872686779, info.distance[1], 1e-9)
+    end)
+
+    it("rejects nonsense widths, spacings, radii, floors and polygons, naming the field", function()
+      local b = builder.new()
+      local path = { {0, 0, 0}, {0, 0, 50} }
+      raises("bad argument #1 to 'street' (profile.left: non-negative number expected, got -5)",
+        b.street, b, { path = path, profile = { kind = "road", left = -5, right = 5 } })
+      raises("profile: left + right must be positive", b.street, b,
+        { path = path, profile = { kind = "road", left = 0, right = 0, sidewalk_left = 3 } })
+      raises("profile.sidewalk_right: non-negative number expected, got -1", b.street, b,
+        { path = path, profile = { kind = "road", left = 5, right = 5, sidewalk_right = -1 } })
+      raises("a divided road needs positive left and right widths", b.street, b,
+        { path = path, profile = { kind = "divided", left = 0, right = 5, median = 2 } })
+      raises("profile.kind: \"road\", \"divided\" or \"walkway\" expected, got \"lane\"", b.street, b,
+        { path = path, profile = { kind = "lane", left = 5, right = 5 } })
+      raises("spacing: positive number expected, got 0", b.street, b, { path = path, profile = STREET, spacing = 0 })
+      raises("spacing: positive number expected, got -3", b.street, b, { path = path, profile = STREET, spacing = -3 })
+      raises("split: integer in 2.. expected, got 1", b.street, b, { path = path, profile = STREET, split = 1 })
+      raises("bad argument #1 to 'intersection' (radius: non-negative number expected, got -1)", b.intersection, b,
+        { center = { 0, 0, 0 }, radius = -1, arms = { { dir = { 1, 0 } }, { dir = { 0, 1 } } } })
+      raises("arms[1] and arms[2] are less than 1 degree apart", b.intersection, b,
+        { center = { 0, 0, 0 }, arms = { { dir = { 1, 0 } }, { dir = { 1, 0.001 } } } })
+      raises("arms[2].dir: zero direction", b.intersection, b,
+        { center = { 0, 0, 0 }, arms = { { dir = { 1, 0 } }, { dir = { 0, 0 } } } })
+      raises("arms[1].profile.right: non-negative number expected", b.intersection, b,
+        { center = { 0, 0, 0 }, arms = { { dir = { 1, 0 }, profile = { kind = "road", left = 5, right = -2 } } } })
+      raises("bad argument #1 to 'block' (outline: self-intersecting polygon (edges 1 and 3 cross))",
+        b.block, b, { outline = { {0, 0, 0}, {10, 0, 10}, {10, 0, 0}, {0, 0, 10} } })
+      raises("outline: the polygon has no area", b.block, b, { outline = { {0, 0, 0}, {5, 0, 5}, {10, 0, 10} } })
+      raises("holes[1]: point 1 lies outside outline", b.block, b,
+        { outline = SQ, holes = { { {40, 0, 10}, {50, 0, 10}, {50, 0, 20} } } })
+      raises("outline edge 3 crosses holes[1] edge 1", b.block, b,
+        { outline = { {0, 0, 0}, {0, 0, 30}, {10, 0, 30}, {10, 0, 10}, {30, 0, 10}, {30, 0, 0} },
+          holes = { { {2, 0, 20}, {20, 0, 2}, {2, 0, 2} } } })
+      raises("bad argument #1 to 'room' (outline: self-intersecting polygon (edges 1 and 3 cross))",
+        b.room, b, { outline = { {0, 0, 0}, {10, 0, 10}, {10, 0, 0}, {0, 0, 10} } })
+      local blk = b:block{ outline = SQ }
+      local other = b:block{ outline = { {40, 0, 0}, {40, 0, 30}, {70, 0, 30}, {70, 0, 0} }, room = { name = "east" } }
+      local fp = { {5, 0, 5}, {5, 0, 10}, {10, 0, 10}, {10, 0, 5} }
+      raises("bad argument #2 to 'building' (floors: non-negative number expected, got -1)",
+        b.building, b, blk, { outline = fp, floors = -1 })
+      raises("the building has no height", b.building, b, blk, { outline = fp, floors = 0 })
+      raises("floor_height: positive number expected, got 0", b.building, b, blk, { outline = fp, floor_height = 0 })
+      raises("outline: self-intersecting polygon (edges 1 and 3 cross)", b.building, b, blk,
+        { outline = { {5, 0, 5}, {10, 0, 10}, {10, 0, 5}, {5, 0, 10} } })
+      raises(string.format("building outline leaves the outline of room %d (\"east\") at point 1", other.serial),
+        b.building, b, other, { outline = fp })
+      raises("building outline leaves the outline of room", b.building, b, blk,
+        { outline = { {25, 0, 5}, {25, 0, 10}, {35, 0, 10}, {35, 0, 5} } })
+      raises("bad argument #1 to 'fan' (polygon: self-intersecting polygon", blk.fan, blk,
+        { {0, 0, 0}, {10, 0, 10}, {10, 0, 0}, {0, 0, 10} })
+      raises("opts.top (2) must be above opts.bottom (5)", blk.facade, blk, {0, 0, 0}, {4, 0, 0}, { bottom = 5, top = 2 })
+      raises("bad argument #1 to 'new' (eps: non-negative number expected, got -1)", builder.new, { eps = -1 })
+      raises("snap: positive number expected, got 0", builder.new, { snap = 0 })
+      -- a ground floor alone is a building; floors above it are left out
+      local stats = b:building(blk, { outline = fp, floors = 0, ground_height = 4 })
+      assert.equal(4, stats.top - stats.base)
+      assert.equal(4, stats.facades)
+    end)
+
+    it("names the argument instead of raising raw Lua errors", function()
+      local b = builder.new()
+      local _, x3 = b:intersection{ center = { 0, 0, 0 }, arms = { { dir = { 1, 0 } }, { dir = { 0, 1 } }, { dir = { -1, 0 } } } }
+      local function msg(f, ...)
+        local err = err_of(f, ...)
+        assert.is_nil(err:find("builder.lua", 1, true), "points into the builder: " .. err)
+        assert.is_nil(err:find("attempt to", 1, true), "raw Lua error: " .. err)
+        return err
+      end
+      assert.matches("bad argument #1 to 'street' %(from%[1%]: the info table of Builder:intersection expected",
+        msg(b.street, b, { from = { {}, 1 }, path = { {0, 0, 50} }, profile = STREET }))
+      assert.matches("from%[2%]: arm number 1..3 expected %(the junction has 3 arms%), got 9",
+        msg(b.street, b, { from = { x3, 9 }, path = { {0, 0, 50} }, profile = STREET }))
+      assert.matches("to%[2%]: arm number 1..3 expected", msg(b.street, b, { to = { x3, 0 }, path = { {0, 0, 50} }, profile = STREET }))
+      assert.matches("bad argument #1 to 'street' %(profile: table expected, got string%)",
+        msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = "road" }))
+      local blk = b:block{ outline = { {30, 0, 30}, {30, 0, 60}, {60, 0, 60}, {60, 0, 30} } }
+      assert.matches("bad argument #2 to 'building' %(floors: non%-negative number expected, got string%)",
+        msg(b.building, b, blk, { outline = { {35, 0, 35}, {35, 0, 40}, {40, 0, 40}, {40, 0, 35} }, floors = "x" }))
+      local err = msg(b.street, b, { path = { {0, 0}, {0, 50} }, profile = STREET })
+      assert.matches("bad argument #1 to 'street' %(path%[1%]: 3%-D point {x, y, z} expected, got a 2%-D point {0, 0}%)", err)
+      assert.is_nil(err:find("spline", 1, true))
+      assert.matches("bad argument #1 to 'texture' %(name \"x+\" has 40 characters; texture names have 1..31",
+        msg(b.texture, b, string.rep("x", 40)))
+      assert.matches("bad argument #1 to 'street' %(split: integer expected, got string%)",
+        msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, split = "x" }))
+      assert.matches("railing: table expected, got boolean",
+        msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, railing = true }))
+      assert.matches("start_section: 4 points expected %(the profile's section%), got 2",
+        msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, start_section = { {0, 0, 0}, {1, 0, 0} } }))
+      assert.matches("arms%[2%]: table expected, got number",
+        msg(b.intersection, b, { center = { 0, 0, 0 }, arms = { { dir = { 1, 0 } }, 5 } }))
+      assert.matches("lanes_left%[2%]: finite number expected",
+        msg(b.road_record, b, { rooms = { blk }, lanes_left = { 0.5, 0 / 0 } }))
+      assert.matches("bad argument #1 to 'room' %(prop_rule: integer in 0..255 expected, got 300%)",
+        msg(b.room, b, { prop_rule = 300 }))
+      -- the message points at the calling line (this file), not into the builder
+      local ok, where = pcall(function() b:street{ path = { {0, 0, 0}, {0, 0, 0 / 0} }, profile = STREET } end)
+      assert.is_false(ok)
+      assert.matches("^spec/builder_spec.lua:%d+: bad argument #1 to 'street'", where)
+    end)
+
+    it("joins a room's holes into its perimeter through keyhole cuts, so a room in the hole links", function()
+      local hole = { {10, 0, 10}, {20, 0, 10}, {20, 0, 20}, {10, 0, 20} }
+      local function in_perimeter(doc, room, x, z)
+        local inside, per = false, room.perimeter
+        for i = 1, #per do
+          local a, c = doc.vertices[per[i].vertex], doc.vertices[per[i % #per + 1].vertex]
+          if (a[3] > z) ~= (c[3] > z) and x < a[1] + (z - a[3]) * (c[1] - a[1]) / (c[3] - a[3]) then inside = not inside end
+        end
+        return inside
+      end
+      for _, how in ipairs({ "block", "room outline", "fans only" }) do
+        local b = builder.new()
+        local outer
+        if how == "block" then
+          outer = b:block{ outline = SQ, holes = { hole } }
+        elseif how == "room outline" then
+          outer = b:room{ outline = SQ, holes = { hole } }
+          outer:fan(SQ, "s_grass", { holes = { hole } })
+        else
+          outer = b:room()
+          outer:fan(SQ, "s_grass", { holes = { hole } })
+        end
+        local inner = b:block{ outline = hole, room = { name = "courtyard" } }
+        local doc = b:finish() -- strict
+        assert_symmetric(doc)
+        local po, pi = doc.rooms[outer.id], doc.rooms[inner.id]
+        -- one ring: the outer ring, a bridge, the hole the other way round, back
+        assert.equal(4 + 4 + 2, #po.perimeter, how)
+        assert.is_true(perimeter_s(doc, po) < 0)
+        local linked = 0
+        for _, p in ipairs(po.perimeter) do if p.neighbour == inner.id then linked = linked + 1 end end
+        assert.equal(4, linked, how)
+        for _, p in ipairs(pi.perimeter) do assert.equal(outer.id, p.neighbour) end
+        -- the game's point-in-perimeter test: the courtyard is not in the outer room
+        assert.is_false(in_perimeter(doc, po, 15, 15), how)
+        assert.is_true(in_perimeter(doc, pi, 15, 15), how)
+        assert.is_true(in_perimeter(doc, po, 5, 25) and in_perimeter(doc, po, 25, 5) and in_perimeter(doc, po, 3, 2), how)
+      end
+    end)
+
+    it("warns about blocks that meet a road room at another height (report and strict)", function()
+      local function build(y)
+        local b = builder.new()
+        local rooms, info = b:street{ path = { {0, 0, 0}, {0, 0, 60} }, profile = STREET }
+        local x = info.left[1][1]
+        local blk = b:block{ outline = { {x, y, 0}, {x, y, 60}, {x + 30, y, 60}, {x + 30, y, 0} } }
+        return b, rooms[1], blk
+      end
+      -- at ground level beside the sidewalk (0.15 m up): unlinked, a warning
+      local b, road, blk = build(0)
+      local doc, report = b:finish{ strict = false }
+      assert.equal(1, #report.warnings)
+      assert.matches(string.format("room %d %%(block%%): perimeter edge %%d+ runs along an edge of room %d %%(road%%) but "
+        .. "0.150 m below it", blk.serial, road.serial), report.warnings[1])
+      for _, p in ipairs(doc.rooms[blk.id].perimeter) do assert.equal(0, p.neighbour) end
+      local err = err_of(b.finish, b)
+      assert.matches("does not validate %(strict%)", err)
+      assert.matches("warning builder room %d+ %(block%): perimeter edge", err)
+      -- at sidewalk height: linked, no warning
+      b, road, blk = build(geom.CURB)
+      doc, report = b:finish()
+      assert.same({}, report.warnings)
+      local linked = false
+      for _, p in ipairs(doc.rooms[blk.id].perimeter) do if p.neighbour == road.id then linked = true end end
+      assert.is_true(linked)
+      -- far above (a deck) or below (a tunnel) is no contact
+      b = build(5)
+      doc, report = b:finish()
+      assert.same({}, report.warnings)
+    end)
+  end)
 end)

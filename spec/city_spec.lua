@@ -385,6 +385,13 @@ describe("city examples", function()
           elseif first.type == "divided_road" then
             assert.same({ v[1], v[2], v[5], v[6] }, road.start_crossroads)
           end
+          local last = road_attrs(doc.rooms[road.rooms[#road.rooms]])[1]
+          local w, n = last.vertices, #last.vertices
+          if last.type == "road" then
+            assert.same({ w[n - 3], w[n - 2], w[n - 1], w[n] }, road.end_crossroads)
+          elseif last.type == "divided_road" then
+            assert.same({ w[n - 5], w[n - 4], w[n - 1], w[n] }, road.end_crossroads)
+          end
         end
         -- and every road room is on a record
         for id, room in ipairs(doc.rooms) do

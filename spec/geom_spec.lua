@@ -457,4 +457,95 @@ describe("psdl.geom", function()
       assert.near(-400, geom.signed_area(p), 1e-9)
     end)
   end)
+
+  describe("hardening", function()
+    -- Crossing-number test of psdl-format.md §1.5 (the game's PointInPerimeter).
+    local function in_ring(ring, x, z)
+      local inside = false
+      for i = 1, #ring do
+        local a, b = ring[i], ring[i % #ring + 1]
+        if (a[3] > z) ~= (b[3] > z) and x < a[1] + (z - a[3]) * (b[1] - a[1]) / (b[3] - a[3]) then inside = not inside end
+      end
+      return inside
+    end
+    local outer = { {0, 0, 0}, {0, 0, 30}, {30, 0, 30}, {30, 0, 0} }
+    local hole = { {10, 0, 10}, {20, 0, 10}, {20, 0, 20}, {10, 0, 20} }
+
+    it("refuses NaN and infinite spline input instead of sampling without bound", function()
+      for _, bad in ipairs({ 0 / 0, math.huge, -math.huge }) do
+        local ok, err = pcall(core.spline, { 0, 0, 0, bad, 0, 50 }, { half_width = 8 })
+        assert.is_false(ok)
+        assert.matches("not a finite number", err)
+      end
+      assert.has_error(function() core.spline({ 0, 0, 0, 10, 0, 50 }, { spacing = math.huge }) end)
+      assert.has_error(function() core.spline({ 0, 0, 0, 10, 0, 50 }, { start_dir = { 0 / 0, 1 } }) end)
+      assert.has_error(function()
+        core.junction({ 0, 0, 0 }, { { dir = { 1, 0 }, profile = { kind = "road", left = 5, right = 5 } } },
+                      { radius = math.huge })
+      end)
+      assert.has_error(function()
+        core.junction({ 0, 0, 0 }, { { dir = { 1, 0 }, profile = { kind = "road", left = 0 / 0, right = 5 } } })
+      end)
+    end)
+
+    it("joins two arms in line, straight or changing width, with road surface between the crosswalks", function()
+      local P = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
+      local W = { kind = "road", left = 7, right = 7, sidewalk_left = 3, sidewalk_right = 3 }
+      for _, q in ipairs({ P, W }) do
+        local j = geom.junction({ 0, 0, 0 }, { { dir = { 1, 0 }, profile = P, crosswalk = 3 },
+                                               { dir = { -1, 0 }, profile = q, crosswalk = 3 } }, { radius = 5 })
+        local surf = {}
+        for i, k in ipairs(j.surface) do surf[i] = j.points[k] end
+        assert.is_true(geom.area(surf) > 10)
+        assert.is_true(j.distance[1] >= 4 and j.distance[2] >= 4)
+        local out = {}
+        for i, k in ipairs(j.outline) do out[i] = j.points[k] end
+        assert.equal(-1, geom.winding(out))
+      end
+    end)
+
+    it("keyholes holes into one ring that the crossing-number test reads as the room", function()
+      local all = {}
+      for _, p in ipairs(outer) do all[#all + 1] = p end
+      for _, p in ipairs(hole) do all[#all + 1] = p end
+      local k = core.keyhole(geom.flatten(all), { 5 })
+      assert.equal(10, #k)
+      local ring = {}
+      for i, v in ipairs(k) do ring[i] = all[v] end
+      assert.near(-800, geom.signed_area(ring), 1e-9)
+      assert.is_true(in_ring(ring, 5, 25) and in_ring(ring, 25, 5) and in_ring(ring, 3, 2))
+      assert.is_false(in_ring(ring, 15, 15) or in_ring(ring, 11, 19) or in_ring(ring, 40, 5))
+      -- the outline of fans over the holed polygon is the same kind of ring
+      local tris = {}
+      for _, t in ipairs(geom.triangulate(outer, { hole })) do
+        for _, v in ipairs(t) do tris[#tris + 1] = v end
+      end
+      local b = geom.boundary(tris, all)
+      assert.equal(10, #b)
+      local bring = {}
+      for i, v in ipairs(b) do bring[i] = all[v] end
+      assert.near(-800, geom.signed_area(bring), 1e-9)
+      assert.is_false(in_ring(bring, 15, 15))
+    end)
+
+    it("finds crossing edges and points outside a polygon", function()
+      assert.same({ 1, 3 }, { core.self_crossing(geom.flatten({ {0, 0, 0}, {10, 0, 10}, {10, 0, 0}, {0, 0, 10} })) })
+      assert.is_nil(core.self_crossing(geom.flatten(outer)))
+      local poke = { {25, 0, 5}, {35, 0, 5}, {35, 0, 10}, {25, 0, 10} }
+      local all = {}
+      for _, p in ipairs(outer) do all[#all + 1] = p end
+      for _, p in ipairs(poke) do all[#all + 1] = p end
+      assert.same({ 3, 5 }, { core.self_crossing(geom.flatten(all), { 5 }) })
+      local room = geom.flatten(outer)
+      assert.is_nil(core.first_outside(room, geom.flatten({ {0, 0, 5}, {5, 0, 5}, {5, 0, 10} }), true))
+      assert.equal(2, core.first_outside(room, geom.flatten({ {5, 0, 5}, {-1, 0, 5}, {5, 0, 10} }), true))
+      -- the point-list wrappers
+      local ring = geom.keyhole(outer, { { {10, 0, 10}, {20, 0, 10}, {20, 0, 20}, {10, 0, 20} } })
+      assert.equal(10, #ring)
+      assert.near(-800, geom.signed_area(ring), 1e-9)
+      assert.same({ 3, 5 }, { geom.self_crossing(outer, { poke }) })
+      assert.equal(2, geom.first_outside(outer, { {5, 0, 5}, {-1, 0, 5}, {5, 0, 10} }, true))
+      assert.is_nil(geom.first_outside(ring, { {2, 0, 2}, {2, 0, 6}, {6, 0, 6}, {6, 0, 2} }, true))
+    end)
+  end)
 end)

@@ -19,7 +19,7 @@
 #define STRAIGHT_SWEEP (0.5 * M_PI / 180.0)
 #define STRAIGHT_GAP 1.0
 
-enum { MEET_BOTH, MEET_A, MEET_B, MEET_NONE, JOIN };
+enum { MEET_BOTH, MEET_A, MEET_B, MEET_NONE, JOIN, TAPER };
 
 /* Per-arm frame and widths. */
 typedef struct arm_info {
@@ -225,6 +225,19 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
     if (nseg < 1) nseg = 1;
     if (nseg > MAX_ARC - 2) nseg = MAX_ARC - 2;
     double c0 = A->aL, c1 = B->aR, o0 = A->aL + A->sL, o1 = B->aR + B->sR;
+    if (sweep < STRAIGHT_SWEEP) { /* arms in line: keep a piece of road surface */
+        double dw = fmax(fabs(c0 - c1), hasA && hasB ? fabs(o0 - o1) : 0), gap = STRAIGHT_GAP;
+        if (dw > SAME_EPS) {
+            /* a change of width: the curb (and outer line) taper straight from one arm's
+             * crosswalk to the other's instead of stepping at the node, where the two
+             * sidewalk ends would meet in T-junctions */
+            cn->type = TAPER;
+            gap = fmax(gap, dw);
+        }
+        A->need_curb = fmax(A->need_curb, gap);
+        B->need_curb = fmax(B->need_curb, gap);
+        if (cn->type == TAPER) return;
+    }
     for (size_t i = 0; i <= nseg; i++) {
         double u = (double)i / (double)nseg;
         double *q = cn->curb[cn->ncurb++];
@@ -240,10 +253,6 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
             q[0] = c[0] + rc * cos(ang), q[1] = y, q[2] = c[2] + rc * sin(ang);
             w[0] = c[0] + ro * cos(ang), w[1] = y + rise, w[2] = c[2] + ro * sin(ang);
         }
-    }
-    if (sweep < STRAIGHT_SWEEP) { /* arms in line: keep a piece of road surface */
-        A->need_curb = fmax(A->need_curb, STRAIGHT_GAP);
-        B->need_curb = fmax(B->need_curb, STRAIGHT_GAP);
     }
 }
 
@@ -461,6 +470,30 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
         case MEET_NONE:
             push_idx(ol, on, ciA);
             push_idx(ol, on, curbp[0]);
+            push_idx(ol, on, ciB);
+            break;
+        case TAPER: /* arms in line, widths changing: from A's crosswalk straight to B's */
+            if (hasA && hasB) {
+                strip_begin(&s, &b, 0);
+                strip_pair(&s, curbA, outerA);
+                strip_pair(&s, ciA, outerA);
+                strip_pair(&s, ciB, outerB);
+                strip_pair(&s, curbB, outerB);
+                strip_end(&s);
+                break;
+            }
+            if (hasA) { /* A's sidewalk ends beside its crosswalk */
+                strip_begin(&s, &b, 2);
+                strip_pair(&s, curbA, outerA);
+                strip_pair(&s, ciA, outerA);
+                strip_end(&s);
+            } else if (hasB) {
+                strip_begin(&s, &b, 1);
+                strip_pair(&s, ciB, outerB);
+                strip_pair(&s, curbB, outerB);
+                strip_end(&s);
+            }
+            push_idx(ol, on, ciA);
             push_idx(ol, on, ciB);
             break;
         default: /* JOIN */

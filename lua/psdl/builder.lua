@@ -12,7 +12,10 @@
 -- Errors: misuse (a wrong argument, a limit of the format: the vertex budget of 65,024,
 -- 255 perimeter points, texture values above 2047, divider textures above 255, ...) raises
 -- with a message naming the room, e.g. `room 12 ("Main St"): 256 perimeter points; the game
--- keeps the count in one byte, 255 at most (§3.2)`.
+-- keeps the count in one byte, 255 at most (§3.2)`. Arguments are checked before anything
+-- is built (coordinates finite and within float32, widths not negative, polygons simple,
+-- ...; README "Building cities from shapes"): a bad one raises `bad argument #1 to 'street'
+-- (path[2]: x is not a finite number)` at the script's line.
 --
 -- Sides: a profile's `left` / `right` (and `sidewalk_left` / `sidewalk_right`) are the
 -- format's L and R columns (§2.4): L is the first column of a cross-section, on the side
@@ -239,14 +242,17 @@ local function polygon_problem(outline, holes, name, hole_name)
       if m then return m end
       local hf = geom.flatten(ring)
       if abs(core.signed_area(hf)) <= 1e-9 then return hn .. ": the polygon has no area" end
-      local k = core.first_outside(outer, hf, true, 0)
-      if k then return string_format("%s: point %d lies outside %s", hn, k, name) end
       starts = starts or {}
       starts[#starts + 1] = #flat // 3 + 1
       for i = 1, #hf do flat[#flat + 1] = hf[i] end
     end
   end
-  return crossing_problem(flat, starts, name, hole_name)
+  m = crossing_problem(flat, starts, name, hole_name)
+  if m then return m end
+  for h, ring in ipairs(starts and holes or {}) do -- no edges cross: a hole is inside or out
+    local k = core.first_outside(outer, geom.flatten(ring), true, 0)
+    if k then return string_format("%s[%d]: point %d lies outside %s", hole_name, h, k, name) end
+  end
 end
 
 -- Error for a bad point (the message names it); used where a point list is read.
@@ -1245,8 +1251,11 @@ function Builder:intersection(o)
 end
 
 --- A block room (flag 0x04) whose ground is fans over an outline (with holes).
--- @tparam table o `outline` (points), `holes`, `texture` (group or name; default the style's
--- paving), `room`: options of `Builder:room`
+-- @tparam table o `outline` (points, a simple polygon), `holes` (rings inside it: the
+-- perimeter takes them in through keyhole cuts, see `Builder:room`), `texture` (group or
+-- name; default the style's paving), `room`: options of `Builder:room`. Put the outline on a
+-- road room's outer edge, at sidewalk height, where it meets one: rooms link only through
+-- shared vertices (`finish` warns otherwise).
 -- @treturn Room
 function Builder:block(o)
   if type(o) ~= "table" or type(o.outline) ~= "table" then argerr(1, "block", "outline expected") end
@@ -1272,7 +1281,9 @@ end
 -- out); `floors` (3), `floor_height` (3 m), `bay_width` (4 m); `base`: facade bottom height
 -- (default the highest ground point); `ground_height` (m of ground floor, 0 = none) and
 -- `ground` (its facade texture); `facade`, `roof`, `sliver` textures; `sliver_density`
--- (repeats per metre, 0.25)
+-- (repeats per metre, 0.25). The footprint must lie inside the room's outline, when it has
+-- one (to within `BUILDING_SLACK`), and the building must have some height (`floors = 0`
+-- with a `ground_height` is a ground floor alone).
 -- @treturn table `{base, top, runs, facades, slivers}`
 function Builder:building(room, o)
   if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
@@ -1758,12 +1769,14 @@ end
 -- neighbours across shared edges (symmetric; a vertex shared with a room that is no edge
 -- neighbour is repeated, §1.5), sets room flags, writes the attributes (a texture reference
 -- before textured geometry, only when it changes), computes bounds, and validates.
--- @tparam[opt] table opts `strict` (default true: warnings are errors too), `validate`
--- (default true), `order = "blocks_first"` (block rooms get the low ids, as retail;
--- `first_road_room` is then the first non-block id)
+-- @tparam[opt] table opts `strict` (default true: warnings are errors too, the builder's
+-- own with validation's), `validate` (default true), `order = "blocks_first"` (block rooms
+-- get the low ids, as retail; `first_road_room` is then the first non-block id)
 -- @treturn table document (docs/document-model.md)
 -- @treturn table report `{rooms, vertices, heights, textures, tjunctions = {found, repaired,
--- unrepaired}, problems, counts, seconds}`
+-- unrepaired}, warnings, problems, counts, seconds}`; `warnings`: block perimeter edges that
+-- run along a road or intersection room's edge at another height (a block at ground level
+-- beside a sidewalk 0.15 m up), which therefore stay unlinked
 -- @raise when a room breaks a limit of the format, or validation fails
 function Builder:finish(opts)
   opts = opts or {}

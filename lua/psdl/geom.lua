@@ -234,6 +234,38 @@ function M.fans(outer, holes, opts)
   return fans, idx, added
 end
 
+--- One perimeter ring for a polygon with holes (psdl_keyhole): the outer ring in retail
+-- winding with each hole joined through a zero-width keyhole cut (a bridge edge to the hole,
+-- the hole ring the other way round, back along the bridge), which the game's
+-- crossing-number point-in-perimeter test (psdl-format.md §1.5) reads without the holes.
+-- @tparam table outer ring of points
+-- @tparam[opt] table holes list of rings (inside outer)
+-- @treturn table the ring's points (the tables of the input)
+-- @treturn table the same as 1-based indices into outer followed by the holes' points
+function M.keyhole(outer, holes)
+  local flat, starts, all = rings(outer, holes)
+  local idx = core.keyhole(flat, starts)
+  local ring = {}
+  for i, k in ipairs(idx) do ring[i] = all[k] end
+  return ring, idx
+end
+
+--- The first two edges of a polygon with holes that cross (psdl_self_crossing): nil when
+-- the rings are simple and apart, else the two edge numbers (edge k runs from point k to the
+-- next point of its ring; numbered through outer then the holes, as `triangulate` numbers
+-- points).
+function M.self_crossing(outer, holes, tol)
+  local flat, starts = rings(outer, holes)
+  return core.self_crossing(flat, starts, tol)
+end
+
+--- The first point of `points` (a ring when `closed`) outside `polygon` by more than `eps`
+-- (0.005 m), or the first point of an edge leaving it; nil when all inside
+-- (psdl_first_outside; a keyhole ring works).
+function M.first_outside(polygon, points, closed, eps)
+  return core.first_outside(M.flatten(polygon), M.flatten(points), closed, eps)
+end
+
 -- ============================================================== measures
 
 --- Largest quad deviation (m) of a strip given as a flat `{x, y, z, ...}` array of

@@ -246,6 +246,26 @@ static void test_spline(void) {
     double one[6] = {1, 2, 3, 1, 5, 3};
     CHECK(psdl_spline_bound(one, 2, NULL) == 0);
     CHECK(psdl_spline_bound(one, 1, NULL) == 0);
+    /* NaN or infinity (a coordinate, an option, a tangent) is refused before any sampling
+     * (it used to make the piece count undefined and the samples grow without bound) */
+    g_ctx = "spline: non-finite input";
+    double bad[6] = {0, 0, 0, NAN, 0, 50};
+    psdl_spline_opts bo;
+    memset(&bo, 0, sizeof bo);
+    bo.half_width = 8;
+    CHECK(psdl_spline_bound(bad, 2, &bo) == PSDL_GEOM_INVALID);
+    double sink[6] = {7, 7, 7, 7, 7, 7};
+    CHECK(psdl_spline(sink, bad, 2, &bo) == PSDL_GEOM_INVALID && sink[0] == 7);
+    bad[3] = INFINITY;
+    CHECK(psdl_spline_bound(bad, 2, &bo) == PSDL_GEOM_INVALID);
+    bad[3] = 0, bad[4] = -INFINITY;
+    CHECK(psdl_spline_bound(bad, 2, &bo) == PSDL_GEOM_INVALID);
+    bad[4] = 0;
+    CHECK(psdl_spline_bound(bad, 2, &bo) == 11);
+    bo.spacing = INFINITY;
+    CHECK(psdl_spline_bound(bad, 2, &bo) == PSDL_GEOM_INVALID);
+    bo.spacing = 0, bo.has_start_dir = 1, bo.start_dir[0] = NAN, bo.start_dir[1] = 1;
+    CHECK(psdl_spline_bound(bad, 2, &bo) == PSDL_GEOM_INVALID);
 }
 
 static void test_offset(void) {
@@ -864,6 +884,42 @@ static void test_junctions(void) {
     check_junction("bend", bend, 2, &o, 2, 0);
     psdl_arm dead[1] = {road_arm(0, 1, 5, 3, 0)};
     check_junction("dead end", dead, 1, &o, 1, 0);
+    /* two arms in line (a mid-block crosswalk): the corners go straight through the node,
+     * and the arms end 1 m beyond their crosswalks so that road surface stays between */
+    psdl_arm straight[2] = {road_arm(1, 0, 5, 3, 3), road_arm(-1, 0, 5, 3, 3)};
+    check_junction("straight 2-arm", straight, 2, &o, 2, 0);
+    {
+        jres r;
+        run_junction(&r, straight, 2, &o);
+        CHECK(NEAR(r.j.distance[0], 4, 1e-12) && NEAR(r.j.distance[1], 4, 1e-12));
+        free_junction(&r);
+    }
+    /* a change of width there: the curb steps at the node */
+    psdl_arm widen[2] = {road_arm(1, 0, 5, 3, 3), road_arm(-1, 0, 7, 3, 3)};
+    check_junction("width change", widen, 2, &o, 2, 0);
+    /* the sidewalk stops there on one side (the curbs in line: it ends at the node with a
+     * cap), or on one side of a widening road (it ends beside the crosswalk) */
+    psdl_arm stop[2] = {road_arm(1, 0, 5, 3, 3), road_arm(-1, 0, 5, 0, 3)};
+    check_junction("sidewalks stop", stop, 2, &o, 2, 2);
+    psdl_arm widen1[2] = {road_arm(1, 0, 5, 3, 3), road_arm(-1, 0, 7, 3, 3)};
+    widen1[1].profile.sidewalk_left = 0;
+    check_junction("width change, one sidewalk", widen1, 2, &o, 2, 1);
+    /* nearly in line (half a degree off), and walkways with no crosswalk */
+    psdl_arm skew[2] = {road_arm(1, 0, 5, 3, 3), road_arm(cos(M_PI - 0.003), sin(M_PI - 0.003), 6, 3, 3)};
+    check_junction("almost straight", skew, 2, &o, 2, 0);
+    psdl_arm walk[2] = {road_arm(0, 1, 2, 0, 0), road_arm(0, -1, 2, 0, 0)};
+    walk[0].profile.kind = walk[1].profile.kind = PSDL_SECTION_WALKWAY;
+    check_junction("straight walkway", walk, 2, &o, 0, 0);
+    /* a radius far too big for the corner: the largest fillet that fits, not 40 shrinks of it */
+    {
+        psdl_junction_opts big = o;
+        big.radius = 1e6;
+        check_junction("huge radius", four, 4, &big, 4, 0);
+        jres r;
+        run_junction(&r, four, 4, &big);
+        CHECKF(r.j.distance[0] < 30, "end distance %g", r.j.distance[0]);
+        free_junction(&r);
+    }
     /* a walkway meets a street: the street's sidewalks stop at the walkway with caps */
     psdl_arm mixed[3] = {road_arm(1, 0, 6, 3, 3), road_arm(-1, 0, 6, 3, 3), road_arm(0, -1, 3, 0, 0)};
     mixed[2].profile.kind = PSDL_SECTION_WALKWAY;
@@ -901,6 +957,139 @@ static void test_junctions(void) {
     psdl_arm zero[1] = {road_arm(0, 0, 6, 3, 3)};
     CHECK(run_junction(&r, zero, 1, &o) == PSDL_GEOM_INVALID);
     free_junction(&r);
+    /* NaN or infinity anywhere, or a negative width: refused (NaN points would defeat the
+     * deduplication and overrun the bounds) */
+    psdl_arm two[2] = {road_arm(1, 0, 5, 3, 3), road_arm(0, 1, 5, 3, 3)};
+    psdl_junction_opts bo = o;
+    bo.radius = INFINITY;
+    CHECK(run_junction(&r, two, 2, &bo) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+    bo = o, bo.center[0] = NAN;
+    CHECK(run_junction(&r, two, 2, &bo) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+    bo = o, bo.curb = NAN;
+    CHECK(run_junction(&r, two, 2, &bo) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+    two[1].profile.left = NAN;
+    CHECK(run_junction(&r, two, 2, &o) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+    two[1].profile.left = -5;
+    CHECK(run_junction(&r, two, 2, &o) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+    two[1].profile.left = 5, two[1].crosswalk = INFINITY;
+    CHECK(run_junction(&r, two, 2, &o) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+    two[1].crosswalk = 3, two[1].dir[1] = NAN;
+    CHECK(run_junction(&r, two, 2, &o) == PSDL_GEOM_INVALID);
+    free_junction(&r);
+}
+
+/* Crossing-number test of §1.5 (the game's PointInPerimeter) over a ring of points. */
+static int in_ring(const double *ring, size_t n, double x, double z) {
+    int in = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *a = ring + 3 * i, *b = ring + 3 * ((i + 1) % n);
+        if ((a[2] > z) != (b[2] > z) && x < a[0] + (z - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
+    }
+    return in;
+}
+
+static void test_keyhole(void) {
+    g_ctx = "keyhole";
+    /* a 30 m square with a 10 m square hole */
+    double pts[3 * 8];
+    setp(pts + 0, 0, 0, 0), setp(pts + 3, 0, 0, 30), setp(pts + 6, 30, 0, 30), setp(pts + 9, 30, 0, 0);
+    setp(pts + 12, 10, 0, 10), setp(pts + 15, 20, 0, 10), setp(pts + 18, 20, 0, 20), setp(pts + 21, 10, 0, 20);
+    uint32_t hs[1] = {4}, k[16];
+    CHECK(psdl_keyhole_bound(8, 1) == 10);
+    size_t n = psdl_keyhole(k, pts, 8, hs, 1);
+    CHECKF(n == 10, "%zu points", n);
+    CHECK(k[0] == 0);
+    double ring[3 * 10];
+    for (size_t i = 0; i < n && i < 10; i++) memcpy(ring + 3 * i, pts + 3 * k[i], 3 * sizeof(double));
+    CHECK(NEAR(psdl_signed_area(ring, n), -800, 1e-9));
+    /* every point once, the bridge ends twice */
+    int seen[8] = {0};
+    for (size_t i = 0; i < n; i++) seen[k[i]]++;
+    int twice = 0, once = 0;
+    for (int i = 0; i < 8; i++) twice += seen[i] == 2, once += seen[i] == 1;
+    CHECK(twice == 2 && once == 6);
+    /* the hole turns the other way: its four points in the ring have S > 0 */
+    double hole[12];
+    size_t nh = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k[i] >= 4 && (nh == 0 || memcmp(hole + 3 * (nh - 1), pts + 3 * k[i], 3 * sizeof(double)) != 0) && nh < 4)
+            memcpy(hole + 3 * nh++, pts + 3 * k[i], 3 * sizeof(double));
+    CHECK(nh == 4 && psdl_signed_area(hole, 4) > 0);
+    /* the game's crossing-number test leaves the hole out, wherever the bridge runs */
+    CHECK(in_ring(ring, n, 5, 25) && in_ring(ring, n, 25, 5) && in_ring(ring, n, 2, 3) && in_ring(ring, n, 3, 2));
+    CHECK(!in_ring(ring, n, 15, 15) && !in_ring(ring, n, 11, 19) && !in_ring(ring, n, 40, 15));
+    /* no hole: the outer ring in retail winding */
+    n = psdl_keyhole(k, pts, 4, NULL, 0);
+    for (size_t i = 0; i < n; i++) memcpy(ring + 3 * i, pts + 3 * k[i], 3 * sizeof(double));
+    CHECK(n == 4 && psdl_signed_area(ring, 4) < 0);
+    /* the outline of fans over a polygon with a hole keyholes the hole the same way */
+    g_ctx = "keyhole: boundary";
+    uint32_t tri[3 * 16];
+    size_t nt = psdl_triangulate(tri, pts, 8, hs, 1);
+    uint32_t bd[3 * 16];
+    size_t nb = psdl_boundary(bd, tri, nt, pts, 8);
+    CHECKF(nb == 10, "%zu points", nb);
+    for (size_t i = 0; i < nb && i < 10; i++) memcpy(ring + 3 * i, pts + 3 * bd[i], 3 * sizeof(double));
+    CHECK(NEAR(psdl_signed_area(ring, nb), -800, 1e-9));
+    CHECK(in_ring(ring, nb, 5, 25) && !in_ring(ring, nb, 15, 15));
+}
+
+static void test_crossings(void) {
+    g_ctx = "self crossing";
+    double bow[12];
+    setp(bow + 0, 0, 0, 0), setp(bow + 3, 10, 0, 10), setp(bow + 6, 10, 0, 0), setp(bow + 9, 0, 0, 10);
+    uint32_t e[2] = {9, 9};
+    CHECK(psdl_self_crossing(e, bow, 4, NULL, 0, 1e-6) == 1 && e[0] == 0 && e[1] == 2);
+    double sq[3 * 8];
+    setp(sq + 0, 0, 0, 0), setp(sq + 3, 0, 0, 30), setp(sq + 6, 30, 0, 30), setp(sq + 9, 30, 0, 0);
+    CHECK(psdl_self_crossing(e, sq, 4, NULL, 0, 1e-6) == 0);
+    /* a hole poking out of the outer ring */
+    setp(sq + 12, 25, 0, 5), setp(sq + 15, 35, 0, 5), setp(sq + 18, 35, 0, 10), setp(sq + 21, 25, 0, 10);
+    uint32_t hs[1] = {4};
+    CHECK(psdl_self_crossing(e, sq, 8, hs, 1, 1e-6) == 1 && e[0] == 2 && e[1] == 4);
+    /* inside: fine; a hole touching the outer ring at a point is no crossing */
+    setp(sq + 12, 10, 0, 10), setp(sq + 15, 20, 0, 10), setp(sq + 18, 20, 0, 20), setp(sq + 21, 10, 0, 20);
+    CHECK(psdl_self_crossing(e, sq, 8, hs, 1, 1e-6) == 0);
+    setp(sq + 12, 0, 0, 10);
+    CHECK(psdl_self_crossing(e, sq, 8, hs, 1, 1e-6) == 0);
+
+    g_ctx = "first outside";
+    double room[3 * 4], b[3 * 4];
+    setp(room + 0, 0, 0, 0), setp(room + 3, 0, 0, 30), setp(room + 6, 30, 0, 30), setp(room + 9, 30, 0, 0);
+    setp(b + 0, 5, 0, 5), setp(b + 3, 5, 0, 10), setp(b + 6, 10, 0, 10), setp(b + 9, 10, 0, 5);
+    CHECK(psdl_first_outside(room, 4, b, 4, 1, 0.005) == 0);
+    /* on the boundary, and a hair outside within eps */
+    setp(b + 0, 0, 0, 5), setp(b + 3, -0.004, 0, 10);
+    CHECK(psdl_first_outside(room, 4, b, 4, 1, 0.005) == 0);
+    setp(b + 3, -0.5, 0, 10);
+    CHECK(psdl_first_outside(room, 4, b, 4, 1, 0.005) == 2);
+    /* all corners inside a concave room, an edge across its notch */
+    double L[3 * 6];
+    setp(L + 0, 0, 0, 0), setp(L + 3, 0, 0, 30), setp(L + 6, 10, 0, 30), setp(L + 9, 10, 0, 10), setp(L + 12, 30, 0, 10),
+        setp(L + 15, 30, 0, 0);
+    double cut[3 * 3];
+    setp(cut + 0, 2, 0, 25), setp(cut + 3, 25, 0, 2), setp(cut + 6, 2, 0, 2);
+    CHECK(psdl_first_outside(L, 6, cut, 3, 1, 0.005) == 1);
+    CHECK(psdl_first_outside(L, 6, cut + 3, 2, 0, 0.005) == 0);
+    /* a keyhole room: the hole is outside, the bridge bounds nothing */
+    double pts[3 * 8];
+    memcpy(pts, room, sizeof room);
+    setp(pts + 12, 10, 0, 10), setp(pts + 15, 20, 0, 10), setp(pts + 18, 20, 0, 20), setp(pts + 21, 10, 0, 20);
+    uint32_t k[16];
+    size_t n = psdl_keyhole(k, pts, 8, hs, 1);
+    double ring[3 * 10];
+    for (size_t i = 0; i < n && i < 10; i++) memcpy(ring + 3 * i, pts + 3 * k[i], 3 * sizeof(double));
+    setp(b + 0, 12, 0, 12), setp(b + 3, 12, 0, 18), setp(b + 6, 18, 0, 18), setp(b + 9, 18, 0, 12);
+    CHECK(psdl_first_outside(ring, n, b, 4, 1, 0.005) == 1);
+    /* a square across the bridge (from (0, 0) to the hole at (10, 10)) */
+    setp(b + 0, 2, 0, 2), setp(b + 3, 2, 0, 6), setp(b + 6, 6, 0, 6), setp(b + 9, 6, 0, 2);
+    CHECK(psdl_first_outside(ring, n, b, 4, 1, 0.005) == 0);
 }
 
 int main(void) {
@@ -915,6 +1104,8 @@ int main(void) {
     test_link();
     test_tjunctions();
     test_junctions();
+    test_keyhole();
+    test_crossings();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

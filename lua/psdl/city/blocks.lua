@@ -13,22 +13,31 @@
 --    rooms (S > 0) bounds a face, a loop wound like them is an outline of the network. An
 --    outline inside a face is a hole of that face (an island); the others are holes of the
 --    apron. Edges shared with a tunnel room are portals: the face takes their points lifted
---    to the ground above (no ground lid over the ramp, §4.2); bridge decks are left out, so
---    the ground runs on under them.
--- 2. **Rooms.** A face (holes bridged first by two chords each) is cut by straight chords
---    between its own boundary vertices, across its major axis near the middle, until every
---    piece is within `room.max_area`, `room.max_points` and `room.max_length`. Chords get
---    points every `room.step` metres (heights from `opts.height`, else along the chord), so
---    no new point ever lands on a road room's edge: block rooms share the road rooms'
---    boundary vertices exactly and `finish()` links them.
+--    to the ground above (no ground lid over the ramp, §4.2); edges shared with a bridge
+--    deck get theirs lowered to the ground, which runs on under the deck.
+--    Damaged networks: loose chain ends within 12 m are joined, small folds of an outline
+--    (edges a few points apart crossing) are cut off, and a face whose outline still
+--    crosses itself is left without ground; each is a warning in the report.
+-- 2. **Rooms.** A face (holes joined to the outer ring by two chords each) is cut by
+--    straight chords between its own boundary vertices, across its dominant direction (a
+--    street grid's; else its major axis) near the half-area line, until every piece is
+--    within `room.max_area`, `room.max_points` and `room.max_length`. Chords get points every
+--    `room.step` metres (heights from `opts.height`, else along the chord), so no new point
+--    ever lands on a road room's edge: block rooms share the road rooms' boundary vertices
+--    exactly and `finish()` links them. Chords go round given footprints. When that fails,
+--    the kernel's convex pieces (`split = "convex"` asks for them).
 -- 3. **Ground.** Fans over each room (convex pieces, retail winding); with a height function
---    the room's ground is cut again into smaller pieces whose inner points follow it.
--- 4. **Buildings.** Along each run of street edges of a room: set back by `setback`, cut
---    into buildings of whole bays with random gaps, `depth` deep (corner buildings wrap the
---    corner), each a `Builder:building` (a facade bound per wall run with the light index of
---    its direction, one facade per wall segment, slivers where the ground under a facade
---    falls below its base, a flat roof). Footprints stay inside their room and never
---    overlap; the ground under them is the room's ground.
+--    the room's ground is cut again into smaller pieces whose inner points (and added fan
+--    hubs) follow it.
+-- 4. **Buildings.** Given footprints (`footprints`, a network table's `buildings`) first,
+--    in the room holding them. Then, along each run of street edges of a room: a corner
+--    building wrapping every bend sharper than 25 degrees, the straight runs between cut
+--    into buildings of whole bays with random gaps, set back by `setback`, `depth` deep
+--    (walls square to the street; on curves the walls meet the offset line at its bends, so
+--    they never cross). Each is a `Builder:building` on the room's ground (a facade bound
+--    per wall run with the light index of its direction, one facade per wall segment,
+--    slivers where the ground under a facade falls below its base, a flat roof). Footprints
+--    stay inside their room and never overlap; the ground under them is the room's ground.
 --
 -- Randomness comes only from `opts.rng`: the same sequence gives the same rooms.
 --
@@ -399,6 +408,15 @@ local function simple(pts)
   return true
 end
 
+-- A polygon: pts (pool-exact points), refs (vertex references), kinds (kind of edge i -> i+1:
+-- "street", "cut", "margin", "portal", "deck").
+local function poly() return { pts = {}, refs = {}, kinds = {} } end
+
+local function push(P, pt, ref, kind)
+  local n = #P.pts + 1
+  P.pts[n], P.refs[n], P.kinds[n] = pt, ref, kind
+end
+
 -- A grid index of polygons ({pts, bb}) for box queries.
 local function poly_index(list, cell)
   local grid = {}
@@ -479,19 +497,50 @@ local function crosses(Q, holes)
   return false
 end
 
+-- Removes small folds from a ring: where two edges at most three apart cross (an outline
+-- that doubles back on itself for a few points, e.g. a junction corner), the points between
+-- them are dropped. Returns the number of folds removed.
+local function unfold(Q, warnings, what)
+  local f = core.self_crossing
+  if not f then return 0 end
+  local removed = 0
+  for _ = 1, 16 do
+    local n = #Q.pts
+    if n < 5 then break end
+    local flat = {}
+    for i, p in ipairs(Q.pts) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
+    local e1, e2 = f(flat)
+    if not e1 then break end
+    local gap = e2 - e1
+    local a, c -- keep point a, drop the points after it up to c
+    if gap <= 3 then a, c = e1, e2
+    elseif n - gap <= 3 then a, c = e2, e1 + n
+    else break end
+    local drop = {}
+    for k = a + 1, c do drop[(k - 1) % n + 1] = true end
+    local p = Q.pts[a]
+    warnings[#warnings + 1] = string_format("%s: a fold of the network's outline near (%.1f, %.1f) was cut off "
+      .. "(an outline doubling back on itself)", what, p[1], p[3])
+    local R = poly()
+    for i = 1, n do
+      if not drop[i] then
+        -- the edge leaving a kept point ends at the next kept point: a cut when points were dropped
+        local kind = Q.kinds[i]
+        if drop[i % n + 1] then kind = "cut" end
+        push(R, Q.pts[i], Q.refs[i], kind)
+      end
+    end
+    Q.pts, Q.refs, Q.kinds = R.pts, R.refs, R.kinds
+    removed = removed + 1
+  end
+  return removed
+end
+
 -- ================================================================ context
 
 local Ctx = {}
 Ctx.__index = Ctx
 
--- A polygon: pts (pool-exact points), refs (vertex references), kinds (kind of edge i -> i+1:
--- "street", "cut", "margin", "portal").
-local function poly() return { pts = {}, refs = {}, kinds = {} } end
-
-local function push(P, pt, ref, kind)
-  local n = #P.pts + 1
-  P.pts[n], P.refs[n], P.kinds[n] = pt, ref, kind
-end
 
 -- A new vertex: its reference and the pool's exact point.
 function Ctx:new_point(x, y, z)
@@ -576,12 +625,12 @@ end
 
 --- The faces of the road layout placed in a builder so far.
 -- @tparam Builder b
+-- @tparam[opt] table opts `skip`: a set of rooms to leave out
 -- @treturn table `{faces = {{refs, pts, kinds, holes = {...}, area}...}, outlines =
 -- {...} (the network's outer loops not inside a face, wound S > 0: holes of the apron),
 -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
 function M.faces(b, opts)
   opts = opts or {}
-  local ctx = opts.ctx or setmetatable({ b = b, height = opts.height }, Ctx)
   local base, tunnel_edges, deck_edges = {}, {}, {}
   for _, r in ipairs(b.rooms) do
     if not (opts.skip and opts.skip[r]) then
@@ -1329,27 +1378,29 @@ local function fits(R, fp)
     local ff = {}
     for i, p in ipairs(fp) do ff[3 * i - 2], ff[3 * i - 1], ff[3 * i] = p[1], 0, p[3] end
     if first_outside(rf, ff, true, 0.01) then return false end
-  end
-  local within = R.inside
-  if not within then within = locator(room); R.inside = within end
-  for _, p in ipairs(t) do
-    if not within(p[1], p[3]) then return false end
+  else -- the same in Lua: the inset footprint's points inside, its edges crossing no room edge
+    local within = R.inside
+    if not within then within = locator(room); R.inside = within end
+    for _, p in ipairs(t) do
+      if not within(p[1], p[3]) then return false end
+    end
+    local bb = bbox(t)
+    local bx0, bx1, bz0, bz1 = bb[1], bb[2], bb[3], bb[4]
+    local nr, nt = #room, #t
+    local a = room[nr]
+    for j = 1, nr do
+      local c = room[j]
+      local ax, az, cx, cz = a[1], a[3], c[1], c[3]
+      if not ((ax < bx0 and cx < bx0) or (ax > bx1 and cx > bx1) or (az < bz0 and cz < bz0) or (az > bz1 and cz > bz1)) then
+        for i = 1, nt do
+          local p, q = t[i], t[i % nt + 1]
+          if segs_cross(p[1], p[3], q[1], q[3], ax, az, cx, cz) then return false end
+        end
+      end
+      a = c
+    end
   end
   local bb = bbox(t)
-  local bx0, bx1, bz0, bz1 = bb[1], bb[2], bb[3], bb[4]
-  local nr, nt = #room, #t
-  local a = room[nr]
-  for j = 1, nr do
-    local c = room[j]
-    local ax, az, cx, cz = a[1], a[3], c[1], c[3]
-    if not ((ax < bx0 and cx < bx0) or (ax > bx1 and cx > bx1) or (az < bz0 and cz < bz0) or (az > bz1 and cz > bz1)) then
-      for i = 1, nt do
-        local p, q = t[i], t[i % nt + 1]
-        if segs_cross(p[1], p[3], q[1], q[3], ax, az, cx, cz) then return false end
-      end
-    end
-    a = c
-  end
   for _, o in ipairs(R.placed) do
     if overlap(t, bb, o.pts, o.bb) then return false end
   end
@@ -1478,7 +1529,6 @@ local function layout(ctx, R, chain, bs)
     while #out > 1 and dist(out[1], out[#out]) <= 0.05 do out[#out] = nil end
     return out
   end
-  local debug = os.getenv("BLOCKS_DEBUG")
   -- the ends pulled in when a building does not fit (a slanted room edge at a row's end)
   local TRIMS = { { 0, 0 }, { 2, 0 }, { 0, 2 }, { 4, 0 }, { 0, 4 }, { 4, 4 }, { 7, 0 }, { 0, 7 } }
   local function place(s0, s1, D)
@@ -1500,15 +1550,9 @@ local function layout(ctx, R, chain, bs)
       end
       if fp then break end
     end
-    if debug then print(string_format("  place %.1f..%.1f of %.1f D=%.1f %s", s0, s1, L, D, fp and "ok" or "FAIL")) end
     if not fp then return false end
     ctx:building(R, fp, bs)
     return true
-  end
-  if debug then
-    local pts = {}
-    for k = 1, m do pts[#pts + 1] = string_format("(%.1f,%.1f)", Q[k][1], Q[k][3]) end
-    print(string_format("chain %s: %d -> %d points, L=%.1f, corners %d: %s", R.room.name, #chain, m, L, #corners, table.concat(pts, " ")))
   end
   local function width()
     local nb = rint(rng, max(1, floor(wmin / bay + 0.5)), max(1, floor(wmax / bay + 0.5)))
@@ -1717,19 +1761,29 @@ end
 
 --- Fill a builder's road layout with block rooms (see the module comment).
 -- @tparam Builder b a psdl.builder Builder holding the road and intersection rooms
--- @tparam[opt] table opts `style` (default the builder's), `rng` (function() -> [0, 1);
--- default a fixed-seed generator), `margin` (m, 30; 0 or false: no apron), `buildings`
--- (false, or `{floors = {min, max}, floor_height, bay_width, setback, gap = {min, max},
--- depth = {min, max}, width = {min, max}, facades = set name | list, ground_floor = true |
--- set name | list, roofs, sliver, sliver_density}`), `overrides` (`{ {point = {x, z}, park =
--- true | plaza = true | buildings = {...} | false, texture = name}, ... }`), `height`
--- (function(x, z) -> y or nil), `ground` (ground texture of building blocks; default the
--- style's first paving), `park`, `plaza`, `apron_texture` (ground textures), `apron_buildings`
--- (rows of buildings along the network's outside too), `room`, `ground_limits`, `apron`
--- (splitting limits, as `M.DEFAULTS`)
--- @treturn table `{blocks, buildings, parks, plazas, apron = bool, rooms = {Room...}, faces
--- = {{kind, area, rooms = {Room...}, outline = points}...}, apron_rooms = {Room...},
--- building_list = {{room, outline, base, top, floors, facades, slivers}...}, warnings}`
+-- @tparam[opt] table opts
+--
+-- * `style` (default the builder's), `rng` (function() -> [0, 1); default a fixed-seed
+--   generator), `margin` (m, 30; 0 or false: no apron), `height` (function(x, z) -> y or
+--   nil: the ground);
+-- * `buildings`: false (default), or `{floors = {min, max}, floor_height (3.5), bay_width
+--   (4), setback (0), gap = {min, max}, depth = {min, max}, width = {min, max}, facades =
+--   style set name ("upper") | list of names, ground_floor = true | set name | list (a
+--   ground floor of shop fronts), roofs = list, sliver = name, sliver_density}`;
+-- * `overrides`: `{ {point = {x, z}, park = true | plaza = true | buildings = {...} |
+--   buildings = false, texture = name}, ... }` for the face holding the point;
+-- * `footprints`: `{ {outline = {{x, z}...}, levels, height}, ... }` (docs/network.md
+--   `buildings`): placed where a room holds them wholly, before any generated row;
+-- * `ground`, `park`, `plaza`, `apron_texture`: ground texture names (default the style's
+--   first paving, grass, plaza and grass); `apron_buildings`: rows along the network's
+--   outside too;
+-- * `room`, `ground_limits`, `apron`: splitting limits (`M.DEFAULTS`); `split`: "chords"
+--   (default) or "convex".
+-- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
+-- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
+-- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
+-- floors, facades, slivers, footprint}...}, footprints, footprints_skipped, skipped_faces,
+-- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
 function M.fill(b, opts)
   opts = opts or {}
   if type(b) ~= "table" or type(b.rooms) ~= "table" or not b.vpool then
@@ -1767,7 +1821,7 @@ function M.fill(b, opts)
   local existing = #b.rooms
   local t_start = os_clock()
   ctx.time = { ground = 0, buildings = 0 }
-  local net = M.faces(b, { ctx = ctx, height = opts.height })
+  local net = M.faces(b)
   ctx.time.faces = os_clock() - t_start
   for _, w in ipairs(net.warnings) do report.warnings[#report.warnings + 1] = w end
   local default_bs = opts.buildings and building_spec(ctx, nil) or nil
@@ -1834,6 +1888,8 @@ function M.fill(b, opts)
   for fi, F in ipairs(net.faces) do
     lift_portals(ctx, F)
     for _, H in ipairs(F.holes) do lift_portals(ctx, H) end
+    unfold(F, report.warnings, string_format("face %d", fi))
+    for _, H in ipairs(F.holes) do unfold(H, report.warnings, string_format("face %d", fi)) end
     if crosses(F, F.holes) then
       local p = F.pts[1]
       report.warnings[#report.warnings + 1] = string_format("face %d near (%.1f, %.1f): its outline crosses itself "
@@ -1885,7 +1941,10 @@ function M.fill(b, opts)
       end
     end
     x0, x1, z0, z1 = x0 - margin, x1 + margin, z0 - margin, z1 + margin
-    for _, H in ipairs(net.outlines) do lift_portals(ctx, H) end
+    for _, H in ipairs(net.outlines) do
+      lift_portals(ctx, H)
+      unfold(H, report.warnings, "apron")
+    end
     -- a new point's height without a height function: the nearest network outline point's
     -- (a bucket grid of the outline points, searched in growing rings)
     local cell = max(margin, 20)

@@ -252,7 +252,9 @@ local function build_junction(city, b, n)
     arms[i] = { dir = e.dir, profile = arm_profile(e), crosswalk = cw, min_distance = md }
     e.arm = i
   end
-  unspike(n, arms, n.opts.radius or city.radius or 5, city.arc_step)
+  local bare = false -- an arm without a crosswalk can end right at a corner (see unspike)
+  for _, a in ipairs(arms) do if (a.crosswalk or 0) <= 0 then bare = true end end
+  if bare then unspike(n, arms, n.opts.radius or city.radius or 5, city.arc_step) end
   local room = { name = n.name or string_format("%s %s", n.class, tostring(n.id)), tunnel = n.underground,
                  bridge = n.elevated and not n.underground }
   local tunnel
@@ -328,17 +330,6 @@ local function cumulative(pts)
     acc[i] = acc[i - 1] + sqrt(dx * dx + dz * dz)
   end
   return acc
-end
-
--- Plan tangent at sample k (the bisector of the neighbouring chords).
-local function tangent(pts, k)
-  local p, q = pts[k - 1] or pts[k], pts[k + 1] or pts[k]
-  local ax, az = unit(pts[k][1] - p[1], pts[k][3] - p[3])
-  local bx, bz = unit(q[1] - pts[k][1], q[3] - pts[k][3])
-  if not ax then return { bx, bz } end
-  if not bx then return { ax, az } end
-  local tx, tz = unit(ax + bx, az + bz)
-  return { tx or bx, tz or bz }
 end
 
 local tangent_cut
