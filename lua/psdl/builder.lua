@@ -255,6 +255,10 @@ local function polygon_problem(outline, holes, name, hole_name)
   end
 end
 
+-- The outline table `Builder:block` has just checked, with its holes; the room and fans it
+-- makes from them skip the check (set only around those calls).
+local verified
+
 -- Error for a bad point (the message names it); used where a point list is read.
 local function check_point(p, what)
   local m = point_problem(p, what)
@@ -467,7 +471,7 @@ function Builder:room(opts)
     argerr(1, "room", "kind: \"road\", \"intersection\" or \"block\" expected, got " .. tostring(kind))
   end
   local m = opt_problem(opts.prop_rule, "prop_rule", "int", 0, 255) or opt_problem(opts.flags, "flags", "int", 0, 255)
-  if not m and opts.outline ~= nil and not opts.outline_refs then
+  if not m and opts.outline ~= nil and not opts.outline_refs and opts.outline ~= verified then
     m = polygon_problem(opts.outline, opts.holes, "outline", "holes")
   elseif not m and opts.holes ~= nil and not opts.outline_refs then
     m = "holes: an outline is needed with holes"
@@ -721,7 +725,7 @@ end
 
 -- Adds fans covering a polygon of points with holes as `kind` attributes.
 local function add_fans(room, polygon, holes, kind, g, extra, hub_height)
-  local m = polygon_problem(polygon, holes, "polygon", "opts.holes")
+  local m = polygon ~= verified and polygon_problem(polygon, holes, "polygon", "opts.holes")
   if m then argerr(m:sub(1, 10) == "opts.holes" and (kind == "roof" and 4 or 3) or 1, kind, m) end
   local all, starts = {}, nil
   for i = 1, #polygon do all[i] = polygon[i] end
@@ -952,6 +956,9 @@ local function plan_length(pts)
   return len
 end
 
+local WIDTHS = { "left", "right", "sidewalk_left", "sidewalk_right", "median" }
+local STREET_TABLES = { "room", "tunnel", "railing", "divider" }
+
 -- A street or arm profile: a known kind, widths finite and not negative, some carriageway.
 local function profile_problem(p, name)
   if type(p) ~= "table" then return string_format("%s: table expected, got %s", name, type(p)) end
@@ -959,7 +966,7 @@ local function profile_problem(p, name)
   if k ~= "road" and k ~= "divided" and k ~= "walkway" then
     return string_format("%s.kind: \"road\", \"divided\" or \"walkway\" expected, got %s", name, shown(k))
   end
-  for _, f in ipairs({ "left", "right", "sidewalk_left", "sidewalk_right", "median" }) do
+  for _, f in ipairs(WIDTHS) do
     local m = opt_problem(p[f], name .. "." .. f, "nonneg")
     if m then return m end
   end
@@ -1013,7 +1020,7 @@ function Builder:street(o)
     or end_problem(o.from, "from") or end_problem(o.to, "to")
     or section_problem(o.start_section, "start_section", stride) or section_problem(o.end_section, "end_section", stride)
   if not m then
-    for _, f in ipairs({ "room", "tunnel", "railing", "divider" }) do
+    for _, f in ipairs(STREET_TABLES) do
       local t = o[f]
       if t ~= nil and type(t) ~= "table" then m = string_format("%s: table expected, got %s", f, type(t)); break end
       if t ~= nil and f ~= "room" then
@@ -1086,7 +1093,7 @@ function Builder:street(o)
   if split < 2 then argerr(1, "street", "split: at least 2 sections per room") end
   local all = {}
   for i = 1, #sf do all[i] = sf[i] end
-  local srefs = self:vertices_flat(all)
+  local srefs = pool_flat(self, all) -- numbers checked: the sections of a checked line
   local rooms = {}
   local nrooms = (nsec - 2) // (split - 1) + 1 -- rooms of at most `split` sections, as even as can be
   local first = 1
@@ -1202,7 +1209,7 @@ function Builder:intersection(o)
   local jp = j.points
   local copy = {}
   for i = 1, #jp do copy[i] = jp[i] end
-  local jrefs = self:vertices_flat(copy)
+  local jrefs = pool_flat(self, copy)
   local function R(list)
     local out = {}
     for i = 1, #list do out[i] = jrefs[list[i]] end
@@ -1267,8 +1274,10 @@ function Builder:block(o)
   ropts.kind = ropts.kind or "block"
   ropts.outline = o.outline
   ropts.holes = o.holes
+  verified = o.outline -- checked above: the room and its fan need not check it again
   local r = self:room(ropts)
   r:fan(o.outline, o.texture or self.style.ground.paving[1], { holes = o.holes })
+  verified = nil
   return r
 end
 
