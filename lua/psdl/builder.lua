@@ -183,8 +183,14 @@ end
 local function points_problem(list, name, min)
   if type(list) ~= "table" then return string_format("%s: list of points expected, got %s", name, type(list)) end
   for i = 1, #list do
-    local m = point_problem(list[i], name .. "[" .. i .. "]")
-    if m then return m end
+    local p = list[i]
+    local x, y, z
+    if type(p) == "table" then x, y, z = p[1], p[2] or 0, p[3] end
+    if type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
+       or not (x > -FLT_MAX and x < FLT_MAX and y > -FLT_MAX and y < FLT_MAX and z > -FLT_MAX and z < FLT_MAX) then
+      local m = point_problem(p, name .. "[" .. i .. "]")
+      if m then return m end
+    end
   end
   if min and #list < min then
     return string_format("%s: %d or more points expected, got %d", name, min, #list)
@@ -232,6 +238,7 @@ local function polygon_problem(outline, holes, name, hole_name)
   m = crossing_problem(outer, nil, name, hole_name)
   if m then return m end
   if abs(core.signed_area(outer)) <= 1e-9 then return name .. ": the polygon has no area" end
+  if holes == nil or (type(holes) == "table" and #holes == 0) then return nil end
   local flat, starts = {}, nil
   for i = 1, #outer do flat[i] = outer[i] end
   if holes ~= nil then
@@ -255,15 +262,9 @@ local function polygon_problem(outline, holes, name, hole_name)
   end
 end
 
--- The outline table `Builder:block` has just checked, with its holes; the room and fans it
--- makes from them skip the check (set only around those calls).
-local verified
-
--- Error for a bad point (the message names it); used where a point list is read.
-local function check_point(p, what)
-  local m = point_problem(p, what)
-  if m then raise(m) end
-end
+-- A private option key: `Builder:block` has checked the outline and holes it passes to
+-- `Builder:room` and `Room:fan` (no script can set it).
+local CHECKED = {}
 
 --- Reverse a list (a copy).
 function M.reverse(list)
@@ -337,8 +338,7 @@ function Builder:vertex(p)
   return self.vpool:add(x, y, z)
 end
 
---- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
--- The same for numbers already checked.
+-- Vertex references of a flat `{x1, y1, z1, ...}` array of numbers already checked.
 local function pool_flat(b, flat)
   local s = b.snap
   if s then
@@ -347,6 +347,18 @@ local function pool_flat(b, flat)
   return b.vpool:add_flat(flat)
 end
 
+-- Vertex references of points already checked, added in one call.
+local function trusted_refs(room, points)
+  local flat, n = {}, 0
+  for i = 1, #points do
+    local p = points[i]
+    flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2] or 0, p[3]
+    n = n + 3
+  end
+  return pool_flat(room.builder, flat)
+end
+
+--- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
 function Builder:vertices_flat(flat)
   if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
   for i = 1, #flat do
@@ -471,9 +483,9 @@ function Builder:room(opts)
     argerr(1, "room", "kind: \"road\", \"intersection\" or \"block\" expected, got " .. tostring(kind))
   end
   local m = opt_problem(opts.prop_rule, "prop_rule", "int", 0, 255) or opt_problem(opts.flags, "flags", "int", 0, 255)
-  if not m and opts.outline ~= nil and not opts.outline_refs and opts.outline ~= verified then
+  if not m and opts.outline ~= nil and not opts.outline_refs and not opts[CHECKED] then
     m = polygon_problem(opts.outline, opts.holes, "outline", "holes")
-  elseif not m and opts.holes ~= nil and not opts.outline_refs then
+  elseif not m and opts.outline == nil and opts.holes ~= nil and not opts.outline_refs then
     m = "holes: an outline is needed with holes"
   end
   if m then argerr(1, "room", m) end
@@ -492,13 +504,13 @@ function Builder:room(opts)
       starts[#starts + 1] = #all + 1
       for _, p in ipairs(h) do all[#all + 1] = p end
     end
-    local refs = r:refs(all, "outline")
+    local refs = trusted_refs(r, all) -- checked above
     local ring = core.keyhole(self:flat_of(refs), starts)
     local out = {}
     for i, k in ipairs(ring) do out[i] = refs[k] end
     r.outline = out
   elseif opts.outline then
-    local refs = r:refs(opts.outline, "outline")
+    local refs = trusted_refs(r, opts.outline) -- checked above
     if core.signed_area(self:flat_of(refs)) > 0 then refs = M.reverse(refs) end
     r.outline = refs
   end
@@ -724,8 +736,8 @@ local function fans_of_flat(room, flat, refs, starts, kind, g, extra, hub_height
 end
 
 -- Adds fans covering a polygon of points with holes as `kind` attributes.
-local function add_fans(room, polygon, holes, kind, g, extra, hub_height)
-  local m = polygon ~= verified and polygon_problem(polygon, holes, "polygon", "opts.holes")
+local function add_fans(room, polygon, holes, kind, g, extra, hub_height, checked)
+  local m = not checked and polygon_problem(polygon, holes, "polygon", "opts.holes")
   if m then argerr(m:sub(1, 10) == "opts.holes" and (kind == "roof" and 4 or 3) or 1, kind, m) end
   local all, starts = {}, nil
   for i = 1, #polygon do all[i] = polygon[i] end
@@ -736,7 +748,7 @@ local function add_fans(room, polygon, holes, kind, g, extra, hub_height)
       for _, p in ipairs(h) do all[#all + 1] = p end
     end
   end
-  local refs = room:refs(all, kind)
+  local refs = trusted_refs(room, all) -- checked above (or by Builder:block)
   local flat = room.builder:flat_of(refs)
   return fans_of_flat(room, flat, refs, starts, kind, g, extra, hub_height)
 end
@@ -769,7 +781,7 @@ end
 function Room:fan(polygon, textures, opts)
   local b = self.builder
   local g = as_group(b, textures or b.style.ground.paving[1], "single", "fan")
-  return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height)
+  return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height, opts and opts[CHECKED])
 end
 
 --- Facade bound (0x7): an invisible collision wall from the two base points up to `top`,
@@ -1274,10 +1286,9 @@ function Builder:block(o)
   ropts.kind = ropts.kind or "block"
   ropts.outline = o.outline
   ropts.holes = o.holes
-  verified = o.outline -- checked above: the room and its fan need not check it again
+  ropts[CHECKED] = true -- checked above: the room and its fan need not check it again
   local r = self:room(ropts)
-  r:fan(o.outline, o.texture or self.style.ground.paving[1], { holes = o.holes })
-  verified = nil
+  r:fan(o.outline, o.texture or self.style.ground.paving[1], { holes = o.holes, [CHECKED] = true })
   return r
 end
 
@@ -1694,32 +1705,11 @@ end
 -- of rooms.
 local HEIGHT_GAP = 1.0
 local function height_mismatches(b, rooms, linked)
-  local pool, eps = b.vpool, max(b.eps, 1e-4)
-  local cell, grid = 16, {}
+  local eps = max(b.eps, 1e-4)
+  local cell = 16
   local function key(gx, gz) return (gx + 2097152) * 4194304 + (gz + 2097152) end
-  for i, r in ipairs(rooms) do
-    if (r.kind == "road" or r.kind == "intersection") and not r.is_tunnel and not r.is_bridge then
-      local per = linked[i]
-      local n = #per
-      for k = 1, n do
-        local a, c = per[k].vertex, per[k % n + 1].vertex
-        if a ~= c then
-          local ax, ay, az = pool:get(a)
-          local cx, cy, cz = pool:get(c)
-          local e = { i, ax, ay, az, cx, cy, cz }
-          for gx = floor((min(ax, cx) - eps) / cell), floor((max(ax, cx) + eps) / cell) do
-            for gz = floor((min(az, cz) - eps) / cell), floor((max(az, cz) + eps) / cell) do
-              local kk = key(gx, gz)
-              local list = grid[kk]
-              if not list then list = {}; grid[kk] = list end
-              list[#list + 1] = e
-            end
-          end
-        end
-      end
-    end
-  end
-  local out, seen = {}, {}
+  -- block edges with no neighbour, by the grid cell of their midpoint
+  local cand, ncand, V = {}, 0, nil
   for i, r in ipairs(rooms) do
     if r.kind == "block" and not r.is_tunnel and not r.is_bridge then
       local per = linked[i]
@@ -1727,34 +1717,83 @@ local function height_mismatches(b, rooms, linked)
       for k = 1, n do
         local a, c = per[k].vertex, per[k % n + 1].vertex
         if a ~= c and per[k].neighbour == 0 then
-          local ax, ay, az = pool:get(a)
-          local cx, cy, cz = pool:get(c)
-          local mx, my, mz = (ax + cx) / 2, (ay + cy) / 2, (az + cz) / 2
-          local dx, dz = cx - ax, cz - az
-          local len = sqrt(dx * dx + dz * dz)
-          local list = len > 2 * eps and grid[key(floor(mx / cell), floor(mz / cell))]
-          for _, e in ipairs(list or {}) do
-            local ex, ez = e[5] - e[2], e[7] - e[4]
-            local l2 = ex * ex + ez * ez
-            local t = ((mx - e[2]) * ex + (mz - e[4]) * ez) / l2
-            if t >= 0 and t <= 1 then
-              local px, pz = e[2] + t * ex - mx, e[4] + t * ez - mz
-              local cross = abs(dx * ez - dz * ex) / (len * sqrt(l2))
-              local dy = my - (e[3] + t * (e[6] - e[3]))
-              if px * px + pz * pz <= eps * eps and cross < 0.01 and abs(dy) > eps and abs(dy) <= HEIGHT_GAP then
-                local pair = i .. ":" .. e[1]
-                if not seen[pair] then
-                  seen[pair] = true
-                  out[#out + 1] = string_format("%s: perimeter edge %d runs along an edge of %s but %.3f m %s it, "
-                    .. "so the two rooms are not linked (§1.5); blocks meet roads at the road room's outer edge "
-                    .. "(sidewalk height)", r:label(), k, rooms[e[1]]:label(), abs(dy), dy < 0 and "below" or "above")
-                end
+          V = V or b.vpool:flat()
+          local ia, ic = 3 * (a - 1), 3 * (c - 1)
+          local mx, mz = (V[ia + 1] + V[ic + 1]) / 2, (V[ia + 3] + V[ic + 3]) / 2
+          local kk = key(floor(mx / cell), floor(mz / cell))
+          local list = cand[kk]
+          if not list then list = {}; cand[kk] = list end
+          list[#list + 1] = { i, k, ia, ic }
+          ncand = ncand + 1
+        end
+      end
+    end
+  end
+  if ncand == 0 then return {} end
+  -- road and intersection edges in those cells
+  local grid = {}
+  for i, r in ipairs(rooms) do
+    if (r.kind == "road" or r.kind == "intersection") and not r.is_tunnel and not r.is_bridge then
+      local per = linked[i]
+      local n = #per
+      for k = 1, n do
+        local a, c = per[k].vertex, per[k % n + 1].vertex
+        if a ~= c then
+          local ia, ic = 3 * (a - 1), 3 * (c - 1)
+          local ax, az, cx, cz = V[ia + 1], V[ia + 3], V[ic + 1], V[ic + 3]
+          for gx = floor((min(ax, cx) - eps) / cell), floor((max(ax, cx) + eps) / cell) do
+            for gz = floor((min(az, cz) - eps) / cell), floor((max(az, cz) + eps) / cell) do
+              local kk = key(gx, gz)
+              if cand[kk] then
+                local list = grid[kk]
+                if not list then list = {}; grid[kk] = list end
+                list[#list + 1] = { i, ia, ic }
               end
             end
           end
         end
       end
     end
+  end
+  local out, seen = {}, {}
+  for kk, list in pairs(cand) do
+    for _, cd in ipairs(list) do
+      local i, k, ia, ic = cd[1], cd[2], cd[3], cd[4]
+      local ax, ay, az, cx, cy, cz = V[ia + 1], V[ia + 2], V[ia + 3], V[ic + 1], V[ic + 2], V[ic + 3]
+      local mx, my, mz = (ax + cx) / 2, (ay + cy) / 2, (az + cz) / 2
+      local dx, dz = cx - ax, cz - az
+      local len = sqrt(dx * dx + dz * dz)
+      for _, e in ipairs(len > 2 * eps and grid[kk] or {}) do
+        local ea, ec = e[2], e[3]
+        local ex0, ey0, ez0 = V[ea + 1], V[ea + 2], V[ea + 3]
+        local ex, ey, ez = V[ec + 1] - ex0, V[ec + 2] - ey0, V[ec + 3] - ez0
+        local l2 = ex * ex + ez * ez
+        local t = ((mx - ex0) * ex + (mz - ez0) * ez) / l2
+        if t >= 0 and t <= 1 then
+          local px, pz = ex0 + t * ex - mx, ez0 + t * ez - mz
+          local cross = abs(dx * ez - dz * ex) / (len * sqrt(l2))
+          local dy = my - (ey0 + t * ey)
+          if px * px + pz * pz <= eps * eps and cross < 0.01 and abs(dy) > eps and abs(dy) <= HEIGHT_GAP then
+            local pair = i .. ":" .. e[1]
+            local w = seen[pair]
+            if not w then
+              seen[pair] = { i, k, e[1], dy }
+              out[#out + 1] = seen[pair]
+            elseif k < w[2] then -- the first edge, whatever order the cells came in
+              w[2], w[4] = k, dy
+            end
+          end
+        end
+      end
+    end
+  end
+  -- in room order, whatever order the cells came in
+  table_sort(out, function(x, y) return x[1] < y[1] or (x[1] == y[1] and x[3] < y[3]) end)
+  for n, w in ipairs(out) do
+    local dy = w[4]
+    out[n] = string_format("%s: perimeter edge %d runs along an edge of %s but %.3f m %s it, so the two rooms "
+      .. "are not linked (§1.5); blocks meet roads at the road room's outer edge (sidewalk height)",
+      rooms[w[1]]:label(), w[2], rooms[w[3]]:label(), abs(dy), dy < 0 and "below" or "above")
   end
   return out
 end

@@ -5,7 +5,8 @@
  * Every CHECK counts once; the last line printed is "c: N passed, N failed" and the exit
  * status is non-zero when a check failed. Sections: measures, centre lines and offsets,
  * cross-sections, triangulation and fans (convex, collinear, L, U, holes), facades and the
- * light index, pools, surfaces and outlines, neighbour links, T-junctions, intersections. */
+ * light index, pools, surfaces and outlines, neighbour links, T-junctions, intersections
+ * (two arms in line, non-finite input), keyhole rings, crossings and containment. */
 #include "psdl_geom.h"
 
 #include <math.h>

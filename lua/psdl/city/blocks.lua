@@ -1777,8 +1777,12 @@ end
 -- * `ground`, `park`, `plaza`, `apron_texture`: ground texture names (default the style's
 --   first paving, grass, plaza and grass); `apron_buildings`: rows along the network's
 --   outside too;
--- * `room`, `ground_limits`, `apron`: splitting limits (`M.DEFAULTS`); `split`: "chords"
---   (default) or "convex".
+-- * `room`, `ground_limits`, `apron`: splitting limits (`M.DEFAULTS`); `apron_ground`:
+--   ground limits of the apron's rooms (default `ground_limits`); `split`: "chords"
+--   (default) or "convex";
+-- * `apron_ring`: the apron's outer ring instead of the margin rectangle: points `{x, y, z}`
+--   (y nil: the ground's) in retail winding around the whole network (psdl.city.terrain
+--   passes the inner edge of its terrain grid).
 -- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
 -- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
 -- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
@@ -1986,7 +1990,16 @@ function M.fill(b, opts)
     local Rr = poly()
     local corners = { { x0, z0 }, { x0, z1 }, { x1, z1 }, { x1, z0 } }
     local step = ctx.apron_lim.step
-    for k = 1, 4 do
+    -- or the caller's ring around the whole network (retail winding; psdl.city.terrain: the
+    -- inner edge of its terrain grid, so the two share these points exactly)
+    if opts.apron_ring then
+      for _, q in ipairs(opts.apron_ring) do
+        local p, ref = ctx:new_point(q[1], q[2] or ground_y(q[1], q[3]), q[3])
+        push(Rr, p, ref, "margin")
+      end
+      corners = {}
+    end
+    for k = 1, #corners do
       local a, c = corners[k], corners[k % 4 + 1]
       local len = sqrt((c[1] - a[1]) ^ 2 + (c[2] - a[2]) ^ 2)
       local n = max(1, ceil(len / step - 1e-9))
@@ -2000,10 +2013,13 @@ function M.fill(b, opts)
     local polys = region_pieces(ctx, Rr, net.outlines, ctx.apron_lim, "apron")
     local tex = opts.apron_texture or tex_park
     local abs_ = opts.apron_buildings and default_bs or nil
+    local block_ground = ctx.ground_lim
+    if opts.apron_ground then ctx.ground_lim = merge(merge({}, block_ground), opts.apron_ground) end
     for k, Pp in ipairs(polys) do
       local r = ctx:room(Pp, string_format("apron %d", k), b:texture(tex), abs_)
       if r then report.apron_rooms[#report.apron_rooms + 1] = r end
     end
+    ctx.ground_lim = block_ground
     report.apron = #polys > 0
   end
   if ctx.footprints then

@@ -419,6 +419,8 @@ local function build_run(city, b, run, rng)
     error(string_format("%s: its centre line cannot be built: %s", M.road_label(first.road), tostring(cflat)), 0)
   end
   local samples = geom.unflatten(cflat)
+  -- a city on a terrain: the centre line follows the ground between its ends (psdl.city.terrain)
+  if city.drape then city.drape(samples, ctrl) end
   -- cut the samples at the through nodes (every control point is a sample)
   local bounds = { 1 }
   do
