@@ -27,7 +27,7 @@
  *   core.tjunctions(points, perimeters [, eps]) -> {room, edge, vertex, ...}
  *   core.pool(dim [, reserve_first])           -> psdl.Pool
  *       pool:add(x [, y, z]) / pool:add_flat(pts) / pool:find(...) / pool:count() /
- *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat()
+ *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat() / pool:points(refs)
  *
  * `points` arguments accept a flat array or a vertex Pool (its entries as points).
  * Longjmp safety: scratch arrays are Lua userdata (collected on error); the kernels that
@@ -864,10 +864,30 @@ static int pool_flat(lua_State *L) {
     return 1;
 }
 
+/* pool:points(refs) -> {x1, y1, z1, x2, ...}: the entries of 1-based references, in order
+ * (dim values each; Builder:flat_of) */
+static int pool_points(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    size_t n = arr_len(L, 2), count = psdl_pool_count(b->pool);
+    const float *f = psdl_pool_data(b->pool);
+    lua_settop(L, 2);
+    lua_createtable(L, (int)(n * b->dim), 0);
+    lua_Integer w = 0;
+    for (size_t i = 0; i < n; i++) {
+        lua_Integer r = arr_int(L, 2, i + 1, 2, "refs", 1, (lua_Integer)count);
+        const float *v = f + (size_t)(r - 1) * b->dim;
+        for (unsigned d = 0; d < b->dim; d++) {
+            lua_pushnumber(L, v[d]);
+            lua_rawseti(L, 3, ++w);
+        }
+    }
+    return 1;
+}
+
 static const luaL_Reg pool_meth[] = {
     {"add", pool_add},       {"add_flat", pool_add_flat}, {"find", pool_find},       {"count", pool_count},
     {"get", pool_get},       {"set_dummy", pool_set_dummy}, {"totable", pool_totable}, {"flat", pool_flat},
-    {"close", pool_close},   {NULL, NULL},
+    {"points", pool_points}, {"close", pool_close},       {NULL, NULL},
 };
 
 static const luaL_Reg pool_metameth[] = {

@@ -46,6 +46,7 @@ typedef struct corner {
     size_t ncurb;
     double outer[MAX_ARC][3]; /* outer path (JOIN with sidewalks), or [0] = building corner / Y */
     size_t nouter;
+    int mitre; /* MEET_A / MEET_B: the sidewalk ends along the other arm's edge */
 } corner;
 
 typedef struct jb {
@@ -124,6 +125,7 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
                          double step, double y, double rise) {
     double pa[3], pb[3];
     cn->ncurb = cn->nouter = 0;
+    cn->mitre = 0;
     int use_meet = gamma < M_PI - 0.5 * M_PI / 180.0;
     double tA = 0, tB = 0;
     if (use_meet) {
@@ -203,13 +205,35 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
         memcpy(cn->curb[cn->ncurb++], Pc, sizeof Pc);
         A->need_curb = fmax(A->need_curb, tA);
         B->need_curb = fmax(B->need_curb, tB);
-        if (hasA) { /* A's sidewalk ends across its width at the curb corner */
-            at(cn->outer[cn->nouter++], c, A, tA, A->aL + A->sL, y + rise);
-            A->need_outer = fmax(A->need_outer, tA);
+        /* A's sidewalk ends at the curb corner: across its width where the corner is
+         * right or obtuse; at an acute corner a square end would reach into B's carriageway,
+         * so it ends along B's edge line instead (mitred), out to where its outer line
+         * meets B's edge; B's end section moves out past that point. */
+        if (hasA) {
+            double oa[3], u = tA, v = 0;
+            at(oa, c, A, 0, A->aL + A->sL, y);
+            if (gamma < 0.5 * M_PI && meet(oa, A->d, pb, B->d, &u, &v) && u > tA && v >= 0) {
+                at(cn->outer[cn->nouter++], c, A, u, A->aL + A->sL, y + rise);
+                A->need_outer = fmax(A->need_outer, u);
+                B->need_curb = fmax(B->need_curb, v);
+                cn->mitre = 1;
+            } else {
+                at(cn->outer[cn->nouter++], c, A, tA, A->aL + A->sL, y + rise);
+                A->need_outer = fmax(A->need_outer, tA);
+            }
             cn->type = MEET_A;
         } else if (hasB) {
-            at(cn->outer[cn->nouter++], c, B, tB, -(B->aR + B->sR), y + rise);
-            B->need_outer = fmax(B->need_outer, tB);
+            double ob[3], u = tB, v = 0;
+            at(ob, c, B, 0, -(B->aR + B->sR), y);
+            if (gamma < 0.5 * M_PI && meet(ob, B->d, pa, A->d, &u, &v) && u > tB && v >= 0) {
+                at(cn->outer[cn->nouter++], c, B, u, -(B->aR + B->sR), y + rise);
+                B->need_outer = fmax(B->need_outer, u);
+                A->need_curb = fmax(A->need_curb, v);
+                cn->mitre = 1;
+            } else {
+                at(cn->outer[cn->nouter++], c, B, tB, -(B->aR + B->sR), y + rise);
+                B->need_outer = fmax(B->need_outer, tB);
+            }
             cn->type = MEET_B;
         } else {
             cn->type = MEET_NONE;
@@ -237,6 +261,23 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
         A->need_curb = fmax(A->need_curb, gap);
         B->need_curb = fmax(B->need_curb, gap);
         if (cn->type == TAPER) return;
+    }
+    if (nseg == 1) {
+        /* arms almost in line with equal widths: the corner's two ends lie (nearly) on top
+         * of each other at the node; two points a fraction of a millimetre apart would give
+         * sliver fans whose winding flips with rounding (almost-straight T junctions), so
+         * they become one point half way */
+        double q0[3], q1[3], w0[3], w1[3];
+        at(q0, c, A, 0, c0, y);
+        at(q1, c, B, 0, -c1, y);
+        at(w0, c, A, 0, o0, y + (hasA ? rise : 0));
+        at(w1, c, B, 0, -o1, y + (hasB ? rise : 0));
+        double dq = hypot(q1[0] - q0[0], q1[2] - q0[2]), dw = hypot(w1[0] - w0[0], w1[2] - w0[2]);
+        if (dq < 0.01 && dw < 0.01 && hasA == hasB) {
+            double *q = cn->curb[cn->ncurb++], *w = cn->outer[cn->nouter++];
+            for (int k = 0; k < 3; k++) q[k] = 0.5 * (q0[k] + q1[k]), w[k] = 0.5 * (w0[k] + w1[k]);
+            return;
+        }
     }
     for (size_t i = 0; i <= nseg; i++) {
         double u = (double)i / (double)nseg;
@@ -454,7 +495,7 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
             strip_pair(&s, curbp[0], outp[0]);
             strip_end(&s);
             push_idx(ol, on, outp[0]);
-            push_idx(ol, on, curbp[0]);
+            if (!q->mitre) push_idx(ol, on, curbp[0]); /* mitred: the curb corner is inside */
             push_idx(ol, on, ciB);
             break;
         case MEET_B:
@@ -464,7 +505,7 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
             strip_pair(&s, curbB, outerB);
             strip_end(&s);
             push_idx(ol, on, ciA);
-            push_idx(ol, on, curbp[0]);
+            if (!q->mitre) push_idx(ol, on, curbp[0]);
             push_idx(ol, on, outp[0]);
             break;
         case MEET_NONE:

@@ -230,15 +230,17 @@ end
 
 -- Checks a polygon with holes given as points (outline at least 3 points, finite, with
 -- area; holes each 3 points or more, inside the outline; no edges crossing). Returns the
--- problem or nil.
+-- problem or nil; for a polygon without holes that passes, also nil, its flat x, y, z and
+-- its signed area (for the caller to reuse).
 local function polygon_problem(outline, holes, name, hole_name)
   local m = points_problem(outline, name, 3)
   if m then return m end
   local outer = geom.flatten(outline)
   m = crossing_problem(outer, nil, name, hole_name)
   if m then return m end
-  if abs(core.signed_area(outer)) <= 1e-9 then return name .. ": the polygon has no area" end
-  if holes == nil or (type(holes) == "table" and #holes == 0) then return nil end
+  local area = core.signed_area(outer)
+  if abs(area) <= 1e-9 then return name .. ": the polygon has no area" end
+  if holes == nil or (type(holes) == "table" and #holes == 0) then return nil, outer, area end
   local flat, starts = {}, nil
   for i = 1, #outer do flat[i] = outer[i] end
   if holes ~= nil then
@@ -520,13 +522,7 @@ end
 
 -- Flat x, y, z of vertex references.
 function Builder:flat_of(refs)
-  local f, n, pool = {}, 0, self.vpool
-  for i = 1, #refs do
-    local x, y, z = pool:get(refs[i])
-    f[n + 1], f[n + 2], f[n + 3] = x, y, z
-    n = n + 3
-  end
-  return f
+  return self.vpool:points(refs)
 end
 
 --- "room 12 ("Main St")" for messages: the room's number in creation order and its name.
@@ -1309,22 +1305,38 @@ function Builder:building(room, o)
   if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
   if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
   local closed = o.closed ~= false
-  local m = closed and polygon_problem(o.outline, nil, "outline") or points_problem(o.outline, "outline", 2)
-    or opt_problem(o.floors, "floors", "nonneg") or opt_problem(o.floor_height, "floor_height", "positive")
+  -- every check here, once: the attributes below are made without Room's own checks
+  local m, flat, area
+  if closed then m, flat, area = polygon_problem(o.outline, nil, "outline")
+  else m = points_problem(o.outline, "outline", 2) end
+  m = m or opt_problem(o.floors, "floors", "nonneg") or opt_problem(o.floor_height, "floor_height", "positive")
     or opt_problem(o.ground_height, "ground_height", "nonneg") or opt_problem(o.bay_width, "bay_width", "positive")
     or opt_problem(o.base, "base") or opt_problem(o.top, "top") or opt_problem(o.sliver_density, "sliver_density", "positive")
   if m then argerr(2, "building", m) end
   local outline = o.outline
-  if closed then outline = geom.retail(outline) end
+  local n = #outline
+  if not closed then
+    flat = geom.flatten(outline)
+  elseif area > 0 then -- retail winding (geom.retail)
+    local r, f = {}, {}
+    for i = 1, n do
+      local p = outline[n + 1 - i]
+      r[i] = p
+      f[3 * i - 2], f[3 * i - 1], f[3 * i] = p[1], p[2] or 0, p[3]
+    end
+    outline, flat = r, f
+  end
   local base = o.base
   if not base then
     base = -huge
-    for _, p in ipairs(outline) do base = max(base, p[2] or 0) end
+    for i = 2, 3 * n, 3 do base = max(base, flat[i]) end
   end
   local fh = o.floor_height or 3
   local floors = o.floors or 3
   local gh = o.ground_height or 0
   local top = o.top or (base + gh + floors * fh)
+  m = num_problem(top, "top") or num_problem(base + gh, "base + ground_height")
+  if m then argerr(2, "building", m) end
   if not (top > base) then
     argerr(2, "building", string_format("the building has no height: top %s, base %s (floors, floor_height, "
       .. "ground_height or top)", shown(top), shown(base)))
@@ -1333,9 +1345,16 @@ function Builder:building(room, o)
     argerr(2, "building", string_format("top (%s) is below the ground floor's top (base + ground_height = %s)",
       shown(top), shown(base + gh)))
   end
+  if gh > 0 and not (base + gh > base) then
+    argerr(2, "building", string_format("ground_height %s vanishes at base %s", shown(gh), shown(base)))
+  end
   if room.outline then
-    local k = core.first_outside(self:flat_of(room.outline), geom.flatten(outline), closed,
-      max(self.eps, M.BUILDING_SLACK))
+    local rflat = room.outline_flat
+    if not rflat or room.outline_flat_of ~= room.outline then -- one flat outline per room, not per building
+      rflat = self.vpool:points(room.outline)
+      room.outline_flat, room.outline_flat_of = rflat, room.outline
+    end
+    local k = core.first_outside(rflat, flat, closed, max(self.eps, M.BUILDING_SLACK))
     if k then
       local p = outline[k]
       argerr(2, "building", string_format("building outline leaves the outline of %s at point %d (x = %s, z = %s)",
@@ -1343,39 +1362,109 @@ function Builder:building(room, o)
     end
   end
   local style = self.style
-  local upper = o.facade or style.facades.upper[1]
-  local groundtex = o.ground or style.facades.ground[1]
-  local segs = core.facades(geom.flatten(outline), { bottom = base, top = top, floor_height = fh,
-                                                      bay_width = o.bay_width or 4, closed = closed })
-  local vup = max(1, floor((top - base - gh) / fh + 0.5))
-  local n = #outline
-  local stats = { base = base, top = top, runs = 0, facades = 0, slivers = 0 }
+  local segs = core.facades(flat, { bottom = base, top = top, floor_height = fh, bay_width = o.bay_width or 4,
+                                    closed = closed })
+  local nseg = #segs
+  -- the points in the order they first reach the vertex pool (as one attribute call after
+  -- another would add them): each run's bound ends, each segment's ends, then the roof's
+  local seq, seen, ns = {}, {}, 0
   local i = 1
-  while i <= #segs do
+  while i <= nseg do
     local j = i
-    while j < #segs and not segs[j + 1].run do j = j + 1 end
-    local l, r = outline[segs[i].left], outline[segs[j].right]
-    room:facade_bound(l, r, { top = top, light = segs[i].light })
+    while j < nseg and not segs[j + 1].run do j = j + 1 end
+    for _, k in ipairs({ segs[i].left, segs[j].right }) do
+      if not seen[k] then seen[k] = true; ns = ns + 1; seq[ns] = k end
+    end
+    for q = i, j do
+      local s = segs[q]
+      local a, c = s.left, (s.right - 1) % n + 1
+      if not seen[a] then seen[a] = true; ns = ns + 1; seq[ns] = a end
+      if not seen[c] then seen[c] = true; ns = ns + 1; seq[ns] = c end
+    end
+    i = j + 1
+  end
+  if closed then
+    for k = 1, n do
+      if not seen[k] then seen[k] = true; ns = ns + 1; seq[ns] = k end
+    end
+  end
+  local sflat = {}
+  for q = 1, ns do
+    local k = 3 * seq[q]
+    sflat[3 * q - 2], sflat[3 * q - 1], sflat[3 * q] = flat[k - 2], flat[k - 1], flat[k]
+  end
+  local got = pool_flat(self, sflat)
+  local ref = {}
+  for q = 1, ns do ref[seq[q]] = got[q] end
+  room:check_budget()
+  -- heights through a memo, first added in the order the attribute calls would add them
+  local hpool, hmemo = self.hpool, {}
+  local function H(v)
+    local r = hmemo[v]
+    if not r then r = hpool:add(v); hmemo[v] = r end
+    return r
+  end
+  local vup = max(1, floor((top - base - gh) / fh + 0.5))
+  local vgh = max(1, floor(gh / fh + 0.5))
+  if vup > 32767 or vgh > 32767 then
+    room:fail("facade: repeats %s x %s outside 1..32767", 1, max(vup, vgh))
+  end
+  local ops = room.ops
+  local no = #ops
+  local gup, gground, gsliver
+  local stats = { base = base, top = top, runs = 0, facades = 0, slivers = 0 }
+  i = 1
+  while i <= nseg do
+    local j = i
+    while j < nseg and not segs[j + 1].run do j = j + 1 end
+    no = no + 1
+    ops[no] = { type = "facade_bound", light = segs[i].light, top = H(top), refs = { ref[segs[i].left], ref[segs[j].right] } }
     stats.runs = stats.runs + 1
     for k = i, j do
       local s = segs[k]
-      local a, b = outline[s.left], outline[(s.right - 1) % n + 1]
+      local u = s.u
+      if u < 1 or u > 32767 then room:fail("facade: repeats %s x %s outside 1..32767", u, 1) end
+      local a, c = ref[s.left], ref[(s.right - 1) % n + 1]
       if s.sloped then
-        room:sliver(a, b, { top = base, density = o.sliver_density, texture = o.sliver })
+        gsliver = gsliver or as_group(self, o.sliver or style.slivers[1], "single", "sliver")
+        no = no + 1
+        ops[no] = { type = "sliver", group = gsliver, top = H(base), density = H(o.sliver_density or 0.25), refs = { a, c } }
         stats.slivers = stats.slivers + 1
       end
       if gh > 0 then
-        room:facade(a, b, { bottom = base, top = base + gh, u = s.u, v = max(1, floor(gh / fh + 0.5)), texture = groundtex })
+        gground = gground or as_group(self, o.ground or style.facades.ground[1], "single", "facade")
+        no = no + 1
+        ops[no] = { type = "facade", group = gground, bottom = H(base), top = H(base + gh), u = u, v = vgh, refs = { a, c } }
         stats.facades = stats.facades + 1
       end
       if top > base + gh then -- floors above the ground floor
-        room:facade(a, b, { bottom = base + gh, top = top, u = s.u, v = vup, texture = upper })
+        gup = gup or as_group(self, o.facade or style.facades.upper[1], "single", "facade")
+        no = no + 1
+        ops[no] = { type = "facade", group = gup, bottom = H(base + gh), top = H(top), u = u, v = vup, refs = { a, c } }
         stats.facades = stats.facades + 1
       end
     end
     i = j + 1
   end
-  if closed then room:roof(outline, top, o.roof or style.roofs[1]) end
+  if closed then -- the roof: fans over the outline at the top (Room:roof)
+    local g = as_group(self, o.roof or style.roofs[1], "single", "roof")
+    local hr = H(top)
+    local rrefs = {}
+    for k = 1, n do rrefs[k] = ref[k] end
+    local idx, xpts = core.fans(self.vpool:points(rrefs))
+    if #idx == 0 then room:fail("roof: the polygon has no area") end
+    local xrefs = #xpts > 0 and self:vertices_flat(xpts) or nil
+    for _, f in ipairs(idx) do
+      local rr = {}
+      for q = 1, #f do
+        local k = f[q]
+        rr[q] = k <= n and rrefs[k] or xrefs[k - n]
+      end
+      no = no + 1
+      ops[no] = { type = "roof", group = g, refs = rr, height = hr }
+    end
+    if xrefs then room:check_budget() end
+  end
   return stats
 end
 

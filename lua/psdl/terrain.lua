@@ -597,6 +597,21 @@ function M.from_grid(grid, opts)
   return new_terrain(grid, check_options(opts, { cell_size = true, origin = true }, "from_grid", 2), "grid")
 end
 
+--- A city's ground as a height grid: its walkable surfaces (roads, sidewalks, crosswalks,
+-- block and terrain ground; no roofs, facades or slivers; tunnel and bridge rooms only with
+-- `warp`) rasterised onto points `cell` metres apart, the highest surface at each point,
+-- points nothing covers filled from their nearest covered neighbours
+-- (`psdl.city.terrain.from_city`). Same axes as a loaded terrain: row i along z, column j
+-- along x.
+-- @param what a PSDL document, or a `psdl.city` City
+-- @tparam[opt] table opts `cell` (m, 10), `origin` (`{x, z}`), `cols`, `rows`, `like` (a
+--   Terrain whose grid to use), `warp`, `fill` ("nearest" or a height)
+-- @treturn Terrain (with `covered`: one boolean per point), or `nil, message`
+-- @treturn table `{triangles, covered, filled}`
+function M.from_city(what, opts)
+  return require("psdl.city.terrain").from_city(what, opts)
+end
+
 --- Load a terrain from bytes or a file: a package (its NHTG), an NHTG resource, or a PNG or
 -- PGM heightmap (told apart by content).
 -- @tparam string what a path, or the bytes themselves when `opts.bytes`

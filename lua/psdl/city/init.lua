@@ -72,7 +72,8 @@ end
 
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
-               terrain = true, transition = true, arc_step = true, max_angle = true, blocks = true }
+               terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
+               blocks = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -98,7 +99,12 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   boulevard: main road / banners; alleys and freeways none);
 -- * `profiles`: extra or replaced profiles, name → definition (see `psdl.city.profiles`);
 -- * `height`: function(x, z) → y for nodes and via points without y, or a
---   `psdl.terrain` Terrain (its `height` method is used);
+--   `psdl.terrain` Terrain (its `height` method is used); roads climb evenly between them;
+-- * `terrain`: a `psdl.terrain` Terrain or a function(x, z) → y the whole city lies on
+--   (`psdl.city.terrain`): nodes and via points without y, road centre lines between the
+--   intersections, block ground, and terrain ground rooms out to the terrain's extent;
+--   `terrain_opts`: `{blend, extent, cell, room_cells, max_points, texture, apron_cell,
+--   planar_tol, ground}` (`psdl.city.terrain.setup`);
 -- * `blocks = false`: build roads and intersections only.
 -- @treturn City
 function M.new(opts)
@@ -115,7 +121,18 @@ function M.new(opts)
     if type(v) ~= "table" then argerr(1, "new", "profiles." .. tostring(k) .. ": table expected") end
     ptab[k] = v
   end
-  local height = opts.height or opts.terrain
+  local height = opts.height
+  local on_terrain
+  if opts.terrain ~= nil then
+    if opts.height ~= nil then
+      argerr(1, "new", "height or terrain, not both (height: node heights only; terrain: the whole city lies on it)")
+    end
+    local ok, t = pcall(require("psdl.city.terrain").setup, opts.terrain, opts.terrain_opts)
+    if not ok then argerr(1, "new", tostring(t)) end
+    on_terrain, height = t, t.height
+  elseif opts.terrain_opts ~= nil then
+    argerr(1, "new", "terrain_opts: only with terrain")
+  end
   if type(height) == "table" and height.height then
     local t = height
     height = function(x, z) return t:height(x, z) end
@@ -135,9 +152,17 @@ function M.new(opts)
     spacing = opts.spacing or 20, room_length = opts.room_length or 100, radius = opts.radius or 5,
     bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
-    props = opts.props, profile_table = ptab, height_fn = height,
+    props = opts.props, profile_table = ptab, height_fn = height, terrain = on_terrain,
     nodes = {}, roads = {}, node_by_id = {},
   }, City)
+  if on_terrain then -- road centre lines follow the ground (psdl.city.terrain)
+    local drape, fn, blend = require("psdl.city.terrain").drape, on_terrain.height, on_terrain.blend
+    local tol = on_terrain.planar_tol
+    city.drape = function(samples, ctrl, spline)
+      if spline then spline.planar_tol = spline.planar_tol or tol end
+      return drape(samples, ctrl, fn, blend, spline)
+    end
+  end
   if opts.blocks == false then city.block_opts = false end
   return city
 end
@@ -351,7 +376,7 @@ local function build(self, opts)
   local b = builder.new{ style = self.style, name = self.name }
   local info = layout.build_roads(self, b, rng)
   local t1 = os_clock()
-  local block_report
+  local block_report, terrain_report
   if self.block_opts ~= false then
     local ok, blocks = pcall(require, "psdl.city.blocks")
     if not ok then
@@ -361,15 +386,33 @@ local function build(self, opts)
     if blocks then
       local bo = self.block_opts or {}
       local brng = rng:derive("blocks")
+      local margin = bo.margin or self.margin
+      local tr, tplan, cterrain = self.terrain, nil, nil
+      if tr and tr.ground then -- terrain ground: the apron out to the ground grid's inner edge
+        cterrain = require "psdl.city.terrain"
+        margin = math.max(tonumber(margin) or 0, 1)
+        tplan = cterrain.plan(tr, b, margin)
+      end
       local ok2, rep2 = pcall(blocks.fill, b, {
-        style = self.style, rng = brng:fn(), margin = bo.margin or self.margin,
+        style = self.style, rng = brng:fn(), margin = margin,
         buildings = bo.buildings or false, overrides = bo.overrides, height = varied and block_height(self) or nil,
-        footprints = self.footprints,
+        footprints = self.footprints, apron_ring = tplan and tplan.ring,
+        apron_ground = tplan and cterrain.apron_limits(tr, tplan), apron_texture = tplan and tr.texture,
+        ground_limits = tplan and cterrain.apron_limits(tr, tplan),
       })
       if not ok2 then
         error("blocks: " .. tostring(rep2):gsub("^[^\n]-psdl/city/blocks%.lua:%d+: ", ""), 0)
       end
       block_report = rep2
+      if tplan then
+        local g = self.style.ground or {}
+        local tex = tr.texture or (g.grass or g.paving or {})[1] or "s_concrt"
+        local ok3, rooms = pcall(cterrain.ground, b, tr, tplan, tex)
+        if not ok3 then error("terrain: " .. tostring(rooms):gsub("^[^\n]-psdl/city/terrain%.lua:%d+: ", ""), 0) end
+        terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,
+                           extent = tplan.extent, rect = tplan.rect, network = tplan.box,
+                           grid = { #tplan.xs, #tplan.zs } }
+      end
     end
   end
   local t2 = os_clock()
@@ -386,6 +429,7 @@ local function build(self, opts)
   local report = {
     rooms = rep.rooms, vertices = rep.vertices, heights = rep.heights, textures = rep.textures,
     roads = #doc.roads, kinds = kinds, nodes = info.classes, runs = #info.runs, blocks = block_report,
+    terrain = terrain_report,
     problems = problems, counts = counts, tjunctions = rep.tjunctions, seed = seed, builder = b,
     seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
     run_list = info.runs,
@@ -405,6 +449,8 @@ end
 -- records), `kinds` (rooms by kind: road, intersection, block, tunnel, bridge), `nodes`
 -- (nodes by class: junction, bend, transition, dead_end, open, through), `runs`,
 -- `blocks` (what `psdl.city.blocks` returned, or nil when it is not available or off),
+-- `terrain` (with the `terrain` option: `{cell, rooms, room_list, apron_rooms, extent,
+-- rect, network, grid}` of the terrain ground),
 -- `problems` (validation warnings), `counts` (`{errors, warnings}`), `tjunctions`,
 -- `seed`, `seconds` (`{roads, blocks, finish, total}`)
 -- @raise with a message naming the script line of the node or road at fault, or when the
@@ -450,6 +496,7 @@ function M.summary(report, label)
     local s = string_format("%d", n or 0)
     return (s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))
   end
+  local function fmt_m(x) return (string_format("%.1f", x):gsub("%.0$", "")) end
   local k = report.kinds
   local lines = {}
   lines[#lines + 1] = string_format("%s%s rooms (%s road, %s intersection, %s block; %s tunnel, %s bridge), "
@@ -466,6 +513,13 @@ function M.summary(report, label)
       int(bl.parks), bl.apron and ", ground apron" or "")
   else
     lines[#lines + 1] = "  blocks: none (psdl.city.blocks not available or blocks = false)"
+  end
+  local tg = report.terrain
+  if tg then
+    local e = tg.extent
+    lines[#lines + 1] = string_format("  terrain: ground out to x %s..%s, z %s..%s: %s apron rooms, %s grid rooms "
+      .. "(%s m cells)", fmt_m(e[1]), fmt_m(e[3]), fmt_m(e[2]), fmt_m(e[4]), int(tg.apron_rooms), int(tg.rooms),
+      fmt_m(tg.cell))
   end
   local c = report.counts or {}
   lines[#lines + 1] = string_format("  validation: %s errors, %s warnings", int(c.errors), int(c.warnings))

@@ -420,7 +420,10 @@ local function build_run(city, b, run, rng)
   end
   local samples = geom.unflatten(cflat)
   -- a city on a terrain: the centre line follows the ground between its ends (psdl.city.terrain)
-  if city.drape then city.drape(samples, ctrl) end
+  if city.drape then
+    samples = city.drape(samples, ctrl, { spacing = city.spacing or 20, max_angle = city.max_angle, half_width = half,
+                                          start_dir = start_dir, end_dir = end_dir })
+  end
   -- cut the samples at the through nodes (every control point is a sample)
   local bounds = { 1 }
   do
@@ -493,7 +496,9 @@ local function build_run(city, b, run, rng)
     if k == 1 then o.start_section = start_section end
     if k == #subs then o.end_section = end_section end
     local nrooms = max(1, floor(s.length / room_length + 0.5))
-    o.split = max(2, ceil((n - 1) / nrooms) + 1)
+    -- at most 120 sections a room (240 perimeter points of the 255 a room may have): climbing
+    -- curves get many sections to keep their quads planar
+    o.split = min(120, max(2, ceil((n - 1) / nrooms) + 1))
     if rs.divider then
       local dv = {}
       for kk, v in pairs(rs.divider) do dv[kk] = v end

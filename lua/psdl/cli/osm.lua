@@ -6,14 +6,22 @@
 --     psdl osm EXTRACT.osm [--bbox minlon,minlat,maxlon,maxlat] [--network-json OUT.json]
 --              [--svg MAP.svg] [--json] [--walkways] [--scale S] [...]
 --
--- Exit code: 0 done; 1 usage error, or `--strict` and the network still has problems;
--- 2 the input is not OSM XML (the message gives the line); 3 a file cannot be read or
--- written.
+--     psdl osm EXTRACT.osm -o CITY.psdl [--bbox ...] [--style london|sf] [--seed N]
+--              [--preview MAP.png] [--procedural] [--strict] [--progress]
 --
--- Still to come (issue "Import OpenStreetMap", part 4, once `psdl.city` is in): `-o
--- city.psdl` building the city from the network (`psdl.city.from_network(net, {style,
--- seed})`, blocks with the footprints, `City:save`), `--style london|sf`, `--seed N`,
--- `--preview map.png` (`psdl.render`), and rooms, intersections and blocks in the summary.
+-- With `-o`, the network becomes a city (`psdl.city.from_network(net, {style, seed})`,
+-- blocks from the faces of the network with the extract's building footprints, and with
+-- `--procedural` generated building rows along the block edges too), which is validated
+-- and written atomically (`psdl.write`: nothing is written when it has validation errors,
+-- or warnings with `--strict`); `--preview` then draws its map (`psdl.render`). The summary
+-- adds the city: rooms by kind, road records, intersections, blocks, buildings placed and
+-- footprints left out (with the reason), validation and timings. Progress (the stages, on
+-- stderr) shows when stderr is a terminal, or with `--progress`.
+--
+-- Exit code: 0 done; 1 usage error, or the city does not validate, or `--strict` and the
+-- network still has problems or the city has validation warnings; 2 the input is not OSM XML
+-- (the message gives the line), or the city cannot be built from it; 3 a file cannot be read
+-- or written.
 -- @module psdl.cli.osm
 
 local common = require "psdl.cli.common"
@@ -25,14 +33,16 @@ local ipairs, pairs, tonumber, type, require, tostring = ipairs, pairs, tonumber
 local M = {}
 
 --- One-line description shown by `psdl --help`.
-M.summary = "Import OpenStreetMap: the cleaned road network of an OSM extract (JSON, SVG)."
+M.summary = "Import OpenStreetMap: a city (PSDL) from an OSM extract, or its road network (JSON, SVG)."
 
 --- Longer description shown by `psdl osm --help`.
 M.description = "Read an OpenStreetMap XML extract, project it to metres (transverse Mercator "
   .. "around the area's centre; x east, z north), turn its highways into a road network "
   .. "(profiles street, alley, avenue, boulevard, freeway), merge dual carriageways, handle "
   .. "roundabouts, bridges and tunnels, and clean it up so every road and junction fits "
-  .. "without overlaps; building footprints are kept. Prints what was skipped and why. "
+  .. "without overlaps; building footprints are kept. With -o, build the city from it (roads, "
+  .. "intersections, blocks from the faces of the network, buildings on the footprints), validate "
+  .. "it and write the PSDL atomically; --preview draws its map. Prints what was skipped and why. "
   .. "OSM data: © OpenStreetMap contributors, ODbL 1.0."
 
 local function bbox(s)
@@ -61,6 +71,14 @@ end
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
   cmd:argument("file", "OSM XML extract (.osm).")
+  cmd:option("-o --output", "Build the city and write it here (PSDL)."):argname("<city.psdl>")
+  cmd:option("--style", "Texture style of the city (with -o).", "london"):choices({ "london", "sf" })
+  cmd:option("--seed", "Seed of the city's randomness (with -o; an integer, default 1)."):argname("<n>")
+  cmd:option("--preview", "Also draw a map of the city (with -o): .png or .svg."):argname("<map>")
+  cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
+  cmd:flag("--procedural", "Also line the blocks' street edges with generated buildings (default: only the "
+    .. "extract's footprints; blocks without any stay open).")
+  cmd:option("--name", "City name the validation checks (with -o)."):argname("<name>")
   cmd:option("--bbox", "Clip to this area, in degrees: minlon,minlat,maxlon,maxlat."):argname("<box>"):convert(bbox)
   cmd:flag("--no-clip", "Keep whole ways even beyond the file's <bounds> (default: clip to them).")
   cmd:option("--network-json", "Write the cleaned network (docs/network.md) as JSON."):argname("<out.json>")
@@ -85,7 +103,8 @@ function M.configure(cmd)
   cmd:option("--merge-distance", "Merge nodes closer than this, metres (default 2)."):argname("<m>"):convert(nonneg)
   cmd:option("--min-angle", "Smallest angle between two roads at a junction, degrees (default 25)."):argname("<deg>")
     :convert(nonneg)
-  cmd:flag("--strict", "Exit 1 when the network still has problems after the clean-up.")
+  cmd:flag("--strict", "Exit 1 when the network still has problems after the clean-up; with -o, refuse a "
+    .. "city with validation warnings too.")
   cmd:flag("-v --verbose", "List every dropped road and every problem left.")
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
   cmd:flag("--progress", "Show the stages on stderr (default: when stderr is a terminal).")
@@ -240,8 +259,71 @@ end
 -- @tparam table args parsed arguments
 -- @tparam table ctx the command context (see `psdl.cli`)
 -- @treturn integer exit code
+-- The city part of the summary: what `psdl.city.summary` says, and the footprints.
+local function print_city(out, path, report, nfootprints, verbose)
+  local psdl_city = require "psdl.city"
+  local text = psdl_city.summary(report, path)
+  if not verbose then -- the first problems only
+    local lines, kept = {}, 0
+    for l in (text .. "\n"):gmatch("([^\n]*)\n") do
+      if l:match("^    warning ") or l:match("^    error ") then
+        kept = kept + 1
+        if kept <= 5 then lines[#lines + 1] = l end
+      elseif l:match("^    %(and ") then -- replaced below
+      else
+        lines[#lines + 1] = l
+      end
+    end
+    if kept > 5 then lines[#lines + 1] = string.format("    (and %d more; --verbose lists them)", kept - 5) end
+    text = table.concat(lines, "\n")
+  end
+  out:write(text, "\n")
+  local bl = report.blocks
+  if bl and nfootprints > 0 then
+    local placed = bl.footprints or 0
+    out:write(string.format("  footprints: %s of %s placed as buildings", common.int(placed), common.int(nfootprints)))
+    local left = nfootprints - placed
+    if left > 0 then
+      local why = {}
+      for _, kv in ipairs(sorted_counts(bl.footprints_why or {})) do
+        why[#why + 1] = string.format("%s %s", common.int(kv.v), kv.k)
+      end
+      out:write(string.format("; %s left out%s", common.int(left), #why > 0 and " (" .. table.concat(why, ", ") .. ")" or ""))
+    end
+    out:write("\n")
+  end
+  if bl and bl.warnings and #bl.warnings > 0 then
+    out:write(string.format("  blocks: %d note%s\n", #bl.warnings, #bl.warnings == 1 and "" or "s"))
+    for k, w in ipairs(bl.warnings) do
+      if not verbose and k > 5 then
+        out:write(string.format("    ... and %d more (--verbose lists them)\n", #bl.warnings - 5))
+        break
+      end
+      out:write("    ", w, "\n")
+    end
+  end
+end
+
 function M.run(args, ctx)
   local osm = require "psdl.osm"
+  local seed, size
+  if args.seed then
+    seed = math.tointeger(tonumber(args.seed))
+    if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
+  end
+  size = math.tointeger(tonumber(args.size))
+  if not size or size < 64 or size > 16384 then
+    common.failure("usage", string.format("--size: integer 64-16384 expected, got %q", args.size))
+  end
+  if args.preview then
+    if not args.output then common.failure("usage", "--preview draws the city: it needs -o CITY.psdl") end
+    if not (args.preview:lower():match("%.png$") or args.preview:lower():match("%.svg$")) then
+      common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
+    end
+  end
+  if not args.output and (args.seed or args.procedural or args.name) then
+    common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
+  end
   local show_progress = args.progress
   if show_progress == nil or show_progress == false then
     local ok, term = pcall(require, "term")
@@ -268,6 +350,36 @@ function M.run(args, ctx)
   local net, report = osm.network(data, opts)
   report.timings.read = t_read
 
+  -- the city: built, validated and written (atomically) before anything else is written
+  local city_report, doc
+  if args.output then
+    local psdl = common.psdl()
+    if #net.roads == 0 then
+      common.failure("bad_input", args.file .. ": no roads left to build a city from (see the summary of "
+        .. "'psdl osm " .. args.file .. "' without -o)")
+    end
+    if opts.progress then opts.progress(string.format("building the city (%d roads, %d footprints)", #net.roads,
+      #(net.buildings or {}))) end
+    local t_city = os.clock()
+    local ok, city = pcall(psdl.city.from_network, net, { style = args.style, seed = seed or 1, name = args.name })
+    if not ok then common.failure("bad_input", args.file .. ": " .. common.clean(city)) end
+    city:blocks { buildings = args.procedural and {} or false }
+    local ok2, d, rep = xpcall(city.build, function(e) return tostring(e) end, city, { seed = seed,
+      strict = args.strict })
+    if not ok2 then
+      local msg = tostring(d)
+      if msg:find("does not validate", 1, true) then
+        common.failure("problems", args.file .. ": " .. (msg:gsub("^.-: the built", "the built")))
+      end
+      common.failure("bad_input", args.file .. ": the city cannot be built: " .. (msg:match("^[^\n]*")))
+    end
+    doc, city_report = d, rep
+    if opts.progress then opts.progress("writing " .. args.output) end
+    local okw, err, code = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
+    if not okw then common.failure(common.exit_for(code), common.clean(err)) end
+    report.timings.city = os.clock() - t_city
+  end
+
   if args.network_json then
     local ok, err, ecode = common.write_file_atomic(args.network_json, M.network_json(net, report))
     if not ok then common.failure(common.exit_for(ecode), err) end
@@ -280,15 +392,47 @@ function M.run(args, ctx)
     if not ok then common.failure(common.exit_for(ecode), err) end
   end
   if args.json then
+    local cityj
+    if city_report then
+      local obj = docjson.object
+      local bl = city_report.blocks or {}
+      local problems = {}
+      for i, p in ipairs(city_report.problems or {}) do
+        problems[i] = obj { severity = p.severity, rule = p.rule, path = p.path, message = p.message }
+      end
+      cityj = obj {
+        file = args.output, rooms = city_report.rooms, vertices = city_report.vertices,
+        road_records = city_report.roads, kinds = obj(city_report.kinds), nodes = obj(city_report.nodes or {}),
+        runs = city_report.runs, blocks = bl.blocks or 0, buildings = bl.buildings or 0, parks = bl.parks or 0,
+        footprints = #(net.buildings or {}), footprints_placed = bl.footprints or 0,
+        footprints_left_out = obj(bl.footprints_why or {}), block_notes = bl.warnings or {},
+        validation = obj(city_report.counts), problems = problems, seed = city_report.seed,
+        seconds = obj(city_report.seconds or {}),
+      }
+    end
     ctx.stdout:write(docjson.encode(docjson.object {
       format = "psdlkit-osm-report", version = 1, file = args.file, report = M.report_object(report),
+      city = cityj,
     }))
   elseif not args.quiet then
     print_summary(ctx.stdout, args.file, net, report, args.verbose)
+    if city_report then print_city(ctx.stdout, args.output, city_report, #(net.buildings or {}), args.verbose) end
     local written = {}
+    if args.output then written[#written + 1] = args.output .. " (city)" end
     if args.network_json then written[#written + 1] = args.network_json .. " (network)" end
     if args.svg then written[#written + 1] = args.svg .. " (picture)" end
     if #written > 0 then ctx.stdout:write("written: ", table.concat(written, ", "), "\n") end
+  end
+  if args.preview then
+    if opts.progress then opts.progress("drawing " .. args.preview) end
+    local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size,
+      title = args.output:match("([^/\\]*)$") })
+    if not r then
+      common.failure(rcode == "usage" and "usage" or common.exit_for(rcode), (common.clean(rerr):gsub("^usage: ", "")))
+    end
+    if not args.quiet and not args.json then
+      ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
+    end
   end
   if args.strict and #report.warnings > 0 then
     return ctx:fail("problems", string.format("%d problem%s left in the network (--strict)", #report.warnings,

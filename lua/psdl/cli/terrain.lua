@@ -4,11 +4,14 @@
 --     psdl terrain info FILE... [--json]
 --     psdl terrain export SOURCE -o OUT.png|OUT.pgm|OUT.nhtg [--bits 8|16] [--offset H]
 --                         [--scale S] [--cell-size C]
+--     psdl terrain export CITY.psdl -o OUT.png|OUT.pgm|OUT.nhtg [--cell-size C] [...]
 --     psdl terrain import SOURCE -o TARGET.package|TARGET.nhtg [--offset H] [--scale S]
 --                         [--type NAME] [--water H] [--compress|--no-compress] [--resize]
 --
 -- SOURCE and FILE may be a package, an NHTG resource, a PNG or a PGM (told apart by their
--- first bytes). `import` writes into an existing package (its NHTG replaced, every other
+-- first bytes); `export` also takes a PSDL city, whose ground (roads, sidewalks, block and
+-- terrain ground; no roofs or facades) becomes a height grid of `--cell-size` metres (10).
+-- `import` writes into an existing package (its NHTG replaced, every other
 -- resource byte-identical, the original kept as TARGET.bak) or into an `.nhtg` file
 -- (an existing one keeps its type, water level and second array). Writes are atomic.
 -- @module psdl.cli.terrain
@@ -61,14 +64,16 @@ function M.configure(cmd, help_flag)
   info:argument("files", "Packages, NHTG resources, PNG or PGM heightmaps."):args("+")
   info:flag("--json", "Write the description as JSON.")
 
-  local export = sub("export", "Write the terrain of a package or NHTG as a heightmap (or as an NHTG).")
-  export:argument("source", "Package, NHTG resource, PNG or PGM.")
+  local export = sub("export", "Write the terrain of a package or NHTG, or a city's ground, as a heightmap "
+    .. "(or as an NHTG).")
+  export:argument("source", "Package, NHTG resource, PNG, PGM, or a PSDL city (its ground).")
   export:option("-o --output", "Output file: .png, .pgm or .nhtg (or use --format)."):argname("<path>"):count(1)
   export:option("--format", "Output format."):choices({ "png", "pgm", "nhtg" })
   export:option("--bits", "Bits per sample of a heightmap (default 16)."):choices({ "8", "16" })
   export:option("--offset", "Height of sample 0 (default: the lowest height, rounded down)."):convert(number)
   export:option("--scale", "Height per sample step (default 0.01, more if the range needs it)."):convert(positive)
-  export:option("--cell-size", "Horizontal size of a cell, written as metadata (default 10 for a hood)."):convert(positive)
+  export:option("--cell-size", "Horizontal size of a cell, written as metadata (default 10 for a hood); for a "
+    .. "PSDL city the grid spacing in metres (default 10)."):convert(positive)
 
   local import = sub("import", "Write a heightmap (or NHTG) into a package's NHTG or an .nhtg file.")
   import:argument("source", "PNG, PGM, NHTG resource or package.")
@@ -277,7 +282,20 @@ local function run_export(args, ctx, T)
   if not fmt then
     common.failure("usage", args.output .. ": cannot tell the format from the name; use --format png|pgm|nhtg")
   end
-  local src = load_source(T, args.source)
+  local src
+  local head = read(args.source)
+  if head:sub(1, 4) == "PSD0" then -- a city: its ground
+    local doc, dmsg, dcode = common.psdl().decode(head)
+    if not doc then common.failure(common.exit_for(dcode), cleaned(args.source, dmsg)) end
+    local grid, info = T.from_city(doc, { cell = args.cell_size or 10 })
+    if not grid then common.failure("bad_input", args.source .. ": " .. tostring(info)) end
+    src = { kind = "psdl", path = args.source, grid = grid }
+    ctx:note(string.format("%s: ground of %s triangles on %d x %d points (cell %s m, origin x %s, z %s), "
+      .. "%s filled from their neighbours", args.source, common.int(info.triangles), grid.cols, grid.rows,
+      common.num(grid.cell_size), common.num(grid.origin.x), common.num(grid.origin.z), common.int(info.filled)))
+  else
+    src = load_source(T, args.source)
+  end
   local bytes, mapping
   if fmt == "nhtg" then
     local nhtg = src.nhtg

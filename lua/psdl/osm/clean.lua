@@ -1550,7 +1550,8 @@ function M.run(g, opts, report)
       if not M.overlaps(ctx) then break end
     end
   end
-  M.join(ctx)
+  -- roads joined end to end here bend where their node was: room for those bends too
+  if M.join(ctx) then M.shape(ctx) end
   stage("check")
   local problems = M.enforce(ctx)
   M.fragments(ctx)

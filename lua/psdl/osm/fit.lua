@@ -583,9 +583,14 @@ function M.separated(g, dims)
   return t
 end
 
+--- How many half-widths of radius a bend keeps (`psdl.osm.network` rounds each sharp
+-- corner into an arc of at least this radius; city generation folds a road's sides on a
+-- bend of radius under one half-width, so some margin is kept).
+M.BEND_RADIUS = 1.3
+
 --- Bend room of a polyline: for each interior point, the distance its inner edge needs
--- on both sides (`hw tan(deflection / 2)`), and the first segment (index i, from point i
--- to i+1) too short for the needs at its two ends; ends get `need_a`/`need_b`.
+-- on both sides (`BEND_RADIUS hw tan(deflection / 2)`), and the first segment (index i,
+-- from point i to i+1) too short for the needs at its two ends; ends get `need_a`/`need_b`.
 -- @treturn integer|nil index of the worst segment
 -- @treturn number its shortfall (metres)
 function M.bend_violation(pts, hw, need_a, need_b)
@@ -597,7 +602,7 @@ function M.bend_violation(pts, hw, need_a, need_b)
     local a2 = math_atan(r[2] - q[2], r[1] - q[1])
     local d = math_abs(G.wrap(a2 - a1))
     if d > math_rad(170) then d = math_rad(170) end
-    need[i] = hw * math_tan(d / 2)
+    need[i] = M.BEND_RADIUS * hw * math_tan(d / 2)
   end
   need[n] = need_b or 0
   local worst, wi = 0, nil

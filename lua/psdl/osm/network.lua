@@ -456,6 +456,70 @@ local function r2(v) return math_floor(v * 100 + 0.5) / 100 end
 -- @tparam table opts resolved options
 -- @tparam table report completed with `counts`
 -- @treturn table network
+-- Rounds the sharp corners of a road's shape (turns over FILLET_TURN at a via point) into
+-- circular arcs of radius up to FILLET_RADIUS half-widths (less where the neighbouring
+-- segments are short: each corner takes at most half of each segment beside it), a point
+-- every FILLET_STEP of turn. City generation runs a smooth curve through the via points: at a
+-- sharp corner that curve turns far tighter than the arc the clean-up left room for, and
+-- the road's sides would fold (`cross-section points clamped`).
+local FILLET_TURN, FILLET_RADIUS, FILLET_STEP = math.rad(20), 2, math.rad(10)
+
+local function fillet(pts, hw)
+  if rawget(_G, "PSDL_NO_FILLET") then return pts end
+  local n = #pts
+  if n < 3 then return pts end
+  local out = { pts[1] }
+  local seg = {}
+  for i = 1, n - 1 do seg[i] = G.dist(pts[i][1], pts[i][2], pts[i + 1][1], pts[i + 1][2]) end
+  -- the length each corner wants along its segments (gentle corners keep what the
+  -- clean-up's model reserves for them); a segment too short for both its ends is shared
+  -- in proportion
+  local want = { [1] = 0, [n] = 0 }
+  for i = 2, n - 1 do
+    local p, q, r = pts[i - 1], pts[i], pts[i + 1]
+    local a1 = math.atan(q[2] - p[2], q[1] - p[1])
+    local a2 = math.atan(r[2] - q[2], r[1] - q[1])
+    local d = math_abs(G.wrap(a2 - a1))
+    if d > math.rad(170) then d = math.rad(170) end
+    want[i] = (d > FILLET_TURN and FILLET_RADIUS or fit.BEND_RADIUS) * hw * math.tan(d / 2)
+  end
+  local function share(i, j, l) -- of segment (i, j) of length l, what corner i may take
+    local wi, wj = want[i], want[j]
+    if wi + wj <= l then return wi end
+    return l * wi / (wi + wj)
+  end
+  for i = 2, n - 1 do
+    local p, q, r = pts[i - 1], pts[i], pts[i + 1]
+    local l1, l2 = seg[i - 1], seg[i]
+    local done = false
+    if l1 > 1e-6 and l2 > 1e-6 then
+      local ux, uz = (q[1] - p[1]) / l1, (q[2] - p[2]) / l1
+      local vx, vz = (r[1] - q[1]) / l2, (r[2] - q[2]) / l2
+      local d = math.atan(ux * vz - uz * vx, ux * vx + uz * vz) -- signed turn
+      local ad = math_abs(d)
+      if ad > FILLET_TURN and ad < math.rad(175) then
+        local tn = math.tan(ad / 2)
+        local t = math_min(FILLET_RADIUS * hw * tn, share(i, i - 1, l1), share(i, i + 1, l2))
+        local R = t / tn
+        -- arc from T1 = q - u t to T2 = q + v t about the centre on the inside of the turn
+        local sgn = d > 0 and 1 or -1
+        local cx, cz = q[1] - ux * t - sgn * uz * R, q[2] - uz * t + sgn * ux * R
+        local a1 = math.atan(q[2] - uz * t - cz, q[1] - ux * t - cx)
+        local k = math.max(2, math.ceil(ad / FILLET_STEP))
+        for j = 0, k do
+          local a = a1 + sgn * ad * j / k
+          out[#out + 1] = { cx + R * math.cos(a), cz + R * math.sin(a) }
+        end
+        done = true
+      end
+    end
+    if not done then out[#out + 1] = q end
+  end
+  out[#out + 1] = pts[n]
+  return out
+end
+M.fillet = fillet
+
 function M.export(g, buildings, opts, report)
   local net = { nodes = {}, roads = {}, buildings = buildings }
   local minx, minz, maxx, maxz = math_huge, math_huge, -math_huge, -math_huge
@@ -485,8 +549,9 @@ function M.export(g, buildings, opts, report)
     local via
     if #e.pts > 2 then
       via = {}
-      for i = 2, #e.pts - 1 do
-        local p = e.pts[i]
+      local pts = fillet(e.pts, fit.hw(e, opts.dimensions))
+      for i = 2, #pts - 1 do
+        local p = pts[i]
         via[#via + 1] = { r2(p[1]), r2(p[2]) }
         see(p[1], p[2])
       end
