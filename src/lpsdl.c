@@ -522,6 +522,8 @@ static int l_decode(lua_State *L) {
 
 /* Conversion state: the document being filled and the path to the current value, kept as
  * segments (a key, or an index when key is NULL) and formatted only on error. */
+#define CONV_KEYS 12 /* attribute keys remembered per type */
+
 struct conv {
     lua_State *L;
     psdl_doc *doc;
@@ -531,7 +533,21 @@ struct conv {
         const char *key;
         lua_Integer index;
     } seg[CONV_DEPTH];
+    /* Strings already matched, by address: the `type` string of each codec and the keys
+     * found valid for it, so that the tens of thousands of attributes of a city cost a
+     * pointer comparison each instead of string comparisons. Each remembered string is
+     * kept alive in the `anchor` table (stack index), so its address cannot be reused by
+     * another string during the conversion. */
+    int anchor, nanchor;
+    const char *type_ptr[NCODECS];
+    const char *key_ptr[NCODECS][CONV_KEYS];
 };
+
+/* Remembers the string on top of the stack in c->anchor (see struct conv). */
+static void conv_keep(conv *c) {
+    lua_pushvalue(c->L, -1);
+    lua_rawseti(c->L, c->anchor, ++c->nanchor);
+}
 
 static void path_key(conv *c, const char *key) {
     if (c->depth < CONV_DEPTH) c->seg[c->depth].key = key;
@@ -893,14 +909,22 @@ static int in_list(const char *const *list, size_t n, const char *s) {
  * as `heigth1`, which would otherwise be silently ignored). */
 static void check_attr_keys(conv *c, int t, const attr_codec *k) {
     lua_State *L = c->L;
+    const char **known = c->key_ptr[k - codecs];
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
         if (lua_type(L, -1) != LUA_TSTRING)
             conv_error(c, "unexpected %s key in a %s attribute", luaL_typename(L, -1), k->name);
         const char *key = lua_tostring(L, -1);
+        int i = 0;
+        while (i < CONV_KEYS && known[i] && known[i] != key) i++;
+        if (i < CONV_KEYS && known[i]) continue; /* seen before */
         if (!in_list(form_fields[k->kind], 5, key) && !in_list(k->fields, 16, key))
             conv_error(c, "unknown field '%s' for a %s attribute", key, k->name);
+        if (i < CONV_KEYS) {
+            known[i] = key;
+            conv_keep(c);
+        }
     }
 }
 
@@ -911,7 +935,17 @@ static const attr_codec *check_attr_type(conv *c, int t) {
     if (tp != LUA_TSTRING) type_error(c, "string");
     const char *name = lua_tostring(L, -1);
     for (int i = 0; i < NCODECS; i++) {
+        if (c->type_ptr[i] == name) {
+            leave(c);
+            return &codecs[i];
+        }
+    }
+    for (int i = 0; i < NCODECS; i++) {
         if (strcmp(codecs[i].name, name) == 0) {
+            if (!c->type_ptr[i]) {
+                c->type_ptr[i] = name;
+                conv_keep(c);
+            }
             leave(c);
             return &codecs[i];
         }
@@ -1240,6 +1274,7 @@ static void check_doc(conv *c, int t) {
 static docbox *to_doc(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
+    lua_createtable(L, 32, 0); /* conv.anchor */
     docbox *b = box_new(L);
     psdl_options opt = box_options(L);
     b->doc = psdl_doc_new(&opt);
@@ -1249,6 +1284,7 @@ static docbox *to_doc(lua_State *L) {
     c.L = L;
     c.doc = b->doc;
     c.arg = 1;
+    c.anchor = 2;
     check_doc(&c, 1);
     return b;
 }

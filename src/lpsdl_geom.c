@@ -86,12 +86,22 @@ static lua_Integer arr_int(lua_State *L, int idx, size_t i, int arg, const char 
 typedef struct psdl_pool_box {
     psdl_pool *pool;
     unsigned dim;
+    int reserved; /* created with reserve_first: entry 0 is the dummy (set_dummy allowed) */
 } pool_box;
 
 static pool_box *check_pool(lua_State *L, int idx) {
     pool_box *b = (pool_box *)luaL_checkudata(L, idx, POOL);
     if (!b->pool) luaL_error(L, "attempt to use a closed " POOL);
     return b;
+}
+
+/* The pool's entries, fetched afresh. Any Lua allocation may run a __gc finalizer that
+ * adds to the pool (its data moves) or closes it, so never keep this pointer across an
+ * allocation (scratch, lua_createtable, lua_rawseti, lua_pushfstring...): call again after
+ * it. Pools only grow, so counts taken earlier stay valid. */
+static const float *pool_data(lua_State *L, pool_box *b) {
+    if (!b->pool) luaL_error(L, "attempt to use a closed " POOL);
+    return psdl_pool_data(b->pool);
 }
 
 /* Points (x, y, z doubles) from a flat array or a 3-D Pool at idx; *n = point count. The
@@ -101,8 +111,8 @@ static double *get_points(lua_State *L, int idx, size_t *n, const char *what) {
         pool_box *b = check_pool(L, idx);
         if (b->dim != 3) luaL_argerror(L, idx, "a vertex pool (dimension 3) expected");
         size_t c = psdl_pool_count(b->pool);
-        const float *f = psdl_pool_data(b->pool);
         double *p = (double *)scratch(L, 3 * c, sizeof *p);
+        const float *f = pool_data(L, b); /* after the allocation (a finalizer may move it) */
         for (size_t i = 0; i < 3 * c; i++) p[i] = f[i];
         *n = c;
         return p;
@@ -642,8 +652,8 @@ static int l_boundary(lua_State *L) {
         size_t nu = 0;
         for (size_t i = 0; i < nt; i++)
             if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
-        const float *f = psdl_pool_data(b->pool);
         double *p = (double *)scratch(L, 3 * nu, sizeof *p);
+        const float *f = pool_data(L, b); /* after the allocation (a finalizer may move it) */
         for (size_t i = 0; i < nu; i++)
             for (int k = 0; k < 3; k++) p[3 * i + (size_t)k] = f[3 * (size_t)u[i] + (size_t)k];
         for (size_t i = 0; i < nt; i++) t[i] = find_u32(u, nu, t[i]);
@@ -661,41 +671,50 @@ static int l_boundary(lua_State *L) {
     return 1;
 }
 
-/* Perimeters {{v, ...}, ...} (1-based references) at idx into CSR (0-based). */
+static void perimeter_table(lua_State *L, int idx, size_t r) {
+    lua_rawgeti(L, idx, (lua_Integer)r + 1);
+    if (!lua_istable(L, -1))
+        luaL_argerror(L, idx, lua_pushfstring(L, "perimeters[%I]: table expected", (lua_Integer)r + 1));
+}
+
+/* Perimeters {{v, ...}, ...} (1-based references) at idx into CSR (0-based). Each room's
+ * length is read once, before verts is allocated, and the second pass reads only that many
+ * entries: the allocation may run a __gc finalizer that resizes the tables (a room that
+ * shrank raises "integer expected"; one that grew is read up to its old length). */
 static void get_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms) {
-    size_t nr = arr_len(L, idx), total = 0;
+    size_t nr = arr_len(L, idx);
+    uint32_t *st = (uint32_t *)scratch(L, nr + 1, sizeof *st);
+    st[0] = 0;
     for (size_t r = 0; r < nr; r++) {
-        lua_rawgeti(L, idx, (lua_Integer)r + 1);
-        if (!lua_istable(L, -1))
-            luaL_argerror(L, idx, lua_pushfstring(L, "perimeters[%I]: table expected", (lua_Integer)r + 1));
-        total += lua_rawlen(L, -1);
+        perimeter_table(L, idx, r);
+        size_t n = (size_t)lua_rawlen(L, -1);
+        if (n > (size_t)UINT32_MAX - st[r]) luaL_argerror(L, idx, "more than 2^32 - 1 perimeter points");
+        st[r + 1] = st[r] + (uint32_t)n;
         lua_pop(L, 1);
     }
-    *start = (uint32_t *)scratch(L, nr + 1, sizeof **start);
-    *verts = (uint32_t *)scratch(L, total, sizeof **verts);
-    size_t w = 0;
+    uint32_t *v = (uint32_t *)scratch(L, st[nr], sizeof *v);
     for (size_t r = 0; r < nr; r++) {
-        (*start)[r] = (uint32_t)w;
-        lua_rawgeti(L, idx, (lua_Integer)r + 1);
+        perimeter_table(L, idx, r);
         int t = lua_gettop(L);
-        size_t n = lua_rawlen(L, t);
-        for (size_t i = 0; i < n; i++)
-            (*verts)[w++] = (uint32_t)(arr_int(L, t, i + 1, idx, "perimeter", 1, (lua_Integer)npts) - 1);
+        for (size_t w = st[r]; w < st[r + 1]; w++)
+            v[w] = (uint32_t)(arr_int(L, t, w - st[r] + 1, idx, "perimeter", 1, (lua_Integer)npts) - 1);
         lua_pop(L, 1);
     }
-    (*start)[nr] = (uint32_t)w;
+    *start = st;
+    *verts = v;
     *nrooms = nr;
 }
 
 static int l_link(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     lua_Integer np = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, np >= 0, 2, "point count expected");
+    luaL_argcheck(L, np >= 0 && (lua_Unsigned)np <= UINT32_MAX, 2, "point count in 0..2^32-1 expected");
     uint32_t *start, *verts;
     size_t nr;
     get_perimeters(L, 1, (size_t)np, &start, &verts, &nr);
     size_t bound = psdl_link_bound(start, verts, nr, (size_t)np);
     nomem_check(L, bound);
+    if (bound == PSDL_GEOM_INVALID) luaL_argerror(L, 1, "a perimeter vertex is not below the point count");
     uint32_t *dv = (uint32_t *)scratch(L, bound, sizeof *dv);
     uint32_t *dn = (uint32_t *)scratch(L, bound, sizeof *dn);
     uint32_t *ds = (uint32_t *)scratch(L, nr + 1, sizeof *ds);
@@ -744,6 +763,7 @@ static int pool_new(lua_State *L) {
     pool_box *b = (pool_box *)lua_newuserdatauv(L, sizeof *b, 0);
     b->pool = NULL;
     b->dim = (unsigned)dim;
+    b->reserved = reserve;
     luaL_setmetatable(L, POOL);
     b->pool = psdl_pool_new((unsigned)dim, reserve);
     if (!b->pool) luaL_error(L, "not enough memory");
@@ -789,6 +809,7 @@ static int pool_add_flat(lua_State *L) {
     for (size_t k = 0; k < m; k++) {
         double v[4];
         for (unsigned d = 0; d < b->dim; d++) v[d] = arr_num(L, 2, k * b->dim + d + 1, 2, "values");
+        check_pool(L, 1); /* lua_rawseti may have run a finalizer that closed it */
         uint32_t i = psdl_pool_add(b->pool, v);
         if (i == UINT32_MAX) luaL_error(L, "not enough memory");
         lua_pushinteger(L, (lua_Integer)i + 1);
@@ -825,8 +846,8 @@ static int pool_set_dummy(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     double v[4];
     pool_args(L, b, 2, v);
-    if (psdl_pool_count(b->pool) == 0) luaL_error(L, "the pool reserves no dummy entry");
-    psdl_pool_set_dummy(b->pool, v);
+    if (!b->reserved || psdl_pool_set_dummy(b->pool, v) != 0)
+        luaL_error(L, "the pool reserves no dummy entry (create it with core.pool(dim, true))");
     return 0;
 }
 
@@ -834,13 +855,13 @@ static int pool_set_dummy(lua_State *L) {
 static int pool_totable(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     size_t n = psdl_pool_count(b->pool);
-    const float *f = psdl_pool_data(b->pool);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         if (b->dim == 1) {
-            lua_pushnumber(L, f[i]);
+            lua_pushnumber(L, pool_data(L, b)[i]);
         } else {
             lua_createtable(L, (int)b->dim, 0);
+            const float *f = pool_data(L, b); /* after the allocation */
             for (unsigned d = 0; d < b->dim; d++) {
                 lua_pushnumber(L, f[i * b->dim + d]);
                 lua_rawseti(L, -2, d + 1);
@@ -855,10 +876,9 @@ static int pool_totable(lua_State *L) {
 static int pool_flat(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     size_t n = psdl_pool_count(b->pool) * b->dim;
-    const float *f = psdl_pool_data(b->pool);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
-        lua_pushnumber(L, f[i]);
+        lua_pushnumber(L, pool_data(L, b)[i]); /* afresh: lua_rawseti may run a finalizer */
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -869,15 +889,14 @@ static int pool_flat(lua_State *L) {
 static int pool_points(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     size_t n = arr_len(L, 2), count = psdl_pool_count(b->pool);
-    const float *f = psdl_pool_data(b->pool);
     lua_settop(L, 2);
     lua_createtable(L, (int)(n * b->dim), 0);
     lua_Integer w = 0;
     for (size_t i = 0; i < n; i++) {
         lua_Integer r = arr_int(L, 2, i + 1, 2, "refs", 1, (lua_Integer)count);
-        const float *v = f + (size_t)(r - 1) * b->dim;
         for (unsigned d = 0; d < b->dim; d++) {
-            lua_pushnumber(L, v[d]);
+            /* afresh each time: lua_rawseti may run a finalizer that moves the data */
+            lua_pushnumber(L, pool_data(L, b)[(size_t)(r - 1) * b->dim + d]);
             lua_rawseti(L, 3, ++w);
         }
     }

@@ -105,6 +105,9 @@ static int is_strip_target(unsigned type) {
     return type == PSDL_ATTR_ROAD || type == PSDL_ATTR_WALKWAY || type == PSDL_ATTR_DIVIDED_ROAD;
 }
 
+/* The path of attribute k of room r, formatted into `path` only when a problem is reported. */
+#define APATH() (snprintf(path, sizeof path, "rooms[%ld].attributes[%ld]", r, k + 1), path)
+
 static void check_attributes(vctx *v, long r, const psdl_room *rm) {
     const psdl_doc *d = v->doc;
     char path[96];
@@ -134,40 +137,39 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
     for (long k = 0; k <= last_index; k++) {
         const psdl_attr *a = &rm->attrs[k];
         unsigned t = a->type;
-        snprintf(path, sizeof path, "rooms[%ld].attributes[%ld]", r, k + 1);
         if (a->header_high)
-            report(v, ERR, "header_high", r, k, -1, path, "header bits 8-15 are 0x%02x; they must be 0 (§2.1)",
+            report(v, ERR, "header_high", r, k, -1, APATH(), "header bits 8-15 are 0x%02x; they must be 0 (§2.1)",
                    a->header_high);
         if (t == PSDL_ATTR_UNKNOWN) {
-            report(v, ERR, "attribute_type", r, k, -1, path,
+            report(v, ERR, "attribute_type", r, k, -1, APATH(),
                    "attribute type 13-15 before the LAST attribute: the game quits with \"Invalid cmd\" (§3.1)");
             break;
         }
         if (psdl_fixed_subtype(t)) {
             if (a->form == PSDL_FORM_COUNTED)
-                report(v, ERR, "counted_fixed", r, k, -1, path,
+                report(v, ERR, "counted_fixed", r, k, -1, APATH(),
                        "%s stored with subtype 0: the game eats a count word and misreads the payload (§2.2)",
                        psdl_attr_type_name((int)t));
             else if (a->subtype != 0 && a->subtype != psdl_fixed_subtype(t)) /* 0 + AUTO: standard */
-                report(v, WARN, "fixed_subtype", r, k, -1, path, "%s uses subtype %u; retail always uses %u (§2.2)",
+                report(v, WARN, "fixed_subtype", r, k, -1, APATH(), "%s uses subtype %u; retail always uses %u (§2.2)",
                        psdl_attr_type_name((int)t), a->subtype, psdl_fixed_subtype(t));
         }
         if (t == PSDL_ATTR_TEXTURE) {
             uint32_t val = a->param[0];
             if (a->form == PSDL_FORM_COUNTED && val >= 256)
-                report(v, ERR, "texture_data", r, k, -1, path,
+                report(v, ERR, "texture_data", r, k, -1, APATH(),
                        "texture with subtype 0 and data %lu >= 256: the game reads a third word (§2.3)",
                        (unsigned long)val);
             if (val >= d->ntextures)
-                report(v, ERR, "texture_index", r, k, -1, path,
+                report(v, ERR, "texture_index", r, k, -1, APATH(),
                        "texture value %lu is past the texture table (%lu names)", (unsigned long)val,
                        (unsigned long)d->ntextures - 1);
             else if (val > 767)
-                report(v, WARN, "texture_limit", r, k, -1, path,
+                report(v, WARN, "texture_limit", r, k, -1, APATH(),
                        "texture value %lu > 767: stock MM2 is reported not to load it without MM2Hook (§3.2)",
                        (unsigned long)val);
             else if (val > 511)
-                report(v, WARN, "texture_limit", r, k, -1, path,
+                report(v, WARN, "texture_limit", r, k, -1, APATH(),
                        "texture value %lu > 511: reported not to render properly (§3.2)", (unsigned long)val);
             tex = val;
             seen_tex = 1;
@@ -176,24 +178,24 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
         unsigned span = group_span(t, a);
         if (span != 0xFFFFu) {
             if (!seen_tex && !warned_first && t != PSDL_ATTR_TUNNEL) {
-                report(v, WARN, "texture_first", r, k, -1, path,
+                report(v, WARN, "texture_first", r, k, -1, APATH(),
                        "%s before any texture attribute: it collides but is not drawn (§2.3)",
                        psdl_attr_type_name((int)t));
                 warned_first = 1;
             }
             if (tex > 0 && tex < d->ntextures && (uint64_t)tex + span >= d->ntextures)
-                report(v, WARN, "texture_group", r, k, -1, path,
+                report(v, WARN, "texture_group", r, k, -1, APATH(),
                        "%s reads texture slots %lu..%lu but the table ends at %lu (§2.3)", psdl_attr_type_name((int)t),
                        (unsigned long)tex, (unsigned long)tex + span, (unsigned long)d->ntextures - 1);
         }
         if (t != PSDL_ATTR_TUNNEL && check_refs(v, r, k, a) && !warned_zero) {
-            report(v, WARN, "vertex_zero", r, k, -1, path,
+            report(v, WARN, "vertex_zero", r, k, -1, APATH(),
                    "geometry uses vertex 1 (file vertex 0), which should be a reserved dummy (§3.2)");
             warned_zero = 1;
         }
         if ((t == PSDL_ATTR_ROAD_FAN || t == PSDL_ATTR_FAN || t == PSDL_ATTR_ROOF) && !warned_winding &&
             polygon_area2(d, a->refs, a->nrefs) > 0) {
-            report(v, WARN, "winding", r, k, -1, path,
+            report(v, WARN, "winding", r, k, -1, APATH(),
                    "%s is wound opposite to retail (positive shoelace sum in x, z): sloped collision normals "
                    "point down and the game culls it (§4.2)",
                    psdl_attr_type_name((int)t));
@@ -201,11 +203,11 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
         }
         if ((t <= PSDL_ATTR_WALKWAY || t == PSDL_ATTR_DIVIDED_ROAD) && a->cap == PSDL_CAP_NONE &&
             a->nrefs < (t == PSDL_ATTR_ROAD ? 8u : t == PSDL_ATTR_DIVIDED_ROAD ? 12u : 4u))
-            report(v, WARN, "empty_attribute", r, k, -1, path, "%s with fewer than 2 sections draws nothing",
+            report(v, WARN, "empty_attribute", r, k, -1, APATH(), "%s with fewer than 2 sections draws nothing",
                    psdl_attr_type_name((int)t));
         if ((t == PSDL_ATTR_ROAD_FAN || t == PSDL_ATTR_FAN || t == PSDL_ATTR_ROOF) &&
             a->nrefs < 3u)
-            report(v, WARN, "empty_attribute", r, k, -1, path, "%s with no triangle draws nothing",
+            report(v, WARN, "empty_attribute", r, k, -1, APATH(), "%s with no triangle draws nothing",
                    psdl_attr_type_name((int)t));
         switch (t) {
         case PSDL_ATTR_ROAD:
@@ -214,25 +216,25 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
         case PSDL_ATTR_DIVIDED_ROAD: {
             unsigned stride = t == PSDL_ATTR_ROAD ? 4 : t == PSDL_ATTR_DIVIDED_ROAD ? 6 : 2;
             if (a->nrefs / stride > 256)
-                report(v, WARN, "section_count", r, k, -1, path,
+                report(v, WARN, "section_count", r, k, -1, APATH(),
                        "%lu sections: keep strips to 256 (the game's draw buffers, §3.2)",
                        (unsigned long)(a->nrefs / stride));
             if (t == PSDL_ATTR_DIVIDED_ROAD) {
                 if (seen_tex && tex == 0)
-                    report(v, ERR, "divided_no_texture", r, k, -1, path,
+                    report(v, ERR, "divided_no_texture", r, k, -1, APATH(),
                            "divided road under texture value 0: the game's collision walks it with the wrong "
                            "stride (§2.4 0x8)");
                 unsigned D = a->param[2];
                 if (a->param[0] < 1 || a->param[0] > 3)
-                    report(v, WARN, "divider_type", r, k, -1, path,
+                    report(v, WARN, "divider_type", r, k, -1, APATH(),
                            "divider type %lu is not 1 (flat), 2 (elevated) or 3 (wedge): the game logs \"Bad "
                            "Median Type\" and draws none (§2.4 0x8)",
                            (unsigned long)a->param[0]);
                 else if (D == 0)
-                    report(v, ERR, "divider_texture", r, k, -1, path,
+                    report(v, ERR, "divider_texture", r, k, -1, APATH(),
                            "divider texture value 0: the divider reads texture slot -1 (§2.4 0x8)");
                 else if ((uint64_t)D + 3 >= d->ntextures) /* D is slot t+1: slots D..D+3 (§2.4 0x8) */
-                    report(v, WARN, "texture_group", r, k, -1, path,
+                    report(v, WARN, "texture_group", r, k, -1, APATH(),
                            "divider texture group %u..%u runs past the texture table (%lu names) (§2.3)", D,
                            D + 3, (unsigned long)d->ntextures - 1);
             }
@@ -243,7 +245,7 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                 float hy = d->vertices[a->refs[0]].y;
                 for (uint32_t j = 1; j < a->nrefs; j++) {
                     if (a->refs[j] < d->nvertices && fabsf(d->vertices[a->refs[j]].y - hy) > 0.05f) {
-                        report(v, WARN, "road_fan_flat", r, k, -1, path,
+                        report(v, WARN, "road_fan_flat", r, k, -1, APATH(),
                                "road triangle fan is not flat (vertex %u is %.2f m off the hub's height); the game "
                                "flattens it to the hub (§2.4 0x5)",
                                (unsigned)a->refs[j] + 1, (double)(d->vertices[a->refs[j]].y - hy));
@@ -258,7 +260,7 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
             break;
         case PSDL_ATTR_FACADE_BOUND:
             if (a->param[0] > 63)
-                report(v, WARN, "light_range", r, k, -1, path,
+                report(v, WARN, "light_range", r, k, -1, APATH(),
                        "facade-bound light %lu > 63: the game uses light & 63 = %lu (§2.4 0x7)",
                        (unsigned long)a->param[0], (unsigned long)(a->param[0] & 63u));
             check_height(v, r, k, a->param[1], "top");
@@ -267,7 +269,7 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
             check_height(v, r, k, a->param[0], "bottom");
             check_height(v, r, k, a->param[1], "top");
             if (a->param[2] >= 32768 || a->param[3] >= 32768)
-                report(v, WARN, "facade_repeat", r, k, -1, path,
+                report(v, WARN, "facade_repeat", r, k, -1, APATH(),
                        "facade repeat counts %lu x %lu: values >= 32768 are negative to some tools; write "
                        "1..32767 (§2.4 0xB)",
                        (unsigned long)a->param[2], (unsigned long)a->param[3]);
@@ -280,17 +282,17 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                 long n = k + 1;
                 if (n < (long)rm->nattrs && rm->attrs[n].type == PSDL_ATTR_TEXTURE) n++;
                 if (n >= (long)rm->nattrs || !is_strip_target(rm->attrs[n].type))
-                    report(v, ERR, "tunnel_target", r, k, -1, path,
+                    report(v, ERR, "tunnel_target", r, k, -1, APATH(),
                            "road tunnel is not followed by [texture] and a road, walkway or divided road: the "
                            "game reads past the room (§2.4 0x9)");
             } else if (a->nrefs == 10) {
                 if (rm->nperimeter > 32)
-                    report(v, WARN, "junction_perimeter", r, k, -1, path,
+                    report(v, WARN, "junction_perimeter", r, k, -1, APATH(),
                            "junction tunnel in a room of %lu perimeter points: its wall mask covers 32 edges "
                            "(§3.2)",
                            (unsigned long)rm->nperimeter);
             } else {
-                report(v, ERR, "tunnel_form", r, k, -1, path,
+                report(v, ERR, "tunnel_form", r, k, -1, APATH(),
                        "tunnel with %lu data words: the game handles 3 (road tunnel) and 10 (junction tunnel) "
                        "and misreads others (§2.4 0x9)",
                        (unsigned long)a->nrefs);
@@ -338,14 +340,14 @@ static void check_perimeter(vctx *v, long r, const psdl_room *rm) {
         }
         if (pp->vertex == 0) zero = 1;
         if (pp->neighbour == 0) continue;
-        snprintf(path, sizeof path, "rooms[%ld].perimeter[%lu].neighbour", r, (unsigned long)k + 1);
+#define NPATH() (snprintf(path, sizeof path, "rooms[%ld].perimeter[%lu].neighbour", r, (unsigned long)k + 1), path)
         if (pp->neighbour >= d->nrooms) {
-            report(v, ERR, "room_index", r, -1, -1, path, "neighbour room %u does not exist (%lu rooms)",
+            report(v, ERR, "room_index", r, -1, -1, NPATH(), "neighbour room %u does not exist (%lu rooms)",
                    (unsigned)pp->neighbour, (unsigned long)d->nrooms - 1);
         } else if ((long)pp->neighbour == r) {
-            report(v, WARN, "self_neighbour", r, -1, -1, path, "room lists itself as its neighbour");
+            report(v, WARN, "self_neighbour", r, -1, -1, NPATH(), "room lists itself as its neighbour");
         } else if (!room_has_neighbour(&d->rooms[pp->neighbour], (uint32_t)r)) {
-            report(v, WARN, "neighbour_symmetry", r, -1, -1, path,
+            report(v, WARN, "neighbour_symmetry", r, -1, -1, NPATH(),
                    "room %ld lists room %u as a neighbour but room %u does not list room %ld (§1.5)", r,
                    (unsigned)pp->neighbour, (unsigned)pp->neighbour, r);
         }

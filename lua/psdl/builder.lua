@@ -1513,26 +1513,36 @@ end
 
 -- Texture layout: divider groups first, then the others in order of first use.
 local function layout_textures(b, rooms)
-  local order, seen = {}, {}
-  local users = {}
-  local function use(g, r)
-    if not seen[g] then
-      seen[g] = true
-      users[g] = r
-      order[#order + 1] = g
+  -- one pass: divider groups in order of first use, the other groups in order of first use
+  local dividers, others, users, dusers = {}, {}, {}, {}
+  local nd, no = 0, 0
+  for _, r in ipairs(rooms) do
+    local ops = r.ops
+    for k = 1, #ops do
+      local op = ops[k]
+      local g = op.group
+      if g and not users[g] then
+        users[g] = r
+        no = no + 1
+        others[no] = g
+      end
+      g = op.divider_group
+      if g and not dusers[g] then
+        dusers[g] = r
+        nd = nd + 1
+        dividers[nd] = g
+      end
     end
   end
-  for _, r in ipairs(rooms) do
-    for _, op in ipairs(r.ops) do
-      if op.divider_group then use(op.divider_group, r) end
-    end
+  local order = {}
+  for i = 1, nd do
+    local g = dividers[i]
+    order[i] = g
+    users[g] = dusers[g]
   end
-  local dividers = {}
-  for _, g in ipairs(order) do dividers[#dividers + 1] = g end
-  for _, r in ipairs(rooms) do
-    for _, op in ipairs(r.ops) do
-      if op.group then use(op.group, r) end
-    end
+  for i = 1, no do
+    local g = others[i]
+    if not dusers[g] then order[#order + 1] = g end
   end
   local textures, value = {}, {}
   for _, g in ipairs(order) do
@@ -2018,20 +2028,17 @@ function Builder:finish(opts)
                               ceiling_start = op.ceiling_start, wall_mask = mask, mask1 = 0, mask2 = 0 }
       else
         if op.group then tex(value[op.group]) end
-        local a = { type = t, vertices = op.refs }
-        if t == "sidewalk_strip" then a.cap = op.cap
+        local a -- each made whole in one constructor (no growing of its hash part)
+        if t == "facade" then
+          a = { type = t, vertices = op.refs, bottom = op.bottom, top = op.top, u_repeat = op.u, v_repeat = op.v }
+        elseif t == "facade_bound" then a = { type = t, vertices = op.refs, light = op.light, top = op.top }
+        elseif t == "roof" then a = { type = t, vertices = op.refs, height = op.height }
+        elseif t == "sidewalk_strip" then a = { type = t, vertices = op.refs, cap = op.cap }
         elseif t == "divided_road" then
-          a.divider_type = op.divider_type
-          a.cap_start, a.cap_end = op.cap_start, op.cap_end
-          a.divider_texture = value[op.divider_group]
-          a.divider_value = op.divider_value
-        elseif t == "sliver" then a.top, a.density = op.top, op.density
-        elseif t == "facade_bound" then a.light, a.top = op.light, op.top
-        elseif t == "facade" then
-          a.bottom, a.top, a.u_repeat, a.v_repeat = op.bottom, op.top, op.u, op.v
-        elseif t == "roof" then
-          a.height = op.height
-        end
+          a = { type = t, vertices = op.refs, divider_type = op.divider_type, cap_start = op.cap_start,
+                cap_end = op.cap_end, divider_texture = value[op.divider_group], divider_value = op.divider_value }
+        elseif t == "sliver" then a = { type = t, vertices = op.refs, top = op.top, density = op.density }
+        else a = { type = t, vertices = op.refs } end
         attrs[#attrs + 1] = a
       end
     end

@@ -389,6 +389,53 @@ local function build_run(city, b, run, rng)
   else
     ctrl[#ctrl + 1] = { fn.x, fn.y, fn.z }
   end
+  -- a shape point just past an intersection's end that the curve, leaving the end square
+  -- to the intersection, could only reach on a bend tighter than the road is wide (the
+  -- sides would fold): dropped, as those inside the intersection are (not the nodes
+  -- between pieces)
+  do
+    local hw = 0
+    for _, p in ipairs(pieces) do hw = max(hw, p.road.spec.half_width or 0) end
+    local is_cut = {}
+    for _, ci in pairs(cuts) do is_cut[ci] = true end
+    -- the curve from end c (leaving along dir) to point p (going on towards q) turns from
+    -- dir to the chord and from the chord to p -> q within the chord's length
+    local function too_tight(c, dir, p, q)
+      local vx, vz = p[1] - c[1], p[3] - c[3]
+      local L = sqrt(vx * vx + vz * vz)
+      if L < 1e-9 then return true end
+      vx, vz = vx / L, vz / L
+      local wx, wz = unit(q[1] - p[1], q[3] - p[3])
+      local s1 = abs(dir[1] * vz - dir[2] * vx)
+      local s2 = abs(vx * wz - vz * wx)
+      if dir[1] * vx + dir[2] * vz < 0 then s1 = 1 end
+      if vx * wx + vz * wz < 0 then s2 = 1 end
+      local s = max(s1, s2)
+      return s > 1e-9 and L / (2 * s) < 2 * hw
+    end
+    local drop = {}
+    if start_dir then
+      for i = 2, #ctrl - 1 do
+        if is_cut[i] or not too_tight(ctrl[1], start_dir, ctrl[i], ctrl[i + 1]) then break end
+        drop[i] = true
+      end
+    end
+    if end_dir then
+      local back = { -end_dir[1], -end_dir[2] }
+      for i = #ctrl - 1, 2, -1 do
+        if drop[i] or is_cut[i] or not too_tight(ctrl[#ctrl], back, ctrl[i], ctrl[i - 1]) then break end
+        drop[i] = true
+      end
+    end
+    if next(drop) then
+      local kept, map = {}, {}
+      for i, p in ipairs(ctrl) do
+        if not drop[i] then kept[#kept + 1] = p; map[i] = #kept end
+      end
+      for k, ci in pairs(cuts) do cuts[k] = map[ci] end
+      ctrl = kept
+    end
+  end
   -- the ends must not pass each other (intersections taking more than the road's length)
   do
     local a, z = ctrl[1], ctrl[#ctrl]

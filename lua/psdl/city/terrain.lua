@@ -4,27 +4,32 @@
 -- With `psdl.city.new{terrain = T}` (a `psdl.terrain` Terrain, or a function (x, z) → y):
 --
 -- * **Nodes** and via points without `y` take the terrain's height (as with `height`).
--- * **Roads** follow the ground between their ends: every sample of a road run's centre line
---   (one every `spacing` metres, more on curves) takes the terrain's height. The ends stay
---   where the intersections hold them (intersections are flat at their node's height, so an
---   arm's end section sits off the slope by its distance from the node times the grade): the
+-- * **Roads** follow the ground between their ends: the centre line of a road run is
+--   sampled (one sample every `spacing` metres, more on curves), every sample takes the
+--   terrain's height, and the samples are splined again so that climbing curves get sections
+--   enough to keep each quad within `planar_tol` (5 cm) of planar. The ends stay where the
+--   intersections hold them (intersections are flat at their node's height, so an arm's end
+--   section sits off the slope by its distance from the node times the grade): the
 --   difference fades linearly over `blend` metres (30, at most half the way to the next
 --   fixed point), and so does the difference at a through node or via point given its own
 --   `y`. Cross-sections stay level (straight across), as the builder makes them; tunnels and
 --   bridges keep their own height profiles between their ends.
 -- * **Blocks** take their ground from the terrain (`psdl.city.blocks`' `height`): ground
---   fans whose inner points and hubs lie on it, buildings standing on the highest point of
---   their footprint, slivers under facades where the ground falls away.
+--   fans whose inner points and hubs lie on it, in pieces about two `apron_cell` across
+--   (default the grid's cell), buildings standing on the highest point of their footprint,
+--   slivers under facades where the ground falls away. Between a road's (level) edge and the
+--   first inner points the ground ramps.
 -- * **Terrain ground** covers everything outside the network out to the terrain's extent
 --   (`extent = "terrain"`, the default for a Terrain), to a given rectangle, or to the city's
 --   margin only (`extent = "margin"`, the default for a function): a ground grid of `cell`
 --   metres (the terrain's cell size, coarser when the grid would pass `max_points`) aligned
---   with the terrain's grid. Around the network, out to `margin` metres snapped outwards to
---   the grid, the blocks' apron (rooms cut to the network's outline, sharing its outer
---   vertices, their ground following the terrain in pieces of at most `apron_cell`-ish
---   size, default the grid's cell); beyond it, rooms of at most `room_cells` x `room_cells` grid cells, one
---   four-point fan per cell with its corners on the terrain. The apron's outer ring is the
---   grid's inner edge, point for point, so the two share every vertex.
+--   with the terrain's grid. Around the network, out to `margin` metres (cut back to the
+--   terrain's extent where that leaves a cell of room, snapped outwards to the grid), the
+--   blocks' apron: rooms cut to the network's outline, sharing its outer vertices, their
+--   ground following the terrain as the blocks' does. Beyond it, rooms of at most
+--   `room_cells` x `room_cells` grid cells, one four-point fan per cell with its corners on
+--   the terrain. The apron's outer ring is the grid's inner edge, point for point, so the
+--   two share every vertex.
 --
 -- `from_city(doc or city, opts)` rasterises a city's walkable surfaces (road, sidewalk,
 -- crosswalk, divider and ground geometry as the game draws it; no roofs, facades, slivers or
@@ -49,7 +54,7 @@ local M = {}
 M.DEFAULTS = {
   blend = 30,         -- m over which a road's fixed end heights fade into the terrain's
   room_cells = 8,     -- terrain ground rooms: at most this many grid cells a side
-  max_points = 30000, -- the ground grid is coarsened (whole multiples of the cell) to stay below
+  max_points = 20000, -- the ground grid is coarsened (whole multiples of the cell) to stay below
   planar_tol = 0.05,  -- m: road quads on climbing curves are kept this close to planar
 }
 
