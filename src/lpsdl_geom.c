@@ -5,6 +5,7 @@
  * 3i-2 .. 3i; a Pool's entry k is Lua reference k + 1, so a vertex pool's references are the
  * document's vertex references).
  *
+ *   core.flatten_points(list)                  -> flat | nil, index of the first bad point
  *   core.spline(ctrl, opts)                    -> pts
  *   core.polyline_length(pts [, plan])         -> metres
  *   core.offset(pts, offset [, miter])         -> pts, clamped
@@ -34,6 +35,7 @@
  * allocate memory free it before returning and never call Lua. Pools are boxed userdata
  * with __gc and __close.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +57,11 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
 
 static void nomem_check(lua_State *L, size_t r) {
     if (r == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory");
+}
+
+/* get_holes checks what the kernels check: PSDL_GEOM_INVALID from them is a bug here. */
+static void holes_check(lua_State *L, size_t r, int arg) {
+    if (r == PSDL_GEOM_INVALID) luaL_argerror(L, arg, "hole starts must increase within 2..#points");
 }
 
 static size_t arr_len(lua_State *L, int idx) {
@@ -204,6 +211,57 @@ static uint32_t *get_holes(lua_State *L, int idx, size_t npts, size_t *nh) {
     return h;
 }
 
+/* ================================================================ point lists */
+
+/* One coordinate of a point: a number strictly inside the float32 range (not NaN). */
+static int coord_ok(lua_State *L, int idx, double *v) {
+    if (lua_type(L, idx) != LUA_TNUMBER) return 0;
+    *v = (double)lua_tonumber(L, idx);
+    return *v > -FLT_MAX && *v < FLT_MAX;
+}
+
+/***
+ * A list of points as a flat array, checked (what builder's argument checks accept).
+ * @function flatten_points
+ * @tparam table list `{ {x, y, z}, ... }` (y may be nil: 0)
+ * @return flat `{x1, y1, z1, ...}`, or nil and the 1-based index of the first point that is
+ * not a table of finite numbers within the float32 range
+ */
+static int l_flatten_points(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = luaL_len(L, 1);
+    lua_createtable(L, n > 0 && n < INT32_MAX / 3 ? (int)(3 * n) : 0, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        double v;
+        int ok = lua_geti(L, 1, i) == LUA_TTABLE;
+        if (ok) {
+            lua_geti(L, 3, 1);
+            lua_geti(L, 3, 2);
+            lua_geti(L, 3, 3);
+            if (lua_isnil(L, 5)) {
+                lua_pushinteger(L, 0);
+                lua_replace(L, 5);
+            }
+            ok = coord_ok(L, 4, &v) && coord_ok(L, 5, &v) && coord_ok(L, 6, &v);
+            if (ok) { /* the values as they are (integers stay integers, as geom.flatten keeps them) */
+                lua_rawseti(L, 2, 3 * i);
+                lua_rawseti(L, 2, 3 * i - 1);
+                lua_rawseti(L, 2, 3 * i - 2);
+            } else {
+                lua_pop(L, 3);
+            }
+        }
+        lua_pop(L, 1);
+        if (!ok) {
+            luaL_pushfail(L);
+            lua_pushinteger(L, i);
+            return 2;
+        }
+    }
+    return 1;
+}
+
 /* ================================================================ centre lines, sections */
 
 /***
@@ -286,6 +344,7 @@ static int l_triangulate(lua_State *L) {
     uint32_t *t = (uint32_t *)scratch(L, 3 * psdl_triangulate_bound(n, nh), sizeof *t);
     size_t nt = psdl_triangulate(t, p, n, h, nh);
     nomem_check(L, nt);
+    holes_check(L, nt, 2);
     push_indices(L, t, 3 * nt, 1);
     return 1;
 }
@@ -301,6 +360,7 @@ static int l_fans(lua_State *L) {
     double *extra = (double *)scratch(L, 3 * (n + 2 * nh + 1), sizeof *extra);
     size_t ne = 0, w = psdl_fans(f, extra, &ne, p, n, h, nh, flags);
     nomem_check(L, w);
+    holes_check(L, w, 2);
     lua_newtable(L);
     lua_Integer k = 0;
     for (size_t i = 0; i < w;) {
@@ -352,6 +412,7 @@ static int l_self_crossing(lua_State *L) {
     uint32_t e[2];
     size_t r = psdl_self_crossing(e, p, n, h, nh, tol);
     nomem_check(L, r);
+    holes_check(L, r, 2);
     if (!r) {
         lua_pushnil(L);
         return 1;
@@ -744,6 +805,8 @@ static int l_tjunctions(lua_State *L) {
     double eps = luaL_optnumber(L, 3, 0.005);
     size_t n = psdl_tjunctions(NULL, 0, p, np, start, verts, nr, eps);
     nomem_check(L, n);
+    if (n == PSDL_GEOM_INVALID)
+        luaL_argerror(L, 1, "the points span more than the largest finite number (or one is infinite)");
     uint32_t *d = (uint32_t *)scratch(L, 3 * n, sizeof *d);
     nomem_check(L, psdl_tjunctions(d, n, p, np, start, verts, nr, eps));
     lua_createtable(L, (int)(3 * n), 0);
@@ -914,6 +977,7 @@ static const luaL_Reg pool_metameth[] = {
 };
 
 static const luaL_Reg geom_funcs[] = {
+    {"flatten_points", l_flatten_points},
     {"spline", l_spline},
     {"polyline_length", l_polyline_length},
     {"offset", l_offset},

@@ -4,6 +4,8 @@
 #include "psdl_internal.h"
 #include "psdl_nhtg.h"
 
+#include <stdlib.h>
+
 #define UINT32_LIMIT 0xFFFFFFFFull
 
 void psdl_dbpf_free(psdl_dbpf *p) {
@@ -15,6 +17,78 @@ static int dir_matches(const psdl_dbpf *p, const uint8_t *r, const psdl_dbpf_ent
     if (psdl_get_u32(r) != e->type || psdl_get_u32(r + 4) != e->group || psdl_get_u32(r + 8) != e->instance)
         return 0;
     return p->dir_record_size == 16 || psdl_get_u32(r + 12) == e->instance_hi;
+}
+
+/* An index entry's DIR key (type, group, instance, instance-high) for sorting; rec is 1 + the
+ * last DIR record naming it (0: none), kept on the first entry of each run of equal keys. */
+typedef struct tgi_key {
+    uint32_t type, group, instance, instance_hi;
+    uint32_t k, rec;
+} tgi_key;
+
+static int cmp_tgi(const tgi_key *a, uint32_t type, uint32_t group, uint32_t instance, uint32_t hi) {
+    if (a->type != type) return a->type < type ? -1 : 1;
+    if (a->group != group) return a->group < group ? -1 : 1;
+    if (a->instance != instance) return a->instance < instance ? -1 : 1;
+    if (a->instance_hi != hi) return a->instance_hi < hi ? -1 : 1;
+    return 0;
+}
+
+static int cmp_tgi_key(const void *x, const void *y) {
+    const tgi_key *a = x, *b = y;
+    int c = cmp_tgi(a, b->type, b->group, b->instance, b->instance_hi);
+    return c ? c : (a->k > b->k) - (a->k < b->k);
+}
+
+/* Marks the entries the DIR names as compressed, each with the uncompressed size of the last
+ * record naming it (dir_matches for every record and entry, but with the entries sorted by
+ * key and each record binary-searched: O((entries + records) log entries), as untrusted
+ * packages may hold tens of thousands of both). Returns 0, or -1 when out of memory. */
+static int apply_dir(const psdl_options *opt, psdl_dbpf *p) {
+    const psdl_dbpf_entry *de = &p->entries[p->dir];
+    size_t rs = p->dir_record_size, nrec = de->size / rs, n = 0;
+    if (nrec == 0 || p->nentries < 2) return 0;
+    psdl_alloc al = {NULL, NULL};
+    if (opt) al = opt->alloc;
+    size_t bytes = (p->nentries - 1) * sizeof(tgi_key);
+    tgi_key *keys = al.realloc ? al.realloc(al.ud, NULL, 0, bytes) : malloc(bytes);
+    if (!keys) return -1;
+    for (uint32_t k = 0; k < p->nentries; k++) {
+        if ((long)k == p->dir) continue;
+        const psdl_dbpf_entry *e = &p->entries[k];
+        keys[n].type = e->type, keys[n].group = e->group, keys[n].instance = e->instance;
+        keys[n].instance_hi = e->instance_hi; /* 0 with 16-byte records (20-byte index entries) */
+        keys[n].k = k, keys[n].rec = 0;
+        n++;
+    }
+    qsort(keys, n, sizeof *keys, cmp_tgi_key);
+    for (size_t r = 0; r < nrec; r++) {
+        const uint8_t *rec = p->data + de->offset + r * rs;
+        uint32_t type = psdl_get_u32(rec), group = psdl_get_u32(rec + 4), inst = psdl_get_u32(rec + 8);
+        uint32_t hi = rs == 16 ? 0 : psdl_get_u32(rec + 12);
+        size_t lo = 0, up = n;
+        while (lo < up) {
+            size_t mid = lo + (up - lo) / 2;
+            if (cmp_tgi(&keys[mid], type, group, inst, hi) < 0) lo = mid + 1;
+            else up = mid;
+        }
+        if (lo < n && cmp_tgi(&keys[lo], type, group, inst, hi) == 0) keys[lo].rec = (uint32_t)r + 1;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && cmp_tgi(&keys[j], keys[i].type, keys[i].group, keys[i].instance, keys[i].instance_hi) == 0) j++;
+        if (keys[i].rec) {
+            uint32_t usize = psdl_get_u32(p->data + de->offset + (size_t)(keys[i].rec - 1) * rs + rs - 4);
+            for (size_t m = i; m < j; m++) {
+                p->entries[keys[m].k].compressed = 1;
+                p->entries[keys[m].k].usize = usize;
+            }
+        }
+        i = j;
+    }
+    if (al.realloc) al.realloc(al.ud, keys, bytes, 0);
+    else free(keys);
+    return 0;
 }
 
 static int same_tgi(const psdl_dbpf_entry *a, const psdl_dbpf_entry *b) {
@@ -138,16 +212,9 @@ psdl_status psdl_dbpf_decode(const psdl_options *opt, const void *data, size_t s
             psdl_fail(err, PSDL_E_BAD_MAGIC, de->offset, 1, -1, -1, "the DIR itself is compressed: not supported");
             goto fail;
         }
-        size_t nrec = de->size / p->dir_record_size;
-        for (size_t r = 0; r < nrec; r++) {
-            const uint8_t *rec = d + de->offset + r * p->dir_record_size;
-            for (uint32_t k = 0; k < count; k++) {
-                psdl_dbpf_entry *e = &p->entries[k];
-                if ((long)k != p->dir && dir_matches(p, rec, e)) {
-                    e->compressed = 1;
-                    e->usize = psdl_get_u32(rec + p->dir_record_size - 4);
-                }
-            }
+        if (apply_dir(opt, p) != 0) {
+            psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
+            goto fail;
         }
     }
     *out = p;

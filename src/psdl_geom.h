@@ -30,7 +30,9 @@
  * Errors
  * ------
  * Kernels never write past the size their *_bound returns. Programmer errors (NULL pointers,
- * n too small where stated) are assert()s. Kernels that need scratch memory allocate it with
+ * n too small where stated) are assert()s; index arguments that come from data (hole starts,
+ * the vertex indices of psdl_boundary, psdl_link and psdl_link_bound) are checked, and the
+ * kernel returns PSDL_GEOM_INVALID without writing. Kernels that need scratch memory allocate it with
  * malloc and return PSDL_GEOM_NOMEM ((size_t)-1) when that fails; the bindings raise.
  */
 #ifndef PSDL_GEOM_H
@@ -47,7 +49,8 @@ extern "C" {
 #define PSDL_GEOM_NOMEM ((size_t)-1)
 /** Returned by psdl_junction_build for arms it cannot join (two arms less than 1 degree
  *  apart, a zero direction, an unknown profile kind), and by the kernels that say so for
- *  input they refuse (a NaN or infinite coordinate or option). */
+ *  input they refuse (a NaN or infinite coordinate or option, hole starts out of order or
+ *  range, a vertex index not below the point count). */
 #define PSDL_GEOM_INVALID ((size_t)-2)
 
 /* ================================================================ measures (§4.2, §3.3) */
@@ -96,7 +99,10 @@ typedef struct psdl_spline_opts {
     double start_dir[2], end_dir[2]; /* plan tangent (x, z) at the first / last point */
 } psdl_spline_opts;
 
-/** Number of points psdl_spline writes for these control points (exact, not just a bound). */
+/** Number of points psdl_spline writes for these control points (exact, not just a bound).
+ *  Takes what psdl_spline takes; returns PSDL_GEOM_INVALID when a coordinate, an option or
+ *  an end tangent is NaN or infinite, PSDL_GEOM_NOMEM when its scratch memory (it allocates)
+ *  cannot be had. */
 size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *opts);
 
 /** A smooth centre line through the n >= 2 control points ctrl (x, y, z), written to dst as
@@ -122,8 +128,9 @@ size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_
 /** Length in metres of the polyline pts[0 .. n-1] (3D; plan = 0 also counts y). */
 double psdl_polyline_length(const double *pts, size_t n, int plan);
 
-/** Section direction at point k of a polyline: the plan vector (tz, -tx) to the left of
- *  travel (§4.2) of the tangent at k. At interior points the tangent turns from the incoming
+/** Section direction at point k of a polyline pts[0 .. n-1] (requires k < n, asserted): the
+ *  plan vector (tz, -tx) to the left of travel (§4.2) of the tangent at k. At interior
+ *  points the tangent turns from the incoming
  *  chord towards the outgoing one in proportion to their lengths (the exact tangent for
  *  points on a circle, however unevenly spaced, so neighbouring sections meet at the
  *  centre of curvature), and the vector is scaled by the mitre factor 1 / cos(turn / 2)
@@ -188,10 +195,15 @@ size_t psdl_triangulate_bound(size_t n, size_t nholes);
 
 /** Ear-clipping triangulation of a simple polygon with holes, in plan. pts holds the outer
  *  ring (points 0 .. hole_starts[0]-1) followed by each hole (hole h from hole_starts[h] to
- *  the next start or n); rings may be given in either winding. Holes are bridged to the outer
- *  ring (earcut's method). dst receives 3 indices per triangle, each triangle in retail
- *  winding (S < 0) and of non-zero area; every point is kept (collinear points on edges
- *  become triangle corners, never dropped). Returns the triangle count, or PSDL_GEOM_NOMEM. */
+ *  the next start or n); rings may be given in either winding. Hole starts (nholes of them;
+ *  hole_starts may be NULL when nholes is 0) must be strictly increasing and each in
+ *  1 .. n-1, so that every ring has a point and all lie within pts; otherwise nothing is
+ *  written and PSDL_GEOM_INVALID returned (this holds for psdl_fans, psdl_keyhole and
+ *  psdl_self_crossing too). Holes of fewer than 3 points are ignored. Holes are bridged to
+ *  the outer ring (earcut's method). dst receives 3 indices per triangle, each triangle in
+ *  retail winding (S < 0) and of non-zero area; every point is kept (collinear points on
+ *  edges become triangle corners, never dropped). Returns the triangle count,
+ *  PSDL_GEOM_INVALID (hole starts) or PSDL_GEOM_NOMEM. */
 size_t psdl_triangulate(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts,
                         size_t nholes);
 
@@ -213,7 +225,8 @@ size_t psdl_fans_bound(size_t n, size_t nholes);
  *  or with PSDL_FANS_NO_EXTRA is split into its triangles. dst receives for each fan
  *  [m, hub, v1, ..., v(m-1)] (m >= 3 indices; a hub at an extra point closes its rim by
  *  repeating v1). *nextra receives the number of extra points. Returns the words written,
- *  or PSDL_GEOM_NOMEM. */
+ *  PSDL_GEOM_INVALID when the hole starts break psdl_triangulate's rules (strictly
+ *  increasing, each in 1 .. n-1), or PSDL_GEOM_NOMEM. */
 size_t psdl_fans(uint32_t *dst, double *extra, size_t *nextra, const double *pts, size_t n,
                  const uint32_t *hole_starts, size_t nholes, unsigned flags);
 
@@ -229,15 +242,18 @@ size_t psdl_keyhole_bound(size_t n, size_t nholes);
  *  serves as a room perimeter. dst receives point indices, starting at the outer ring's
  *  lowest index; consecutive duplicate points are dropped. Returns the count (0 for fewer
  *  than 3 outer points), PSDL_GEOM_INVALID when a hole of 3 or more points finds no bridge
- *  (it lies outside the outer ring), or PSDL_GEOM_NOMEM. */
+ *  (it lies outside the outer ring) or when the hole starts break psdl_triangulate's rules
+ *  (strictly increasing, each in 1 .. n-1), or PSDL_GEOM_NOMEM. */
 size_t psdl_keyhole(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes);
 
 /** First proper crossing between two edges of a polygon with holes (rings as
  *  psdl_triangulate takes them; edge k runs from point k to the next point of its ring, the
  *  last back to the ring's first): the two edges' interiors cross, each one's ends lying more
  *  than tol (m) on either side of the other's line. Touching, overlapping and neighbouring
- *  edges do not count. Returns 1 with out[0] < out[1] the two edges (the crossing with the
- *  lowest edges), 0 when the rings are simple and apart, or PSDL_GEOM_NOMEM. */
+ *  edges do not count. Hole starts follow psdl_triangulate's rules (strictly increasing,
+ *  each in 1 .. n-1). Returns 1 with out[0] < out[1] the two edges (the crossing with the
+ *  lowest edges), 0 when the rings are simple and apart, PSDL_GEOM_INVALID for hole starts
+ *  that break the rules, or PSDL_GEOM_NOMEM. */
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts,
                           size_t nholes, double tol);
 
@@ -245,8 +261,9 @@ size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const ui
  *  polygon poly[0 .. n-1] in plan: every point and every edge midpoint inside by the
  *  crossing-number test (§1.5; a keyhole ring from psdl_keyhole works) or within eps of its
  *  boundary, and no edge crossing a boundary edge by more than eps (edges the polygon also
- *  runs backwards, keyhole bridges, bound nothing). Returns 0 when inside, else 1 + the index
- *  of the first point outside or of the first point of the first edge leaving, or
+ *  runs backwards, keyhole bridges, bound nothing; found by sorting the polygon's edges,
+ *  O(n log n), then O(n) per point and edge of pts). Returns 0 when inside, else 1 + the
+ *  index of the first point outside or of the first point of the first edge leaving, or
  *  PSDL_GEOM_NOMEM. */
 size_t psdl_first_outside(const double *poly, size_t n, const double *pts, size_t m, int closed, double eps);
 
@@ -376,7 +393,8 @@ psdl_pool *psdl_pool_new(unsigned dim, int reserve_first);
 void psdl_pool_free(psdl_pool *pool);
 
 /** Index of the tuple v[0 .. dim-1] (rounded to float), added if new. Returns UINT32_MAX
- *  when out of memory. O(1) expected (open-addressing hash). */
+ *  when out of memory (or at 2^32 - 2 entries). O(1) expected (open-addressing hash, grown
+ *  at half load; when growing fails the pool keeps adding up to 3/4 load, then refuses). */
 uint32_t psdl_pool_add(psdl_pool *pool, const double *v);
 
 /** Index of v if present (the dummy never matches), else UINT32_MAX. */
@@ -388,9 +406,10 @@ size_t psdl_pool_count(const psdl_pool *pool);
 /** The entries, dim floats each (valid until the next add). */
 const float *psdl_pool_data(const psdl_pool *pool);
 
-/** Overwrites entry i (the dummy's position, say) without rehashing: only for the reserved
- *  entry 0, which is never looked up. */
-void psdl_pool_set_dummy(psdl_pool *pool, const double *v);
+/** Overwrites the reserved entry 0 (the dummy vertex, §3.2) with v without rehashing (it is
+ *  never looked up). Returns 0, or -1 with nothing written when the pool was created
+ *  without reserve_first (its entry 0 is an ordinary hashed entry). */
+int psdl_pool_set_dummy(psdl_pool *pool, const double *v);
 
 /* ================================================================ rooms (§1.5) */
 
@@ -408,15 +427,22 @@ size_t psdl_surface_triangles(uint32_t *dst, int type, const uint32_t *refs, siz
 /** Upper bound of psdl_surface_triangles' output for n refs: 6 * n. */
 size_t psdl_surface_bound(size_t n);
 
-/** Outline of the union of triangles tris[0 .. 3*ntris-1] (indices into pts): the boundary
+/** Outline of the union of triangles tris[0 .. 3*ntris-1] (indices into pts, each < npts;
+ *  PSDL_GEOM_INVALID, nothing written, when one is not): the boundary
  *  edges (used once) chained into loops; dst receives the loop of largest plan area, in
  *  retail winding (S < 0), every boundary point kept, with the holes inside it (loops wound
  *  the other way) joined through zero-width keyhole cuts as psdl_keyhole makes them, so that
  *  the game's crossing-number test (§1.5) leaves them out. Returns the point count (at most
- *  3 * ntris), 0 when there is no loop, or PSDL_GEOM_NOMEM. */
+ *  3 * ntris), 0 when there is no loop, PSDL_GEOM_INVALID, or PSDL_GEOM_NOMEM. */
 size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts);
 
-/** Upper bound of psdl_link's output points. */
+/** Upper bound of psdl_link's output points for the same inputs (room perimeters in CSR form
+ *  as above, every vertex < npts): the perimeter points plus, for every vertex, the square
+ *  of the number of perimeter entries naming it (the repeats for rooms touching only at a
+ *  vertex, §1.5 of docs/psdl-format.md). Allocates scratch memory sized by the largest
+ *  vertex used (not by npts). Returns PSDL_GEOM_INVALID when a vertex is >= npts,
+ *  PSDL_GEOM_NOMEM when out of memory or when the bound exceeds 2^32 - 1 (psdl_link's
+ *  offsets are 32-bit). */
 size_t psdl_link_bound(const uint32_t *start, const uint32_t *verts, size_t nrooms, size_t npts);
 
 /** Neighbour links (§1.5). For each room, the perimeter point k gets as neighbour the room
@@ -424,9 +450,11 @@ size_t psdl_link_bound(const uint32_t *start, const uint32_t *verts, size_t nroo
  *  k -> k+1; then for each perimeter vertex touched by further rooms that share no edge with
  *  this room, the vertex is repeated once per such room (a zero-length edge carrying it),
  *  placed before the point's own edge. Links are symmetric by construction. Consecutive
- *  duplicate points and a closing duplicate of the first point are dropped first. dst_verts,
- *  dst_nb receive the new perimeters in CSR form with dst_start (nrooms + 1 entries). Returns
- *  the number of points written, or PSDL_GEOM_NOMEM. */
+ *  duplicate points and a closing duplicate of the first point are dropped first. Every vertex
+ *  must be < npts (scratch is sized by the largest one used); dst_verts and dst_nb need
+ *  psdl_link_bound entries each. dst_verts, dst_nb receive the new perimeters in CSR form
+ *  with dst_start (nrooms + 1 entries). Returns the number of points written,
+ *  PSDL_GEOM_INVALID (nothing written) when a vertex is >= npts, or PSDL_GEOM_NOMEM. */
 size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, const uint32_t *start,
                  const uint32_t *verts, size_t nrooms, size_t npts);
 
@@ -435,8 +463,11 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
  *  within eps of either end) where v is not a point of that edge. Found with a uniform
  *  plan grid (linear in the number of perimeter points for even spreads). dst receives up
  *  to cap records of 3 words: room (0-based), edge position k (perimeter point k -> k+1 of
- *  that room, 0-based), vertex v; sorted by room, edge and distance from a. Returns the
- *  total number of records found (which may exceed cap), or PSDL_GEOM_NOMEM. */
+ *  that room, 0-based), vertex v; sorted by room, edge and distance from a. Vertices >= npts
+ *  are skipped, as are edges ending at one; eps <= 0 or NaN means 1e-3. Returns the total
+ *  number of records found (which may exceed cap), PSDL_GEOM_INVALID when the perimeter
+ *  points' plan extent is not finite (a coordinate infinite, or finite ones spanning more
+ *  than the largest double, like -1e308 .. 1e308), or PSDL_GEOM_NOMEM. */
 size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts, const uint32_t *start,
                        const uint32_t *verts, size_t nrooms, double eps);
 

@@ -204,8 +204,18 @@ static int cmp_hole(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Builds the outer ring with every hole bridged in; returns a node of it or -1 (-2: out of
- * memory). *missed (may be NULL) receives the number of holes of 3 or more points that found
+/* Hole starts as psdl_geom.h requires them: strictly increasing, each in 1 .. n-1 (so that
+ * the outer ring and every hole has at least one point and all lie within pts). */
+static int holes_ok(const uint32_t *hole_starts, size_t nholes, size_t n) {
+    if (nholes == 0) return 1;
+    if (!hole_starts || nholes >= n) return 0;
+    for (size_t h = 0; h < nholes; h++)
+        if (hole_starts[h] < 1 || hole_starts[h] >= n || (h > 0 && hole_starts[h] <= hole_starts[h - 1])) return 0;
+    return 1;
+}
+
+/* Builds the outer ring with every hole bridged in (hole starts checked by holes_ok);
+ * returns a node of it or -1 (-2: out of memory). *missed (may be NULL) receives the number of holes of 3 or more points that found
  * no bridge (a hole outside the outer ring). */
 static int32_t build_ring(ring *r, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
                           size_t *missed) {
@@ -334,6 +344,7 @@ static size_t triangulate_ccw(uint32_t *dst, const double *pts, size_t n, const 
 
 size_t psdl_triangulate(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
     assert(dst && (pts || n == 0));
+    if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     size_t nt = triangulate_ccw(dst, pts, n, hole_starts, nholes);
     if (nt == PSDL_GEOM_NOMEM) return nt;
     for (size_t t = 0; t < nt; t++) { /* retail winding */
@@ -466,6 +477,7 @@ size_t psdl_fans(uint32_t *dst, double *extra, size_t *nextra, const double *pts
                  const uint32_t *hole_starts, size_t nholes, unsigned flags) {
     assert(dst && nextra && (pts || n == 0));
     *nextra = 0;
+    if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     if (n < 3) return 0;
     double eps = extent_eps(pts, n);
     /* fast path: a convex outer ring without holes is one piece */
@@ -583,6 +595,7 @@ size_t psdl_keyhole_bound(size_t n, size_t nholes) { return n + 2 * nholes; }
 
 size_t psdl_keyhole(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes) {
     assert(dst && (pts || n == 0) && (hole_starts || nholes == 0));
+    if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     size_t outer_end = nholes ? hole_starts[0] : n;
     if (outer_end < 3) return 0;
     ring r;
@@ -648,13 +661,13 @@ static int cmp_xedge(const void *a, const void *b) {
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
                           double tol) {
     assert(out && (pts || n == 0) && (hole_starts || nholes == 0));
+    if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     if (n < 4) return 0;
     xedge *ed = (xedge *)malloc(n * sizeof *ed);
     if (!ed) return PSDL_GEOM_NOMEM;
     size_t ne = 0;
     for (size_t h = 0; h <= nholes; h++) {
-        size_t s = h == 0 ? 0 : hole_starts[h - 1], e = h < nholes ? hole_starts[h] : n;
-        if (e > n) e = n;
+        size_t s = h == 0 ? 0 : hole_starts[h - 1], e = h < nholes ? hole_starts[h] : n; /* s < e <= n */
         for (size_t k = s; k < e; k++) {
             const double *a = pts + 3 * k, *b = pts + 3 * ring_next(k, s, e);
             ed[ne].x0 = fmin(a[0], b[0]), ed[ne].x1 = fmax(a[0], b[0]);
@@ -696,29 +709,109 @@ static double seg_dist(const double *p, const double *a, const double *b) {
     return sqrt(ex * ex + ez * ez);
 }
 
+/* p lies outside the plan bounding box of segment (a, b) grown by g: then it is more than g
+ * from the segment, and seg_dist need not be computed. */
+static int far_from_seg(const double *p, const double *a, const double *b, double g) {
+    return p[0] < fmin(a[0], b[0]) - g || p[0] > fmax(a[0], b[0]) + g || p[2] < fmin(a[2], b[2]) - g ||
+           p[2] > fmax(a[2], b[2]) + g;
+}
+
 /* p inside the polygon poly (crossing number, §1.5) or within eps of its boundary. */
 static int inside_poly(const double *poly, size_t n, const double *p, double eps) {
     int in = 0;
+    double g = eps + 1e-6; /* far beyond rounding: the box test never hides a distance <= eps */
     for (size_t k = 0; k < n; k++) {
         const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
-        if (seg_dist(p, a, b) <= eps) return 1;
+        if (!far_from_seg(p, a, b, g) && seg_dist(p, a, b) <= eps) return 1;
         if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < a[0] + (p[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
     }
     return in;
 }
 
+/* A directed plan edge of a polygon by its end coordinates (-0 stored as +0, so that the
+ * sort agrees with ==). */
+typedef struct dedge {
+    double ax, az, bx, bz;
+    size_t k;
+} dedge;
+
+static int cmp_dedge_key(const dedge *x, double ax, double az, double bx, double bz) {
+    if (x->ax != ax) return x->ax < ax ? -1 : 1;
+    if (x->az != az) return x->az < az ? -1 : 1;
+    if (x->bx != bx) return x->bx < bx ? -1 : 1;
+    if (x->bz != bz) return x->bz < bz ? -1 : 1;
+    return 0;
+}
+
+static int cmp_dedge(const void *a, const void *b) {
+    const dedge *y = (const dedge *)b;
+    int c = cmp_dedge_key((const dedge *)a, y->ax, y->az, y->bx, y->bz);
+    if (c) return c;
+    size_t i = ((const dedge *)a)->k, j = y->k;
+    return (i > j) - (i < j);
+}
+
+/* cut[k] = 1 for every edge k (point k -> k+1 of the ring poly[0 .. n-1]) whose reverse,
+ * by plan coordinates, is another edge j != k of the ring. Sorts the edges once and
+ * binary-searches each reverse: O(n log n). Edges with a NaN coordinate equal nothing.
+ * Returns 0, or -1 when out of memory. */
+static int mark_reversed(unsigned char *cut, const double *poly, size_t n) {
+    dedge *e = (dedge *)malloc(n * sizeof *e);
+    if (!e) return -1;
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+        if (isnan(a[0]) || isnan(a[2]) || isnan(b[0]) || isnan(b[2])) continue;
+        e[m].ax = a[0] + 0.0, e[m].az = a[2] + 0.0, e[m].bx = b[0] + 0.0, e[m].bz = b[2] + 0.0; /* -0 -> +0 */
+        e[m].k = k;
+        m++;
+    }
+    qsort(e, m, sizeof *e, cmp_dedge);
+    for (size_t i = 0; i < m; i++) {
+        const dedge *x = &e[i];
+        size_t lo = 0, hi = m; /* first edge >= the reverse of x */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cmp_dedge_key(&e[mid], x->bx, x->bz, x->ax, x->az) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        /* the run of reverses holds x itself only when x has zero length */
+        for (size_t j = lo; j < m && j < lo + 2 && cmp_dedge_key(&e[j], x->bx, x->bz, x->ax, x->az) == 0; j++)
+            if (e[j].k != x->k) cut[x->k] = 1;
+    }
+    free(e);
+    return 0;
+}
+
+/* Whether edge k of the ring poly[0 .. n-1] is run backwards by another edge j != k (by plan
+ * coordinates; NaN equals nothing): what mark_reversed finds, for one edge, in O(n). */
+static int reversed_elsewhere(const double *poly, size_t n, size_t k) {
+    const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+    for (size_t j = 0; j < n; j++) {
+        const double *c = poly + 3 * j, *d = poly + 3 * ((j + 1) % n);
+        if (j != k && c[0] == b[0] && c[2] == b[2] && d[0] == a[0] && d[2] == a[2]) return 1;
+    }
+    return 0;
+}
+
+/* Rings up to this size find reversed edges one edge at a time, when an edge is first
+ * tested (most edges are far from the points and never are); larger ones sort once. */
+#define FIRST_OUTSIDE_LAZY 256
+
 size_t psdl_first_outside(const double *poly, size_t n, const double *pts, size_t m, int closed, double eps) {
     assert((poly || n == 0) && (pts || m == 0));
     if (n < 3) return m ? 1 : 0;
-    /* edges of poly that it also runs backwards (keyhole bridges) bound nothing */
+    /* edges of poly that it also runs backwards (keyhole bridges) bound nothing: cut[k] is
+     * 1 for those, 2 for the others, 0 while not yet known */
     unsigned char *cut = (unsigned char *)calloc(n, 1);
     if (!cut) return PSDL_GEOM_NOMEM;
-    for (size_t k = 0; k < n; k++) {
-        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
-        for (size_t j = 0; j < n && !cut[k]; j++) {
-            const double *c = poly + 3 * j, *d = poly + 3 * ((j + 1) % n);
-            if (j != k && a[0] == d[0] && a[2] == d[2] && b[0] == c[0] && b[2] == c[2]) cut[k] = 1;
+    if (n > FIRST_OUTSIDE_LAZY) {
+        if (mark_reversed(cut, poly, n) != 0) {
+            free(cut);
+            return PSDL_GEOM_NOMEM;
         }
+        for (size_t k = 0; k < n; k++)
+            if (!cut[k]) cut[k] = 2;
     }
     size_t result = 0;
     size_t ne = closed ? m : (m ? m - 1 : 0);
@@ -730,8 +823,18 @@ size_t psdl_first_outside(const double *poly, size_t n, const double *pts, size_
         const double *p = pts + 3 * i, *q = pts + 3 * ((i + 1) % m);
         double mid[3] = {(p[0] + q[0]) / 2, (p[1] + q[1]) / 2, (p[2] + q[2]) / 2};
         if (!inside_poly(poly, n, mid, eps)) result = i + 1;
-        for (size_t k = 0; k < n && !result; k++)
-            if (!cut[k] && seg_cross(p, q, poly + 3 * k, poly + 3 * ((k + 1) % n), eps)) result = i + 1;
+        /* a proper crossing lies inside both segments' boxes: edges whose box is clear of
+         * (p, q)'s need no test */
+        double x0 = fmin(p[0], q[0]) - 1e-6, x1 = fmax(p[0], q[0]) + 1e-6;
+        double z0 = fmin(p[2], q[2]) - 1e-6, z1 = fmax(p[2], q[2]) + 1e-6;
+        for (size_t k = 0; k < n && !result; k++) {
+            const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+            if (fmax(a[0], b[0]) < x0 || fmin(a[0], b[0]) > x1 || fmax(a[2], b[2]) < z0 || fmin(a[2], b[2]) > z1)
+                continue;
+            if (!seg_cross(p, q, a, b, eps)) continue;
+            if (!cut[k]) cut[k] = reversed_elsewhere(poly, n, k) ? 1 : 2;
+            if (cut[k] == 2) result = i + 1;
+        }
     }
     free(cut);
     return result;

@@ -120,6 +120,36 @@ static int cmp_order(const void *a, const void *b) {
     return x > y ? -1 : x < y; /* decreasing angle: retail winding (§4.2) */
 }
 
+/* Distance along arm a's outward direction of point q (plan). */
+static double proj(const double *q, const double *c, const arm_info *a) {
+    return (q[0] - c[0]) * a->d[0] + (q[2] - c[2]) * a->d[1];
+}
+
+/* Where the sidewalk of arm S ends at a corner with arm O, which has none; S's curb meets
+ * O's edge line (through `pe` along O) at distance t along S; `off` is S's outer offset,
+ * `side` +1 when S's sidewalk is on its left (O's edge is its right), -1 the other way.
+ * Square across S's width where that end stays clear of O's carriageway; else (an acute or
+ * nearly right corner) along O's edge line: out to where S's outer line meets it, or, where
+ * the two lines are too close to parallel for that, the square end moved onto it. Returns 1
+ * when the end runs along O's edge (the curb corner is then inside the outline). */
+static int sidewalk_end(double *q, const double *c, const arm_info *S, const arm_info *O, double t, double off,
+                        const double *pe, int side, double y) {
+    at(q, c, S, t, off, y);
+    /* O's edge normal pointing away from O's axis: -f for its right edge, +f for its left */
+    double nx = -side * O->f[0], nz = -side * O->f[1];
+    double out = (q[0] - pe[0]) * nx + (q[2] - pe[2]) * nz;
+    if (out > 0.25) return 0;
+    double os[3], u, v;
+    at(os, c, S, 0, off, y);
+    double sw = fabs(off) - (side > 0 ? S->aL : S->aR);
+    if (meet(os, S->d, pe, O->d, &u, &v) && u >= t && u <= t + 2 * sw + 1 && v >= 0) {
+        at(q, c, S, u, off, y);
+        return 1;
+    }
+    q[0] -= out * nx, q[2] -= out * nz; /* onto the edge line */
+    return 1;
+}
+
 /* Builds corner geometry between arm A's left side and arm B's right side. */
 static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, double gamma, double radius,
                          double step, double y, double rise) {
@@ -210,30 +240,18 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
          * so it ends along B's edge line instead (mitred), out to where its outer line
          * meets B's edge; B's end section moves out past that point. */
         if (hasA) {
-            double oa[3], u = tA, v = 0;
-            at(oa, c, A, 0, A->aL + A->sL, y);
-            if (gamma < 0.5 * M_PI && meet(oa, A->d, pb, B->d, &u, &v) && u > tA && v >= 0) {
-                at(cn->outer[cn->nouter++], c, A, u, A->aL + A->sL, y + rise);
-                A->need_outer = fmax(A->need_outer, u);
-                B->need_curb = fmax(B->need_curb, v);
-                cn->mitre = 1;
-            } else {
-                at(cn->outer[cn->nouter++], c, A, tA, A->aL + A->sL, y + rise);
-                A->need_outer = fmax(A->need_outer, tA);
-            }
+            double q[3];
+            if (sidewalk_end(q, c, A, B, tA, A->aL + A->sL, pb, 1, y + rise)) cn->mitre = 1;
+            memcpy(cn->outer[cn->nouter++], q, sizeof q);
+            A->need_outer = fmax(A->need_outer, proj(q, c, A));
+            if (cn->mitre) B->need_curb = fmax(B->need_curb, proj(q, c, B));
             cn->type = MEET_A;
         } else if (hasB) {
-            double ob[3], u = tB, v = 0;
-            at(ob, c, B, 0, -(B->aR + B->sR), y);
-            if (gamma < 0.5 * M_PI && meet(ob, B->d, pa, A->d, &u, &v) && u > tB && v >= 0) {
-                at(cn->outer[cn->nouter++], c, B, u, -(B->aR + B->sR), y + rise);
-                B->need_outer = fmax(B->need_outer, u);
-                A->need_curb = fmax(A->need_curb, v);
-                cn->mitre = 1;
-            } else {
-                at(cn->outer[cn->nouter++], c, B, tB, -(B->aR + B->sR), y + rise);
-                B->need_outer = fmax(B->need_outer, tB);
-            }
+            double q[3];
+            if (sidewalk_end(q, c, B, A, tB, -(B->aR + B->sR), pa, -1, y + rise)) cn->mitre = 1;
+            memcpy(cn->outer[cn->nouter++], q, sizeof q);
+            B->need_outer = fmax(B->need_outer, proj(q, c, B));
+            if (cn->mitre) A->need_curb = fmax(A->need_curb, proj(q, c, A));
             cn->type = MEET_B;
         } else {
             cn->type = MEET_NONE;
@@ -273,9 +291,16 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
         at(w0, c, A, 0, o0, y + (hasA ? rise : 0));
         at(w1, c, B, 0, -o1, y + (hasB ? rise : 0));
         double dq = hypot(q1[0] - q0[0], q1[2] - q0[2]), dw = hypot(w1[0] - w0[0], w1[2] - w0[2]);
-        if (dq < 0.01 && dw < 0.01 && hasA == hasB) {
-            double *q = cn->curb[cn->ncurb++], *w = cn->outer[cn->nouter++];
-            for (int k = 0; k < 3; k++) q[k] = 0.5 * (q0[k] + q1[k]), w[k] = 0.5 * (w0[k] + w1[k]);
+        if (dq < 0.05 && (dw < 0.05 || hasA != hasB)) {
+            double *q = cn->curb[cn->ncurb++];
+            for (int k = 0; k < 3; k++) q[k] = 0.5 * (q0[k] + q1[k]);
+            if (hasA == hasB) {
+                double *w = cn->outer[cn->nouter++];
+                for (int k = 0; k < 3; k++) w[k] = 0.5 * (w0[k] + w1[k]);
+            } else { /* one sidewalk: its own outer point (outer[0] for A, the last for B) */
+                memcpy(cn->outer[cn->nouter++], w0, sizeof w0);
+                memcpy(cn->outer[cn->nouter++], w1, sizeof w1);
+            }
             return;
         }
     }

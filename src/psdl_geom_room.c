@@ -111,6 +111,14 @@ uint32_t psdl_pool_add(psdl_pool *pool, const double *v) {
         s = (s + 1) & pool->mask;
     }
     if (pool->count >= UINT32_MAX - 1) return UINT32_MAX;
+    /* The table is rehashed at half load; when that failed (out of memory) adds go on at a
+     * higher load, but never past 3/4: a full table would make every probe loop forever. */
+    size_t hashed = pool->count - (pool->reserved ? 1u : 0u);
+    if ((hashed + 1) * 4 > (pool->mask + 1) * 3) {
+        if (!pool_rehash(pool, pool->mask * 2 + 1)) return UINT32_MAX;
+        s = (size_t)hash_tuple(f, pool->dim) & pool->mask;
+        while (pool->slots[s]) s = (s + 1) & pool->mask;
+    }
     if (pool->count == pool->cap) {
         size_t ncap = pool->cap * 2;
         float *nd = (float *)realloc(pool->data, ncap * pool->dim * sizeof *nd);
@@ -133,9 +141,10 @@ size_t psdl_pool_count(const psdl_pool *pool) { return pool->count; }
 
 const float *psdl_pool_data(const psdl_pool *pool) { return pool->data; }
 
-void psdl_pool_set_dummy(psdl_pool *pool, const double *v) {
-    assert(pool->reserved);
+int psdl_pool_set_dummy(psdl_pool *pool, const double *v) {
+    if (!pool->reserved) return -1; /* entry 0 is a hashed entry: overwriting it would corrupt the pool */
     to_floats(pool->data, v, pool->dim);
+    return 0;
 }
 
 /* ================================================================ surfaces and outlines */
@@ -255,7 +264,8 @@ static int cmp_bedge(const void *a, const void *b) {
 
 size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts) {
     assert(dst && (tris || ntris == 0) && pts);
-    (void)npts;
+    for (size_t i = 0; i < 3 * ntris; i++)
+        if (tris[i] >= npts) return PSDL_GEOM_INVALID;
     umap cnt;
     if (!umap_init(&cnt, 3 * ntris)) return PSDL_GEOM_NOMEM;
     uint32_t *t = (uint32_t *)malloc((3 * ntris + 1) * sizeof *t);
@@ -446,16 +456,31 @@ static int cmp_er(const void *a, const void *b) {
 
 static uint64_t ukey(uint32_t a, uint32_t b) { return a < b ? dkey(a, b) : dkey(b, a); }
 
+/* Checks that every perimeter vertex is below npts; *nvert receives 1 + the largest one (0
+ * when there is none): per-vertex scratch is sized by it, not by npts. */
+static int link_vertices(const uint32_t *verts, size_t total, size_t npts, size_t *nvert) {
+    size_t m = 0;
+    for (size_t i = 0; i < total; i++) {
+        if (verts[i] >= npts) return 0;
+        if ((size_t)verts[i] + 1 > m) m = (size_t)verts[i] + 1;
+    }
+    *nvert = m;
+    return 1;
+}
+
 size_t psdl_link_bound(const uint32_t *start, const uint32_t *verts, size_t nrooms, size_t npts) {
-    size_t total = start[nrooms];
-    uint32_t *occ = (uint32_t *)calloc(npts + 1, sizeof *occ);
+    assert(start && (verts || start[nrooms] == 0));
+    size_t total = start[nrooms], nv;
+    if (!link_vertices(verts, total, npts, &nv)) return PSDL_GEOM_INVALID;
+    uint32_t *occ = (uint32_t *)calloc(nv + 1, sizeof *occ);
     if (!occ) return PSDL_GEOM_NOMEM;
-    for (size_t i = 0; i < total; i++)
-        if (verts[i] < npts) occ[verts[i]]++;
-    size_t extra = 0;
-    for (size_t v = 0; v < npts; v++) extra += (size_t)occ[v] * occ[v];
+    for (size_t i = 0; i < total; i++) occ[verts[i]]++;
+    uint64_t extra = 0;
+    for (size_t v = 0; v < nv; v++) extra += (uint64_t)occ[v] * occ[v];
     free(occ);
-    return total + extra;
+    /* dst_start is 32-bit: an output that large cannot be written anyway */
+    if (extra > UINT32_MAX || total + extra > UINT32_MAX) return PSDL_GEOM_NOMEM;
+    return total + (size_t)extra;
 }
 
 /* First element of a sorted er array with this key, or n. */
@@ -481,8 +506,9 @@ static size_t vr_lower(const vr *a, size_t n, uint32_t v) {
 
 size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, const uint32_t *start,
                  const uint32_t *verts, size_t nrooms, size_t npts) {
-    assert(dst_verts && dst_nb && dst_start && start);
-    size_t total = start[nrooms];
+    assert(dst_verts && dst_nb && dst_start && start && (verts || start[nrooms] == 0));
+    size_t total = start[nrooms], nvert;
+    if (!link_vertices(verts, total, npts, &nvert)) return PSDL_GEOM_INVALID;
     uint32_t *cv = (uint32_t *)malloc((total + 1) * sizeof *cv);
     uint32_t *cs = (uint32_t *)malloc((nrooms + 1) * sizeof *cs);
     er *edges = (er *)malloc((total + 1) * sizeof *edges);
@@ -554,17 +580,17 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
     nbstart[nrooms] = (uint32_t)nn;
     /* output with vertex repeats for rooms touching only at a vertex (once per vertex and
      * room: mark[v] holds the last room that placed v's repeats) */
-    mark = (uint32_t *)malloc((npts + 1) * sizeof *mark);
+    mark = (uint32_t *)malloc((nvert + 1) * sizeof *mark);
     if (!mark) goto done;
-    memset(mark, 0xFF, (npts + 1) * sizeof *mark);
+    memset(mark, 0xFF, (nvert + 1) * sizeof *mark);
     size_t w = 0;
     for (size_t r = 0; r < nrooms; r++) {
         dst_start[r] = (uint32_t)w;
         size_t n = cs[r + 1] - cs[r];
         for (size_t k = 0; k < n; k++) {
             uint32_t v = cv[cs[r] + k];
-            int first = v >= npts || mark[v] != (uint32_t)r;
-            if (v < npts) mark[v] = (uint32_t)r;
+            int first = mark[v] != (uint32_t)r; /* v < nvert (link_vertices) */
+            mark[v] = (uint32_t)r;
             if (first)
                 for (size_t i = vr_lower(touch, nv, v); i < nv && touch[i].v == v; i++) {
                     uint32_t x = touch[i].r + 1;
@@ -611,12 +637,29 @@ static int cmp_tj(const void *a, const void *b) {
     return (x->v > y->v) - (x->v < y->v);
 }
 
+/* Cells of a grid axis spanning `span` metres (1 .. g + 1; NaN-safe: no float-to-size_t
+ * conversion outside the range). */
+static size_t cell_count(double span, double cell, size_t g) {
+    double c = floor(span / cell);
+    if (!(c >= 0)) return 1;
+    if (c > (double)g) return g + 1;
+    return (size_t)c + 1;
+}
+
+/* Grid index of a coordinate already divided by the cell size, clamped to 0 .. n-1. */
+static size_t cell_at(double v, size_t n) {
+    v = floor(v);
+    if (!(v > 0)) return 0;
+    if (v >= (double)(n - 1)) return n - 1;
+    return (size_t)v;
+}
+
 size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts, const uint32_t *start,
                        const uint32_t *verts, size_t nrooms, double eps) {
     assert(pts && start && (dst || cap == 0));
     size_t total = start[nrooms];
     if (total == 0) return 0;
-    if (eps <= 0) eps = 1e-3;
+    if (!(eps > 0)) eps = 1e-3; /* also NaN */
     /* unique (vertex, room) entries */
     vr *ent = (vr *)malloc(total * sizeof *ent);
     if (!ent) return PSDL_GEOM_NOMEM;
@@ -639,20 +682,24 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
         x0 = fmin(x0, p[0]), x1 = fmax(x1, p[0]), z0 = fmin(z0, p[2]), z1 = fmax(z1, p[2]);
     }
     double ext = fmax(x1 - x0, z1 - z0);
+    /* finite coordinates can still span more than DBL_MAX (-1e308 .. 1e308): the cell size
+     * would be infinite and the cell counts NaN */
+    if (ne == 0 || !isfinite(ext)) {
+        free(ent);
+        return ne == 0 ? 0 : PSDL_GEOM_INVALID;
+    }
     size_t g = (size_t)sqrt((double)ne) + 1;
     if (g > 1024) g = 1024;
     double cell = ext / (double)g;
-    if (cell < 4 * eps) cell = 4 * eps;
-    size_t gx = (size_t)((x1 - x0) / cell) + 1, gz = (size_t)((z1 - z0) / cell) + 1;
+    if (!(cell >= 4 * eps)) cell = 4 * eps;
+    size_t gx = cell_count(x1 - x0, cell, g), gz = cell_count(z1 - z0, cell, g);
     uint32_t *cstart = (uint32_t *)calloc(gx * gz + 1, sizeof *cstart);
     uint32_t *cells = (uint32_t *)malloc((ne + 1) * sizeof *cells);
     size_t found_cap = 64, nfound = 0;
     tj *found = (tj *)malloc(found_cap * sizeof *found);
     size_t result = PSDL_GEOM_NOMEM;
     if (!cstart || !cells || !found) goto done;
-#define CELL_OF(px, pz)                                                                                          \
-    ((size_t)fmin((double)(gz - 1), fmax(0.0, floor(((pz)-z0) / cell))) * gx +                                   \
-     (size_t)fmin((double)(gx - 1), fmax(0.0, floor(((px)-x0) / cell))))
+#define CELL_OF(px, pz) (cell_at(((pz)-z0) / cell, gz) * gx + cell_at(((px)-x0) / cell, gx))
     for (size_t i = 0; i < ne; i++) {
         const double *p = pts + 3 * (size_t)ent[i].v;
         cstart[CELL_OF(p[0], p[2]) + 1]++;
@@ -681,10 +728,8 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
             double len = sqrt(len2);
             double ex0 = fmin(pa[0], pb[0]) - eps, ex1 = fmax(pa[0], pb[0]) + eps;
             double ez0 = fmin(pa[2], pb[2]) - eps, ez1 = fmax(pa[2], pb[2]) + eps;
-            size_t cx0 = (size_t)fmax(0.0, floor((ex0 - x0) / cell)), cx1 = (size_t)fmax(0.0, floor((ex1 - x0) / cell));
-            size_t cz0 = (size_t)fmax(0.0, floor((ez0 - z0) / cell)), cz1 = (size_t)fmax(0.0, floor((ez1 - z0) / cell));
-            if (cx1 >= gx) cx1 = gx - 1;
-            if (cz1 >= gz) cz1 = gz - 1;
+            size_t cx0 = cell_at((ex0 - x0) / cell, gx), cx1 = cell_at((ex1 - x0) / cell, gx);
+            size_t cz0 = cell_at((ez0 - z0) / cell, gz), cz1 = cell_at((ez1 - z0) / cell, gz);
             for (size_t cz = cz0; cz <= cz1; cz++)
                 for (size_t cx = cx0; cx <= cx1; cx++) {
                     size_t c = cz * gx + cx;

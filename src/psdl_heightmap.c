@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PNG_CHUNK_LIMIT (1u << 20)
+#define PNG_CHUNK_LIMIT PSDL_PNG_CHUNK_LIMIT
 
 static void *default_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud;
@@ -186,9 +186,11 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
 
 /* Walk the chunk list before libpng sees it: every chunk must fit in the data (libpng
  * allocates a chunk's claimed length before reading it: a tEXt chunk claiming 2 GB in a
- * 100-byte file would be allocated), and no chunk but IDAT may exceed PNG_CHUNK_LIMIT. */
-static psdl_status png_prescan(const uint8_t *d, size_t size, psdl_error *err) {
+ * 100-byte file would be allocated), and no chunk but IDAT may exceed PNG_CHUNK_LIMIT.
+ * Shared with psdl_canvas_png_decode (psdl_internal.h). */
+psdl_status psdl_png_prescan(const uint8_t *d, size_t size, size_t *idat_bytes, psdl_error *err) {
     size_t p = 8;
+    if (idat_bytes) *idat_bytes = 0;
     for (;;) {
         if (size - p < 12)
             return psdl_fail(err, PSDL_E_TRUNCATED, p, 1, -1, -1, "PNG: need 12 bytes for a chunk, %zu remain",
@@ -202,6 +204,7 @@ static psdl_status png_prescan(const uint8_t *d, size_t size, psdl_error *err) {
         if (len > size - p - 12)
             return psdl_fail(err, PSDL_E_TRUNCATED, p, 1, -1, -1, "PNG chunk of %u bytes runs past the end (%zu remain)",
                              (unsigned)len, size - p - 12);
+        if (idat && idat_bytes) *idat_bytes += len;
         p += 12 + (size_t)len;
         if (memcmp(type, "IEND", 4) == 0) return PSDL_OK;
     }
@@ -218,7 +221,7 @@ psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t si
         if (size < 8) return psdl_fail(err, PSDL_E_TRUNCATED, 0, 1, -1, -1, "need 8 bytes for the PNG signature");
         return psdl_fail(err, PSDL_E_BAD_MAGIC, 0, 1, -1, -1, "not a PNG file (bad signature)");
     }
-    if (png_prescan(data, size, err) != PSDL_OK) return err->code;
+    if (psdl_png_prescan(data, size, NULL, err) != PSDL_OK) return err->code;
     png_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;

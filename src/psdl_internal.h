@@ -24,6 +24,15 @@ psdl_status psdl_fail(psdl_error *err, psdl_status code, size_t offset, int has_
 #endif
     ;
 
+/* ---- PNG (psdl_heightmap.c) */
+/* Largest PNG chunk other than IDAT accepted (and libpng's chunk allocation limit). */
+#define PSDL_PNG_CHUNK_LIMIT (1u << 20)
+/* Walk the chunk list of the PNG d[0 .. size-1] (signature already checked) up to IEND:
+ * every chunk must fit in the data (else truncated) and no chunk but IDAT may be over
+ * PSDL_PNG_CHUNK_LIMIT (else bad_count), so libpng never allocates a chunk's claimed length
+ * before the data is there. *idat_bytes (may be NULL) receives the total IDAT length. */
+psdl_status psdl_png_prescan(const uint8_t *d, size_t size, size_t *idat_bytes, psdl_error *err);
+
 /* ---- little-endian helpers */
 static inline uint16_t psdl_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t psdl_get_u32(const uint8_t *p) {

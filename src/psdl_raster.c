@@ -293,6 +293,31 @@ static double seg_dist(double px, double py, const double *s) {
     return sqrt(qx * qx + qy * qy);
 }
 
+/* The x-span [*xa, *xb] of the points within r of the segment s on the line y = yc (a
+ * superset: a point within r of s(t) lies within r of it in y, which bounds t, and in x).
+ * Returns 0 when the line passes farther than r from s. */
+static int seg_row_span(const double *s, double yc, double r, double *xa, double *xb) {
+    double dy = s[3] - s[1], t0 = 0, t1 = 1;
+    if (dy != 0) {
+        t0 = (yc - r - s[1]) / dy;
+        t1 = (yc + r - s[1]) / dy;
+        if (t0 > t1) {
+            double t = t0;
+            t0 = t1;
+            t1 = t;
+        }
+        if (t0 < 0) t0 = 0;
+        if (t1 > 1) t1 = 1;
+        if (!(t0 <= t1)) return 0;
+    } else if (!(fabs(yc - s[1]) <= r)) {
+        return 0;
+    }
+    double dx = s[2] - s[0], xp = s[0] + t0 * dx, xq = s[0] + t1 * dx;
+    *xa = fmin(xp, xq) - r;
+    *xb = fmax(xp, xq) + r;
+    return 1;
+}
+
 int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double width, uint32_t rgba) {
     if (!(width > 0) || !(width < 1e6) || nseg == 0) return 0;
     double hw = width * 0.5, pad = hw + 1.0;
@@ -311,7 +336,14 @@ int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double wi
     if (x1 <= x0 || y1 <= y0) return 0;
     size_t mw = (size_t)(x1 - x0), mh = (size_t)(y1 - y0);
     uint8_t *mask = calloc(mw * mh, 1);
-    if (!mask) return -1;
+    int *span = malloc(2 * mh * sizeof *span); /* per mask row: the columns [lo, hi) touched */
+    if (!mask || !span) {
+        free(mask);
+        free(span);
+        return -1;
+    }
+    for (size_t r = 0; r < mh; r++) span[2 * r] = x1, span[2 * r + 1] = x0;
+    double reach = hw + 0.5; /* coverage is 0 at this distance from the segment and beyond */
     for (size_t i = 0; i < nseg; i++) {
         const double *s = seg + 4 * i;
         if (!seg_ok(s)) continue;
@@ -320,8 +352,17 @@ int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double wi
         int sy0 = (int)clampd(floor(fmin(s[1], s[3]) - pad), y0, y1);
         int sy1 = (int)clampd(ceil(fmax(s[1], s[3]) + pad), y0, y1);
         for (int y = sy0; y < sy1; y++) {
+            /* only this row's x-span of the stroke shape: the cost follows the shape's
+             * area, not its bounding box (a long diagonal) */
+            double xa, xb;
+            if (!seg_row_span(s, y + 0.5, reach, &xa, &xb)) continue;
+            int rx0 = (int)clampd(floor(xa - 0.5) - 1, sx0, sx1), rx1 = (int)clampd(ceil(xb - 0.5) + 2, sx0, sx1);
+            if (rx1 <= rx0) continue;
             uint8_t *row = mask + (size_t)(y - y0) * mw;
-            for (int x = sx0; x < sx1; x++) {
+            int *sp = span + 2 * (size_t)(y - y0);
+            if (rx0 < sp[0]) sp[0] = rx0;
+            if (rx1 > sp[1]) sp[1] = rx1;
+            for (int x = rx0; x < rx1; x++) {
                 double cov = clamp01(hw + 0.5 - seg_dist(x + 0.5, y + 0.5, s));
                 /* a line thinner than a pixel: coverage no more than its width */
                 if (width < 1) cov *= width;
@@ -333,12 +374,14 @@ int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double wi
     unsigned alpha = rgba & 255u;
     for (int y = y0; y < y1; y++) {
         const uint8_t *row = mask + (size_t)(y - y0) * mw;
-        for (int x = x0; x < x1; x++) {
+        const int *sp = span + 2 * (size_t)(y - y0);
+        for (int x = sp[0]; x < sp[1]; x++) {
             unsigned m = row[x - x0];
             if (m) blend_px(px_at(c, x, y), rgba, (alpha * m + 127u) / 255u);
         }
     }
     free(mask);
+    free(span);
     return 0;
 }
 
@@ -482,14 +525,17 @@ static int glyph_ink(unsigned char ch, int gx, int gy) {
 
 int psdl_text_width(size_t len, int scale) {
     if (len == 0 || scale < 1) return 0;
+    /* the limits psdl_canvas_text draws with: at most (4096 * 6 - 1) * 64, no overflow */
+    if (len > PSDL_TEXT_MAX_LEN) len = PSDL_TEXT_MAX_LEN;
+    if (scale > PSDL_TEXT_MAX_SCALE) scale = PSDL_TEXT_MAX_SCALE;
     return (int)(len * PSDL_FONT_ADVANCE - 1) * scale;
 }
 
 int psdl_canvas_text(psdl_canvas *c, int x, int y, const char *text, size_t len, int scale, uint32_t rgba,
                      uint32_t halo) {
     if (scale < 1) scale = 1;
-    if (scale > 64) scale = 64;
-    if (len > 4096) len = 4096;
+    if (scale > PSDL_TEXT_MAX_SCALE) scale = PSDL_TEXT_MAX_SCALE;
+    if (len > PSDL_TEXT_MAX_LEN) len = PSDL_TEXT_MAX_LEN;
     int w = psdl_text_width(len, scale);
     if (w == 0) return 0;
     int h = (halo & 255u) ? (scale + 1) / 2 : 0;
@@ -581,6 +627,7 @@ typedef struct png_io {
     /* reading */
     const uint8_t *in;
     size_t in_size, in_pos;
+    size_t idat_bytes; /* compressed image data (psdl_png_prescan) */
     psdl_canvas *canvas;
     png_bytep *rows;
 } png_io;
@@ -700,6 +747,8 @@ static int png_read_inner(png_structp png, png_infop info, png_io *io) {
     if (setjmp(png_jmpbuf(png))) return 0;
     png_set_read_fn(png, io, io_read);
     png_set_user_limits(png, PSDL_CANVAS_MAX_SIDE, PSDL_CANVAS_MAX_SIDE);
+    png_set_chunk_malloc_max(png, PSDL_PNG_CHUNK_LIMIT);
+    png_set_chunk_cache_max(png, 64);
     png_read_info(png, info);
     png_uint_32 w = 0, h = 0;
     int depth = 0, color = 0;
@@ -708,6 +757,21 @@ static int png_read_inner(png_structp png, png_infop info, png_io *io) {
         io->code = PSDL_E_BAD_COUNT;
         snprintf(io->message, sizeof io->message, "image of %lu x %lu pixels is over the limit", (unsigned long)w,
                  (unsigned long)h);
+        return 0;
+    }
+    /* The filtered scanlines (a filter byte per row, then the packed samples; interlacing
+     * only adds bytes) must fit what the IDAT data can inflate to, so that a small header
+     * claiming a huge image gets no huge canvas. */
+    uint64_t channels = color == PNG_COLOR_TYPE_GRAY_ALPHA ? 2 : color == PNG_COLOR_TYPE_RGB ? 3
+                        : color == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : 1;
+    uint64_t raw = ((uint64_t)w * (uint64_t)depth * channels + 7) / 8 + 1;
+    raw *= h;
+    if (raw > (uint64_t)PSDL_PNG_MAX_INFLATE * ((uint64_t)io->idat_bytes + 1)) {
+        io->code = PSDL_E_BAD_COUNT;
+        snprintf(io->message, sizeof io->message,
+                 "image of %lu x %lu pixels needs %llu bytes of scanlines, more than its %zu bytes of compressed "
+                 "data can hold",
+                 (unsigned long)w, (unsigned long)h, (unsigned long long)raw, io->idat_bytes);
         return 0;
     }
     png_set_expand(png); /* palette -> RGB, grey < 8 bits -> 8, tRNS -> alpha */
@@ -741,6 +805,8 @@ psdl_status psdl_canvas_png_decode(const void *data, size_t size, psdl_canvas **
         return psdl_fail(err, PSDL_E_BAD_MAGIC, 0, 1, -1, -1, "not a PNG file (no PNG signature)");
     png_io io;
     memset(&io, 0, sizeof io);
+    psdl_status st = psdl_png_prescan(data, size, &io.idat_bytes, err);
+    if (st != PSDL_OK) return st;
     io.code = PSDL_E_INVALID;
     io.in = data;
     io.in_size = size;

@@ -69,14 +69,18 @@ void psdl_canvas_blend(psdl_canvas *c, int x, int y, uint32_t rgba, unsigned cov
 /** Fill the triangle (x0,y0) (x1,y1) (x2,y2) (either winding) with the top-left rule.
  *  Returns the number of pixels whose centre is inside (those within the canvas; with a
  *  stripe paint, including the ones left unpainted). Non-finite or degenerate triangles
- *  paint nothing; coordinates beyond +-2^22 go through the polygon filler. */
+ *  paint nothing; a triangle with a coordinate of magnitude 2^21 or more goes through
+ *  the polygon filler (the fixed-point edge functions' limit, FIXED_LIMIT in
+ *  psdl_raster.c). */
 size_t psdl_canvas_triangle(psdl_canvas *c, const double xy[6], const psdl_paint *paint);
 
 /** psdl_canvas_triangle for ntri triangles, xy holding 6 numbers each. Returns the sum. */
 size_t psdl_canvas_triangles(psdl_canvas *c, const double *xy, size_t ntri, const psdl_paint *paint);
 
 /** Fill a polygon of n points (xy: 2n numbers, closed implicitly) with the even-odd rule.
- *  Returns the number of pixels inside (within the canvas). */
+ *  Coordinates beyond +-1e12 are clamped to it. Returns the number of pixels inside (within
+ *  the canvas); 0, painting nothing, when n < 3, n > 2^26, a coordinate is NaN or infinite,
+ *  or out of memory. */
 size_t psdl_canvas_polygon(psdl_canvas *c, const double *xy, size_t n, const psdl_paint *paint);
 
 /** Fill the pixel rectangle [x0, x1) x [y0, y1) (clipped) with rgba. */
@@ -99,13 +103,20 @@ void psdl_canvas_marker(psdl_canvas *c, double x, double y, double r, int shape,
 #define PSDL_FONT_W 5
 #define PSDL_FONT_H 7
 #define PSDL_FONT_ADVANCE 6
+/* Longest text (bytes) and largest scale drawn; longer text and larger scales are clamped. */
+#define PSDL_TEXT_MAX_LEN 4096
+#define PSDL_TEXT_MAX_SCALE 64
 
-/** Width in pixels of len bytes of text at an integer scale >= 1 (no trailing gap). */
+/** Width in pixels of len bytes of text at an integer scale (no trailing gap):
+ *  (6 * len - 1) * scale, 0 when len is 0 or scale < 1. len is clamped to
+ *  PSDL_TEXT_MAX_LEN and scale to PSDL_TEXT_MAX_SCALE, as psdl_canvas_text draws them, so the
+ *  result is at most 1572800 and never overflows. */
 int psdl_text_width(size_t len, int scale);
 
 /** Draw len bytes of text with its top-left corner at (x, y), each font pixel a
  *  scale x scale block, over a halo (scale + 1) / 2 pixels wide around the ink (none when
- *  halo's alpha is 0).
+ *  halo's alpha is 0). scale is clamped to 1 .. PSDL_TEXT_MAX_SCALE and len to
+ *  PSDL_TEXT_MAX_LEN (the rest of the text is not drawn).
  *  Returns the text width (psdl_text_width), or -1 when out of memory. */
 int psdl_canvas_text(psdl_canvas *c, int x, int y, const char *text, size_t len, int scale, uint32_t rgba,
                      uint32_t halo);
@@ -123,9 +134,18 @@ psdl_status psdl_canvas_png_encode(const psdl_canvas *c, int level, void **out, 
 /** Release a buffer from psdl_canvas_png_encode. NULL-safe. */
 void psdl_canvas_png_free(void *p);
 
+/* Deflate's largest expansion: a 258-byte match coded in 2 bits, 1032 bytes per input byte. */
+#define PSDL_PNG_MAX_INFLATE 1032u
+
 /** Decode any PNG into a new RGBA canvas (palette, grey, 16-bit and transparency are
- *  converted). Errors: bad_magic (not a PNG), bad_count (over the size limits), truncated or
- *  invalid (libpng's message), nomem. */
+ *  converted). Before libpng reads it the chunk list is walked (the heightmap decoder's
+ *  psdl_png_prescan): a chunk running past the end is truncated, one other than IDAT over
+ *  1 MiB bad_count. The image's filtered scanlines (h rows of 1 + ceil(w * bits per pixel
+ *  / 8) bytes) must not exceed PSDL_PNG_MAX_INFLATE * (IDAT bytes + 1), what the
+ *  compressed data can hold at most: the canvas allocated (4 bytes a pixel) is at most
+ *  about 1032 times the compressed data for 8-bit RGBA, 33000 times for 1-bit grey, and
+ *  never over PSDL_CANVAS_MAX_PIXELS. Errors: bad_magic (not a PNG), bad_count (over the size limits,
+ *  or a size the data cannot hold), truncated or invalid (libpng's message), nomem. */
 psdl_status psdl_canvas_png_decode(const void *data, size_t size, psdl_canvas **out, psdl_error *err);
 
 #ifdef __cplusplus

@@ -6,7 +6,10 @@
  * status is non-zero when a check failed. Sections: measures, centre lines and offsets,
  * cross-sections, triangulation and fans (convex, collinear, L, U, holes), facades and the
  * light index, pools, surfaces and outlines, neighbour links, T-junctions, intersections
- * (two arms in line, non-finite input), keyhole rings, crossings and containment. */
+ * (two arms in line, non-finite input), keyhole rings, crossings and containment; limits and
+ * preconditions (pool dummy and out of memory, vertex and hole-start ranges, extents, large
+ * polygons). */
+#define _POSIX_C_SOURCE 200809L /* alarm() for the out-of-memory test */
 #include "psdl_geom.h"
 
 #include <math.h>
@@ -14,6 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef PSDL_TEST_WRAP_CALLOC
+#include <unistd.h>
+#endif
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -741,6 +748,30 @@ static int same_cycle(const uint32_t *a, size_t na, const uint32_t *b, size_t nb
     return 0;
 }
 
+/* Removes the fold points of a boundary cycle: a point where the cycle runs back along the
+ * line it came on (in plan). A sidewalk ending along another arm's edge (a mitred end) meets
+ * the road surface along a piece of that edge at another height: the union's boundary runs
+ * out to the sidewalk's outer point, back to the curb corner and out again, while the
+ * outline goes straight on. */
+static void drop_folds(uint32_t *bd, size_t *nb, const double *pts) {
+    int again = 1;
+    while (again && *nb > 3) {
+        again = 0;
+        for (size_t i = 0; i < *nb; i++) {
+            const double *p = pts + 3 * bd[(i + *nb - 1) % *nb], *q = pts + 3 * bd[i], *r = pts + 3 * bd[(i + 1) % *nb];
+            double ax = p[0] - q[0], az = p[2] - q[2], bx = r[0] - q[0], bz = r[2] - q[2];
+            double la = sqrt(ax * ax + az * az), lb = sqrt(bx * bx + bz * bz);
+            if (la < 1e-9 || lb < 1e-9) continue;
+            if (fabs(ax * bz - az * bx) < 1e-6 * la * lb && ax * bx + az * bz > 0) {
+                memmove(bd + i, bd + i + 1, (*nb - i - 1) * sizeof *bd);
+                (*nb)--;
+                again = 1;
+                break;
+            }
+        }
+    }
+}
+
 static void check_junction(const char *name, const psdl_arm *arms, size_t n, const psdl_junction_opts *o,
                            size_t want_strips, size_t want_caps) {
     g_ctx = name;
@@ -820,6 +851,7 @@ static void check_junction(const char *name, const psdl_arm *arms, size_t n, con
     CHECKF(ncaps == want_caps, "%zu caps", ncaps);
     uint32_t *bd = (uint32_t *)malloc((nt + 3) * sizeof *bd);
     size_t nb = psdl_boundary(bd, tris, nt / 3, j->points, np);
+    drop_folds(bd, &nb, j->points);
     CHECKF(same_cycle(bd, nb, j->outline, j->size.outline), "outline (%zu points) differs from the surface's (%zu)",
            j->size.outline, nb);
     double *op = (double *)malloc(3 * j->size.outline * sizeof(double));
@@ -1093,6 +1125,202 @@ static void test_crossings(void) {
     CHECK(psdl_first_outside(ring, n, b, 4, 1, 0.005) == 0);
 }
 
+/* ================================================================ limits and preconditions */
+
+/* set_dummy on a pool without the reserved entry: refused (it asserted, or overwrote a
+ * hashed entry in release builds). */
+static void test_pool_dummy(void) {
+    g_ctx = "pool dummy";
+    psdl_pool *p = psdl_pool_new(3, 0);
+    if (!p) return;
+    double a[3] = {1, 2, 3}, d[3] = {4, 5, 6};
+    CHECK(psdl_pool_add(p, a) == 0);
+    CHECK(psdl_pool_set_dummy(p, d) == -1);
+    CHECK(psdl_pool_data(p)[0] == 1 && psdl_pool_find(p, a) == 0 && psdl_pool_find(p, d) == UINT32_MAX);
+    CHECK(psdl_pool_add(p, a) == 0 && psdl_pool_count(p) == 1);
+    psdl_pool_free(p);
+    p = psdl_pool_new(3, 1);
+    if (!p) return;
+    CHECK(psdl_pool_set_dummy(p, d) == 0 && psdl_pool_data(p)[2] == 6);
+    psdl_pool_free(p);
+}
+
+#ifdef PSDL_TEST_WRAP_CALLOC
+/* The test binary is linked with --wrap=calloc (CMakeLists.txt): the pool's rehash can be
+ * made to fail. */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+static int g_fail_calloc;
+void *__wrap_calloc(size_t n, size_t size) { return g_fail_calloc ? NULL : __real_calloc(n, size); }
+#endif
+
+/* Adds under sustained out-of-memory: the pool refuses new entries before its table fills
+ * (the probe for a free slot looped forever once it was full), finds the old ones, and
+ * grows again when memory comes back. */
+static void test_pool_oom(void) {
+#ifdef PSDL_TEST_WRAP_CALLOC
+    g_ctx = "pool out of memory";
+    psdl_pool *p = psdl_pool_new(3, 1);
+    if (!p) return;
+    alarm(120); /* a regression hangs: end it */
+    g_fail_calloc = 1;
+    size_t added = 0;
+    int refused = 0, stable = 1;
+    for (int i = 0; i < 3000 && !refused; i++) {
+        double v[3] = {i, 2.0 * i, -i};
+        uint32_t k = psdl_pool_add(p, v);
+        if (k == UINT32_MAX) refused = 1;
+        else if (k != (uint32_t)++added) stable = 0;
+    }
+    CHECKF(refused && added > 512 && added < 1024, "%zu added before refusing", added);
+    CHECK(stable);
+    int found = 1;
+    for (size_t i = 0; i < added; i++) {
+        double v[3] = {(double)i, 2.0 * (double)i, -(double)i};
+        if (psdl_pool_find(p, v) != (uint32_t)i + 1 || psdl_pool_add(p, v) != (uint32_t)i + 1) found = 0;
+    }
+    CHECK(found);
+    double nv[3] = {-1, -1, -1};
+    CHECK(psdl_pool_find(p, nv) == UINT32_MAX && psdl_pool_add(p, nv) == UINT32_MAX);
+    g_fail_calloc = 0;
+    int grew = 1;
+    for (int i = 0; i < 5000; i++) {
+        double v[3] = {i, 2.0 * i, -i};
+        uint32_t k = psdl_pool_add(p, v);
+        if (k == UINT32_MAX || psdl_pool_find(p, v) != k) grew = 0;
+    }
+    CHECK(grew && psdl_pool_count(p) == 5001);
+    alarm(0);
+    psdl_pool_free(p);
+#endif
+}
+
+/* Vertices >= npts: psdl_link_bound skipped them while psdl_link wrote repeats for them
+ * (heap overflow); both refuse now. Scratch is sized by the largest vertex used, not npts. */
+static void test_link_limits(void) {
+    g_ctx = "neighbour links: vertex range";
+    uint32_t start[5] = {0, 3, 6, 9, 12};
+    uint32_t verts[12] = {0, 1, 20, 2, 3, 20, 4, 5, 20, 6, 7, 20};
+    uint32_t dv[64], dn[64], ds[5];
+    CHECK(psdl_link_bound(start, verts, 4, 8) == PSDL_GEOM_INVALID);
+    CHECK(psdl_link(dv, dn, ds, start, verts, 4, 8) == PSDL_GEOM_INVALID);
+    CHECK(psdl_link_bound(start, verts, 4, 20) == PSDL_GEOM_INVALID);
+    /* in range: four triangles meeting only at vertex 20, each repeating it for the others */
+    size_t b = psdl_link_bound(start, verts, 4, 21);
+    CHECKF(b == 36, "bound %zu", b);
+    size_t w = psdl_link(dv, dn, ds, start, verts, 4, 21);
+    CHECKF(w == 24 && w <= b, "%zu points", w);
+    /* a point count far beyond the vertices used (2^31 took 8 GB) */
+    CHECK(psdl_link_bound(start, verts, 4, (size_t)-1 / 2) == b);
+    CHECK(psdl_link(dv, dn, ds, start, verts, 4, (size_t)-1 / 2) == w);
+    uint32_t empty_start[2] = {0, 0};
+    CHECK(psdl_link_bound(empty_start, NULL, 1, 0) == 0);
+    /* psdl_boundary: indices into pts must be below npts */
+    double g[27];
+    grid_points(g);
+    uint32_t tris[6] = {0, 3, 4, 0, 4, 9};
+    uint32_t out[8];
+    CHECK(psdl_boundary(out, tris, 2, g, 9) == PSDL_GEOM_INVALID);
+    CHECK(psdl_boundary(out, tris, 1, g, 9) == 3);
+}
+
+/* Finite input whose extent is not (-1e308 .. 1e308): the grid's cell size became infinite
+ * and the cell counts NaN, converted to size_t (undefined). */
+static void test_tjunction_limits(void) {
+    g_ctx = "T-junctions: extent";
+    double pts[15] = {-1e308, 0, 0, 1e308, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 5};
+    uint32_t start[3] = {0, 3, 5}, verts[5] = {0, 1, 2, 3, 4};
+    CHECK(psdl_tjunctions(NULL, 0, pts, 5, start, verts, 2, 0.01) == PSDL_GEOM_INVALID);
+    pts[0] = -INFINITY;
+    CHECK(psdl_tjunctions(NULL, 0, pts, 5, start, verts, 2, 0.01) == PSDL_GEOM_INVALID);
+    /* large but representable: the vertex (0, 0, 0) lies on the edge (-1e150 .. 1e150) */
+    pts[0] = -1e150, pts[3] = 1e150, pts[8] = 1e150;
+    uint32_t d[3];
+    CHECK(psdl_tjunctions(d, 1, pts, 5, start, verts, 2, 0.01) == 1 && d[0] == 0 && d[1] == 0 && d[2] == 3);
+    /* coincident points and a NaN eps: the default eps, no NaN cell size */
+    double same[9] = {1, 0, 1, 1, 0, 1, 1, 0, 1};
+    uint32_t s2[3] = {0, 2, 3}, v2[3] = {0, 1, 2};
+    CHECK(psdl_tjunctions(NULL, 0, same, 3, s2, v2, 2, NAN) == 0);
+    CHECK(psdl_tjunctions(NULL, 0, same, 3, s2, v2, 2, INFINITY) == 0);
+    /* no vertex in range: nothing to grid */
+    uint32_t v3[3] = {7, 8, 9};
+    CHECK(psdl_tjunctions(NULL, 0, same, 3, s2, v3, 2, 0.01) == 0);
+}
+
+/* Hole starts that do not increase, or fall outside 1 .. n-1: refused by every kernel that
+ * takes them (they were never checked: rings past the array, a ring array overflow). */
+static void test_hole_starts(void) {
+    g_ctx = "hole starts";
+    double p[3 * 8];
+    setp(p + 0, 0, 0, 0), setp(p + 3, 0, 0, 30), setp(p + 6, 30, 0, 30), setp(p + 9, 30, 0, 0);
+    setp(p + 12, 10, 0, 10), setp(p + 15, 20, 0, 10), setp(p + 18, 20, 0, 20), setp(p + 21, 10, 0, 20);
+    uint32_t good[1] = {4};
+    static const uint32_t bad[][2] = {{4, 1}, {4, 4}, {0, 4}, {4, 8}, {9, 0}, {10, 0}, {3, 2}};
+    uint32_t t[3 * 32], f[6 * 32], k[32], e[2];
+    double extra[3 * 32];
+    size_t ne;
+    CHECK(psdl_triangulate(t, p, 8, good, 1) == 8);
+    CHECK(psdl_keyhole(k, p, 8, good, 1) == 10);
+    CHECK(psdl_fans(f, extra, &ne, p, 8, good, 1, 0) != PSDL_GEOM_INVALID);
+    CHECK(psdl_self_crossing(e, p, 8, good, 1, 1e-6) == 0);
+    int refused = 1;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (size_t nh = 1; nh <= 2; nh++) {
+            if (nh == 1 && bad[i][0] >= 1 && bad[i][0] <= 7) continue; /* the first start alone is fine */
+            if (psdl_triangulate(t, p, 8, bad[i], nh) != PSDL_GEOM_INVALID) refused = 0;
+            if (psdl_fans(f, extra, &ne, p, 8, bad[i], nh, 0) != PSDL_GEOM_INVALID) refused = 0;
+            if (psdl_fans(f, extra, &ne, p, 8, bad[i], nh, PSDL_FANS_NO_EXTRA) != PSDL_GEOM_INVALID) refused = 0;
+            if (psdl_keyhole(k, p, 8, bad[i], nh) != PSDL_GEOM_INVALID) refused = 0;
+            if (psdl_self_crossing(e, p, 8, bad[i], nh, 1e-6) != PSDL_GEOM_INVALID) refused = 0;
+            CHECKF(refused, "hole starts {%u, %u} (%zu) accepted", bad[i][0], bad[i][1], nh);
+        }
+    /* more holes than points can start */
+    uint32_t many[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK(psdl_triangulate(t, p, 8, many, 8) == PSDL_GEOM_INVALID);
+    CHECK(psdl_triangulate(t, p, 8, many, 7) != PSDL_GEOM_INVALID);
+}
+
+/* first_outside on a large polygon: the keyhole-bridge check sorts the edges once (it
+ * compared every pair: 31 ms per call at 4000 points, minutes at 100000). */
+static void test_first_outside_scale(void) {
+    g_ctx = "first outside: scale";
+    size_t n = 100000;
+    double *poly = (double *)malloc(3 * n * sizeof *poly);
+    if (!poly) return;
+    for (size_t i = 0; i < n; i++) {
+        double a = -2 * M_PI * (double)i / (double)n;
+        setp(poly + 3 * i, 100 * cos(a), 0, 100 * sin(a));
+    }
+    double fp[12];
+    setp(fp + 0, 0, 0, 0), setp(fp + 3, 1, 0, 0), setp(fp + 6, 1, 0, 1), setp(fp + 9, 0, 0, 1);
+    clock_t t0 = clock();
+    CHECK(psdl_first_outside(poly, n, fp, 4, 1, 0.01) == 0);
+    double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECKF(secs < 3.0, "%.2f s", secs);
+    setp(fp + 6, 150, 0, 1);
+    CHECK(psdl_first_outside(poly, n, fp, 4, 1, 0.01) == 3);
+    free(poly);
+    /* a keyhole ring whose bridge comes back with -0 coordinates: still a bridge */
+    double pts[3 * 8];
+    setp(pts + 0, 0, 0, 0), setp(pts + 3, 0, 0, 30), setp(pts + 6, 30, 0, 30), setp(pts + 9, 30, 0, 0);
+    setp(pts + 12, 10, 0, 10), setp(pts + 15, 20, 0, 10), setp(pts + 18, 20, 0, 20), setp(pts + 21, 10, 0, 20);
+    uint32_t hs[1] = {4}, k[16];
+    size_t m = psdl_keyhole(k, pts, 8, hs, 1);
+    CHECK(m == 10);
+    double ring[3 * 10];
+    int flipped = 0;
+    for (size_t i = 0; i < m && i < 10; i++) {
+        memcpy(ring + 3 * i, pts + 3 * k[i], 3 * sizeof(double));
+        if (i > 0 && k[i] == k[0]) ring[3 * i] = -0.0, ring[3 * i + 2] = -0.0, flipped = 1;
+    }
+    CHECK(flipped);
+    double b[12];
+    setp(b + 0, 2, 0, 2), setp(b + 3, 2, 0, 6), setp(b + 6, 6, 0, 6), setp(b + 9, 6, 0, 2);
+    CHECK(psdl_first_outside(ring, m, b, 4, 1, 0.005) == 0);
+    setp(b + 0, 12, 0, 12), setp(b + 3, 12, 0, 18), setp(b + 6, 18, 0, 18), setp(b + 9, 18, 0, 12);
+    CHECK(psdl_first_outside(ring, m, b, 4, 1, 0.005) == 1);
+}
+
 int main(void) {
     test_measures();
     test_spline();
@@ -1107,6 +1335,12 @@ int main(void) {
     test_junctions();
     test_keyhole();
     test_crossings();
+    test_pool_dummy();
+    test_pool_oom();
+    test_link_limits();
+    test_tjunction_limits();
+    test_hole_starts();
+    test_first_outside_scale();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -9,7 +9,9 @@
  * counts against areas for many random triangles, huge and non-finite coordinates; b)
  * polygons (even-odd holes, agreement with the triangle filler), stripe paints; c) strokes,
  * markers, text; d) downsampling; e) PNG: signature, IHDR, pixels read back, RGBA, bad and
- * truncated input; f) hostile coordinates (huge, infinite, NaN) and text far off the canvas. */
+ * truncated input; f) hostile coordinates (huge, infinite, NaN) and text far off the canvas;
+ * g) limits: text width clamping, strokes against a per-pixel reference (and their cost),
+ * PNG headers claiming more than their data holds, chunks past the end. */
 #include "psdl_raster.h"
 
 #include <math.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static unsigned long g_passed, g_failed;
 
@@ -425,6 +428,166 @@ static void test_hostile(void) {
     psdl_canvas_free(c);
 }
 
+/* ================================================================ g) limits (review fixes) */
+
+/* psdl_text_width clamps len and scale as psdl_canvas_text does: no signed overflow (UBSan
+ * aborted on 400000000 bytes at scale 2). */
+static void test_text_width_limits(void) {
+    int wmax = psdl_text_width(PSDL_TEXT_MAX_LEN, PSDL_TEXT_MAX_SCALE);
+    CHECK(wmax == (PSDL_TEXT_MAX_LEN * PSDL_FONT_ADVANCE - 1) * PSDL_TEXT_MAX_SCALE && wmax == 1572800);
+    CHECK(psdl_text_width(400000000u, 2) == psdl_text_width(PSDL_TEXT_MAX_LEN, 2));
+    CHECK(psdl_text_width(1000000u, 64) == wmax);
+    CHECK(psdl_text_width((size_t)-1, 2147483647) == wmax);
+    CHECK(psdl_text_width(3, 1000) == psdl_text_width(3, PSDL_TEXT_MAX_SCALE));
+    CHECK(psdl_text_width(5, -3) == 0);
+}
+
+/* Stroke coverage as psdl_canvas_stroke defines it, evaluated at every pixel (the
+ * reference the span-limited stroke must match byte for byte). */
+static void stroke_reference(psdl_canvas *c, const double *seg, size_t nseg, double width, uint32_t rgba) {
+    double hw = width * 0.5;
+    for (int y = 0; y < c->height; y++)
+        for (int x = 0; x < c->width; x++) {
+            unsigned best = 0;
+            for (size_t i = 0; i < nseg; i++) {
+                const double *s = seg + 4 * i;
+                double px = x + 0.5, py = y + 0.5, dx = s[2] - s[0], dy = s[3] - s[1], l2 = dx * dx + dy * dy;
+                double t = l2 > 0 ? ((px - s[0]) * dx + (py - s[1]) * dy) / l2 : 0;
+                t = t > 0 ? (t < 1 ? t : 1) : 0;
+                double qx = s[0] + t * dx - px, qy = s[1] + t * dy - py;
+                double cov = hw + 0.5 - sqrt(qx * qx + qy * qy);
+                cov = cov > 0 ? (cov < 1 ? cov : 1) : 0;
+                if (width < 1) cov *= width;
+                unsigned m = (unsigned)(cov * 255.0 + 0.5);
+                if (m > best) best = m;
+            }
+            if (best) psdl_canvas_blend(c, x, y, rgba, best);
+        }
+}
+
+/* Strokes visit only each row's span of the stroke shape (a long diagonal cost its whole
+ * bounding box: 0.4 s for one 8192-pixel diagonal), with the same pixels as before. */
+static void test_stroke_spans(void) {
+    int same = 1;
+    for (int trial = 0; trial < 40; trial++) {
+        psdl_canvas *a = psdl_canvas_new(67, 45, 0x204060FFu), *b = psdl_canvas_new(67, 45, 0x204060FFu);
+        if (!a || !b) break;
+        double seg[4 * 6];
+        size_t nseg = 1 + (size_t)rnd(0, 6);
+        for (size_t i = 0; i < nseg; i++) {
+            double *s = seg + 4 * i;
+            s[0] = rnd(-15, 80), s[1] = rnd(-15, 60);
+            int kind = trial % 4;
+            if (kind == 0) s[2] = s[0] + rnd(0, 60), s[3] = s[1] + rnd(-1e-9, 1e-9); /* near horizontal */
+            else if (kind == 1) s[2] = s[0], s[3] = s[1] + rnd(-40, 40);             /* vertical */
+            else if (kind == 2) s[2] = s[0], s[3] = s[1];                              /* a dot */
+            else s[2] = rnd(-15, 80), s[3] = rnd(-15, 60);
+        }
+        double widths[5] = {0.4, 1, 2.5, 6, 13.3};
+        double w = widths[trial % 5];
+        uint32_t col = trial % 2 ? 0xFF8000FFu : 0x00FF8080u;
+        CHECK(psdl_canvas_stroke(a, seg, nseg, w, col) == 0);
+        stroke_reference(b, seg, nseg, w, col);
+        if (memcmp(a->rgba, b->rgba, (size_t)67 * 45 * 4) != 0) same = 0;
+        psdl_canvas_free(a);
+        psdl_canvas_free(b);
+    }
+    CHECKF(same, "a stroke differs from the per-pixel reference");
+    /* 100 long diagonals over a 4096-pixel canvas: well under a second (took 7 s) */
+    psdl_canvas *c = psdl_canvas_new(4096, 4096, BLACK);
+    if (c) {
+        double seg[4 * 100];
+        for (int k = 0; k < 100; k++) {
+            seg[4 * k] = k * 10, seg[4 * k + 1] = 0, seg[4 * k + 2] = 4095 - k * 10, seg[4 * k + 3] = 4095;
+        }
+        clock_t t0 = clock();
+        CHECK(psdl_canvas_stroke(c, seg, 100, 2, WHITE) == 0);
+        double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+        CHECKF(secs < 2.0, "100 diagonals took %.2f s", secs);
+        CHECK(psdl_canvas_get(c, 2048, 2048) == WHITE && psdl_canvas_get(c, 2048, 100) == BLACK);
+        psdl_canvas_free(c);
+    }
+}
+
+static uint32_t crc32_png(const unsigned char *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+}
+
+static void be32_put(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8),
+    p[3] = (unsigned char)v;
+}
+
+/* Appends a chunk (length, type, data, CRC) at b + n; returns the new length. `claim` is the
+ * length written into the chunk header (normally len). */
+static size_t put_chunk(unsigned char *b, size_t n, const char *type, const void *data, uint32_t len, uint32_t claim) {
+    be32_put(b + n, claim);
+    memcpy(b + n + 4, type, 4);
+    if (len) memcpy(b + n + 8, data, len);
+    be32_put(b + n + 8 + len, crc32_png(b + n + 4, 4 + (size_t)len));
+    return n + 12 + len;
+}
+
+/* A PNG header claiming w x h RGBA pixels over a few bytes of image data. */
+static size_t tiny_png(unsigned char *b, uint32_t w, uint32_t h) {
+    memcpy(b, "\x89PNG\r\n\x1a\n", 8);
+    unsigned char ihdr[13] = {0, 0, 0, 0, 0, 0, 0, 0, 8, 6, 0, 0, 0};
+    be32_put(ihdr, w);
+    be32_put(ihdr + 4, h);
+    size_t n = put_chunk(b, 8, "IHDR", ihdr, 13, 13);
+    static const unsigned char idat[10] = {0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01};
+    n = put_chunk(b, n, "IDAT", idat, 10, 10);
+    return put_chunk(b, n, "IEND", NULL, 0, 0);
+}
+
+/* PNG decoding: the chunk list is walked first, and a header may not claim more pixels than
+ * its compressed data can inflate to (a 70-byte file allocated a 256 MiB canvas). */
+static void test_png_limits(void) {
+    unsigned char b[256];
+    psdl_canvas *d = NULL;
+    psdl_error err;
+    size_t n = tiny_png(b, 8192, 8192); /* exactly PSDL_CANVAS_MAX_PIXELS */
+    CHECK(n < 80);
+    CHECK(psdl_canvas_png_decode(b, n, &d, &err) == PSDL_E_BAD_COUNT && d == NULL);
+    CHECKF(strstr(err.message, "compressed data") != NULL, "%s", err.message);
+    n = tiny_png(b, 300, 300);
+    CHECK(psdl_canvas_png_decode(b, n, &d, &err) == PSDL_E_BAD_COUNT && d == NULL);
+    /* a tEXt chunk claiming 2 GB in a small file: refused before libpng allocates it */
+    n = tiny_png(b, 1, 1);
+    size_t iend = n - 12;
+    n = put_chunk(b, iend, "tEXt", "k\0v", 3, 0x7FFFFF00u);
+    CHECK(psdl_canvas_png_decode(b, n, &d, &err) == PSDL_E_BAD_COUNT && d == NULL);
+    CHECKF(err.offset == iend && strstr(err.message, "over the limit") != NULL, "%s", err.message);
+    n = put_chunk(b, iend, "tEXt", "k\0v", 3, 5000); /* under the chunk limit, past the end */
+    CHECK(psdl_canvas_png_decode(b, n, &d, &err) == PSDL_E_TRUNCATED && d == NULL);
+    CHECKF(err.offset == iend && strstr(err.message, "runs past the end") != NULL, "%s", err.message);
+    /* real images, however well they compress, stay within the bound */
+    psdl_canvas *u = psdl_canvas_new(2048, 1024, BLACK);
+    void *png = NULL;
+    size_t size = 0;
+    if (u && psdl_canvas_png_encode(u, 9, &png, &size, &err) == PSDL_OK) {
+        CHECKF(psdl_canvas_png_decode(png, size, &d, &err) == PSDL_OK && d && d->width == 2048, "%s", err.message);
+        psdl_canvas_free(d);
+        d = NULL;
+        psdl_canvas_png_free(png);
+    } else {
+        CHECK(!"encode");
+    }
+    psdl_canvas_free(u);
+    psdl_canvas *t = psdl_canvas_new(1, 1, 0x00000000u);
+    if (t && psdl_canvas_png_encode(t, 9, &png, &size, &err) == PSDL_OK) {
+        CHECK(psdl_canvas_png_decode(png, size, &d, &err) == PSDL_OK && d && d->width == 1);
+        psdl_canvas_free(d);
+        psdl_canvas_png_free(png);
+    }
+    psdl_canvas_free(t);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -434,6 +597,9 @@ int main(int argc, char **argv) {
     test_downsample();
     test_png();
     test_hostile();
+    test_text_width_limits();
+    test_stroke_spans();
+    test_png_limits();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

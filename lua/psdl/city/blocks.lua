@@ -76,6 +76,9 @@ M.DEFAULTS = {
 
 local FRONTAGE = { street = true }
 
+--- Metres kept between a building's roof and a bridge deck above it.
+M.DECK_GAP = 1.0
+
 -- ================================================================ plan geometry
 -- Points are {x, y, z}; the plan is x, z. S = Σ (x_i z_{i+1} − x_{i+1} z_i) < 0 is the
 -- retail winding (§4.2); the interior of a retail polygon lies on the side (tz, −tx) of
@@ -1057,17 +1060,11 @@ end
 -- by two chords (from its extreme points along x), which splits the region in two.
 local function bridge_holes(ctx, outer, holes, step, out)
   if #holes == 0 then out[#out + 1] = outer; return end
-  local H = holes[1]
-  local rest = {}
-  for k = 2, #holes do rest[k - 1] = holes[k] end
   local rings = { outer }
   for _, h in ipairs(holes) do rings[#rings + 1] = h end
-  local hp = H.pts
-  local lo, hi = 1, 1
-  for k = 2, #hp do
-    if hp[k][1] < hp[lo][1] or (hp[k][1] == hp[lo][1] and hp[k][3] < hp[lo][3]) then lo = k end
-    if hp[k][1] > hp[hi][1] or (hp[k][1] == hp[hi][1] and hp[k][3] > hp[hi][3]) then hi = k end
-  end
+  -- the first hole (in order) whose two extreme points both see the outer ring: another
+  -- hole may hide the outer ring from the first one's
+  local H, rest, hp, lo, hi, w1, w2
   local function target(hk, avoid, other)
     local h = hp[hk]
     local cands = {}
@@ -1085,9 +1082,23 @@ local function bridge_holes(ctx, outer, holes, step, out)
     end
     return nil
   end
-  local w1 = target(lo)
-  local w2 = w1 and target(hi, w1, { hp[lo], outer.pts[w1] })
-  if not w1 or not w2 or lo == hi then
+  for hi_ = 1, #holes do
+    H = holes[hi_]
+    hp = H.pts
+    lo, hi = 1, 1
+    for k = 2, #hp do
+      if hp[k][1] < hp[lo][1] or (hp[k][1] == hp[lo][1] and hp[k][3] < hp[lo][3]) then lo = k end
+      if hp[k][1] > hp[hi][1] or (hp[k][1] == hp[hi][1] and hp[k][3] > hp[hi][3]) then hi = k end
+    end
+    w1 = target(lo)
+    w2 = w1 and target(hi, w1, { hp[lo], outer.pts[w1] })
+    if w1 and w2 and lo ~= hi then
+      rest = {}
+      for k = 1, #holes do if k ~= hi_ then rest[#rest + 1] = holes[k] end end
+      break
+    end
+  end
+  if not rest then
     error("psdl.city.blocks: cannot join a hole of the network outline to the ground around it", 0)
   end
   local c1p, c1r = ctx:chord_points(outer.pts[w1], hp[lo], step) -- w1 -> h(lo)
@@ -1408,6 +1419,53 @@ local function fits(R, fp)
   return true
 end
 
+-- A footprint (retail) cut back to room R's polygon (retail) and kept `margin` metres off its
+-- edges: clipped by the inner half-plane of every room edge near it (Sutherland-Hodgman). On
+-- a concave room this can cut a little more than needed; `fits` checks the result. Returns
+-- nil when less than `min_share` of the footprint's area (or under 8 m²) is left.
+local FOOTPRINT_MARGIN, FOOTPRINT_MIN_SHARE = 0.1, 0.3
+local function clip_footprint(fp, room, margin)
+  local bb = bbox(fp)
+  local pad = margin + 0.5
+  local out = fp
+  local n = #room
+  for i = 1, n do
+    local a, c = room[i], room[i % n + 1]
+    local ex, ez = c[1] - a[1], c[3] - a[3]
+    local el = sqrt(ex * ex + ez * ez)
+    if el > 1e-9 and not ((a[1] < bb[1] - pad and c[1] < bb[1] - pad) or (a[1] > bb[2] + pad and c[1] > bb[2] + pad)
+        or (a[3] < bb[3] - pad and c[3] < bb[3] - pad) or (a[3] > bb[4] + pad and c[3] > bb[4] + pad)) then
+      -- signed distance inside (retail: the room lies right of a -> c, cross < 0)
+      local function d(p) return -((ex * (p[3] - a[3]) - ez * (p[1] - a[1])) / el) - margin end
+      local res = {}
+      local m = #out
+      for k = 1, m do
+        local p, q = out[k], out[k % m + 1]
+        local dp, dq = d(p), d(q)
+        if dp >= 0 then res[#res + 1] = p end
+        if (dp >= 0) ~= (dq >= 0) then
+          local t = dp / (dp - dq)
+          res[#res + 1] = { p[1] + t * (q[1] - p[1]), p[2], p[3] + t * (q[3] - p[3]) }
+        end
+      end
+      out = res
+      if #out < 3 then return nil end
+    end
+  end
+  -- drop repeated points
+  local clean = {}
+  for _, p in ipairs(out) do
+    local l = clean[#clean]
+    if not l or abs(l[1] - p[1]) + abs(l[3] - p[3]) > 1e-3 then clean[#clean + 1] = p end
+  end
+  if #clean > 1 and abs(clean[1][1] - clean[#clean][1]) + abs(clean[1][3] - clean[#clean][3]) <= 1e-3 then
+    clean[#clean] = nil
+  end
+  local a0, a1 = -area2(fp), -area2(clean)
+  if #clean < 3 or a1 < 16 or a1 < FOOTPRINT_MIN_SHARE * a0 then return nil end
+  return clean
+end
+
 -- Lays buildings out along one frontage chain of a room.
 local function layout(ctx, R, chain, bs)
   local rng = ctx.rng
@@ -1635,6 +1693,27 @@ function Ctx:building(R, fp, bs, given)
       floors = floor(lv + 0.5)
     end
   end
+  -- under a bridge deck: no taller than the clearance (less a gap for the deck), or none
+  local decks = self.decks
+  if decks then
+    local bb = bbox(fp)
+    local clear = huge
+    for _, d in ipairs(decks) do
+      if overlap(fp, bb, d.pts, d.bb) then clear = min(clear, d.low - base - M.DECK_GAP) end
+    end
+    if clear < huge then
+      if clear < fh then
+        self.report.under_decks = (self.report.under_decks or 0) + 1
+        if given then given.why = "under a bridge deck" end
+        return false
+      end
+      if (top or base + floors * fh) > base + clear then
+        floors = max(1, min(floors, floor(clear / fh)))
+        top = nil
+        if given then top = base + floors * fh end
+      end
+    end
+  end
   local facade = pick(rng, bs.facades)
   local o = { outline = outline, floors = floors, floor_height = fh, bay_width = bs.bay_width, top = top,
               facade = facade, roof = pick(rng, bs.roofs), sliver = bs.sliver, sliver_density = bs.sliver_density }
@@ -1649,6 +1728,7 @@ function Ctx:building(R, fp, bs, given)
                 facades = st.facades, slivers = st.slivers, footprint = given and given.index or nil }
   self.report.building_list[#self.report.building_list + 1] = rec
   R.nbuildings = R.nbuildings + 1
+  return true
 end
 
 -- Building options: defaults, the fill's, a face override's.
@@ -1737,9 +1817,25 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
       local f = fps[i]
       if not f.used then
         local c = f.center
-        if inside(P.pts, c[1], c[3]) and fits(R, f.pts) then
-          f.used = true
-          self:building(R, f.pts, bs or self.footprint_bs, f)
+        if inside(P.pts, c[1], c[3]) then
+          -- cut back to the room, a little off its edges (the sidewalks), when it reaches them
+          local pts = f.pts
+          local within = R.inside
+          if not within then within = locator(P.pts); R.inside = within end
+          local off = false
+          for _, q in ipairs(inset(pts, -FOOTPRINT_MARGIN)) do
+            if not within(q[1], q[3]) then off = true; break end
+          end
+          if off then pts = clip_footprint(pts, P.pts, FOOTPRINT_MARGIN) end
+          if pts and fits(R, pts) then
+            if self:building(R, pts, bs or self.footprint_bs, f) then
+              f.used = true
+              if off then f.clipped = true end
+            end
+          else
+            f.why = pts and "overlaps another building or crosses the block's edge"
+              or "mostly on a road or sidewalk (too little left inside the block)"
+          end
         end
       end
     end
@@ -1822,6 +1918,22 @@ function M.fill(b, opts)
   if opts.split ~= nil and opts.split ~= "chords" and opts.split ~= "convex" then
     error("bad argument #2 to 'fill' (split: \"chords\" or \"convex\" expected)", 2)
   end
+  -- bridge decks (warp rooms above the ground): buildings under them stay below
+  for _, r in ipairs(b.rooms) do
+    if r.is_bridge and not r.is_tunnel then
+      local out = room_outline(b, r)
+      if out and #out >= 3 then
+        local pts, low = {}, huge
+        for k, v in ipairs(out) do
+          local q = b:point(v)
+          pts[k] = q
+          if q[2] < low then low = q[2] end
+        end
+        ctx.decks = ctx.decks or {}
+        ctx.decks[#ctx.decks + 1] = { pts = pts, bb = bbox(pts), low = low }
+      end
+    end
+  end
   local existing = #b.rooms
   local t_start = os_clock()
   ctx.time = { ground = 0, buildings = 0 }
@@ -1878,6 +1990,9 @@ function M.fill(b, opts)
                           height = f.height, index = i }
       else
         report.footprints_skipped = (report.footprints_skipped or 0) + 1
+        report.footprints_why = report.footprints_why or {}
+        local w = "not a simple polygon, or too small"
+        report.footprints_why[w] = (report.footprints_why[w] or 0) + 1
       end
     end
     if #fps > 0 then
@@ -2027,6 +2142,15 @@ function M.fill(b, opts)
     for _, f in ipairs(ctx.footprints) do if f.used then placed = placed + 1 end end
     report.footprints = placed
     report.footprints_skipped = (report.footprints_skipped or 0) + #ctx.footprints - placed
+    local why, clipped = report.footprints_why or {}, 0
+    for _, f in ipairs(ctx.footprints) do
+      if f.clipped then clipped = clipped + 1 end
+      if not f.used then
+        local w = f.why or "on a road or outside every block"
+        why[w] = (why[w] or 0) + 1
+      end
+    end
+    report.footprints_why, report.footprints_clipped = why, clipped
   end
   local t_end = os_clock()
   local tm = ctx.time

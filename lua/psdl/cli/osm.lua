@@ -282,6 +282,9 @@ local function print_city(out, path, report, nfootprints, verbose)
   if bl and nfootprints > 0 then
     local placed = bl.footprints or 0
     out:write(string.format("  footprints: %s of %s placed as buildings", common.int(placed), common.int(nfootprints)))
+    if (bl.footprints_clipped or 0) > 0 then
+      out:write(string.format(" (%s cut back off the sidewalks)", common.int(bl.footprints_clipped)))
+    end
     local left = nfootprints - placed
     if left > 0 then
       local why = {}
@@ -291,6 +294,9 @@ local function print_city(out, path, report, nfootprints, verbose)
       out:write(string.format("; %s left out%s", common.int(left), #why > 0 and " (" .. table.concat(why, ", ") .. ")" or ""))
     end
     out:write("\n")
+  end
+  if bl and (bl.under_decks or 0) > 0 then
+    out:write(string.format("  %s buildings left out under bridge decks (no room for a floor)\n", common.int(bl.under_decks)))
   end
   if bl and bl.warnings and #bl.warnings > 0 then
     out:write(string.format("  blocks: %d note%s\n", #bl.warnings, #bl.warnings == 1 and "" or "s"))
@@ -405,7 +411,8 @@ function M.run(args, ctx)
         road_records = city_report.roads, kinds = obj(city_report.kinds), nodes = obj(city_report.nodes or {}),
         runs = city_report.runs, blocks = bl.blocks or 0, buildings = bl.buildings or 0, parks = bl.parks or 0,
         footprints = #(net.buildings or {}), footprints_placed = bl.footprints or 0,
-        footprints_left_out = obj(bl.footprints_why or {}), block_notes = bl.warnings or {},
+        footprints_left_out = obj(bl.footprints_why or {}), footprints_clipped = bl.footprints_clipped or 0,
+        under_decks = bl.under_decks or 0, block_notes = bl.warnings or {},
         validation = obj(city_report.counts), problems = problems, seed = city_report.seed,
         seconds = obj(city_report.seconds or {}),
       }

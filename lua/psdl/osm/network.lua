@@ -465,7 +465,6 @@ local function r2(v) return math_floor(v * 100 + 0.5) / 100 end
 local FILLET_TURN, FILLET_RADIUS, FILLET_STEP = math.rad(20), 2, math.rad(10)
 
 local function fillet(pts, hw)
-  if rawget(_G, "PSDL_NO_FILLET") then return pts end
   local n = #pts
   if n < 3 then return pts end
   local out = { pts[1] }
