@@ -548,4 +548,159 @@ describe("psdl.geom", function()
       assert.is_nil(geom.first_outside(ring, { {2, 0, 2}, {2, 0, 6}, {6, 0, 6}, {6, 0, 2} }, true))
     end)
   end)
+
+  describe("binding safety", function()
+    -- Runs `body` in a fresh lua5.4 with this psdl.core, after a prelude defining
+    -- under_finalizers(finalize, rounds, f): f(litter) is called `rounds` times with a GC
+    -- step at almost every allocation; litter() makes garbage whose __gc calls finalize, so
+    -- that a binding call right after it runs finalizers inside its own allocations. (A fresh
+    -- process keeps the heap small: in the spec runner's large heap a collection cycle spans
+    -- far more allocations than one call makes.) Returns the output and whether it exited 0.
+    local function fresh_lua(body)
+      local prelude = string.format([[
+package.cpath = %q
+local core = require "psdl.core"
+local function under_finalizers(finalize, rounds, f)
+  local mt = { __gc = function() finalize() end }
+  local function litter() for _ = 1, 50 do setmetatable({}, mt) end end
+  collectgarbage("incremental", 1, 1000)
+  for _ = 1, rounds do f(litter) end
+end
+]], package.cpath)
+      local path = os.tmpname()
+      local fh = assert(io.open(path, "w"))
+      fh:write(prelude, body)
+      fh:close()
+      local p = assert(io.popen("lua5.4 " .. path .. " 2>&1"))
+      local out = p:read("a")
+      local ok = p:close()
+      os.remove(path)
+      return out, ok
+    end
+
+    it("reads each perimeter only to the length seen first when a finalizer grows it mid-call", function()
+      local out, ok = fresh_lua([[
+local perims, linked, grown, bad = nil, 0, 0, 0
+local function grow()
+  if perims then
+    local p = perims[1]
+    for i = #p + 1, #p + 200 do p[i] = 1 end
+  end
+end
+under_finalizers(grow, 300, function(litter)
+  perims = { {1, 2, 3}, {3, 2, 4} }
+  litter()
+  local ok, r = pcall(core.link, perims, 4)
+  if ok then
+    linked = linked + 1
+    if #r[1] > 4 then bad = bad + 1 end
+    if #perims[1] > 3 then grown = grown + 1 end
+  end
+  perims = { {1, 2, 3}, {3, 2, 4} }
+  litter()
+  local ok2, t = pcall(core.tjunctions, { 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10 }, perims)
+  if ok2 and #t % 3 ~= 0 then bad = bad + 1 end
+end)
+print("linked", linked, "grown", grown, "bad", bad)
+]])
+      assert.is_true(ok, out)
+      local linked, grown, bad = out:match("linked%s+(%d+)%s+grown%s+(%d+)%s+bad%s+(%d+)")
+      assert.is_truthy(linked, out)
+      assert.equal(0, tonumber(bad))
+      assert.is_true(tonumber(grown) > 0, out) -- the finalizers did run inside the calls
+    end)
+
+    it("reads a pool's points after allocating, when a finalizer may add to it or close it", function()
+      local out, ok = fresh_lua([[
+local pool, armed, k, bad = nil, false, 0, 0
+local function move() -- once armed: enough new points (inside the square) to move its data
+  if pool and armed then
+    armed = false
+    for _ = 1, pool:count() + 256 do
+      k = k + 1
+      pool:add(1 + (k % 1000) * 0.008, 0, 1 + (k // 1000 % 1000) * 0.008)
+    end
+  end
+end
+local function check(c) if not c then bad = bad + 1 end end
+local sq = { {0, 0, 0}, {0, 0, 10}, {10, 0, 10}, {10, 0, 0} }
+under_finalizers(move, 30, function(litter)
+  pool = core.pool(3)
+  for _, p in ipairs(sq) do pool:add(p[1], p[2], p[3]) end
+  litter(); armed = true
+  local b = core.bounds(pool)
+  check(b.min[1] == 0 and b.min[2] == 0 and b.min[3] == 0 and b.max[1] == 10 and b.max[2] == 0 and b.max[3] == 10)
+  litter(); armed = true
+  local f = pool:points({ 1, 2, 3, 4 })
+  check(#f == 12 and f[1] == 0 and f[6] == 10 and f[7] == 10 and f[10] == 10 and f[12] == 0)
+  litter(); armed = true
+  local t = pool:totable()
+  check(t[1][1] == 0 and t[2][3] == 10 and t[3][1] == 10)
+  litter(); armed = true
+  local fl = pool:flat()
+  check(fl[1] == 0 and fl[6] == 10 and fl[7] == 10)
+end)
+local closing
+under_finalizers(function() if closing then closing:close() end end, 30, function(litter)
+  closing = core.pool(3)
+  closing:add(1, 2, 3)
+  litter()
+  local ok, err = pcall(core.bounds, closing)
+  if not ok and not tostring(err):match("closed") then bad = bad + 1 end
+  closing = nil
+end)
+print("bad", bad, "moved", k)
+]])
+      assert.is_true(ok, out)
+      local bad, moved = out:match("bad%s+(%d+)%s+moved%s+(%d+)")
+      assert.equal("0", bad, out)
+      assert.is_true(tonumber(moved) > 0, out)
+    end)
+
+    it("refuses set_dummy on a pool created without the reserved dummy", function()
+      local p = core.pool(3)
+      assert.equal(1, p:add(1, 2, 3))
+      assert.has_error(function() p:set_dummy(4, 5, 6) end,
+        "the pool reserves no dummy entry (create it with core.pool(dim, true))")
+      assert.same({ 1, 2, 3 }, { p:get(1) })
+      assert.equal(1, p:find(1, 2, 3))
+      assert.is_nil(p:find(4, 5, 6))
+      local r = core.pool(3, true)
+      r:set_dummy(4, 5, 6)
+      assert.same({ 4, 5, 6 }, { r:get(1) })
+    end)
+
+    it("takes a point count up to 2^32 - 1 and sizes link's scratch by the vertices used", function()
+      local ok, err = pcall(core.link, { {1, 2, 3} }, 1 << 40)
+      assert.is_false(ok)
+      assert.matches("point count", err)
+      assert.has_error(function() core.link({ {1, 2, 3} }, -1) end)
+      local t0 = os.clock()
+      local r = core.link({ {1, 2, 3}, {3, 2, 4} }, (1 << 32) - 1)
+      assert.is_true(os.clock() - t0 < 0.5) -- 2^31 took 8 GB and seconds
+      assert.equal(3, #r[1])
+      assert.has_error(function() core.link({ {1, 2, 5} }, 4) end)
+    end)
+
+    it("refuses T-junction input whose extent is not a finite number", function()
+      local pts = { -1e308, 0, 0, 1e308, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 5 }
+      local ok, err = pcall(core.tjunctions, pts, { {1, 2, 3}, {4, 5} })
+      assert.is_false(ok)
+      assert.matches("largest finite number", err)
+      pts[1], pts[4], pts[9] = -1e150, 1e150, 1e150
+      assert.same({ 1, 1, 4 }, core.tjunctions(pts, { {1, 2, 3}, {4, 5} }))
+    end)
+
+    it("first_outside on a large polygon stays fast (edges sorted once)", function()
+      local poly, n = {}, 40000
+      for i = 0, n - 1 do
+        local a = -2 * pi * i / n
+        poly[#poly + 1] = 100 * cos(a); poly[#poly + 1] = 0; poly[#poly + 1] = 100 * sin(a)
+      end
+      local t0 = os.clock()
+      assert.is_nil(core.first_outside(poly, { 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1 }, true, 0.01))
+      assert.is_true(os.clock() - t0 < 1) -- 2.5 s per call at 40000 points
+      assert.equal(3, core.first_outside(poly, { 0, 0, 0, 1, 0, 0, 150, 0, 1, 0, 0, 1 }, true, 0.01))
+    end)
+  end)
 end)

@@ -186,6 +186,39 @@ describe("psdl.core canvas", function()
     assert.has_error(function() c:get(0, 0) end)
   end)
 
+  it("refuses a PNG whose header claims more pixels than its data can hold, and chunks past the end", function()
+    local function crc32(str)
+      local c = 0xFFFFFFFF
+      for i = 1, #str do
+        c = c ~ str:byte(i)
+        for _ = 1, 8 do c = (c >> 1) ~ (0xEDB88320 & -(c & 1)) end
+      end
+      return c ~ 0xFFFFFFFF
+    end
+    local function chunk(kind, data, claim)
+      return string.pack(">I4", claim or #data) .. kind .. data .. string.pack(">I4", crc32(kind .. data))
+    end
+    local function header(w, h)
+      return "\137PNG\r\n\26\n" .. chunk("IHDR", string.pack(">I4I4BBBBB", w, h, 8, 6, 0, 0, 0))
+    end
+    local idat = chunk("IDAT", "\x78\x9C\x63\x60\x00\x00\x00\x02\x00\x01")
+    -- 8192 x 8192 RGBA (a 256 MiB canvas) from 69 bytes: refused before allocating
+    local big = header(8192, 8192) .. idat .. chunk("IEND", "")
+    assert.is_true(#big < 80)
+    local nothing, msg, code = core.canvas_png_decode(big)
+    assert.is_nil(nothing)
+    assert.equal("bad_count", code)
+    assert.matches("compressed data", msg)
+    -- a text chunk running past the end of the data
+    local _, msg2, code2 = core.canvas_png_decode(header(1, 1) .. idat .. chunk("tEXt", "k\0v", 5000))
+    assert.equal("truncated", code2)
+    assert.matches("runs past the end", msg2)
+    -- a real image that compresses very well still decodes
+    local u = core.canvas_new(1024, 1024, 0x000000FF)
+    local d = assert(core.canvas_png_decode(u:png(9)))
+    assert.same({ 1024, 1024 }, { d:size() })
+  end)
+
   it("rejects bad arguments", function()
     assert.has_error(function() core.canvas_new(0, 10) end)
     assert.has_error(function() core.canvas_new(20000, 10) end)

@@ -15,8 +15,14 @@
  *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
  *   core.self_crossing(pts [, holes [, tol]])  -> nil | edge1, edge2
  *   core.first_outside(poly, pts [, closed [, eps]]) -> nil | point index
+ *   core.points(pts)                           -> psdl.Points (kept as doubles; first_outside
+ *                                                 takes it for poly or pts)
+ *   core.ring_simple(pts [, touch])            -> boolean
  *   core.facades(pts, opts)                    -> {{left, right, u, v, light, run, sloped}, ...}
+ *                                                 (opts.flat: {left, right, u, v, light, flags, ...},
+ *                                                 flags 1 run, 2 sloped)
  *   core.light_index(dx, dz)                   -> 0..63
+ *   core.building(vpool, hpool, pts, opts)     -> {kind, a, b, h1, h2, light|u, ...} [, roof]
  *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
  *                                                  crosswalks, outline}
  *   core.signed_area(pts), core.winding(pts [, eps]), core.quad_deviation(pts),
@@ -26,6 +32,7 @@
  *   core.boundary(tris, points)                -> {v...}
  *   core.link(perimeters, npoints)             -> {{{vertex=, neighbour=}...}...}
  *   core.tjunctions(points, perimeters [, eps]) -> {room, edge, vertex, ...}
+ *   core.height_mismatches(points, linked, kinds, eps, gap) -> {block, edge, road, dy, ...}
  *   core.pool(dim [, reserve_first])           -> psdl.Pool
  *       pool:add(x [, y, z]) / pool:add_flat(pts) / pool:find(...) / pool:count() /
  *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat() / pool:points(refs)
@@ -133,6 +140,49 @@ static double *get_points(lua_State *L, int idx, size_t *n, const char *what) {
     return p;
 }
 
+#define POINTS "psdl.Points"
+
+/* A flat point array kept in C (core.points): doubles ready for the kernels, so that a
+ * polygon tested again and again (a room's outline against each building) is converted
+ * once. */
+typedef struct points_box {
+    size_t n;
+    double p[];
+} points_box;
+
+/* Like get_points, but a psdl.Points argument is used in place (read only, no copy). */
+static const double *get_points_ro(lua_State *L, int idx, size_t *n, const char *what) {
+    points_box *b = (points_box *)luaL_testudata(L, idx, POINTS);
+    if (b) {
+        *n = b->n;
+        return b->p;
+    }
+    return get_points(L, idx, n, what);
+}
+
+/***
+ * Points kept in C for repeated tests (`first_outside` takes them as its polygon or points).
+ * @function points
+ * @param pts flat x, y, z array or a vertex Pool
+ * @treturn userdata psdl.Points (`#` gives the point count)
+ */
+static int l_points(lua_State *L) {
+    lua_settop(L, 1); /* scratch userdata go above the argument */
+    size_t n;
+    const double *p = get_points(L, 1, &n, "pts");
+    if (n > (((size_t)-1) / 4 - sizeof(points_box)) / (3 * sizeof(double))) luaL_error(L, "not enough memory");
+    points_box *b = (points_box *)lua_newuserdatauv(L, sizeof *b + 3 * n * sizeof(double), 0);
+    b->n = n;
+    if (n) memcpy(b->p, p, 3 * n * sizeof(double));
+    luaL_setmetatable(L, POINTS);
+    return 1;
+}
+
+static int points_len(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)((points_box *)luaL_checkudata(L, 1, POINTS))->n);
+    return 1;
+}
+
 static void push_points(lua_State *L, const double *p, size_t n) {
     lua_createtable(L, (int)(3 * n), 0);
     for (size_t i = 0; i < 3 * n; i++) {
@@ -223,7 +273,7 @@ static int coord_ok(lua_State *L, int idx, double *v) {
 /***
  * A list of points as a flat array, checked (what builder's argument checks accept).
  * @function flatten_points
- * @tparam table list `{ {x, y, z}, ... }` (y may be nil: 0)
+ * @tparam table list `{ {x, y, z}, ... }` (y may be nil or false: 0)
  * @return flat `{x1, y1, z1, ...}`, or nil and the 1-based index of the first point that is
  * not a table of finite numbers within the float32 range
  */
@@ -239,7 +289,7 @@ static int l_flatten_points(lua_State *L) {
             lua_geti(L, 3, 1);
             lua_geti(L, 3, 2);
             lua_geti(L, 3, 3);
-            if (lua_isnil(L, 5)) {
+            if (!lua_toboolean(L, 5)) { /* nil or false: 0, as `p[2] or 0` */
                 lua_pushinteger(L, 0);
                 lua_replace(L, 5);
             }
@@ -297,6 +347,8 @@ static int l_spline(lua_State *L) {
     return 1;
 }
 
+/* core.polyline_length(pts [, plan]) -> metres: the length of the polyline (3D; plan true
+ * measures in XZ only). pts: flat x, y, z array or vertex Pool (as every `pts` below). */
 static int l_polyline_length(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
@@ -305,6 +357,9 @@ static int l_polyline_length(lua_State *L) {
     return 1;
 }
 
+/* core.offset(pts, offset [, miter = 4]) -> pts, clamped: the polyline moved offset metres
+ * to the left of travel (negative: right), y kept, points on tight curves clamped so they
+ * never fold (psdl_offset); clamped counts them. */
 static int l_offset(lua_State *L) {
     lua_settop(L, 3); /* scratch userdata go above the arguments */
     size_t n;
@@ -317,6 +372,11 @@ static int l_offset(lua_State *L) {
     return 2;
 }
 
+/* core.sections(center, profile [, start_dir, end_dir]) -> pts, clamped: the cross-sections
+ * of a strip along a centre line (flat points, one row of 4 (road), 2 (walkway, sidewalk) or
+ * 6 (divided) points per centre point, left to right of travel, §2.4). profile = {kind =
+ * "road"|"walkway"|"divided"|"sidewalk", left, right, sidewalk_left, sidewalk_right, median,
+ * curb, miter_limit} in metres; start_dir / end_dir {x, z} end tangents. Bad profiles raise. */
 static int l_sections(lua_State *L) {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
     size_t n;
@@ -336,6 +396,9 @@ static int l_sections(lua_State *L) {
 
 /* ================================================================ fans */
 
+/* core.triangulate(pts [, holes]) -> {i1, i2, i3, ...}: ear-clipping triangles (1-based
+ * point indices, 3 per triangle, retail winding) of the polygon pts: the outer ring, then
+ * holes starting at the 1-based indices in holes (increasing, 2..#points, else raises). */
 static int l_triangulate(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n, nh;
@@ -349,6 +412,9 @@ static int l_triangulate(lua_State *L) {
     return 1;
 }
 
+/* core.fans(pts [, holes [, no_extra]]) -> {{hub, rim...}, ...}, extra: triangle fans
+ * covering the polygon (1-based indices, convex pieces in retail winding, psdl_fans); an
+ * index past the points names extra (flat x, y, z of added hub points, none when no_extra). */
 static int l_fans(lua_State *L) {
     lua_settop(L, 3); /* scratch userdata go above the arguments */
     size_t n, nh;
@@ -423,6 +489,23 @@ static int l_self_crossing(lua_State *L) {
 }
 
 /***
+ * Whether a ring is simple with a margin (psdl_ring_simple).
+ * @function ring_simple
+ * @tparam table pts flat x, y, z ring
+ * @tparam[opt] number touch metres (1e-3): edges that are not neighbours must stay this far apart
+ * @treturn boolean
+ */
+static int l_ring_simple(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    size_t r = psdl_ring_simple(p, n, luaL_optnumber(L, 2, 1e-3));
+    nomem_check(L, r);
+    lua_pushboolean(L, r == 1);
+    return 1;
+}
+
+/***
  * Whether points stay inside a polygon (psdl_first_outside).
  * @function first_outside
  * @tparam table poly flat x, y, z polygon (a keyhole ring works)
@@ -435,8 +518,8 @@ static int l_self_crossing(lua_State *L) {
 static int l_first_outside(lua_State *L) {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
     size_t n, m;
-    double *poly = get_points(L, 1, &n, "poly");
-    double *p = get_points(L, 2, &m, "pts");
+    const double *poly = get_points_ro(L, 1, &n, "poly");
+    const double *p = get_points_ro(L, 2, &m, "pts");
     size_t r = psdl_first_outside(poly, n, p, m, lua_toboolean(L, 3), luaL_optnumber(L, 4, 0.005));
     nomem_check(L, r);
     if (r == 0) lua_pushnil(L);
@@ -446,12 +529,19 @@ static int l_first_outside(lua_State *L) {
 
 /* ================================================================ facades */
 
+/* core.light_index(dx, dz) -> 0..63: the light-table index of a wall whose base runs in
+ * plan direction (dx, dz) (§2.4 0x7). */
 static int l_light_index(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     lua_pushinteger(L, (lua_Integer)psdl_light_index(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
     return 1;
 }
 
+/* core.facades(pts, opts) -> {{left, right, u, v, light, run, sloped}, ...}: the facade
+ * layout along an outline (psdl_facades): left / right 1-based point indices, u / v texture
+ * repeats, light index, run = starts a wall run, sloped = the ground dips below `bottom`.
+ * opts = {floor_height (m, 3), bay_width (m, 4), bottom, top (m), collinear (degrees, 1),
+ * closed}. */
 static int l_facades(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
@@ -467,9 +557,20 @@ static int l_facades(lua_State *L) {
     lua_getfield(L, 2, "closed");
     o.closed = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    lua_getfield(L, 2, "flat");
+    int flat = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     size_t nb = psdl_facades_bound(n, o.closed);
     uint32_t *d = (uint32_t *)scratch(L, 6 * nb, sizeof *d);
     size_t ns = psdl_facades(d, p, n, &o);
+    if (flat) { /* {left, right, u, v, light, flags, ...}: flags 1 run, 2 sloped */
+        lua_createtable(L, (int)(6 * ns), 0);
+        for (size_t i = 0; i < 6 * ns; i++) {
+            lua_pushinteger(L, (lua_Integer)d[i] + (i % 6 < 2 ? 1 : 0));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        return 1;
+    }
     lua_createtable(L, (int)ns, 0);
     static const char *const keys[] = {"left", "right", "u", "v", "light"};
     for (size_t i = 0; i < ns; i++) {
@@ -487,8 +588,87 @@ static int l_facades(lua_State *L) {
     return 1;
 }
 
+/***
+ * A building's attributes (psdl_building): its points and heights pooled as the builder's
+ * attribute calls would add them.
+ * @function building
+ * @param vpool vertex Pool
+ * @param hpool height Pool (dimension 1)
+ * @tparam table pts flat x, y, z outline (retail winding when closed)
+ * @tparam table opts `base`, `top`, `floor_height`, `ground_height`, `bay_width`,
+ * `sliver_density`, `snap`, `closed`
+ * @treturn table 6 numbers per attribute: kind (1 bound, 2 sliver, 3 ground facade, 4 upper
+ * facade), two vertex references, two height references (bound: top, 0), light (bound) or u
+ * @treturn table|nil closed: `{m, refs..., m, refs..., height reference}` (fans, hub first)
+ */
+static int l_building(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
+    pool_box *vb = check_pool(L, 1), *hb = check_pool(L, 2);
+    if (vb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    if (hb->dim != 1) luaL_argerror(L, 2, "a height pool (dimension 1) expected");
+    size_t n;
+    const double *p = get_points(L, 3, &n, "pts");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    psdl_building_opts o;
+    memset(&o, 0, sizeof o);
+    o.base = opt_field_num(L, 4, "base", 0);
+    o.top = opt_field_num(L, 4, "top", 0);
+    o.floor_height = opt_field_num(L, 4, "floor_height", 0);
+    o.ground_height = opt_field_num(L, 4, "ground_height", 0);
+    o.bay_width = opt_field_num(L, 4, "bay_width", 0);
+    o.sliver_density = opt_field_num(L, 4, "sliver_density", 0.25);
+    o.snap = opt_field_num(L, 4, "snap", 0);
+    lua_getfield(L, 4, "closed");
+    o.closed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    size_t rb;
+    size_t ob = psdl_building_bound(n, o.closed, &rb);
+    uint32_t *ops = (uint32_t *)scratch(L, ob, sizeof *ops);
+    uint32_t *roof = (uint32_t *)scratch(L, rb + 1, sizeof *roof);
+    size_t nroof = 0;
+    size_t na = psdl_building(ops, roof, &nroof, vb->pool, hb->pool, p, n, &o);
+    nomem_check(L, na);
+    lua_createtable(L, (int)(6 * na), 0);
+    for (size_t i = 0; i < na; i++) {
+        const uint32_t *a = ops + 6 * i;
+        /* vertex and height references 1-based; a bound's unused second height stays 0 */
+        lua_Integer v[6] = {a[0], (lua_Integer)a[1] + 1, (lua_Integer)a[2] + 1, (lua_Integer)a[3] + 1,
+                            a[0] == PSDL_BUILDING_BOUND ? 0 : (lua_Integer)a[4] + 1, a[5]};
+        for (int f = 0; f < 6; f++) {
+            lua_pushinteger(L, v[f]);
+            lua_rawseti(L, -2, (lua_Integer)(6 * i) + f + 1);
+        }
+    }
+    if (!o.closed) return 1;
+    lua_createtable(L, (int)nroof, 0);
+    lua_Integer w = 0;
+    size_t i = 0;
+    while (i + 1 < nroof) { /* fans: [m, refs...]; the last word is the height */
+        size_t m = roof[i];
+        lua_pushinteger(L, (lua_Integer)m);
+        lua_rawseti(L, -2, ++w);
+        for (size_t q = 1; q <= m; q++) {
+            lua_pushinteger(L, (lua_Integer)roof[i + q] + 1);
+            lua_rawseti(L, -2, ++w);
+        }
+        i += 1 + m;
+    }
+    if (nroof) {
+        lua_pushinteger(L, (lua_Integer)roof[nroof - 1] + 1);
+        lua_rawseti(L, -2, ++w);
+    }
+    return 2;
+}
+
 /* ================================================================ junctions */
 
+/* core.junction(center, arms [, opts]) -> {points, surface, outline, sections, distance,
+ * strips, crosswalks}: an intersection at center {x, y, z} (psdl_junction_build). arms =
+ * {{dir = {x, z}, profile = (as core.sections), crosswalk (m), min_distance (m)}, ...};
+ * opts = {radius (m), arc_step (degrees), curb (m)}. points is flat; the rest are 1-based
+ * indices into it: surface and outline rings, sections per arm, distance per arm (m),
+ * strips {{pairs, start_cap, end_cap}, ...}, crosswalks {{c0, c1, c2, c3}, ...}. Arms that
+ * cannot be joined or non-finite values raise. */
 static int l_junction(lua_State *L) {
     lua_settop(L, 3); /* scratch userdata go above the arguments */
     psdl_junction_opts o;
@@ -580,6 +760,7 @@ static int l_junction(lua_State *L) {
 
 /* ================================================================ measures */
 
+/* core.signed_area(pts) -> m²: the plan area of the polygon, negative in retail winding. */
 static int l_signed_area(lua_State *L) {
     lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
@@ -588,6 +769,7 @@ static int l_signed_area(lua_State *L) {
     return 1;
 }
 
+/* core.winding(pts [, eps = 1e-9]) -> -1 (retail), 1 or 0 (|area| <= eps m²). */
 static int l_winding(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
@@ -596,6 +778,7 @@ static int l_winding(lua_State *L) {
     return 1;
 }
 
+/* core.quad_deviation(pts) -> metres: the non-planarity of a quad of exactly 4 points. */
 static int l_quad_deviation(lua_State *L) {
     lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
@@ -605,6 +788,8 @@ static int l_quad_deviation(lua_State *L) {
     return 1;
 }
 
+/* core.strip_deviation(pts, stride) -> metres: the largest quad deviation of a strip of
+ * sections of `stride` points (the point count a multiple of stride, else raises). */
 static int l_strip_deviation(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
@@ -615,6 +800,7 @@ static int l_strip_deviation(lua_State *L) {
     return 1;
 }
 
+/* core.fan_flatness(pts) -> metres: the largest height difference from the hub (point 1). */
 static int l_fan_flatness(lua_State *L) {
     lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
@@ -623,6 +809,7 @@ static int l_fan_flatness(lua_State *L) {
     return 1;
 }
 
+/* core.fan_min_area(pts) -> m²: the smallest triangle of the fan (hub first); 0 = degenerate. */
 static int l_fan_min_area(lua_State *L) {
     lua_settop(L, 1); /* scratch userdata go above the arguments */
     size_t n;
@@ -639,6 +826,8 @@ static void push_vec3(lua_State *L, const double *v) {
     }
 }
 
+/* core.bounds(pts [, first = 1]) -> {min, max, center = {x, y, z}, radius} | nil: §1.6
+ * bounds of the points from index `first` on (nil when there are none). */
 static int l_bounds(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
@@ -667,6 +856,9 @@ static const char *const attr_names[] = {"road", "sidewalk_strip", "walkway", "s
                                          "road_fan", "fan", "facade_bound", "divided_road", "tunnel",
                                          "texture", "facade", "roof", NULL};
 
+/* core.surface_triangles(type, refs) -> {a, b, c, ...}: the triangles of one attribute's
+ * vertex list (type a document attribute name, e.g. "road", "fan"), in the refs' own
+ * numbering (not rebased). */
 static int l_surface_triangles(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     int type = luaL_checkoption(L, 1, NULL, attr_names);
@@ -695,6 +887,9 @@ static uint32_t find_u32(const uint32_t *u, size_t n, uint32_t v) {
     return (uint32_t)lo;
 }
 
+/* core.boundary(tris, points) -> {v...}: the outline (1-based point indices, retail
+ * winding, holes keyholed) of the union of the triangles tris (1-based indices into points,
+ * 3 per triangle; out of range raises). points may be a vertex Pool. */
 static int l_boundary(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t nt = arr_len(L, 1), np;
@@ -766,6 +961,10 @@ static void get_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start,
     *nrooms = nr;
 }
 
+/* core.link(perimeters, npoints) -> {{{vertex =, neighbour =}, ...}, ...}: neighbour links
+ * (§1.5) of room perimeters {{v, ...}, ...} (1-based vertices, each <= npoints, npoints in
+ * 0..2^32-1, else raises): per room its perimeter with the neighbouring room (1-based, 0 =
+ * none) of each edge, vertices shared only at a corner repeated (psdl_link). */
 static int l_link(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     lua_Integer np = luaL_checkinteger(L, 2);
@@ -796,6 +995,10 @@ static int l_link(lua_State *L) {
     return 1;
 }
 
+/* core.tjunctions(points, perimeters [, eps = 0.005]) -> {room, edge, vertex, ...}:
+ * T-junctions (psdl_tjunctions), 3 1-based numbers each: a vertex of another room lying
+ * within eps metres inside perimeter edge `edge` of `room`. points may be a vertex Pool;
+ * points spanning more than the largest double raise. */
 static int l_tjunctions(lua_State *L) {
     lua_settop(L, 3); /* scratch userdata go above the arguments */
     size_t np, nr;
@@ -803,12 +1006,17 @@ static int l_tjunctions(lua_State *L) {
     uint32_t *start, *verts;
     get_perimeters(L, 2, np, &start, &verts, &nr);
     double eps = luaL_optnumber(L, 3, 0.005);
-    size_t n = psdl_tjunctions(NULL, 0, p, np, start, verts, nr, eps);
+    /* one search for the usual handful of records; a second only when more are found */
+    size_t cap = 256;
+    uint32_t *d = (uint32_t *)scratch(L, 3 * cap, sizeof *d);
+    size_t n = psdl_tjunctions(d, cap, p, np, start, verts, nr, eps);
     nomem_check(L, n);
     if (n == PSDL_GEOM_INVALID)
         luaL_argerror(L, 1, "the points span more than the largest finite number (or one is infinite)");
-    uint32_t *d = (uint32_t *)scratch(L, 3 * n, sizeof *d);
-    nomem_check(L, psdl_tjunctions(d, n, p, np, start, verts, nr, eps));
+    if (n > cap) {
+        d = (uint32_t *)scratch(L, 3 * n, sizeof *d);
+        nomem_check(L, psdl_tjunctions(d, n, p, np, start, verts, nr, eps));
+    }
     lua_createtable(L, (int)(3 * n), 0);
     for (size_t i = 0; i < 3 * n; i++) {
         lua_pushinteger(L, (lua_Integer)d[i] + 1);
@@ -817,8 +1025,84 @@ static int l_tjunctions(lua_State *L) {
     return 1;
 }
 
+/***
+ * Block edges beside road edges at another height (psdl_height_mismatches).
+ * @function height_mismatches
+ * @param points flat x, y, z array or a vertex Pool
+ * @tparam table linked perimeters as `core.link` returns them: `{{{vertex =, neighbour =}...}...}`
+ * @tparam table kinds per room: 1 block, 2 road or intersection, 0 neither
+ * @tparam number eps metres
+ * @tparam number gap metres (largest height difference reported)
+ * @treturn table `{block, edge, road, dy, ...}`: 1-based rooms and perimeter edges, one
+ * record per pair of rooms, sorted by block room then road room
+ */
+static int l_height_mismatches(lua_State *L) {
+    lua_settop(L, 5); /* scratch userdata go above the arguments */
+    size_t np;
+    double *p = get_points(L, 1, &np, "points");
+    size_t nr = arr_len(L, 2);
+    double eps = luaL_checknumber(L, 4), gap = luaL_checknumber(L, 5);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    uint32_t *start = (uint32_t *)scratch(L, nr + 1, sizeof *start);
+    unsigned char *kind = (unsigned char *)scratch(L, nr, 1);
+    size_t total = 0;
+    for (size_t r = 0; r < nr; r++) {
+        kind[r] = (unsigned char)arr_int(L, 3, r + 1, 3, "kinds", 0, 2);
+        lua_rawgeti(L, 2, (lua_Integer)r + 1);
+        if (!lua_istable(L, -1)) luaL_argerror(L, 2, lua_pushfstring(L, "linked[%I]: table expected", (lua_Integer)r + 1));
+        total += kind[r] ? lua_rawlen(L, -1) : 0;
+        lua_pop(L, 1);
+    }
+    uint32_t *verts = (uint32_t *)scratch(L, total, sizeof *verts);
+    uint32_t *nb = (uint32_t *)scratch(L, total, sizeof *nb);
+    size_t w = 0;
+    for (size_t r = 0; r < nr; r++) {
+        start[r] = (uint32_t)w;
+        if (!kind[r]) continue;
+        lua_rawgeti(L, 2, (lua_Integer)r + 1);
+        int t = lua_gettop(L);
+        size_t n = lua_rawlen(L, t);
+        for (size_t i = 0; i < n; i++) {
+            if (lua_rawgeti(L, t, (lua_Integer)i + 1) != LUA_TTABLE)
+                luaL_argerror(L, 2, lua_pushfstring(L, "linked[%I][%I]: table expected", (lua_Integer)r + 1,
+                                                    (lua_Integer)i + 1));
+            lua_getfield(L, -1, "vertex");
+            lua_getfield(L, -2, "neighbour");
+            int ok1, ok2;
+            lua_Integer v = lua_tointegerx(L, -2, &ok1), m = lua_tointegerx(L, -1, &ok2);
+            if (!ok1 || !ok2 || v < 1 || m < 0)
+                luaL_argerror(L, 2, lua_pushfstring(L, "linked[%I][%I]: vertex and neighbour expected",
+                                                    (lua_Integer)r + 1, (lua_Integer)i + 1));
+            verts[w] = v > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)(v - 1);
+            nb[w] = m > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+            w++;
+            lua_pop(L, 3);
+        }
+        lua_pop(L, 1);
+    }
+    start[nr] = (uint32_t)w;
+    size_t n = psdl_height_mismatches(NULL, 0, p, np, start, verts, nb, kind, nr, eps, gap, 16);
+    nomem_check(L, n);
+    psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
+    if (n) nomem_check(L, psdl_height_mismatches(d, n, p, np, start, verts, nb, kind, nr, eps, gap, 16));
+    lua_createtable(L, (int)(4 * n), 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)d[i].block + 1);
+        lua_rawseti(L, -2, (lua_Integer)(4 * i + 1));
+        lua_pushinteger(L, (lua_Integer)d[i].edge + 1);
+        lua_rawseti(L, -2, (lua_Integer)(4 * i + 2));
+        lua_pushinteger(L, (lua_Integer)d[i].road + 1);
+        lua_rawseti(L, -2, (lua_Integer)(4 * i + 3));
+        lua_pushnumber(L, d[i].dy);
+        lua_rawseti(L, -2, (lua_Integer)(4 * i + 4));
+    }
+    return 1;
+}
+
 /* ================================================================ pools */
 
+/* core.pool([dim = 3 [, reserve_first]]) -> psdl.Pool: a deduplicating pool of float
+ * tuples (dim 1..4); reserve_first keeps entry 1 as the dummy vertex (§3.2, set_dummy). */
 static int pool_new(lua_State *L) {
     lua_Integer dim = luaL_optinteger(L, 1, 3);
     luaL_argcheck(L, dim >= 1 && dim <= 4, 1, "dimension 1..4 expected");
@@ -833,6 +1117,7 @@ static int pool_new(lua_State *L) {
     return 1;
 }
 
+/* pool:close() (also __close and __gc): frees the pool; any later use raises. */
 static int pool_close(lua_State *L) {
     pool_box *b = (pool_box *)luaL_checkudata(L, 1, POOL);
     psdl_pool_free(b->pool);
@@ -840,6 +1125,7 @@ static int pool_close(lua_State *L) {
     return 0;
 }
 
+/* tostring(pool) -> "psdl.Pool (dim, n entries)" or "psdl.Pool (closed)". */
 static int pool_tostring(lua_State *L) {
     pool_box *b = (pool_box *)luaL_checkudata(L, 1, POOL);
     if (b->pool) lua_pushfstring(L, POOL " (%d, %I entries)", (int)b->dim, (lua_Integer)psdl_pool_count(b->pool));
@@ -881,6 +1167,7 @@ static int pool_add_flat(lua_State *L) {
     return 1;
 }
 
+/* pool:find(x [, y, z]) -> 1-based reference | nil (the dummy never matches). */
 static int pool_find(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     double v[4];
@@ -891,11 +1178,13 @@ static int pool_find(lua_State *L) {
     return 1;
 }
 
+/* pool:count() -> entries (the dummy included). */
 static int pool_count(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)psdl_pool_count(check_pool(L, 1)->pool));
     return 1;
 }
 
+/* pool:get(i) -> x [, y, z]: entry i (1-based; out of range raises). */
 static int pool_get(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     lua_Integer i = luaL_checkinteger(L, 2);
@@ -905,6 +1194,8 @@ static int pool_get(lua_State *L) {
     return (int)b->dim;
 }
 
+/* pool:set_dummy(x [, y, z]): overwrites the reserved entry 1; raises for a pool made
+ * without reserve_first (its entry 1 is an ordinary, hashed entry). */
 static int pool_set_dummy(lua_State *L) {
     pool_box *b = check_pool(L, 1);
     double v[4];
@@ -987,7 +1278,10 @@ static const luaL_Reg geom_funcs[] = {
     {"keyhole", l_keyhole},
     {"self_crossing", l_self_crossing},
     {"first_outside", l_first_outside},
+    {"points", l_points},
+    {"ring_simple", l_ring_simple},
     {"facades", l_facades},
+    {"building", l_building},
     {"light_index", l_light_index},
     {"junction", l_junction},
     {"signed_area", l_signed_area},
@@ -1001,11 +1295,17 @@ static const luaL_Reg geom_funcs[] = {
     {"boundary", l_boundary},
     {"link", l_link},
     {"tjunctions", l_tjunctions},
+    {"height_mismatches", l_height_mismatches},
     {"pool", pool_new},
     {NULL, NULL},
 };
 
 void lpsdl_open_geom(lua_State *L) {
+    if (luaL_newmetatable(L, POINTS)) {
+        lua_pushcfunction(L, points_len);
+        lua_setfield(L, -2, "__len");
+    }
+    lua_pop(L, 1);
     if (luaL_newmetatable(L, POOL)) {
         luaL_setfuncs(L, pool_metameth, 0);
         luaL_newlibtable(L, pool_meth);

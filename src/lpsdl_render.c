@@ -27,7 +27,9 @@
  * "square".
  *
  * Longjmp safety: a canvas lives in its userdata from the moment it is allocated;
- * coordinate lists are copied into userdata buffers before any core call.
+ * coordinate lists are copied into userdata buffers before any core call. Any allocation
+ * may run a __gc finalizer that closes a canvas, so methods fetch the canvas pointer again
+ * after allocating.
  */
 #include <math.h>
 #include <stdint.h>
@@ -58,6 +60,7 @@ static cbox *push_box(lua_State *L, psdl_canvas *c) {
     return b;
 }
 
+/* canvas:close() (also __close and __gc): frees the pixels; closing twice is allowed. */
 static int canvas_close(lua_State *L) {
     cbox *b = check_box(L, 1);
     psdl_canvas_free(b->c);
@@ -65,6 +68,7 @@ static int canvas_close(lua_State *L) {
     return 0;
 }
 
+/* tostring(canvas) -> "psdl.Canvas (W x H)" or "psdl.Canvas (closed)". */
 static int canvas_tostring(lua_State *L) {
     cbox *b = check_box(L, 1);
     if (b->c)
@@ -137,6 +141,9 @@ static psdl_paint check_paint(lua_State *L, int ci, int si) {
     return p;
 }
 
+/* core.canvas_new(width, height [, rgba = 0xFFFFFFFF]) -> canvas | nil, message, "nomem":
+ * a width x height pixel canvas (sides 1..16384, at most 2^26 pixels) filled with rgba
+ * (0xRRGGBBAA). Sizes out of range raise. */
 static int l_canvas_new(lua_State *L) {
     int w = check_int_arg(L, 1, 1, PSDL_CANVAS_MAX_SIDE);
     int h = check_int_arg(L, 2, 1, PSDL_CANVAS_MAX_SIDE);
@@ -153,6 +160,9 @@ static int l_canvas_new(lua_State *L) {
     return 1;
 }
 
+/* core.canvas_png_decode(bytes) -> canvas | nil, message, code: any PNG as an RGBA canvas
+ * (psdl_canvas_png_decode: bad_magic, bad_count for images over the limits or larger than
+ * their compressed data can hold, truncated, invalid, nomem). */
 static int l_canvas_png_decode(lua_State *L) {
     size_t n = 0;
     const char *s = luaL_checklstring(L, 1, &n);
@@ -168,6 +178,9 @@ static int l_canvas_png_decode(lua_State *L) {
     return 1;
 }
 
+/* core.text_width(text_or_n [, scale = 1]) -> pixels: the width of a string (or of n
+ * bytes) in the built-in 5 x 7 font at an integer scale, no trailing gap. n 0..4096 and
+ * scale 1..64, else raises. */
 static int l_text_width(lua_State *L) {
     lua_Integer n;
     if (lua_type(L, 1) == LUA_TSTRING)
@@ -175,12 +188,13 @@ static int l_text_width(lua_State *L) {
     else
         n = luaL_checkinteger(L, 1);
     int scale = (int)luaL_optinteger(L, 2, 1);
-    luaL_argcheck(L, n >= 0 && n <= 4096, 1, "out of range");
-    luaL_argcheck(L, scale >= 1 && scale <= 64, 2, "out of range");
+    luaL_argcheck(L, n >= 0 && n <= PSDL_TEXT_MAX_LEN, 1, "out of range");
+    luaL_argcheck(L, scale >= 1 && scale <= PSDL_TEXT_MAX_SCALE, 2, "out of range");
     lua_pushinteger(L, psdl_text_width((size_t)n, scale));
     return 1;
 }
 
+/* canvas:size() -> width, height (pixels). A closed canvas raises (every method). */
 static int m_size(lua_State *L) {
     psdl_canvas *c = check_canvas(L, 1);
     lua_pushinteger(L, c->width);
@@ -188,6 +202,7 @@ static int m_size(lua_State *L) {
     return 2;
 }
 
+/* canvas:get(x, y) -> 0xRRGGBBAA of pixel (x, y) (0-based integers), 0 outside. */
 static int m_get(lua_State *L) {
     psdl_canvas *c = check_canvas(L, 1);
     lua_Integer x = luaL_checkinteger(L, 2), y = luaL_checkinteger(L, 3);
@@ -198,24 +213,34 @@ static int m_get(lua_State *L) {
     return 1;
 }
 
+/* canvas:triangles(xy, rgba [, stripes]) -> pixels covered: fills triangles (6 numbers
+ * each in xy, pixels, either winding) with the top-left rule. A list whose length is not a
+ * multiple of 6, a non-number or bad stripes raise. */
 static int m_triangles(lua_State *L) {
-    psdl_canvas *c = check_canvas(L, 1);
+    check_canvas(L, 1);
     psdl_paint p = check_paint(L, 3, 4);
     size_t n = 0;
     double *xy = check_list(L, 2, 6, &n);
+    psdl_canvas *c = check_canvas(L, 1); /* after the allocation: a finalizer may close it */
     lua_pushinteger(L, (lua_Integer)psdl_canvas_triangles(c, xy, n / 6, &p));
     return 1;
 }
 
+/* canvas:polygon(xy, rgba [, stripes]) -> pixels covered: fills the polygon of the points
+ * {x1, y1, x2, y2, ...} (pixels, closed implicitly) with the even-odd rule; fewer than 3
+ * points or a NaN / infinite coordinate paint nothing (0). */
 static int m_polygon(lua_State *L) {
-    psdl_canvas *c = check_canvas(L, 1);
+    check_canvas(L, 1);
     psdl_paint p = check_paint(L, 3, 4);
     size_t n = 0;
     double *xy = check_list(L, 2, 2, &n);
+    psdl_canvas *c = check_canvas(L, 1); /* after the allocation: a finalizer may close it */
     lua_pushinteger(L, (lua_Integer)psdl_canvas_polygon(c, xy, n / 2, &p));
     return 1;
 }
 
+/* canvas:rect(x0, y0, x1, y1, rgba): blends rgba over the pixels [x0, x1) x [y0, y1)
+ * (integers within +-2^24, clipped to the canvas). */
 static int m_rect(lua_State *L) {
     psdl_canvas *c = check_canvas(L, 1);
     int x0 = check_int_arg(L, 2, -(1 << 24), 1 << 24), y0 = check_int_arg(L, 3, -(1 << 24), 1 << 24);
@@ -224,16 +249,23 @@ static int m_rect(lua_State *L) {
     return 0;
 }
 
+/* canvas:stroke(segments, width, rgba): anti-aliased lines `width` pixels wide with round
+ * caps along the segments {x0, y0, x1, y1, ...}, composited once (overlaps do not darken);
+ * a width that is not in (0, 1e6) draws nothing. Out of memory raises. */
 static int m_stroke(lua_State *L) {
-    psdl_canvas *c = check_canvas(L, 1);
+    check_canvas(L, 1);
     double width = (double)luaL_checknumber(L, 3);
     uint32_t rgba = check_rgba(L, 4);
     size_t n = 0;
     double *seg = check_list(L, 2, 4, &n);
+    psdl_canvas *c = check_canvas(L, 1); /* after the allocation: a finalizer may close it */
     if (psdl_canvas_stroke(c, seg, n / 4, width, rgba) != 0) return luaL_error(L, "not enough memory");
     return 0;
 }
 
+/* canvas:marker(x, y, r, shape, fill [, outline_width = 0, outline]): an anti-aliased
+ * "disc", "diamond" or "square" (nil: disc) of radius r pixels centred on (x, y), filled
+ * with fill, with an outline outline_width pixels wide outside it. An unknown shape raises. */
 static int m_marker(lua_State *L) {
     static const char *const shapes[] = {"disc", "diamond", "square", NULL};
     psdl_canvas *c = check_canvas(L, 1);
@@ -247,6 +279,9 @@ static int m_marker(lua_State *L) {
     return 0;
 }
 
+/* canvas:text(x, y, text, scale, rgba [, halo]) -> width in pixels: text in the built-in
+ * font, top-left corner at integer (x, y), each font pixel scale x scale (1..64), over a
+ * halo (scale + 1) / 2 pixels wide when halo is given; at most 4096 bytes are drawn. */
 static int m_text(lua_State *L) {
     psdl_canvas *c = check_canvas(L, 1);
     int x = check_int_arg(L, 2, -(1 << 24), 1 << 24), y = check_int_arg(L, 3, -(1 << 24), 1 << 24);
@@ -261,10 +296,13 @@ static int m_text(lua_State *L) {
     return 1;
 }
 
+/* canvas:downsample(factor) -> canvas: a new canvas factor (1..64) times smaller on each
+ * side, each pixel the alpha-weighted average of a factor x factor block. */
 static int m_downsample(lua_State *L) {
-    psdl_canvas *c = check_canvas(L, 1);
+    check_canvas(L, 1);
     int k = check_int_arg(L, 2, 1, 64);
     cbox *b = push_box(L, NULL);
+    psdl_canvas *c = check_canvas(L, 1); /* after the allocation: a finalizer may close it */
     b->c = psdl_canvas_downsample(c, k);
     if (!b->c) return luaL_error(L, "not enough memory");
     return 1;
@@ -281,14 +319,17 @@ static int pngbuf_close(lua_State *L) {
     return 0;
 }
 
+/* canvas:png([level = 9]) -> bytes | nil, message, code: the canvas as a PNG (8-bit RGB
+ * when every pixel is opaque, else RGBA) at zlib level 0..9 (else raises). */
 static int m_png(lua_State *L) {
-    psdl_canvas *c = check_canvas(L, 1);
+    check_canvas(L, 1);
     int level = (int)luaL_optinteger(L, 2, 9);
     luaL_argcheck(L, level >= 0 && level <= 9, 2, "zlib level 0-9 expected");
     void **holder = (void **)lua_newuserdatauv(L, sizeof(void *), 0);
     *holder = NULL;
     luaL_setmetatable(L, PNGBUF);
     lua_toclose(L, -1);
+    psdl_canvas *c = check_canvas(L, 1); /* after the allocation: a finalizer may close it */
     size_t size = 0;
     psdl_error err;
     if (psdl_canvas_png_encode(c, level, holder, &size, &err) != PSDL_OK) {

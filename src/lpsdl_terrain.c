@@ -145,6 +145,10 @@ static void push_nhtg(lua_State *L, const psdl_nhtg *t) {
     lua_setfield(L, -2, "extra");
 }
 
+/* core.nhtg_decode(bytes) -> nhtg | nil, message, code: a SimCity 4 / Sims 2 NHTG height
+ * map (the nhtg model above; heights in metres, water_level in metres). Bad data returns
+ * fail with a "psdl: <code>: <detail> at offset 0x..." message (truncated, bad_magic,
+ * bad_count, invalid, nomem); a non-string argument raises. */
 static int l_nhtg_decode(lua_State *L) {
     size_t size;
     const char *data = luaL_checklstring(L, 1, &size);
@@ -231,6 +235,9 @@ static void check_nhtg(lua_State *L, psdl_nhtg *t) {
     }
 }
 
+/* core.nhtg_encode(nhtg) -> bytes: the file for an nhtg model (version, width and height
+ * in tiles, rows = width + 1, cols = height + 1, heights row by row, terrain_type, optional
+ * water_level and extra). A bad model raises "bad argument #1 (field: problem)". */
 static int l_nhtg_encode(lua_State *L) {
     lua_settop(L, 1);
     psdl_nhtg t;
@@ -244,6 +251,8 @@ static int l_nhtg_encode(lua_State *L) {
     return 1;
 }
 
+/* core.nhtg_size(width, height [, type_len = 9]) -> integer: the bytes of an NHTG file of
+ * width x height tiles with a terrain type of type_len bytes. Out-of-range arguments raise. */
 static int l_nhtg_size(lua_State *L) {
     lua_Integer w = luaL_checkinteger(L, 1), h = luaL_checkinteger(L, 2), l = luaL_optinteger(L, 3, 9);
     luaL_argcheck(L, w >= 1 && w <= PSDL_NHTG_MAX_TILES, 1, "width out of range");
@@ -255,6 +264,8 @@ static int l_nhtg_size(lua_State *L) {
 
 /* ================================================================ QFS */
 
+/* core.qfs_decompress(record) -> bytes | nil, message, code: a QFS (RefPack) compressed
+ * record, header included, expanded. Corrupt or truncated records return fail. */
 static int l_qfs_decompress(lua_State *L) {
     size_t n, usize;
     const char *src = luaL_checklstring(L, 1, &n);
@@ -267,6 +278,8 @@ static int l_qfs_decompress(lua_State *L) {
     return 1;
 }
 
+/* core.qfs_compress(bytes) -> record: QFS-compressed bytes with their 9-byte header (what
+ * a DBPF package stores for a compressed resource). Over 16 MiB raises. */
 static int l_qfs_compress(lua_State *L) {
     size_t n, written;
     const char *src = luaL_checklstring(L, 1, &n);
@@ -327,6 +340,11 @@ static psdl_dbpf *decode_box(lua_State *L, const char *data, size_t size, psdl_e
     return p;
 }
 
+/* core.dbpf_decode(bytes) -> package | nil, message, code: a DBPF 1.x package's header
+ * fields and index: {major, minor, index_major, index_minor, entry_size, index_offset,
+ * index_size, hole_count, hole_offset, hole_size, size, dir (1-based DIR entry, nil when
+ * none), entries = {{type, group, instance, instance_hi, offset, size (bytes in the file),
+ * compressed, usize (uncompressed bytes)}, ...}}. Bad packages return fail. */
 static int l_dbpf_decode(lua_State *L) {
     size_t size;
     const char *data = luaL_checklstring(L, 1, &size);
@@ -338,6 +356,9 @@ static int l_dbpf_decode(lua_State *L) {
     return 1;
 }
 
+/* core.dbpf_extract(bytes, i) -> contents | nil, message, code: entry i (1-based) of the
+ * package, decompressed when the DIR lists it. An index out of range raises; bad data
+ * returns fail. */
 static int l_dbpf_extract(lua_State *L) {
     size_t size, usize;
     const char *data = luaL_checklstring(L, 1, &size);
@@ -355,6 +376,11 @@ static int l_dbpf_extract(lua_State *L) {
     return 1;
 }
 
+/* core.dbpf_replace(bytes, i, data [, compress]) -> bytes | nil, message, code: the package
+ * rebuilt with entry i (1-based) holding data, QFS-compressed when compress is true (nil:
+ * as the entry was), the DIR updated, every other resource byte-identical. An index out of
+ * range or data over 16 MiB to compress raises; a package that cannot be rebuilt (the DIR
+ * entry itself, duplicate keys, over 4 GiB) returns fail. */
 static int l_dbpf_replace(lua_State *L) {
     size_t size, n;
     const char *data = luaL_checklstring(L, 1, &size);
@@ -429,6 +455,11 @@ static int raster_decode(lua_State *L, raster_decoder dec) {
     return 1;
 }
 
+/* core.png_decode(bytes) / core.pgm_decode(bytes) -> raster | nil, message, code: an 8- or
+ * 16-bit grayscale PNG, or a binary PGM (P5), as the raster model above (samples 0..maxval,
+ * row-major, top row first; text from the psdlkit:heightmap tEXt chunk or the PGM comment).
+ * Colour PNGs (bad_magic), images over the pixel limit (bad_count) and bad data return
+ * fail. */
 static int l_png_decode(lua_State *L) { return raster_decode(L, psdl_png_decode); }
 static int l_pgm_decode(lua_State *L) { return raster_decode(L, psdl_pgm_decode); }
 
@@ -471,6 +502,8 @@ static void check_raster(lua_State *L, psdl_raster *r, lua_Integer max_maxval) {
     }
 }
 
+/* core.png_encode(raster) -> bytes: a grayscale PNG, 8-bit for maxval 255 and 16-bit for
+ * 65535 (other maxvals raise), text as a tEXt chunk. A bad raster raises. */
 static int l_png_encode(lua_State *L) {
     lua_settop(L, 1);
     psdl_raster r;
@@ -489,6 +522,8 @@ static int l_png_encode(lua_State *L) {
     return 1;
 }
 
+/* core.pgm_encode(raster) -> bytes: a binary PGM (P5) of maxval 1..65535, text as a comment
+ * line (a line break in it raises). A bad raster raises. */
 static int l_pgm_encode(lua_State *L) {
     lua_settop(L, 1);
     psdl_raster r;

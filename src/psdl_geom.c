@@ -765,3 +765,163 @@ size_t psdl_facades(uint32_t *dst, const double *pts, size_t n, const psdl_facad
     }
     return out;
 }
+
+/* ---------------------------------------------------------------- buildings */
+
+size_t psdl_building_bound(size_t n, int closed, size_t *roof_words) {
+    if (roof_words) *roof_words = closed ? psdl_fans_bound(n, 0) : 0;
+    return 6 * 4 * psdl_facades_bound(n, closed);
+}
+
+/* Index of the height h in pool, through a small memo of the heights this building used
+ * (each added to the pool at its first use, in use order). */
+typedef struct hmemo {
+    double v[8];
+    uint32_t r[8];
+    int n;
+} hmemo;
+
+static uint32_t memo_height(psdl_pool *pool, hmemo *m, double h) {
+    for (int i = 0; i < m->n; i++)
+        if (m->v[i] == h) return m->r[i];
+    uint32_t r = psdl_pool_add(pool, &h);
+    if (r != UINT32_MAX && m->n < 8) {
+        m->v[m->n] = h;
+        m->r[m->n++] = r;
+    }
+    return r;
+}
+
+/* The point p (snapped to the grid `snap` when positive) added to pool. */
+static uint32_t add_point(psdl_pool *pool, const double *p, double snap) {
+    if (!(snap > 0)) return psdl_pool_add(pool, p);
+    double q[3];
+    for (int k = 0; k < 3; k++) q[k] = floor(p[k] / snap + 0.5) * snap;
+    return psdl_pool_add(pool, q);
+}
+
+size_t psdl_building(uint32_t *ops, uint32_t *roof, size_t *nroof, psdl_pool *vpool, psdl_pool *hpool,
+                     const double *pts, size_t n, const psdl_building_opts *o) {
+    assert(ops && nroof && vpool && hpool && o && (pts || n == 0) && (roof || !o->closed));
+    *nroof = 0;
+    psdl_facade_opts fo;
+    memset(&fo, 0, sizeof fo);
+    fo.floor_height = o->floor_height;
+    fo.bay_width = o->bay_width;
+    fo.bottom = o->base;
+    fo.top = o->top;
+    fo.closed = o->closed;
+    size_t nb = psdl_facades_bound(n, o->closed);
+    uint32_t *seg = (uint32_t *)malloc((6 * nb + 1) * sizeof *seg);
+    uint32_t *ref = (uint32_t *)malloc((n + 1) * sizeof *ref);
+    unsigned char *seen = (unsigned char *)calloc(n + 1, 1);
+    double *rp = NULL, *extra = NULL;
+    uint32_t *fans = NULL;
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!seg || !ref || !seen) goto done;
+    size_t nseg = psdl_facades(seg, pts, n, &fo);
+    /* points reach the pool in the order one attribute call after another would add them:
+     * each run's bound ends, each segment's ends, then the roof's points */
+#define USE(k)                                                              \
+    do {                                                                    \
+        size_t k_ = (k);                                                    \
+        if (!seen[k_]) {                                                    \
+            seen[k_] = 1;                                                   \
+            if ((ref[k_] = add_point(vpool, pts + 3 * k_, o->snap)) == UINT32_MAX) goto done; \
+        }                                                                   \
+    } while (0)
+    for (size_t i = 0; i < nseg;) {
+        size_t j = i;
+        while (j + 1 < nseg && !(seg[6 * (j + 1) + 5] & 1)) j++;
+        USE(seg[6 * i]);
+        USE(seg[6 * j + 1]);
+        for (size_t q = i; q <= j; q++) {
+            USE(seg[6 * q]);
+            USE(seg[6 * q + 1]);
+        }
+        i = j + 1;
+    }
+    if (o->closed)
+        for (size_t k = 0; k < n; k++) USE(k);
+#undef USE
+    /* attributes, 6 words each, heights pooled in the order the attributes use them */
+    hmemo hm;
+    hm.n = 0;
+    double gtop = o->base + o->ground_height;
+    size_t w = 0;
+#define H(v) (memo_height(hpool, &hm, (v)))
+#define PUT(kind, a, b, h1, h2, x)                                          \
+    do {                                                                    \
+        uint32_t h1_ = (h1), h2_ = (h2);                                    \
+        if (h1_ == UINT32_MAX || h2_ == UINT32_MAX) goto done;              \
+        uint32_t *d_ = ops + 6 * w++;                                       \
+        d_[0] = (kind), d_[1] = (a), d_[2] = (b), d_[3] = h1_, d_[4] = h2_, d_[5] = (x); \
+    } while (0)
+    for (size_t i = 0; i < nseg;) {
+        size_t j = i;
+        while (j + 1 < nseg && !(seg[6 * (j + 1) + 5] & 1)) j++;
+        PUT(PSDL_BUILDING_BOUND, ref[seg[6 * i]], ref[seg[6 * j + 1]], H(o->top), 0, seg[6 * i + 4]);
+        for (size_t q = i; q <= j; q++) {
+            const uint32_t *s = seg + 6 * q;
+            uint32_t a = ref[s[0]], c = ref[s[1]];
+            if (s[5] & 2) {
+                uint32_t hb = H(o->base);
+                PUT(PSDL_BUILDING_SLIVER, a, c, hb, H(o->sliver_density), 0);
+            }
+            if (o->ground_height > 0) {
+                uint32_t hb = H(o->base);
+                PUT(PSDL_BUILDING_GROUND, a, c, hb, H(gtop), s[2]);
+            }
+            if (o->top > gtop) {
+                uint32_t hb = H(gtop);
+                PUT(PSDL_BUILDING_UPPER, a, c, hb, H(o->top), s[2]);
+            }
+        }
+        i = j + 1;
+    }
+    if (o->closed) { /* the roof: fans over the outline as pooled (float), at the top */
+        uint32_t ht = H(o->top);
+        if (ht == UINT32_MAX) goto done;
+        rp = (double *)malloc((3 * n + 1) * sizeof *rp);
+        fans = (uint32_t *)malloc((psdl_fans_bound(n, 0) + 1) * sizeof *fans);
+        extra = (double *)malloc((3 * (n + 1) + 1) * sizeof *extra);
+        if (!rp || !fans || !extra) goto done;
+        const float *f = psdl_pool_data(vpool);
+        for (size_t k = 0; k < n; k++)
+            for (int d = 0; d < 3; d++) rp[3 * k + (size_t)d] = f[3 * (size_t)ref[k] + (size_t)d];
+        size_t ne = 0, fw = psdl_fans(fans, extra, &ne, rp, n, NULL, 0, 0);
+        if (fw == PSDL_GEOM_NOMEM || fw == PSDL_GEOM_INVALID) goto done;
+        uint32_t *xref = ne ? (uint32_t *)malloc(ne * sizeof *xref) : NULL;
+        if (ne && !xref) goto done;
+        for (size_t k = 0; k < ne; k++)
+            if ((xref[k] = add_point(vpool, extra + 3 * k, o->snap)) == UINT32_MAX) {
+                free(xref);
+                goto done;
+            }
+        /* [m, refs...] per fan, then the roof height last */
+        size_t rw = 0;
+        for (size_t i = 0; i < fw;) {
+            size_t m = fans[i];
+            roof[rw++] = (uint32_t)m;
+            for (size_t q = 1; q <= m; q++) {
+                uint32_t k = fans[i + q];
+                roof[rw++] = k < n ? ref[k] : xref[k - n];
+            }
+            i += 1 + m;
+        }
+        free(xref);
+        roof[rw++] = ht;
+        *nroof = rw;
+    }
+#undef PUT
+#undef H
+    result = w;
+done:
+    free(seg);
+    free(ref);
+    free(seen);
+    free(rp);
+    free(fans);
+    free(extra);
+    return result;
+}

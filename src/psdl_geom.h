@@ -32,8 +32,9 @@
  * Kernels never write past the size their *_bound returns. Programmer errors (NULL pointers,
  * n too small where stated) are assert()s; index arguments that come from data (hole starts,
  * the vertex indices of psdl_boundary, psdl_link and psdl_link_bound) are checked, and the
- * kernel returns PSDL_GEOM_INVALID without writing. Kernels that need scratch memory allocate it with
- * malloc and return PSDL_GEOM_NOMEM ((size_t)-1) when that fails; the bindings raise.
+ * kernel returns PSDL_GEOM_INVALID without writing. Kernels that need scratch memory
+ * allocate it with malloc and return PSDL_GEOM_NOMEM ((size_t)-1) when that fails; the
+ * bindings raise.
  */
 #ifndef PSDL_GEOM_H
 #define PSDL_GEOM_H
@@ -246,6 +247,12 @@ size_t psdl_keyhole_bound(size_t n, size_t nholes);
  *  (strictly increasing, each in 1 .. n-1), or PSDL_GEOM_NOMEM. */
 size_t psdl_keyhole(uint32_t *dst, const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes);
 
+/** Whether the ring pts[0 .. n-1] is simple with a margin, in plan: every edge at least
+ *  1e-6 m long and no two edges that are not neighbours meeting (crossing, or coming within
+ *  touch metres of each other: an end of one within touch of the other). Fewer than 3
+ *  points are not simple. Returns 1, 0, or PSDL_GEOM_NOMEM. */
+size_t psdl_ring_simple(const double *pts, size_t n, double touch);
+
 /** First proper crossing between two edges of a polygon with holes (rings as
  *  psdl_triangulate takes them; edge k runs from point k to the next point of its ring, the
  *  last back to the ring's first): the two edges' interiors cross, each one's ends lying more
@@ -299,6 +306,42 @@ size_t psdl_facades_bound(size_t n, int closed);
  *  at either end (a sliver fills from the base points up to `bottom`, §2.4 0x3). Returns
  *  the number of segments written. */
 size_t psdl_facades(uint32_t *dst, const double *pts, size_t n, const psdl_facade_opts *opts);
+
+struct psdl_pool; /* the pools below (psdl_pool) */
+
+/** Options of psdl_building (metres). */
+typedef struct psdl_building_opts {
+    double base, top;      /* facade bottom and top heights (top > base) */
+    double floor_height;   /* m per vertical repeat (default 3) */
+    double ground_height;  /* a ground floor of this height (0: none) */
+    double bay_width;      /* m per horizontal repeat (default 4) */
+    double sliver_density; /* sliver texture repeats per metre */
+    double snap;           /* > 0: coordinates rounded to this grid before pooling */
+    int closed;            /* 1: a closed footprint (with a roof); 0: a row of facades */
+} psdl_building_opts;
+
+/** Attribute kinds psdl_building writes. */
+enum { PSDL_BUILDING_BOUND = 1, PSDL_BUILDING_SLIVER, PSDL_BUILDING_GROUND, PSDL_BUILDING_UPPER };
+
+/** Words psdl_building writes at most into ops (returned), and into roof (*roof_words). */
+size_t psdl_building_bound(size_t n, int closed, size_t *roof_words);
+
+/** The geometry of a building on the outline pts[0 .. n-1] (retail winding when closed, as
+ *  psdl_facades takes it), its points added to the vertex pool vpool and its heights to the
+ *  height pool hpool (dimension 1) in the order the builder's attribute calls would add them
+ *  (psdl.builder's Builder:building): psdl_facades' segments; per wall run a facade bound
+ *  (§2.4 0x7), per segment a sliver (0x3) where the ground falls below `base`, a ground-floor
+ *  facade (0xB) when ground_height > 0 and an upper facade when top > base + ground_height;
+ *  for a closed outline a roof (0xC) of psdl_fans' convex pieces over the pooled (float)
+ *  points, extra hub points pooled after. ops receives 6 words per attribute: kind
+ *  (PSDL_BUILDING_*), the two base vertices (pool indices), two height indices (bound: top,
+ *  0; sliver: base, sliver_density; facades: bottom, top) and the light index (bound) or the
+ *  horizontal repeats (facades). roof receives [m, v1 .. vm] per fan (hub first, pool
+ *  indices) and the top's height index last; *nroof the words written (0 when open; 1 when
+ *  closed and the outline has no area: no fan). Returns the number of attributes, or
+ *  PSDL_GEOM_NOMEM (a pool full or out of memory; the pools may hold some of the points). */
+size_t psdl_building(uint32_t *ops, uint32_t *roof, size_t *nroof, struct psdl_pool *vpool,
+                     struct psdl_pool *hpool, const double *pts, size_t n, const psdl_building_opts *o);
 
 /* ================================================================ intersections */
 
@@ -470,6 +513,28 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
  *  than the largest double, like -1e308 .. 1e308), or PSDL_GEOM_NOMEM. */
 size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts, const uint32_t *start,
                        const uint32_t *verts, size_t nrooms, double eps);
+
+/** A block perimeter edge that runs along a road room's edge at another height. */
+typedef struct psdl_height_mismatch {
+    uint32_t block, edge;     /* block room (0-based), its perimeter point edge -> edge + 1 */
+    uint32_t road, road_edge; /* road or intersection room (0-based), its edge */
+    double dy;                /* the block edge's midpoint height minus the road edge's there (m) */
+} psdl_height_mismatch;
+
+/** Block edges beside road edges at another height (rooms link only through shared
+ *  vertices, §1.5, so such a block stays unlinked; the builder warns). Rooms in CSR form as
+ *  above, with each perimeter point's neighbour nb (0 = none) and a kind per room: 1 block,
+ *  2 road or intersection, 0 neither (tunnels and bridges). A block edge (two distinct
+ *  vertices, no neighbour, plan length above 2 eps) matches a road edge when its midpoint's
+ *  plan foot on the road edge lies on it within eps, the two are parallel (sine of their
+ *  angle below 0.01), and the midpoint's height differs from the road edge's there by more
+ *  than eps and at most gap. One record per pair of rooms, with the lowest block edge and,
+ *  for it, the lowest road edge; sorted by block room, then road room. Compares only edges
+ *  near each other (a grid of `cell` metres, 16 when not positive). Writes up to cap records;
+ *  returns the total found, or PSDL_GEOM_NOMEM. Vertices >= npts are skipped. */
+size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const double *pts, size_t npts,
+                              const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
+                              const unsigned char *kind, size_t nrooms, double eps, double gap, double cell);
 
 #ifdef __cplusplus
 }

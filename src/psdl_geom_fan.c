@@ -699,6 +699,87 @@ size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const ui
     return found;
 }
 
+/* ---------------------------------------------------------------- rings simple with a margin */
+
+static double cross3(double ax, double az, double bx, double bz, double cx, double cz) {
+    return (bx - ax) * (cz - az) - (bz - az) * (cx - ax);
+}
+
+/* Plan distance from (px, pz) to the segment (a, b), coordinates apart. */
+static double seg_dist2d(double px, double pz, double ax, double az, double bx, double bz) {
+    double dx = bx - ax, dz = bz - az;
+    double l2 = dx * dx + dz * dz;
+    double t = l2 > 0 ? ((px - ax) * dx + (pz - az) * dz) / l2 : 0;
+    if (t < 0) t = 0;
+    else if (t > 1) t = 1;
+    double ex = ax + t * dx - px, ez = az + t * dz - pz;
+    return sqrt(ex * ex + ez * ez);
+}
+
+/* Segments ab and cd meet: they cross, or an end of one lies within touch of the other. */
+static int segs_meet(const double *a, const double *b, const double *c, const double *d, double touch) {
+    double ax = a[0], az = a[2], bx = b[0], bz = b[2], cx = c[0], cz = c[2], dx = d[0], dz = d[2];
+    if (fmax(ax, bx) < fmin(cx, dx) - touch || fmax(cx, dx) < fmin(ax, bx) - touch ||
+        fmax(az, bz) < fmin(cz, dz) - touch || fmax(cz, dz) < fmin(az, bz) - touch)
+        return 0;
+    double d1 = cross3(cx, cz, dx, dz, ax, az), d2 = cross3(cx, cz, dx, dz, bx, bz);
+    double d3 = cross3(ax, az, bx, bz, cx, cz), d4 = cross3(ax, az, bx, bz, dx, dz);
+    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
+    return seg_dist2d(ax, az, cx, cz, dx, dz) < touch || seg_dist2d(bx, bz, cx, cz, dx, dz) < touch ||
+           seg_dist2d(cx, cz, ax, az, bx, bz) < touch || seg_dist2d(dx, dz, ax, az, bx, bz) < touch;
+}
+
+typedef struct sedge {
+    double x0, x1;
+    size_t k;
+} sedge;
+
+static int cmp_sedge(const void *a, const void *b) {
+    double x = ((const sedge *)a)->x0, y = ((const sedge *)b)->x0;
+    if (x != y) return x < y ? -1 : 1;
+    size_t i = ((const sedge *)a)->k, j = ((const sedge *)b)->k;
+    return (i > j) - (i < j);
+}
+
+size_t psdl_ring_simple(const double *pts, size_t n, double touch) {
+    assert(pts || n == 0);
+    if (n < 3) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *p = pts + 3 * i, *q = pts + 3 * ((i + 1) % n);
+        double dx = q[0] - p[0], dz = q[2] - p[2];
+        if (sqrt(dx * dx + dz * dz) < 1e-6) return 0;
+    }
+    if (n <= 24) { /* every pair */
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i + 2; j < n; j++) {
+                if (i == 0 && j == n - 1) continue; /* neighbours across the closing point */
+                if (segs_meet(pts + 3 * i, pts + 3 * ((i + 1) % n), pts + 3 * j, pts + 3 * ((j + 1) % n), touch))
+                    return 0;
+            }
+        return 1;
+    }
+    /* sweep along x: pairs whose x extents lie more than touch apart never meet */
+    sedge *e = (sedge *)malloc(n * sizeof *e);
+    if (!e) return PSDL_GEOM_NOMEM;
+    for (size_t k = 0; k < n; k++) {
+        const double *a = pts + 3 * k, *b = pts + 3 * ((k + 1) % n);
+        e[k].x0 = fmin(a[0], b[0]), e[k].x1 = fmax(a[0], b[0]), e[k].k = k;
+    }
+    qsort(e, n, sizeof *e, cmp_sedge);
+    size_t result = 1;
+    for (size_t i = 0; i < n && result; i++) {
+        for (size_t j = i + 1; j < n && result; j++) {
+            if (e[i].x1 < e[j].x0 - touch) break; /* so are all later ones */
+            size_t p = e[i].k < e[j].k ? e[i].k : e[j].k, q = e[i].k < e[j].k ? e[j].k : e[i].k;
+            if (q == p + 1 || (p == 0 && q == n - 1)) continue; /* neighbours */
+            if (segs_meet(pts + 3 * p, pts + 3 * ((p + 1) % n), pts + 3 * q, pts + 3 * ((q + 1) % n), touch))
+                result = 0;
+        }
+    }
+    free(e);
+    return result;
+}
+
 /* Plan distance from p to the segment (a, b). */
 static double seg_dist(const double *p, const double *a, const double *b) {
     double dx = b[0] - a[0], dz = b[2] - a[2], l2 = dx * dx + dz * dz;

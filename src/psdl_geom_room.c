@@ -784,3 +784,157 @@ done:
     free(found);
     return result;
 }
+
+/* ---------------------------------------------------------------- blocks beside roads at another height */
+
+typedef struct hm_cand {
+    int64_t gx, gz;  /* grid cell of the edge's midpoint */
+    uint32_t room, k; /* block room, perimeter position */
+    uint32_t a, c;    /* end vertices */
+} hm_cand;
+
+static int cmp_hm_cell(const void *x, const void *y) {
+    const hm_cand *p = (const hm_cand *)x, *q = (const hm_cand *)y;
+    if (p->gx != q->gx) return p->gx < q->gx ? -1 : 1;
+    if (p->gz != q->gz) return p->gz < q->gz ? -1 : 1;
+    if (p->room != q->room) return p->room < q->room ? -1 : 1;
+    return (p->k > q->k) - (p->k < q->k);
+}
+
+static int cmp_hm_rec(const void *x, const void *y) {
+    const psdl_height_mismatch *p = (const psdl_height_mismatch *)x, *q = (const psdl_height_mismatch *)y;
+    if (p->block != q->block) return p->block < q->block ? -1 : 1;
+    return (p->road > q->road) - (p->road < q->road);
+}
+
+/* First candidate in the sorted array c[0 .. n-1] at cell (gx, gz), or n. */
+static size_t hm_lower(const hm_cand *c, size_t n, int64_t gx, int64_t gz) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c[mid].gx < gx || (c[mid].gx == gx && c[mid].gz < gz)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const double *pts, size_t npts,
+                              const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
+                              const unsigned char *kind, size_t nrooms, double eps, double gap, double cell) {
+    assert((dst || cap == 0) && (pts || npts == 0) && start && (verts || start[nrooms] == 0) && (nb || start[nrooms] == 0) &&
+           (kind || nrooms == 0));
+    if (!(cell > 0)) cell = 16;
+    size_t ncand = 0, result = 0, nrec = 0, reccap = 16;
+    for (size_t r = 0; r < nrooms; r++) {
+        if (kind[r] != 1) continue;
+        size_t s = start[r], n = start[r + 1] - s;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = verts[s + k], c = verts[s + (k + 1) % n];
+            if (a != c && nb[s + k] == 0 && a < npts && c < npts) ncand++;
+        }
+    }
+    if (ncand == 0) return 0;
+    hm_cand *cand = (hm_cand *)malloc(ncand * sizeof *cand);
+    psdl_height_mismatch *rec = (psdl_height_mismatch *)malloc(reccap * sizeof *rec);
+    umap pairs;
+    if (!cand || !rec || !umap_init(&pairs, 64)) { /* umap_init frees what it got when it fails */
+        free(cand);
+        free(rec);
+        return PSDL_GEOM_NOMEM;
+    }
+    size_t w = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        if (kind[r] != 1) continue;
+        size_t s = start[r], n = start[r + 1] - s;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = verts[s + k], c = verts[s + (k + 1) % n];
+            if (a == c || nb[s + k] != 0 || a >= npts || c >= npts) continue;
+            const double *pa = pts + 3 * (size_t)a, *pc = pts + 3 * (size_t)c;
+            cand[w].gx = (int64_t)floor((pa[0] + pc[0]) / 2 / cell);
+            cand[w].gz = (int64_t)floor((pa[2] + pc[2]) / 2 / cell);
+            cand[w].room = (uint32_t)r, cand[w].k = (uint32_t)k, cand[w].a = a, cand[w].c = c;
+            w++;
+        }
+    }
+    qsort(cand, ncand, sizeof *cand, cmp_hm_cell);
+    int64_t cx0 = cand[0].gx, cx1 = cand[ncand - 1].gx;
+    for (size_t r = 0; r < nrooms; r++) {
+        if (kind[r] != 2) continue;
+        size_t s = start[r], n = start[r + 1] - s;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t ea = verts[s + k], ec = verts[s + (k + 1) % n];
+            if (ea == ec || ea >= npts || ec >= npts) continue;
+            const double *e0 = pts + 3 * (size_t)ea, *e1 = pts + 3 * (size_t)ec;
+            /* the cells the edge's box (grown by eps) covers: a midpoint within eps of the
+             * edge lies in one of them */
+            double gx0 = floor((fmin(e0[0], e1[0]) - eps) / cell), gx1 = floor((fmax(e0[0], e1[0]) + eps) / cell);
+            double gz0 = floor((fmin(e0[2], e1[2]) - eps) / cell), gz1 = floor((fmax(e0[2], e1[2]) + eps) / cell);
+            if (!(gx0 <= gx1 && gz0 <= gz1)) continue; /* NaN */
+            if (gx1 < (double)cx0 || gx0 > (double)cx1) continue;
+            if (gx0 < (double)cx0) gx0 = (double)cx0;
+            if (gx1 > (double)cx1) gx1 = (double)cx1;
+            double ex = e1[0] - e0[0], ey = e1[1] - e0[1], ez = e1[2] - e0[2];
+            double l2 = ex * ex + ez * ez;
+            for (int64_t gx = (int64_t)gx0; gx <= (int64_t)gx1; gx++) {
+                for (size_t i = hm_lower(cand, ncand, gx, (int64_t)gz0); i < ncand && cand[i].gx == gx &&
+                                                                             (double)cand[i].gz <= gz1;
+                     i++) {
+                    const hm_cand *q = &cand[i];
+                    const double *pa = pts + 3 * (size_t)q->a, *pc = pts + 3 * (size_t)q->c;
+                    double mx = (pa[0] + pc[0]) / 2, my = (pa[1] + pc[1]) / 2, mz = (pa[2] + pc[2]) / 2;
+                    double dx = pc[0] - pa[0], dz = pc[2] - pa[2];
+                    double len = sqrt(dx * dx + dz * dz);
+                    if (!(len > 2 * eps)) continue;
+                    double t = ((mx - e0[0]) * ex + (mz - e0[2]) * ez) / l2;
+                    if (!(t >= 0 && t <= 1)) continue;
+                    double px = e0[0] + t * ex - mx, pz = e0[2] + t * ez - mz;
+                    double cr = fabs(dx * ez - dz * ex) / (len * sqrt(l2));
+                    double dy = my - (e0[1] + t * ey);
+                    if (!(px * px + pz * pz <= eps * eps && cr < 0.01 && fabs(dy) > eps && fabs(dy) <= gap)) continue;
+                    /* one record per pair of rooms: the lowest block edge, and for it the
+                     * lowest road edge */
+                    uint32_t *slot = umap_at(&pairs, dkey(q->room, (uint32_t)r));
+                    if (*slot == 0) {
+                        if (nrec == reccap) {
+                            psdl_height_mismatch *nr = (psdl_height_mismatch *)realloc(rec, 2 * reccap * sizeof *nr);
+                            if (!nr) {
+                                result = PSDL_GEOM_NOMEM;
+                                goto done;
+                            }
+                            rec = nr;
+                            reccap *= 2;
+                        }
+                        rec[nrec].block = q->room, rec[nrec].edge = q->k, rec[nrec].road = (uint32_t)r;
+                        rec[nrec].road_edge = (uint32_t)k, rec[nrec].dy = dy;
+                        *slot = (uint32_t)++nrec;
+                        if (2 * nrec + 16 > pairs.mask) { /* keep the map under half load */
+                            umap bigger;
+                            if (!umap_init(&bigger, 2 * nrec)) {
+                                result = PSDL_GEOM_NOMEM;
+                                goto done;
+                            }
+                            for (size_t j = 0; j < nrec; j++)
+                                *umap_at(&bigger, dkey(rec[j].block, rec[j].road)) = (uint32_t)j + 1;
+                            umap old = pairs;
+                            pairs = bigger;
+                            umap_free(&old);
+                        }
+                    } else {
+                        psdl_height_mismatch *m = &rec[*slot - 1];
+                        if (q->k < m->edge || (q->k == m->edge && (uint32_t)k < m->road_edge)) {
+                            m->edge = q->k, m->road_edge = (uint32_t)k, m->dy = dy;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    qsort(rec, nrec, sizeof *rec, cmp_hm_rec);
+    for (size_t j = 0; j < nrec && j < cap; j++) dst[j] = rec[j];
+    result = nrec;
+done:
+    free(cand);
+    free(rec);
+    umap_free(&pairs);
+    return result;
+}

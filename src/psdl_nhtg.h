@@ -208,10 +208,14 @@ typedef struct psdl_dbpf {
     void *arena_;                       /* private */
 } psdl_dbpf;
 
-/** Decode a package's header, index and DIR. Errors: truncated, bad_magic (not "DBPF",
- *  major version other than 1, index major other than 7, compressed DIR), bad_index (index
- *  or an entry outside the file, two DIR entries), bad_count (index size smaller than its entries, DIR size
- *  not a whole number of records), nomem. */
+/** Decode a package's header, index and DIR. An entry named by DIR records (type, group,
+ *  instance and, with 20-byte records, instance-high) is compressed, with the uncompressed
+ *  size of the last record naming it; records are matched through the entries sorted by
+ *  key, O((entries + records) log entries), with scratch memory from opt. Errors:
+ *  truncated, bad_magic (not "DBPF", major version other than 1, index major other than 7,
+ *  compressed DIR), bad_index (index or an entry outside the file, two DIR entries),
+ *  bad_count (index size smaller than its entries, DIR size not a whole number of records),
+ *  nomem. */
 psdl_status psdl_dbpf_decode(const psdl_options *opt, const void *data, size_t size, psdl_dbpf **out,
                              psdl_error *err);
 

@@ -179,22 +179,20 @@ local function point_problem(p, name)
   end
 end
 
--- A list of at least `min` points.
+local flatten_points = core.flatten_points
+
+-- A list of at least `min` points. When it passes: nil and the points as a flat x, y, z
+-- array (one pass in C, for the caller to reuse).
 local function points_problem(list, name, min)
   if type(list) ~= "table" then return string_format("%s: list of points expected, got %s", name, type(list)) end
-  for i = 1, #list do
-    local p = list[i]
-    local x, y, z
-    if type(p) == "table" then x, y, z = p[1], p[2] or 0, p[3] end
-    if type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
-       or not (x > -FLT_MAX and x < FLT_MAX and y > -FLT_MAX and y < FLT_MAX and z > -FLT_MAX and z < FLT_MAX) then
-      local m = point_problem(p, name .. "[" .. i .. "]")
-      if m then return m end
-    end
+  local flat, bad = flatten_points(list)
+  if not flat then
+    return point_problem(list[bad], name .. "[" .. bad .. "]") or string_format("%s[%d]: bad point", name, bad)
   end
   if min and #list < min then
     return string_format("%s: %d or more points expected, got %d", name, min, #list)
   end
+  return nil, flat
 end
 
 -- A plan direction {x, z}, finite and not zero.
@@ -233,9 +231,8 @@ end
 -- problem or nil; for a polygon without holes that passes, also nil, its flat x, y, z and
 -- its signed area (for the caller to reuse).
 local function polygon_problem(outline, holes, name, hole_name)
-  local m = points_problem(outline, name, 3)
+  local m, outer = points_problem(outline, name, 3)
   if m then return m end
-  local outer = geom.flatten(outline)
   m = crossing_problem(outer, nil, name, hole_name)
   if m then return m end
   local area = core.signed_area(outer)
@@ -247,9 +244,9 @@ local function polygon_problem(outline, holes, name, hole_name)
     if type(holes) ~= "table" then return string_format("%s: list of rings expected, got %s", hole_name, type(holes)) end
     for h, ring in ipairs(holes) do
       local hn = string_format("%s[%d]", hole_name, h)
-      m = points_problem(ring, hn, 3)
+      local hf
+      m, hf = points_problem(ring, hn, 3)
       if m then return m end
-      local hf = geom.flatten(ring)
       if abs(core.signed_area(hf)) <= 1e-9 then return hn .. ": the polygon has no area" end
       starts = starts or {}
       starts[#starts + 1] = #flat // 3 + 1
@@ -351,13 +348,7 @@ end
 
 -- Vertex references of points already checked, added in one call.
 local function trusted_refs(room, points)
-  local flat, n = {}, 0
-  for i = 1, #points do
-    local p = points[i]
-    flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2] or 0, p[3]
-    n = n + 3
-  end
-  return pool_flat(room.builder, flat)
+  return pool_flat(room.builder, (core.flatten_points(points)))
 end
 
 --- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
@@ -551,17 +542,9 @@ function Room:refs(points, what, fname, argn)
   if type(points) ~= "table" then
     argerr(argn or 1, fname or what, string_format("%s: list of points expected, got %s", what, type(points)))
   end
-  local flat, n = {}, 0
-  for i = 1, #points do
-    local p = points[i]
-    local x, y, z
-    if type(p) == "table" then x, y, z = p[1], p[2] or 0, p[3] end
-    if type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
-       or not (x > -FLT_MAX and x < FLT_MAX and y > -FLT_MAX and y < FLT_MAX and z > -FLT_MAX and z < FLT_MAX) then
-      argerr(argn or 1, fname or what, point_problem(p, what .. "[" .. i .. "]") or "bad point")
-    end
-    flat[n + 1], flat[n + 2], flat[n + 3] = x, y, z
-    n = n + 3
+  local flat, bad = flatten_points(points) -- checked and flattened in one pass
+  if not flat then
+    argerr(argn or 1, fname or what, point_problem(points[bad], what .. "[" .. bad .. "]") or "bad point")
   end
   return pool_flat(self.builder, flat)
 end
@@ -1308,16 +1291,14 @@ function Builder:building(room, o)
   -- every check here, once: the attributes below are made without Room's own checks
   local m, flat, area
   if closed then m, flat, area = polygon_problem(o.outline, nil, "outline")
-  else m = points_problem(o.outline, "outline", 2) end
+  else m, flat = points_problem(o.outline, "outline", 2) end
   m = m or opt_problem(o.floors, "floors", "nonneg") or opt_problem(o.floor_height, "floor_height", "positive")
     or opt_problem(o.ground_height, "ground_height", "nonneg") or opt_problem(o.bay_width, "bay_width", "positive")
     or opt_problem(o.base, "base") or opt_problem(o.top, "top") or opt_problem(o.sliver_density, "sliver_density", "positive")
   if m then argerr(2, "building", m) end
   local outline = o.outline
   local n = #outline
-  if not closed then
-    flat = geom.flatten(outline)
-  elseif area > 0 then -- retail winding (geom.retail)
+  if closed and area > 0 then -- retail winding (geom.retail)
     local r, f = {}, {}
     for i = 1, n do
       local p = outline[n + 1 - i]
@@ -1351,7 +1332,7 @@ function Builder:building(room, o)
   if room.outline then
     local rflat = room.outline_flat
     if not rflat or room.outline_flat_of ~= room.outline then -- one flat outline per room, not per building
-      rflat = self.vpool:points(room.outline)
+      rflat = core.points(self.vpool:points(room.outline)) -- kept as doubles in C
       room.outline_flat, room.outline_flat_of = rflat, room.outline
     end
     local k = core.first_outside(rflat, flat, closed, max(self.eps, M.BUILDING_SLACK))
@@ -1362,110 +1343,61 @@ function Builder:building(room, o)
     end
   end
   local style = self.style
-  local segs = core.facades(flat, { bottom = base, top = top, floor_height = fh, bay_width = o.bay_width or 4,
-                                    closed = closed })
-  local nseg = #segs
-  -- the points in the order they first reach the vertex pool (as one attribute call after
-  -- another would add them): each run's bound ends, each segment's ends, then the roof's
-  local seq, seen, ns = {}, {}, 0
-  local i = 1
-  while i <= nseg do
-    local j = i
-    while j < nseg and not segs[j + 1].run do j = j + 1 end
-    for _, k in ipairs({ segs[i].left, segs[j].right }) do
-      if not seen[k] then seen[k] = true; ns = ns + 1; seq[ns] = k end
-    end
-    for q = i, j do
-      local s = segs[q]
-      local a, c = s.left, (s.right - 1) % n + 1
-      if not seen[a] then seen[a] = true; ns = ns + 1; seq[ns] = a end
-      if not seen[c] then seen[c] = true; ns = ns + 1; seq[ns] = c end
-    end
-    i = j + 1
-  end
-  if closed then
-    for k = 1, n do
-      if not seen[k] then seen[k] = true; ns = ns + 1; seq[ns] = k end
-    end
-  end
-  local sflat = {}
-  for q = 1, ns do
-    local k = 3 * seq[q]
-    sflat[3 * q - 2], sflat[3 * q - 1], sflat[3 * q] = flat[k - 2], flat[k - 1], flat[k]
-  end
-  local got = pool_flat(self, sflat)
-  local ref = {}
-  for q = 1, ns do ref[seq[q]] = got[q] end
-  room:check_budget()
-  -- heights through a memo, first added in the order the attribute calls would add them
-  local hpool, hmemo = self.hpool, {}
-  local function H(v)
-    local r = hmemo[v]
-    if not r then r = hpool:add(v); hmemo[v] = r end
-    return r
-  end
   local vup = max(1, floor((top - base - gh) / fh + 0.5))
   local vgh = max(1, floor(gh / fh + 0.5))
   if vup > 32767 or vgh > 32767 then
     room:fail("facade: repeats %s x %s outside 1..32767", 1, max(vup, vgh))
   end
+  -- the geometry in C (psdl_building): psdl_facades' wall segments, a bound per run, a
+  -- sliver, ground-floor and upper facade per segment, the roof's fans; points and heights
+  -- pooled in the order one attribute call after another would add them. A: 6 numbers per
+  -- attribute (kind, two vertex references, two height references, light or u); R: the
+  -- roof's fans ({m, refs...} each) and its height reference last
+  local A, R = core.building(self.vpool, self.hpool, flat, { base = base, top = top, floor_height = fh,
+    ground_height = gh, bay_width = o.bay_width or 4, sliver_density = o.sliver_density or 0.25, snap = self.snap,
+    closed = closed })
+  room:check_budget()
   local ops = room.ops
   local no = #ops
   local gup, gground, gsliver
-  local stats = { base = base, top = top, runs = 0, facades = 0, slivers = 0 }
-  i = 1
-  while i <= nseg do
-    local j = i
-    while j < nseg and not segs[j + 1].run do j = j + 1 end
+  local runs, facades, slivers = 0, 0, 0
+  for q = 1, #A, 6 do
+    local kind, refs = A[q], { A[q + 1], A[q + 2] }
     no = no + 1
-    ops[no] = { type = "facade_bound", light = segs[i].light, top = H(top), refs = { ref[segs[i].left], ref[segs[j].right] } }
-    stats.runs = stats.runs + 1
-    for k = i, j do
-      local s = segs[k]
-      local u = s.u
-      if u < 1 or u > 32767 then room:fail("facade: repeats %s x %s outside 1..32767", u, 1) end
-      local a, c = ref[s.left], ref[(s.right - 1) % n + 1]
-      if s.sloped then
-        gsliver = gsliver or as_group(self, o.sliver or style.slivers[1], "single", "sliver")
-        no = no + 1
-        ops[no] = { type = "sliver", group = gsliver, top = H(base), density = H(o.sliver_density or 0.25), refs = { a, c } }
-        stats.slivers = stats.slivers + 1
-      end
-      if gh > 0 then
-        gground = gground or as_group(self, o.ground or style.facades.ground[1], "single", "facade")
-        no = no + 1
-        ops[no] = { type = "facade", group = gground, bottom = H(base), top = H(base + gh), u = u, v = vgh, refs = { a, c } }
-        stats.facades = stats.facades + 1
-      end
-      if top > base + gh then -- floors above the ground floor
-        gup = gup or as_group(self, o.facade or style.facades.upper[1], "single", "facade")
-        no = no + 1
-        ops[no] = { type = "facade", group = gup, bottom = H(base + gh), top = H(top), u = u, v = vup, refs = { a, c } }
-        stats.facades = stats.facades + 1
-      end
+    if kind == 1 then
+      ops[no] = { type = "facade_bound", light = A[q + 5], top = A[q + 3], refs = refs }
+      runs = runs + 1
+    elseif kind == 2 then
+      gsliver = gsliver or as_group(self, o.sliver or style.slivers[1], "single", "sliver")
+      ops[no] = { type = "sliver", group = gsliver, top = A[q + 3], density = A[q + 4], refs = refs }
+      slivers = slivers + 1
+    elseif kind == 3 then
+      gground = gground or as_group(self, o.ground or style.facades.ground[1], "single", "facade")
+      ops[no] = { type = "facade", group = gground, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vgh,
+                  refs = refs }
+      facades = facades + 1
+    else -- floors above the ground floor
+      gup = gup or as_group(self, o.facade or style.facades.upper[1], "single", "facade")
+      ops[no] = { type = "facade", group = gup, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vup, refs = refs }
+      facades = facades + 1
     end
-    i = j + 1
   end
-  if closed then -- the roof: fans over the outline at the top (Room:roof)
+  if closed then -- the roof (Room:roof): fans over the outline at the top
     local g = as_group(self, o.roof or style.roofs[1], "single", "roof")
-    local hr = H(top)
-    local rrefs = {}
-    for k = 1, n do rrefs[k] = ref[k] end
-    local idx, xpts = core.fans(self.vpool:points(rrefs))
-    if #idx == 0 then room:fail("roof: the polygon has no area") end
-    local xrefs = #xpts > 0 and self:vertices_flat(xpts) or nil
-    for _, f in ipairs(idx) do
+    local nr = #R
+    if nr <= 1 then room:fail("roof: the polygon has no area") end
+    local hr = R[nr]
+    local i = 1
+    while i < nr do
+      local m = R[i]
       local rr = {}
-      for q = 1, #f do
-        local k = f[q]
-        rr[q] = k <= n and rrefs[k] or xrefs[k - n]
-      end
+      for k = 1, m do rr[k] = R[i + k] end
       no = no + 1
       ops[no] = { type = "roof", group = g, refs = rr, height = hr }
+      i = i + 1 + m
     end
-    if xrefs then room:check_budget() end
   end
-  return stats
+  return { base = base, top = top, runs = runs, facades = facades, slivers = slivers }
 end
 
 --- A road record (§1.7) for rooms of one road run, in order; `finish` fills the crossroads
@@ -1804,95 +1736,22 @@ end
 -- of rooms.
 local HEIGHT_GAP = 1.0
 local function height_mismatches(b, rooms, linked)
-  local eps = max(b.eps, 1e-4)
-  local cell = 16
-  local function key(gx, gz) return (gx + 2097152) * 4194304 + (gz + 2097152) end
-  -- block edges with no neighbour, by the grid cell of their midpoint
-  local cand, ncand, V = {}, 0, nil
-  for i, r in ipairs(rooms) do
-    if r.kind == "block" and not r.is_tunnel and not r.is_bridge then
-      local per = linked[i]
-      local n = #per
-      for k = 1, n do
-        local a, c = per[k].vertex, per[k % n + 1].vertex
-        if a ~= c and per[k].neighbour == 0 then
-          V = V or b.vpool:flat()
-          local ia, ic = 3 * (a - 1), 3 * (c - 1)
-          local mx, mz = (V[ia + 1] + V[ic + 1]) / 2, (V[ia + 3] + V[ic + 3]) / 2
-          local kk = key(floor(mx / cell), floor(mz / cell))
-          local list = cand[kk]
-          if not list then list = {}; cand[kk] = list end
-          list[#list + 1] = { i, k, ia, ic }
-          ncand = ncand + 1
-        end
-      end
-    end
+  -- the edge loops run in C (psdl_height_mismatches): kinds 1 block, 2 road or
+  -- intersection, 0 tunnels and bridges
+  local kinds = {}
+  for i = 1, #rooms do
+    local r = rooms[i]
+    kinds[i] = (r.is_tunnel or r.is_bridge) and 0 or r.kind == "block" and 1
+      or (r.kind == "road" or r.kind == "intersection") and 2 or 0
   end
-  if ncand == 0 then return {} end
-  -- road and intersection edges in those cells
-  local grid = {}
-  for i, r in ipairs(rooms) do
-    if (r.kind == "road" or r.kind == "intersection") and not r.is_tunnel and not r.is_bridge then
-      local per = linked[i]
-      local n = #per
-      for k = 1, n do
-        local a, c = per[k].vertex, per[k % n + 1].vertex
-        if a ~= c then
-          local ia, ic = 3 * (a - 1), 3 * (c - 1)
-          local ax, az, cx, cz = V[ia + 1], V[ia + 3], V[ic + 1], V[ic + 3]
-          for gx = floor((min(ax, cx) - eps) / cell), floor((max(ax, cx) + eps) / cell) do
-            for gz = floor((min(az, cz) - eps) / cell), floor((max(az, cz) + eps) / cell) do
-              local kk = key(gx, gz)
-              if cand[kk] then
-                local list = grid[kk]
-                if not list then list = {}; grid[kk] = list end
-                list[#list + 1] = { i, ia, ic }
-              end
-            end
-          end
-        end
-      end
-    end
-  end
-  local out, seen = {}, {}
-  for kk, list in pairs(cand) do
-    for _, cd in ipairs(list) do
-      local i, k, ia, ic = cd[1], cd[2], cd[3], cd[4]
-      local ax, ay, az, cx, cy, cz = V[ia + 1], V[ia + 2], V[ia + 3], V[ic + 1], V[ic + 2], V[ic + 3]
-      local mx, my, mz = (ax + cx) / 2, (ay + cy) / 2, (az + cz) / 2
-      local dx, dz = cx - ax, cz - az
-      local len = sqrt(dx * dx + dz * dz)
-      for _, e in ipairs(len > 2 * eps and grid[kk] or {}) do
-        local ea, ec = e[2], e[3]
-        local ex0, ey0, ez0 = V[ea + 1], V[ea + 2], V[ea + 3]
-        local ex, ey, ez = V[ec + 1] - ex0, V[ec + 2] - ey0, V[ec + 3] - ez0
-        local l2 = ex * ex + ez * ez
-        local t = ((mx - ex0) * ex + (mz - ez0) * ez) / l2
-        if t >= 0 and t <= 1 then
-          local px, pz = ex0 + t * ex - mx, ez0 + t * ez - mz
-          local cross = abs(dx * ez - dz * ex) / (len * sqrt(l2))
-          local dy = my - (ey0 + t * ey)
-          if px * px + pz * pz <= eps * eps and cross < 0.01 and abs(dy) > eps and abs(dy) <= HEIGHT_GAP then
-            local pair = i .. ":" .. e[1]
-            local w = seen[pair]
-            if not w then
-              seen[pair] = { i, k, e[1], dy }
-              out[#out + 1] = seen[pair]
-            elseif k < w[2] then -- the first edge, whatever order the cells came in
-              w[2], w[4] = k, dy
-            end
-          end
-        end
-      end
-    end
-  end
-  -- in room order, whatever order the cells came in
-  table_sort(out, function(x, y) return x[1] < y[1] or (x[1] == y[1] and x[3] < y[3]) end)
-  for n, w in ipairs(out) do
-    local dy = w[4]
+  local found = core.height_mismatches(b.vpool, linked, kinds, max(b.eps, 1e-4), HEIGHT_GAP)
+  local out = {}
+  for n = 1, #found // 4 do -- in room order
+    local q = 4 * (n - 1)
+    local dy = found[q + 4]
     out[n] = string_format("%s: perimeter edge %d runs along an edge of %s but %.3f m %s it, so the two rooms "
       .. "are not linked (§1.5); blocks meet roads at the road room's outer edge (sidewalk height)",
-      rooms[w[1]]:label(), w[2], rooms[w[3]]:label(), abs(dy), dy < 0 and "below" or "above")
+      rooms[found[q + 1]]:label(), found[q + 2], rooms[found[q + 3]]:label(), abs(dy), dy < 0 and "below" or "above")
   end
   return out
 end

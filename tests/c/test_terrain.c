@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ==================================================================== check framework */
 
@@ -1123,6 +1124,72 @@ static void test_raster_errors(void) {
 
 /* ==================================================================== main */
 
+/* A DIR naming tens of thousands of entries: matched through a sorted index, not record x
+ * entry (40001 entries took 3 s). Keys shared by two entries, the last record naming a key
+ * wins, records naming no entry, 16- and 20-byte records. */
+static void test_dbpf_dir_scale(void) {
+    for (int wide = 0; wide < 2; wide++) {
+        set_ctx("dbpf DIR of 40000 entries (%d-byte records)", wide ? 20 : 16);
+        size_t n = 40000, esize = wide ? 24 : 20, rs = wide ? 20 : 16, maxrec = n / 2 + 4;
+        size_t cap = 96 + maxrec * rs + (n + 1) * esize;
+        unsigned char *b = calloc(cap, 1);
+        if (!b) return;
+        size_t nrec = 0;
+        unsigned char *dir = b + 96;
+#define REC(type, group, inst, hi, usize)                                                                      \
+    do {                                                                                                       \
+        unsigned char *r_ = dir + nrec++ * rs;                                                                 \
+        put32(r_, type), put32(r_ + 4, group), put32(r_ + 8, inst);                                            \
+        if (wide) put32(r_ + 12, hi);                                                                          \
+        put32(r_ + rs - 4, usize);                                                                             \
+    } while (0)
+        /* entries 2j and 2j + 1 share key j; keys with j % 3 != 0 are compressed */
+        for (uint32_t j = 0; j < n / 2; j++)
+            if (j % 3) REC(0x1000 + j, 1, j, 7, 100 + j);
+        REC(0x1001, 1, 1, 7, 5000);
+        REC(0x1001, 1, 1, 7, 6000);            /* key 1 again: the last record wins */
+        REC(0x1003, 2, 3, 7, 9999);            /* group differs: names nothing */
+        if (wide) REC(0x1003, 1, 3, 8, 9999);  /* instance-high differs */
+#undef REC
+        size_t io = 96 + nrec * rs;
+        for (size_t k = 0; k < n; k++) {
+            unsigned char *e = b + io + k * esize;
+            uint32_t j = (uint32_t)(k / 2);
+            put32(e, 0x1000 + j), put32(e + 4, 1), put32(e + 8, j);
+            if (wide) put32(e + 12, 7);
+        }
+        unsigned char *de = b + io + n * esize;
+        put32(de, PSDL_DBPF_DIR_TYPE), put32(de + 4, PSDL_DBPF_DIR_GROUP), put32(de + 8, PSDL_DBPF_DIR_INSTANCE);
+        put32(de + esize - 8, 96), put32(de + esize - 4, (uint32_t)(nrec * rs));
+        memcpy(b, "DBPF", 4);
+        put32(b + 4, 1), put32(b + 8, 1), put32(b + 32, 7), put32(b + 36, (uint32_t)n + 1);
+        put32(b + 40, (uint32_t)io), put32(b + 44, (uint32_t)((n + 1) * esize)), put32(b + 60, wide ? 2 : 1);
+        size_t size = io + (n + 1) * esize;
+        psdl_dbpf *p = NULL;
+        psdl_error err;
+        clock_t t0 = clock();
+        psdl_status st = psdl_dbpf_decode(NULL, b, size, &p, &err);
+        double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+        CHECK_EQ(st, PSDL_OK);
+        CHECKF(secs < 1.5, "decoding took %.2f s", secs);
+        if (p) {
+            CHECK_EQ(p->entry_size, esize);
+            CHECK_EQ(p->dir, (long)n);
+            int right = 1;
+            for (size_t k = 0; k < n; k++) {
+                const psdl_dbpf_entry *e = &p->entries[k];
+                uint32_t j = (uint32_t)(k / 2);
+                int comp = j % 3 != 0;
+                uint32_t us = j == 1 ? 6000u : comp ? 100u + j : 0u;
+                if (e->compressed != comp || e->usize != us) right = 0;
+            }
+            CHECK(right);
+            psdl_dbpf_free(p);
+        }
+        free(b);
+    }
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
@@ -1146,6 +1213,7 @@ int main(int argc, char **argv) {
     test_dbpf_fixture("hood_compressed.package", 1, 24, 5, 1, "gradient_8.nhtg");
     test_dbpf_fixture("hood_v10.package", 0, 20, 3, 1, "ramp_4x6.nhtg");
     test_dbpf_errors();
+    test_dbpf_dir_scale();
     printf("f) heightmap rasters\n");
     test_raster_fixtures();
     test_raster_errors();

@@ -395,9 +395,12 @@ local function bbox(pts)
 end
 
 -- Is the simple polygon a self-intersection-free ring?
+local ring_simple, flatten_points = core.ring_simple, core.flatten_points
 local function simple(pts)
   local n = #pts
   if n < 3 then return false end
+  local flat = ring_simple and flatten_points(pts)
+  if flat then return ring_simple(flat, TOUCH) end -- the same test in C (psdl_ring_simple)
   for i = 1, n do
     local p, q = pts[i], pts[i % n + 1]
     if dist(p, q) < 1e-6 then return false end
@@ -1384,6 +1387,7 @@ local function fits(R, fp)
     if not rf then
       rf = {}
       for i, p in ipairs(room) do rf[3 * i - 2], rf[3 * i - 1], rf[3 * i] = p[1], p[2], p[3] end
+      if core.points then rf = core.points(rf) end -- converted once for all the room's tests
       R.flat = rf
     end
     local ff = {}
