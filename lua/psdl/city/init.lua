@@ -441,12 +441,9 @@ end
 --- Build the city: roads, intersections, blocks, then `Builder:finish`.
 -- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
 -- errors too; default false: warnings are reported), `validate` (default true),
--- `gc_pause` (an incremental collector's pause while building, 400 by default: a build
--- allocates many short-lived tables, and the default pause of 200 spends about a fifth of
--- the time collecting; the previous pause is restored; false leaves the collector alone). A
--- generational collector (the mode `lua5.4` starts in) is left generational: it collects a
--- build about as well, and switching it to incremental mode and back would cost a full
--- collection of the heap after the build (a tenth of a second after a 1,500-room city)
+-- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
+-- short-lived tables, and the default pause of 200 spends a third of the time collecting;
+-- the previous setting is restored; false leaves the collector alone)
 -- @treturn table the document (docs/document-model.md; `psdl.write` takes it)
 -- @treturn table the report: `rooms`, `vertices`, `heights`, `textures`, `roads` (road
 -- records), `kinds` (rooms by kind: road, intersection, block, tunnel, bridge), `nodes`
@@ -464,15 +461,11 @@ function City:build(opts)
   local pause = opts.gc_pause
   if pause == nil then pause = 400 end
   if not pause then return build(self, opts) end
-  -- the only way to learn the mode is to set one: switching to incremental is cheap, and a
-  -- generational collector is switched back at once, while the heap is still small
-  if collectgarbage("incremental") == "generational" then
-    collectgarbage("generational")
-    return build(self, opts)
-  end
+  local mode = collectgarbage("incremental")
   local prev = collectgarbage("setpause", pause)
   local ok, doc, report = pcall(build, self, opts)
   collectgarbage("setpause", prev)
+  if mode == "generational" then collectgarbage("generational") end
   if not ok then error(doc, 0) end
   return doc, report
 end
