@@ -541,7 +541,12 @@ struct conv {
     int anchor, nanchor;
     const char *type_ptr[NCODECS];
     const char *key_ptr[NCODECS][CONV_KEYS];
+    unsigned char key_bit[NCODECS][CONV_KEYS]; /* FORM_* bit of a remembered key (0: none) */
 };
+
+/* The optional form keys of an attribute (form_fields), as bits: check_attr reads only the
+ * ones check_attr_keys saw in a table without a metatable. */
+enum { FORM_LAST = 1, FORM_HEADER_HIGH = 2, FORM_COUNTED = 4, FORM_SUBTYPE = 8, FORM_COUNT = 16, FORM_ALL = 31 };
 
 /* Remembers the string on top of the stack in c->anchor (see struct conv). */
 static void conv_keep(conv *c) {
@@ -742,10 +747,20 @@ static uint16_t *field_list16(conv *c, int t, const char *key, lua_Integer base,
     int lt = field_table(c, t, key, 1);
     size_t len = array_len(c, lt, UINT32_MAX, "values");
     uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
+    lua_State *L = c->L;
     for (size_t i = 0; i < len; i++) {
-        enter_index(c, lt, (lua_Integer)i + 1);
-        r[i] = (uint16_t)(top_integer(c, base, 65535 + base) - base);
-        leave(c);
+        /* the usual case without the path bookkeeping; anything else goes the long way,
+         * which raises naming the value */
+        lua_rawgeti(L, lt, (lua_Integer)i + 1);
+        int isint = 0;
+        lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+        lua_pop(L, 1);
+        if (!isint || v < base || v > 65535 + base) {
+            enter_index(c, lt, (lua_Integer)i + 1);
+            v = top_integer(c, base, 65535 + base);
+            leave(c);
+        }
+        r[i] = (uint16_t)(v - base);
     }
     leave(c);
     *n = (uint32_t)len;
@@ -907,9 +922,21 @@ static int in_list(const char *const *list, size_t n, const char *s) {
 
 /* Rejects keys of the attribute table t that its type does not define (catches typos such
  * as `heigth1`, which would otherwise be silently ignored). */
-static void check_attr_keys(conv *c, int t, const attr_codec *k) {
+/* The FORM_* bit of a form key (0 for "type" and the type's own fields). */
+static unsigned form_bit(const char *key) {
+    static const char *const names[] = {"last", "header_high", "counted", "subtype", "count"};
+    for (unsigned i = 0; i < 5; i++)
+        if (strcmp(names[i], key) == 0) return 1u << i;
+    return 0;
+}
+
+/* Returns the FORM_* bits of the optional form keys present (all of them when t has a
+ * metatable, whose __index could supply any). */
+static unsigned check_attr_keys(conv *c, int t, const attr_codec *k) {
     lua_State *L = c->L;
     const char **known = c->key_ptr[k - codecs];
+    unsigned char *bit = c->key_bit[k - codecs];
+    unsigned present = 0;
     lua_pushnil(L);
     while (lua_next(L, t)) {
         lua_pop(L, 1);
@@ -918,14 +945,26 @@ static void check_attr_keys(conv *c, int t, const attr_codec *k) {
         const char *key = lua_tostring(L, -1);
         int i = 0;
         while (i < CONV_KEYS && known[i] && known[i] != key) i++;
-        if (i < CONV_KEYS && known[i]) continue; /* seen before */
-        if (!in_list(form_fields[k->kind], 5, key) && !in_list(k->fields, 16, key))
+        if (i < CONV_KEYS && known[i]) { /* seen before */
+            present |= bit[i];
+            continue;
+        }
+        int form = in_list(form_fields[k->kind], 5, key);
+        if (!form && !in_list(k->fields, 16, key))
             conv_error(c, "unknown field '%s' for a %s attribute", key, k->name);
+        unsigned b = form ? form_bit(key) : 0;
+        present |= b;
         if (i < CONV_KEYS) {
             known[i] = key;
+            bit[i] = (unsigned char)b;
             conv_keep(c);
         }
     }
+    if (lua_getmetatable(L, t)) {
+        lua_pop(L, 1);
+        present = FORM_ALL;
+    }
+    return present;
 }
 
 /* The codec named by t.type, or a raise listing the valid names. */
@@ -963,21 +1002,28 @@ static const attr_codec *check_attr_type(conv *c, int t) {
 /* Fills a from the attribute table t; returns 1 if t has a `last` field. */
 static int check_attr(conv *c, int t, psdl_attr *a) {
     const attr_codec *k = check_attr_type(c, t);
-    check_attr_keys(c, t, k);
+    unsigned present = check_attr_keys(c, t, k);
     a->type = k->type;
     k->check(c, t, a);
-    int has_last = enter_field(c, t, "last") != LUA_TNIL;
-    leave(c);
-    a->last = (uint8_t)field_opt_boolean(c, t, "last", 0);
-    if (k->kind == K_UNKNOWN) return has_last;
-    a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
-    if (k->kind == K_VARIABLE) {
-        if (field_opt_boolean(c, t, "counted", 0)) a->form = PSDL_FORM_COUNTED;
-    } else if (k->kind == K_FIXED) {
-        lua_Integer sub = field_opt_integer(c, t, "subtype", 0, 7, -1);
-        int has_count = enter_field(c, t, "count") != LUA_TNIL;
-        if (has_count && sub != 0) conv_error(c, "only used with subtype 0");
+    /* the optional form keys: looked up only when present (most attributes have none) */
+    int has_last = 0;
+    if (present & FORM_LAST) {
+        has_last = enter_field(c, t, "last") != LUA_TNIL;
         leave(c);
+        a->last = (uint8_t)field_opt_boolean(c, t, "last", 0);
+    }
+    if (k->kind == K_UNKNOWN) return has_last;
+    if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
+    if (k->kind == K_VARIABLE) {
+        if ((present & FORM_COUNTED) && field_opt_boolean(c, t, "counted", 0)) a->form = PSDL_FORM_COUNTED;
+    } else if (k->kind == K_FIXED) {
+        lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, "subtype", 0, 7, -1) : -1;
+        int has_count = 0;
+        if (present & FORM_COUNT) {
+            has_count = enter_field(c, t, "count") != LUA_TNIL;
+            if (has_count && sub != 0) conv_error(c, "only used with subtype 0");
+            leave(c);
+        }
         if (sub == 0) {
             a->form = PSDL_FORM_COUNTED;
             a->count = (uint16_t)field_opt_integer(c, t, "count", 0, 65535, 0);
@@ -1167,9 +1213,15 @@ static void check_doc(conv *c, int t) {
         int v = index_table(c, vt, (lua_Integer)i + 1);
         float f[3];
         for (int j = 0; j < 3; j++) {
-            enter_index(c, v, j + 1);
-            f[j] = top_float(c);
-            leave(c);
+            /* the usual case without the path bookkeeping (as field_list16) */
+            int ok = 0;
+            if (lua_rawgeti(L, v, j + 1) == LUA_TNUMBER) f[j] = lp_to_float(lua_tonumber(L, -1), &ok);
+            lua_pop(L, 1);
+            if (!ok) {
+                enter_index(c, v, j + 1);
+                f[j] = top_float(c);
+                leave(c);
+            }
         }
         doc->vertices[i].x = f[0];
         doc->vertices[i].y = f[1];

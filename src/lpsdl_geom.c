@@ -6,6 +6,7 @@
  * document's vertex references).
  *
  *   core.flatten_points(list)                  -> flat | nil, index of the first bad point
+ *   core.polygon_points(list)                  -> flat, signed area [, edge1, edge2] | nil, index
  *   core.spline(ctrl, opts)                    -> pts
  *   core.polyline_length(pts [, plan])         -> metres
  *   core.offset(pts, offset [, miter])         -> pts, clamped
@@ -270,6 +271,41 @@ static int coord_ok(lua_State *L, int idx, double *v) {
     return *v > -FLT_MAX && *v < FLT_MAX;
 }
 
+/* Flattens the point list at idx into the new table it pushes, checking each point (a table
+ * of finite numbers within the float32 range, y nil or false: 0); the coordinates go to
+ * xyz too when given (3 per point). Returns 0, or the 1-based index of the first bad point
+ * (the table pushed is then incomplete). */
+static lua_Integer flatten_list(lua_State *L, int idx, lua_Integer n, double *xyz) {
+    lua_createtable(L, n > 0 && n < INT32_MAX / 3 ? (int)(3 * n) : 0, 0);
+    int out = lua_gettop(L);
+    for (lua_Integer i = 1; i <= n; i++) {
+        int ok = lua_geti(L, idx, i) == LUA_TTABLE;
+        if (ok) {
+            int p = lua_gettop(L);
+            lua_geti(L, p, 1);
+            lua_geti(L, p, 2);
+            lua_geti(L, p, 3);
+            if (!lua_toboolean(L, p + 2)) { /* nil or false: 0, as `p[2] or 0` */
+                lua_pushinteger(L, 0);
+                lua_replace(L, p + 2);
+            }
+            double v[3];
+            ok = coord_ok(L, p + 1, &v[0]) && coord_ok(L, p + 2, &v[1]) && coord_ok(L, p + 3, &v[2]);
+            if (ok) { /* the values as they are (integers stay integers, as geom.flatten keeps them) */
+                if (xyz) memcpy(xyz + 3 * (i - 1), v, sizeof v);
+                lua_rawseti(L, out, 3 * i);
+                lua_rawseti(L, out, 3 * i - 1);
+                lua_rawseti(L, out, 3 * i - 2);
+            } else {
+                lua_pop(L, 3);
+            }
+        }
+        lua_pop(L, 1);
+        if (!ok) return i;
+    }
+    return 0;
+}
+
 /***
  * A list of points as a flat array, checked (what builder's argument checks accept).
  * @function flatten_points
@@ -280,36 +316,44 @@ static int coord_ok(lua_State *L, int idx, double *v) {
 static int l_flatten_points(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    lua_Integer n = luaL_len(L, 1);
-    lua_createtable(L, n > 0 && n < INT32_MAX / 3 ? (int)(3 * n) : 0, 0);
-    for (lua_Integer i = 1; i <= n; i++) {
-        double v;
-        int ok = lua_geti(L, 1, i) == LUA_TTABLE;
-        if (ok) {
-            lua_geti(L, 3, 1);
-            lua_geti(L, 3, 2);
-            lua_geti(L, 3, 3);
-            if (!lua_toboolean(L, 5)) { /* nil or false: 0, as `p[2] or 0` */
-                lua_pushinteger(L, 0);
-                lua_replace(L, 5);
-            }
-            ok = coord_ok(L, 4, &v) && coord_ok(L, 5, &v) && coord_ok(L, 6, &v);
-            if (ok) { /* the values as they are (integers stay integers, as geom.flatten keeps them) */
-                lua_rawseti(L, 2, 3 * i);
-                lua_rawseti(L, 2, 3 * i - 1);
-                lua_rawseti(L, 2, 3 * i - 2);
-            } else {
-                lua_pop(L, 3);
-            }
-        }
-        lua_pop(L, 1);
-        if (!ok) {
-            luaL_pushfail(L);
-            lua_pushinteger(L, i);
-            return 2;
-        }
+    lua_Integer bad = flatten_list(L, 1, luaL_len(L, 1), NULL);
+    if (bad) {
+        luaL_pushfail(L);
+        lua_pushinteger(L, bad);
+        return 2;
     }
     return 1;
+}
+
+/***
+ * A polygon's points as a flat array, checked as flatten_points does, with its signed area
+ * (psdl_signed_area) and its first self-crossing (psdl_self_crossing, tolerance 1e-6): what
+ * the builder's polygon checks need, in one pass.
+ * @function polygon_points
+ * @tparam table list `{ {x, y, z}, ... }`
+ * @return flat, signed area, and nil or the two 1-based crossing edges; or nil and the index
+ * of the first bad point
+ */
+static int l_polygon_points(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = luaL_len(L, 1);
+    if (n < 0) n = 0;
+    double *xyz = (double *)scratch(L, 3 * (size_t)n, sizeof *xyz); /* 2 */
+    lua_Integer bad = flatten_list(L, 1, n, xyz);                    /* 3 */
+    if (bad) {
+        luaL_pushfail(L);
+        lua_pushinteger(L, bad);
+        return 2;
+    }
+    lua_pushnumber(L, psdl_signed_area(xyz, (size_t)n));
+    uint32_t e[2];
+    size_t r = psdl_self_crossing(e, xyz, (size_t)n, NULL, 0, 1e-6);
+    nomem_check(L, r);
+    if (r != 1) return 2;
+    lua_pushinteger(L, (lua_Integer)e[0] + 1);
+    lua_pushinteger(L, (lua_Integer)e[1] + 1);
+    return 4;
 }
 
 /* ================================================================ centre lines, sections */
@@ -979,15 +1023,22 @@ static int l_link(lua_State *L) {
     uint32_t *dn = (uint32_t *)scratch(L, bound, sizeof *dn);
     uint32_t *ds = (uint32_t *)scratch(L, nr + 1, sizeof *ds);
     nomem_check(L, psdl_link(dv, dn, ds, start, verts, nr, (size_t)np));
+    /* the two keys interned once (lua_setfield would look each up again per point) */
+    lua_pushliteral(L, "vertex");
+    int kv = lua_gettop(L);
+    lua_pushliteral(L, "neighbour");
+    int kn = lua_gettop(L);
     lua_createtable(L, (int)nr, 0);
     for (size_t r = 0; r < nr; r++) {
         lua_createtable(L, (int)(ds[r + 1] - ds[r]), 0);
         for (uint32_t k = ds[r]; k < ds[r + 1]; k++) {
             lua_createtable(L, 0, 2);
+            lua_pushvalue(L, kv);
             lua_pushinteger(L, (lua_Integer)dv[k] + 1);
-            lua_setfield(L, -2, "vertex");
+            lua_rawset(L, -3);
+            lua_pushvalue(L, kn);
             lua_pushinteger(L, (lua_Integer)dn[k]);
-            lua_setfield(L, -2, "neighbour");
+            lua_rawset(L, -3);
             lua_rawseti(L, -2, (lua_Integer)(k - ds[r]) + 1);
         }
         lua_rawseti(L, -2, (lua_Integer)r + 1);
@@ -1269,6 +1320,7 @@ static const luaL_Reg pool_metameth[] = {
 
 static const luaL_Reg geom_funcs[] = {
     {"flatten_points", l_flatten_points},
+    {"polygon_points", l_polygon_points},
     {"spline", l_spline},
     {"polyline_length", l_polyline_length},
     {"offset", l_offset},

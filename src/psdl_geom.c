@@ -812,13 +812,20 @@ size_t psdl_building(uint32_t *ops, uint32_t *roof, size_t *nroof, psdl_pool *vp
     fo.top = o->top;
     fo.closed = o->closed;
     size_t nb = psdl_facades_bound(n, o->closed);
-    uint32_t *seg = (uint32_t *)malloc((6 * nb + 1) * sizeof *seg);
-    uint32_t *ref = (uint32_t *)malloc((n + 1) * sizeof *ref);
-    unsigned char *seen = (unsigned char *)calloc(n + 1, 1);
+    /* footprints are small: scratch on the stack up to BUILDING_SMALL points */
+    enum { BUILDING_SMALL = 32 };
+    uint32_t seg_s[6 * BUILDING_SMALL + 1], ref_s[BUILDING_SMALL + 1], fans_s[6 * BUILDING_SMALL + 1];
+    unsigned char seen_s[BUILDING_SMALL + 1];
+    double rp_s[3 * BUILDING_SMALL + 1], extra_s[3 * (BUILDING_SMALL + 1) + 1];
+    int small = n <= BUILDING_SMALL;
+    uint32_t *seg = small ? seg_s : (uint32_t *)malloc((6 * nb + 1) * sizeof *seg);
+    uint32_t *ref = small ? ref_s : (uint32_t *)malloc((n + 1) * sizeof *ref);
+    unsigned char *seen = small ? seen_s : (unsigned char *)malloc(n + 1);
     double *rp = NULL, *extra = NULL;
     uint32_t *fans = NULL;
     size_t result = PSDL_GEOM_NOMEM;
     if (!seg || !ref || !seen) goto done;
+    memset(seen, 0, n + 1);
     size_t nseg = psdl_facades(seg, pts, n, &fo);
     /* points reach the pool in the order one attribute call after another would add them:
      * each run's bound ends, each segment's ends, then the roof's points */
@@ -882,9 +889,9 @@ size_t psdl_building(uint32_t *ops, uint32_t *roof, size_t *nroof, psdl_pool *vp
     if (o->closed) { /* the roof: fans over the outline as pooled (float), at the top */
         uint32_t ht = H(o->top);
         if (ht == UINT32_MAX) goto done;
-        rp = (double *)malloc((3 * n + 1) * sizeof *rp);
-        fans = (uint32_t *)malloc((psdl_fans_bound(n, 0) + 1) * sizeof *fans);
-        extra = (double *)malloc((3 * (n + 1) + 1) * sizeof *extra);
+        rp = small ? rp_s : (double *)malloc((3 * n + 1) * sizeof *rp);
+        fans = small ? fans_s : (uint32_t *)malloc((psdl_fans_bound(n, 0) + 1) * sizeof *fans);
+        extra = small ? extra_s : (double *)malloc((3 * (n + 1) + 1) * sizeof *extra);
         if (!rp || !fans || !extra) goto done;
         const float *f = psdl_pool_data(vpool);
         for (size_t k = 0; k < n; k++)
@@ -917,11 +924,13 @@ size_t psdl_building(uint32_t *ops, uint32_t *roof, size_t *nroof, psdl_pool *vp
 #undef H
     result = w;
 done:
-    free(seg);
-    free(ref);
-    free(seen);
-    free(rp);
-    free(fans);
-    free(extra);
+    if (!small) {
+        free(seg);
+        free(ref);
+        free(seen);
+        free(rp);
+        free(fans);
+        free(extra);
+    }
     return result;
 }

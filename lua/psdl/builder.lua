@@ -133,6 +133,12 @@ local RULE_TEXT = { number = "finite number", positive = "positive number", nonn
 -- whole number); lo / hi: optional bounds.
 local function num_problem(v, name, rule, lo, hi)
   rule = rule or "number"
+  if type(v) == "number" and v > -huge and v < huge -- the usual case, passing: no message to build
+     and (rule == "number" or (rule == "positive" and v > 0) or (rule == "nonneg" and v >= 0)
+          or (rule == "int" and v % 1 == 0))
+     and (not lo or v >= lo) and (not hi or v <= hi) then
+    return nil
+  end
   if type(v) ~= "number" then
     return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], type(v))
   end
@@ -230,7 +236,14 @@ end
 -- area; holes each 3 points or more, inside the outline; no edges crossing). Returns the
 -- problem or nil; for a polygon without holes that passes, also nil, its flat x, y, z and
 -- its signed area (for the caller to reuse).
+local polygon_points = core.polygon_points
 local function polygon_problem(outline, holes, name, hole_name)
+  if type(outline) == "table" and (holes == nil or (type(holes) == "table" and #holes == 0)) then
+    -- the usual case in one C pass (points checked and flattened, area, crossing); anything
+    -- wrong goes the long way below, which names it
+    local outer, area, e1 = polygon_points(outline)
+    if outer and not e1 and #outline >= 3 and abs(area) > 1e-9 then return nil, outer, area end
+  end
   local m, outer = points_problem(outline, name, 3)
   if m then return m end
   m = crossing_problem(outer, nil, name, hole_name)
@@ -950,8 +963,27 @@ end
 local WIDTHS = { "left", "right", "sidewalk_left", "sidewalk_right", "median" }
 local STREET_TABLES = { "room", "tunnel", "railing", "divider" }
 
+-- Quick tests that pass exactly the values the *_problem checks pass, without building the
+-- field names their messages need (checks run once per street, arm and building).
+local function finite(v) return type(v) == "number" and v > -huge and v < huge end
+local function nonneg(v) return type(v) == "number" and v >= 0 and v < huge end
+
+local function profile_ok(p)
+  if type(p) ~= "table" then return false end
+  local k = p.kind or "road"
+  if k ~= "road" and k ~= "divided" and k ~= "walkway" then return false end
+  for i = 1, #WIDTHS do
+    local v = p[WIDTHS[i]]
+    if v ~= nil and not nonneg(v) then return false end
+  end
+  if (p.curb ~= nil and not finite(p.curb)) or (p.miter_limit ~= nil and not finite(p.miter_limit)) then return false end
+  if k == "divided" and not ((p.left or 0) > 0 and (p.right or 0) > 0) then return false end
+  return (p.left or 0) + (p.right or 0) > 0
+end
+
 -- A street or arm profile: a known kind, widths finite and not negative, some carriageway.
 local function profile_problem(p, name)
+  if profile_ok(p) then return nil end
   if type(p) ~= "table" then return string_format("%s: table expected, got %s", name, type(p)) end
   local k = p.kind or "road"
   if k ~= "road" and k ~= "divided" and k ~= "walkway" then
@@ -1171,11 +1203,17 @@ function Builder:intersection(o)
   end
   local angles = {}
   for i = 1, m and 0 or #o.arms do
-    local a, an = o.arms[i], "arms[" .. i .. "]"
-    if type(a) ~= "table" then m = string_format("%s: table expected, got %s", an, type(a)); break end
-    m = dir_problem(a.dir, an .. ".dir") or (a.profile ~= nil and profile_problem(a.profile, an .. ".profile"))
-      or opt_problem(a.crosswalk, an .. ".crosswalk", "nonneg") or opt_problem(a.min_distance, an .. ".min_distance", "nonneg")
-    if m then break end
+    local a = o.arms[i]
+    local d = type(a) == "table" and a.dir
+    if not (type(d) == "table" and finite(d[1]) and finite(d[2]) and d[1] * d[1] + d[2] * d[2] >= 1e-24
+            and (a.profile == nil or profile_ok(a.profile)) and (a.crosswalk == nil or nonneg(a.crosswalk))
+            and (a.min_distance == nil or nonneg(a.min_distance))) then -- something is wrong: which
+      local an = "arms[" .. i .. "]"
+      if type(a) ~= "table" then m = string_format("%s: table expected, got %s", an, type(a)); break end
+      m = dir_problem(a.dir, an .. ".dir") or (a.profile ~= nil and profile_problem(a.profile, an .. ".profile"))
+        or opt_problem(a.crosswalk, an .. ".crosswalk", "nonneg") or opt_problem(a.min_distance, an .. ".min_distance", "nonneg")
+      if m then break end
+    end
     local ang = geom.angle(a.dir[1], a.dir[2])
     for k, other in ipairs(angles) do
       local d = abs(ang - other) % 360

@@ -1272,13 +1272,11 @@ local function ground(ctx, r, pieces, texture)
     for k = n0 + 1, #r.ops do
       local op = r.ops[k]
       if op.type == "fan" then
-        local refs = op.refs
-        local h = b:point(refs[1])
-        local prev = b:point(refs[2])
-        for j = 3, #refs do
-          local c = b:point(refs[j])
-          tris[#tris + 1] = { h[1], h[2], h[3], prev[1], prev[2], prev[3], c[1], c[2], c[3] }
-          prev = c
+        local f = b:flat_of(op.refs) -- the fan's points, x, y, z each, in one call
+        local hx, hy, hz = f[1], f[2], f[3]
+        for j = 3, #op.refs do
+          local i = 3 * j
+          tris[#tris + 1] = { hx, hy, hz, f[i - 5], f[i - 4], f[i - 3], f[i - 2], f[i - 1], f[i] }
         end
       end
     end
@@ -1554,10 +1552,14 @@ local function layout(ctx, R, chain, bs)
     if s > hi then return nil end
     return s
   end
-  local function locate(s)
-    for k = 1, m - 1 do
-      if s <= seg[k].s0 + seg[k].len + 1e-9 or k == m - 1 then return k, s - seg[k].s0 end
+  local function locate(s) -- the first segment ending at or after s (ends never decrease): bisection
+    local lo, hi = 1, m - 1
+    while lo < hi do
+      local mid = (lo + hi) // 2
+      local g = seg[mid]
+      if s <= g.s0 + g.len + 1e-9 then hi = mid else lo = mid + 1 end
     end
+    return lo, s - seg[lo].s0
   end
   -- The point of a wall square to the street at station s, o metres in; near a bend, where
   -- that square line would leave the offset line's segment, the bend's mitre point instead,
@@ -1593,6 +1595,7 @@ local function layout(ctx, R, chain, bs)
   end
   -- the ends pulled in when a building does not fit (a slanted room edge at a row's end)
   local TRIMS = { { 0, 0 }, { 2, 0 }, { 0, 2 }, { 4, 0 }, { 0, 4 }, { 4, 4 }, { 7, 0 }, { 0, 7 } }
+  local DEPTHS = { 1, 0.65, 0.4 } -- the depth tried, as shares of D
   local function place(s0, s1, D)
     if s1 - s0 < minw then return false end
     local fp
@@ -1601,7 +1604,7 @@ local function layout(ctx, R, chain, bs)
       if c - a < minw then break end
       if tr[1] == 0 or allowed(a) then
         if tr[2] == 0 or allowed(c) then
-          for _, f in ipairs({ 1, 0.65, 0.4 }) do
+          for _, f in ipairs(DEPTHS) do
             local d = D * f
             if d >= 3 then
               local cand = footprint(a, c, d)
