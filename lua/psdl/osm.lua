@@ -25,7 +25,7 @@
 -- 6. **Clean-up** (`psdl.osm.clean`): close nodes merged, dead ends snapped onto roads
 --    they almost touch, unnoded at-grade crossings joined, roundabouts kept as rings or
 --    collapsed into one node, dual carriageways merged into one divided road, slivers and
---    acute junctions resolved, junctions too close for their roads merged, stubs and loops
+--    acute junctions resolved, junctions too close for their roads merged, short dead ends and loops
 --    too small for their width removed, each bridge or tunnel made one road long enough for
 --    its ramps at grade (or its crossing made at grade), remaining overlaps dropped with a
 --    reason, shape points simplified. Every change is counted in `report.changes`; every
