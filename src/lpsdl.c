@@ -1326,7 +1326,10 @@ static void check_doc(conv *c, int t) {
 static docbox *to_doc(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_settop(L, 1);
-    lua_createtable(L, 32, 0); /* conv.anchor */
+    /* conv.anchor, sized for every string it can keep (NCODECS type names and CONV_KEYS
+     * keys per codec), so that keeping one never allocates (no collector step, no
+     * finalizer, in the middle of a table traversal) */
+    lua_createtable(L, NCODECS * (CONV_KEYS + 1), 0);
     docbox *b = box_new(L);
     psdl_options opt = box_options(L);
     b->doc = psdl_doc_new(&opt);

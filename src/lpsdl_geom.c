@@ -670,6 +670,10 @@ static int l_building(lua_State *L) {
     uint32_t *ops = (uint32_t *)scratch(L, ob, sizeof *ops);
     uint32_t *roof = (uint32_t *)scratch(L, rb + 1, sizeof *roof);
     size_t nroof = 0;
+    /* the allocations above may have run a finalizer that closed a pool; the kernel calls no
+     * Lua */
+    check_pool(L, 1);
+    check_pool(L, 2);
     size_t na = psdl_building(ops, roof, &nroof, vb->pool, hb->pool, p, n, &o);
     nomem_check(L, na);
     lua_createtable(L, (int)(6 * na), 0);
@@ -1096,12 +1100,14 @@ static int l_height_mismatches(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     uint32_t *start = (uint32_t *)scratch(L, nr + 1, sizeof *start);
     unsigned char *kind = (unsigned char *)scratch(L, nr, 1);
+    size_t *len = (size_t *)scratch(L, nr, sizeof *len);
     size_t total = 0;
     for (size_t r = 0; r < nr; r++) {
         kind[r] = (unsigned char)arr_int(L, 3, r + 1, 3, "kinds", 0, 2);
         lua_rawgeti(L, 2, (lua_Integer)r + 1);
         if (!lua_istable(L, -1)) luaL_argerror(L, 2, lua_pushfstring(L, "linked[%I]: table expected", (lua_Integer)r + 1));
-        total += kind[r] ? lua_rawlen(L, -1) : 0;
+        len[r] = kind[r] ? lua_rawlen(L, -1) : 0;
+        total += len[r];
         lua_pop(L, 1);
     }
     uint32_t *verts = (uint32_t *)scratch(L, total, sizeof *verts);
@@ -1112,7 +1118,10 @@ static int l_height_mismatches(lua_State *L) {
         if (!kind[r]) continue;
         lua_rawgeti(L, 2, (lua_Integer)r + 1);
         int t = lua_gettop(L);
-        size_t n = lua_rawlen(L, t);
+        if (!lua_istable(L, t)) luaL_argerror(L, 2, lua_pushfstring(L, "linked[%I]: table expected", (lua_Integer)r + 1));
+        /* only to the length seen first: the allocations since may have run a finalizer
+         * that changed the table */
+        size_t n = len[r];
         for (size_t i = 0; i < n; i++) {
             if (lua_rawgeti(L, t, (lua_Integer)i + 1) != LUA_TTABLE)
                 luaL_argerror(L, 2, lua_pushfstring(L, "linked[%I][%I]: table expected", (lua_Integer)r + 1,

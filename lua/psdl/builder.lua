@@ -1368,9 +1368,11 @@ function Builder:building(room, o)
     argerr(2, "building", string_format("ground_height %s vanishes at base %s", shown(gh), shown(base)))
   end
   if room.outline then
+    -- the room's outline as doubles kept in C, made once per room (again when the outline
+    -- is replaced or changes length), not once per building
     local rflat = room.outline_flat
-    if not rflat or room.outline_flat_of ~= room.outline then -- one flat outline per room, not per building
-      rflat = core.points(self.vpool:points(room.outline)) -- kept as doubles in C
+    if not rflat or room.outline_flat_of ~= room.outline or #rflat ~= #room.outline then
+      rflat = core.points(self.vpool:points(room.outline))
       room.outline_flat, room.outline_flat_of = rflat, room.outline
     end
     local k = core.first_outside(rflat, flat, closed, max(self.eps, M.BUILDING_SLACK))
