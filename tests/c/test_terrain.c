@@ -26,54 +26,8 @@
 
 /* ==================================================================== check framework */
 
-static unsigned long g_passed, g_failed;
-static char g_ctx[160] = "";
+#include "check.h"
 
-static void set_ctx(const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-static void set_ctx(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g_ctx, sizeof g_ctx, fmt, ap);
-    va_end(ap);
-}
-
-static int check_impl(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-static int check_impl(int ok, const char *file, int line, const char *expr, const char *fmt, ...) {
-    if (ok) {
-        g_passed++;
-        return 1;
-    }
-    g_failed++;
-    if (g_failed <= 200) {
-        const char *base = strrchr(file, '/');
-        printf("FAIL %s:%d [%s] %s", base ? base + 1 : file, line, g_ctx, expr);
-        if (fmt && *fmt) {
-            va_list ap;
-            va_start(ap, fmt);
-            printf(" -- ");
-            vprintf(fmt, ap);
-            va_end(ap);
-        }
-        printf("\n");
-    }
-    return 0;
-}
-
-#define CHECK(c) check_impl((c) ? 1 : 0, __FILE__, __LINE__, #c, "%s", "")
-#define CHECKF(c, ...) check_impl((c) ? 1 : 0, __FILE__, __LINE__, #c, __VA_ARGS__)
-/* a and b are evaluated once */
-static int check_eq_impl(long long a, long long b, const char *file, int line, const char *expr) {
-    return check_impl(a == b, file, line, expr, "%lld != %lld (0x%llx)", a, b, (unsigned long long)a);
-}
-#define CHECK_EQ(a, b) check_eq_impl((long long)(a), (long long)(b), __FILE__, __LINE__, #a " == " #b)
 /* st is evaluated once (it is often the call under test) */
 static int check_status_impl(psdl_status st, psdl_status want, const psdl_error *err, const char *file, int line,
                              const char *expr) {
@@ -87,25 +41,6 @@ static int check_status_impl(psdl_status st, psdl_status want, const psdl_error 
 
 /* ==================================================================== helpers */
 
-static unsigned char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    long n = ftell(f);
-    rewind(f);
-    unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) {
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
 
 static char g_dir[1024];
 
