@@ -1494,5 +1494,6 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
+    lpsdl_open_package(L);
     return 1;
 }
