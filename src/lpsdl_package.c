@@ -7,7 +7,7 @@
  *       tris: flat array of 9 numbers per triangle (metres); rooms: the game room id of
  *       each triangle; R: the PSDL room-count field; subterranean: array of room ids whose
  *       eyes stay low. Raises on a wrong argument.
- *   vis:rows(first, last, {range =, rays =, eyes =, seed =, threads =}) -> {[r] = {ids...}}
+ *   vis:rows(first, last, {range =, rays =, eyes =, targeted =, seed =, threads =}) -> {[r] = {ids...}}
  *       rows of rooms first..last (1 <= first <= last < R): ascending room ids hit by rays
  *   vis:triangles() -> number of finite triangles kept
  *   core.zip_build(files, level) -> bytes | nil, message, "invalid"
@@ -115,12 +115,13 @@ static int m_rows(lua_State *L) {
     lua_Integer first = luaL_checkinteger(L, 2), last = luaL_checkinteger(L, 3);
     luaL_argcheck(L, first >= 1 && first < (lua_Integer)b->nrooms, 2, "room id 1..R-1 expected");
     luaL_argcheck(L, last >= first && last < (lua_Integer)b->nrooms, 3, "room id first..R-1 expected");
-    psdl_vis_opts o = {1000.0, 2048, 16, 1, 2};
+    psdl_vis_opts o = {1000.0, 2048, 16, 8, 1, 2};
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
         o.range = opt_field(L, 4, "range", o.range, 1.0, 1e6);
         o.rays = (uint32_t)opt_field(L, 4, "rays", o.rays, 1, 1e7);
-        o.eyes = (uint32_t)opt_field(L, 4, "eyes", o.eyes, 1, 1e5);
+        o.eyes = (uint32_t)opt_field(L, 4, "eyes", o.eyes, 1, 256);
+        o.targeted = (uint32_t)opt_field(L, 4, "targeted", o.targeted, 0, 1e5);
         o.seed = (uint64_t)opt_field(L, 4, "seed", (lua_Number)o.seed, 0, 9007199254740991.0);
         o.threads = (int)opt_field(L, 4, "threads", o.threads, 1, 16);
     }

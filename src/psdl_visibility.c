@@ -29,6 +29,13 @@ typedef struct {
     float v0[3], e1[3], e2[3];
 } tri3;
 
+/* Triangles of each room: idx[start[r] .. start[r+1]) index tris, area[] cumulative per room. */
+typedef struct {
+    uint32_t *start;
+    uint32_t *idx;
+    double *area;
+} tri_list;
+
 struct psdl_vis {
     tri3 *tris;          /* in hierarchy order */
     uint32_t *room;      /* room of each triangle, hierarchy order */
@@ -37,10 +44,9 @@ struct psdl_vis {
     size_t nnodes;
     uint32_t nrooms;
     uint8_t *subterranean; /* per room */
-    /* eye-point triangles per room: up[ups[r] .. ups[r+1]) indices into tris, cumulative areas */
-    uint32_t *ups;
-    uint32_t *up;
-    double *up_area;
+    tri_list up;         /* up-facing triangles per room: eye points */
+    tri_list all;        /* every triangle per room: target points */
+    float *box;          /* per room: min x, min z, max x, max z of its triangles */
 };
 
 /* ------------------------------------------------------------------ building */
@@ -135,6 +141,60 @@ static int build_bvh(psdl_vis *v, const float *src, cent *cs, size_t n) {
     return 0;
 }
 
+/* Twice the area of a triangle and whether it faces up (|normal y| > half its length). */
+static double tri_area2(const tri3 *d, int *up) {
+    double nx = (double)d->e1[1] * d->e2[2] - (double)d->e1[2] * d->e2[1];
+    double ny = (double)d->e1[2] * d->e2[0] - (double)d->e1[0] * d->e2[2];
+    double nz = (double)d->e1[0] * d->e2[1] - (double)d->e1[1] * d->e2[0];
+    double len = sqrt(nx * nx + ny * ny + nz * nz);
+    *up = len > 1e-6 && fabs(ny) > 0.5 * len;
+    return len;
+}
+
+/* Per-room triangle lists (only up-facing ones when only_up), area-weighted. */
+static int build_list(psdl_vis *v, int only_up, tri_list *l) {
+    uint32_t nrooms = v->nrooms;
+    l->start = calloc((size_t)nrooms + 1, sizeof(uint32_t));
+    if (!l->start) return -1;
+    size_t total = 0;
+    for (size_t k = 0; k < v->ntri; k++) {
+        int up;
+        double a2 = tri_area2(&v->tris[k], &up);
+        if (v->room[k] != 0 && a2 > 1e-6 && (up || !only_up)) {
+            l->start[v->room[k] + 1]++;
+            total++;
+        }
+    }
+    for (uint32_t r = 0; r < nrooms; r++) l->start[r + 1] += l->start[r];
+    l->idx = malloc((total ? total : 1) * sizeof(uint32_t));
+    l->area = malloc((total ? total : 1) * sizeof(double));
+    uint32_t *fill = calloc(nrooms, sizeof(uint32_t));
+    if (!l->idx || !l->area || !fill) {
+        free(fill);
+        return -1;
+    }
+    for (size_t k = 0; k < v->ntri; k++) {
+        int up;
+        double a2 = tri_area2(&v->tris[k], &up);
+        uint32_t r = v->room[k];
+        if (r != 0 && a2 > 1e-6 && (up || !only_up)) {
+            uint32_t at = l->start[r] + fill[r]++;
+            l->idx[at] = (uint32_t)k;
+            l->area[at] = 0.5 * a2;
+        }
+    }
+    free(fill);
+    for (uint32_t r = 0; r < nrooms; r++)
+        for (uint32_t k = l->start[r] + 1; k < l->start[r + 1]; k++) l->area[k] += l->area[k - 1];
+    return 0;
+}
+
+static void free_list(tri_list *l) {
+    free(l->start);
+    free(l->idx);
+    free(l->area);
+}
+
 psdl_vis *psdl_vis_new(const float *tri, const uint32_t *tri_room, size_t ntri, uint32_t nrooms,
                        const uint8_t *subterranean) {
     psdl_vis *v = calloc(1, sizeof *v);
@@ -145,8 +205,7 @@ psdl_vis *psdl_vis_new(const float *tri, const uint32_t *tri_room, size_t ntri, 
     v->nrooms = nrooms;
     cent *cs = malloc((ntri ? ntri : 1) * sizeof(cent));
     v->subterranean = calloc(nrooms, 1);
-    v->ups = calloc((size_t)nrooms + 1, sizeof(uint32_t));
-    if (!cs || !v->subterranean || !v->ups) goto fail;
+    if (!cs || !v->subterranean) goto fail;
     if (subterranean) memcpy(v->subterranean, subterranean, nrooms);
     size_t n = 0;
     for (size_t i = 0; i < ntri; i++) {
@@ -164,7 +223,6 @@ psdl_vis *psdl_vis_new(const float *tri, const uint32_t *tri_room, size_t ntri, 
     v->tris = malloc((n ? n : 1) * sizeof(tri3));
     v->room = malloc((n ? n : 1) * sizeof(uint32_t));
     if (!v->tris || !v->room) goto fail;
-    size_t nup = 0;
     for (size_t k = 0; k < n; k++) {
         const float *t = tri + 9 * (size_t)cs[k].i;
         tri3 *d = &v->tris[k];
@@ -175,40 +233,27 @@ psdl_vis *psdl_vis_new(const float *tri, const uint32_t *tri_room, size_t ntri, 
         }
         uint32_t r = tri_room[cs[k].i];
         v->room[k] = r < nrooms ? r : 0;
-        /* up-facing: normal y over its length > 0.5 (either winding) */
-        double nx = (double)d->e1[1] * d->e2[2] - (double)d->e1[2] * d->e2[1];
-        double ny = (double)d->e1[2] * d->e2[0] - (double)d->e1[0] * d->e2[2];
-        double nz = (double)d->e1[0] * d->e2[1] - (double)d->e1[1] * d->e2[0];
-        double len = sqrt(nx * nx + ny * ny + nz * nz);
-        if (len > 1e-6 && fabs(ny) > 0.5 * len && v->room[k] != 0) {
-            v->ups[v->room[k] + 1]++;
-            nup++;
-        }
     }
-    for (uint32_t r = 0; r < nrooms; r++) v->ups[r + 1] += v->ups[r];
-    v->up = malloc((nup ? nup : 1) * sizeof(uint32_t));
-    v->up_area = malloc((nup ? nup : 1) * sizeof(double));
-    uint32_t *fill = calloc(nrooms, sizeof(uint32_t));
-    if (!v->up || !v->up_area || !fill) {
-        free(fill);
-        goto fail;
+    if (build_list(v, 1, &v->up) != 0 || build_list(v, 0, &v->all) != 0) goto fail;
+    v->box = malloc((size_t)nrooms * 4 * sizeof(float));
+    if (!v->box) goto fail;
+    for (uint32_t r = 0; r < nrooms; r++) {
+        float *b = v->box + 4 * (size_t)r;
+        b[0] = b[1] = INFINITY;
+        b[2] = b[3] = -INFINITY;
     }
     for (size_t k = 0; k < n; k++) {
         const tri3 *d = &v->tris[k];
-        double nx = (double)d->e1[1] * d->e2[2] - (double)d->e1[2] * d->e2[1];
-        double ny = (double)d->e1[2] * d->e2[0] - (double)d->e1[0] * d->e2[2];
-        double nz = (double)d->e1[0] * d->e2[1] - (double)d->e1[1] * d->e2[0];
-        double len = sqrt(nx * nx + ny * ny + nz * nz);
-        uint32_t r = v->room[k];
-        if (len > 1e-6 && fabs(ny) > 0.5 * len && r != 0) {
-            uint32_t at = v->ups[r] + fill[r]++;
-            v->up[at] = (uint32_t)k;
-            v->up_area[at] = 0.5 * len;
+        float *b = v->box + 4 * (size_t)v->room[k];
+        float xs[3] = {d->v0[0], d->v0[0] + d->e1[0], d->v0[0] + d->e2[0]};
+        float zs[3] = {d->v0[2], d->v0[2] + d->e1[2], d->v0[2] + d->e2[2]};
+        for (int c = 0; c < 3; c++) {
+            if (xs[c] < b[0]) b[0] = xs[c];
+            if (zs[c] < b[1]) b[1] = zs[c];
+            if (xs[c] > b[2]) b[2] = xs[c];
+            if (zs[c] > b[3]) b[3] = zs[c];
         }
     }
-    free(fill);
-    for (uint32_t r = 0; r < nrooms; r++) /* cumulative areas per room */
-        for (uint32_t k = v->ups[r] + 1; k < v->ups[r + 1]; k++) v->up_area[k] += v->up_area[k - 1];
     free(cs);
     return v;
 fail:
@@ -223,9 +268,9 @@ void psdl_vis_free(psdl_vis *v) {
     free(v->room);
     free(v->nodes);
     free(v->subterranean);
-    free(v->ups);
-    free(v->up);
-    free(v->up_area);
+    free_list(&v->up);
+    free_list(&v->all);
+    free(v->box);
     free(v);
 }
 
@@ -233,58 +278,88 @@ size_t psdl_vis_triangles(const psdl_vis *v) { return v ? v->ntri : 0; }
 
 /* ------------------------------------------------------------------ casting */
 
-/* Closest hit along o + t d, 0 < t < tmax: the triangle index, or -1. *t_out gets t. */
-static long cast(const psdl_vis *v, const double o[3], const double d[3], double tmax, double *t_out) {
-    if (v->ntri == 0) return -1;
-    double inv[3];
-    for (int a = 0; a < 3; a++) inv[a] = d[a] != 0.0 ? 1.0 / d[a] : (d[a] >= 0 ? 1e300 : -1e300);
-    uint32_t stack[STACK_MAX];
-    int sp = 0;
-    stack[sp++] = 0;
-    long best = -1;
-    double bt = tmax;
-    while (sp) {
-        const node *nd = &v->nodes[stack[--sp]];
-        double t0 = 0.0, t1 = bt;
-        int miss = 0;
-        for (int a = 0; a < 3 && !miss; a++) {
-            double ta = (nd->lo[a] - o[a]) * inv[a], tb = (nd->hi[a] - o[a]) * inv[a];
-            if (ta > tb) {
-                double s = ta;
-                ta = tb;
-                tb = s;
-            }
-            if (ta > t0) t0 = ta;
-            if (tb < t1) t1 = tb;
-            if (t0 > t1) miss = 1;
+/* Entry distance of the ray into a node's box, or INFINITY when it misses before tmax. */
+static inline float box_enter(const node *nd, const float o[3], const float inv[3], float tmax) {
+    float t0 = 0.0f, t1 = tmax;
+    for (int a = 0; a < 3; a++) {
+        float ta = (nd->lo[a] - o[a]) * inv[a], tb = (nd->hi[a] - o[a]) * inv[a];
+        if (ta > tb) {
+            float s = ta;
+            ta = tb;
+            tb = s;
         }
-        if (miss) continue;
+        if (ta > t0) t0 = ta;
+        if (tb < t1) t1 = tb;
+        if (t0 > t1) return INFINITY;
+    }
+    return t0;
+}
+
+/* Closest hit along o + t d, 0 < t < tmax: the triangle index, or -1. *t_out gets t.
+ * Children are visited nearest first, and a node is skipped when the best hit so far is
+ * nearer than its box. */
+static long cast(const psdl_vis *v, const double od[3], const double dd[3], double tmax, double *t_out) {
+    if (v->ntri == 0) return -1;
+    float o[3] = {(float)od[0], (float)od[1], (float)od[2]}, d[3] = {(float)dd[0], (float)dd[1], (float)dd[2]};
+    float inv[3];
+    for (int a = 0; a < 3; a++) inv[a] = d[a] != 0.0f ? 1.0f / d[a] : (d[a] >= 0 ? 1e30f : -1e30f);
+    uint32_t stack[STACK_MAX];
+    float stack_t[STACK_MAX];
+    int sp = 0;
+    long best = -1;
+    float bt = (float)tmax;
+    if (box_enter(&v->nodes[0], o, inv, bt) == INFINITY) {
+        if (t_out) *t_out = tmax;
+        return -1;
+    }
+    stack[sp] = 0;
+    stack_t[sp++] = 0.0f;
+    while (sp) {
+        sp--;
+        if (stack_t[sp] >= bt) continue;
+        const node *nd = &v->nodes[stack[sp]];
         if (nd->count) {
             for (uint32_t k = nd->first; k < nd->first + nd->count; k++) {
                 const tri3 *tr = &v->tris[k];
-                double e1[3] = {tr->e1[0], tr->e1[1], tr->e1[2]}, e2[3] = {tr->e2[0], tr->e2[1], tr->e2[2]};
-                double p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
-                double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-                if (fabs(det) < 1e-12) continue;
-                double id = 1.0 / det;
-                double s[3] = {o[0] - tr->v0[0], o[1] - tr->v0[1], o[2] - tr->v0[2]};
-                double u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * id;
-                if (u < 0.0 || u > 1.0) continue;
-                double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
-                double w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * id;
-                if (w < 0.0 || u + w > 1.0) continue;
-                double t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * id;
-                if (t > 1e-4 && t < bt) {
+                const float *e1 = tr->e1, *e2 = tr->e2;
+                float p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
+                float det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+                if (det > -1e-9f && det < 1e-9f) continue;
+                float id = 1.0f / det;
+                float s[3] = {o[0] - tr->v0[0], o[1] - tr->v0[1], o[2] - tr->v0[2]};
+                float u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * id;
+                if (u < 0.0f || u > 1.0f) continue;
+                float q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
+                float w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * id;
+                if (w < 0.0f || u + w > 1.0f) continue;
+                float t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * id;
+                if (t > 1e-4f && t < bt) {
                     bt = t;
                     best = (long)k;
                 }
             }
         } else if (sp + 2 <= STACK_MAX) {
-            stack[sp++] = nd->first + 1;
-            stack[sp++] = nd->first;
+            uint32_t l = nd->first, r = nd->first + 1;
+            float tl = box_enter(&v->nodes[l], o, inv, bt), tr = box_enter(&v->nodes[r], o, inv, bt);
+            if (tl > tr) { /* push the farther first: the nearer is popped next */
+                uint32_t su = l;
+                l = r;
+                r = su;
+                float st = tl;
+                tl = tr;
+                tr = st;
+            }
+            if (tr != INFINITY) {
+                stack[sp] = r;
+                stack_t[sp++] = tr;
+            }
+            if (tl != INFINITY) {
+                stack[sp] = l;
+                stack_t[sp++] = tl;
+            }
         }
     }
-    if (t_out) *t_out = bt;
+    if (t_out) *t_out = best >= 0 ? (double)bt : tmax;
     return best;
 }
 
@@ -301,28 +376,34 @@ static uint64_t rng_next(rng *g) { /* splitmix64 */
 
 static double rng_unit(rng *g) { return (double)(rng_next(g) >> 11) * (1.0 / 9007199254740992.0); }
 
+/* A random point on the triangles of room r in list l (area-weighted): 0, or -1 when the
+ * room has none. */
+static int pick_point(const psdl_vis *v, const tri_list *l, uint32_t r, rng *g, double p[3]) {
+    uint32_t a = l->start[r], b = l->start[r + 1];
+    if (a == b) return -1;
+    double x = rng_unit(g) * l->area[b - 1];
+    uint32_t lo = a, hi = b - 1;
+    while (lo < hi) { /* first cumulative area > x */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->area[mid] > x) hi = mid;
+        else lo = mid + 1;
+    }
+    const tri3 *t = &v->tris[l->idx[lo]];
+    double u = rng_unit(g), w = rng_unit(g);
+    if (u + w > 1.0) {
+        u = 1.0 - u;
+        w = 1.0 - w;
+    }
+    for (int k = 0; k < 3; k++) p[k] = t->v0[k] + u * t->e1[k] + w * t->e2[k];
+    return 0;
+}
+
 /* A random eye point of room r: 0 and the point in eye, or -1 when none could be found. */
 static int pick_eye(const psdl_vis *v, uint32_t r, rng *g, double eye[3]) {
-    uint32_t a = v->ups[r], b = v->ups[r + 1];
-    if (a == b) return -1;
-    double total = v->up_area[b - 1];
     int low = v->subterranean[r] != 0;
     for (int attempt = 0; attempt < 8; attempt++) {
-        double x = rng_unit(g) * total;
-        uint32_t lo = a, hi = b - 1;
-        while (lo < hi) { /* first cumulative area > x */
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (v->up_area[mid] > x) hi = mid;
-            else lo = mid + 1;
-        }
-        const tri3 *t = &v->tris[v->up[lo]];
-        double u = rng_unit(g), w = rng_unit(g);
-        if (u + w > 1.0) {
-            u = 1.0 - u;
-            w = 1.0 - w;
-        }
         double p[3];
-        for (int k = 0; k < 3; k++) p[k] = t->v0[k] + u * t->e1[k] + w * t->e2[k];
+        if (pick_point(v, &v->up, r, g, p) != 0) return -1;
         double h = low ? 0.5 + 4.5 * rng_unit(g) : 1.0 + 14.0 * rng_unit(g);
         double o[3] = {p[0], p[1] + 0.05, p[2]}, up[3] = {0.0, 1.0, 0.0}, th;
         long hit = cast(v, o, up, h + 0.5, &th);
@@ -341,24 +422,70 @@ static int pick_eye(const psdl_vis *v, uint32_t r, rng *g, double eye[3]) {
     return -1;
 }
 
+#define EYES_MAX 256
+
+/* Row of room r: random rays from its eyes, then, for every room within range not hit yet,
+ * `targeted` rays from an eye to a random point of that room (visible when nothing else is
+ * hit first). */
 static void room_row(const psdl_vis *v, uint32_t r, const psdl_vis_opts *o, uint8_t *row) {
     rng g = {o->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)r * 0xD1B54A32D192ED03ull) ^ 0x5DEECE66Dull};
-    uint32_t eyes = o->eyes ? o->eyes : 1;
-    uint32_t per = o->rays / eyes;
-    if (per == 0) per = 1;
+    uint32_t neyes = o->eyes ? o->eyes : 1;
+    if (neyes > EYES_MAX) neyes = EYES_MAX;
+    double eyes[EYES_MAX][3];
+    uint32_t have = 0;
+    for (uint32_t e = 0; e < neyes; e++)
+        if (pick_eye(v, r, &g, eyes[have]) == 0) have++;
+    if (have == 0) return;
+    uint32_t per = o->rays / have;
     const double two_pi = 6.283185307179586;
-    for (uint32_t e = 0; e < eyes; e++) {
-        double eye[3];
-        if (pick_eye(v, r, &g, eye) != 0) continue;
+    for (uint32_t e = 0; e < have; e++) {
         for (uint32_t k = 0; k < per; k++) {
             double az = two_pi * rng_unit(&g);
             double sy = -0.6 + 1.0 * rng_unit(&g);
             double cy = sqrt(1.0 - sy * sy);
             double d[3] = {cy * cos(az), sy, cy * sin(az)};
-            long hit = cast(v, eye, d, o->range, NULL);
+            long hit = cast(v, eyes[e], d, o->range, NULL);
             if (hit >= 0) {
                 uint32_t t = v->room[hit];
                 row[t >> 3] |= (uint8_t)(1u << (t & 7));
+            }
+        }
+    }
+    if (o->targeted == 0) return;
+    /* eye bounds, for the range test */
+    double ex0 = INFINITY, ez0 = INFINITY, ex1 = -INFINITY, ez1 = -INFINITY;
+    for (uint32_t e = 0; e < have; e++) {
+        if (eyes[e][0] < ex0) ex0 = eyes[e][0];
+        if (eyes[e][0] > ex1) ex1 = eyes[e][0];
+        if (eyes[e][2] < ez0) ez0 = eyes[e][2];
+        if (eyes[e][2] > ez1) ez1 = eyes[e][2];
+    }
+    for (uint32_t t = 1; t < v->nrooms; t++) {
+        if (row[t >> 3] & (1u << (t & 7))) continue;
+        const float *b = v->box + 4 * (size_t)t;
+        if (b[0] > b[2]) continue; /* no triangles */
+        double dx = fmax(0.0, fmax(b[0] - ex1, ex0 - b[2])), dz = fmax(0.0, fmax(b[1] - ez1, ez0 - b[3]));
+        double dd = dx * dx + dz * dz;
+        if (dd > o->range * o->range) continue;
+        /* fewer aimed rays the farther the room: a far room covers less of the view */
+        uint32_t nt = o->targeted;
+        if (dd > 150.0 * 150.0) {
+            nt = (uint32_t)(o->targeted * 150.0 / sqrt(dd));
+            if (nt < 2) nt = 2 < o->targeted ? 2 : o->targeted;
+        }
+        for (uint32_t k = 0; k < nt; k++) {
+            double p[3];
+            if (pick_point(v, &v->all, t, &g, p) != 0) break;
+            const double *eye = eyes[k % have];
+            double d[3] = {p[0] - eye[0], p[1] - eye[1], p[2] - eye[2]};
+            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            if (len < 1e-3 || len > o->range) continue;
+            for (int c = 0; c < 3; c++) d[c] /= len;
+            double th;
+            long hit = cast(v, eye, d, len + 0.05, &th);
+            if (hit < 0 || v->room[hit] == t || th >= len - 0.05) {
+                row[t >> 3] |= (uint8_t)(1u << (t & 7));
+                break;
             }
         }
     }

@@ -8,7 +8,11 @@
  * them a random 1-15 m (0.5-5 m in subterranean rooms) but never through a ceiling or roof
  * above the point, and casts rays in random directions (azimuth uniform, sin(elevation)
  * uniform in [-0.6, 0.4]) up to the view range; the room of the first triangle each ray
- * hits is visible from r. The random numbers of room r come from (seed, r) only, so the
+ * hits is visible from r. Then, for every room within range that no ray hit, up to
+ * `targeted` rays (scaled down by 150 m / distance beyond 150 m, at least 2) go from the eyes to random points of that room's triangles (area-weighted):
+ * the room is visible when one of them reaches its point or hits the room first. Aimed rays
+ * find what random directions miss: far road surfaces seen at grazing angles, rooms seen
+ * through gaps between buildings. The random numbers of room r come from (seed, r) only, so the
  * result does not depend on threads or the order rooms are asked for.
  *
  * Ray casting samples: a room seen through a gap narrower than the ray spacing can be
@@ -27,7 +31,9 @@ typedef struct psdl_vis psdl_vis;
 typedef struct {
     double range;        /* view range, metres (§3.5: 1,000 m); rays stop there */
     uint32_t rays;       /* rays cast per room */
-    uint32_t eyes;       /* eye points per room (rays are spread over them) */
+    uint32_t eyes;       /* eye points per room (rays are spread over them; at most 256) */
+    uint32_t targeted;   /* per room within range that no random ray hit: rays aimed from
+                          * the eyes (in turn) at random points of that room; 0 = none */
     uint64_t seed;       /* seed of the sampling */
     int threads;         /* worker threads (1..16) */
 } psdl_vis_opts;
