@@ -43,6 +43,8 @@ function M.configure(cmd)
   cmd:flag("--rooms", "Write room numbers on the preview.")
   cmd:flag("--strict", "Refuse a city with validation warnings too.")
   cmd:flag("-q --quiet", "Print nothing on success.")
+  cmd:option("--package", "Also package the city as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
+  require("psdl.cli.package").options(cmd, true)
 end
 
 local function first_line(s)
@@ -72,6 +74,10 @@ local function run_script(psdl, path, seed)
   if not ok then common.failure("bad_input", first_line(result)) end
   return result
 end
+
+--- Run a city script as `psdl build` does (globals `psdl`, `SEED`, `arg`; `math.random`
+-- seeded); returns its first result or raises a failure naming the script line.
+M.run_script = run_script
 
 --- Run `psdl build`.
 -- @tparam table args parsed arguments
@@ -133,6 +139,13 @@ function M.run(args, ctx)
         out, common.int(#doc.rooms), common.int(#doc.vertices), common.int(#doc.textures), common.int(#(doc.roads or {})),
         report.counts.errors, report.counts.warnings))
     end
+  end
+  if args.package then
+    if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
+    local result_name = type(result) == "table" and getmetatable(result) == City and result.name or nil
+    local script_opts = type(result) == "table" and getmetatable(result) == City and result.package or {}
+    require("psdl.cli.package").package(doc, args, script_opts, result_name or out:match("([^/\\]*)$"):gsub("%.psdl$", ""),
+      ctx, args.package, nil, { args.script, out })
   end
   if args.preview then
     local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size, rooms = args.rooms,
