@@ -49,6 +49,7 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
 }
 
 static int l_visibility(lua_State *L) {
+    lua_settop(L, 4); /* the scratch buffers below go above the arguments */
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer R = luaL_checkinteger(L, 3);
@@ -111,6 +112,7 @@ static lua_Number opt_field(lua_State *L, int t, const char *k, lua_Number def, 
 }
 
 static int m_rows(lua_State *L) {
+    lua_settop(L, 4);
     vbox *b = check_vis(L);
     lua_Integer first = luaL_checkinteger(L, 2), last = luaL_checkinteger(L, 3);
     luaL_argcheck(L, first >= 1 && first < (lua_Integer)b->nrooms, 2, "room id 1..R-1 expected");
