@@ -83,6 +83,86 @@ static void select_k(cent *a, size_t lo, size_t hi, size_t k, int axis) {
     }
 }
 
+#define SAH_BINS 16
+
+static float half_area(const float lo[3], const float hi[3]) {
+    float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+/* Binned surface-area split of cs[lo..hi) along axis (centroids in [cmin, cmax]): partitions
+ * the range in place and returns the first index of the right part (lo or hi when no split
+ * beats the others). */
+static size_t sah_split(const float *src, cent *cs, size_t lo, size_t hi, int axis, float cmin, float cmax) {
+    size_t cnt[SAH_BINS] = {0};
+    float blo[SAH_BINS][3], bhi[SAH_BINS][3];
+    for (int b = 0; b < SAH_BINS; b++)
+        for (int a = 0; a < 3; a++) {
+            blo[b][a] = INFINITY;
+            bhi[b][a] = -INFINITY;
+        }
+    float scale = SAH_BINS / (cmax - cmin);
+    for (size_t k = lo; k < hi; k++) {
+        int b = (int)((cs[k].c[axis] - cmin) * scale);
+        if (b >= SAH_BINS) b = SAH_BINS - 1;
+        if (b < 0) b = 0;
+        cnt[b]++;
+        const float *t = src + 9 * (size_t)cs[k].i;
+        for (int c = 0; c < 3; c++)
+            for (int a = 0; a < 3; a++) {
+                float x = t[c * 3 + a];
+                if (x < blo[b][a]) blo[b][a] = x;
+                if (x > bhi[b][a]) bhi[b][a] = x;
+            }
+    }
+    /* cost of splitting after bin i: left area * left count + right area * right count */
+    float rarea[SAH_BINS];
+    size_t rcnt[SAH_BINS];
+    float rl[3] = {INFINITY, INFINITY, INFINITY}, rh[3] = {-INFINITY, -INFINITY, -INFINITY};
+    size_t rc = 0;
+    for (int b = SAH_BINS - 1; b > 0; b--) {
+        for (int a = 0; a < 3; a++) {
+            if (blo[b][a] < rl[a]) rl[a] = blo[b][a];
+            if (bhi[b][a] > rh[a]) rh[a] = bhi[b][a];
+        }
+        rc += cnt[b];
+        rarea[b] = rc ? half_area(rl, rh) : 0.0f;
+        rcnt[b] = rc;
+    }
+    float ll[3] = {INFINITY, INFINITY, INFINITY}, lh[3] = {-INFINITY, -INFINITY, -INFINITY};
+    size_t lc = 0;
+    float best = INFINITY;
+    int split = -1;
+    for (int b = 0; b < SAH_BINS - 1; b++) {
+        for (int a = 0; a < 3; a++) {
+            if (blo[b][a] < ll[a]) ll[a] = blo[b][a];
+            if (bhi[b][a] > lh[a]) lh[a] = bhi[b][a];
+        }
+        lc += cnt[b];
+        if (lc == 0 || rcnt[b + 1] == 0) continue;
+        float cost = half_area(ll, lh) * (float)lc + rarea[b + 1] * (float)rcnt[b + 1];
+        if (cost < best) {
+            best = cost;
+            split = b;
+        }
+    }
+    if (split < 0) return lo;
+    size_t i = lo, j = hi;
+    while (i < j) {
+        int b = (int)((cs[i].c[axis] - cmin) * scale);
+        if (b >= SAH_BINS) b = SAH_BINS - 1;
+        if (b <= split) {
+            i++;
+        } else {
+            j--;
+            cent t = cs[i];
+            cs[i] = cs[j];
+            cs[j] = t;
+        }
+    }
+    return i;
+}
+
 typedef struct {
     size_t node, lo, hi;
 } build_item;
@@ -128,8 +208,11 @@ static int build_bvh(psdl_vis *v, const float *src, cent *cs, size_t n) {
             nd->count = (uint32_t)cnt;
             continue;
         }
-        size_t mid = it.lo + cnt / 2;
-        select_k(cs, it.lo, it.hi, mid, axis);
+        size_t mid = sah_split(src, cs, it.lo, it.hi, axis, clo[axis], chi[axis]);
+        if (mid <= it.lo || mid >= it.hi) { /* no useful split: the median */
+            mid = it.lo + cnt / 2;
+            select_k(cs, it.lo, it.hi, mid, axis);
+        }
         size_t left = v->nnodes;
         v->nnodes += 2;
         nd->first = (uint32_t)left;

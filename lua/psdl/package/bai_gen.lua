@@ -544,12 +544,40 @@ function M.generate(doc, opts)
     for j, room in ipairs(road.rooms) do boxes[j] = room_box[room] end
     road_boxes[k] = boxes
   end
+  -- road rooms bucketed on a grid of near_r cells: a room looks at the 3 x 3 cells around it
+  local cell = near_r > 0 and near_r or 1
+  local grid = {}
+  local function key(i, j) return i * 1048576 + j end
+  for k, road in ipairs(roads) do
+    for _, b in ipairs(road_boxes[k]) do
+      if b[1] <= b[3] then
+        for i = math.floor(b[1] / cell), math.floor(b[3] / cell) do
+          for j = math.floor(b[2] / cell), math.floor(b[4] / cell) do
+            local kk = key(i, j)
+            local list = grid[kk]
+            if not list then list = {}; grid[kk] = list end
+            if list[#list] ~= k then list[#list + 1] = k end
+          end
+        end
+      end
+    end
+  end
   local near, inl = { [0] = {} }, { [0] = {} }
   for id = 1, R - 1 do
     local rb = room_box[id]
     local nl, il = {}, {}
     if rb[1] <= rb[3] then
-      for k, road in ipairs(roads) do
+      local cand, seen = {}, {}
+      for i = math.floor(rb[1] / cell) - 1, math.floor(rb[3] / cell) + 1 do
+        for j = math.floor(rb[2] / cell) - 1, math.floor(rb[4] / cell) + 1 do
+          for _, k in ipairs(grid[key(i, j)] or {}) do
+            if not seen[k] then seen[k] = true; cand[#cand + 1] = k end
+          end
+        end
+      end
+      table.sort(cand)
+      for _, k in ipairs(cand) do
+        local road = roads[k]
         local d = huge
         for _, b in ipairs(road_boxes[k]) do
           local dd = box_distance(rb, b)

@@ -116,6 +116,22 @@ function M.generate(doc, opts)
   local vis = core.visibility(tris, rooms, R, sub)
   tris, rooms = nil, nil
   local boxes = room_boxes(doc)
+  -- rooms bucketed on a grid of `close`-sized cells (a room looks at the cells around it)
+  local cell = o.close > 1 and o.close or 1
+  local grid = {}
+  for t = 1, R - 1 do
+    local b = boxes[t]
+    if b[1] <= b[3] then
+      for i = floor(b[1] / cell), floor(b[3] / cell) do
+        for j = floor(b[2] / cell), floor(b[4] / cell) do
+          local k = i * 1048576 + j
+          local list = grid[k]
+          if not list then list = {}; grid[k] = list end
+          list[#list + 1] = t
+        end
+      end
+    end
+  end
   local rows = {}
   local cut, total, longest = 0, 0, 0
   local copts = { range = o.range, rays = o.rays, eyes = o.eyes, targeted = o.targeted, seed = floor(seed) % 9007199254740991,
@@ -135,8 +151,14 @@ function M.generate(doc, opts)
         if t > 0 and t < R then set[t] = true end
       end
       local br = boxes[r]
-      for t = 1, R - 1 do
-        if not set[t] and box_distance(br, boxes[t]) <= o.close then set[t] = true end
+      if br[1] <= br[3] then
+        for i = floor(br[1] / cell) - 1, floor(br[3] / cell) + 1 do
+          for j = floor(br[2] / cell) - 1, floor(br[4] / cell) + 1 do
+            for _, t in ipairs(grid[i * 1048576 + j] or {}) do
+              if not set[t] and box_distance(br, boxes[t]) <= o.close then set[t] = true end
+            end
+          end
+        end
       end
       local ids = {}
       for t in pairs(set) do ids[#ids + 1] = t end

@@ -239,12 +239,12 @@ function M.generate(doc, opts)
   }
 end
 
---- The `.ar` bytes of a file list (CF §8.2: deflate, no comment, no extra fields).
+--- The `.ar` bytes of a file list (CF §8.2: deflate level 6, no comment, no extra fields).
 -- @tparam table files as `generate` returns them
 -- @treturn string bytes
 -- @return[2] nil, message, code
 function M.ar_bytes(files)
-  return require("psdl.core").zip_build(files, 9)
+  return require("psdl.core").zip_build(files, 6)
 end
 
 --- Write the `.ar` atomically.
