@@ -613,8 +613,8 @@ static void test_crashers(const char *dir) {
         *dash = 0;
         const fmt *f = format_named(name);
         if (!f) continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char path[1400];
+        snprintf(path, sizeof path, "%.1023s/%.255s", dir, e->d_name);
         size_t size = 0;
         unsigned char *data = read_file(path, &size);
         set_ctx("crasher %s", e->d_name);

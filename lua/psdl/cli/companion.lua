@@ -81,7 +81,6 @@ local function to_json(v, key)
       return r
     end
     for k, x in pairs(v) do r[k] = to_json(x, type(k) == "string" and k or (key == "levels" and "data" or nil)) end
-    if next(r) == nil and (key == "rle" or false) then return r end
     return r
   end
   return v
