@@ -19,7 +19,7 @@
 local companion = require "psdl.companion"
 local norm, dist = companion.norm, companion.dist
 
-local ipairs, pairs, type, math_abs = ipairs, pairs, type, math.abs
+local ipairs, tostring, math_abs = ipairs, tostring, math.abs
 
 -- Length tolerance for stored cumulative lengths (metres + relative).
 local LEN_ABS, LEN_REL = 0.05, 1e-3
