@@ -190,8 +190,10 @@ static int plan_build(plan *P, const psdl_doc *d) {
             R->minx = fmin(R->minx, a[0]), R->maxx = fmax(R->maxx, a[0]);
             R->minz = fmin(R->minz, a[1]), R->maxz = fmax(R->maxz, a[1]);
         }
-        if (!(fabs(s) > 1e-9)) {
-            R->n = 0;
+        if (!(fabs(s) > 1e-9)) { /* no area (a bow tie, a sliver): only the shape rules look at it */
+            R->n = n;
+            at += n;
+            if (n > P->maxn) P->maxn = n;
             continue;
         }
         R->cx = cx / (3 * s);
@@ -527,7 +529,7 @@ static void check_shapes(dctx *c, const plan *P) {
     if (!xyz) return;
     for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
         const droom *R = &P->rooms[r];
-        if (!R->usable) continue;
+        if (R->n < 3) continue; /* usable, or readable with no area */
         const double *p = &P->pts[2 * R->off];
         uint32_t n = R->n;
         /* self-crossing */
