@@ -1446,8 +1446,25 @@ static int l_write_file(lua_State *L) {
     return 1;
 }
 
+/* core.real_path(path) -> absolute name | nil, message, "io": the file's canonical name
+ * (psdl_real_path: symbolic links, "." and ".." resolved); the file must exist. */
+static int l_real_path(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    char out[4096];
+    psdl_error err;
+    if (psdl_real_path(path, out, sizeof out, &err) != PSDL_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    lua_pushstring(L, out);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"write_file", l_write_file},
+    {"real_path", l_real_path},
     {"decode", l_decode},
     {"encode", l_encode},
     {"validate", l_validate},

@@ -179,6 +179,16 @@ end
 -- @treturn[2] string code `"io"`
 M.write_file = core.write_file
 
+--- The canonical absolute name of an existing file or folder: symbolic links, `.` and `..`
+-- resolved (POSIX `realpath`). Two names of one file give the same string.
+-- @function real_path
+-- @tparam string path
+-- @treturn string absolute name
+-- @return[2] nil
+-- @treturn[2] string message `"psdl: io: <path>: <reason>"`
+-- @treturn[2] string code `"io"`
+M.real_path = core.real_path
+
 --- Validate, encode and write a document atomically.
 --
 -- The bytes go to a temporary file in the target's folder, which is then renamed over the

@@ -96,6 +96,7 @@ function M.run(args, ctx)
     local base = args.script:match("([^/\\]*)$"):gsub("%.lua$", "")
     out = base .. ".psdl"
   end
+  common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" } })
   local result = run_script(psdl, args.script, seed)
   local doc, report
   local City = psdl.city.City

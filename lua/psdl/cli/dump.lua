@@ -30,6 +30,7 @@ end
 --   output cannot be written
 function M.run(args, ctx)
   local psdl = common.psdl()
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" } })
   local doc, msg, code = common.load(psdl, args.file)
   if not doc then common.failure(common.exit_for(code), msg) end
   local text = docjson.dump(doc, { compact = args.compact })

@@ -327,6 +327,8 @@ function M.run(args, ctx)
       common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
     end
   end
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
+    { args.svg, "--svg" }, { args.preview, "--preview" } })
   if not args.output and (args.seed or args.procedural or args.name) then
     common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
   end
