@@ -1436,6 +1436,13 @@ static int l_write_file(lua_State *L) {
     size_t len;
     const char *bytes = luaL_checklstring(L, 2, &len);
     psdl_error err;
+    if (lpsdl_writes_denied()) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "psdl: io: %s: writing files is not allowed in a sandboxed city script "
+                           "(psdl build --trust allows it)", path);
+        lua_pushstring(L, "io");
+        return 3;
+    }
     if (psdl_write_file(path, bytes, len, &err) != PSDL_OK) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -1511,5 +1518,6 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
+    lpsdl_open_sandbox(L);
     return 1;
 }

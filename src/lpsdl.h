@@ -17,4 +17,9 @@ void lpsdl_open_render(lua_State *L);
 /* lpsdl_geom.c: geometry kernels and deduplicating pools (psdl_geom.h). */
 void lpsdl_open_geom(lua_State *L);
 
+/* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
+void lpsdl_open_sandbox(lua_State *L);
+/* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
+int lpsdl_writes_denied(void);
+
 #endif

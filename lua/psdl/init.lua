@@ -20,7 +20,7 @@
 
 local core = require "psdl.core"
 
-local io_open = io.open
+local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
 local type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable =
   type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable
 local string_format, table_concat = string.format, table.concat
