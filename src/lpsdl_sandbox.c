@@ -53,13 +53,28 @@ static void *guard_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return p;
 }
 
+/* __gc of the sentinel below: put the wrapped allocator back. lua_close finalizes objects
+ * in the reverse order of their creation, so this runs before the finalizer that unloads
+ * this C library (package's CLIBS table, created earlier): no free goes through code that
+ * is gone. */
+static int guard_gc(lua_State *L) {
+    void *ud;
+    lua_Alloc f = lua_getallocf(L, &ud);
+    if (f == guard_alloc) {
+        mem_guard *g = ud;
+        lua_setallocf(L, g->f, g->ud);
+        free(g);
+    }
+    return 0;
+}
+
 static mem_guard *guard_of(lua_State *L, int install) {
     void *ud;
     lua_Alloc f = lua_getallocf(L, &ud);
     if (f == guard_alloc) return ud;
     if (!install) return NULL;
-    /* allocated outside the Lua heap: it must outlive every block it counts, up to
-     * lua_close, so it is never freed (one per Lua state, a few dozen bytes) */
+    /* allocated outside the Lua heap: it must outlive every block it counts, until
+     * the sentinel's finalizer (guard_gc) removes it */
     mem_guard *g = malloc(sizeof *g);
     if (!g) return NULL;
     g->f = f;
@@ -69,6 +84,13 @@ static mem_guard *guard_of(lua_State *L, int install) {
     g->limit = 0;
     g->exceeded = 0;
     lua_setallocf(L, guard_alloc, g);
+    /* a sentinel in the registry that removes the guard when the state closes */
+    lua_newuserdatauv(L, 1, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, guard_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "psdl.memory_guard");
     return g;
 }
 
