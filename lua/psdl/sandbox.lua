@@ -241,6 +241,7 @@ function Box:sandbox_env(psdl)
   local lib_cache = view_cache()
   env.psdl = read_only(box, psdl, lib_cache)
   env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
+  env.string.dump = function() error(denied("string.dump"), 2) end
   env.os = {
     time = os.time, clock = os.clock, date = os.date,
   }
