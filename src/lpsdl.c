@@ -307,6 +307,11 @@ static void push_attr(lua_State *L, const psdl_attr *a) {
     case K_VARIABLE:
         /* counted although the subtype could have held the count */
         if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(L, "counted", 1);
+        /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
+         * form for it (psdl_attr.c auto_counted), so the inline form is marked */
+        else if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
+                 (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
+            set_boolean(L, "counted", 0);
         break;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) {
@@ -1015,7 +1020,12 @@ static int check_attr(conv *c, int t, psdl_attr *a) {
     if (k->kind == K_UNKNOWN) return has_last;
     if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
     if (k->kind == K_VARIABLE) {
-        if ((present & FORM_COUNTED) && field_opt_boolean(c, t, "counted", 0)) a->form = PSDL_FORM_COUNTED;
+        if (present & FORM_COUNTED) {
+            int given = enter_field(c, t, "counted") != LUA_TNIL;
+            leave(c);
+            /* true: counted form; false: the inline (subtype) form even where AUTO would count */
+            if (given) a->form = field_opt_boolean(c, t, "counted", 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
+        }
     } else if (k->kind == K_FIXED) {
         lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, "subtype", 0, 7, -1) : -1;
         int has_count = 0;
