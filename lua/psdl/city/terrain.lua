@@ -482,11 +482,11 @@ function M.from_city(what, opts)
   end
   -- a far or corrupt vertex (x = 9.8e20) or a NaN makes the grid absurd: say so before
   -- anything is formatted or allocated as an integer
-  if not (cols >= 0 and rows >= 0 and cols <= 16 * 1024 * 1024 and rows <= 16 * 1024 * 1024)
-    or cols * rows > 16 * 1024 * 1024 then
+  -- (at most 2048 x 2048 points, the heightmap limit of src/psdl_nhtg.h)
+  if not (cols >= 0 and rows >= 0 and cols <= 4194304 and rows <= 4194304) or cols * rows > 4194304 then
     return nil, string_format("the ground spans x %.6g..%.6g, z %.6g..%.6g: a grid of %.6g x %.6g points of %.6g m "
-      .. "is too big (at most 16,777,216 points; is a vertex far away or corrupt?)", minx, maxx, minz, maxz, cols,
-      rows, cell)
+      .. "is too big (at most 4,194,304 points, 2048 x 2048; a larger --cell-size makes fewer; is a vertex far "
+      .. "away or corrupt?)", minx, maxx, minz, maxz, cols, rows, cell)
   end
   cols, rows = math.tointeger(cols) or cols, math.tointeger(rows) or rows
   if cols < 2 or rows < 2 then return nil, string_format("a grid of %d x %d points: at least 2 x 2 needed", cols, rows) end
