@@ -23,8 +23,11 @@ end
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 local function tmpdir()
-  local dir = H.tmpname("_dir")
-  assert(lfs.mkdir(dir))
+  local dir, tries = nil, 0
+  repeat -- a fresh name (an old run's folder may linger)
+    dir, tries = H.tmpname("_dir"), tries + 1
+  until lfs.mkdir(dir) or tries > 50
+  assert(lfs.attributes(dir, "mode") == "directory", dir)
   finally(function() os.execute("rm -rf " .. q(dir)) end)
   return dir
 end
