@@ -1,9 +1,14 @@
 --- `psdl build SCRIPT.lua [-o OUT.psdl] [--seed N] [--preview MAP.png]`: run a city script
 -- and write the city it returns.
 --
--- The script runs with `psdl` (the library) and `SEED` (the seed, or nil) as globals, its
+-- The script runs in a sandbox (`psdl.sandbox`: the library, string/table/math/utf8,
+-- reading files under its own folder, no os/io; `--trust` gives full access) with a time
+-- limit (`--timeout`, default 120 s) and a memory limit (`--max-memory`, default 4,096 MB),
+-- with `psdl` (the library), `SEED` (the seed, or nil) and `SCRIPT_DIR` as globals, its
 -- own `arg` (`arg[0]` = the script), and `math.random` seeded from `--seed` (default 1). It
 -- returns a `psdl.city` City (built here, with `--seed` when given) or a finished document.
+-- Going past a limit, or touching what the sandbox does not allow, stops the build with
+-- a message naming the script line; nothing is written.
 -- The city is validated; the summary (rooms by kind, vertices, textures, road records,
 -- network, blocks, validation warnings, timings) goes to standard output, then the file is
 -- written atomically (`psdl.write`), then the preview drawn (`psdl.render`).
@@ -17,8 +22,8 @@
 -- @module psdl.cli.build
 
 local common = require "psdl.cli.common"
-local string, os, require, tonumber, tostring, type, math, setmetatable, getmetatable, loadfile, xpcall, debug, _G =
-  string, os, require, tonumber, tostring, type, math, setmetatable, getmetatable, loadfile, xpcall, debug, _G
+local string, require, tonumber, tostring, type, math, getmetatable, pcall, error =
+  string, require, tonumber, tostring, type, math, getmetatable, pcall, error
 
 local M = {}
 
@@ -42,35 +47,18 @@ function M.configure(cmd)
   cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
   cmd:flag("--rooms", "Write room numbers on the preview.")
   cmd:flag("--strict", "Refuse a city with validation warnings too.")
+  cmd:flag("--trust", "Run the script with full access (os, io, any file); by default it runs in a sandbox "
+    .. "(the psdl library, string/table/math/utf8, reading files under its own folder).")
+  cmd:option("--timeout", "Stop the script after this many seconds of processor time (0: no limit).",
+    "120"):argname("<s>")
+  cmd:option("--max-memory", "Stop the script when its Lua memory passes this many MB (0: no limit).",
+    "4096"):argname("<mb>")
   cmd:flag("-q --quiet", "Print nothing on success.")
 end
 
 local function first_line(s)
   s = tostring(s)
   return s:match("^[^\n]*")
-end
-
--- Runs the script; returns its first result or raises a failure naming the script line.
-local function run_script(psdl, path, seed)
-  local env = setmetatable({ psdl = psdl, SEED = seed, arg = { [0] = path } }, { __index = _G })
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then
-    if tostring(err):find("cannot open", 1, true) then common.failure("io", first_line(err)) end
-    common.failure("bad_input", first_line(err))
-  end
-  math.randomseed(seed or 1)
-  local ok, result = xpcall(chunk, function(e)
-    if type(e) ~= "string" then e = tostring(e) end
-    -- name the script line when the message does not already
-    if not e:find(path, 1, true) then
-      local tb = debug.traceback("", 2)
-      local line = tb:match("\n%s*(" .. path:gsub("%p", "%%%0") .. ":%d+):")
-      if line then e = line .. ": " .. e end
-    end
-    return e
-  end)
-  if not ok then common.failure("bad_input", first_line(result)) end
-  return result
 end
 
 --- Run `psdl build`.
@@ -96,33 +84,53 @@ function M.run(args, ctx)
     local base = args.script:match("([^/\\]*)$"):gsub("%.lua$", "")
     out = base .. ".psdl"
   end
-  local result = run_script(psdl, args.script, seed)
-  local doc, report
-  local City = psdl.city.City
-  if type(result) == "table" and getmetatable(result) == City then
-    local ok, d, rep = xpcall(result.build, function(e) return tostring(e) end, result, { seed = seed,
-                                                                                           strict = args.strict })
-    if not ok then
-      local msg = first_line(d)
-      if d:find("does not validate", 1, true) then
-        common.failure("problems", args.script .. ": " .. tostring(d):gsub("^.-: the built", "the built"))
-      end
-      common.failure("bad_input", msg:find(args.script, 1, true) and msg or (args.script .. ": " .. msg))
-    end
-    doc, report = d, rep
-  elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
-    doc = result
-    local ok, problems, counts = psdl.validate(doc, { strict = args.strict })
-    if counts.errors > 0 or (args.strict and not ok) then
-      local p = problems[1]
-      common.failure("problems", string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
-        args.script, counts.errors, counts.warnings, p.rule, p.path, p.message))
-    end
-    report = { problems = problems, counts = counts }
-  else
-    common.failure("bad_input", args.script .. ": the script must return a city (psdl.city.new{...}) or a document, "
-      .. "got " .. (result == nil and "nothing" or type(result)))
+  common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" } })
+  local timeout, max_memory = tonumber(args.timeout), math.tointeger(tonumber(args.max_memory))
+  if not timeout or timeout < 0 or timeout ~= timeout then
+    common.failure("usage", string.format("--timeout: seconds >= 0 expected, got %q", args.timeout))
   end
+  if not max_memory or max_memory < 0 or max_memory > (1 << 40) then
+    common.failure("usage", string.format("--max-memory: whole MB >= 0 expected, got %q", args.max_memory))
+  end
+  local sandbox = require "psdl.sandbox"
+  local box = sandbox.new { script = args.script, trust = args.trust, timeout = timeout,
+    max_memory = max_memory * 1024 * 1024, globals = { SEED = seed }, psdl = psdl }
+  local chunk, lerr, lcode = box:loadfile()
+  if not chunk then common.failure(lcode == "io" and "io" or "bad_input", first_line(lerr)) end
+  -- the script, the city's build and the encoding all run in the box (limits, sandbox);
+  -- what comes out is plain data: the file's bytes and the report
+  local City = psdl.city.City
+  local ok, bytes, report, kind = box:run(function()
+    math.randomseed(seed or 1)
+    local result = chunk()
+    if type(result) == "table" and getmetatable(result) == City then
+      local bok, d, rep = pcall(result.build, result, { seed = seed, strict = args.strict })
+      if not bok then
+        d = tostring(d)
+        if d:find("does not validate", 1, true) then
+          return nil, args.script .. ": " .. first_line(d):gsub("^.-: the built", "the built"), "problems"
+        end
+        error(d, 0)
+      end
+      return psdl.encode(d), sandbox.plain_copy(rep)
+    elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
+      local vok, problems, counts = psdl.validate(result, { strict = args.strict })
+      if counts.errors > 0 or (args.strict and not vok) then
+        local p = problems[1]
+        return nil, string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
+          args.script, counts.errors, counts.warnings, p.rule, p.path, p.message), "problems"
+      end
+      return psdl.encode(result), sandbox.plain_copy({ problems = problems, counts = counts })
+    end
+    return nil, args.script .. ": the script must return a city (psdl.city.new{...}) or a document, "
+      .. "got " .. (result == nil and "nothing" or type(result)), "bad_input"
+  end)
+  if not ok then
+    local msg = first_line(bytes)
+    common.failure("bad_input", msg:find(args.script, 1, true) and msg or (args.script .. ": " .. msg))
+  end
+  if not bytes then common.failure(kind, report) end
+  local doc = psdl.decode(bytes)
   local ok, err, code = psdl.write(doc, out, { strict = args.strict })
   if not ok then common.failure(common.exit_for(code), common.clean(err)) end
   if not args.quiet then
