@@ -1614,6 +1614,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
+    lpsdl_open_package(L);
     lpsdl_open_companion(L);
     lpsdl_open_sandbox(L);
     return 1;

@@ -17,6 +17,9 @@ void lpsdl_open_render(lua_State *L);
 /* lpsdl_geom.c: geometry kernels and deduplicating pools (psdl_geom.h). */
 void lpsdl_open_geom(lua_State *L);
 
+/* lpsdl_package.c: visibility caster and zip container of `psdl package`. */
+void lpsdl_open_package(lua_State *L);
+
 /* lpsdl_companion.c: .bai, .cpvs, .inst, .pathset, PKG3 and .tex codecs (psdl_companion.h). */
 void lpsdl_open_companion(lua_State *L);
 

@@ -54,12 +54,41 @@ function M.configure(cmd)
   cmd:option("--max-memory", "Stop the script when its Lua memory passes this many MB (0: no limit).",
     "4096"):argname("<mb>")
   cmd:flag("-q --quiet", "Print nothing on success.")
+  cmd:option("--package", "Also package the city as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
+  require("psdl.cli.package").options(cmd, true)
 end
 
 local function first_line(s)
   s = tostring(s)
   return s:match("^[^\n]*")
 end
+
+-- Runs the script in a sandbox (`psdl.sandbox`, as `psdl build` does: the library,
+-- string/table/math/utf8, reading files under the script's folder; `opts.trust` lifts it;
+-- `opts.timeout` seconds, default 120, and `opts.max_memory` MB, default 4,096); returns its
+-- first result or raises a failure naming the script line.
+local function run_script(psdl, path, seed, opts)
+  opts = opts or {}
+  local sandbox = require "psdl.sandbox"
+  local box = sandbox.new { script = path, trust = opts.trust, timeout = opts.timeout or 120,
+    max_memory = (opts.max_memory or 4096) * 1024 * 1024, globals = { SEED = seed }, psdl = psdl }
+  local chunk, lerr, lcode = box:loadfile()
+  if not chunk then common.failure(lcode == "io" and "io" or "bad_input", first_line(lerr)) end
+  local ok, result = box:run(function()
+    math.randomseed(seed or 1)
+    return chunk()
+  end)
+  if not ok then
+    local msg = first_line(result)
+    common.failure("bad_input", msg:find(path, 1, true) and msg or (path .. ": " .. msg))
+  end
+  return result
+end
+
+--- Run a city script as `psdl build` does (sandboxed unless `opts.trust`; globals `psdl`,
+-- `SEED`; `math.random` seeded); returns its first result or raises a failure naming the
+-- script line. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
+M.run_script = run_script
 
 --- Run `psdl build`.
 -- @tparam table args parsed arguments
@@ -100,7 +129,7 @@ function M.run(args, ctx)
   -- the script, the city's build and the encoding all run in the box (limits, sandbox);
   -- what comes out is plain data: the file's bytes and the report
   local City = psdl.city.City
-  local ok, bytes, report, kind = box:run(function()
+  local ok, bytes, report, kind, city_meta = box:run(function()
     math.randomseed(seed or 1)
     local result = chunk()
     if type(result) == "table" and getmetatable(result) == City then
@@ -112,7 +141,8 @@ function M.run(args, ctx)
         end
         error(d, 0)
       end
-      return psdl.encode(d), sandbox.plain_copy(rep)
+      return psdl.encode(d), sandbox.plain_copy(rep), nil,
+        { name = result.name, package = sandbox.plain_copy(result.package or {}) }
     elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
       local vok, problems, counts = psdl.validate(result, { strict = args.strict })
       if counts.errors > 0 or (args.strict and not vok) then
@@ -141,6 +171,13 @@ function M.run(args, ctx)
         out, common.int(#doc.rooms), common.int(#doc.vertices), common.int(#doc.textures), common.int(#(doc.roads or {})),
         report.counts.errors, report.counts.warnings))
     end
+  end
+  if args.package then
+    if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
+    local result_name = city_meta and city_meta.name or nil
+    local script_opts = city_meta and city_meta.package or {}
+    require("psdl.cli.package").package(doc, args, script_opts, result_name or out:match("([^/\\]*)$"):gsub("%.psdl$", ""),
+      ctx, args.package, nil, { args.script, out })
   end
   if args.preview then
     local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size, rooms = args.rooms,
