@@ -12,13 +12,18 @@
 -- reported with its file and line, e.g. `psdl build: examples/city.lua:12: bad argument #3
 -- to 'road' (unknown profile 'avenu' ...)`, and nothing is written.
 --
+-- With `--watch` the command stays running and builds again each time the script or a file
+-- it loaded (`require`, `dofile`, `loadfile`) changes; a failed build prints its error and
+-- leaves the last good file untouched.
+--
 -- Exit code: 0 written; 1 usage error, or the city does not validate (with `--strict`: has
 -- warnings); 2 the script fails or returns no city; 3 a file cannot be read or written.
 -- @module psdl.cli.build
 
 local common = require "psdl.cli.common"
-local string, os, require, tonumber, tostring, type, math, setmetatable, getmetatable, loadfile, xpcall, debug, _G =
-  string, os, require, tonumber, tostring, type, math, setmetatable, getmetatable, loadfile, xpcall, debug, _G
+local source = require "psdl.cli.source"
+local string, require, tonumber, tostring, math, pcall =
+  string, require, tonumber, tostring, math, pcall
 
 local M = {}
 
@@ -43,34 +48,8 @@ function M.configure(cmd)
   cmd:flag("--rooms", "Write room numbers on the preview.")
   cmd:flag("--strict", "Refuse a city with validation warnings too.")
   cmd:flag("-q --quiet", "Print nothing on success.")
-end
-
-local function first_line(s)
-  s = tostring(s)
-  return s:match("^[^\n]*")
-end
-
--- Runs the script; returns its first result or raises a failure naming the script line.
-local function run_script(psdl, path, seed)
-  local env = setmetatable({ psdl = psdl, SEED = seed, arg = { [0] = path } }, { __index = _G })
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then
-    if tostring(err):find("cannot open", 1, true) then common.failure("io", first_line(err)) end
-    common.failure("bad_input", first_line(err))
-  end
-  math.randomseed(seed or 1)
-  local ok, result = xpcall(chunk, function(e)
-    if type(e) ~= "string" then e = tostring(e) end
-    -- name the script line when the message does not already
-    if not e:find(path, 1, true) then
-      local tb = debug.traceback("", 2)
-      local line = tb:match("\n%s*(" .. path:gsub("%p", "%%%0") .. ":%d+):")
-      if line then e = line .. ": " .. e end
-    end
-    return e
-  end)
-  if not ok then common.failure("bad_input", first_line(result)) end
-  return result
+  cmd:flag("--watch", "Keep running: build again whenever the script or a file it loads changes "
+    .. "(a failed build is reported and leaves the last good file in place). Ctrl-C stops.")
 end
 
 --- Run `psdl build`.
@@ -96,33 +75,15 @@ function M.run(args, ctx)
     local base = args.script:match("([^/\\]*)$"):gsub("%.lua$", "")
     out = base .. ".psdl"
   end
-  local result = run_script(psdl, args.script, seed)
-  local doc, report
-  local City = psdl.city.City
-  if type(result) == "table" and getmetatable(result) == City then
-    local ok, d, rep = xpcall(result.build, function(e) return tostring(e) end, result, { seed = seed,
-                                                                                           strict = args.strict })
-    if not ok then
-      local msg = first_line(d)
-      if d:find("does not validate", 1, true) then
-        common.failure("problems", args.script .. ": " .. tostring(d):gsub("^.-: the built", "the built"))
-      end
-      common.failure("bad_input", msg:find(args.script, 1, true) and msg or (args.script .. ": " .. msg))
-    end
-    doc, report = d, rep
-  elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
-    doc = result
-    local ok, problems, counts = psdl.validate(doc, { strict = args.strict })
-    if counts.errors > 0 or (args.strict and not ok) then
-      local p = problems[1]
-      common.failure("problems", string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
-        args.script, counts.errors, counts.warnings, p.rule, p.path, p.message))
-    end
-    report = { problems = problems, counts = counts }
-  else
-    common.failure("bad_input", args.script .. ": the script must return a city (psdl.city.new{...}) or a document, "
-      .. "got " .. (result == nil and "nothing" or type(result)))
-  end
+  if args.watch then return M.watch(args, ctx, psdl, out, seed, size) end
+  local doc, report = source.script_document(psdl, args.script, { seed = seed, strict = args.strict })
+  M.write(args, ctx, psdl, doc, report, out, size)
+  return ctx.exit.ok
+end
+
+--- Write a built city, print its summary and draw the preview (`psdl build` after a build).
+-- @raise a failure when the file cannot be written
+function M.write(args, ctx, psdl, doc, report, out, size)
   local ok, err, code = psdl.write(doc, out, { strict = args.strict })
   if not ok then common.failure(common.exit_for(code), common.clean(err)) end
   if not args.quiet then
@@ -144,6 +105,33 @@ function M.run(args, ctx)
       ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
     end
   end
+end
+
+--- `psdl build --watch`: build, then build again on every change of the script or a file
+-- it loaded. Runs until the process is ended.
+-- @treturn integer exit code (only when `args.watch_stop` ends the loop: tests)
+function M.watch(args, ctx, psdl, out, seed, size)
+  local watch = require "psdl.watch"
+  watch.loop {
+    fallback = { args.script },
+    stop = args.watch_stop,
+    changed = function(p) ctx.stdout:write(string.format("psdl build: %s changed, building again\n", p)) end,
+    build = function()
+      local files
+      local ok, err = pcall(function()
+        local doc, report, f = source.script_document(psdl, args.script, { seed = seed, strict = args.strict })
+        files = f
+        M.write(args, ctx, psdl, doc, report, out, size)
+      end)
+      if not ok then
+        if not common.is_failure(err) then err = { msg = "internal error: " .. tostring(err) } end
+        ctx.stderr:write(string.format("psdl build: %s (the last good %s stays)\n", err.msg, out))
+        files = source.last_files -- what the failed run had read: the script at least
+      end
+      if ctx.stdout.flush then ctx.stdout:flush() end
+      return files
+    end,
+  }
   return ctx.exit.ok
 end
 
