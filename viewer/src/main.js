@@ -171,6 +171,7 @@ function hud() {
 // ---------------------------------------------------------------- loop
 
 let last = performance.now();
+const waiting = []; // resolved after the next frame drawn
 function frame(now) {
   const dt = Math.min(0.1, (now - last) / 1000);
   last = now;
@@ -180,6 +181,7 @@ function frame(now) {
     hud();
     api.frames += 1;
     dirty = false;
+    for (const f of waiting.splice(0)) f(api.frames);
     if (!api.ready && city.meta) {
       api.loadMs = performance.now();
       if (api.timings) api.timings.firstFrame = api.loadMs;
@@ -202,6 +204,8 @@ api.project = (id) => {
   return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height, visible: v.z < 1 };
 };
 api.select = (id) => select(id, false);
+/** Draw a frame; resolves (with the frame count) once it is drawn. */
+api.redraw = () => new Promise((resolve) => { waiting.push(resolve); dirty = true; });
 api.topView = () => { nav.topView(); dirty = true; };
 api.frameCity = () => { frameCity(); dirty = true; };
 /** Look straight down on a point from a height (metres). */
@@ -210,6 +214,7 @@ api.lookDown = (x, z, height) => {
   dirty = true;
 };
 api.setMode = setMode;
+api.camera = () => ({ x: camera.position.x, y: camera.position.y, z: camera.position.z, mode: nav.mode });
 api.pickAt = pickAt;
 /** Render n frames orbiting the target; resolves to frames per second. */
 api.orbitFrames = (n) => new Promise((resolve) => {
