@@ -121,12 +121,12 @@ function M.run(args, ctx)
   if not port or port < 0 or port > 65535 then
     common.failure("usage", string.format("--port: an integer 0-65535 expected, got %q", args.port))
   end
-  local out = args.output
-  if out and not out:lower():match("%.html?$") then
-    common.failure("usage", "-o: the page is HTML: name it .html, got " .. out)
-  end
+  local out = args.output or (not args.watch and default_output(args.city)) or nil
   if out and (out == args.city or same_file(out, args.city)) then
     common.failure("usage", "-o " .. out .. " is the input: the input is never overwritten")
+  end
+  if out and not out:lower():match("%.html?$") then
+    common.failure("usage", "-o: the page is HTML: name it .html, got " .. out)
   end
   local psdl = common.psdl()
   local view = require "psdl.view"
@@ -135,7 +135,6 @@ function M.run(args, ctx)
   local name = args.city:match("([^/\\]*)$")
   if args.watch then return M.watch(args, ctx, psdl, port, seed, name) end
 
-  out = out or default_output(args.city)
   local doc = source.document(psdl, args.city, { seed = seed })
   local images
   if args.textures then
