@@ -237,6 +237,24 @@ api.orbitFrames = (n) => new Promise((resolve) => {
   requestAnimationFrame(step);
 });
 
+/** Milliseconds per frame drawn back to back while orbiting (n frames, each waited for
+ * with a one-pixel read back): the drawing cost without the display's frame pacing. */
+api.drawMs = (n) => {
+  const t = nav.orbit.target.clone();
+  const off = camera.position.clone().sub(t);
+  const gl = renderer.getContext();
+  const px = new Uint8Array(4);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    off.applyAxisAngle(new THREE.Vector3(0, 1, 0), (2 * Math.PI) / n);
+    camera.position.copy(t).add(off);
+    camera.lookAt(t);
+    renderer.render(scene, camera);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  }
+  return (performance.now() - t0) / n;
+};
+
 // ---------------------------------------------------------------- watch
 
 async function watch(interval) {
