@@ -213,7 +213,17 @@ api.lookDown = (x, z, height) => {
   nav.view(new THREE.Vector3(x, 0, z), new THREE.Vector3(x, height, z + height * 1e-4));
   dirty = true;
 };
+/** Orbit view from a camera position onto a target (page coordinates, metres). */
+api.view = (target, position) => {
+  nav.view(new THREE.Vector3(...target), new THREE.Vector3(...position));
+  dirty = true;
+};
 api.setMode = setMode;
+/** Height of the drivable surface at (x, z) nearest `near` (null: none). */
+api.groundHeight = (x, z, near) => {
+  if (!ground) ground = new Ground(city.meta, city.buffers);
+  return ground.height(x, z, near);
+};
 api.camera = () => ({ x: camera.position.x, y: camera.position.y, z: camera.position.z, mode: nav.mode });
 api.pickAt = pickAt;
 /** Render n frames orbiting the target; resolves to frames per second. */
