@@ -28,4 +28,9 @@ void lpsdl_open_companion(lua_State *L);
 lua_Number lpsdl_from_float(float f);
 float lpsdl_to_float(lua_Number n, int *ok);
 
+/* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
+void lpsdl_open_sandbox(lua_State *L);
+/* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
+int lpsdl_writes_denied(void);
+
 #endif
