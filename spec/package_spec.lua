@@ -262,7 +262,7 @@ print(len(names), "files ok")
       city:road(d, c, { oneway = true, lanes = 2 })
       city:road(a, c)
       city:road(b, d)
-      city:blocks(false)
+      city:blocks{ buildings = false }
       local doc = city:build()
       local bai = bai_gen.generate(doc)
       local seen = 0
