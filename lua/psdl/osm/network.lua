@@ -398,6 +398,13 @@ function M.build(data, opts)
   for _, n in ipairs(g:node_list()) do
     if #n.edges == 0 then g:remove_node(n) end
   end
+  -- the selected roads as read (the input of the kept fraction, psdl.osm.kept)
+  local input = {}
+  for _, e in ipairs(g:edge_list()) do
+    local pts = {}
+    for i, p in ipairs(e.pts) do pts[i] = { p[1], p[2] } end
+    input[#input + 1] = { pts = pts, source = Graph.source_text(e.src), name = e.attr.name, highway = e.attr.highway }
+  end
 
   -- 4. buildings
   local buildings = {}
@@ -425,6 +432,7 @@ function M.build(data, opts)
 
   -- 6. export
   local network = M.export(g, buildings, opts, report)
+  network.input = input
   network.origin = { lat = origin.lat, lon = origin.lon }
   network.projection = P.describe(proj)
   network.scale = scale
