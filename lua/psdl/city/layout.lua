@@ -614,6 +614,15 @@ tangent_cut = function(a, b2)
   return { tx or bx, tz or bz }
 end
 
+-- Runs f(...); when the city collects failures (`city.failures`, set by psdl.city.repair),
+-- a failure is listed there and the build goes on with the next node or run.
+local function guarded(city, f, ...)
+  local list = city.failures
+  if not list then return f(...) end
+  local ok, err = pcall(f, ...)
+  if not ok then list[#list + 1] = tostring(err) end
+end
+
 --- Build the road and intersection rooms of a city into a builder.
 -- @tparam table city a `psdl.city` City
 -- @tparam table b a `psdl.builder` Builder
@@ -642,8 +651,9 @@ function M.build_roads(city, b, rng)
   end
   for _, n in ipairs(city.nodes) do
     local c = n.class
-    if c == "junction" or c == "bend" or c == "transition" or c == "dead_end" then build_junction(city, b, n) end
+    if c == "junction" or c == "bend" or c == "transition" or c == "dead_end" then guarded(city, build_junction, city, b, n) end
   end
+  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
   local prng = rng:derive("props")
   for _, run in ipairs(runs) do
     local first = run.pieces[1].road
@@ -658,7 +668,7 @@ function M.build_roads(city, b, rng)
       else rule = spec.props end
     end
     run.prop_rule = (spec.flags & profiles.RECORD.sidewalks) ~= 0 and profiles.prop_rule(rule, spec.style, prng) or 0
-    build_run(city, b, run, rng)
+    guarded(city, build_run, city, b, run, rng)
   end
   return { runs = runs, classes = classes }
 end

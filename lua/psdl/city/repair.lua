@@ -308,15 +308,9 @@ local function named_roads(city, msg)
   return list
 end
 
-local function short(msg, label)
-  local s = msg:sub(#label + 3)
-  return s
-end
-
 -- Apply the next repair to a road the layout failed on; returns true when something changed.
 local function repair_road(city, r, msg, log, layout)
-  local label = layout.road_label(r)
-  local what = short(msg, label)
+  local what = msg
   r.repairs = (r.repairs or 0) + 1
   if what:find("ramps", 1, true) and (r.bridge or r.tunnel) then
     local kind = r.bridge and "bridge" or "tunnel"
@@ -364,8 +358,11 @@ local function repair_road(city, r, msg, log, layout)
   return true
 end
 
-local function repair_node(city, n, msg, log, layout)
-  local cands = named_roads(city, msg)
+local function repair_node(city, n, msg, log, layout, named)
+  local cands = {}
+  for _, r in ipairs(named or named_roads(city, msg)) do
+    if not r.removed then cands[#cands + 1] = r end
+  end
   if #cands == 0 then
     for _, e in ipairs(n.ends or {}) do
       if not e.road.removed then cands[#cands + 1] = e.road end
@@ -394,17 +391,39 @@ function M.run(city, log, attempt)
   local layout = require "psdl.city.layout"
   local limit = #city.roads * M.RETRIES_PER_ROAD + 10
   for _ = 1, limit do
+    -- the layout lists every node and run it fails on (not in strict mode: the first
+    -- failure raises, as it always did)
+    city.failures = not log.strict and {} or nil
     local res = table.pack(pcall(attempt))
-    if res[1] then return table.unpack(res, 2, res.n) end
-    local msg = tostring(res[2])
-    if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
-    local kind, obj = culprit(city, msg, layout)
-    local done = false
-    if kind == "road" then done = repair_road(city, obj, msg, log, layout)
-    elseif kind == "node" then done = repair_node(city, obj, msg, log, layout) end
-    if not done then error(msg, 0) end
+    local failures = city.failures or {}
+    city.failures = nil
+    if res[1] and #failures == 0 then return table.unpack(res, 2, res.n) end
+    if not res[1] then failures = { tostring(res[2]) } end
+    -- one repair per road or node in this round (the first message about it)
+    -- (culprits found first: a dropped road renumbers the others, and the messages name
+    -- roads by number)
+    local seen, todo = {}, {}
+    for _, msg in ipairs(failures) do
+      if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
+      local kind, obj = culprit(city, msg, layout)
+      if not obj then error(msg, 0) end
+      if not seen[obj] then
+        seen[obj] = true
+        todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg) or nil }
+      end
+    end
+    for _, t in ipairs(todo) do
+      local kind, obj, msg = t[1], t[2], t[3]
+      local done = false
+      if kind == "road" then
+        done = obj.removed or repair_road(city, obj, msg, log, layout)
+      elseif kind == "node" then
+        done = repair_node(city, obj, msg, log, layout, t[4])
+      end
+      if not done then error(msg, 0) end
+    end
     if #city.roads == 0 then
-      error("every road of the city had to be dropped; the last: " .. msg, 0)
+      error("every road of the city had to be dropped; the last: " .. failures[#failures], 0)
     end
   end
   error("the city's roads could not be repaired in " .. limit .. " attempts", 0)

@@ -1706,6 +1706,19 @@ function M.run(g, opts, report)
     M.dual(ctx)
   end
   stage("fit")
+  -- a state of the graph seen at the end of an earlier round: the passes undo each other
+  -- (a re-attached road's new junction merged back, and again): stop there
+  local seen_states = {}
+  local function state()
+    local nn, sx, sz = 0, 0, 0
+    for _, n in ipairs(g:node_list()) do
+      nn = nn + 1
+      sx, sz = sx + math_floor(n.x * 10 + 0.5), sz + math_floor(n.z * 10 + 0.5)
+    end
+    local ne, np = 0, 0
+    for _, e in ipairs(g:edge_list()) do ne, np = ne + 1, np + #e.pts end
+    return string_format("%d:%d:%d:%d:%d", nn, ne, np, sx, sz)
+  end
   for round = 1, 20 do
     report.rounds = round
     local changed = false
@@ -1720,6 +1733,13 @@ function M.run(g, opts, report)
     if M.bridges(ctx) then changed = true end
     if not changed then
       if not M.overlaps(ctx) then break end
+    else
+      local st = state()
+      if seen_states[st] then
+        change(ctx, "fit rounds stopped where passes undid each other")
+        if not M.overlaps(ctx) then break end
+      end
+      seen_states[st] = true
     end
   end
   -- roads joined end to end here bend where their node was: room for those bends too
