@@ -327,7 +327,9 @@ local function repair_road(city, r, msg, log, layout)
   end
   local bendy = what:find("bends tighter", 1, true) or what:find("centre line cannot be built", 1, true)
     or what:find("coincide", 1, true)
-  if bendy then
+  -- every other failure of a road (too short for its ends, ...) climbs the same ladder:
+  -- a simpler, straighter, narrower road may fit where the original did not
+  do
     local step = r.bend_step or 0
     if step < 1 and #r.via > 1 then
       r.bend_step = 1

@@ -1149,9 +1149,9 @@ function M.spacing(ctx)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
   local min_len = opts.min_road_length
   local changed = false
+  local reach = fit.reach_table(g, dims)
   for _ = 1, 50 do
     local bad = {}
-    local reach = fit.reach_table(g, dims)
     for _, e in ipairs(g:edge_list()) do
       if e.a ~= e.b then
         local L = len(e)
@@ -1230,8 +1230,20 @@ function M.spacing(ctx)
     if did == 0 then break end
     changed = true
     -- a merge can leave loops and parallel roads behind: tidy before measuring again
-    M.loops(ctx)
-    M.parallel(ctx)
+    local l1 = M.loops(ctx)
+    local l2 = M.parallel(ctx)
+    if l1 or l2 then
+      reach = fit.reach_table(g, dims)
+    else -- only the junctions changed here and their neighbours need measuring again
+      local redo = {}
+      for n in pairs(touched) do
+        redo[n] = true
+        if not n.dead then
+          for _, e in ipairs(n.edges) do redo[other(e, n)] = true end
+        end
+      end
+      fit.reach_update(reach, redo, dims)
+    end
   end
   return changed
 end
