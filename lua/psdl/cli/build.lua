@@ -41,7 +41,8 @@ function M.configure(cmd)
   cmd:option("--preview", "Also draw a map of the city: .png or .svg."):argname("<map>")
   cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
   cmd:flag("--rooms", "Write room numbers on the preview.")
-  cmd:flag("--strict", "Refuse a city with validation warnings too.")
+  cmd:flag("--strict", "Refuse a city with validation warnings too, and fail on the first road the build would "
+    .. "have to repair or drop (without it: repaired, with a warning naming the script line).")
   cmd:flag("-q --quiet", "Print nothing on success.")
 end
 
@@ -110,6 +111,10 @@ function M.run(args, ctx)
       common.failure("bad_input", msg:find(args.script, 1, true) and msg or (args.script .. ": " .. msg))
     end
     doc, report = d, rep
+    -- roads the build had to repair or drop (psdl.city.repair): warnings naming the script line
+    for _, e in ipairs(rep.repairs or {}) do
+      ctx.stderr:write(string.format("psdl build: warning: %s %s: %s\n", e.action, e.reason, first_line(e.detail)))
+    end
   elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
     doc = result
     local ok, problems, counts = psdl.validate(doc, { strict = args.strict })
