@@ -47,7 +47,8 @@ M.Log = Log
 -- @tparam[opt] boolean strict true: `record` raises instead of recording
 -- @treturn table log `{strict, entries = {...}}`
 function M.log(strict)
-  return setmetatable({ strict = strict and true or false, entries = {} }, Log)
+  return setmetatable({ strict = strict and true or false, entries = {}, by_entry = setmetatable({}, { __mode = "k" }) },
+    Log)
 end
 
 -- plan length of a polyline of {x, y, z} or {x, z} points (is3 tells which)
@@ -100,6 +101,7 @@ function Log:road(r, action, reason, detail, stage)
               road = r.index, where = r.where, name = r.name, source = r.opts and r.opts.source,
               x = x, z = z, length = plan_length(road_points(r)) }
   self.entries[#self.entries + 1] = e
+  self.by_entry[e] = r
   return e
 end
 
@@ -382,7 +384,10 @@ local function repair_node(city, n, msg, log, layout, named)
 end
 
 --- Run the layout (`attempt()` builds the road rooms into a fresh builder and returns what
--- it returns) until it succeeds, repairing or dropping the road it fails on each time.
+-- it returns) until it succeeds, repairing or dropping the roads it fails on each time.
+-- After a round with failures, the repaired roads and the roads sharing their nodes are
+-- built alone (`city.only`, a part of the city) until they build; then the whole city is
+-- built again.
 -- @tparam table city
 -- @tparam table log from `M.log`
 -- @tparam function attempt
@@ -392,40 +397,58 @@ end
 function M.run(city, log, attempt)
   local layout = require "psdl.city.layout"
   local limit = #city.roads * M.RETRIES_PER_ROAD + 10
+  local changed = nil -- roads repaired since the last whole build, when checking a part
   for _ = 1, limit do
     -- the layout lists every node and run it fails on (not in strict mode: the first
     -- failure raises, as it always did)
     city.failures = not log.strict and {} or nil
+    if changed then
+      local nodes, roads = {}, {}
+      for _, r in ipairs(changed) do nodes[r.a], nodes[r.b] = true, true end
+      for _, q in ipairs(city.roads) do
+        if nodes[q.a] or nodes[q.b] then roads[q] = true end
+      end
+      city.only = { nodes = nodes, roads = roads }
+    end
     local res = table.pack(pcall(attempt))
     local failures = city.failures or {}
-    city.failures = nil
-    if res[1] and #failures == 0 then return table.unpack(res, 2, res.n) end
-    if not res[1] then failures = { tostring(res[2]) } end
-    -- one repair per road or node in this round (the first message about it)
-    -- (culprits found first: a dropped road renumbers the others, and the messages name
-    -- roads by number)
-    local seen, todo = {}, {}
-    for _, msg in ipairs(failures) do
-      if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
-      local kind, obj = culprit(city, msg, layout)
-      if not obj then error(msg, 0) end
-      if not seen[obj] then
-        seen[obj] = true
-        todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg) or nil }
+    city.failures, city.only = nil, nil
+    if res[1] and #failures == 0 then
+      if not changed then return table.unpack(res, 2, res.n) end
+      changed = nil -- the part builds: the whole city again
+    else
+      if not res[1] then failures = { tostring(res[2]) } end
+      -- one repair per road or node in this round (the first message about it); culprits
+      -- are found first: a dropped road renumbers the others, and messages name roads by number
+      local seen, todo = {}, {}
+      for _, msg in ipairs(failures) do
+        if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
+        local kind, obj = culprit(city, msg, layout)
+        if not obj then error(msg, 0) end
+        if not seen[obj] then
+          seen[obj] = true
+          todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg) or nil }
+        end
       end
-    end
-    for _, t in ipairs(todo) do
-      local kind, obj, msg = t[1], t[2], t[3]
-      local done = false
-      if kind == "road" then
-        done = obj.removed or repair_road(city, obj, msg, log, layout)
-      elseif kind == "node" then
-        done = repair_node(city, obj, msg, log, layout, t[4])
+      local before = #log.entries
+      for _, t in ipairs(todo) do
+        local kind, obj, msg = t[1], t[2], t[3]
+        local done = false
+        if kind == "road" then
+          done = obj.removed or repair_road(city, obj, msg, log, layout)
+        elseif kind == "node" then
+          done = repair_node(city, obj, msg, log, layout, t[4])
+        end
+        if not done then error(msg, 0) end
       end
-      if not done then error(msg, 0) end
-    end
-    if #city.roads == 0 then
-      error("every road of the city had to be dropped; the last: " .. failures[#failures], 0)
+      if #city.roads == 0 then
+        error("every road of the city had to be dropped; the last: " .. failures[#failures], 0)
+      end
+      changed = changed or {}
+      for k = before + 1, #log.entries do
+        local r = log.by_entry[log.entries[k]]
+        if r then changed[#changed + 1] = r end
+      end
     end
   end
   error("the city's roads could not be repaired in " .. limit .. " attempts", 0)
