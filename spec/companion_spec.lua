@@ -705,3 +705,39 @@ describe("companion cross-checks", function()
     assert.are.equal(2, #long.rows) -- 255 + 45 bytes
   end)
 end)
+
+describe("companion robustness", function()
+  it("mutated files: decode either fails cleanly or round-trips, and validate never raises", function()
+    local seed = 99
+    local function rnd(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    end
+    local cjson = require "cjson"
+    local ccli = require "psdl.cli.companion"
+    for f, bytes in pairs(EXAMPLES) do
+      local decoded = 0
+      for run = 1, 400 do
+        local b = { bytes:byte(1, -1) }
+        for _ = 1, 1 + rnd(3) do b[1 + rnd(#b)] = rnd(256) end
+        local s = string.char(table.unpack(b))
+        local t, msg, code = psdl[f].decode(s)
+        if t then
+          decoded = decoded + 1
+          assert.are.equal(s, psdl[f].encode(t), f .. " run " .. run)
+          local ok, vok, problems = pcall(psdl[f].validate, t, fake_psdl(3))
+          assert.is_true(ok, tostring(vok))
+          assert.is_table(problems)
+          if run % 8 == 0 then -- JSON round trip through the CLI form
+            local fmt, back = ccli.undump(cjson.decode(ccli.dump(f, t)))
+            assert.are.equal(f, fmt)
+            assert.are.equal(s, psdl[f].encode(back), f .. " json run " .. run)
+          end
+        else
+          assert.truthy(msg:find("^" .. f .. ": " .. code), msg)
+        end
+      end
+      assert.is_true(decoded > 0, f)
+    end
+  end)
+end)
