@@ -137,8 +137,8 @@ psdl_cpvs *psdl_cpvs_new(const psdl_alloc *alloc);
 psdl_status psdl_cpvs_encode(const psdl_cpvs *cpvs, void *dst, size_t cap, size_t *written, psdl_cerror *err);
 void psdl_cpvs_free(psdl_cpvs *cpvs);
 
-/** Decompress one RLE row (CF §3.3) into dst (cap bytes; dst may be NULL to measure).
- *  *outlen receives the decompressed length. Returns 0, or -1 when a run is cut off by the
+/** Decompress one RLE row (CF §3.3) into dst (cap bytes; dst may be NULL to measure; bytes
+ *  past cap are not written). *outlen receives the full decompressed length. Returns 0, or -1 when a run is cut off by the
  *  end of the row (*outlen then holds the offset in rle where the bad run starts). */
 int psdl_cpvs_rle_decode(const uint8_t *rle, size_t len, uint8_t *dst, size_t cap, size_t *outlen);
 
