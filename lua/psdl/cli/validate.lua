@@ -30,7 +30,7 @@ M.GROUP_AFTER = 20
 function M.configure(cmd)
   cmd:argument("files", "PSDL files, add-on packages (.ar: every file, the zip container and the "
     .. "cross-checks, docs/package.md), or companion files (.bai, .cpvs, .inst, .pathset, .pkg, .tex: "
-    .. "docs/companion.md)."):args("+")
+    .. "docs/companion.md)."):args("*")
   cmd:flag("--strict", "Warnings fail the check too (and are passed on as strict to the validator).")
   cmd:flag("--all", ("List every warning (default: at most %d per rule and file)."):format(M.GROUP_AFTER))
   cmd:flag("--json", "Write the results as JSON (every problem listed, with room ids and positions).")
