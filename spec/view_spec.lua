@@ -54,7 +54,8 @@ describe("psdl.view payload", function()
     local mesh = export.build(doc)
     assert.equal(mesh.stats.triangles, stats.triangles)
     assert.equal(3 * mesh.stats.triangles, #b.index)
-    assert.equal(mesh.stats.vertices, #b.position // 3)
+    -- points a primitive repeats are stored once
+    assert.is_true(#b.position // 3 < mesh.stats.vertices)
     assert.equal(#b.position // 3, #b.room)
     assert.equal(2 * #b.room, #b.info)
     local nv = #b.room
@@ -82,6 +83,27 @@ describe("psdl.view payload", function()
       local want = 0
       for _, n in pairs(rooms[r] or {}) do want = want + n end
       assert.equal(want, per_room[r] or 0, "room " .. r)
+    end
+    -- and cover the same surface: twice the area of each room's triangles
+    local function area2(P, I, first, zsign)
+      local function v(k) return P[3 * k + 1], P[3 * k + 2], zsign * P[3 * k + 3] end
+      local ax, ay, az = v(I[first])
+      local bx, by, bz = v(I[first + 1])
+      local cx, cy, cz = v(I[first + 2])
+      local ux, uy, uz, wx, wy, wz = bx - ax, by - ay, bz - az, cx - ax, cy - ay, cz - az
+      return math.sqrt((uy * wz - uz * wy) ^ 2 + (uz * wx - ux * wz) ^ 2 + (ux * wy - uy * wx) ^ 2)
+    end
+    local got = {}
+    for t = 1, #b.index, 3 do
+      local r = b.room[b.index[t] + 1]
+      got[r] = (got[r] or 0) + area2(b.position, b.index, t, -1)
+    end
+    for _, g in ipairs(mesh.groups) do
+      local want = 0
+      for _, p in ipairs(g.prims) do
+        for t = 1, #p.idx, 3 do want = want + area2(p.pos, p.idx, t, 1) end
+      end
+      assert.near(want, got[g.room] or 0, 1e-3 * want + 1e-6, "room " .. g.room)
     end
   end)
 

@@ -109,8 +109,6 @@ export class City {
     geo.setAttribute("info", new THREE.BufferAttribute(buffers.info || new Uint8Array(0), 2));
     const uv = buffers.uv || new Float32Array((pos.length / 3) * 2);
     geo.setAttribute("uv", new THREE.BufferAttribute(uv, 2));
-    geo.setIndex(new THREE.BufferAttribute(buffers.index || new Uint16Array(0), 1));
-    geo.computeBoundingSphere();
     geo.computeBoundingBox();
     this.geometry = geo;
 
@@ -126,21 +124,58 @@ export class City {
       mats.push(this.material(tex));
       return mats.length - 1;
     });
-    if (mats.length > 1) {
-      for (const g of meta.groups) geo.addGroup(g.start, g.count, matIndex[g.material] ?? 0);
-      this.mesh = new THREE.Mesh(geo, mats);
-    } else {
-      this.mesh = new THREE.Mesh(geo, plain);
-    }
     this.materials = mats;
-    this.mesh.frustumCulled = false;
-    this.root.add(this.mesh);
+    this.chunks = this.tiles(geo, buffers.index || new Uint16Array(0), meta.groups.map((g) => ({ ...g, mat: matIndex[g.material] ?? 0 })), mats);
+    for (const c of this.chunks) this.root.add(c);
 
     // room centres and bounds
     this.box = geo.boundingBox && isFinite(geo.boundingBox.min.x) ? geo.boundingBox.clone()
       : new THREE.Box3(new THREE.Vector3(-50, 0, -50), new THREE.Vector3(50, 10, 50));
     this.buildOverlays();
     this.refreshState();
+  }
+
+  /**
+   * Split the triangles into square tiles of the ground (and by material), one mesh each,
+   * all sharing the vertex buffers: three.js skips the tiles out of view, and picking
+   * tests only the tiles the ray passes.
+   */
+  tiles(geo, index, groups, mats) {
+    const pos = geo.getAttribute("position").array;
+    const box = geo.boundingBox;
+    const TILE = 160; // metres
+    const nx = Math.max(1, Math.min(24, Math.ceil((box.max.x - box.min.x) / TILE)));
+    const nz = Math.max(1, Math.min(24, Math.ceil((box.max.z - box.min.z) / TILE)));
+    const sx = (box.max.x - box.min.x) / nx || 1, sz = (box.max.z - box.min.z) / nz || 1;
+    const buckets = new Map();
+    for (const g of groups) {
+      for (let t = g.start; t < g.start + g.count; t += 3) {
+        const a = index[t], b = index[t + 1], c = index[t + 2];
+        const cx = (pos[3 * a] + pos[3 * b] + pos[3 * c]) / 3, cz = (pos[3 * a + 2] + pos[3 * b + 2] + pos[3 * c + 2]) / 3;
+        const i = Math.min(nx - 1, Math.max(0, Math.floor((cx - box.min.x) / sx)));
+        const j = Math.min(nz - 1, Math.max(0, Math.floor((cz - box.min.z) / sz)));
+        const key = (i * nz + j) * 1024 + g.mat;
+        let bk = buckets.get(key);
+        if (!bk) buckets.set(key, (bk = { mat: g.mat, tris: [], box: new THREE.Box3() }));
+        bk.tris.push(a, b, c);
+        for (const v of [a, b, c]) {
+          const x = pos[3 * v], y = pos[3 * v + 1], z = pos[3 * v + 2];
+          if (Number.isFinite(x + y + z)) bk.box.expandByPoint(new THREE.Vector3(x, y, z));
+        }
+      }
+    }
+    const big = pos.length / 3 > 65535;
+    const meshes = [];
+    for (const bk of buckets.values()) {
+      const g = new THREE.BufferGeometry();
+      for (const [name, attr] of Object.entries(geo.attributes)) g.setAttribute(name, attr);
+      g.setIndex(new THREE.BufferAttribute(big ? new Uint32Array(bk.tris) : new Uint16Array(bk.tris), 1));
+      g.boundingBox = bk.box;
+      g.boundingSphere = bk.box.getBoundingSphere(new THREE.Sphere());
+      const mesh = new THREE.Mesh(g, mats[bk.mat]);
+      meshes.push(mesh);
+    }
+    return meshes;
   }
 
   material(map) {
@@ -301,8 +336,8 @@ export class City {
 
   /** The room under a ray (hidden rooms and types skipped), or 0. */
   pick(raycaster) {
-    if (!this.mesh) return { room: 0 };
-    const hits = raycaster.intersectObject(this.mesh, false);
+    if (!this.chunks) return { room: 0 };
+    const hits = raycaster.intersectObjects(this.chunks, false);
     const room = this.geometry.getAttribute("room").array;
     const info = this.geometry.getAttribute("info").array;
     const typeOn = this.uniforms.typeOn.value;
@@ -326,7 +361,7 @@ export class City {
     for (const t of this.textures) t.dispose();
     this.textures = [];
     this.stateTex?.dispose();
-    this.mesh = null;
+    this.chunks = null;
     this.perimeters = null;
   }
 }
