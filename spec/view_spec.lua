@@ -235,9 +235,26 @@ describe("psdl view (command)", function()
     local doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
     local name = doc.textures[1]
     H.write_bytes(dir .. "/" .. name:upper() .. ".PNG", "\137PNG fake")
+    -- the game's own format: a 512 x 256 RGB888 .tex goes in at its 256 x 128 level
+    local other
+    for _, t in ipairs(doc.textures) do if type(t) == "string" and t ~= name then other = t; break end end
+    local px = string.rep("\10\20\30", 512 * 256)
+    assert(psdl.tex.write(psdl.tex.from_pixels { width = 512, height = 256, format = 17, pixels = px, flags = 1 },
+      dir .. "/" .. other .. ".tex"))
     local code, text = run { "view", "spec/fixtures/grid_n2.psdl", "-o", out, "--textures", dir }
     assert.equal(0, code)
-    assert.truthy(text:find("textures: 1 found", 1, true), text)
+    assert.truthy(text:find("textures: 2 found", 1, true), text)
+    local b64 = H.read_bytes(out):match('<script id="psdl%-data" type="application/octet%-stream">([^<]*)</script>')
+    local meta, b = decode(require("zlib").inflate()(require("mime").unb64(b64)))
+    local raw, image
+    for _, m in ipairs(meta.materials) do
+      if m.texture == other then raw = m.raw end
+      if m.texture == name then image = m.image end
+    end
+    assert.truthy(image:match("^data:image/png;base64,"))
+    assert.same({ 256, 128, 17, true, false }, { raw.width, raw.height, raw.format, raw.clamp_u, raw.clamp_v })
+    assert.equal(256 * 128 * 3, #b[raw.texels])
+    assert.equal(10, b[raw.texels][1])
   end)
 end)
 

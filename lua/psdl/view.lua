@@ -134,6 +134,13 @@ local ELEMENT = { f32 = { "f", 4 }, u32 = { "I4", 4 }, u16 = { "I2", 2 }, u8 = {
 -- Collects buffers: add(name, kind, list, n) -> entry in `meta`.
 local function buffer_set()
   local set = { parts = {}, meta = {}, size = 0 }
+  function set.add_bytes(name, bytes)
+    local pad = (-#bytes) % 4
+    set.meta[name] = { offset = set.size, type = "u8", count = #bytes }
+    set.parts[#set.parts + 1] = bytes
+    if pad > 0 then set.parts[#set.parts + 1] = ("\0"):rep(pad) end
+    set.size = set.size + #bytes + pad
+  end
   function set.add(name, kind, list, n)
     local e = ELEMENT[kind]
     local bytes = pack_list(e[1], list, n)
@@ -172,8 +179,10 @@ end
 --- Build the viewer payload of a document.
 -- @tparam table doc
 -- @tparam[opt] table opts `name` (shown as the title), `problems` (a list as `psdl.validate`
---   returns it; default: validate `doc`), `images` (`{[texture name] = data URL}`: those
---   materials are drawn with the image), `watch` (the page polls the server that sent it
+--   returns it; default: validate `doc`), `images` (`{[texture name] = image}`: those
+--   materials are drawn with the image, a data URL (PNG, JPEG) or the texels of one level
+--   of a `.tex`, `{width, height, format (§9: 1, 6, 14, 15, 16, 17, 18), texels, palette
+--   (BGRA), clamp_u, clamp_v}`), `watch` (the page polls the server that sent it
 --   for new builds: `{interval = ms}`), `error` (a build error to show over the city:
 --   `{message =, file =, line =}`)
 -- @treturn string payload bytes (see the module description)
@@ -192,7 +201,7 @@ function M.payload(doc, opts)
   local pos, room_of, info, uv = {}, {}, {}, {}
   local nv = 0
   local by_mat = {}
-  local want_uv = opts.images and next(opts.images) ~= nil
+  local want_uv = type(opts.images) == "table" and next(opts.images) ~= nil
   for _, g in ipairs(mesh.groups) do
     local r = g.room
     local flags = g.flags or 0
@@ -366,8 +375,18 @@ function M.payload(doc, opts)
 
   local materials = {}
   for i, m in ipairs(mesh.materials) do
-    materials[i] = { name = m.name, texture = m.texture,
-      image = m.texture and opts.images and opts.images[m.texture] or nil }
+    materials[i] = { name = m.name, texture = m.texture }
+    local img = m.texture and opts.images and opts.images[m.texture] or nil
+    if type(img) == "string" then
+      materials[i].image = img
+    elseif type(img) == "table" then
+      -- texels of a .tex level: the page turns them into RGBA
+      local raw = { width = img.width, height = img.height, format = img.format, clamp_u = img.clamp_u,
+        clamp_v = img.clamp_v, texels = "texels" .. i }
+      buf.add_bytes(raw.texels, img.texels)
+      if img.palette then raw.palette = "palette" .. i; buf.add_bytes(raw.palette, img.palette) end
+      materials[i].raw = raw
+    end
   end
   local roles = {}
   for i, r in ipairs(M.roles) do roles[i] = { name = r.name, label = r.label, color = r.color } end

@@ -43,7 +43,12 @@ void main() {
   vec3 n = normalize(cross(dFdx(vWorld), dFdy(vWorld)));
   // flat ground keeps its role colour exactly; walls are shaded by their direction
   float light = 0.6 + 0.4 * abs(n.y) + 0.22 * abs(n.x) * (1.0 - abs(n.y));
-  vec3 base = useMap > 0.5 ? texture2D(map, vUv).rgb : vColor;
+  vec3 base = vColor;
+  if (useMap > 0.5) {
+    vec4 t = texture2D(map, vUv);
+    if (t.a < 0.5) discard; // cut-outs (railings, fences)
+    base = t.rgb;
+  }
   vec3 col = min(base * light, vec3(1.0));
   if (vState > 0.5 && vState < 1.5) col = mix(col, vec3(1.0, 0.8, 0.1), 0.5);
   else if (vState > 1.5 && vState < 2.5) col = mix(col, vec3(0.15, 0.7, 1.0), 0.4);
@@ -66,6 +71,49 @@ function segments(points, color, opts = {}) {
   lines.renderOrder = opts.renderOrder ?? 1;
   lines.frustumCulled = false;
   return lines;
+}
+
+/**
+ * A texture from the texels of one level of a .tex (§9): 1 P8 and 14 PA8 (palette of BGRA),
+ * 15 P4 and 16 PA4 (16-colour palette, first texel in the low nibble), 6 ARGB1555, 17 RGB888,
+ * 18 RGBA8888. Paletted formats without alpha are drawn opaque.
+ */
+export function texelTexture(raw, texels, palette) {
+  const n = raw.width * raw.height;
+  const out = new Uint8Array(n * 4);
+  const f = raw.format;
+  const pal = (i, o, alpha) => {
+    out[o] = palette[4 * i + 2];
+    out[o + 1] = palette[4 * i + 1];
+    out[o + 2] = palette[4 * i];
+    out[o + 3] = alpha ? palette[4 * i + 3] : 255;
+  };
+  for (let k = 0; k < n; k++) {
+    const o = 4 * k;
+    if ((f === 1 || f === 14) && palette) pal(texels[k], o, f === 14);
+    else if ((f === 15 || f === 16) && palette) pal((texels[k >> 1] >> ((k & 1) * 4)) & 15, o, f === 16);
+    else if (f === 6) {
+      const v = texels[2 * k] | (texels[2 * k + 1] << 8);
+      out[o] = ((v >> 10) & 31) * 255 / 31;
+      out[o + 1] = ((v >> 5) & 31) * 255 / 31;
+      out[o + 2] = (v & 31) * 255 / 31;
+      out[o + 3] = v & 0x8000 ? 255 : 0;
+    } else if (f === 17) {
+      out[o] = texels[3 * k]; out[o + 1] = texels[3 * k + 1]; out[o + 2] = texels[3 * k + 2]; out[o + 3] = 255;
+    } else if (f === 18) {
+      out[o] = texels[o]; out[o + 1] = texels[o + 1]; out[o + 2] = texels[o + 2]; out[o + 3] = texels[o + 3];
+    } else {
+      out[o] = out[o + 2] = 255; out[o + 3] = 255; // magenta: not drawable
+    }
+  }
+  const tex = new THREE.DataTexture(out, raw.width, raw.height, THREE.RGBAFormat, THREE.UnsignedByteType);
+  tex.wrapS = raw.clamp_u ? THREE.ClampToEdgeWrapping : THREE.RepeatWrapping;
+  tex.wrapT = raw.clamp_v ? THREE.ClampToEdgeWrapping : THREE.RepeatWrapping;
+  tex.magFilter = THREE.LinearFilter;
+  tex.minFilter = THREE.LinearMipmapLinearFilter;
+  tex.generateMipmaps = true;
+  tex.needsUpdate = true;
+  return tex;
 }
 
 export class City {
@@ -116,9 +164,17 @@ export class City {
     const plain = this.material(null);
     const mats = [plain];
     const matIndex = meta.materials.map((m) => {
-      if (!m.image) return 0;
-      const tex = new THREE.TextureLoader().load(m.image);
-      tex.wrapS = tex.wrapT = THREE.RepeatWrapping;
+      let tex;
+      if (m.raw && buffers[m.raw.texels]) {
+        tex = texelTexture(m.raw, buffers[m.raw.texels], buffers[m.raw.palette]);
+      } else if (m.image) {
+        tex = new THREE.TextureLoader().load(m.image, () => { this.onchange?.(); });
+        tex.wrapS = tex.wrapT = THREE.RepeatWrapping;
+      } else {
+        return 0;
+      }
+      // row 0 of a texture is sampled at v = 0 (§9), as the UVs of psdl.export expect
+      tex.flipY = false;
       tex.colorSpace = THREE.NoColorSpace;
       this.textures.push(tex);
       mats.push(this.material(tex));

@@ -16,6 +16,7 @@ host.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
 const camera = new THREE.PerspectiveCamera(50, 1, 0.5, 20000);
 const city = new City(scene);
+city.onchange = () => { dirty = true; }; // an image texture finished loading
 const nav = new Navigation(camera, renderer.domElement);
 const api = (window.psdlViewer = { ready: false, frames: 0, errors: [], version: 0 });
 let ground = null;

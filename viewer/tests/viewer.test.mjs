@@ -138,6 +138,46 @@ test("downtown seen from above has the city's colours at its rooms' centres", as
   await pg.close();
 });
 
+// A .tex (§9) of one colour: 16 x 16 RGB888 with the full mip chain.
+function solidTex(r, g, b) {
+  const head = Buffer.alloc(14);
+  head.writeUInt16LE(16, 0); head.writeUInt16LE(16, 2); head.writeUInt16LE(17, 4);
+  head.writeUInt16LE(5, 6); head.writeUInt16LE(1, 8); head.writeUInt32LE(0, 10);
+  const texels = [];
+  for (const side of [16, 8, 4, 2, 1]) for (let i = 0; i < side * side; i++) texels.push(r, g, b);
+  return Buffer.concat([head, Buffer.from(texels)]);
+}
+
+test("--textures draws the game's .tex textures", async () => {
+  const b = await getBrowser();
+  const psdlFile = join(TMP, "downtown_tex.psdl");
+  psdl("build", join(ROOT, "examples", "downtown.lua"), "-o", psdlFile, "-q");
+  const dir = join(TMP, "texture");
+  execFileSync("mkdir", ["-p", dir]);
+  const names = [...new Set(JSON.parse(psdl("dump", psdlFile)).textures.filter((t) => typeof t === "string" && t))];
+  assert.ok(names.length > 5);
+  for (const n of names) writeFileSync(join(dir, n.toUpperCase() + ".TEX"), solidTex(200, 40, 190));
+  const out = join(TMP, "downtown_tex.html");
+  const said = psdl("view", psdlFile, "-o", out, "--textures", dir);
+  assert.match(said, new RegExp(`textures: ${names.length} found`));
+  const { page: pg, errors } = await openViewer(b, "file://" + out);
+  const meta = await pg.evaluate(() => psdlViewer.meta);
+  const c = meta.rooms[Math.floor(meta.rooms.length / 2)].center;
+  await pg.evaluate((x, z) => psdlViewer.lookDown(x, z, 400), c[0], c[2]);
+  await pg.evaluate(() => psdlViewer.redraw());
+  const pts = [];
+  for (const r of meta.rooms) {
+    const p = await pg.evaluate((id) => psdlViewer.project(id), r.id);
+    if (p && p.visible && p.x > 5 && p.y > 5 && p.x < 950 && p.y < 795) pts.push([p.x, p.y]);
+  }
+  assert.ok(pts.length >= 20, `rooms in view: ${pts.length}`);
+  const px = await pixels(pg, pts);
+  const good = px.filter((p) => close(p, [200, 40, 190], 10)).length;
+  assert.ok(good >= 0.9 * pts.length, `${good} of ${pts.length} room centres show the texture: ${px.slice(0, 5).join(" ")}`);
+  assert.deepEqual(errors, []);
+  await pg.close();
+});
+
 test("clicking a room's centre selects it; the panel, search and Escape follow", async () => {
   const b = await getBrowser();
   const { page: pg, errors } = await openViewer(b, page("downtown", join(ROOT, "examples", "downtown.lua")));
