@@ -7,24 +7,25 @@ import { list } from "./payload.js";
 
 const ROOM_TEX_WIDTH = 1024;
 
+// Kept cheap for software renderers: no dynamic indexing of uniform arrays (the role
+// colour is a vertex attribute, type visibility a bit mask), one texel fetch per vertex.
 const VERTEX = /* glsl */ `
 attribute float room;
 attribute vec2 info;
+attribute vec3 roleColor;
 uniform highp sampler2D roomState;
-uniform float typeOn[16];
-uniform vec3 roleColor[16];
+uniform int roomStateWidth;
+uniform int typeMask;
 varying vec3 vWorld;
 varying vec3 vColor;
 varying float vState;
 varying vec2 vUv;
 void main() {
   int r = int(room + 0.5);
-  ivec2 size = textureSize(roomState, 0);
-  vec4 st = texelFetch(roomState, ivec2(r % size.x, r / size.x), 0);
+  vec4 st = texelFetch(roomState, ivec2(r % roomStateWidth, r / roomStateWidth), 0);
   int t = int(info.y + 0.5);
-  int c = int(info.x + 0.5);
-  if (st.r * typeOn[t] < 0.5) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
-  vColor = roleColor[c];
+  if (st.r < 0.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  vColor = roleColor;
   vState = floor(st.g * 255.0 + 0.5);
   vUv = uv;
   vec4 wp = modelMatrix * vec4(position, 1.0);
@@ -54,10 +55,6 @@ void main() {
   else if (vState > 1.5 && vState < 2.5) col = mix(col, vec3(0.15, 0.7, 1.0), 0.4);
   gl_FragColor = vec4(col, 1.0);
 }`;
-
-function rgb(hex) {
-  return new THREE.Color(((hex >> 16) & 255) / 255, ((hex >> 8) & 255) / 255, (hex & 255) / 255);
-}
 
 /** Line segments from a flat list of positions (pairs of points). */
 function segments(points, color, opts = {}) {
@@ -123,12 +120,14 @@ export class City {
     scene.add(this.root);
     this.uniforms = {
       roomState: { value: null },
-      typeOn: { value: new Array(16).fill(1) },
-      roleColor: { value: new Array(16).fill(0).map(() => new THREE.Color(1, 0, 1)) },
+      roomStateWidth: { value: ROOM_TEX_WIDTH },
+      typeMask: { value: 0xffff },
     };
+    this.typeOn = new Array(16).fill(true);
     this.kindOn = [true, true, true, true];
     this.overlay = { perimeters: false, links: false, roads: false, problems: true };
-    this.uniforms.typeOn.value[12] = 0; // facade bounds: off at first
+    this.typeOn[12] = false; // facade bounds: off at first
+    this.uniforms.typeMask.value = this.mask();
     this.selected = 0;
     this.textures = [];
   }
@@ -141,7 +140,6 @@ export class City {
     this.buffers = buffers;
     const nrooms = meta.rooms.length;
     this.verts = buffers.vertices || new Float32Array(0);
-    meta.roles.forEach((r, i) => this.uniforms.roleColor.value[i].copy(rgb(r.color)));
 
     // room state: r = visible, g = 0 plain / 1 selected / 2 neighbour
     const h = Math.max(1, Math.ceil((nrooms + 1) / ROOM_TEX_WIDTH));
@@ -155,6 +153,15 @@ export class City {
     geo.setAttribute("position", new THREE.BufferAttribute(pos, 3));
     geo.setAttribute("room", new THREE.BufferAttribute(buffers.room || new Uint16Array(0), 1));
     geo.setAttribute("info", new THREE.BufferAttribute(buffers.info || new Uint8Array(0), 2));
+    // role colours per vertex
+    const info = buffers.info || new Uint8Array(0);
+    const rc = new Uint8Array((info.length / 2) * 3);
+    const table = meta.roles.map((r) => [(r.color >> 16) & 255, (r.color >> 8) & 255, r.color & 255]);
+    for (let v = 0, n = info.length / 2; v < n; v++) {
+      const c = table[info[2 * v]] || [255, 0, 255];
+      rc[3 * v] = c[0]; rc[3 * v + 1] = c[1]; rc[3 * v + 2] = c[2];
+    }
+    geo.setAttribute("roleColor", new THREE.BufferAttribute(rc, 3, true));
     const uv = buffers.uv || new Float32Array((pos.length / 3) * 2);
     geo.setAttribute("uv", new THREE.BufferAttribute(uv, 2));
     geo.computeBoundingBox();
@@ -212,11 +219,16 @@ export class City {
         const j = Math.min(nz - 1, Math.max(0, Math.floor((cz - box.min.z) / sz)));
         const key = (i * nz + j) * 1024 + g.mat;
         let bk = buckets.get(key);
-        if (!bk) buckets.set(key, (bk = { mat: g.mat, tris: [], box: new THREE.Box3() }));
+        if (!bk) buckets.set(key, (bk = { mat: g.mat, tris: [], lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
         bk.tris.push(a, b, c);
-        for (const v of [a, b, c]) {
-          const x = pos[3 * v], y = pos[3 * v + 1], z = pos[3 * v + 2];
-          if (Number.isFinite(x + y + z)) bk.box.expandByPoint(new THREE.Vector3(x, y, z));
+        const lo = bk.lo, hi = bk.hi;
+        for (let k = 0; k < 3; k++) {
+          const v = 3 * (k === 0 ? a : k === 1 ? b : c);
+          for (let d = 0; d < 3; d++) {
+            const x = pos[v + d];
+            if (x < lo[d]) lo[d] = x;
+            if (x > hi[d]) hi[d] = x;
+          }
         }
       }
     }
@@ -226,8 +238,8 @@ export class City {
       const g = new THREE.BufferGeometry();
       for (const [name, attr] of Object.entries(geo.attributes)) g.setAttribute(name, attr);
       g.setIndex(new THREE.BufferAttribute(big ? new Uint32Array(bk.tris) : new Uint16Array(bk.tris), 1));
-      g.boundingBox = bk.box;
-      g.boundingSphere = bk.box.getBoundingSphere(new THREE.Sphere());
+      g.boundingBox = new THREE.Box3(new THREE.Vector3(...bk.lo), new THREE.Vector3(...bk.hi));
+      g.boundingSphere = g.boundingBox.getBoundingSphere(new THREE.Sphere());
       const mesh = new THREE.Mesh(g, mats[bk.mat]);
       meshes.push(mesh);
     }
@@ -327,11 +339,16 @@ export class City {
     this.links.visible = this.overlay.links;
     this.roadPaths.visible = this.overlay.roads;
     this.markers.visible = this.overlay.problems;
-    this.facadeBounds.visible = this.uniforms.typeOn.value[12] > 0.5;
+    this.facadeBounds.visible = this.typeOn[12];
+  }
+
+  mask() {
+    return this.typeOn.reduce((m, on, i) => (on ? m | (1 << i) : m), 0);
   }
 
   setType(t, on) {
-    this.uniforms.typeOn.value[t] = on ? 1 : 0;
+    this.typeOn[t] = on;
+    this.uniforms.typeMask.value = this.mask();
     this.applyOverlays();
   }
 
@@ -396,11 +413,10 @@ export class City {
     const hits = raycaster.intersectObjects(this.chunks, false);
     const room = this.geometry.getAttribute("room").array;
     const info = this.geometry.getAttribute("info").array;
-    const typeOn = this.uniforms.typeOn.value;
     for (const h of hits) {
       const v = h.face.a;
       const id = room[v];
-      if (this.roomVisible(id) && typeOn[info[2 * v + 1]] > 0.5) return { room: id, point: h.point };
+      if (this.roomVisible(id) && this.typeOn[info[2 * v + 1]]) return { room: id, point: h.point };
     }
     return { room: 0 };
   }

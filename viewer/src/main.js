@@ -47,7 +47,7 @@ function frameCity() {
 
 function layerState() {
   return {
-    types: city.uniforms.typeOn.value.map((v) => v > 0.5),
+    types: city.typeOn.slice(),
     kinds: city.kindOn.slice(),
     overlay: { ...city.overlay },
   };

@@ -289,7 +289,7 @@ return city
     // move the camera: the reload keeps it
     await pg.evaluate(() => psdlViewer.lookDown(60, 0, 333));
     writeFileSync(script, city(3));
-    await pg.waitForFunction((v) => psdlViewer.version > v, { timeout: 30000 }, v1);
+    await pg.waitForFunction((v) => psdlViewer.version > v, { timeout: 90000 }, v1);
     const rooms2 = await pg.evaluate(() => psdlViewer.meta.rooms.length);
     assert.ok(rooms2 > rooms1, `more rooms after the edit: ${rooms1} -> ${rooms2}`);
     assert.match(await pg.$eval("#summary", (e) => e.textContent), new RegExp(`^${rooms2} rooms`));
@@ -297,13 +297,13 @@ return city
     assert.ok(Math.abs(cam.y - 333) < 1 && Math.abs(cam.x - 60) < 1, "camera kept: " + JSON.stringify(cam));
     // a broken script: the overlay names the line, the city stays
     writeFileSync(script, city(3).replace("return city", "city:road(a, nil)\nreturn city"));
-    await pg.waitForFunction(() => !document.getElementById("overlay").hidden, { timeout: 30000 });
+    await pg.waitForFunction(() => !document.getElementById("overlay").hidden, { timeout: 90000 });
     const msg = await pg.$eval("#overlay-text", (e) => e.textContent);
     assert.match(msg, /live\.lua:9:/);
     assert.equal(await pg.evaluate(() => psdlViewer.meta.rooms.length), rooms2);
     // fixed again: the overlay goes
     writeFileSync(script, city(2));
-    await pg.waitForFunction(() => document.getElementById("overlay").hidden, { timeout: 30000 });
+    await pg.waitForFunction(() => document.getElementById("overlay").hidden, { timeout: 90000 });
     assert.deepEqual(errors, []);
     await pg.close();
   } finally {
