@@ -178,7 +178,9 @@ function frame(now) {
   last = now;
   if (nav.update(dt)) dirty = true;
   if (dirty || api.continuous) {
+    const t0 = performance.now();
     renderer.render(scene, camera);
+    if (!api.ready && api.timings) api.timings.firstRender = performance.now() - t0;
     hud();
     api.frames += 1;
     dirty = false;
