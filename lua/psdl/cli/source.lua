@@ -7,9 +7,9 @@
 -- @module psdl.cli.source
 
 local common = require "psdl.cli.common"
-local string, math, package = string, math, package
-local require, tonumber, tostring, type, setmetatable, getmetatable, loadfile, dofile, xpcall, pcall, debug, ipairs, _G =
-  require, tonumber, tostring, type, setmetatable, getmetatable, loadfile, dofile, xpcall, pcall, debug, ipairs, _G
+local string, math, table = string, math, table
+local require, tonumber, tostring, type, getmetatable, xpcall, pcall, error, ipairs, pairs =
+  require, tonumber, tostring, type, getmetatable, xpcall, pcall, error, ipairs, pairs
 
 local M = {}
 
@@ -18,100 +18,114 @@ local function first_line(s)
   return s:match("^[^\n]*")
 end
 
--- Modules a script loaded last time (unloaded before it runs again, so an edit to them
--- is seen).
-local script_modules = {}
-
---- The files the last `run_script` read (also when it failed): `{path, ...}`.
+--- The files the last `run_script` or `script_document` read (also when it failed):
+-- `{path, ...}`, the script first.
 M.last_files = nil
 
---- Run a city script. It runs with `psdl` (the library) and `SEED` (the seed, or nil) as
--- globals, its own `arg` (`arg[0]` = the script) and `math.random` seeded from `seed`
--- (default 1). `require`, `dofile` and `loadfile` in the script record the files they load
--- (modules whose names start with `psdl` aside).
+-- A sandbox (`psdl.sandbox`) for one run of a script. `opts.sandbox`: `trust` (full access),
+-- `timeout` (seconds, default 120; 0 = none), `max_memory` (MB, default 4,096; 0 = none).
+local function new_box(psdl, path, seed, opts)
+  local s = opts.sandbox or {}
+  local sandbox = require "psdl.sandbox"
+  return sandbox.new { script = path, trust = s.trust, timeout = s.timeout or 120,
+    max_memory = (s.max_memory or 4096) * 1024 * 1024, globals = { SEED = seed }, psdl = psdl }
+end
+
+-- The files a box loaded (the script, then its modules in the order they were loaded).
+local function box_files(box, path)
+  local files, seen = { path }, { [path] = true }
+  local list = {}
+  for _, file in pairs(box.chunks or {}) do list[#list + 1] = file end
+  table.sort(list)
+  for _, file in ipairs(list) do
+    if not seen[file] then seen[file] = true; files[#files + 1] = file end
+  end
+  return files
+end
+
+-- Loads the script into a box and runs `body(chunk)` there with the limits; returns what
+-- body returns, or raises a failure naming the script line.
+local function run_in_box(psdl, path, seed, opts, body)
+  local box = new_box(psdl, path, seed, opts)
+  M.last_files = { path }
+  local chunk, lerr, lcode = box:loadfile()
+  if not chunk then common.failure(lcode == "io" and "io" or "bad_input", first_line(lerr)) end
+  local results = table.pack(box:run(function()
+    math.randomseed(seed or 1)
+    return body(chunk)
+  end))
+  M.last_files = box_files(box, path)
+  if not results[1] then
+    local msg = first_line(results[2])
+    common.failure("bad_input", msg:find(path, 1, true) and msg or (path .. ": " .. msg))
+  end
+  return M.last_files, table.unpack(results, 2, results.n)
+end
+
+--- Run a city script. By default it runs in the sandbox of `psdl.sandbox` (the library,
+-- string/table/math/utf8, reading files under its own folder, a time and a memory limit;
+-- `opts.sandbox.trust` gives full access), with `psdl` (the library), `SEED` (the seed, or
+-- nil) and `SCRIPT_DIR` as globals, its own `arg` (`arg[0]` = the script) and `math.random`
+-- seeded from `seed` (default 1).
 -- @tparam table psdl the `psdl` module
 -- @tparam string path the script
 -- @tparam[opt] integer seed
+-- @tparam[opt] table opts `sandbox = {trust =, timeout = s, max_memory = MB}`
 -- @return the script's first result
--- @treturn table the files the script read: `{path, ...}` (the script first)
--- @raise a failure (`io` when the script cannot be opened, `bad_input` for a script error,
---   naming the script line)
-function M.run_script(psdl, path, seed)
-  for _, name in ipairs(script_modules) do package.loaded[name] = nil end
-  script_modules = {}
-  local files, seen = { path }, { [path] = true }
-  M.last_files = files
-  local function note(file)
-    if type(file) == "string" and not seen[file] then seen[file] = true; files[#files + 1] = file end
-  end
-  local env = setmetatable({ psdl = psdl, SEED = seed, arg = { [0] = path } }, { __index = _G })
-  env.require = function(name, ...)
-    if type(name) == "string" and not name:match("^psdl") and package.loaded[name] == nil then
-      local file = package.searchpath(name, package.path)
-      if file then
-        note(file)
-        script_modules[#script_modules + 1] = name
-      end
-    end
-    return require(name, ...)
-  end
-  env.dofile = function(file, ...) note(file); return dofile(file, ...) end
-  env.loadfile = function(file, ...) note(file); return loadfile(file, ...) end
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then
-    if tostring(err):find("cannot open", 1, true) then common.failure("io", first_line(err)) end
-    common.failure("bad_input", first_line(err))
-  end
-  math.randomseed(seed or 1)
-  local ok, result = xpcall(chunk, function(e)
-    if type(e) ~= "string" then e = tostring(e) end
-    -- name the script line when the message does not already
-    if not e:find(path, 1, true) then
-      local tb = debug.traceback("", 2)
-      local line = tb:match("\n%s*(" .. path:gsub("%p", "%%%0") .. ":%d+):")
-      if line then e = line .. ": " .. e end
-    end
-    return e
-  end)
-  if not ok then common.failure("bad_input", first_line(result)) end
+-- @treturn table the files the script loaded: `{path, ...}` (the script first)
+-- @raise a failure (`io` when the script cannot be opened, `bad_input` for a script error
+--   or a limit, naming the script line)
+function M.run_script(psdl, path, seed, opts)
+  local files, result = run_in_box(psdl, path, seed, opts or {}, function(chunk) return chunk() end)
   return result, files
 end
 
 --- Run a city script and build the city it returns (a `psdl.city` City, built with `seed`,
--- or a finished document, validated).
+-- or a finished document, validated). The script and the build run in the sandbox with its
+-- limits; what comes out is plain data (the document decoded from the built bytes).
 -- @tparam table psdl
 -- @tparam string path
--- @tparam[opt] table opts `seed`, `strict`
+-- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`)
 -- @treturn table document
 -- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`)
--- @treturn table files the script read
+-- @treturn table files the script loaded
+-- @treturn table `{name =, package =}`: the City's name and `package` options (empty for a document)
 -- @raise a failure naming the script (line)
 function M.script_document(psdl, path, opts)
   opts = opts or {}
-  local result, files = M.run_script(psdl, path, opts.seed)
+  local sandbox = require "psdl.sandbox"
   local City = psdl.city.City
-  if type(result) == "table" and getmetatable(result) == City then
-    local ok, d, rep = xpcall(result.build, function(e) return tostring(e) end, result,
-      { seed = opts.seed, strict = opts.strict })
-    if not ok then
-      local msg = first_line(d)
-      if d:find("does not validate", 1, true) then
-        common.failure("problems", path .. ": " .. tostring(d):gsub("^.-: the built", "the built"))
+  local files, bytes, report, kind, meta = run_in_box(psdl, path, opts.seed, opts, function(chunk)
+    local result = chunk()
+    if type(result) == "table" and getmetatable(result) == City then
+      local ok, d, rep = pcall(result.build, result, { seed = opts.seed, strict = opts.strict })
+      if not ok then
+        d = tostring(d)
+        if d:find("does not validate", 1, true) then
+          return nil, path .. ": " .. first_line(d):gsub("^.-: the built", "the built"), "problems"
+        end
+        error(d, 0)
       end
-      common.failure("bad_input", msg:find(path, 1, true) and msg or (path .. ": " .. msg))
+      local po = result.package
+      if po ~= nil and type(po) ~= "table" then return nil, path .. ": package: a table expected", "bad_input" end
+      return psdl.encode(d), sandbox.plain_copy(rep), nil,
+        { name = type(result.name) == "string" and result.name or nil, package = sandbox.plain_copy(po or {}) }
+    elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
+      local vok, problems, counts = psdl.validate(result, { strict = opts.strict })
+      if counts.errors > 0 or (opts.strict and not vok) then
+        local p = problems[1]
+        return nil, string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
+          path, counts.errors, counts.warnings, p.rule, p.path, p.message), "problems"
+      end
+      return psdl.encode(result), sandbox.plain_copy({ problems = problems, counts = counts }), nil, {}
     end
-    return d, rep, files
-  elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
-    local ok, problems, counts = psdl.validate(result, { strict = opts.strict })
-    if counts.errors > 0 or (opts.strict and not ok) then
-      local p = problems[1]
-      common.failure("problems", string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
-        path, counts.errors, counts.warnings, p.rule, p.path, p.message))
-    end
-    return result, { problems = problems, counts = counts }, files
-  end
-  common.failure("bad_input", path .. ": the script must return a city (psdl.city.new{...}) or a document, "
-    .. "got " .. (result == nil and "nothing" or type(result)))
+    return nil, path .. ": the script must return a city (psdl.city.new{...}) or a document, got "
+      .. (result == nil and "nothing" or type(result)), "bad_input"
+  end)
+  if not bytes then common.failure(kind, report) end
+  local doc, derr = psdl.decode(bytes)
+  if not doc then common.failure("internal", path .. ": the built city does not decode: " .. tostring(derr)) end
+  return doc, report, files, meta or {}
 end
 
 --- Import an OpenStreetMap extract into a city as `psdl osm -o` does with its defaults
