@@ -176,6 +176,22 @@ describe("psdl.view payload", function()
     assert.is_nil(b2.uv)
   end)
 
+  it("carries a package's AI lanes (.bai) and visibility sets (.cpvs)", function()
+    local bai = { roads = { { side_a = { lanes = { { { 0, 1, 2 }, { 10, 1, 2 }, { 20, 1, 5 } } } },
+      side_b = { lanes = { { { 0, 1, -2 }, { 10, 1, -2 } } } } } }, intersections = {} }
+    local cpvs = { rooms = #doc.rooms + 1, rows = { [1] = { visible = { 1, 2, 5 } }, [3] = { visible = { 3 } } } }
+    local meta, b = decode((view.payload(doc, { bai = bai, cpvs = cpvs })))
+    assert.same({ roads = 1, lanes = 2, intersections = 0 }, meta.bai)
+    -- three segments, z mirrored
+    assert.same({ 0, 1, -2, 10, 1, -2, 10, 1, -2, 20, 1, -5, 0, 1, 2, 10, 1, 2 }, b.lanes)
+    assert.same({ 1, 2, 5, 3 }, b.cpvs_ids)
+    assert.equal(#doc.rooms + 1, #b.cpvs_offsets)
+    assert.same({ 0, 3, 3, 4, 4 }, { table.unpack(b.cpvs_offsets, 1, 5) })
+    local plain = decode((view.payload(doc)))
+    assert.is_nil(plain.bai)
+    assert.is_nil(plain.buffers.lanes)
+  end)
+
   it("refuses what is not a document", function()
     assert.has_error(function() view.payload(42) end)
   end)
@@ -267,8 +283,8 @@ describe("psdl build --watch", function()
     finally(function() for f in lfs.dir(dir) do os.remove(dir .. "/" .. f) end; lfs.rmdir(dir) end)
     H.write_bytes(mod, "return { n = 1 }\n")
     local function city(extra)
-      return "package.path = " .. string.format("%q", dir .. "/?.lua;") .. " .. package.path\n"
-        .. "local w = require 'widths'\nlocal c = psdl.city.new{}\nlocal prev = c:node(0, 0)\n"
+      -- a module in the script's own folder (what the sandbox lets a script require)
+      return "local w = require 'widths'\nlocal c = psdl.city.new{}\nlocal prev = c:node(0, 0)\n"
         .. "for i = 1, w.n do local n = c:node(i * 100, 0); c:road(prev, n); prev = n end\n"
         .. (extra or "") .. "return c\n"
     end
@@ -291,7 +307,7 @@ describe("psdl build --watch", function()
     assert.equal(0, code)
     assert.truthy(builds[2], "rebuilt after the module changed")
     assert.is_true(builds[2] > builds[1])
-    assert.truthy(err.text():find(script .. ":6: boom", 1, true), err.text())
+    assert.truthy(err.text():find(script .. ":5: boom", 1, true), err.text())
     assert.truthy(err.text():find("the last good", 1, true))
     assert.equal(builds[2], #assert(psdl.read(out)).rooms)
   end)

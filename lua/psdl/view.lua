@@ -157,7 +157,12 @@ end
 
 -- Where a validation problem is, in page coordinates: {x, y, -z}, or nil.
 local function problem_at(doc, p, centers2, rooms_y)
-  local x, z, r = render.problem_place(doc, p, centers2)
+  local x, z, r
+  if finite(p.x) and finite(p.z) then
+    x, z = p.x, p.z -- the validator's own position (drivability rules)
+  else
+    x, z, r = render.problem_place(doc, p, centers2)
+  end
   if not x then return nil end
   local y
   local path = type(p.path) == "string" and p.path or ""
@@ -184,7 +189,9 @@ end
 --   of a `.tex`, `{width, height, format (§9: 1, 6, 14, 15, 16, 17, 18), texels, palette
 --   (BGRA), clamp_u, clamp_v}`), `watch` (the page polls the server that sent it
 --   for new builds: `{interval = ms}`), `error` (a build error to show over the city:
---   `{message =, file =, line =}`)
+--   `{message =, file =, line =}`), `bai` (the city's AI road network as `psdl.bai` reads
+--   it: its lanes become a layer), `cpvs` (its visibility sets as `psdl.cpvs` reads them:
+--   the page shows what the selected room sees)
 -- @treturn string payload bytes (see the module description)
 -- @treturn table stats `{rooms, vertices (drawn), triangles, materials, bytes, problems}`
 function M.payload(doc, opts)
@@ -373,6 +380,42 @@ function M.payload(doc, opts)
     end
   end
 
+  -- the package's AI road network (.bai): every lane centre line as segments, side by side
+  local lanes_meta
+  if type(opts.bai) == "table" then
+    local seg, n = {}, 0
+    local count = 0
+    for _, road in ipairs(opts.bai.roads or {}) do
+      for _, side in ipairs { road.side_a, road.side_b } do
+        for _, line in ipairs(type(side) == "table" and side.lanes or {}) do
+          count = count + 1
+          for k = 1, #line - 1 do
+            local a, b = line[k], line[k + 1]
+            seg[n + 1], seg[n + 2], seg[n + 3] = num(a[1]), num(a[2]), -num(a[3])
+            seg[n + 4], seg[n + 5], seg[n + 6] = num(b[1]), num(b[2]), -num(b[3])
+            n = n + 6
+          end
+        end
+      end
+    end
+    buf.add("lanes", "f32", seg, n)
+    lanes_meta = { roads = #(opts.bai.roads or {}), lanes = count,
+      intersections = #(opts.bai.intersections or {}) }
+  end
+  -- the package's visibility sets (.cpvs): room r sees ids[offsets[r] + 1 .. offsets[r + 1]]
+  local cpvs_meta
+  if type(opts.cpvs) == "table" then
+    local ids, offsets = {}, { 0 }
+    for r = 1, nrooms do
+      local row = opts.cpvs.rows and opts.cpvs.rows[r]
+      for _, id in ipairs(type(row) == "table" and row.visible or {}) do ids[#ids + 1] = id end
+      offsets[r + 1] = #ids
+    end
+    buf.add("cpvs_ids", nrooms < 65536 and "u16" or "u32", ids, #ids)
+    buf.add("cpvs_offsets", "u32", offsets, #offsets)
+    cpvs_meta = { rooms = opts.cpvs.rooms, rows = nrooms }
+  end
+
   local materials = {}
   for i, m in ipairs(mesh.materials) do
     materials[i] = { name = m.name, texture = m.texture }
@@ -397,7 +440,7 @@ function M.payload(doc, opts)
     rooms = rooms, roads = roads, problems = plist, textures = doc.textures and #doc.textures or 0,
     stats = { rooms = nrooms, vertices = #V, drawn_vertices = nv, triangles = mesh.stats.triangles,
       materials = #mesh.materials, roads = #roads, nonfinite = mesh.stats.nonfinite },
-    buffers = buf.meta, watch = opts.watch, error = opts.error,
+    buffers = buf.meta, watch = opts.watch, error = opts.error, bai = lanes_meta, cpvs = cpvs_meta,
     bounds = b and b.min and b.max and { min = { num(b.min[1]), num(b.min[2]), -num(b.max[3]) },
       max = { num(b.max[1]), num(b.max[2]), -num(b.min[3]) } } or nil,
   }

@@ -53,6 +53,8 @@ void main() {
   vec3 col = min(base * light, vec3(1.0));
   if (vState > 0.5 && vState < 1.5) col = mix(col, vec3(1.0, 0.8, 0.1), 0.5);
   else if (vState > 1.5 && vState < 2.5) col = mix(col, vec3(0.15, 0.7, 1.0), 0.4);
+  else if (vState > 2.5 && vState < 3.5) col = mix(col, vec3(0.2, 0.85, 0.3), 0.3);
+  else if (vState > 3.5) col = col * 0.3;
   gl_FragColor = vec4(col, 1.0);
 }`;
 
@@ -125,7 +127,7 @@ export class City {
     };
     this.typeOn = new Array(16).fill(true);
     this.kindOn = [true, true, true, true];
-    this.overlay = { perimeters: false, links: false, roads: false, problems: true };
+    this.overlay = { perimeters: false, links: false, roads: false, problems: true, lanes: true, visibility: false };
     this.typeOn[12] = false; // facade bounds: off at first
     this.uniforms.typeMask.value = this.mask();
     this.selected = 0;
@@ -315,6 +317,11 @@ export class City {
       }
     }
     this.facadeBounds = segments(fbl, 0x8a4fff, { opacity: 0.8 });
+    // AI lanes of the package (.bai), lifted over the road
+    const lanes = this.buffers.lanes || new Float32Array(0);
+    const ll = new Float32Array(lanes);
+    for (let i = 1; i < ll.length; i += 3) ll[i] += 0.6;
+    this.lanes = segments(ll, 0xff00aa, { renderOrder: 3 });
     // problem markers: a pin per placed problem
     const placed = meta.problems.filter((p) => Array.isArray(p.at));
     const cone = new THREE.ConeGeometry(1.2, 4, 8);
@@ -331,7 +338,7 @@ export class City {
     });
     this.markers.frustumCulled = false;
     this.selection = new THREE.Group();
-    for (const o of [this.perimeters, this.links, this.roadPaths, this.facadeBounds, this.markers, this.selection]) this.root.add(o);
+    for (const o of [this.perimeters, this.links, this.roadPaths, this.facadeBounds, this.lanes, this.markers, this.selection]) this.root.add(o);
     this.applyOverlays();
   }
 
@@ -341,6 +348,7 @@ export class City {
     this.links.visible = this.overlay.links;
     this.roadPaths.visible = this.overlay.roads;
     this.markers.visible = this.overlay.problems;
+    this.lanes.visible = this.overlay.lanes;
     this.facadeBounds.visible = this.typeOn[12];
   }
 
@@ -362,6 +370,14 @@ export class City {
   setOverlay(name, on) {
     this.overlay[name] = on;
     this.applyOverlays();
+    if (name === "visibility") this.refreshState();
+  }
+
+  /** The rooms a room sees (.cpvs of the package), or null without one. */
+  visibleFrom(id) {
+    const ids = this.buffers.cpvs_ids, off = this.buffers.cpvs_offsets;
+    if (!ids || !off || id < 1 || id >= off.length) return null;
+    return ids.subarray(off[id - 1], off[id]);
   }
 
   roomVisible(id) {
@@ -375,10 +391,12 @@ export class City {
     st.fill(0);
     const sel = this.meta.rooms[this.selected - 1];
     const nbs = new Set(sel ? sel.neighbours.filter((n) => n > 0) : []);
+    const seen = sel && this.overlay.visibility ? this.visibleFrom(sel.id) : null;
+    const sees = seen ? new Set(seen) : null;
     for (const r of this.meta.rooms) {
       const o = 4 * r.id;
       st[o] = this.kindOn[r.kind] ? 255 : 0;
-      st[o + 1] = r.id === this.selected ? 1 : nbs.has(r.id) ? 2 : 0;
+      st[o + 1] = r.id === this.selected ? 1 : sees ? (sees.has(r.id) ? 3 : 4) : nbs.has(r.id) ? 2 : 0;
     }
     this.stateTex.needsUpdate = true;
   }

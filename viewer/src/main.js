@@ -85,7 +85,7 @@ function showError(err) {
 
 function select(id, fly) {
   city.select(id);
-  panel.showRoom(city.meta, city.selected, (n) => select(n, true));
+  panel.showRoom(city.meta, city.selected, (n) => select(n, true), city.visibleFrom(city.selected));
   api.selected = city.selected;
   if (fly && city.selected) nav.flyTo(city.center(city.selected), 90);
   dirty = true;

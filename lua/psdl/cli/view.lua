@@ -39,6 +39,10 @@ function M.configure(cmd)
   cmd:flag("--open", "Open the page (or, with --watch, its address) in the system's browser.")
   cmd:option("--textures", "Folder of the game's textures (NAME.tex as in the game's texture folder, "
     .. "or .png/.jpg): draw the city with them instead of colours by role."):argname("<dir>")
+  cmd:option("--bai", "The city's AI road network (.bai) for the lanes layer (default: NAME.bai next to "
+    .. "a NAME.psdl, as psdl package --dir writes it)."):argname("<file>")
+  cmd:option("--cpvs", "The city's visibility sets (.cpvs) to show what the selected room sees (default: "
+    .. "NAME.cpvs next to a NAME.psdl)."):argname("<file>")
   cmd:option("--seed", "Seed of a script's or an extract's city (an integer)."):argname("<n>")
   cmd:flag("--watch", "Serve the page on 127.0.0.1 and rebuild it when the input changes (Ctrl-C stops).")
   cmd:option("--port", "Port of --watch's server (0: any free port).", "8642"):argname("<n>")
@@ -104,6 +108,32 @@ local function texture_images(psdl, doc, dir)
   return images, found, missing, notes
 end
 
+-- The package files shown with the city: `--bai`/`--cpvs`, else NAME.bai/NAME.cpvs next to
+-- a NAME.psdl. A file named on the command line that cannot be read is a failure; one
+-- found next to the city is a note.
+local function package_files(psdl, args, ctx)
+  local out = {}
+  local base = source.kind(args.city) == "psdl" and args.city:gsub("%.[^./]*$", "") or nil
+  for _, ext in ipairs { "bai", "cpvs" } do
+    local path, given = args[ext], args[ext] ~= nil
+    if not path and base then
+      local f = io.open(base .. "." .. ext, "rb")
+      if f then f:close(); path = base .. "." .. ext end
+    end
+    if path then
+      local t, err = psdl[ext].read(path)
+      if t then
+        out[ext] = t
+      elseif given then
+        common.failure("bad_input", common.clean(err))
+      else
+        ctx:note(common.clean(err) .. " (shown without it)")
+      end
+    end
+  end
+  return out
+end
+
 local function shell_quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
@@ -163,7 +193,7 @@ function M.run(args, ctx)
   local name = args.city:match("([^/\\]*)$")
   if args.watch then return M.watch(args, ctx, psdl, port, seed, name) end
 
-  local doc = source.document(psdl, args.city, { seed = seed })
+  local doc = source.document(psdl, args.city, { seed = seed, validate = false })
   local images
   if args.textures then
     local found, missing, notes
@@ -174,13 +204,15 @@ function M.run(args, ctx)
         args.textures, missing))
     end
   end
-  local html, stats = view.html(doc, { name = name, images = images })
+  local pkg = package_files(psdl, args, ctx)
+  local html, stats = view.html(doc, { name = name, images = images, bai = pkg.bai, cpvs = pkg.cpvs })
   if not html then common.failure("internal", stats) end
   local wok, err, code = common.write_file_atomic(out, html)
   if not wok then common.failure(common.exit_for(code), err) end
   if not args.quiet then
-    ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s problems, %.1f MB\n", out, common.int(stats.rooms),
-      common.int(stats.triangles), common.int(stats.problems), stats.bytes / 1e6))
+    ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s problems%s%s, %.1f MB\n", out, common.int(stats.rooms),
+      common.int(stats.triangles), common.int(stats.problems), pkg.bai and ", AI lanes" or "",
+      pkg.cpvs and ", visibility" or "", stats.bytes / 1e6))
   end
   if args.open and not open_in_browser(out) then
     ctx:note("no browser found (set BROWSER or install xdg-utils): open " .. out .. " yourself")
@@ -203,9 +235,11 @@ function M.watch(args, ctx, psdl, port, seed, name)
     local files
     local ok, err = pcall(function()
       local doc
-      doc, files = source.document(psdl, args.city, { seed = seed })
+      doc, files = source.document(psdl, args.city, { seed = seed, validate = false })
       local images = args.textures and (texture_images(psdl, doc, args.textures)) or nil
-      local payload, stats = view.payload(doc, { name = name, images = images, watch = WATCH })
+      local pkg = package_files(psdl, args, ctx)
+      local payload, stats = view.payload(doc, { name = name, images = images, watch = WATCH, bai = pkg.bai,
+        cpvs = pkg.cpvs })
       current.payload = view.deflate(payload)
       current.stats = stats
       current.error = nil
