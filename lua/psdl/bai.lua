@@ -17,6 +17,10 @@
 -- several, §2.8 / §10 item 8), `junction_rooms` (W: an intersection room, flag 0x10, named
 -- by no BAI intersection or by several),
 -- `trams` (W: rails written), `trailing` (W).
+--
+-- Not checked: the cruise start's room-info flags (0x24, 0x0A in §2.9) are the game's
+-- runtime room flags, which the doc ties to PSDL room flags only as [INFER]; this validator
+-- checks the road flags of the start candidates only.
 -- @module psdl.bai
 
 local companion = require "psdl.companion"
