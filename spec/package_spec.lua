@@ -462,6 +462,27 @@ print(len(names), "files ok")
   end)
 end)
 
+describe("psdl package visibility", function()
+  it("misses under 2 % of the room pairs a ten-times denser sampling sees (downtown)", function()
+    local gen = require "psdl.package.cpvs_gen"
+    local doc = city_doc("examples/downtown.lua")
+    local got, info = gen.generate(doc, {})
+    -- the reference: ten times the random rays, three times the eyes, aimed rays from all of
+    -- them, another seed and no neighbour rings (only what rays really reach)
+    local ref, rinfo = gen.generate(doc, { rays = 10240, eyes = 48, targeted = 64, seed = 7, dilate = 0 })
+    local miss, total, extra = gen.compare(got, ref)
+    assert.is_true(total > 5000, "reference pairs: " .. total)
+    assert.is_true(rinfo.mean > 40, "reference mean row " .. rinfo.mean)
+    assert.is_true(miss / total < 0.02, string.format("missed %d of %d pairs (%.2f %%)", miss, total, 100 * miss / total))
+    -- conservative, but not everything sees everything
+    assert.is_true(extra > 0 and info.mean < #doc.rooms, "mean row " .. info.mean)
+    -- the comparison itself: a row that lacks one reference room is one miss
+    local cut = { rows = {} }
+    for r, row in pairs(ref.rows) do cut.rows[r] = { visible = { table.unpack(row.visible, 2) } } end
+    assert.equal(#doc.rooms, (gen.compare(cut, ref)))
+  end)
+end)
+
 describe("psdl validate on hostile packages", function()
   it("refuses a name with a '..' component (it would climb out of the game's folder)", function()
     local out, pyfile = H.tmpname(".ar"), H.tmpname(".py")

@@ -29,7 +29,7 @@ M.MAX_ROOM_ID = 2047
 M.MAX_VISIBLE = 511
 
 --- Default options.
-M.DEFAULTS = { range = 1000, rays = 1024, eyes = 16, targeted = 8, close = 40, threads = 2, batch = 32 }
+M.DEFAULTS = { range = 1000, rays = 1024, eyes = 16, targeted = 24, close = 40, threads = 2, batch = 32, dilate = 2 }
 
 local function room_boxes(doc)
   local V = doc.vertices
@@ -147,8 +147,21 @@ function M.generate(doc, opts)
         local nb = p.neighbour
         if nb and nb > 0 and nb < R then set[nb], keep[nb] = true, true end
       end
+      local ring = {}
       for _, t in ipairs(hits[r]) do
-        if t > 0 and t < R then set[t] = true end
+        if t > 0 and t < R and not set[t] then set[t] = true; ring[#ring + 1] = t end
+      end
+      -- a room seen through a gap: its perimeter neighbours (`dilate` rings of them) can show
+      -- through the same gap from eye points the sampling did not try
+      for _ = 1, o.dilate do
+        local nextr = {}
+        for _, t in ipairs(ring) do
+          for _, p in ipairs(doc.rooms[t].perimeter) do
+            local nb = p.neighbour
+            if nb and nb > 0 and nb < R and not set[nb] then set[nb] = true; nextr[#nextr + 1] = nb end
+          end
+        end
+        ring = nextr
       end
       local br = boxes[r]
       if br[1] <= br[3] then
@@ -183,6 +196,27 @@ function M.generate(doc, opts)
   return { rooms = R, rows = rows }, {
     cut = cut, triangles = ntri, seconds = os.clock() - t0, mean = R > 1 and total / (R - 1) or 0, longest = longest,
   }
+end
+
+--- Compare two CPVS tables of the same city (a sampling against a denser reference).
+-- @tparam table got `{rows = {[r] = {visible = {ids...}}}}`
+-- @tparam table ref the same shape, the reference
+-- @treturn integer pairs (r, t) in `ref` that `got` lacks (the misses)
+-- @treturn integer pairs in `ref`
+-- @treturn integer pairs in `got` that `ref` lacks
+function M.compare(got, ref)
+  local miss, total, extra = 0, 0, 0
+  for r, row in pairs(ref.rows) do
+    local have = {}
+    local grow = got.rows[r]
+    for _, t in ipairs(grow and grow.visible or {}) do have[t] = true end
+    for _, t in ipairs(row.visible) do
+      total = total + 1
+      if have[t] then have[t] = nil else miss = miss + 1 end
+    end
+    for _ in pairs(have) do extra = extra + 1 end
+  end
+  return miss, total, extra
 end
 
 return M
