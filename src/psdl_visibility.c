@@ -559,7 +559,9 @@ static void room_row(const psdl_vis *v, uint32_t r, const psdl_vis_opts *o, uint
         for (uint32_t k = 0; k < nt; k++) {
             double p[3];
             if (pick_point(v, &v->all, t, &g, p) != 0) break;
-            const double *eye = eyes[k % have];
+            /* the rays of a room spread over all the eyes, starting at a different eye for
+             * each room, so that a room with few rays is still tried from every side */
+            const double *eye = eyes[(t + (size_t)k * have / nt) % have];
             double d[3] = {p[0] - eye[0], p[1] - eye[1], p[2] - eye[2]};
             double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
             if (len < 1e-3 || len > o->range) continue;
