@@ -1781,8 +1781,12 @@ function M.run(g, opts, report)
     for _, e in ipairs(g:edge_list()) do ne, np = ne + 1, np + #e.pts end
     return string_format("%d:%d:%d:%d:%d", nn, ne, np, sx, sz)
   end
+  local REATTACH, MERGE = "acute junctions re-attached where the roads part", "junctions too close for their roads merged"
+  local last_cycle
   for round = 1, 20 do
     report.rounds = round
+    local c0 = report.changes
+    local r0, m0 = c0[REATTACH] or 0, c0[MERGE] or 0
     local changed = false
     if M.loops(ctx) then changed = true end
     if M.parallel(ctx) then changed = true end
@@ -1797,6 +1801,11 @@ function M.run(g, opts, report)
       if not M.overlaps(ctx) then break end
     else
       local st = state()
+      -- the same few re-attachments merged back again, round after round
+      local dr, dm = (c0[REATTACH] or 0) - r0, (c0[MERGE] or 0) - m0
+      local cycle = dr > 0 and dm > 0 and dr <= 4 and string.format("%d:%d", dr, dm) or nil
+      if cycle and cycle == last_cycle then seen_states[st] = true end
+      last_cycle = cycle
       if seen_states[st] then
         change(ctx, "fit rounds stopped where passes undid each other")
         if not M.overlaps(ctx) then break end
