@@ -74,7 +74,7 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true, strict = true }
+               blocks = true, package = true, strict = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -106,7 +106,10 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   intersections, block ground, and terrain ground rooms out to the terrain's extent;
 --   `terrain_opts`: `{blend, extent, cell, room_cells, max_points, texture, apron_cell,
 --   planar_tol, ground}` (`psdl.city.terrain.setup`);
--- * `blocks = false`: build roads and intersections only.
+-- * `blocks = false`: build roads and intersections only;
+-- * `package`: settings for `psdl package` (`psdl.package.generate`: `name`, `title`,
+--   `left_hand`, `density`, `speed`, `police`, `vehicles`, `peds`, `lights`, `dressing`);
+--   command-line options override them.
 -- @treturn City
 function M.new(opts)
   opts = opts or {}
@@ -153,7 +156,7 @@ function M.new(opts)
     spacing = opts.spacing or 20, room_length = opts.room_length or 100, radius = opts.radius or 5,
     bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
-    props = opts.props, profile_table = ptab, height_fn = height, terrain = on_terrain,
+    props = opts.props, package = opts.package, profile_table = ptab, height_fn = height, terrain = on_terrain,
     nodes = {}, roads = {}, node_by_id = {},
   }, City)
   if on_terrain then -- road centre lines follow the ground (psdl.city.terrain)
@@ -428,7 +431,8 @@ local function build(self, opts)
   end
   local t2 = os_clock()
   if progress then progress("city: finish") end
-  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate,
+  self.last_builder = b -- (psdl.city.repair maps validation errors back to roads)
+  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate, drivable = opts.drivable,
                               order = "blocks_first" }
   local t3 = os_clock()
   local kinds = { road = 0, intersection = 0, block = 0, tunnel = 0, bridge = 0 }
@@ -452,7 +456,8 @@ end
 
 --- Build the city: roads, intersections, blocks, then `Builder:finish`.
 -- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
--- errors too; default false: warnings are reported), `validate` (default true),
+-- errors too; default false: warnings are reported), `validate` (default true), `drivable`
+-- (false: the format's rules only, for pieces that are no whole city; see `psdl.validate`),
 -- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
 -- short-lived tables, and the default pause of 200 spends a third of the time collecting;
 -- the previous setting is restored; false leaves the collector alone), `progress`
@@ -473,10 +478,10 @@ function City:build(opts)
   if type(opts) ~= "table" then argerr(1, "build", "table expected, got " .. type(opts)) end
   local pause = opts.gc_pause
   if pause == nil then pause = 400 end
-  if not pause then return build(self, opts) end
+  if not pause then return repair.validated(self, opts, build) end
   local mode = collectgarbage("incremental")
   local prev = collectgarbage("setpause", pause)
-  local ok, doc, report = pcall(build, self, opts)
+  local ok, doc, report = pcall(repair.validated, self, opts, build)
   collectgarbage("setpause", prev)
   if mode == "generational" then collectgarbage("generational") end
   if not ok then error(doc, 0) end

@@ -514,4 +514,59 @@ function M.run(city, log, attempt)
   error("the city's roads could not be repaired in " .. limit .. " attempts", 0)
 end
 
+--- Build a city (`build(city, opts)`: the whole build with its validation), and when the
+-- document has validation errors in rooms of roads or intersections, repair those roads one
+-- step down their ladder (or drop the least road at the intersection) and build again, at
+-- most `VALIDATION_ROUNDS` times. Errors in other rooms (blocks, the apron), in strict mode,
+-- or left after the last round are raised as they are.
+-- @tparam table city
+-- @tparam table opts the options of `City:build`
+-- @tparam function build
+-- @return what `build` returns
+M.VALIDATION_ROUNDS = 4
+function M.validated(city, opts, build)
+  local layout = require "psdl.city.layout"
+  for round = 1, M.VALIDATION_ROUNDS + 1 do
+    local ok, doc, report = pcall(build, city, opts)
+    if ok then return doc, report end
+    local msg = tostring(doc)
+    local log = city.repair_log
+    if round > M.VALIDATION_ROUNDS or not msg:find("does not validate", 1, true) or not log or log.strict
+      or opts.strict or city.strict or not city.last_builder then
+      error(msg, 0)
+    end
+    -- builder rooms by their number in the document, and who made them
+    local by_id, owner = {}, {}
+    for _, r in ipairs(city.last_builder.rooms or {}) do if r.id then by_id[r.id] = r end end
+    for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
+    for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
+    local seen, todo = {}, {}
+    for line in msg:gmatch("[^\n]+") do
+      local idx = line:match("^%s*error %S+ rooms%[(%d+)%]")
+      if idx then
+        idx = tonumber(idx)
+        -- document paths count rooms from 0 or 1: the builder's ids from 1
+        local rm = by_id[idx] or by_id[idx + 1]
+        local o = rm and owner[rm]
+        if o and not seen[o] then
+          seen[o] = true
+          todo[#todo + 1] = { o, line:gsub("^%s+", "") }
+        end
+      end
+    end
+    if #todo == 0 then error(msg, 0) end
+    for _, t in ipairs(todo) do
+      local o, line = t[1], t[2]
+      if o.spec then -- a road
+        if not o.removed then
+          repair_road(city, o, layout.road_label(o) .. ": " .. line, log, layout)
+        end
+      else
+        repair_node(city, o, layout.node_label(o) .. ": " .. line, log, layout, {})
+      end
+    end
+    city.built = nil
+  end
+end
+
 return M

@@ -108,8 +108,14 @@ function M.configure(cmd)
   cmd:flag("--strict", "Refuse instead of repairing: exit 1 when the network still has problems after the clean-up; "
     .. "with -o, fail on the first road the city build would have to repair or drop, and refuse a city with "
     .. "validation warnings too.")
-  cmd:flag("-v --verbose", "List every dropped road and every problem left.")
+  cmd:flag("-v --verbose", "List every dropped road and every problem left; state the peak memory.")
+  cmd:option("--max-input", "Refuse an extract larger than this many MB (default 1024).", "1024"):argname("<mb>")
+    :convert(positive)
+  cmd:option("--max-memory", "Stop when the import's Lua memory passes this many MB (default 4096).", "4096")
+    :argname("<mb>"):convert(positive)
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
+  cmd:option("--package", "Also package the city (with -o) as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
+  require("psdl.cli.package").options(cmd, true, true)
   cmd:flag("--progress", "Show a progress bar of the stages on stderr (default: when stderr is a terminal; "
     .. "one line per stage when it is not).")
 end
@@ -454,7 +460,7 @@ local function print_outcome(out, rep, verbose)
   for _, s in ipairs(rep.simplified or {}) do line("simplified to fit: %s", s) end
 end
 
-function M.run(args, ctx)
+local function run_import(args, ctx)
   local osm = require "psdl.osm"
   local seed, size
   if args.seed then
@@ -471,6 +477,8 @@ function M.run(args, ctx)
       common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
     end
   end
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
+    { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" } })
   if not args.output and (args.seed or args.procedural or args.name) then
     common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
   end
@@ -534,6 +542,11 @@ function M.run(args, ctx)
     local okw, err, wcode = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
     if not okw then fail(common.exit_for(wcode), common.clean(err)) end
     report.timings.city = os.clock() - t_city
+    if args.package then
+      if not args.package:lower():match("%.ar$") then fail("usage", "--package: an .ar file expected") end
+      require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
+        ctx, args.package, nil, { args.file, args.output })
+    end
   end
   if reporter then reporter.finish() end
   local import = M.import_report(args, net, report, result, city_report)
@@ -603,6 +616,38 @@ function M.run(args, ctx)
       #report.warnings == 1 and "" or "s"))
   end
   return ctx.exit.ok
+end
+
+--- Run `psdl osm`: the import (above) inside an input-size and memory guard. An extract
+-- over `--max-input` MB (default 1,024) is refused before it is read; an import whose Lua
+-- memory passes `--max-memory` MB (default 4,096; a 200 MB extract needs about 800 MB) is
+-- stopped with a message. `--verbose` adds the peak memory to the summary.
+-- @tparam table args parsed arguments
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+function M.run(args, ctx)
+  local lfs = require "lfs"
+  local size = lfs.attributes(args.file, "size")
+  if size and size > args.max_input * 1024 * 1024 then
+    common.failure("bad_input", string.format("%s: %.1f MB is over --max-input %s MB (cut a smaller extract, "
+      .. "e.g. with osmium extract --bbox, or raise --max-input)", args.file, size / (1024 * 1024),
+      common.num(args.max_input)))
+  end
+  local core = require "psdl.core"
+  collectgarbage("collect")
+  core.memory_limit(math.floor(args.max_memory * 1024 * 1024))
+  local ok, result = pcall(run_import, args, ctx)
+  local stats = core.memory_stats()
+  core.memory_limit(0)
+  if stats.exceeded then
+    common.failure("bad_input", string.format("%s: the import used more than --max-memory %s MB (cut a smaller "
+      .. "extract or raise --max-memory)", args.file, common.num(args.max_memory)))
+  end
+  if not ok then error(result, 0) end
+  if args.verbose and not args.quiet and not args.json then
+    ctx.stdout:write(string.format("peak memory: %.0f MB (Lua heap)\n", stats.peak / (1024 * 1024)))
+  end
+  return result
 end
 
 return M
