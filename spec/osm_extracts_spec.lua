@@ -27,7 +27,7 @@ local EXTRACTS = {
 -- docs/osm.md, "Known limits") and are held to the figure they reach, so that a change that
 -- loses more is caught.
 local MIN_KEPT = 0.95
-local BELOW = { ["nairobi-chiromo.osm"] = 0.85, ["ankara-bahcelievler.osm"] = 0.935 }
+local BELOW = { ["nairobi-chiromo.osm"] = 0.85, ["ankara-bahcelievler.osm"] = 0.93 }
 
 describe("psdl osm on every real extract", function()
   for _, file in ipairs(EXTRACTS) do
