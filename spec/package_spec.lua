@@ -131,6 +131,14 @@ local function check_properties(doc, files, report)
 end
 
 describe("psdl package", function()
+  -- the built cities are large: let them go before the next spec file (the sandbox specs
+  -- measure the heap)
+  teardown(function()
+    built = {}
+    collectgarbage()
+    collectgarbage()
+  end)
+
   describe("example cities", function()
     for _, name in ipairs(EXAMPLE_CITIES) do
       it(name .. ".lua packages without errors and the package validates", function()
@@ -253,6 +261,42 @@ print(len(names), "files ok")
     end
   end)
 
+  it("drives one-way roads from their first node to their second, across the whole carriageway", function()
+    for _, dir in ipairs({ 1, -1 }) do
+      local city = psdl.city.new{ seed = 1 }
+      local a, b = city:node(0, 0), city:node(200 * dir, 0)
+      local c, d = city:node(0, 150), city:node(200 * dir, 150)
+      city:road(a, b, { oneway = true, lanes = 2 })
+      city:road(d, c, { oneway = true, lanes = 2 })
+      city:road(a, c)
+      city:road(b, d)
+      city:blocks{ buildings = false }
+      local doc = city:build()
+      local bai = bai_gen.generate(doc)
+      local seen = 0
+      for _, road in ipairs(bai.roads) do
+        local na, nb = #road.side_a.lanes, #road.side_b.lanes
+        if na == 0 or nb == 0 then
+          seen = seen + 1
+          local lanes = na > 0 and road.side_a.lanes or road.side_b.lanes
+          assert.equal(2, #lanes)
+          local first, last = lanes[1][1], lanes[1][#lanes[1]]
+          local z = first[3] < 75 and 0 or 150
+          -- a -> b runs from x = 0 outwards; d -> c runs back to x = 0
+          if z == 0 then assert.is_true(math.abs(last[1]) > math.abs(first[1]))
+          else assert.is_true(math.abs(last[1]) < math.abs(first[1])) end
+          -- the two lanes lie on both sides of the centre line, 5 m apart
+          assert.near(5, math.abs(lanes[1][1][3] - lanes[2][1][3]), 1e-6)
+          assert.near(z, (lanes[1][1][3] + lanes[2][1][3]) / 2, 1e-6)
+          -- the empty side carries no traffic
+          local empty = na == 0 and road.side_a or road.side_b
+          assert.equal(1, empty.flags & 1)
+        end
+      end
+      assert.equal(2, seen)
+    end
+  end)
+
   it("gives the same .ar bytes for the same script and seed (two processes)", function()
     local a, b = H.tmpname(".ar"), H.tmpname(".ar")
     finally(function() os.remove(a); os.remove(b) end)
@@ -294,6 +338,31 @@ print(len(names), "files ok")
     local problems, counts, info = pvalidate.check(H.read_bytes(ar))
     assert.equal(0, counts.errors, problems[1] and problems[1].message)
     assert.equal("rowsb", info.map)
+  end)
+
+  it("osm --package writes the city and its package; the script's package table sets the defaults", function()
+    local out, ar = H.tmpname(".psdl"), H.tmpname(".ar")
+    finally(function() os.remove(out); os.remove(ar) end)
+    local log, ok = sh_psdl("osm spec/fixtures/osm/tee.osm -o " .. q(out) .. " --package " .. q(ar) .. " --name teetown -q")
+    assert.is_true(ok, log)
+    local problems, counts, info = pvalidate.check(H.read_bytes(ar))
+    assert.equal(0, counts.errors, problems[1] and problems[1].message)
+    assert.equal("teetown", info.map)
+    local entries = assert(core.zip_read(H.read_bytes(ar)))
+    for _, e in ipairs(entries) do
+      if e.name == "tune/teetown.cinfo" then assert.matches("^LocalizedName=Teetown\r\n", e.data) end
+    end
+    -- a script's package table: name, title, police
+    local dir = H.tmpname("_pk")
+    finally(function() run("rm -rf " .. q(dir)) end)
+    assert(require("lfs").mkdir(dir))
+    H.write_bytes(dir .. "/city.lua", H.read_bytes("examples/facade_rows.lua")
+      :gsub("psdl%.city%.new%s*{", "psdl.city.new{ package = { name = 'rowtown', title = 'Row Town', police = 0 }, ", 1))
+    log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")
+    assert.is_true(ok, log)
+    local cinfo = H.read_bytes(dir .. "/out/tune/rowtown.cinfo")
+    assert.matches("^LocalizedName=Row Town\r\nMapName=rowtown\r\n", cinfo)
+    assert.matches("%[Police%]\r\n0\r\n", H.read_bytes(dir .. "/out/race/rowtown/roam.aimap"))
   end)
 
   it("refuses bad names and bad inputs, naming the problem and writing nothing", function()

@@ -27,8 +27,8 @@
 
 local common = require "psdl.cli.common"
 local source = require "psdl.cli.source"
-local string, require, tonumber, tostring, math, pcall =
-  string, require, tonumber, tostring, math, pcall
+local string, require, tonumber, tostring, math, pcall, ipairs =
+  string, require, tonumber, tostring, math, pcall, ipairs
 
 local M = {}
 
@@ -113,13 +113,7 @@ function M.run(args, ctx)
   common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } })
   if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
   local box = M.sandbox_settings(args)
-  if args.watch then --- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
--- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
-function M.run_script(psdl, path, seed, opts)
-  return (source.run_script(psdl, path, seed, opts))
-end
-
-return M.watch(args, ctx, psdl, out, seed, size, box) end
+  if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box) end
   local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box })
   M.write(args, ctx, psdl, doc, report, out, size, meta)
   return ctx.exit.ok
@@ -192,6 +186,12 @@ end
 
 --- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
 -- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
+function M.run_script(psdl, path, seed, opts)
+  return (source.run_script(psdl, path, seed, opts))
+end
+
+--- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
+-- first result. `opts`: `sandbox = {trust =, timeout = s, max_memory = MB}`.
 function M.run_script(psdl, path, seed, opts)
   return (source.run_script(psdl, path, seed, opts))
 end

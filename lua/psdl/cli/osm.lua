@@ -478,7 +478,7 @@ local function run_import(args, ctx)
     end
   end
   common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
-    { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" } })
+    { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" }, { args.package, "--package" } })
   if not args.output and (args.seed or args.procedural or args.name) then
     common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
   end
@@ -543,7 +543,7 @@ local function run_import(args, ctx)
     if not okw then fail(common.exit_for(wcode), common.clean(err)) end
     report.timings.city = os.clock() - t_city
     if args.package then
-      if not args.package:lower():match("%.ar$") then fail("usage", "--package: an .ar file expected") end
+      if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
       require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
         ctx, args.package, nil, { args.file, args.output })
     end
@@ -635,7 +635,8 @@ function M.run(args, ctx)
   end
   local core = require "psdl.core"
   collectgarbage("collect")
-  core.memory_limit(math.floor(args.max_memory * 1024 * 1024))
+  -- the limit is on what the import adds to the heap (a host may already hold any amount)
+  core.memory_limit(math.floor(args.max_memory * 1024 * 1024 + collectgarbage("count") * 1024))
   local ok, result = pcall(run_import, args, ctx)
   local stats = core.memory_stats()
   core.memory_limit(0)
