@@ -52,9 +52,12 @@ print(#d.differences .. " differences, for example " .. d.differences[1].path)
 
 if not standalone then return doc end -- psdl build writes it
 
--- 5. Write atomically (validates first) and export.
+-- 5. Write atomically (validates the format's rules first) and export. A reskin moves no
+--    geometry, so the drivability rules (holes, overlaps, ...) are the source city's business,
+--    not this script's: `drivable = false` (the default city, a synthetic codec fixture, has
+--    holes by construction; `psdl validate` lists them).
 local out = out_dir .. "/" .. name .. "_reskinned.psdl"
-assert(psdl.write(doc, out))
+assert(psdl.write(doc, out, { drivable = false }))
 local stats = assert(doc:export(out_dir .. "/" .. name .. "_reskinned.glb", { source = out }))
 print(string.format("wrote %s and %s: %d triangles, %d materials", out, stats.files[1],
   stats.triangles, stats.materials))

@@ -22,4 +22,12 @@ void lpsdl_open_sandbox(lua_State *L);
 /* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
 int lpsdl_writes_denied(void);
 
+/* lpsdl_companion.c: .bai, .cpvs, .inst, .pathset, PKG3 and .tex codecs (psdl_companion.h). */
+void lpsdl_open_companion(lua_State *L);
+
+/* lpsdl.c: a file float as a Lua number and back, bit for bit (NaN payloads kept); *ok = 0
+ * when a finite number is beyond the float range. */
+lua_Number lpsdl_from_float(float f);
+float lpsdl_to_float(lua_Number n, int *ok);
+
 #endif

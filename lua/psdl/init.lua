@@ -97,7 +97,9 @@ end
 -- validate's work: the problems, the counts and, when want_bytes, the encoded bytes of the
 -- document just checked (so write converts the document once).
 local function check(doc, opts, want_bytes)
-  local ok, problems, nerr, nwarn, bytes = pcall(function() return core.validate(doc, want_bytes) end)
+  local ok, problems, nerr, nwarn, bytes = pcall(function()
+    return core.validate(doc, want_bytes, opts.drivable == false)
+  end)
   if not ok then
     -- the raise message without the position luaL_error prefixes (a line of this file)
     local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
@@ -134,8 +136,12 @@ end
 -- A document that cannot be encoded at all gives a single error with rule `"encodable"`
 -- whose message is the one `encode` would raise.
 -- @tparam table doc document
+-- Besides the format's rules (§3) it runs the drivability rules of docs/validate.md (holes,
+-- overlaps, floor outside its room, reachability, perimeter shape, numbers); each problem
+-- then also has `rooms` ({room[, other room]}) and its position `x`, `z` in metres.
 -- @tparam[opt] table opts `strict` (warnings count as failures too), `name` (city or file
--- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4)
+-- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4), `drivable`
+-- (false: the format's rules only, for fragments of a city and the synthetic codec fixtures)
 -- @treturn boolean ok: no errors (and no warnings when `opts.strict`)
 -- @treturn table problems, errors first as the core reports them
 -- @treturn table counts `{errors = n, warnings = m}`
@@ -147,7 +153,7 @@ function M.validate(doc, opts)
     error("bad argument #2 to 'validate' (table expected, got " .. type(opts) .. ")", 2)
   end
   opts = opts or {}
-  check_options(opts, { strict = true, name = true }, "validate", 2)
+  check_options(opts, { strict = true, name = true, drivable = true }, "validate", 2)
   return check(doc, opts, false)
 end
 
@@ -197,7 +203,8 @@ M.real_path = core.real_path
 -- @tparam table doc document
 -- @tparam string path file name
 -- @tparam[opt] table opts `force` or `validate = false` (write even if validation finds
--- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`)
+-- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`),
+-- `drivable` (false: check the format's rules only, see `validate`)
 -- @treturn boolean true
 -- @return[2] nil
 -- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
@@ -214,11 +221,11 @@ function M.write(doc, path, opts)
     error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
   end
   opts = opts or {}
-  check_options(opts, { force = true, validate = true, strict = true, name = true }, "write", 3)
+  check_options(opts, { force = true, validate = true, strict = true, name = true, drivable = true }, "write", 3)
   local bytes
   if not opts.force and opts.validate ~= false then
     local ok, problems, counts
-    ok, problems, counts, bytes = check(doc, { strict = opts.strict, name = opts.name or path }, true)
+    ok, problems, counts, bytes = check(doc, { strict = opts.strict, name = opts.name or path, drivable = opts.drivable }, true)
     if not ok then
       return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
     end
@@ -248,6 +255,17 @@ M.builder = require "psdl.builder"
 -- `node`, `road`, `blocks` and `build()` / `save(path)`; `psdl.city.from_network(net)` takes
 -- the network table of docs/network.md (lua/psdl/city/init.lua).
 M.city = require "psdl.city"
+
+--- Companion files (docs/companion.md): `psdl.bai`, `psdl.cpvs`, `psdl.inst`,
+-- `psdl.pathset`, `psdl.pkg`, `psdl.tex`, each with `read`, `decode`, `encode`, `write` and
+-- `validate`; `psdl.companion.detect(bytes)` names a file's format from its magic.
+M.companion = require "psdl.companion"
+M.bai = require "psdl.bai"
+M.cpvs = require "psdl.cpvs"
+M.inst = require "psdl.inst"
+M.pathset = require "psdl.pathset"
+M.pkg = require "psdl.pkg"
+M.tex = require "psdl.tex"
 
 --- Structural diff of two documents (lua/psdl/diff.lua).
 -- @tparam table a

@@ -422,7 +422,7 @@ local function build(self, opts)
     end
   end
   local t2 = os_clock()
-  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate,
+  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate, drivable = opts.drivable,
                               order = "blocks_first" }
   local t3 = os_clock()
   local kinds = { road = 0, intersection = 0, block = 0, tunnel = 0, bridge = 0 }
@@ -446,7 +446,8 @@ end
 
 --- Build the city: roads, intersections, blocks, then `Builder:finish`.
 -- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
--- errors too; default false: warnings are reported), `validate` (default true),
+-- errors too; default false: warnings are reported), `validate` (default true), `drivable`
+-- (false: the format's rules only, for pieces that are no whole city; see `psdl.validate`),
 -- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
 -- short-lived tables, and the default pause of 200 spends a third of the time collecting;
 -- the previous setting is restored; false leaves the collector alone)
