@@ -1614,8 +1614,9 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
-    lpsdl_open_sandbox(L);
+    lpsdl_open_package(L);
     lpsdl_open_companion(L);
+    lpsdl_open_sandbox(L);
     return 1;
 }
 

@@ -181,17 +181,21 @@ end
 
 -- Material of the current group at offset (untextured when the value is 0).
 function Builder:tex(offset)
+  if self.parts then self.part = self.atype .. "#" .. offset end
   if self.value == 0 then return self:material("#none", "(untextured)") end
   return self:slot_material(self.value + offset)
 end
 
--- Start a primitive of material m: vertices go to the current group's bucket.
+-- Start a primitive of material m: vertices go to the current group's bucket (one per
+-- material, or per material and part with the `parts` option).
 function Builder:begin(m)
   local group = self.group
-  local prim = group.by_mat[m]
+  local key = m
+  if self.parts then key = m .. "|" .. self.part end
+  local prim = group.by_mat[key]
   if not prim then
-    prim = { material = m, pos = {}, uv = {}, idx = {}, nv = 0 }
-    group.by_mat[m] = prim
+    prim = { material = m, part = self.parts and self.part or nil, pos = {}, uv = {}, idx = {}, nv = 0 }
+    group.by_mat[key] = prim
     group.prims[#group.prims + 1] = prim
   end
   self.prim = prim
@@ -409,7 +413,10 @@ function Builder:divider(attr, list, n)
   local s = self:arcmap(list, 2, 6, n, 1)
   local function ml(i) return self:v(list[i * 6 + 3]) end
   local function mr(i) return self:v(list[i * 6 + 4]) end
-  local function dtex(off) return self:slot_material(D + off) end
+  local function dtex(off)
+    if self.parts then self.part = "divider#" .. off end
+    return self:slot_material(D + off)
+  end
   local last = n - 1
   if kind == 1 then
     self:begin(dtex(1))
@@ -811,7 +818,10 @@ end
 -- @tparam table doc
 -- @tparam[opt] table opts `rooms` (list of room ids, default all), `merge` (one mesh for
 --   the whole city instead of one per room), `attribute_counts` (record triangles per
---   attribute in `stats.attributes[room][attribute]`)
+--   attribute in `stats.attributes[room][attribute]`), `parts` (one primitive per material
+--   and attribute part instead of per material: each primitive gets `part`, the attribute
+--   type and the texture offset that drew it, `"road#0"` road halves, `"road#1"` sidewalks
+--   and curb faces, `"divider#2"` a divider top, ...; see the table above)
 -- @treturn table mesh `{groups = {{name =, room =, prims = {{material =, pos =, uv =,
 --   idx =, nv =}...}}...}, materials = {{name =, texture =, color =}...}, stats = {triangles
 --   =, vertices =, by_type = {[type] = n}, rooms =, attributes =, nonfinite =}}` (`nonfinite`:
@@ -827,7 +837,7 @@ function M.build(doc, opts)
   opts = opts or {}
   local B = setmetatable({
     doc = doc, verts = doc.vertices or {}, heights = doc.heights or {},
-    materials = {}, mat_by_key = {}, slot_cache = {}, tris = 0,
+    materials = {}, mat_by_key = {}, slot_cache = {}, tris = 0, parts = opts and opts.parts or nil,
   }, Builder)
   local stats = { triangles = 0, vertices = 0, by_type = {}, rooms = 0 }
   if opts.attribute_counts then stats.attributes = {} end
@@ -858,6 +868,7 @@ function M.build(doc, opts)
           B.value = math.tointeger(attr.value) or 0
         else
           local fn = H[t]
+          B.atype = t
           local before = B.tris
           if fn and (type(attr.vertices) == "table" or t == "tunnel" or t == "junction_tunnel") then
             fn(B, attr, room, a)

@@ -111,6 +111,8 @@ function M.configure(cmd)
   cmd:option("--max-memory", "Stop when the import's Lua memory passes this many MB (default 4096).", "4096")
     :argname("<mb>"):convert(positive)
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
+  cmd:option("--package", "Also package the city (with -o) as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
+  require("psdl.cli.package").options(cmd, true, true)
   cmd:flag("--progress", "Show the stages on stderr (default: when stderr is a terminal).")
 end
 
@@ -387,6 +389,11 @@ local function run_import(args, ctx)
     local okw, err, code = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
     if not okw then common.failure(common.exit_for(code), common.clean(err)) end
     report.timings.city = os.clock() - t_city
+    if args.package then
+      if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
+      require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
+        ctx, args.package, nil, { args.file, args.output })
+    end
   end
 
   if args.network_json then
