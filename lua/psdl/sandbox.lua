@@ -315,16 +315,16 @@ function Box:sandbox_env(psdl)
   -- pcall/xpcall do not catch the stop of the time or memory limit
   env.pcall = function(f, ...)
     return (function(ok, ...)
-      if not ok and (is_stop((...)) or box.stopped) then error(box.stopped or (...), 0) end
+      if not ok and (is_stop((...)) or box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(pcall(f, ...))
   end
   env.xpcall = function(f, handler, ...)
     return (function(ok, ...)
-      if not ok and box.stopped then error(box.stopped, 0) end
+      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(xpcall(f, function(e)
-      if is_stop(e) or box.stopped then return box.stopped or e end
+      if is_stop(e) or box.stopped or core.memory_exceeded() then return box.stopped or e end
       return handler(e)
     end, ...))
   end
@@ -349,7 +349,7 @@ function Box:sandbox_env(psdl)
   end
   co.resume = function(thread, ...)
     return (function(ok, ...)
-      if not ok and box.stopped then error(box.stopped, 0) end
+      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(coroutine.resume(thread, ...))
   end
