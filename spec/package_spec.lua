@@ -131,6 +131,14 @@ local function check_properties(doc, files, report)
 end
 
 describe("psdl package", function()
+  -- the built cities are large: let them go before the next spec file (the sandbox specs
+  -- measure the heap)
+  teardown(function()
+    built = {}
+    collectgarbage()
+    collectgarbage()
+  end)
+
   describe("example cities", function()
     for _, name in ipairs(EXAMPLE_CITIES) do
       it(name .. ".lua packages without errors and the package validates", function()
@@ -262,7 +270,7 @@ print(len(names), "files ok")
       city:road(d, c, { oneway = true, lanes = 2 })
       city:road(a, c)
       city:road(b, d)
-      city:blocks(false)
+      city:blocks{ buildings = false }
       local doc = city:build()
       local bai = bai_gen.generate(doc)
       local seen = 0
@@ -330,6 +338,31 @@ print(len(names), "files ok")
     local problems, counts, info = pvalidate.check(H.read_bytes(ar))
     assert.equal(0, counts.errors, problems[1] and problems[1].message)
     assert.equal("rowsb", info.map)
+  end)
+
+  it("osm --package writes the city and its package; the script's package table sets the defaults", function()
+    local out, ar = H.tmpname(".psdl"), H.tmpname(".ar")
+    finally(function() os.remove(out); os.remove(ar) end)
+    local log, ok = sh_psdl("osm spec/fixtures/osm/tee.osm -o " .. q(out) .. " --package " .. q(ar) .. " --name teetown -q")
+    assert.is_true(ok, log)
+    local problems, counts, info = pvalidate.check(H.read_bytes(ar))
+    assert.equal(0, counts.errors, problems[1] and problems[1].message)
+    assert.equal("teetown", info.map)
+    local entries = assert(core.zip_read(H.read_bytes(ar)))
+    for _, e in ipairs(entries) do
+      if e.name == "tune/teetown.cinfo" then assert.matches("^LocalizedName=Teetown\r\n", e.data) end
+    end
+    -- a script's package table: name, title, police
+    local dir = H.tmpname("_pk")
+    finally(function() run("rm -rf " .. q(dir)) end)
+    assert(require("lfs").mkdir(dir))
+    H.write_bytes(dir .. "/city.lua", H.read_bytes("examples/facade_rows.lua")
+      :gsub("psdl%.city%.new%s*{", "psdl.city.new{ package = { name = 'rowtown', title = 'Row Town', police = 0 }, ", 1))
+    log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")
+    assert.is_true(ok, log)
+    local cinfo = H.read_bytes(dir .. "/out/tune/rowtown.cinfo")
+    assert.matches("^LocalizedName=Row Town\r\nMapName=rowtown\r\n", cinfo)
+    assert.matches("%[Police%]\r\n0\r\n", H.read_bytes(dir .. "/out/race/rowtown/roam.aimap"))
   end)
 
   it("refuses bad names and bad inputs, naming the problem and writing nothing", function()
