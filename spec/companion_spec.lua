@@ -626,6 +626,19 @@ describe("companion codecs", function()
       local code, text = run("info", "--json", paths[1])
       assert.are.equal(0, code)
       assert.truthy(text:find('"counts"'))
+      -- psdl validate: the format's own rules
+      local bad = H.tmpname(".bai")
+      paths[#paths + 1] = bad
+      local t = assert(psdl.bai.decode(EXAMPLES.bai))
+      t.roads[1].x_axis[1] = { 3, 0, 0 }
+      H.write_bytes(bad, psdl.bai.encode(t))
+      local good = H.tmpname(".tex")
+      paths[#paths + 1] = good
+      H.write_bytes(good, EXAMPLES.tex)
+      code, text = run("validate", good, bad)
+      assert.are.equal(1, code, text)
+      assert.truthy(text:find(good .. ": ok", 1, true), text)
+      assert.truthy(text:find("error unit_axis roads[1].x_axis[1]", 1, true), text)
     end)
   end)
 end)

@@ -461,3 +461,20 @@ print(len(names), "files ok")
     assert.same({ 3 }, rows[3])
   end)
 end)
+
+describe("psdl validate on hostile packages", function()
+  it("refuses a name with a '..' component (it would climb out of the game's folder)", function()
+    local out, pyfile = H.tmpname(".ar"), H.tmpname(".py")
+    finally(function() os.remove(out); os.remove(pyfile) end)
+    H.write_bytes(pyfile, "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\n"
+      .. "z.writestr('../../tmp/EVIL', 'x')\nz.writestr('city/a/../../b.txt', 'x')\nz.close()\n")
+    local log, ok = run("python3 " .. q(pyfile) .. " " .. q(out))
+    assert.is_true(ok, log)
+    local problems = require("psdl.package.validate").check(H.read_bytes(out), out)
+    local hits = 0
+    for _, p in ipairs(problems) do
+      if p.rule == "zip_name" and p.severity == "error" and p.message:find("'..'", 1, true) then hits = hits + 1 end
+    end
+    assert.equal(2, hits)
+  end)
+end)

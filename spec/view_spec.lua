@@ -54,7 +54,8 @@ describe("psdl.view payload", function()
     local mesh = export.build(doc)
     assert.equal(mesh.stats.triangles, stats.triangles)
     assert.equal(3 * mesh.stats.triangles, #b.index)
-    assert.equal(mesh.stats.vertices, #b.position // 3)
+    -- points a primitive repeats are stored once
+    assert.is_true(#b.position // 3 < mesh.stats.vertices)
     assert.equal(#b.position // 3, #b.room)
     assert.equal(2 * #b.room, #b.info)
     local nv = #b.room
@@ -82,6 +83,27 @@ describe("psdl.view payload", function()
       local want = 0
       for _, n in pairs(rooms[r] or {}) do want = want + n end
       assert.equal(want, per_room[r] or 0, "room " .. r)
+    end
+    -- and cover the same surface: twice the area of each room's triangles
+    local function area2(P, I, first, zsign)
+      local function v(k) return P[3 * k + 1], P[3 * k + 2], zsign * P[3 * k + 3] end
+      local ax, ay, az = v(I[first])
+      local bx, by, bz = v(I[first + 1])
+      local cx, cy, cz = v(I[first + 2])
+      local ux, uy, uz, wx, wy, wz = bx - ax, by - ay, bz - az, cx - ax, cy - ay, cz - az
+      return math.sqrt((uy * wz - uz * wy) ^ 2 + (uz * wx - ux * wz) ^ 2 + (ux * wy - uy * wx) ^ 2)
+    end
+    local got = {}
+    for t = 1, #b.index, 3 do
+      local r = b.room[b.index[t] + 1]
+      got[r] = (got[r] or 0) + area2(b.position, b.index, t, -1)
+    end
+    for _, g in ipairs(mesh.groups) do
+      local want = 0
+      for _, p in ipairs(g.prims) do
+        for t = 1, #p.idx, 3 do want = want + area2(p.pos, p.idx, t, 1) end
+      end
+      assert.near(want, got[g.room] or 0, 1e-3 * want + 1e-6, "room " .. g.room)
     end
   end)
 
@@ -154,6 +176,22 @@ describe("psdl.view payload", function()
     assert.is_nil(b2.uv)
   end)
 
+  it("carries a package's AI lanes (.bai) and visibility sets (.cpvs)", function()
+    local bai = { roads = { { side_a = { lanes = { { { 0, 1, 2 }, { 10, 1, 2 }, { 20, 1, 5 } } } },
+      side_b = { lanes = { { { 0, 1, -2 }, { 10, 1, -2 } } } } } }, intersections = {} }
+    local cpvs = { rooms = #doc.rooms + 1, rows = { [1] = { visible = { 1, 2, 5 } }, [3] = { visible = { 3 } } } }
+    local meta, b = decode((view.payload(doc, { bai = bai, cpvs = cpvs })))
+    assert.same({ roads = 1, lanes = 2, intersections = 0 }, meta.bai)
+    -- three segments, z mirrored
+    assert.same({ 0, 1, -2, 10, 1, -2, 10, 1, -2, 20, 1, -5, 0, 1, 2, 10, 1, 2 }, b.lanes)
+    assert.same({ 1, 2, 5, 3 }, b.cpvs_ids)
+    assert.equal(#doc.rooms + 1, #b.cpvs_offsets)
+    assert.same({ 0, 3, 3, 4, 4 }, { table.unpack(b.cpvs_offsets, 1, 5) })
+    local plain = decode((view.payload(doc)))
+    assert.is_nil(plain.bai)
+    assert.is_nil(plain.buffers.lanes)
+  end)
+
   it("refuses what is not a document", function()
     assert.has_error(function() view.payload(42) end)
   end)
@@ -213,9 +251,26 @@ describe("psdl view (command)", function()
     local doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
     local name = doc.textures[1]
     H.write_bytes(dir .. "/" .. name:upper() .. ".PNG", "\137PNG fake")
+    -- the game's own format: a 512 x 256 RGB888 .tex goes in at its 256 x 128 level
+    local other
+    for _, t in ipairs(doc.textures) do if type(t) == "string" and t ~= name then other = t; break end end
+    local px = string.rep("\10\20\30", 512 * 256)
+    assert(psdl.tex.write(psdl.tex.from_pixels { width = 512, height = 256, format = 17, pixels = px, flags = 1 },
+      dir .. "/" .. other .. ".tex"))
     local code, text = run { "view", "spec/fixtures/grid_n2.psdl", "-o", out, "--textures", dir }
     assert.equal(0, code)
-    assert.truthy(text:find("textures: 1 found", 1, true), text)
+    assert.truthy(text:find("textures: 2 found", 1, true), text)
+    local b64 = H.read_bytes(out):match('<script id="psdl%-data" type="application/octet%-stream">([^<]*)</script>')
+    local meta, b = decode(require("zlib").inflate()(require("mime").unb64(b64)))
+    local raw, image
+    for _, m in ipairs(meta.materials) do
+      if m.texture == other then raw = m.raw end
+      if m.texture == name then image = m.image end
+    end
+    assert.truthy(image:match("^data:image/png;base64,"))
+    assert.same({ 256, 128, 17, true, false }, { raw.width, raw.height, raw.format, raw.clamp_u, raw.clamp_v })
+    assert.equal(256 * 128 * 3, #b[raw.texels])
+    assert.equal(10, b[raw.texels][1])
   end)
 end)
 
@@ -228,7 +283,7 @@ describe("psdl build --watch", function()
     finally(function() for f in lfs.dir(dir) do os.remove(dir .. "/" .. f) end; lfs.rmdir(dir) end)
     H.write_bytes(mod, "return { n = 1 }\n")
     local function city(extra)
-      -- the sandbox's require finds modules in the script's own folder
+      -- a module in the script's own folder (what the sandbox lets a script require)
       return "local w = require 'widths'\nlocal c = psdl.city.new{}\nlocal prev = c:node(0, 0)\n"
         .. "for i = 1, w.n do local n = c:node(i * 100, 0); c:road(prev, n); prev = n end\n"
         .. (extra or "") .. "return c\n"

@@ -134,6 +134,13 @@ local ELEMENT = { f32 = { "f", 4 }, u32 = { "I4", 4 }, u16 = { "I2", 2 }, u8 = {
 -- Collects buffers: add(name, kind, list, n) -> entry in `meta`.
 local function buffer_set()
   local set = { parts = {}, meta = {}, size = 0 }
+  function set.add_bytes(name, bytes)
+    local pad = (-#bytes) % 4
+    set.meta[name] = { offset = set.size, type = "u8", count = #bytes }
+    set.parts[#set.parts + 1] = bytes
+    if pad > 0 then set.parts[#set.parts + 1] = ("\0"):rep(pad) end
+    set.size = set.size + #bytes + pad
+  end
   function set.add(name, kind, list, n)
     local e = ELEMENT[kind]
     local bytes = pack_list(e[1], list, n)
@@ -150,7 +157,12 @@ end
 
 -- Where a validation problem is, in page coordinates: {x, y, -z}, or nil.
 local function problem_at(doc, p, centers2, rooms_y)
-  local x, z, r = render.problem_place(doc, p, centers2)
+  local x, z, r
+  if finite(p.x) and finite(p.z) then
+    x, z = p.x, p.z -- the validator's own position (drivability rules)
+  else
+    x, z, r = render.problem_place(doc, p, centers2)
+  end
   if not x then return nil end
   local y
   local path = type(p.path) == "string" and p.path or ""
@@ -172,10 +184,14 @@ end
 --- Build the viewer payload of a document.
 -- @tparam table doc
 -- @tparam[opt] table opts `name` (shown as the title), `problems` (a list as `psdl.validate`
---   returns it; default: validate `doc`), `images` (`{[texture name] = data URL}`: those
---   materials are drawn with the image), `watch` (the page polls the server that sent it
+--   returns it; default: validate `doc`), `images` (`{[texture name] = image}`: those
+--   materials are drawn with the image, a data URL (PNG, JPEG) or the texels of one level
+--   of a `.tex`, `{width, height, format (§9: 1, 6, 14, 15, 16, 17, 18), texels, palette
+--   (BGRA), clamp_u, clamp_v}`), `watch` (the page polls the server that sent it
 --   for new builds: `{interval = ms}`), `error` (a build error to show over the city:
---   `{message =, file =, line =}`)
+--   `{message =, file =, line =}`), `bai` (the city's AI road network as `psdl.bai` reads
+--   it: its lanes become a layer), `cpvs` (its visibility sets as `psdl.cpvs` reads them:
+--   the page shows what the selected room sees)
 -- @treturn string payload bytes (see the module description)
 -- @treturn table stats `{rooms, vertices (drawn), triangles, materials, bytes, problems}`
 function M.payload(doc, opts)
@@ -192,7 +208,7 @@ function M.payload(doc, opts)
   local pos, room_of, info, uv = {}, {}, {}, {}
   local nv = 0
   local by_mat = {}
-  local want_uv = opts.images and next(opts.images) ~= nil
+  local want_uv = type(opts.images) == "table" and next(opts.images) ~= nil
   for _, g in ipairs(mesh.groups) do
     local r = g.room
     local flags = g.flags or 0
@@ -206,20 +222,30 @@ function M.payload(doc, opts)
       local tc = TYPE[part:match("^([%w_]+)#")] or 0
       if part:sub(1, 8) == "divider#" then tc = TYPE.divided_road end
       local p, u = prim.pos, prim.uv
-      local base = nv
+      -- one vertex per distinct point (and UV) of the primitive: strips and facades
+      -- repeat the points they share (about 40% of them in a city)
+      local remap, seen = {}, {}
       for i = 0, prim.nv - 1 do
-        local k = 3 * nv
-        pos[k + 1], pos[k + 2], pos[k + 3] = p[3 * i + 1], p[3 * i + 2], -p[3 * i + 3]
-        room_of[nv + 1] = r
-        info[2 * nv + 1], info[2 * nv + 2] = rc, tc
-        if want_uv then uv[2 * nv + 1], uv[2 * nv + 2] = u[2 * i + 1], u[2 * i + 2] end
-        nv = nv + 1
+        local x, y, z = p[3 * i + 1], p[3 * i + 2], p[3 * i + 3]
+        local key = want_uv and pack("<fffff", x, y, z, u[2 * i + 1], u[2 * i + 2]) or pack("<fff", x, y, z)
+        local at = seen[key]
+        if not at then
+          at = nv
+          seen[key] = at
+          local k = 3 * nv
+          pos[k + 1], pos[k + 2], pos[k + 3] = x, y, -z
+          room_of[nv + 1] = r
+          info[2 * nv + 1], info[2 * nv + 2] = rc, tc
+          if want_uv then uv[2 * nv + 1], uv[2 * nv + 2] = u[2 * i + 1], u[2 * i + 2] end
+          nv = nv + 1
+        end
+        remap[i] = at
       end
       local list = by_mat[prim.material]
       if not list then list = {}; by_mat[prim.material] = list end
       local n = #list
       local idx = prim.idx
-      for i = 1, #idx do list[n + i] = idx[i] + base end
+      for i = 1, #idx do list[n + i] = remap[idx[i]] end
     end
   end
   local index, groups = {}, {}
@@ -354,10 +380,56 @@ function M.payload(doc, opts)
     end
   end
 
+  -- the package's AI road network (.bai): every lane centre line as segments, side by side
+  local lanes_meta
+  if type(opts.bai) == "table" then
+    local seg, n = {}, 0
+    local count = 0
+    for _, road in ipairs(opts.bai.roads or {}) do
+      for _, side in ipairs { road.side_a, road.side_b } do
+        for _, line in ipairs(type(side) == "table" and side.lanes or {}) do
+          count = count + 1
+          for k = 1, #line - 1 do
+            local a, b = line[k], line[k + 1]
+            seg[n + 1], seg[n + 2], seg[n + 3] = num(a[1]), num(a[2]), -num(a[3])
+            seg[n + 4], seg[n + 5], seg[n + 6] = num(b[1]), num(b[2]), -num(b[3])
+            n = n + 6
+          end
+        end
+      end
+    end
+    buf.add("lanes", "f32", seg, n)
+    lanes_meta = { roads = #(opts.bai.roads or {}), lanes = count,
+      intersections = #(opts.bai.intersections or {}) }
+  end
+  -- the package's visibility sets (.cpvs): room r sees ids[offsets[r] + 1 .. offsets[r + 1]]
+  local cpvs_meta
+  if type(opts.cpvs) == "table" then
+    local ids, offsets = {}, { 0 }
+    for r = 1, nrooms do
+      local row = opts.cpvs.rows and opts.cpvs.rows[r]
+      for _, id in ipairs(type(row) == "table" and row.visible or {}) do ids[#ids + 1] = id end
+      offsets[r + 1] = #ids
+    end
+    buf.add("cpvs_ids", nrooms < 65536 and "u16" or "u32", ids, #ids)
+    buf.add("cpvs_offsets", "u32", offsets, #offsets)
+    cpvs_meta = { rooms = opts.cpvs.rooms, rows = nrooms }
+  end
+
   local materials = {}
   for i, m in ipairs(mesh.materials) do
-    materials[i] = { name = m.name, texture = m.texture,
-      image = m.texture and opts.images and opts.images[m.texture] or nil }
+    materials[i] = { name = m.name, texture = m.texture }
+    local img = m.texture and opts.images and opts.images[m.texture] or nil
+    if type(img) == "string" then
+      materials[i].image = img
+    elseif type(img) == "table" then
+      -- texels of a .tex level: the page turns them into RGBA
+      local raw = { width = img.width, height = img.height, format = img.format, clamp_u = img.clamp_u,
+        clamp_v = img.clamp_v, texels = "texels" .. i }
+      buf.add_bytes(raw.texels, img.texels)
+      if img.palette then raw.palette = "palette" .. i; buf.add_bytes(raw.palette, img.palette) end
+      materials[i].raw = raw
+    end
   end
   local roles = {}
   for i, r in ipairs(M.roles) do roles[i] = { name = r.name, label = r.label, color = r.color } end
@@ -368,7 +440,7 @@ function M.payload(doc, opts)
     rooms = rooms, roads = roads, problems = plist, textures = doc.textures and #doc.textures or 0,
     stats = { rooms = nrooms, vertices = #V, drawn_vertices = nv, triangles = mesh.stats.triangles,
       materials = #mesh.materials, roads = #roads, nonfinite = mesh.stats.nonfinite },
-    buffers = buf.meta, watch = opts.watch, error = opts.error,
+    buffers = buf.meta, watch = opts.watch, error = opts.error, bai = lanes_meta, cpvs = cpvs_meta,
     bounds = b and b.min and b.max and { min = { num(b.min[1]), num(b.min[2]), -num(b.max[3]) },
       max = { num(b.max[1]), num(b.max[2]), -num(b.min[3]) } } or nil,
   }

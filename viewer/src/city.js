@@ -7,24 +7,25 @@ import { list } from "./payload.js";
 
 const ROOM_TEX_WIDTH = 1024;
 
+// Kept cheap for software renderers: no dynamic indexing of uniform arrays (the role
+// colour is a vertex attribute, type visibility a bit mask), one texel fetch per vertex.
 const VERTEX = /* glsl */ `
 attribute float room;
 attribute vec2 info;
+attribute vec3 roleColor;
 uniform highp sampler2D roomState;
-uniform float typeOn[16];
-uniform vec3 roleColor[16];
+uniform int roomStateWidth;
+uniform int typeMask;
 varying vec3 vWorld;
 varying vec3 vColor;
 varying float vState;
 varying vec2 vUv;
 void main() {
   int r = int(room + 0.5);
-  ivec2 size = textureSize(roomState, 0);
-  vec4 st = texelFetch(roomState, ivec2(r % size.x, r / size.x), 0);
+  vec4 st = texelFetch(roomState, ivec2(r % roomStateWidth, r / roomStateWidth), 0);
   int t = int(info.y + 0.5);
-  int c = int(info.x + 0.5);
-  if (st.r * typeOn[t] < 0.5) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
-  vColor = roleColor[c];
+  if (st.r < 0.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  vColor = roleColor;
   vState = floor(st.g * 255.0 + 0.5);
   vUv = uv;
   vec4 wp = modelMatrix * vec4(position, 1.0);
@@ -43,16 +44,19 @@ void main() {
   vec3 n = normalize(cross(dFdx(vWorld), dFdy(vWorld)));
   // flat ground keeps its role colour exactly; walls are shaded by their direction
   float light = 0.6 + 0.4 * abs(n.y) + 0.22 * abs(n.x) * (1.0 - abs(n.y));
-  vec3 base = useMap > 0.5 ? texture2D(map, vUv).rgb : vColor;
+  vec3 base = vColor;
+  if (useMap > 0.5) {
+    vec4 t = texture2D(map, vUv);
+    if (t.a < 0.5) discard; // cut-outs (railings, fences)
+    base = t.rgb;
+  }
   vec3 col = min(base * light, vec3(1.0));
   if (vState > 0.5 && vState < 1.5) col = mix(col, vec3(1.0, 0.8, 0.1), 0.5);
   else if (vState > 1.5 && vState < 2.5) col = mix(col, vec3(0.15, 0.7, 1.0), 0.4);
+  else if (vState > 2.5 && vState < 3.5) col = mix(col, vec3(0.2, 0.85, 0.3), 0.3);
+  else if (vState > 3.5) col = col * 0.3;
   gl_FragColor = vec4(col, 1.0);
 }`;
-
-function rgb(hex) {
-  return new THREE.Color(((hex >> 16) & 255) / 255, ((hex >> 8) & 255) / 255, (hex & 255) / 255);
-}
 
 /** Line segments from a flat list of positions (pairs of points). */
 function segments(points, color, opts = {}) {
@@ -68,6 +72,49 @@ function segments(points, color, opts = {}) {
   return lines;
 }
 
+/**
+ * A texture from the texels of one level of a .tex (§9): 1 P8 and 14 PA8 (palette of BGRA),
+ * 15 P4 and 16 PA4 (16-colour palette, first texel in the low nibble), 6 ARGB1555, 17 RGB888,
+ * 18 RGBA8888. Paletted formats without alpha are drawn opaque.
+ */
+export function texelTexture(raw, texels, palette) {
+  const n = raw.width * raw.height;
+  const out = new Uint8Array(n * 4);
+  const f = raw.format;
+  const pal = (i, o, alpha) => {
+    out[o] = palette[4 * i + 2];
+    out[o + 1] = palette[4 * i + 1];
+    out[o + 2] = palette[4 * i];
+    out[o + 3] = alpha ? palette[4 * i + 3] : 255;
+  };
+  for (let k = 0; k < n; k++) {
+    const o = 4 * k;
+    if ((f === 1 || f === 14) && palette) pal(texels[k], o, f === 14);
+    else if ((f === 15 || f === 16) && palette) pal((texels[k >> 1] >> ((k & 1) * 4)) & 15, o, f === 16);
+    else if (f === 6) {
+      const v = texels[2 * k] | (texels[2 * k + 1] << 8);
+      out[o] = ((v >> 10) & 31) * 255 / 31;
+      out[o + 1] = ((v >> 5) & 31) * 255 / 31;
+      out[o + 2] = (v & 31) * 255 / 31;
+      out[o + 3] = v & 0x8000 ? 255 : 0;
+    } else if (f === 17) {
+      out[o] = texels[3 * k]; out[o + 1] = texels[3 * k + 1]; out[o + 2] = texels[3 * k + 2]; out[o + 3] = 255;
+    } else if (f === 18) {
+      out[o] = texels[o]; out[o + 1] = texels[o + 1]; out[o + 2] = texels[o + 2]; out[o + 3] = texels[o + 3];
+    } else {
+      out[o] = out[o + 2] = 255; out[o + 3] = 255; // magenta: not drawable
+    }
+  }
+  const tex = new THREE.DataTexture(out, raw.width, raw.height, THREE.RGBAFormat, THREE.UnsignedByteType);
+  tex.wrapS = raw.clamp_u ? THREE.ClampToEdgeWrapping : THREE.RepeatWrapping;
+  tex.wrapT = raw.clamp_v ? THREE.ClampToEdgeWrapping : THREE.RepeatWrapping;
+  tex.magFilter = THREE.LinearFilter;
+  tex.minFilter = THREE.LinearMipmapLinearFilter;
+  tex.generateMipmaps = true;
+  tex.needsUpdate = true;
+  return tex;
+}
+
 export class City {
   constructor(scene) {
     this.scene = scene;
@@ -75,12 +122,14 @@ export class City {
     scene.add(this.root);
     this.uniforms = {
       roomState: { value: null },
-      typeOn: { value: new Array(16).fill(1) },
-      roleColor: { value: new Array(16).fill(0).map(() => new THREE.Color(1, 0, 1)) },
+      roomStateWidth: { value: ROOM_TEX_WIDTH },
+      typeMask: { value: 0xffff },
     };
+    this.typeOn = new Array(16).fill(true);
     this.kindOn = [true, true, true, true];
-    this.overlay = { perimeters: false, links: false, roads: false, problems: true };
-    this.uniforms.typeOn.value[12] = 0; // facade bounds: off at first
+    this.overlay = { perimeters: false, links: false, roads: false, problems: true, lanes: true, visibility: false };
+    this.typeOn[12] = false; // facade bounds: off at first
+    this.uniforms.typeMask.value = this.mask();
     this.selected = 0;
     this.textures = [];
   }
@@ -93,7 +142,6 @@ export class City {
     this.buffers = buffers;
     const nrooms = meta.rooms.length;
     this.verts = buffers.vertices || new Float32Array(0);
-    meta.roles.forEach((r, i) => this.uniforms.roleColor.value[i].copy(rgb(r.color)));
 
     // room state: r = visible, g = 0 plain / 1 selected / 2 neighbour
     const h = Math.max(1, Math.ceil((nrooms + 1) / ROOM_TEX_WIDTH));
@@ -107,10 +155,17 @@ export class City {
     geo.setAttribute("position", new THREE.BufferAttribute(pos, 3));
     geo.setAttribute("room", new THREE.BufferAttribute(buffers.room || new Uint16Array(0), 1));
     geo.setAttribute("info", new THREE.BufferAttribute(buffers.info || new Uint8Array(0), 2));
+    // role colours per vertex
+    const info = buffers.info || new Uint8Array(0);
+    const rc = new Uint8Array((info.length / 2) * 3);
+    const table = meta.roles.map((r) => [(r.color >> 16) & 255, (r.color >> 8) & 255, r.color & 255]);
+    for (let v = 0, n = info.length / 2; v < n; v++) {
+      const c = table[info[2 * v]] || [255, 0, 255];
+      rc[3 * v] = c[0]; rc[3 * v + 1] = c[1]; rc[3 * v + 2] = c[2];
+    }
+    geo.setAttribute("roleColor", new THREE.BufferAttribute(rc, 3, true));
     const uv = buffers.uv || new Float32Array((pos.length / 3) * 2);
     geo.setAttribute("uv", new THREE.BufferAttribute(uv, 2));
-    geo.setIndex(new THREE.BufferAttribute(buffers.index || new Uint16Array(0), 1));
-    geo.computeBoundingSphere();
     geo.computeBoundingBox();
     this.geometry = geo;
 
@@ -118,29 +173,81 @@ export class City {
     const plain = this.material(null);
     const mats = [plain];
     const matIndex = meta.materials.map((m) => {
-      if (!m.image) return 0;
-      const tex = new THREE.TextureLoader().load(m.image);
-      tex.wrapS = tex.wrapT = THREE.RepeatWrapping;
+      let tex;
+      if (m.raw && buffers[m.raw.texels]) {
+        tex = texelTexture(m.raw, buffers[m.raw.texels], buffers[m.raw.palette]);
+      } else if (m.image) {
+        tex = new THREE.TextureLoader().load(m.image, () => { this.onchange?.(); });
+        tex.wrapS = tex.wrapT = THREE.RepeatWrapping;
+      } else {
+        return 0;
+      }
+      // row 0 of a texture is sampled at v = 0 (§9), as the UVs of psdl.export expect
+      tex.flipY = false;
       tex.colorSpace = THREE.NoColorSpace;
       this.textures.push(tex);
       mats.push(this.material(tex));
       return mats.length - 1;
     });
-    if (mats.length > 1) {
-      for (const g of meta.groups) geo.addGroup(g.start, g.count, matIndex[g.material] ?? 0);
-      this.mesh = new THREE.Mesh(geo, mats);
-    } else {
-      this.mesh = new THREE.Mesh(geo, plain);
-    }
     this.materials = mats;
-    this.mesh.frustumCulled = false;
-    this.root.add(this.mesh);
+    this.chunks = this.tiles(geo, buffers.index || new Uint16Array(0), meta.groups.map((g) => ({ ...g, mat: matIndex[g.material] ?? 0 })), mats);
+    for (const c of this.chunks) this.root.add(c);
 
     // room centres and bounds
     this.box = geo.boundingBox && isFinite(geo.boundingBox.min.x) ? geo.boundingBox.clone()
       : new THREE.Box3(new THREE.Vector3(-50, 0, -50), new THREE.Vector3(50, 10, 50));
     this.buildOverlays();
     this.refreshState();
+  }
+
+  /**
+   * Split the triangles into square tiles of the ground (and by material), one mesh each,
+   * all sharing the vertex buffers: three.js skips the tiles out of view, and picking
+   * tests only the tiles the ray passes.
+   */
+  tiles(geo, index, groups, mats) {
+    const pos = geo.getAttribute("position").array;
+    const box = geo.boundingBox;
+    // at most 3 x 3 tiles: each mesh costs at its first drawing (about 0.1 s each in a
+    // software renderer for a London-scale city: 14 x 14 tiles of 160 m took 12 s)
+    const TILE = 300; // metres, at least
+    const nx = Math.max(1, Math.min(3, Math.ceil((box.max.x - box.min.x) / TILE)));
+    const nz = Math.max(1, Math.min(3, Math.ceil((box.max.z - box.min.z) / TILE)));
+    const sx = (box.max.x - box.min.x) / nx || 1, sz = (box.max.z - box.min.z) / nz || 1;
+    const buckets = new Map();
+    for (const g of groups) {
+      for (let t = g.start; t < g.start + g.count; t += 3) {
+        const a = index[t], b = index[t + 1], c = index[t + 2];
+        const cx = (pos[3 * a] + pos[3 * b] + pos[3 * c]) / 3, cz = (pos[3 * a + 2] + pos[3 * b + 2] + pos[3 * c + 2]) / 3;
+        const i = Math.min(nx - 1, Math.max(0, Math.floor((cx - box.min.x) / sx)));
+        const j = Math.min(nz - 1, Math.max(0, Math.floor((cz - box.min.z) / sz)));
+        const key = (i * nz + j) * 1024 + g.mat;
+        let bk = buckets.get(key);
+        if (!bk) buckets.set(key, (bk = { mat: g.mat, tris: [], lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
+        bk.tris.push(a, b, c);
+        const lo = bk.lo, hi = bk.hi;
+        for (let k = 0; k < 3; k++) {
+          const v = 3 * (k === 0 ? a : k === 1 ? b : c);
+          for (let d = 0; d < 3; d++) {
+            const x = pos[v + d];
+            if (x < lo[d]) lo[d] = x;
+            if (x > hi[d]) hi[d] = x;
+          }
+        }
+      }
+    }
+    const big = pos.length / 3 > 65535;
+    const meshes = [];
+    for (const bk of buckets.values()) {
+      const g = new THREE.BufferGeometry();
+      for (const [name, attr] of Object.entries(geo.attributes)) g.setAttribute(name, attr);
+      g.setIndex(new THREE.BufferAttribute(big ? new Uint32Array(bk.tris) : new Uint16Array(bk.tris), 1));
+      g.boundingBox = new THREE.Box3(new THREE.Vector3(...bk.lo), new THREE.Vector3(...bk.hi));
+      g.boundingSphere = g.boundingBox.getBoundingSphere(new THREE.Sphere());
+      const mesh = new THREE.Mesh(g, mats[bk.mat]);
+      meshes.push(mesh);
+    }
+    return meshes;
   }
 
   material(map) {
@@ -210,6 +317,11 @@ export class City {
       }
     }
     this.facadeBounds = segments(fbl, 0x8a4fff, { opacity: 0.8 });
+    // AI lanes of the package (.bai), lifted over the road
+    const lanes = this.buffers.lanes || new Float32Array(0);
+    const ll = new Float32Array(lanes);
+    for (let i = 1; i < ll.length; i += 3) ll[i] += 0.6;
+    this.lanes = segments(ll, 0xff00aa, { renderOrder: 3 });
     // problem markers: a pin per placed problem
     const placed = meta.problems.filter((p) => Array.isArray(p.at));
     const cone = new THREE.ConeGeometry(1.2, 4, 8);
@@ -226,7 +338,7 @@ export class City {
     });
     this.markers.frustumCulled = false;
     this.selection = new THREE.Group();
-    for (const o of [this.perimeters, this.links, this.roadPaths, this.facadeBounds, this.markers, this.selection]) this.root.add(o);
+    for (const o of [this.perimeters, this.links, this.roadPaths, this.facadeBounds, this.lanes, this.markers, this.selection]) this.root.add(o);
     this.applyOverlays();
   }
 
@@ -236,11 +348,17 @@ export class City {
     this.links.visible = this.overlay.links;
     this.roadPaths.visible = this.overlay.roads;
     this.markers.visible = this.overlay.problems;
-    this.facadeBounds.visible = this.uniforms.typeOn.value[12] > 0.5;
+    this.lanes.visible = this.overlay.lanes;
+    this.facadeBounds.visible = this.typeOn[12];
+  }
+
+  mask() {
+    return this.typeOn.reduce((m, on, i) => (on ? m | (1 << i) : m), 0);
   }
 
   setType(t, on) {
-    this.uniforms.typeOn.value[t] = on ? 1 : 0;
+    this.typeOn[t] = on;
+    this.uniforms.typeMask.value = this.mask();
     this.applyOverlays();
   }
 
@@ -252,6 +370,14 @@ export class City {
   setOverlay(name, on) {
     this.overlay[name] = on;
     this.applyOverlays();
+    if (name === "visibility") this.refreshState();
+  }
+
+  /** The rooms a room sees (.cpvs of the package), or null without one. */
+  visibleFrom(id) {
+    const ids = this.buffers.cpvs_ids, off = this.buffers.cpvs_offsets;
+    if (!ids || !off || id < 1 || id >= off.length) return null;
+    return ids.subarray(off[id - 1], off[id]);
   }
 
   roomVisible(id) {
@@ -265,10 +391,12 @@ export class City {
     st.fill(0);
     const sel = this.meta.rooms[this.selected - 1];
     const nbs = new Set(sel ? sel.neighbours.filter((n) => n > 0) : []);
+    const seen = sel && this.overlay.visibility ? this.visibleFrom(sel.id) : null;
+    const sees = seen ? new Set(seen) : null;
     for (const r of this.meta.rooms) {
       const o = 4 * r.id;
       st[o] = this.kindOn[r.kind] ? 255 : 0;
-      st[o + 1] = r.id === this.selected ? 1 : nbs.has(r.id) ? 2 : 0;
+      st[o + 1] = r.id === this.selected ? 1 : sees ? (sees.has(r.id) ? 3 : 4) : nbs.has(r.id) ? 2 : 0;
     }
     this.stateTex.needsUpdate = true;
   }
@@ -301,15 +429,14 @@ export class City {
 
   /** The room under a ray (hidden rooms and types skipped), or 0. */
   pick(raycaster) {
-    if (!this.mesh) return { room: 0 };
-    const hits = raycaster.intersectObject(this.mesh, false);
+    if (!this.chunks) return { room: 0 };
+    const hits = raycaster.intersectObjects(this.chunks, false);
     const room = this.geometry.getAttribute("room").array;
     const info = this.geometry.getAttribute("info").array;
-    const typeOn = this.uniforms.typeOn.value;
     for (const h of hits) {
       const v = h.face.a;
       const id = room[v];
-      if (this.roomVisible(id) && typeOn[info[2 * v + 1]] > 0.5) return { room: id, point: h.point };
+      if (this.roomVisible(id) && this.typeOn[info[2 * v + 1]]) return { room: id, point: h.point };
     }
     return { room: 0 };
   }
@@ -326,7 +453,7 @@ export class City {
     for (const t of this.textures) t.dispose();
     this.textures = [];
     this.stateTex?.dispose();
-    this.mesh = null;
+    this.chunks = null;
     this.perimeters = null;
   }
 }

@@ -16,6 +16,7 @@ host.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
 const camera = new THREE.PerspectiveCamera(50, 1, 0.5, 20000);
 const city = new City(scene);
+city.onchange = () => { dirty = true; }; // an image texture finished loading
 const nav = new Navigation(camera, renderer.domElement);
 const api = (window.psdlViewer = { ready: false, frames: 0, errors: [], version: 0 });
 let ground = null;
@@ -46,7 +47,7 @@ function frameCity() {
 
 function layerState() {
   return {
-    types: city.uniforms.typeOn.value.map((v) => v > 0.5),
+    types: city.typeOn.slice(),
     kinds: city.kindOn.slice(),
     overlay: { ...city.overlay },
   };
@@ -84,7 +85,7 @@ function showError(err) {
 
 function select(id, fly) {
   city.select(id);
-  panel.showRoom(city.meta, city.selected, (n) => select(n, true));
+  panel.showRoom(city.meta, city.selected, (n) => select(n, true), city.visibleFrom(city.selected));
   api.selected = city.selected;
   if (fly && city.selected) nav.flyTo(city.center(city.selected), 90);
   dirty = true;
@@ -177,7 +178,9 @@ function frame(now) {
   last = now;
   if (nav.update(dt)) dirty = true;
   if (dirty || api.continuous) {
+    const t0 = performance.now();
     renderer.render(scene, camera);
+    if (!api.ready && api.timings) api.timings.firstRender = performance.now() - t0;
     hud();
     api.frames += 1;
     dirty = false;

@@ -37,7 +37,7 @@ export function summary(meta) {
 }
 
 /** Show a room (or the hint when id is 0); `go(id)` selects another room. */
-export function showRoom(meta, id, go) {
+export function showRoom(meta, id, go, seen) {
   const box = document.getElementById("room");
   const r = meta.rooms[id - 1];
   if (!r) {
@@ -78,7 +78,8 @@ export function showRoom(meta, id, go) {
       el("b", {}, `road record ${rec.id}`), `: flags ${flagText(rec.flags, ROAD_FLAG_NAMES)}, lanes `
         + `${rec.lanes_left.length} left / ${rec.lanes_right.length} right, rooms ${ids.join(" ")}`);
   });
-  box.replaceChildren(table, el("div", { class: "group" }, "attributes"), attrs, ...roads);
+  const vis = seen ? el("div", { id: "room-visible" }, `sees ${seen.length} rooms (.cpvs)`) : null;
+  box.replaceChildren(table, vis, el("div", { class: "group" }, "attributes"), attrs, ...roads);
 }
 
 /** Checkboxes for the layers; `on(kind, key, checked)` applies one. */
@@ -101,6 +102,8 @@ export function layers(meta, state, on) {
     check("layer-links", "neighbour links", state.overlay.links, (c) => on("overlay", "links", c), 0x1a5fb4),
     check("layer-roads", "road-record paths", state.overlay.roads, (c) => on("overlay", "roads", c)),
     check("layer-problems", "problem markers", state.overlay.problems, (c) => on("overlay", "problems", c), 0xe0201b),
+    meta.bai ? check("layer-lanes", `AI lanes (.bai: ${meta.bai.lanes})`, state.overlay.lanes, (c) => on("overlay", "lanes", c), 0xff00aa) : null,
+    meta.cpvs ? check("layer-visibility", "what the selected room sees (.cpvs)", state.overlay.visibility, (c) => on("overlay", "visibility", c), 0x33d94d) : null,
     el("div", { class: "group" }, "colours"),
     ...meta.roles.map((r) => el("label", {}, el("span", { class: "swatch", style: `background:${css(r.color)}` }), r.label)),
   );

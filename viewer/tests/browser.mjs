@@ -26,8 +26,9 @@ export async function launch() {
  * Open a page and wait until the viewer has drawn its first frame. Returns { page, errors }:
  * errors collects console errors and page errors from the start.
  */
-export async function openViewer(browser, url, { timeout = 30000 } = {}) {
+export async function openViewer(browser, url, { timeout = 120000 } = {}) {
   const page = await browser.newPage();
+  page.setDefaultTimeout(timeout); // a busy machine draws slowly
   const errors = [];
   page.on("console", (m) => { if (m.type() === "error") errors.push("console: " + m.text()); });
   page.on("pageerror", (e) => errors.push("page: " + e.message));

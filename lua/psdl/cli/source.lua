@@ -85,7 +85,8 @@ end
 -- limits; what comes out is plain data (the document decoded from the built bytes).
 -- @tparam table psdl
 -- @tparam string path
--- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`)
+-- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`), `validate`
+--   (false: a city with validation errors is returned too, for `psdl view` to show them)
 -- @treturn table document
 -- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`)
 -- @treturn table files the script loaded
@@ -98,11 +99,13 @@ function M.script_document(psdl, path, opts)
   local files, bytes, report, kind, meta = run_in_box(psdl, path, opts.seed, opts, function(chunk)
     local result = chunk()
     if type(result) == "table" and getmetatable(result) == City then
-      local ok, d, rep = pcall(result.build, result, { seed = opts.seed, strict = opts.strict })
+      local ok, d, rep = pcall(result.build, result, { seed = opts.seed, strict = opts.strict,
+        validate = opts.validate })
       if not ok then
         d = tostring(d)
         if d:find("does not validate", 1, true) then
-          return nil, path .. ": " .. first_line(d):gsub("^.-: the built", "the built"), "problems"
+          -- the whole list of problems (the builder lists at most eight of each kind)
+          return nil, path .. ": " .. d:gsub("^.-: the built", "the built"), "problems"
         end
         error(d, 0)
       end
@@ -112,7 +115,7 @@ function M.script_document(psdl, path, opts)
         { name = type(result.name) == "string" and result.name or nil, package = sandbox.plain_copy(po or {}) }
     elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
       local vok, problems, counts = psdl.validate(result, { strict = opts.strict })
-      if counts.errors > 0 or (opts.strict and not vok) then
+      if opts.validate ~= false and (counts.errors > 0 or (opts.strict and not vok)) then
         local p = problems[1]
         return nil, string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
           path, counts.errors, counts.warnings, p.rule, p.path, p.message), "problems"
@@ -148,6 +151,9 @@ function M.osm_document(psdl, path, opts)
     { style = opts.style, seed = opts.seed or 1, name = opts.name })
   if not ok then
     local m = tostring(doc)
+    if m:find("does not validate", 1, true) then
+      common.failure("problems", path .. ": " .. (m:gsub("^.-: the built", "the built")))
+    end
     if m:find("game's limits", 1, true) then common.failure("bad_input", path .. ": " .. first_line(m)) end
     common.failure("bad_input", path .. ": the city cannot be built: "
       .. first_line((m:gsub("^the city cannot be built: ", ""))))

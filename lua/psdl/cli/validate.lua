@@ -28,8 +28,9 @@ M.GROUP_AFTER = 20
 --- Declare the command's arguments.
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
-  cmd:argument("files", "PSDL files, or add-on packages (.ar: every file, the zip container and the "
-    .. "cross-checks, docs/package.md)."):args("*")
+  cmd:argument("files", "PSDL files, add-on packages (.ar: every file, the zip container and the "
+    .. "cross-checks, docs/package.md), or companion files (.bai, .cpvs, .inst, .pathset, .pkg, .tex: "
+    .. "docs/companion.md)."):args("*")
   cmd:flag("--strict", "Warnings fail the check too (and are passed on as strict to the validator).")
   cmd:flag("--all", ("List every warning (default: at most %d per rule and file)."):format(M.GROUP_AFTER))
   cmd:flag("--json", "Write the results as JSON (every problem listed, with room ids and positions).")
@@ -133,7 +134,22 @@ function M.run(args, ctx)
                       warnings = counts.warnings, problems = problems }
       end
     else
-      doc, msg, fcode = common.load(psdl, file)
+      -- a companion file (.bai, .cpvs, .inst, .pathset, .pkg, .tex: docs/companion.md) gets its
+      -- format's own checks (without the PSDL cross-checks, which need the city: use the .ar)
+      local companion = require "psdl.cli.companion"
+      local bytes = common.read_file(file)
+      local cfmt = bytes and companion.format_of(file, bytes)
+      if cfmt then
+        local f, t, ccode = companion.load(file, bytes)
+        if not f then
+          msg, fcode = t, ccode
+        else
+          local ok, problems, counts = psdl[cfmt].validate(t, nil, { strict = args.strict })
+          ar_result = { ok = ok, errors = counts.errors, warnings = counts.warnings, problems = problems }
+        end
+      else
+        doc, msg, fcode = common.load(psdl, file)
+      end
     end
     if ar_result then
       local r = ar_result

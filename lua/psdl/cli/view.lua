@@ -37,8 +37,12 @@ function M.configure(cmd)
   cmd:argument("city", "City: .psdl, a city script (.lua) or an OSM extract (.osm).")
   cmd:option("-o --output", "Page to write (default: the city's name with .html, in the current folder)."):argname("<html>")
   cmd:flag("--open", "Open the page (or, with --watch, its address) in the system's browser.")
-  cmd:option("--textures", "Folder of the game's textures (PNG or JPEG named after the texture): draw "
-    .. "the city with them instead of colours by role."):argname("<dir>")
+  cmd:option("--textures", "Folder of the game's textures (NAME.tex as in the game's texture folder, "
+    .. "or .png/.jpg): draw the city with them instead of colours by role."):argname("<dir>")
+  cmd:option("--bai", "The city's AI road network (.bai) for the lanes layer (default: NAME.bai next to "
+    .. "a NAME.psdl, as psdl package --dir writes it)."):argname("<file>")
+  cmd:option("--cpvs", "The city's visibility sets (.cpvs) to show what the selected room sees (default: "
+    .. "NAME.cpvs next to a NAME.psdl)."):argname("<file>")
   cmd:option("--seed", "Seed of a script's or an extract's city (an integer)."):argname("<n>")
   cmd:flag("--watch", "Serve the page on 127.0.0.1 and rebuild it when the input changes (Ctrl-C stops).")
   cmd:option("--port", "Port of --watch's server (0: any free port).", "8642"):argname("<n>")
@@ -47,33 +51,87 @@ end
 
 local IMAGE_EXTS = { { "png", "image/png" }, { "jpg", "image/jpeg" }, { "jpeg", "image/jpeg" } }
 
--- Data URLs of the images named after the document's textures in dir.
-local function texture_images(doc, dir)
+--- Largest side of a `.tex` level put into the page (the first mip level at most this big):
+-- a city's textures stay a few MB.
+M.TEX_SIDE = 256
+
+-- Formats of .tex whose texels the page expands (§9; 2 "P8A8" has no documented layout).
+local TEX_FORMATS = { [1] = true, [6] = true, [14] = true, [15] = true, [16] = true, [17] = true, [18] = true }
+
+-- One level of a .tex file for the page (see psdl.view.payload), or nil and why not.
+local function tex_image(psdl, path)
+  local t, err = psdl.tex.read(path)
+  if not t then return nil, common.clean(err) end
+  if not TEX_FORMATS[t.format] or type(t.levels) ~= "table" or not t.levels[1] then
+    return nil, string.format("%s: format %s is not drawn", path, tostring(t.format))
+  end
+  local k = 1
+  local w, h = t.width, t.height
+  while (w > M.TEX_SIDE or h > M.TEX_SIDE) and t.levels[k + 1] do
+    k, w, h = k + 1, math.max(1, w // 2), math.max(1, h // 2)
+  end
+  local flags = t.flags or 0
+  return { width = w, height = h, format = t.format, texels = t.levels[k], palette = t.palette,
+    clamp_u = flags & 0x1 ~= 0, clamp_v = flags & 0x10000 ~= 0 }
+end
+
+-- The images of the document's textures in dir: `NAME.tex` (the game's own, §9), `.png`,
+-- `.jpg` or `.jpeg`, any case. Returns images (for psdl.view.payload), found, missing,
+-- notes (files that could not be used).
+local function texture_images(psdl, doc, dir)
   local lfs = require "lfs"
   local mode = lfs.attributes(dir, "mode")
   if mode ~= "directory" then common.failure("io", "--textures: " .. dir .. " is not a folder") end
   local by_lower = {}
   for name in lfs.dir(dir) do by_lower[name:lower()] = name end
   local mime = require "mime"
-  local images, found, missing = {}, 0, 0
+  local images, found, missing, notes = {}, 0, 0, {}
   for _, name in ipairs(doc.textures or {}) do
-    if type(name) == "string" and name ~= "" and not images[name] then
-      local got
+    if type(name) == "string" and name ~= "" and images[name] == nil then
+      local file = by_lower[(name .. ".tex"):lower()]
+      if file then
+        local img, why = tex_image(psdl, dir .. "/" .. file)
+        images[name] = img or false
+        if not img then notes[#notes + 1] = why end
+      end
       for _, e in ipairs(IMAGE_EXTS) do
-        local file = by_lower[(name .. "." .. e[1]):lower()]
+        file = not images[name] and by_lower[(name .. "." .. e[1]):lower()]
         if file then
           local data = common.read_file(dir .. "/" .. file)
-          if data then
-            images[name] = "data:" .. e[2] .. ";base64," .. mime.b64(data)
-            got = true
-            break
-          end
+          if data then images[name] = "data:" .. e[2] .. ";base64," .. mime.b64(data) end
         end
       end
-      if got then found = found + 1 else missing = missing + 1 end
+      if images[name] then found = found + 1 else missing = missing + 1 end
+      if images[name] == false then images[name] = nil end
     end
   end
-  return images, found, missing
+  return images, found, missing, notes
+end
+
+-- The package files shown with the city: `--bai`/`--cpvs`, else NAME.bai/NAME.cpvs next to
+-- a NAME.psdl. A file named on the command line that cannot be read is a failure; one
+-- found next to the city is a note.
+local function package_files(psdl, args, ctx)
+  local out = {}
+  local base = source.kind(args.city) == "psdl" and args.city:gsub("%.[^./]*$", "") or nil
+  for _, ext in ipairs { "bai", "cpvs" } do
+    local path, given = args[ext], args[ext] ~= nil
+    if not path and base then
+      local f = io.open(base .. "." .. ext, "rb")
+      if f then f:close(); path = base .. "." .. ext end
+    end
+    if path then
+      local t, err = psdl[ext].read(path)
+      if t then
+        out[ext] = t
+      elseif given then
+        common.failure("bad_input", common.clean(err))
+      else
+        ctx:note(common.clean(err) .. " (shown without it)")
+      end
+    end
+  end
+  return out
 end
 
 local function shell_quote(s)
@@ -135,23 +193,26 @@ function M.run(args, ctx)
   local name = args.city:match("([^/\\]*)$")
   if args.watch then return M.watch(args, ctx, psdl, port, seed, name) end
 
-  local doc = source.document(psdl, args.city, { seed = seed })
+  local doc = source.document(psdl, args.city, { seed = seed, validate = false })
   local images
   if args.textures then
-    local found, missing
-    images, found, missing = texture_images(doc, args.textures)
+    local found, missing, notes
+    images, found, missing, notes = texture_images(psdl, doc, args.textures)
+    for _, n in ipairs(notes) do ctx:note(n) end
     if not args.quiet then
       ctx.stdout:write(string.format("textures: %d found in %s, %d not found (drawn by role)\n", found,
         args.textures, missing))
     end
   end
-  local html, stats = view.html(doc, { name = name, images = images })
+  local pkg = package_files(psdl, args, ctx)
+  local html, stats = view.html(doc, { name = name, images = images, bai = pkg.bai, cpvs = pkg.cpvs })
   if not html then common.failure("internal", stats) end
   local wok, err, code = common.write_file_atomic(out, html)
   if not wok then common.failure(common.exit_for(code), err) end
   if not args.quiet then
-    ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s problems, %.1f MB\n", out, common.int(stats.rooms),
-      common.int(stats.triangles), common.int(stats.problems), stats.bytes / 1e6))
+    ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s problems%s%s, %.1f MB\n", out, common.int(stats.rooms),
+      common.int(stats.triangles), common.int(stats.problems), pkg.bai and ", AI lanes" or "",
+      pkg.cpvs and ", visibility" or "", stats.bytes / 1e6))
   end
   if args.open and not open_in_browser(out) then
     ctx:note("no browser found (set BROWSER or install xdg-utils): open " .. out .. " yourself")
@@ -174,9 +235,11 @@ function M.watch(args, ctx, psdl, port, seed, name)
     local files
     local ok, err = pcall(function()
       local doc
-      doc, files = source.document(psdl, args.city, { seed = seed })
-      local images = args.textures and (texture_images(doc, args.textures)) or nil
-      local payload, stats = view.payload(doc, { name = name, images = images, watch = WATCH })
+      doc, files = source.document(psdl, args.city, { seed = seed, validate = false })
+      local images = args.textures and (texture_images(psdl, doc, args.textures)) or nil
+      local pkg = package_files(psdl, args, ctx)
+      local payload, stats = view.payload(doc, { name = name, images = images, watch = WATCH, bai = pkg.bai,
+        cpvs = pkg.cpvs })
       current.payload = view.deflate(payload)
       current.stats = stats
       current.error = nil
