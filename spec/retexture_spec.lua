@@ -421,13 +421,19 @@ describe("psdl retexture", function()
     local code, out = run("retexture", dir, "--rename", "wall_a=wall_q", "--out", out_dir)
     assert.equal(0, code)
     assert.matches("2 files: 2 changed", out, 1, true) -- not recursive: sub/ is skipped
-    code, out = run("retexture", dir, "-r", "--rename", "wall_a=wall_q", "--out", out_dir, "--json")
+    -- -r now finds the two copies under out/ too: writing out/ again would replace inputs
+    local err
+    code, out, err = run("retexture", dir, "-r", "--rename", "wall_a=wall_q", "--out", out_dir, "--json")
+    assert.equal(1, code)
+    assert.matches("refusing to overwrite an input", err, 1, true)
+    local out_dir2 = dir .. "/out2"
+    code, out = run("retexture", dir, "-r", "--rename", "wall_a=wall_q", "--out", out_dir2, "--json")
     assert.equal(0, code)
     local j = cjson.decode(out)
     assert.equal("psdlkit-retexture", j.format)
     assert.equal(5, j.summary.files) -- the two copies under out/ are found too
-    assert.equal(out_dir .. "/sub/x.PSDL", j.files[#j.files].written)
-    assert.equal("wall_q", read(out_dir .. "/sub/x.PSDL").textures[8])
+    assert.equal(out_dir2 .. "/sub/x.PSDL", j.files[#j.files].written)
+    assert.equal("wall_q", read(out_dir2 .. "/sub/x.PSDL").textures[8])
     assert.equal(H.read_bytes(N2), H.read_bytes(dir .. "/grid_n2.psdl")) -- originals untouched
     assert.is_nil(lfs.attributes(dir .. "/grid_n2.psdl.bak"))
   end)

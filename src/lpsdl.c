@@ -309,6 +309,11 @@ static void push_attr(lua_State *L, const psdl_attr *a) {
     case K_VARIABLE:
         /* counted although the subtype could have held the count */
         if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(L, "counted", 1);
+        /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
+         * form for it (psdl_attr.c auto_counted), so the inline form is marked */
+        else if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
+                 (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
+            set_boolean(L, "counted", 0);
         break;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) {
@@ -1017,7 +1022,12 @@ static int check_attr(conv *c, int t, psdl_attr *a) {
     if (k->kind == K_UNKNOWN) return has_last;
     if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
     if (k->kind == K_VARIABLE) {
-        if ((present & FORM_COUNTED) && field_opt_boolean(c, t, "counted", 0)) a->form = PSDL_FORM_COUNTED;
+        if (present & FORM_COUNTED) {
+            int given = enter_field(c, t, "counted") != LUA_TNIL;
+            leave(c);
+            /* true: counted form; false: the inline (subtype) form even where AUTO would count */
+            if (given) a->form = field_opt_boolean(c, t, "counted", 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
+        }
     } else if (k->kind == K_FIXED) {
         lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, "subtype", 0, 7, -1) : -1;
         int has_count = 0;
@@ -1521,6 +1531,13 @@ static int l_write_file(lua_State *L) {
     size_t len;
     const char *bytes = luaL_checklstring(L, 2, &len);
     psdl_error err;
+    if (lpsdl_writes_denied()) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "psdl: io: %s: writing files is not allowed in a sandboxed city script "
+                           "(psdl build --trust allows it)", path);
+        lua_pushstring(L, "io");
+        return 3;
+    }
     if (psdl_write_file(path, bytes, len, &err) != PSDL_OK) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -1531,8 +1548,25 @@ static int l_write_file(lua_State *L) {
     return 1;
 }
 
+/* core.real_path(path) -> absolute name | nil, message, "io": the file's canonical name
+ * (psdl_real_path: symbolic links, "." and ".." resolved); the file must exist. */
+static int l_real_path(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    char out[4096];
+    psdl_error err;
+    if (psdl_real_path(path, out, sizeof out, &err) != PSDL_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    lua_pushstring(L, out);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"write_file", l_write_file},
+    {"real_path", l_real_path},
     {"decode", l_decode},
     {"encode", l_encode},
     {"validate", l_validate},
@@ -1580,7 +1614,9 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
+    lpsdl_open_package(L);
     lpsdl_open_companion(L);
+    lpsdl_open_sandbox(L);
     return 1;
 }
 

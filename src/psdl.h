@@ -335,10 +335,19 @@ const psdl_rule_info *psdl_rules(size_t *count);
 /** Replace the file at path with size bytes, atomically: a temporary file in the same
  *  folder is written, synced, given the old file's permissions (or the umask's for a new
  *  file) and renamed over the target, so a failure leaves an existing file untouched and
- *  no temporary file behind. A symbolic link is followed (the file it names is replaced);
+ *  no temporary file behind. The temporary file is unnamed while it is written (Linux
+ *  O_TMPFILE, then linked as "<path>.tmp-<pid>-XXXXXX" just before the rename) or, where
+ *  that is not available, named so from the start; a write killed with kill -9 can leave
+ *  such a name behind, and the next write of the same path removes every one whose process
+ *  is gone, so killed writes never accumulate files. A symbolic link is followed (the file it names is replaced);
  *  a device or pipe (e.g. /dev/stdout) is written directly. Errors: io, with the path and
  *  the system's reason in the message. POSIX only. */
 psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err);
+
+/** The canonical absolute name of an existing file or folder (every symbolic link, "." and
+ *  ".." resolved) into out[0 .. out_size-1], NUL-terminated. Errors: io (no such file, a
+ *  loop of links, permission, or the name does not fit out_size). POSIX only. */
+psdl_status psdl_real_path(const char *path, char *out, size_t out_size, psdl_error *err);
 
 /* ---------------------------------------------------------------- format constants */
 

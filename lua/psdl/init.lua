@@ -20,7 +20,7 @@
 
 local core = require "psdl.core"
 
-local io_open = io.open
+local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
 local type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable =
   type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable
 local string_format, table_concat = string.format, table.concat
@@ -184,6 +184,16 @@ end
 -- @treturn[2] string message `"psdl: io: <path>: <reason>"`
 -- @treturn[2] string code `"io"`
 M.write_file = core.write_file
+
+--- The canonical absolute name of an existing file or folder: symbolic links, `.` and `..`
+-- resolved (POSIX `realpath`). Two names of one file give the same string.
+-- @function real_path
+-- @tparam string path
+-- @treturn string absolute name
+-- @return[2] nil
+-- @treturn[2] string message `"psdl: io: <path>: <reason>"`
+-- @treturn[2] string code `"io"`
+M.real_path = core.real_path
 
 --- Validate, encode and write a document atomically.
 --

@@ -332,6 +332,16 @@ local function problem_place(doc, p, centers)
   return nil
 end
 
+--- Where a validation problem points to (the vertex, attribute, perimeter point, room or
+-- road record its path names), in world x, z.
+-- @tparam table doc
+-- @tparam table p a problem as `psdl.validate` returns it
+-- @tparam table centers `{[room] = {x, z}}` room centres (`room_center`)
+-- @treturn number|nil x (nil when the problem names no place)
+-- @treturn number z
+-- @treturn integer|nil the room, when the place is that room's centre
+M.problem_place = problem_place
+
 --- Collect what a map of `doc` shows, in world coordinates.
 -- @tparam table doc
 -- @tparam[opt] table opts `problems` (true: run `psdl.validate`; or a list of problems as

@@ -28,7 +28,8 @@ M.GROUP_AFTER = 20
 --- Declare the command's arguments.
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
-  cmd:argument("files", "PSDL files."):args("*")
+  cmd:argument("files", "PSDL files, or add-on packages (.ar: every file, the zip container and the "
+    .. "cross-checks, docs/package.md)."):args("+")
   cmd:flag("--strict", "Warnings fail the check too (and are passed on as strict to the validator).")
   cmd:flag("--all", ("List every warning (default: at most %d per rule and file)."):format(M.GROUP_AFTER))
   cmd:flag("--json", "Write the results as JSON (every problem listed, with room ids and positions).")
@@ -120,8 +121,34 @@ function M.run(args, ctx)
   local results = {}
   local clean, failed, unreadable = 0, 0, 0
   for _, file in ipairs(args.files) do
-    local doc, msg, fcode = common.load(psdl, file)
-    if not doc then
+    local doc, msg, fcode
+    local ar_result
+    if file:lower():match("%.ar$") then
+      local bytes, rmsg = common.read_file(file)
+      if not bytes then
+        msg, fcode = rmsg, "io"
+      else
+        local problems, counts = require("psdl.package.validate").check(bytes, file)
+        ar_result = { ok = counts.errors == 0 and not (args.strict and counts.warnings > 0), errors = counts.errors,
+                      warnings = counts.warnings, problems = problems }
+      end
+    else
+      doc, msg, fcode = common.load(psdl, file)
+    end
+    if ar_result then
+      local r = ar_result
+      if r.ok then clean = clean + 1 else
+        failed = failed + 1
+        code = math.max(code, ctx.exit.problems)
+      end
+      if args.json then
+        local problems = {}
+        for i, p in ipairs(r.problems) do problems[i] = plain(p) end
+        results[#results + 1] = { file = file, ok = r.ok, errors = r.errors, warnings = r.warnings, problems = problems }
+      else
+        print_text(ctx.stdout, file, r, args.all, args.strict)
+      end
+    elseif not doc then
       unreadable = unreadable + 1
       code = math.max(code, ctx:fail(common.exit_for(fcode), msg))
       results[#results + 1] = { file = file, ok = false, error = { code = fcode, message = msg } }
