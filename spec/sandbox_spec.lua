@@ -175,26 +175,15 @@ describe("psdl build sandbox", function()
   end)
 
   it("stops a script at --max-memory, naming its line, and writes nothing", function()
-    -- in a process of its own: the limit is on the whole Lua heap, and this test process
-    -- already holds about 50 MB of earlier specs when the whole suite runs
-    local function run_sub(...)
-      local args = {}
-      for i, a in ipairs({ ... }) do args[i] = q(a) end
-      local p = assert(io.popen(string.format("PSDL_BUILD_DIR=%s lua5.4 %s/scripts/psdl %s 2>&1", q(BUILD), q(ROOT),
-        table.concat(args, " "))))
-      local out = p:read("a")
-      local _, _, status = p:close()
-      return status, out
-    end
     local dir = tmpdir()
     write(dir .. "/city.lua", city_script("local t = {}\nfor i = 1, 1e8 do t[i] = {i} end"))
-    local code, err = run_sub("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
     assert.equal(2, code)
     assert.matches("city.lua:5: the script used more than --max-memory 40 MB", err, 1, true)
     assert.is_false(exists(dir .. "/city.psdl"))
     -- one huge allocation, caught by the script: still stopped
     write(dir .. "/city.lua", city_script("local ok = pcall(string.rep, 'x', 200 * 1024 * 1024)"))
-    code, err = run_sub("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
+    code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
     assert.equal(2, code)
     assert.matches("the script used more than --max-memory 40 MB", err, 1, true)
     -- the limit is lifted afterwards
