@@ -825,7 +825,8 @@ describe("psdl.city", function()
     assert.is_false(ok)
     assert.matches("city_spec.lua:" .. line .. ": road 1: too short", err)
     c2.strict = false
-    local _, rep = c2:build{ drivable = false } -- parallel roads 8 m apart: a fragment, no whole city
+    -- (what is left, two parallel roads 8 m apart, overlaps: a fragment for the repair, not a city)
+    local _, rep = c2:build{ drivable = false }
     assert.are.equal(4, #c2.roads)
     -- narrowed first (fewer lanes, no sidewalks), then dropped
     assert.are.equal(2, #rep.repairs)

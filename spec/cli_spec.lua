@@ -550,3 +550,35 @@ describe("psdl command line", function()
     end)
   end)
 end)
+
+describe("psdl command line, from a newcomer's test", function()
+  it("refuses two outputs of one command that are the same file, however spelt", function()
+    local out = tmpname(".svg")
+    local dir, name = out:match("^(.*)/([^/]*)$")
+    local code, _, err = run("build", "examples/street.lua", "-o", out, "--preview", dir .. "/./" .. name, "-q")
+    assert.equal(1, code)
+    assert.truthy(err:find("are the same file", 1, true), err)
+    assert.is_nil(io.open(out, "rb"))
+  end)
+
+  it("takes a negative number after a long option as its value (western longitudes, --seed -1)", function()
+    assert.same({ "osm", "x.osm", "--bbox=-75.162,39.976,-75.153,39.985", "--seed=-1", "-o", "y" },
+      cli.join_negative_values({ "osm", "x.osm", "--bbox", "-75.162,39.976,-75.153,39.985", "--seed", "-1", "-o", "y" }))
+    local out = tmpname(".psdl")
+    local code, _, err = run("build", "examples/street.lua", "--seed", "-1", "-o", out, "-q")
+    assert.equal(0, code, err)
+  end)
+
+  it("lists the problems of a city that does not validate, errors first, without library source positions", function()
+    local script = tmpname(".lua")
+    spit(script, "local city = psdl.city.new{ blocks = false }\n"
+      .. "city:road(city:node(0, 0), city:node(200, 0))\n"
+      .. "city:road(city:node(100, -100), city:node(100, 100))\n"
+      .. "return city\n")
+    local code, _, err = run("build", script, "-o", tmpname(".psdl"))
+    assert.is_true(code == 1 or code == 2, err)
+    assert.falsy(err:find("lua/psdl/", 1, true), err)
+    -- either the crossing is refused naming the script lines, or the overlap is listed
+    assert.truthy(err:find(script .. ":2", 1, true) or err:find("\n  error room_overlap", 1, true), err)
+  end)
+end)

@@ -131,6 +131,14 @@ local function check_properties(doc, files, report)
 end
 
 describe("psdl package", function()
+  -- the built cities are large: let them go before the next spec file (the sandbox specs
+  -- measure the heap)
+  teardown(function()
+    built = {}
+    collectgarbage()
+    collectgarbage()
+  end)
+
   describe("example cities", function()
     for _, name in ipairs(EXAMPLE_CITIES) do
       it(name .. ".lua packages without errors and the package validates", function()
@@ -262,8 +270,8 @@ print(len(names), "files ok")
       city:road(d, c, { oneway = true, lanes = 2 })
       city:road(a, c)
       city:road(b, d)
-      city:blocks(false)
-      local doc = city:build{ drivable = false } -- no blocks: the ground between the roads is a hole
+      city:blocks{ buildings = false }
+      local doc = city:build()
       local bai = bai_gen.generate(doc)
       local seen = 0
       for _, road in ipairs(bai.roads) do
@@ -330,6 +338,31 @@ print(len(names), "files ok")
     local problems, counts, info = pvalidate.check(H.read_bytes(ar))
     assert.equal(0, counts.errors, problems[1] and problems[1].message)
     assert.equal("rowsb", info.map)
+  end)
+
+  it("osm --package writes the city and its package; the script's package table sets the defaults", function()
+    local out, ar = H.tmpname(".psdl"), H.tmpname(".ar")
+    finally(function() os.remove(out); os.remove(ar) end)
+    local log, ok = sh_psdl("osm spec/fixtures/osm/tee.osm -o " .. q(out) .. " --package " .. q(ar) .. " --name teetown -q")
+    assert.is_true(ok, log)
+    local problems, counts, info = pvalidate.check(H.read_bytes(ar))
+    assert.equal(0, counts.errors, problems[1] and problems[1].message)
+    assert.equal("teetown", info.map)
+    local entries = assert(core.zip_read(H.read_bytes(ar)))
+    for _, e in ipairs(entries) do
+      if e.name == "tune/teetown.cinfo" then assert.matches("^LocalizedName=Teetown\r\n", e.data) end
+    end
+    -- a script's package table: name, title, police
+    local dir = H.tmpname("_pk")
+    finally(function() run("rm -rf " .. q(dir)) end)
+    assert(require("lfs").mkdir(dir))
+    H.write_bytes(dir .. "/city.lua", H.read_bytes("examples/facade_rows.lua")
+      :gsub("psdl%.city%.new%s*{", "psdl.city.new{ package = { name = 'rowtown', title = 'Row Town', police = 0 }, ", 1))
+    log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")
+    assert.is_true(ok, log)
+    local cinfo = H.read_bytes(dir .. "/out/tune/rowtown.cinfo")
+    assert.matches("^LocalizedName=Row Town\r\nMapName=rowtown\r\n", cinfo)
+    assert.matches("%[Police%]\r\n0\r\n", H.read_bytes(dir .. "/out/race/rowtown/roam.aimap"))
   end)
 
   it("refuses bad names and bad inputs, naming the problem and writing nothing", function()
@@ -426,5 +459,22 @@ print(len(names), "files ok")
     vis = core.visibility(tris, rooms, 4)
     rows = vis:rows(3, 3, { range = 50, rays = 2000, eyes = 4, targeted = 4, seed = 1 })
     assert.same({ 3 }, rows[3])
+  end)
+end)
+
+describe("psdl validate on hostile packages", function()
+  it("refuses a name with a '..' component (it would climb out of the game's folder)", function()
+    local out, pyfile = H.tmpname(".ar"), H.tmpname(".py")
+    finally(function() os.remove(out); os.remove(pyfile) end)
+    H.write_bytes(pyfile, "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w')\n"
+      .. "z.writestr('../../tmp/EVIL', 'x')\nz.writestr('city/a/../../b.txt', 'x')\nz.close()\n")
+    local log, ok = run("python3 " .. q(pyfile) .. " " .. q(out))
+    assert.is_true(ok, log)
+    local problems = require("psdl.package.validate").check(H.read_bytes(out), out)
+    local hits = 0
+    for _, p in ipairs(problems) do
+      if p.rule == "zip_name" and p.severity == "error" and p.message:find("'..'", 1, true) then hits = hits + 1 end
+    end
+    assert.equal(2, hits)
   end)
 end)

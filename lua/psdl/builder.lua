@@ -2013,6 +2013,11 @@ function Builder:finish(opts)
     if strict and #report.warnings > 0 then ok = false end
     if not ok then
       local lines = {}
+      -- errors first: they are why the city is refused
+      local ordered = {}
+      for _, p in ipairs(problems) do if p.severity == "error" then ordered[#ordered + 1] = p end end
+      for _, p in ipairs(problems) do if p.severity ~= "error" then ordered[#ordered + 1] = p end end
+      problems = ordered
       for i, p in ipairs(problems) do
         if i > 8 then lines[#lines + 1] = string_format("(and %d more)", #problems - 8); break end
         lines[#lines + 1] = string_format("%s %s %s: %s", p.severity, p.rule, p.path, p.message)

@@ -36,7 +36,16 @@ FAILURE.__tostring = function(f) return f.msg end
 -- @raise always
 function M.failure(code, msg)
   if type(code) == "string" then code = assert(M.exit[code], code) end
-  error(setmetatable({ code = code, msg = msg }, FAILURE), 0)
+  error(setmetatable({ code = code, msg = M.strip_internal(msg) }, FAILURE), 0)
+end
+
+--- A message without the library's own source positions (`scripts/../lua/psdl/city/init.lua:434: `):
+-- a user needs the script line and the file, not where psdlkit raised it.
+-- @param msg any value (non-strings are returned as they are)
+-- @return the message
+function M.strip_internal(msg)
+  if type(msg) ~= "string" then return msg end
+  return (msg:gsub("[^%s:\"'(]*lua/psdl/[%w_/]+%.lua:%d+: ", ""))
 end
 
 --- Whether an error value was raised by `failure`.
@@ -127,7 +136,41 @@ end
 -- @tparam table outputs `{ {path, option}, ... }`: each output and the option naming it
 --   (e.g. `"-o"`); nil paths skipped
 -- @raise a failure (`usage`)
+-- A path's identity for comparing outputs that may not exist yet: the real path of its
+-- folder and its own name (or the path as given when the folder cannot be resolved).
+local function path_key(path)
+  local dir, name = path:match("^(.*)/([^/]*)$")
+  if not dir then dir, name = ".", path end
+  if dir == "" then dir = "/" end
+  local ok, core = pcall(require, "psdl.core")
+  local real = ok and type(core) == "table" and core.real_path and core.real_path(dir)
+  if not real then return path end
+  local lfs = require "lfs"
+  local full = real .. "/" .. name
+  -- an existing link is the file it leads to
+  local attr = lfs.symlinkattributes(full)
+  if attr and attr.mode == "link" then
+    local target = core.real_path(full)
+    if target then return target end
+  end
+  return full
+end
+
 function M.refuse_overwrite(inputs, outputs)
+  -- two outputs of one command must not be the same file either (the second would
+  -- replace the first after both were reported written)
+  local seen = {}
+  for _, out in ipairs(outputs) do
+    local path, option = out[1], out[2]
+    if path and path ~= "-" then
+      local key = path_key(path)
+      if seen[key] then
+        M.failure("usage", string.format("%s %s and %s %s are the same file: choose different output names",
+          seen[key][2], seen[key][1], option, path))
+      end
+      seen[key] = out
+    end
+  end
   for _, out in ipairs(outputs) do
     local path, option = out[1], out[2]
     if path then

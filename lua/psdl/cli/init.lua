@@ -141,6 +141,26 @@ local function guarded(stream)
   return g
 end
 
+--- Joins a long option and a following negative number into one argument
+-- (`--bbox -75.16,39.97,...` -> `--bbox=-75.16,39.97,...`, `--seed -1` -> `--seed=-1`):
+-- argparse would take the number for an option (western longitudes, southern latitudes).
+-- @tparam table args the arguments
+-- @treturn table the arguments, joined where needed
+function M.join_negative_values(args)
+  local out, i = {}, 1
+  while i <= #args do
+    local a, nxt = args[i], args[i + 1]
+    if a:match("^%-%-[%w][%w%-]*$") and nxt and nxt:match("^%-%.?%d") then
+      out[#out + 1] = a .. "=" .. nxt
+      i = i + 2
+    else
+      out[#out + 1] = a
+      i = i + 1
+    end
+  end
+  return out
+end
+
 function M.main(argv, streams)
   streams = streams or {}
   streams = {
@@ -149,6 +169,7 @@ function M.main(argv, streams)
   }
   local args = {}
   for i = 1, argv and #argv or 0 do args[i] = tostring(argv[i]) end
+  args = M.join_negative_values(args)
 
   local verb = "psdl"
   local function handler(err)

@@ -102,7 +102,8 @@ function M.script_document(psdl, path, opts)
       if not ok then
         d = tostring(d)
         if d:find("does not validate", 1, true) then
-          return nil, path .. ": " .. first_line(d):gsub("^.-: the built", "the built"), "problems"
+          -- the whole list of problems (the builder lists at most eight of each kind)
+          return nil, path .. ": " .. d:gsub("^.-: the built", "the built"), "problems"
         end
         error(d, 0)
       end
@@ -148,6 +149,9 @@ function M.osm_document(psdl, path, opts)
     { style = opts.style, seed = opts.seed or 1, name = opts.name })
   if not ok then
     local m = tostring(doc)
+    if m:find("does not validate", 1, true) then
+      common.failure("problems", path .. ": " .. (m:gsub("^.-: the built", "the built")))
+    end
     if m:find("game's limits", 1, true) then common.failure("bad_input", path .. ": " .. first_line(m)) end
     common.failure("bad_input", path .. ": the city cannot be built: "
       .. first_line((m:gsub("^the city cannot be built: ", ""))))

@@ -54,6 +54,13 @@ function M.name_from(s)
   return n:sub(1, 21)
 end
 
+--- A menu title from a map name: `_` as spaces, words capitalised (`old_town` -> `Old Town`).
+-- @tparam string name
+-- @treturn string
+function M.title_from(name)
+  return (tostring(name):gsub("_+", " "):gsub("(%a)(%w*)", function(a, b) return a:upper() .. b end))
+end
+
 local function lines(t) return concat(t, "\r\n") .. "\r\n" end
 
 local function num(x)
@@ -66,7 +73,7 @@ end
 -- @tparam table s settings (`name`, `title`)
 -- @treturn string
 function M.cinfo(s)
-  local title = s.title or s.name
+  local title = s.title or M.title_from(s.name)
   if #title > 39 or title:find("[\r\n]") then
     error(string_format("title %q: at most 39 characters on one line (CF §6.1)", title), 0)
   end

@@ -63,6 +63,12 @@ local function check_zip(bytes, add)
     if name:sub(1, 1) == "/" or name:sub(1, 2) == "./" then
       add("error", "zip_name", where, "a name starting with '/' or './' (CF §8.2)")
     end
+    do -- a ".." component climbs out of the game's folder when the archive is unpacked
+      local norm = "/" .. name:gsub("\\", "/") .. "/"
+      if norm:find("/../", 1, true) then
+        add("error", "zip_name", where, "a '..' component in a name (it points outside the game's folder)")
+      end
+    end
     if name:find("\\", 1, true) then add("warning", "zip_name", where, "'\\' in a name (the game reads it as '/')") end
     if name:sub(-1) == "/" then add("error", "zip_directory_entry", where, "a directory entry (CF §8.2)") end
     local low = name:lower():gsub("\\", "/")
