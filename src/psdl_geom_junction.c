@@ -291,7 +291,11 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
         at(w0, c, A, 0, o0, y + (hasA ? rise : 0));
         at(w1, c, B, 0, -o1, y + (hasB ? rise : 0));
         double dq = hypot(q1[0] - q0[0], q1[2] - q0[2]), dw = hypot(w1[0] - w0[0], w1[2] - w0[2]);
-        if (dq < 0.05 && (dw < 0.05 || hasA != hasB)) {
+        /* a corner a hair short of straight (gamma <= 180 degrees, too flat for the
+         * meeting point above): the curb lines cross just beside the node, and the two
+         * ends would run a few centimetres backwards (a kink): one point too */
+        int flat = gamma <= M_PI;
+        if ((dq < 0.05 || flat) && (dw < 0.05 || flat || hasA != hasB)) {
             double *q = cn->curb[cn->ncurb++];
             for (int k = 0; k < 3; k++) q[k] = 0.5 * (q0[k] + q1[k]);
             if (hasA == hasB) {
@@ -326,6 +330,58 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
 static void push_idx(uint32_t *list, size_t *n, uint32_t v) {
     if (*n > 0 && list[*n - 1] == v) return;
     list[(*n)++] = v;
+}
+
+/* Plan distance between points a and b of `pts`. */
+static double plan_dist(const double *pts, uint32_t a, uint32_t b) {
+    return hypot(pts[3 * a] - pts[3 * b], pts[3 * a + 2] - pts[3 * b + 2]);
+}
+
+/* Removes zero-width spikes from a closed outline of point indices (plan: x and z of
+ * `pts`): a point where the outline turns straight back (the next point lies on the way it
+ * came, e.g. out along a sidewalk end with no length and back to the curb), with the
+ * points on top of it in plan (a curb-height and a road-level point), and repeats of one
+ * index. Such a spike encloses no area; left in, the room's perimeter has a spike, and the
+ * blocks beside it a sliver. Returns the new count. */
+static size_t unspike_outline(uint32_t *o, size_t n, const double *pts) {
+    int changed = 1;
+    while (changed && n >= 3) {
+        changed = 0;
+        for (size_t i = 0; i < n && n >= 3; i++) {
+            if (o[i] == o[(i + 1) % n]) { /* a repeat */
+                memmove(o + i, o + i + 1, (n - i - 1) * sizeof *o);
+                n--;
+                changed = 1;
+                break;
+            }
+            /* the cluster of points on top of o[i] in plan: i0..i1 (cyclic), and the
+             * nearest points apart from it before and after */
+            size_t k0 = 0, k1 = 0;
+            while (k0 + 1 < n && plan_dist(pts, o[(i + n - k0 - 1) % n], o[i]) < SAME_EPS) k0++;
+            while (k1 + 1 < n && plan_dist(pts, o[(i + k1 + 1) % n], o[i]) < SAME_EPS) k1++;
+            if (k0 + k1 + 3 > n) continue;
+            const double *p = pts + 3 * o[(i + n - k0 - 1) % n], *v = pts + 3 * o[i], *q = pts + 3 * o[(i + k1 + 1) % n];
+            double ax = p[0] - v[0], az = p[2] - v[2], bx = q[0] - v[0], bz = q[2] - v[2];
+            double la = hypot(ax, az), lb = hypot(bx, bz);
+            double cr = (ax * bz - az * bx) / (la * lb), dt = (ax * bx + az * bz) / (la * lb);
+            if (!(dt > 0 && fabs(cr) < 1e-6)) continue;
+            /* drop the cluster */
+            size_t m = k0 + k1 + 1, start = (i + n - k0) % n;
+            uint32_t *tmp = (uint32_t *)malloc(n * sizeof *tmp);
+            if (!tmp) return n;
+            size_t w = 0;
+            for (size_t k = 0; k < n; k++) {
+                size_t d = (k + n - start) % n;
+                if (d >= m) tmp[w++] = o[k];
+            }
+            memcpy(o, tmp, w * sizeof *o);
+            free(tmp);
+            n = w;
+            changed = 1;
+            break;
+        }
+    }
+    return n;
 }
 
 /* Sidewalk strip writer. */
@@ -600,6 +656,7 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
     }
     /* close the loops: drop a last point equal to the first */
     while (dst->size.outline > 1 && dst->outline[dst->size.outline - 1] == dst->outline[0]) dst->size.outline--;
+    if (!getenv("NOUNSPIKE")) dst->size.outline = unspike_outline(dst->outline, dst->size.outline, dst->points);
     while (dst->size.surface > 1 && dst->surface[dst->size.surface - 1] == dst->surface[0]) dst->size.surface--;
     assert(dst->size.points <= b.cap.points && dst->size.surface <= b.cap.surface &&
            dst->size.strips <= b.cap.strips && dst->size.outline <= b.cap.outline);

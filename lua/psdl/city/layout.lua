@@ -204,37 +204,6 @@ local function arm_profile(e)
   return builder.mirror_profile(bp)
 end
 
--- Where a sidewalk meets an arm without one at a right angle and the sidewalk's arm ends
--- exactly where the curb lines meet (a bend or transition room with nothing else to make
--- room for), the junction kernel gives that sidewalk no length: the outline runs out to the
--- sidewalk's outer point and straight back (a spike with no area), which leaves the road's
--- sidewalk edge without a neighbour. Pushes such an arm's end section 1 m further out, and
--- checks again.
-local function unspike(n, arms, radius, arc_step)
-  local c = { n.x, n.y, n.z }
-  for _ = 1, 3 do
-    local ok, j = pcall(core.junction, c, arms, { radius = radius, arc_step = arc_step })
-    if not ok then return end -- b:intersection reports it
-    local o, spikes = j.outline, {}
-    local m = #o
-    for i = 1, m do
-      if o[(i - 2) % m + 1] == o[i % m + 1] then spikes[o[i]] = true end
-    end
-    if not next(spikes) then return end
-    local moved = false
-    for i, a in ipairs(arms) do
-      for _, k in ipairs(j.sections[i]) do
-        if spikes[k] then
-          a.min_distance = j.distance[i] + 1
-          moved = true
-          break
-        end
-      end
-    end
-    if not moved then return end
-  end
-end
-
 local function build_junction(city, b, n)
   local ends = n.ends
   local arms = {}
@@ -252,9 +221,6 @@ local function build_junction(city, b, n)
     arms[i] = { dir = e.dir, profile = arm_profile(e), crosswalk = cw, min_distance = md }
     e.arm = i
   end
-  local bare = false -- an arm without a crosswalk can end right at a corner (see unspike)
-  for _, a in ipairs(arms) do if (a.crosswalk or 0) <= 0 then bare = true end end
-  if bare then unspike(n, arms, n.opts.radius or city.radius or 5, city.arc_step) end
   local room = { name = n.name or string_format("%s %s", n.class, tostring(n.id)), tunnel = n.underground,
                  bridge = n.elevated and not n.underground }
   local tunnel
