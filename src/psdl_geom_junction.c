@@ -161,14 +161,20 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
     if (use_meet) {
         at(pa, c, A, 0, A->aL, y);
         at(pb, c, B, 0, -B->aR, y);
-        if (!meet(pa, A->d, pb, B->d, &tA, &tB) || tA < 0 || tB < 0) use_meet = 0;
+        /* arms of very different widths: the narrow one's curb line can meet the wide
+         * one's a little behind the node (t < 0 on one arm); that corner point still
+         * bounds the corner (the narrow arm's curb runs on into the junction up to the wide
+         * one's), where a round join would tear the sidewalks into crossing quads */
+        double lim = 2 * (A->aL + B->aR);
+        if (!meet(pa, A->d, pb, B->d, &tA, &tB) || (tA < 0 && tB < 0) || tA < -lim || tB < -lim) use_meet = 0;
     }
     int hasA = A->sL > 0, hasB = B->sR > 0;
     if (use_meet && hasA && hasB) {
         double oa[3], ob[3], uA, uB;
         at(oa, c, A, 0, A->aL + A->sL, y);
         at(ob, c, B, 0, -(B->aR + B->sR), y);
-        if (!meet(oa, A->d, ob, B->d, &uA, &uB) || uA < 0 || uB < 0) use_meet = 0;
+        double olim = 2 * (A->aL + A->sL + B->aR + B->sR);
+        if (!meet(oa, A->d, ob, B->d, &uA, &uB) || (uA < 0 && uB < 0) || uA < -olim || uB < -olim) use_meet = 0;
         else {
             double Pc[3], Bc[3];
             at(Pc, c, A, tA, A->aL, y);
