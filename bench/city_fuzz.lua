@@ -332,7 +332,8 @@ end
 
 -- Holes: the perimeter edges of ordinary rooms that no other edge runs back along (within
 -- `tol`), chained into loops; the loop of largest area is the outside of the city, every
--- other loop a hole (its area) and every chain that does not close a gap (its length).
+-- loop wound the other way a hole (its area; loops wound like it are the outsides of
+-- islands) and every chain that does not close a gap (its length).
 local function holes_of(polys, tol)
   local segs = {}
   local g = grid_index(20)
@@ -424,8 +425,10 @@ local function holes_of(polys, tol)
     if not outer or math.abs(l.area) > math.abs(loops[outer].area) then outer = i end
   end
   local out = {}
+  local sign = outer and (loops[outer].area > 0 and 1 or -1) or 1
   for i, l in ipairs(loops) do
-    if i ~= outer then
+    -- wound as the outside: the outside of another island of rooms, not a hole
+    if i ~= outer and l.area * sign < 0 then
       local cx, cz = 0, 0
       for _, q in ipairs(l.pts) do cx, cz = cx + q[1], cz + q[2] end
       out[#out + 1] = { area = math.abs(l.area), x = cx / #l.pts, z = cz / #l.pts, len = l.len }
