@@ -692,7 +692,8 @@ function M.run(seed, opts)
     local net, _, info = M.network(seed, opts)
     res.info, res.net = info, net
     res.roads = #net.roads
-    local city = city_mod.from_network(net, { style = opts.style or (seed % 2 == 0 and "sf" or "london"), seed = seed })
+    local city = city_mod.from_network(net, { style = opts.style or (seed % 2 == 0 and "sf" or "london"), seed = seed,
+                                              auto_junctions = true })
     city:blocks { buildings = opts.buildings ~= false and { floors = { 1, 6 } } or false }
     local doc, report = city:build()
     res.doc, res.report = doc, report

@@ -73,7 +73,7 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true }
+               blocks = true, auto_junctions = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -105,7 +105,11 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   intersections, block ground, and terrain ground rooms out to the terrain's extent;
 --   `terrain_opts`: `{blend, extent, cell, room_cells, max_points, texture, apron_cell,
 --   planar_tol, ground}` (`psdl.city.terrain.setup`);
--- * `blocks = false`: build roads and intersections only.
+-- * `blocks = false`: build roads and intersections only;
+-- * `auto_junctions = true`: where two roads at grade cross without a shared node, a
+--   junction is inserted (both roads split there), and a road whose body a node of other
+--   roads lies on is split at that node; without it (the default) `build` refuses such a
+--   network with an error naming both script lines. Bridges and tunnels cross freely.
 -- @treturn City
 function M.new(opts)
   opts = opts or {}
@@ -153,6 +157,7 @@ function M.new(opts)
     bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
     props = opts.props, profile_table = ptab, height_fn = height, terrain = on_terrain,
+    auto_junctions = opts.auto_junctions and true or false,
     nodes = {}, roads = {}, node_by_id = {},
   }, City)
   if on_terrain then -- road centre lines follow the ground (psdl.city.terrain)

@@ -90,6 +90,335 @@ local function polyline(r)
   return pts, s[n]
 end
 
+-- ============================================================== conflicts
+
+-- A uniform grid of items by plan bounding box (cells of `cell` metres).
+local function grid_new(cell)
+  local g = { cell = cell, cells = {} }
+  function g.add(item, x0, z0, x1, z1)
+    for i = floor(x0 / cell), floor(x1 / cell) do
+      for j = floor(z0 / cell), floor(z1 / cell) do
+        local k = i * 1000003 + j
+        local l = g.cells[k]
+        if not l then l = {}; g.cells[k] = l end
+        l[#l + 1] = item
+      end
+    end
+  end
+  function g.query(x0, z0, x1, z1, out, seen)
+    for i = floor(x0 / cell), floor(x1 / cell) do
+      for j = floor(z0 / cell), floor(z1 / cell) do
+        local l = g.cells[i * 1000003 + j]
+        if l then
+          for _, it in ipairs(l) do
+            if not seen[it] then seen[it] = true; out[#out + 1] = it end
+          end
+        end
+      end
+    end
+    return out
+  end
+  return g
+end
+M.grid = grid_new
+
+-- The plan polyline of a road (node, via points, node) as {x, z, y} points with the
+-- cumulative plan length `s`.
+local function plan_line(r)
+  local pts = { { r.a.x, r.a.z, r.a.y0 or r.a.y or 0, s = 0 } }
+  for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2], v[3] } end
+  pts[#pts + 1] = { r.b.x, r.b.z, r.b.y0 or r.b.y or 0 }
+  for i = 2, #pts do
+    local p, q = pts[i - 1], pts[i]
+    q.s = p.s + sqrt((q[1] - p[1]) ^ 2 + (q[2] - p[2]) ^ 2)
+  end
+  return pts
+end
+
+-- Closest point of segment p-q to (x, z): distance, parameter 0..1.
+local function seg_closest(x, z, p, q)
+  local dx, dz = q[1] - p[1], q[2] - p[2]
+  local l2 = dx * dx + dz * dz
+  local t = l2 > 0 and max(0, min(1, ((x - p[1]) * dx + (z - p[2]) * dz) / l2)) or 0
+  local ex, ez = p[1] + t * dx - x, p[2] + t * dz - z
+  return sqrt(ex * ex + ez * ez), t
+end
+
+-- Proper crossing of segments p-q and u-v: the parameters on both, or nil.
+local function seg_cross(p, q, u, v)
+  local rx, rz = q[1] - p[1], q[2] - p[2]
+  local sx, sz = v[1] - u[1], v[2] - u[2]
+  local den = rx * sz - rz * sx
+  if abs(den) < 1e-12 then return nil end
+  local wx, wz = u[1] - p[1], u[2] - p[2]
+  local t = (wx * sz - wz * sx) / den
+  local w = (wx * rz - wz * rx) / den
+  if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
+  return nil
+end
+
+local function level(r) return r.bridge ~= nil or r.tunnel ~= nil end
+
+--- A dead end closer than this (m) to another road's room is on that road's body.
+M.DEAD_END_GAP = 1.0
+
+-- "road 3 (Main St) at downtown.lua:12" / "node 4 at downtown.lua:9"
+local function ref_line(x) return x.a and M.road_ref(x) or M.node_label(x) end
+
+--- Conflicts of the network before anything is built (city-layout §1.3: roads meet only at
+-- nodes): two roads at grade whose centre lines cross without a shared node, and a node
+-- lying on the body (within the half width) of a road that does not end there. Bridges and
+-- tunnels may cross anything (their ramps are checked with the rooms, `overlaps`).
+-- Uses a grid of the centre-line segments (no pairwise tests over all roads).
+-- @tparam table city
+-- A dead end whose room (the road's half width past the node) comes within
+-- `DEAD_END_GAP` of another road's body touches it.
+-- @treturn table `{ {kind = "cross", a = road, b = road, x, z, sa, sb},
+--   {kind = "node" | "touch", node = node, road = road, x, z, s, d, need, own}, ... }` in a
+-- stable order (`s`: plan distance along the road from its from node; `d` the node's
+-- distance from its centre line, `need` the distance a dead end needs; `own` a dead end's
+-- road)
+function M.conflicts(city)
+  local out = {}
+  local cell = 50
+  local g = grid_new(cell)
+  local lines = {}
+  for _, n in ipairs(city.nodes) do n.roads = {} end
+  for _, r in ipairs(city.roads) do
+    local ra, rb = r.a.roads, r.b.roads
+    ra[#ra + 1] = r
+    if rb ~= ra then rb[#rb + 1] = r end
+  end
+  for _, r in ipairs(city.roads) do
+    local pts = plan_line(r)
+    lines[r] = pts
+    local hw = r.spec.half_width or 0
+    for i = 1, #pts - 1 do
+      local p, q = pts[i], pts[i + 1]
+      g.add({ r = r, i = i }, min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw)
+    end
+  end
+  -- crossings
+  local seen_pair = {}
+  for _, r in ipairs(city.roads) do
+    if not level(r) then
+      local pts = lines[r]
+      for i = 1, #pts - 1 do
+        local p, q = pts[i], pts[i + 1]
+        local cand = g.query(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
+        for _, c in ipairs(cand) do
+          local o = c.r
+          if o.index > r.index and not level(o) then
+            local u, v = lines[o][c.i], lines[o][c.i + 1]
+            local t, w = seg_cross(p, q, u, v)
+            if t then
+              local key = r.index .. ":" .. o.index .. ":" .. i .. ":" .. c.i
+              if not seen_pair[key] then
+                seen_pair[key] = true
+                local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+                out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
+                                  sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
+                                  y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
+                                       + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  -- nodes on another road's body
+  for _, n in ipairs(city.nodes) do
+    if not (n.opts.tunnel or n.opts.bridge) then
+      local deg, own = 0, nil
+      for _, r in ipairs(n.roads or {}) do deg, own = deg + 1, r end
+      -- a dead end's room reaches its road's half width past the node; one that comes
+      -- within DEAD_END_GAP of another road's room counts too (the sliver of ground between
+      -- them would be no block, and the curves between the nodes bulge a little)
+      local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
+      if deg > 0 then
+        local cand = g.query(n.x - reach, n.z - reach, n.x + reach, n.z + reach, {}, {})
+        local best
+        for _, c in ipairs(cand) do
+          local o = c.r
+          if o.a ~= n and o.b ~= n and not level(o) then
+            local pts = lines[o]
+            local p, q = pts[c.i], pts[c.i + 1]
+            local d, t = seg_closest(n.x, n.z, p, q)
+            local s = p.s + t * (q.s - p.s)
+            local L = pts[#pts].s
+            -- on the body, away from the road's own ends (a node near another node is a
+            -- matter of room overlaps)
+            if d < (o.spec.half_width or 0) + reach and s > 1 and s < L - 1 and (not best or d < best.d) then
+              local hw = o.spec.half_width or 0
+              best = { kind = d < hw and "node" or "touch", node = n, road = o, d = d, s = s, dead_end = deg == 1,
+                       need = hw + reach, own = own,
+                       x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]) }
+            end
+          end
+        end
+        if best then out[#out + 1] = best end
+      end
+    end
+  end
+  return out
+end
+
+-- Splits road r at the nodes of `cuts` ({s = plan distance from r.a, node}, any order):
+-- r keeps the first piece, new roads (appended to the city) the others; via points go to
+-- the piece they lie in. The pieces keep the road's options, profile and script line.
+local function split_road(city, r, cuts)
+  table_sort(cuts, function(x, y) return x.s < y.s end)
+  local pts = plan_line(r)
+  local pieces, cur = {}, { via = {}, a = r.a }
+  local k = 1
+  for i = 2, #pts do
+    local p = pts[i]
+    while cuts[k] and cuts[k].s < p.s - 1e-6 do
+      local c = cuts[k]
+      if c.node ~= cur.a then
+        cur.b = c.node
+        pieces[#pieces + 1] = cur
+        cur = { via = {}, a = c.node }
+      end
+      k = k + 1
+    end
+    if i < #pts then
+      local v = r.via[i - 1]
+      if abs(v[1] - cur.a.x) > 1e-6 or abs(v[2] - cur.a.z) > 1e-6 then cur.via[#cur.via + 1] = v end
+    end
+  end
+  cur.b = r.b
+  pieces[#pieces + 1] = cur
+  local list = {}
+  for i, pc in ipairs(pieces) do
+    local nr = r
+    if i > 1 then
+      nr = {}
+      for key, val in pairs(r) do nr[key] = val end
+      nr.index = #city.roads + 1
+      city.roads[nr.index] = nr
+    end
+    nr.a, nr.b, nr.via = pc.a, pc.b, pc.via
+    nr.split_from = r.split_from or r.index
+    list[#list + 1] = nr
+  end
+  return list
+end
+
+-- Pulls dead end `n` of road r back along the road by `by` metres (its via points beyond
+-- drop out); refuses when less than 10 m or half the road would be left.
+local function pull_back(r, n, by)
+  local pts = plan_line(r)
+  if r.a == n then -- walk from the other end
+    local rev = {}
+    for i = #pts, 1, -1 do rev[#rev + 1] = pts[i] end
+    pts = rev
+    local L = pts[1].s
+    for _, p in ipairs(pts) do p.s = L - p.s end
+  end
+  local L = pts[#pts].s
+  local keep = L - by
+  if keep < max(10, L / 2) then
+    error(string_format("%s: the dead end of %s would overlap another road, and pulling it back %.1f m would leave "
+      .. "too little of the road (%.1f m long): move the node", M.node_label(n), M.road_ref(r), by, L), 0)
+  end
+  local via = {}
+  local x, z
+  for i = 2, #pts do
+    local p, q = pts[i - 1], pts[i]
+    if q.s >= keep then
+      local t = (keep - p.s) / max(1e-9, q.s - p.s)
+      x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+      break
+    end
+    if i < #pts then via[#via + 1] = { q[1], q[2], q[3] } end
+  end
+  n.x, n.z = x, z
+  n.pulled = (n.pulled or 0) + by
+  if r.a == n then
+    local rev = {}
+    for i = #via, 1, -1 do rev[#rev + 1] = via[i] end
+    r.via = rev
+  else
+    r.via = via
+  end
+end
+
+-- Resolves the conflicts: an error naming both script lines, or with `auto_junctions` a
+-- node at each crossing (both roads split there) and each road split at a node on its body
+-- (it then runs through that node). Repeats until none is left.
+local function resolve_conflicts(city)
+  for _ = 1, 8 do
+    local list = M.conflicts(city)
+    if #list == 0 then return end
+    if not city.auto_junctions then
+      local c = list[1]
+      if c.kind == "cross" then
+        error(string_format("%s crosses %s at (%.1f, %.1f) without a junction: give them a shared node there, "
+          .. "make one a bridge or tunnel, or pass auto_junctions = true to psdl.city.new", M.road_label(c.a),
+          M.road_ref(c.b), c.x, c.z), 0)
+      end
+      if c.kind == "touch" then
+        error(string_format("%s: the dead end of %s would overlap %s (%.1f m from its centre line at (%.1f, %.1f), "
+          .. "it needs %.1f m): move the node clear of it, join the roads there, or pass auto_junctions = true to "
+          .. "psdl.city.new (the dead end is then pulled back)", M.node_label(c.node), M.road_ref(c.own),
+          M.road_ref(c.road), c.d, c.x, c.z, c.need), 0)
+      end
+      error(string_format("%s lies on the body of %s (%.1f m from its centre line at (%.1f, %.1f)): split that road "
+        .. "at the node (or pass auto_junctions = true to psdl.city.new), or move the node clear of it",
+        M.node_label(c.node), M.road_ref(c.road), c.d, c.x, c.z), 0)
+    end
+    local cuts = {}
+    local function cut(r, s, node)
+      local l = cuts[r]
+      if not l then l = {}; cuts[r] = l; cuts[#cuts + 1] = r end
+      for _, c in ipairs(l) do if abs(c.s - s) < 1e-6 or c.node == node then return end end
+      l[#l + 1] = { s = s, node = node }
+    end
+    -- nodes on a body first: the road then runs through the node, which may settle
+    -- crossings beside it; crossings in a later pass
+    local any_node = false
+    for _, c in ipairs(list) do
+      if c.kind == "node" then
+        if c.dead_end and c.d > 1e-6 then -- a dead end on the road: it joins it there
+          c.node.x, c.node.z = c.x, c.z
+        end
+        cut(c.road, c.s, c.node)
+        any_node = true
+      elseif c.kind == "touch" then
+        pull_back(c.own, c.node, c.need - c.d + 0.25)
+        any_node = true
+      end
+    end
+    if not any_node then
+      local made = {}
+      for _, c in ipairs(list) do
+        local n
+        for _, m in ipairs(made) do -- several crossings at one spot: one junction
+          if abs(m.x - c.x) < 2 and abs(m.z - c.z) < 2 then n = m; break end
+        end
+        if not n then
+          local name = string_format("junction of road %d and road %d", c.a.split_from or c.a.index,
+            c.b.split_from or c.b.index)
+          n = city:node(c.x, c.z, { y = c.y, id = string_format("auto %d", #city.nodes + 1), name = name,
+                                    where = c.a.where })
+          n.y = c.y
+          made[#made + 1] = n
+        end
+        cut(c.a, c.sa, n)
+        cut(c.b, c.sb, n)
+      end
+    end
+    for _, r in ipairs(cuts) do split_road(city, r, cuts[r]) end
+  end
+  local list = M.conflicts(city)
+  if #list > 0 then
+    local c = list[1]
+    error(string_format("%s: conflicts remain after inserting junctions (auto_junctions)", ref_line(c.a or c.node)), 0)
+  end
+end
+
 -- ============================================================== graph
 
 -- Ends of roads at nodes, sorted by angle; node classes.
@@ -586,6 +915,7 @@ end
 -- @param rng a `psdl.city.random` generator
 -- @treturn table `{runs = {...}, classes = {junction = n, ...}}`
 function M.build_roads(city, b, rng)
+  resolve_conflicts(city)
   classify(city)
   local runs = runs_of(city)
   local classes = {}
