@@ -306,9 +306,10 @@ local function split_road(city, r, cuts)
   return list
 end
 
--- Pulls dead end `n` of road r back along the road by `by` metres (its via points beyond
--- drop out); refuses when less than 10 m or half the road would be left.
-local function pull_back(r, n, by)
+-- Pulls dead end `n` of road r back along the road until its plan distance from road o's
+-- centre line is at least `need` metres (its via points beyond drop out); refuses when
+-- less than 10 m or half the road would be left.
+local function pull_back(r, n, o, need)
   local pts = plan_line(r)
   if r.a == n then -- walk from the other end
     local rev = {}
@@ -318,27 +319,36 @@ local function pull_back(r, n, by)
     for _, p in ipairs(pts) do p.s = L - p.s end
   end
   local L = pts[#pts].s
-  local keep = L - by
-  if keep < max(10, L / 2) then
-    error(string_format("%s: the dead end of %s would overlap another road, and pulling it back %.1f m would leave "
-      .. "too little of the road (%.1f m long): move the node", M.node_label(n), M.road_ref(r), by, L), 0)
+  local other = plan_line(o)
+  local function clear(x, z)
+    for i = 1, #other - 1 do
+      if seg_closest(x, z, other[i], other[i + 1]) < need then return false end
+    end
+    return true
+  end
+  -- from the dead end back in steps of 0.25 m
+  local x, z, keep
+  local i = #pts
+  local s = L
+  while s > max(10, L / 2) do
+    s = s - 0.25
+    while i > 1 and pts[i - 1].s > s do i = i - 1 end
+    local p, q = pts[i - 1], pts[i]
+    local t = (s - p.s) / max(1e-9, q.s - p.s)
+    local px, pz = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+    if clear(px, pz) then x, z, keep = px, pz, i - 1; break end
+  end
+  if not x then
+    error(string_format("%s: the dead end of %s would overlap %s, and pulling it back would leave too little of the "
+      .. "road (%.1f m long): move the node", M.node_label(n), M.road_ref(r), M.road_ref(o), L), 0)
   end
   local via = {}
-  local x, z
-  for i = 2, #pts do
-    local p, q = pts[i - 1], pts[i]
-    if q.s >= keep then
-      local t = (keep - p.s) / max(1e-9, q.s - p.s)
-      x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
-      break
-    end
-    if i < #pts then via[#via + 1] = { q[1], q[2], q[3] } end
-  end
+  for k = 2, keep do via[#via + 1] = { pts[k][1], pts[k][2], pts[k][3] } end
+  n.pulled = (n.pulled or 0) + sqrt((n.x - x) ^ 2 + (n.z - z) ^ 2)
   n.x, n.z = x, z
-  n.pulled = (n.pulled or 0) + by
   if r.a == n then
     local rev = {}
-    for i = #via, 1, -1 do rev[#rev + 1] = via[i] end
+    for k = #via, 1, -1 do rev[#rev + 1] = via[k] end
     r.via = rev
   else
     r.via = via
@@ -387,7 +397,7 @@ local function resolve_conflicts(city)
         cut(c.road, c.s, c.node)
         any_node = true
       elseif c.kind == "touch" then
-        pull_back(c.own, c.node, c.need - c.d + 0.25)
+        pull_back(c.own, c.node, c.road, c.need + 0.05)
         any_node = true
       end
     end
