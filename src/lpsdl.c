@@ -1494,5 +1494,10 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
+    lpsdl_open_companion(L);
     return 1;
 }
+
+/* Float conversions for the other binding files (lpsdl.h). */
+lua_Number lpsdl_from_float(float f) { return lp_from_float(f); }
+float lpsdl_to_float(lua_Number n, int *ok) { return lp_to_float(n, ok); }

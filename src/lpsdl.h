@@ -17,4 +17,12 @@ void lpsdl_open_render(lua_State *L);
 /* lpsdl_geom.c: geometry kernels and deduplicating pools (psdl_geom.h). */
 void lpsdl_open_geom(lua_State *L);
 
+/* lpsdl_companion.c: .bai, .cpvs, .inst, .pathset, PKG3 and .tex codecs (psdl_companion.h). */
+void lpsdl_open_companion(lua_State *L);
+
+/* lpsdl.c: a file float as a Lua number and back, bit for bit (NaN payloads kept); *ok = 0
+ * when a finite number is beyond the float range. */
+lua_Number lpsdl_from_float(float f);
+float lpsdl_to_float(lua_Number n, int *ok);
+
 #endif

@@ -13,6 +13,7 @@ typedef struct psdl_arena psdl_arena;
 psdl_arena *psdl_arena_new(const psdl_alloc *alloc);
 void *psdl_arena_alloc(psdl_arena *a, size_t size); /* zeroed, 8-byte aligned */
 void psdl_arena_free(psdl_arena *a);
+void psdl_arena_reserve(psdl_arena *a, size_t bytes); /* hint: first chunk of at least bytes */
 
 /* ---- errors (psdl_error.c) */
 /* Fill err (may be NULL) with code, offset, room, attribute and a message

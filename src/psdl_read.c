@@ -146,6 +146,8 @@ psdl_status psdl_decode(const psdl_options *opt, const void *data, size_t size, 
     }
     psdl_doc *doc = psdl_doc_new(opt);
     if (!doc) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
+    /* a decoded document takes about 2.6 times its file (grid_n20: 1.2 MB for 468 KB) */
+    if (size <= (size_t)-1 / 3u) psdl_arena_reserve(doc->arena_, size * 3u);
     int psd1 = r.p[3] == '1';
     memcpy(doc->magic, r.p, 4);
     r.p += 4;

@@ -239,6 +239,17 @@ M.builder = require "psdl.builder"
 -- the network table of docs/network.md (lua/psdl/city/init.lua).
 M.city = require "psdl.city"
 
+--- Companion files (docs/companion.md): `psdl.bai`, `psdl.cpvs`, `psdl.inst`,
+-- `psdl.pathset`, `psdl.pkg`, `psdl.tex`, each with `read`, `decode`, `encode`, `write` and
+-- `validate`; `psdl.companion.detect(bytes)` names a file's format from its magic.
+M.companion = require "psdl.companion"
+M.bai = require "psdl.bai"
+M.cpvs = require "psdl.cpvs"
+M.inst = require "psdl.inst"
+M.pathset = require "psdl.pathset"
+M.pkg = require "psdl.pkg"
+M.tex = require "psdl.tex"
+
 --- Structural diff of two documents (lua/psdl/diff.lua).
 -- @tparam table a
 -- @tparam table b

@@ -63,6 +63,8 @@ local KEY_ORDER = {
     "flags", "lanes_left", "lanes_right", "stop_lights", "start_crossroads",
     "end_crossroads", "rooms",
   },
+  -- the wrapper of a companion file (psdl.cli.companion)
+  companion = { "format", "version", "type", "data" },
   -- everything else: bounds, perimeter points, and the info and validate results
   other = {
     "format", "version", "strict", "file", "name", "ok", "errors", "warnings", "error",
@@ -82,6 +84,7 @@ for kind, keys in pairs(KEY_ORDER) do
 end
 
 local function object_kind(t)
+  if t.format == "psdlkit-companion" then return "companion" end
   if type(t.type) == "string" and t.severity == nil then return "attribute" end
   if t.lanes_left ~= nil or t.start_crossroads ~= nil then return "road" end
   if t.perimeter ~= nil then return "room" end

@@ -275,7 +275,7 @@ end
 --- Declare the command's arguments.
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
-  cmd:argument("files", "PSDL files."):args("+")
+  cmd:argument("files", "PSDL or companion files (.bai, .cpvs, .inst, .pathset, .pkg, .tex)."):args("+")
   cmd:flag("--json", "Write the statistics as JSON (one document listing every file).")
 end
 
@@ -301,8 +301,35 @@ function M.run(args, ctx)
   local psdl = common.psdl()
   local code = ctx.exit.ok
   local results, shown = {}, 0
+  local companion = require "psdl.cli.companion"
   for _, file in ipairs(args.files) do
-    local doc, size, fcode = common.load(psdl, file)
+    local doc, size, fcode
+    local bytes, rerr, rcode = common.read_file(file)
+    local cfmt = bytes and companion.format_of(file, bytes)
+    if cfmt then
+      local ok, t, csize = companion.load(file, bytes)
+      if not ok then
+        code = math.max(code, ctx:fail(common.exit_for(csize), t))
+        results[#results + 1] = { file = file, error = { code = csize, message = t } }
+      else
+        local s = companion.stats(cfmt, t, csize)
+        if args.json then
+          s.file = file
+          results[#results + 1] = s
+        else
+          if shown > 0 then ctx.stdout:write("\n") end
+          shown = shown + 1
+          companion.print_text(ctx.stdout, file, s)
+        end
+      end
+      goto continue
+    end
+    if bytes then
+      doc, size, fcode = psdl.decode(bytes)
+      if doc then size = #bytes else size, fcode = file .. ": " .. common.clean(size), fcode end
+    else
+      doc, size, fcode = nil, rerr, rcode
+    end
     if not doc then
       code = math.max(code, ctx:fail(common.exit_for(fcode), size))
       results[#results + 1] = { file = file, error = { code = fcode, message = size } }
@@ -317,6 +344,7 @@ function M.run(args, ctx)
         print_text(ctx.stdout, file, s)
       end
     end
+    ::continue::
   end
   if args.json then
     ctx.stdout:write(docjson.encode({ format = "psdlkit-info", version = 1, files = results }))

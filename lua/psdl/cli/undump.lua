@@ -9,7 +9,7 @@
 local common = require "psdl.cli.common"
 local docjson = require "psdl.cli.docjson"
 local io, string = io, string
-local pcall, type, ipairs = pcall, type, ipairs
+local pcall, type, ipairs, tostring = pcall, type, ipairs, tostring
 
 local M = {}
 
@@ -21,6 +21,32 @@ M.summary = "Rebuild a PSDL file from the JSON of psdl dump."
 function M.configure(cmd)
   cmd:argument("file", "JSON file written by psdl dump (- for stdin).")
   cmd:option("-o --output", "PSDL file to write (- for standard output)."):argname("<path>"):count(1)
+end
+
+--- Undump a companion file (JSON of `psdl.cli.companion`): encode and write atomically,
+-- even with validation errors (noted on stderr), like a PSDL document.
+function M.run_companion(args, ctx, obj)
+  local companion = require "psdl.cli.companion"
+  local fmt, t = companion.undump(obj)
+  if not fmt then common.failure("bad_input", args.file .. ": " .. t) end
+  local psdl = common.psdl()
+  local eok, bytes = pcall(psdl[fmt].encode, t)
+  if not eok then
+    common.failure("bad_input", args.file .. ": cannot encode the " .. fmt .. " table: " .. common.clean(bytes))
+  end
+  if args.output == "-" then
+    local wok, werr = ctx.stdout:write(bytes)
+    if not wok then common.failure("io", "standard output: " .. tostring(werr)) end
+    return ctx.exit.ok
+  end
+  local ok, werr, wcode = psdl.write_file(args.output, bytes)
+  if not ok then common.failure(common.exit_for(wcode), common.clean(werr)) end
+  local _, _, counts = psdl[fmt].validate(t)
+  if counts.errors > 0 then
+    ctx:note(string.format("%s: written with %d validation error%s", args.output, counts.errors,
+      counts.errors == 1 and "" or "s"))
+  end
+  return ctx.exit.ok
 end
 
 --- Run `psdl undump`.
@@ -36,6 +62,11 @@ function M.run(args, ctx)
   else
     text, err = common.read_file(args.file)
     if not text then common.failure("io", err) end
+  end
+  local companion = require "psdl.cli.companion"
+  local cok, obj = pcall(require("cjson").decode, text)
+  if cok and type(obj) == "table" and obj.format == companion.FORMAT then
+    return M.run_companion(args, ctx, obj)
   end
   local doc, msg = docjson.undump(text)
   if not doc then common.failure("bad_input", args.file .. ": " .. msg) end
