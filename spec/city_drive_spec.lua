@@ -104,6 +104,41 @@ describe("psdl.city conflicts", function()
     assert_drivable(doc, report)
   end)
 
+  it("refuses two parallel roads whose rooms would overlap, naming both script lines", function()
+    local c = city_mod.new{ auto_junctions = true } -- no junction can part them
+    local l1 = next_line()
+    c:road(c:node(0, 0), c:node(200, 0))
+    local l2 = next_line()
+    c:road(c:node(0, 5), c:node(200, 5))
+    local ok, err = pcall(c.build, c)
+    assert.is_false(ok)
+    assert.matches(SPEC .. ":" .. l1 .. ": road 1: its rooms would overlap those of road 2 at " .. SPEC .. ":" .. l2, err)
+    -- 18 m apart (two 9 m half widths) they only touch
+    c = city_mod.new{ blocks = false, dead_end = "open" }
+    c:road(c:node(0, 0), c:node(200, 0))
+    c:road(c:node(0, 18), c:node(200, 18))
+    assert.equal(0, select(2, c:build()).counts.errors)
+  end)
+
+  it("fits a bridge's ramps between the road it crosses and its ends, or names both roads", function()
+    -- 150 m long, crossing at 50 m: default 60 m ramps would come down on the road; they
+    -- are shortened to end clear of it
+    local c = city_mod.new{ seed = 1 }
+    c:road(c:node(-150, 0), c:node(150, 0))
+    c:road(c:node(0, -50), c:node(0, 100), { bridge = true })
+    local doc, report = c:build()
+    assert_drivable(doc, report)
+    -- an explicit ramp that cannot fit is refused
+    c = city_mod.new{ seed = 1 }
+    local l1 = next_line()
+    c:road(c:node(-150, 0), c:node(150, 0))
+    local l2 = next_line()
+    c:road(c:node(0, -50), c:node(0, 100), { bridge = { ramp = 60 } })
+    local ok, err = pcall(c.build, c)
+    assert.is_false(ok)
+    assert.matches(SPEC .. ":" .. l2 .. ": road 2: its bridge ramp would reach road 1 at " .. SPEC .. ":" .. l1, err)
+  end)
+
   it("lets a bridge or a tunnel cross a road without a junction", function()
     for _, kind in ipairs({ "bridge", "tunnel" }) do
       local c = city_mod.new{ seed = 1 }

@@ -17,8 +17,8 @@ local builder = require "psdl.builder"
 local profiles = require "psdl.city.profiles"
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
-local sqrt, atan, acos, abs, floor, ceil, max, min, pi, huge =
-  math.sqrt, math.atan, math.acos, math.abs, math.floor, math.ceil, math.max, math.min, math.pi, math.huge
+local sqrt, atan, acos, abs, floor, ceil, max, min, pi, huge, sin =
+  math.sqrt, math.atan, math.acos, math.abs, math.floor, math.ceil, math.max, math.min, math.pi, math.huge, math.sin
 local string_format, table_sort = string.format, table.sort
 
 local M = {}
@@ -200,16 +200,32 @@ function M.conflicts(city)
   end
   -- crossings
   local seen_pair = {}
+  for _, r in ipairs(city.roads) do r.crossings = {} end
   for _, r in ipairs(city.roads) do
-    if not level(r) then
+    do
       local pts = lines[r]
       for i = 1, #pts - 1 do
         local p, q = pts[i], pts[i + 1]
         local cand = g.query(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
         for _, c in ipairs(cand) do
           local o = c.r
-          if o.index > r.index and not level(o) then
-            local u, v = lines[o][c.i], lines[o][c.i + 1]
+          local u, v = lines[o][c.i], lines[o][c.i + 1]
+          if o.index > r.index and level(o) ~= level(r) then
+            -- a bridge or tunnel over / under a road at grade: where the road passes, the
+            -- level road must be on its deck or in its bore (`piece_levels` fits the ramps)
+            local t, w = seg_cross(p, q, u, v)
+            if t then
+              local lv, gr = r, o
+              if level(o) then lv, gr = o, r end
+              local ax, az = unit(q[1] - p[1], q[2] - p[2])
+              local bx, bz = unit(v[1] - u[1], v[2] - u[2])
+              local sn = abs((ax or 0) * (bz or 0) - (az or 0) * (bx or 0))
+              local list = lv.crossings
+              list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr,
+                                  half = ((lv.spec.half_width or 0) + (gr.spec.half_width or 0)) / max(sn, 0.2) + 1 }
+            end
+          end
+          if o.index > r.index and not level(o) and not level(r) then
             local t, w = seg_cross(p, q, u, v)
             if t then
               local key = r.index .. ":" .. o.index .. ":" .. i .. ":" .. c.i
@@ -251,7 +267,9 @@ function M.conflicts(city)
             -- matter of room overlaps)
             if d < (o.spec.half_width or 0) + reach and s > 1 and s < L - 1 and (not best or d < best.d) then
               local hw = o.spec.half_width or 0
+              local dx, dz = unit(q[1] - p[1], q[2] - p[2])
               best = { kind = d < hw and "node" or "touch", node = n, road = o, d = d, s = s, dead_end = deg == 1,
+                       dir = { dx or 1, dz or 0 },
                        need = hw + reach, own = own,
                        x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]) }
             end
@@ -391,6 +409,18 @@ local function resolve_conflicts(city)
     local any_node = false
     for _, c in ipairs(list) do
       if c.kind == "node" then
+        -- a road of the node running along the other one: no junction can part them
+        for _, r in ipairs(c.node.roads) do
+          local pts = plan_line(r)
+          local p, q = pts[1], pts[2]
+          if r.b == c.node then p, q = pts[#pts], pts[#pts - 1] end
+          local ux, uz = unit(q[1] - p[1], q[2] - p[2])
+          if ux and abs(ux * c.dir[2] - uz * c.dir[1]) < sin(15 * pi / 180) then
+            error(string_format("%s runs along %s from %s: their rooms would overlap (roads side by side need their "
+              .. "widths apart; join them into one road or move one)", M.road_label(r), M.road_ref(c.road),
+              M.node_label(c.node)), 0)
+          end
+        end
         if c.dead_end and c.d > 1e-6 then -- a dead end on the road: it joins it there
           c.node.x, c.node.z = c.x, c.z
         end
@@ -427,6 +457,122 @@ local function resolve_conflicts(city)
     local c = list[1]
     error(string_format("%s: conflicts remain after inserting junctions (auto_junctions)", ref_line(c.a or c.node)), 0)
   end
+end
+
+
+-- ============================================================== overlaps of what was built
+
+-- Signed plan distance of (x, z) from polygon poly ({x, z} points): negative inside.
+local function poly_dist(x, z, poly)
+  local n, c, d = #poly, false, huge
+  for i = 1, n do
+    local a, b = poly[i], poly[i % n + 1]
+    local e = seg_closest(x, z, a, b)
+    if e < d then d = e end
+    if (a[2] > z) ~= (b[2] > z) and x < a[1] + (z - a[2]) * (b[1] - a[1]) / (b[2] - a[2]) then c = not c end
+  end
+  return c and -d or d
+end
+
+-- A point where plan polygons P and Q overlap by more than eps: a point of one inside the
+-- other, or two edges crossing; nil when they only touch.
+local function poly_overlap(P, Q, eps)
+  for _, pair in ipairs({ { P, Q }, { Q, P } }) do
+    local A, B = pair[1], pair[2]
+    for _, p in ipairs(A) do
+      if p[1] > B.x0 and p[1] < B.x1 and p[2] > B.z0 and p[2] < B.z1 and poly_dist(p[1], p[2], B) < -eps then
+        return p[1], p[2]
+      end
+    end
+  end
+  local n, m = #P, #Q
+  for i = 1, n do
+    local a, b = P[i], P[i % n + 1]
+    if max(a[1], b[1]) > Q.x0 and min(a[1], b[1]) < Q.x1 and max(a[2], b[2]) > Q.z0 and min(a[2], b[2]) < Q.z1 then
+      for k = 1, m do
+        local u, v = Q[k], Q[k % m + 1]
+        local t, w = seg_cross(a, b, u, v)
+        if t then
+          -- a proper crossing: the ends of each edge clear of the other's line
+          local ex, ez = unit(b[1] - a[1], b[2] - a[2])
+          local fx, fz = unit(v[1] - u[1], v[2] - u[2])
+          if ex and fx then
+            local du = (u[1] - a[1]) * ez - (u[2] - a[2]) * ex
+            local dv = (v[1] - a[1]) * ez - (v[2] - a[2]) * ex
+            local da = (a[1] - u[1]) * fz - (a[2] - u[2]) * fx
+            local db = (b[1] - u[1]) * fz - (b[2] - u[2]) * fx
+            if min(abs(du), abs(dv), abs(da), abs(db)) > eps then
+              return a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2])
+            end
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+--- Rooms of unrelated parts of the network that overlap in plan (more than 5 cm): the road
+-- and intersection rooms of roads sharing no node, of a node and a road not ending there, of
+-- two nodes no road joins. Bridge decks and tunnel bores (warp rooms) may overlap anything.
+-- @tparam table city a built `psdl.city` City (`road.rooms`, `node.room`)
+-- @tparam Builder b
+-- @treturn table `{ {a = road or node, b = road or node, x, z}, ... }`
+function M.overlaps(city, b)
+  local items = {}
+  local g = grid_new(40)
+  local function add(room, owner)
+    if not room or not room.outline or room.is_tunnel or room.is_bridge or (room.flags and room.flags & 0x40 ~= 0) then
+      return
+    end
+    local poly = { x0 = huge, z0 = huge, x1 = -huge, z1 = -huge }
+    for _, ref in ipairs(room.outline) do
+      local p = b:point(ref)
+      local q = poly[#poly]
+      if not q or abs(q[1] - p[1]) > 1e-6 or abs(q[2] - p[3]) > 1e-6 then poly[#poly + 1] = { p[1], p[3] } end
+      poly.x0, poly.x1 = min(poly.x0, p[1]), max(poly.x1, p[1])
+      poly.z0, poly.z1 = min(poly.z0, p[3]), max(poly.z1, p[3])
+    end
+    if #poly < 3 then return end
+    local it = { poly = poly, owner = owner }
+    items[#items + 1] = it
+    g.add(it, poly.x0, poly.z0, poly.x1, poly.z1)
+  end
+  for _, n in ipairs(city.nodes) do add(n.room, n) end
+  for _, r in ipairs(city.roads) do
+    for _, rm in ipairs(r.rooms or {}) do add(rm, r) end
+  end
+  -- related owners: a road and its end nodes, roads sharing a node, nodes joined by a road
+  local function related(p, q)
+    if p == q then return true end
+    if p.a and q.a then return p.a == q.a or p.a == q.b or p.b == q.a or p.b == q.b end
+    if p.a then return p.a == q or p.b == q end
+    if q.a then return q.a == p or q.b == p end
+    for _, e in ipairs(p.ends or {}) do
+      local r = e.road
+      if r.a == q or r.b == q then return true end
+    end
+    return false
+  end
+  local out, done = {}, {}
+  for _, it in ipairs(items) do
+    local P = it.poly
+    for _, o in ipairs(g.query(P.x0, P.z0, P.x1, P.z1, {}, {})) do
+      local Q = o.poly
+      if o ~= it and not related(it.owner, o.owner) and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 then
+        local k1, k2 = it.owner, o.owner
+        local key = tostring(k1) < tostring(k2) and (tostring(k1) .. tostring(k2)) or (tostring(k2) .. tostring(k1))
+        if not done[key] then
+          local x, z = poly_overlap(P, Q, 0.05)
+          if x then
+            done[key] = true
+            out[#out + 1] = { a = k1, b = k2, x = x, z = z }
+          end
+        end
+      end
+    end
+  end
+  return out
 end
 
 -- ============================================================== graph
@@ -586,7 +732,7 @@ end
 
 -- Height profile of a tunnel or bridge piece: y at plan distance s along a piece of length
 -- L, given the levels at the ends of the middle part and the ramp lengths.
-local function piece_levels(city, piece, y0, y1, L)
+local function piece_levels(city, piece, y0, y1, L, pts, acc)
   local r = piece.road
   local t = r.tunnel or r.bridge
   if not t then return nil end
@@ -602,6 +748,28 @@ local function piece_levels(city, piece, y0, y1, L)
   if depth == 0 then ramp = 0 end
   local ra = special_from and 0 or ramp
   local rb = special_to and 0 or ramp
+  -- roads at grade passing under a bridge or over a tunnel: the ramps stop short of them
+  -- (shortened down to a 40 % slope when the road did not set `ramp`)
+  for _, c in ipairs(pts and r.crossings or {}) do
+    local best, sc = huge, nil
+    for i = 1, #pts - 1 do
+      local d, t = seg_closest(c.x, c.z, { pts[i][1], pts[i][3] }, { pts[i + 1][1], pts[i + 1][3] })
+      if d < best then best, sc = d, acc[i] + t * (acc[i + 1] - acc[i]) end
+    end
+    if sc and best < c.half + 5 then
+      local lo, hi = sc - c.half, L - (sc + c.half)
+      local least = 2.5 * abs(depth)
+      local function fit(cur, room)
+        if cur <= room or cur == 0 then return cur end
+        if t.ramp == nil and room >= least then return room end
+        error(string_format("%s: its %s ramp would reach %s where it passes at (%.1f, %.1f): %.1f m of ramp fit "
+          .. "before it, %g m are needed%s", M.road_label(r), is_tunnel and "tunnel" or "bridge", M.road_ref(c.road),
+          c.x, c.z, max(0, room), t.ramp or least, t.ramp and " (ramp = ... shorter)" or
+          " (a lower height or depth, or move the crossing nearer the middle)"), 0)
+      end
+      ra, rb = fit(ra, lo), fit(rb, hi)
+    end
+  end
   if ra + rb > L - 10 and ra + rb > 0 then
     error(string_format("%s: its %s ramps (%g m each) need more than its %.1f m of length (ramp = ... shorter, "
       .. "or a longer road)", M.road_label(r), is_tunnel and "tunnel" or "bridge", ramp, L), 0)
@@ -800,7 +968,7 @@ local function build_run(city, b, run, rng)
     for i = bounds[k], bounds[k + 1] do pts[#pts + 1] = samples[i] end
     local acc = cumulative(pts)
     local L = acc[#acc]
-    local lv = piece_levels(city, p, pts[1][2], pts[#pts][2], L)
+    local lv = piece_levels(city, p, pts[1][2], pts[#pts][2], L, pts, acc)
     if not lv then
       subs[#subs + 1] = { pts = pts, kind = "road", piece = p, length = L }
     else
@@ -965,6 +1133,18 @@ function M.build_roads(city, b, rng)
     end
     run.prop_rule = (spec.flags & profiles.RECORD.sidewalks) ~= 0 and profiles.prop_rule(rule, spec.style, prng) or 0
     build_run(city, b, run, rng)
+  end
+  local ov = M.overlaps(city, b)
+  if ov[1] then
+    -- name two roads where there are, else a road and an intersection
+    local c = ov[1]
+    local function rank(x) return (x.a.a and 1 or 0) + (x.b.a and 1 or 0) end
+    for _, o in ipairs(ov) do if rank(o) > rank(c) then c = o end end
+    local what = function(x) return x.a and M.road_label(x) or M.node_label(x) end
+    local ref = function(x) return x.a and M.road_ref(x) or ("the intersection of " .. M.node_label(x)) end
+    error(string_format("%s: its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
+      .. "widths apart; move them apart, join them at a node, or make one a bridge or tunnel", what(c.a), ref(c.b),
+      c.x, c.z), 0)
   end
   return { runs = runs, classes = classes }
 end
