@@ -97,6 +97,18 @@ static void op_validate(bench_ctx *c) {
     sink += res.errors + res.warnings;
 }
 
+static void op_validate_format(bench_ctx *c) {
+    psdl_validate_result res;
+    psdl_validate_ex(c->doc, PSDL_VALIDATE_NO_DRIVABLE, NULL, NULL, &res);
+    sink += res.errors + res.warnings;
+}
+
+static void op_drivable(bench_ctx *c) {
+    psdl_validate_result res = {0, 0};
+    psdl_check_drivable(c->doc, NULL, NULL, &res);
+    sink += res.errors + res.warnings;
+}
+
 /* Mean seconds per call of op over at least min_s seconds (after one warm-up call). */
 static double time_op(void (*op)(bench_ctx *), bench_ctx *c, double min_s, long *iters_out) {
     op(c);
@@ -169,6 +181,10 @@ int main(int argc, char **argv) {
     row("encoded_size", t, size, it, 0);
     t = time_op(op_validate, &c, min_s, &it);
     row("validate", t, size, it, 0);
+    t = time_op(op_validate_format, &c, min_s, &it);
+    row("  format rules", t, size, it, 0);
+    t = time_op(op_drivable, &c, min_s, &it);
+    row("  drivability", t, size, it, 0);
     printf("decode+encode  %9.3f ms/file\n", (t_dec + t_enc) * 1e3);
 
     psdl_doc_free(c.doc);

@@ -2,11 +2,15 @@
 -- an elevated planted divider capped at both ends of the run, 4 m sidewalks, split into
 -- road rooms at full sections, one road record (divided, with sidewalks).
 --
---   lua5.4 examples/avenue.lua [out.psdl]
-local here = (arg and arg[0] or "examples/avenue.lua"):match("^(.*)/[^/]*$") or "."
-package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
-package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
-local psdl = require "psdl"
+--   scripts/psdl build examples/avenue.lua -o avenue.psdl
+--   lua5.4 examples/avenue.lua OUT.psdl      (the same as a plain Lua program)
+local standalone = rawget(_ENV, "psdl") == nil -- psdl build gives the script a psdl global
+if standalone then
+  local here = (arg and arg[0] or "examples/avenue.lua"):match("^(.*)/[^/]*$") or "."
+  package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+  package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+end
+local psdl = rawget(_ENV, "psdl") or require "psdl"
 
 local b = psdl.builder.new{ style = "sf" }
 local rooms, avenue = b:street{
@@ -23,7 +27,11 @@ local rooms, avenue = b:street{
 b:road_record{ rooms = rooms, lanes_left = { 0.5, 0.5 }, lanes_right = { 0.5, 0.5 } }
 
 local doc, report = b:finish()
-local out = arg and arg[1] or "avenue.psdl"
-assert(psdl.write(doc, out, { strict = true }))
-print(string.format("%s: %d rooms, %d sections, %d vertices, quads planar within %.3f m", out, report.rooms,
-  avenue.sections, report.vertices, psdl.geom.strip_deviation_flat(avenue.flat, avenue.stride)))
+if standalone and arg and arg[1] then
+  -- run as a command with an output name: write the city and print a line about it
+  local out = arg[1]
+  assert(psdl.write(doc, out, { strict = true }))
+  print(string.format("%s: %d rooms, %d sections, %d vertices, quads planar within %.3f m", out, report.rooms,
+    avenue.sections, report.vertices, psdl.geom.strip_deviation_flat(avenue.flat, avenue.stride)))
+end
+return doc

@@ -4,11 +4,15 @@
 -- are ordinary road rooms with low walls. Ground blocks on both banks link the road below to
 -- the ramps (every road room is reachable from every other through neighbour links).
 --
---   lua5.4 examples/bridge.lua [out.psdl]
-local here = (arg and arg[0] or "examples/bridge.lua"):match("^(.*)/[^/]*$") or "."
-package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
-package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
-local psdl = require "psdl"
+--   scripts/psdl build examples/bridge.lua -o bridge.psdl
+--   lua5.4 examples/bridge.lua OUT.psdl      (the same as a plain Lua program)
+local standalone = rawget(_ENV, "psdl") == nil -- psdl build gives the script a psdl global
+if standalone then
+  local here = (arg and arg[0] or "examples/bridge.lua"):match("^(.*)/[^/]*$") or "."
+  package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+  package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+end
+local psdl = rawget(_ENV, "psdl") or require "psdl"
 
 local b = psdl.builder.new{ style = "london" }
 local road = { kind = "road", left = 5, right = 5, sidewalk_left = 2, sidewalk_right = 2 }
@@ -46,7 +50,11 @@ ground(1, "North Bank")
 ground(-1, "South Bank")
 
 local doc, report = b:finish()
-local out = arg and arg[1] or "bridge.psdl"
-assert(psdl.write(doc, out, { strict = true }))
-print(string.format("%s: %d rooms, %d vertices, %d textures, deck flags 0x%02x", out, report.rooms,
-  report.vertices, report.textures, doc.rooms[deck[1].id].flags))
+if standalone and arg and arg[1] then
+  -- run as a command with an output name: write the city and print a line about it
+  local out = arg[1]
+  assert(psdl.write(doc, out, { strict = true }))
+  print(string.format("%s: %d rooms, %d vertices, %d textures, deck flags 0x%02x", out, report.rooms,
+    report.vertices, report.textures, doc.rooms[deck[1].id].flags))
+end
+return doc

@@ -4,11 +4,15 @@
 -- stand in a row: facade bounds per wall run with light indices from the walls' directions,
 -- ground-floor and upper facades, slivers under the downhill walls, flat roofs.
 --
---   lua5.4 examples/facades.lua [out.psdl]
-local here = (arg and arg[0] or "examples/facades.lua"):match("^(.*)/[^/]*$") or "."
-package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
-package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
-local psdl = require "psdl"
+--   scripts/psdl build examples/facades.lua -o facades.psdl
+--   lua5.4 examples/facades.lua OUT.psdl      (the same as a plain Lua program)
+local standalone = rawget(_ENV, "psdl") == nil -- psdl build gives the script a psdl global
+if standalone then
+  local here = (arg and arg[0] or "examples/facades.lua"):match("^(.*)/[^/]*$") or "."
+  package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+  package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+end
+local psdl = rawget(_ENV, "psdl") or require "psdl"
 
 local b = psdl.builder.new{ style = "london" }
 local rise, length = 6, 120
@@ -39,14 +43,14 @@ for i = 0, 4 do
     facade = facades.upper[1 + i % #facades.upper],
     roof = b.style.roofs[1], sliver = b.style.slivers[1], sliver_density = 0.25,
   })
-  if os.getenv("PSDL_DEBUG") then
-    print(string.format("building %d: base %.2f m, top %.2f m, %d runs, %d facades, %d slivers", i + 1,
-      stats.base, stats.top, stats.runs, stats.facades, stats.slivers))
-  end
 end
 
 local doc, report = b:finish()
-local out = arg and arg[1] or "facades.psdl"
-assert(psdl.write(doc, out, { strict = true }))
-print(string.format("%s: %d rooms, %d vertices, %d heights, %d textures; %d T-junctions repaired", out,
-  report.rooms, report.vertices, report.heights, report.textures, report.tjunctions.repaired))
+if standalone and arg and arg[1] then
+  -- run as a command with an output name: write the city and print a line about it
+  local out = arg[1]
+  assert(psdl.write(doc, out, { strict = true }))
+  print(string.format("%s: %d rooms, %d vertices, %d heights, %d textures; %d T-junctions repaired", out,
+    report.rooms, report.vertices, report.heights, report.textures, report.tjunctions.repaired))
+end
+return doc

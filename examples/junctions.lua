@@ -3,11 +3,15 @@
 -- street's sidewalks stop at the alley, a crosswalk across every street, and the road rooms
 -- starting exactly on the intersections' end sections.
 --
---   lua5.4 examples/junctions.lua [out.psdl]
-local here = (arg and arg[0] or "examples/junctions.lua"):match("^(.*)/[^/]*$") or "."
-package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
-package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
-local psdl = require "psdl"
+--   scripts/psdl build examples/junctions.lua -o junctions.psdl
+--   lua5.4 examples/junctions.lua OUT.psdl      (the same as a plain Lua program)
+local standalone = rawget(_ENV, "psdl") == nil -- psdl build gives the script a psdl global
+if standalone then
+  local here = (arg and arg[0] or "examples/junctions.lua"):match("^(.*)/[^/]*$") or "."
+  package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+  package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+end
+local psdl = rawget(_ENV, "psdl") or require "psdl"
 
 local b = psdl.builder.new{ style = "sf" }
 local street = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
@@ -43,8 +47,11 @@ road{ from = { xt, 2 }, path = { { 150, 0, 80 } }, profile = street }
 road{ from = { xt, 3 }, path = { { 150, 0, -80 } }, profile = street }
 
 local doc, report = b:finish()
-if os.getenv("PSDL_DEBUG") then print("tjunctions", report.tjunctions.found, report.tjunctions.repaired, #report.tjunctions.unrepaired) end
-local out = arg and arg[1] or "junctions.psdl"
-assert(psdl.write(doc, out, { strict = true }))
-print(string.format("%s: %d rooms, %d vertices, %d textures, %d road records", out, report.rooms,
-  report.vertices, report.textures, #doc.roads))
+if standalone and arg and arg[1] then
+  -- run as a command with an output name: write the city and print a line about it
+  local out = arg[1]
+  assert(psdl.write(doc, out, { strict = true }))
+  print(string.format("%s: %d rooms, %d vertices, %d textures, %d road records", out, report.rooms,
+    report.vertices, report.textures, #doc.roads))
+end
+return doc

@@ -9,7 +9,7 @@
 --   scripts/psdl build examples/terrain_city.lua -o terrain_city.psdl --preview terrain_city.png
 --   scripts/psdl terrain export terrain_city.psdl -o terrain_city_ground.png   # and back out
 --
--- Run directly (`lua5.4 examples/terrain_city.lua [OUT.psdl]`) it also writes the city,
+-- Run directly (`lua5.4 examples/terrain_city.lua OUT.psdl`) it also writes the city,
 -- exports its ground and prints how far that lies from the heightmap.
 local standalone = rawget(_ENV, "psdl") == nil -- psdl build gives the script a psdl global
 if standalone then
@@ -58,9 +58,10 @@ city:blocks{
   overrides = { { point = { 480, 375 }, park = true } }, -- the hilltop
 }
 
-if standalone then
-  -- run as a script: build, write, and compare the city's ground with the heightmap
-  local out = arg and arg[1] or "terrain_city.psdl"
+if standalone and arg and arg[1] then
+  -- run as a script with an output name: build, write, and compare the city's ground with
+  -- the heightmap
+  local out = arg[1]
   local _, report = assert(city:save(out, { strict = true }))
   print(psdl.city.summary(report, out))
   local back = assert(terrain.from_city(city, { like = t }))

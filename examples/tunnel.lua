@@ -3,11 +3,15 @@
 -- whose walls and ceiling come from a junction tunnel (wall bits on the perimeter edges
 -- that face no road), and climbs out again.
 --
---   lua5.4 examples/tunnel.lua [out.psdl]
-local here = (arg and arg[0] or "examples/tunnel.lua"):match("^(.*)/[^/]*$") or "."
-package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
-package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
-local psdl = require "psdl"
+--   scripts/psdl build examples/tunnel.lua -o tunnel.psdl
+--   lua5.4 examples/tunnel.lua OUT.psdl      (the same as a plain Lua program)
+local standalone = rawget(_ENV, "psdl") == nil -- psdl build gives the script a psdl global
+if standalone then
+  local here = (arg and arg[0] or "examples/tunnel.lua"):match("^(.*)/[^/]*$") or "."
+  package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
+  package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
+end
+local psdl = rawget(_ENV, "psdl") or require "psdl"
 
 local b = psdl.builder.new{ style = "sf" }
 local road = { kind = "road", left = 6, right = 6, sidewalk_left = 1.5, sidewalk_right = 1.5 }
@@ -47,7 +51,11 @@ record(b:street{ from = { x, 3 }, path = { { 60, depth, 170 }, { 110, depth, 210
                  tunnel = bore, room = { name = "East Bore" } })
 
 local doc, report = b:finish()
-local out = arg and arg[1] or "tunnel.psdl"
-assert(psdl.write(doc, out, { strict = true }))
-print(string.format("%s: %d rooms, %d vertices, %d textures, %d road records", out, report.rooms,
-  report.vertices, report.textures, #doc.roads))
+if standalone and arg and arg[1] then
+  -- run as a command with an output name: write the city and print a line about it
+  local out = arg[1]
+  assert(psdl.write(doc, out, { strict = true }))
+  print(string.format("%s: %d rooms, %d vertices, %d textures, %d road records", out, report.rooms,
+    report.vertices, report.textures, #doc.roads))
+end
+return doc

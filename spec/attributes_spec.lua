@@ -215,6 +215,30 @@ describe("attribute encoding", function()
     assert.is_true(attrs[3].last)
   end)
 
+  it("never writes subtype 1 for a one-pair sidewalk or rectangle strip or a two-vertex roof", function()
+    -- header words: type << 3 | subtype, LAST (0x80) on the final attribute
+    local cases = {
+      { { type = "sidewalk_strip", vertices = {2, 3} }, 0x1 },
+      { { type = "walkway", vertices = {2, 3} }, 0x2 },
+      { { type = "roof", height = 1, vertices = {2, 3} }, 0xC },
+    }
+    for _, c in ipairs(cases) do
+      local attrs, bytes = encode_room{ { type = "texture", value = 1 }, c[1] }
+      local hdr = c[2] << 3 | 0x80
+      assert.truthy(bytes:find(string.pack("<I2I2", hdr, 1), 1, true), c[1].type .. ": counted form, count 1")
+      assert.falsy(bytes:find(string.pack("<I2", hdr | 1), 1, true), c[1].type .. ": subtype 1 written")
+      assert.are.same({2, 3}, attrs[2].vertices)
+    end
+    -- two pairs keep the inline form (subtype 2)
+    local _, bytes = encode_room{ { type = "texture", value = 1 }, { type = "walkway", vertices = {2, 3, 4, 5} } }
+    assert.truthy(bytes:find(string.pack("<I2", 0x2 << 3 | 0x80 | 2), 1, true))
+    -- a file that has subtype 1 is read as one pair and written back byte for byte
+    local list = attrs_of({ 0x80 + (0x2 << 3) + 1, 1, 2 })
+    assert.are.equal("walkway", list[1].type)
+    assert.are.same({2, 3}, list[1].vertices)
+    assert.is_false(list[1].counted)
+  end)
+
   it("writes sidewalk end caps with their (0,0) / (1,1) markers", function()
     local attrs = encode_room{ { type = "texture", value = 1 },
       { type = "sidewalk_strip", cap = "end", vertices = {4, 5} } }

@@ -460,9 +460,9 @@ describe("encode errors", function()
 end)
 
 describe("psdl.validate", function()
-  it("finds no errors in the fixtures, warnings only", function()
+  it("finds no format errors in the fixtures, warnings only (drivable = false)", function()
     local doc = assert(psdl.read(FIXTURES .. "/grid_n2.psdl"))
-    local ok, problems, counts = psdl.validate(doc)
+    local ok, problems, counts = psdl.validate(doc, { drivable = false })
     assert.is_true(ok)
     assert.equal(0, counts.errors)
     assert.equal(#problems, counts.warnings)
@@ -472,8 +472,28 @@ describe("psdl.validate", function()
     assert.is_string(p.rule)
     assert.is_string(p.path)
     assert.is_string(p.message)
-    local strict = psdl.validate(doc, { strict = true })
+    local strict = psdl.validate(doc, { strict = true, drivable = false })
     assert.is_false(strict)
+  end)
+
+  it("finds the fixtures' drivability defects: holes and floor outside rooms, with rooms and positions", function()
+    local doc = assert(psdl.read(FIXTURES .. "/grid_n2.psdl"))
+    local ok, problems, counts = psdl.validate(doc)
+    assert.is_false(ok)
+    local rules = {}
+    for _, p in ipairs(problems) do
+      if p.severity == "error" then rules[p.rule] = true end
+      if p.rule == "hole" then
+        -- grid_n2: a 3 m gap between intersection 1 (x <= 7) and road room 5 (x >= 10)
+        assert.is_true(p.x > -11 and p.x < 61 and p.z > -11 and p.z < 61, p.message)
+        assert.is_true(#p.rooms >= 1)
+      end
+    end
+    assert.same({ hole = true, floor_outside = true }, rules)
+    assert.equal(20, counts.errors)
+    -- a city the builder made passes every rule
+    local ok2, p2 = psdl.validate(assert(psdl.read(FIXTURES .. "/clean/street.psdl")), { strict = true })
+    assert.is_true(ok2, p2[1] and p2[1].message)
   end)
 
   it("reports an index past the vertex pool with a 1-based path", function()
@@ -561,9 +581,9 @@ describe("psdl.read and psdl.write", function()
     assert.is_true(psdl.write(small_doc(), path))
     assert.is_true(slurp(path) == small_bytes())
     assert.same({ "city.psdl" }, entries())
-    local doc = assert(psdl.read(FIXTURES .. "/grid_n2.psdl"))
+    local doc = assert(psdl.read(FIXTURES .. "/clean/street.psdl"))
     assert.is_true(psdl.write(doc, path))
-    assert.is_true(slurp(path) == slurp(FIXTURES .. "/grid_n2.psdl"))
+    assert.is_true(slurp(path) == slurp(FIXTURES .. "/clean/street.psdl"))
     assert.same({ "city.psdl" }, entries())
   end)
 

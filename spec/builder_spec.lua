@@ -154,7 +154,7 @@ describe("psdl.builder", function()
       b:street{ path = { {50, 0, 0}, {50, 0, 40} },
                 profile = { kind = "divided", left = 7, right = 7, median = 2, sidewalk_left = 3, sidewalk_right = 3 },
                 divider = { divider = "wedge", divider_textures = b.style.dividers.wedge } }
-      local doc = b:finish()
+      local doc = b:finish{ drivable = false } -- a fragment, no whole city: format rules only
       local S = b.style
       -- the divider group (wedge: s_jersey_rail x 4) comes first, then the road group
       assert.same({ "s_jersey_rail", "s_jersey_rail", "s_jersey_rail", "s_jersey_rail",
@@ -205,7 +205,7 @@ describe("psdl.builder", function()
       local r = b:room()
       r:sidewalk({ { {0, 0, 0}, {-3, 0.15, 0} }, { {0, 0, 10}, {-3, 0.15, 10} } }, "swalk_f")
       r:crosswalk({ {0, 0, 0}, {0, 0, 3}, {10, 0, 0}, {10, 0, 3} }, "rxwalk_f")
-      local doc = b:finish()
+      local doc = b:finish{ drivable = false } -- a fragment, no whole city: format rules only
       assert.same({ "swalk_f", "swalk_f", "swalk_f", "rxwalk_f", "rxwalk_f", "rxwalk_f", "rxwalk_f" }, doc.textures)
     end)
 
@@ -240,7 +240,7 @@ describe("psdl.builder", function()
       b:building(blk, { outline = { {-95, 1, -95}, {-95, 0, -70}, {-70, 0, -70}, {-70, 1, -95} }, floors = 4 })
       blk:texture(2)
       blk:fan({ {-60, 1, -100}, {-60, 0, -60}, {-50, 0, -60}, {-50, 1, -100} }, "s_grass")
-      local doc = b:finish{ strict = false }
+      local doc = b:finish{ strict = false, drivable = false } -- a fragment, no whole city: format rules only
       local seen = {}
       for _, r in ipairs(doc.rooms) do
         for _, a in ipairs(r.attributes) do seen[a.type .. (a.cap and ":" .. a.cap or "")] = true end
@@ -263,7 +263,7 @@ describe("psdl.builder", function()
       assert.same({ 0, 1, 2, 3 }, dts)
       assert.same({ { true, false }, { true, true }, { true, false }, { true, true } }, caps)
       -- only the invisible divider (type 0) draws a warning; nothing else is wrong
-      local ok, problems, counts = psdl.validate(doc, { strict = true })
+      local ok, problems, counts = psdl.validate(doc, { strict = true, drivable = false }) -- pieces side by side
       assert.is_false(ok)
       assert.equal(0, counts.errors)
       for _, p in ipairs(problems) do assert.equal("divider_type", p.rule) end
@@ -367,7 +367,7 @@ describe("psdl.builder", function()
       local b = builder.new()
       local x, _, streets = crossroads(b)
       local blk = b:block{ outline = { {20, 0.15, 20}, {20, 0.15, 40}, {40, 0.15, 40}, {40, 0.15, 20} } }
-      local doc = b:finish()
+      local doc = b:finish{ drivable = false } -- a fragment, no whole city: format rules only
       assert.equal(0x10, doc.rooms[x.id].flags)
       assert.equal(0x08, doc.rooms[streets[1][1].id].flags)
       assert.equal(0x04, doc.rooms[blk.id].flags)
@@ -445,7 +445,7 @@ describe("psdl.builder", function()
       local b = builder.new()
       crossroads(b)
       b:block{ outline = { {20, 0.15, 20}, {20, 0.15, 40}, {40, 0.15, 40}, {40, 0.15, 20} } }
-      local doc = b:finish{ order = "blocks_first" }
+      local doc = b:finish{ order = "blocks_first", drivable = false } -- a fragment, no whole city: format rules only
       assert.equal(0x04, doc.rooms[1].flags)
       assert.equal(2, doc.first_road_room)
       assert_symmetric(doc)
@@ -528,7 +528,7 @@ describe("psdl.builder", function()
       b:road_record{ rooms = rooms }
       local walk = b:street{ path = { {50, 0, 0}, {50, 0, 30} }, profile = { kind = "walkway", left = 2, right = 2 } }
       b:road_record{ rooms = walk }
-      local doc = b:finish()
+      local doc = b:finish{ drivable = false } -- a fragment, no whole city: format rules only
       assert.is_true(#rooms > 1)
       local rd = doc.roads[1]
       assert.equal(0x40, rd.flags)
@@ -544,7 +544,7 @@ describe("psdl.builder", function()
       assert.same({ wv[1], wv[1], wv[2], wv[2] }, doc.roads[2].start_crossroads)
       -- consecutive rooms share a full cross-section and link across it
       assert_symmetric(doc)
-      assert.is_true(psdl.validate(doc, { strict = true }))
+      assert.is_true(psdl.validate(doc, { strict = true, drivable = false })) -- two separate streets
     end)
   end)
 
@@ -853,24 +853,24 @@ describe("psdl.builder", function()
       end
       -- at ground level beside the sidewalk (0.15 m up): unlinked, a warning
       local b, road, blk = build(0)
-      local doc, report = b:finish{ strict = false }
+      local doc, report = b:finish{ strict = false, drivable = false } -- a fragment, no whole city: format rules only
       assert.equal(1, #report.warnings)
       assert.matches(string.format("room %d %%(block%%): perimeter edge %%d+ runs along an edge of room %d %%(road%%) but "
         .. "0.150 m below it", blk.serial, road.serial), report.warnings[1])
       for _, p in ipairs(doc.rooms[blk.id].perimeter) do assert.equal(0, p.neighbour) end
-      local err = err_of(b.finish, b)
+      local err = err_of(b.finish, b, { drivable = false })
       assert.matches("does not validate %(strict%)", err)
       assert.matches("warning builder room %d+ %(block%): perimeter edge", err)
       -- at sidewalk height: linked, no warning
       b, road, blk = build(geom.CURB)
-      doc, report = b:finish()
+      doc, report = b:finish{ drivable = false }
       assert.same({}, report.warnings)
       local linked = false
       for _, p in ipairs(doc.rooms[blk.id].perimeter) do if p.neighbour == road.id then linked = true end end
       assert.is_true(linked)
       -- far above (a deck) or below (a tunnel) is no contact
       b = build(5)
-      doc, report = b:finish()
+      doc, report = b:finish{ drivable = false }
       assert.same({}, report.warnings)
     end)
   end)

@@ -672,7 +672,7 @@ describe("psdl.city", function()
     road{ profile = "freeway" }
     road{ profile = "street", lanes = 4, oneway = true }
     road{ profile = "street", width = 14, sidewalk_width = 2, style = "london" }
-    local doc = city:build()
+    local doc = city:build{ drivable = false } -- separate roads, no blocks: no whole city
     assert.equal(8, #doc.roads)
     local R = doc.roads
     local function attr(k) return road_attrs(doc.rooms[R[k].rooms[1]])[1] end
@@ -728,7 +728,7 @@ describe("psdl.city", function()
       city:road(city:node(k * 300, 0), city:node(k * 300 + 200, 0), { profile = profile })
     end
     city:road(city:node(0, 500), city:node(200, 500), { prop_rule = 15 })
-    local doc = city:build()
+    local doc = city:build{ drivable = false } -- separate roads, no blocks: no whole city
     local themes = require("psdl.styles.london").proprules.themes
     local function member(v, list) for _, x in ipairs(list) do if x == v then return true end end end
     local rule = function(k) return doc.rooms[doc.roads[k].rooms[1]].prop_rule end
@@ -776,7 +776,7 @@ describe("psdl.city", function()
     local city = city_mod.from_network(net, { style = "sf", seed = 9, blocks = false })
     assert.equal(4, #city.nodes)
     assert.same({ 3, 7, 10, "a" }, { city.nodes[1].id, city.nodes[2].id, city.nodes[3].id, city.nodes[4].id })
-    local doc, rep = city:build()
+    local doc, rep = city:build{ drivable = false } -- separate roads, no blocks: no whole city
     assert.equal(0, rep.counts.errors)
     assert.equal(5, #doc.roads)
     assert.equal(2, rep.nodes.junction) -- 10 and a (three roads each)
@@ -784,7 +784,7 @@ describe("psdl.city", function()
     -- the same network in another table order gives the same bytes
     local net2 = { nodes = {}, roads = net.roads }
     for _, k in ipairs({ "a", 7, 3, 10 }) do net2.nodes[k] = net.nodes[k] end
-    local doc2 = city_mod.from_network(net2, { style = "sf", seed = 9, blocks = false }):build()
+    local doc2 = city_mod.from_network(net2, { style = "sf", seed = 9, blocks = false }):build{ drivable = false }
     assert.equal(psdl.encode(doc), psdl.encode(doc2))
     assert.same({}, overlaps(doc))
     assert.same({}, asymmetric(doc))
@@ -829,7 +829,7 @@ describe("psdl.city", function()
     local city = city_mod.new{ style = "sf", blocks = false, dead_end = "open" }
     city:road(city:node(0, 0), city:node(400, 0), { tunnel = { depth = 9, ramp = 60 } })
     city:road(city:node(0, 100), city:node(400, 100), { bridge = { height = 8, ramp = 60 } })
-    local doc = city:build()
+    local doc = city:build{ drivable = false } -- separate roads, no blocks: no whole city
     assert.equal(2, #doc.roads)
     local function kinds(k)
       local out = {}

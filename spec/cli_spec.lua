@@ -14,6 +14,9 @@ local cli = require "psdl.cli"
 local docjson = require "psdl.cli.docjson"
 
 local FIXTURE_DIR = "spec/fixtures"
+-- a city the builder made (examples/street.lua) that passes every rule, the drivability
+-- rules included; the synthetic codec fixtures have holes by construction (README there)
+local CLEAN = FIXTURE_DIR .. "/clean/street.psdl"
 
 local function fixtures()
   local list = {}
@@ -256,20 +259,36 @@ describe("psdl command line", function()
   end)
 
   describe("validate", function()
-    it("passes every fixture (warnings only) and prints a summary per file", function()
+    it("passes a clean city and prints a summary per file", function()
+      local copy = tmpname(".psdl")
+      spit(copy, slurp(CLEAN))
+      local code, out = run("validate", CLEAN, copy)
+      assert.equal(0, code)
+      for _, file in ipairs({ CLEAN, copy }) do
+        assert.matches(file .. ": ok: 0 errors, 0 warnings", out, 1, true)
+      end
+      assert.matches("2 files: 2 clean, 0 failed\n", out, 1, true)
+    end)
+
+    it("fails the synthetic fixtures on their drivability defects only (holes, floor outside rooms)", function()
       local files = fixtures()
       local code, out = run("validate", table.unpack(files))
-      assert.equal(0, code)
-      for _, file in ipairs(files) do
-        assert.matches(file .. ": ok: 0 errors, ", out, 1, true)
-      end
-      assert.matches(#files .. " files: " .. #files .. " clean, 0 failed\n", out, 1, true)
+      assert.equal(cli.exit.problems, code)
+      for _, file in ipairs(files) do assert.matches(file .. ": FAILED: [%d,]+ errors, ", out) end
+      local rules = {}
+      for rule in out:gmatch(": error ([%w_]+) ") do rules[rule] = true end
+      assert.same({ hole = true, floor_outside = true }, rules)
+      -- the format's rules alone pass them
+      local ok, problems = psdl.validate(assert(psdl.read(files[1])), { drivable = false })
+      assert.is_true(ok, problems[1] and problems[1].message)
     end)
 
     it("fails files with warnings under --strict (exit 1)", function()
-      local code, out = run("validate", "--strict", FIXTURE_DIR .. "/grid_n2.psdl")
+      local file = tmpname("_london.psdl") -- the city name draws a warning (§3.4)
+      spit(file, slurp(CLEAN))
+      local code, out = run("validate", "--strict", file)
       assert.equal(cli.exit.problems, code)
-      assert.matches("grid_n2.psdl: FAILED: 0 errors, %d+ warnings %(strict%)\n$", out)
+      assert.matches("_london.psdl: FAILED: 0 errors, 1 warning %(strict%)\n$", out)
     end)
 
     it("prints one line per problem: FILE: severity rule path: message", function()
@@ -308,7 +327,7 @@ describe("psdl command line", function()
     end)
 
     it("exits 1 and lists the error for a file with an out-of-range vertex", function()
-      local doc = assert(psdl.decode(slurp(FIXTURE_DIR .. "/grid_n2.psdl")))
+      local doc = assert(psdl.decode(slurp(CLEAN)))
       doc.rooms[3].perimeter[2].vertex = #doc.vertices + 1
       local path = write_doc(doc)
       local code, out = run("validate", path)
@@ -317,25 +336,57 @@ describe("psdl command line", function()
       assert.matches(path .. ": FAILED: 1 error, ", out, 1, true)
     end)
 
-    it("writes every problem as JSON with --json", function()
+    it("writes every problem as JSON with --json, with rooms and positions", function()
       local file = FIXTURE_DIR .. "/grid_n6.psdl"
       local code, out = run("validate", "--json", file)
-      assert.equal(0, code)
+      assert.equal(cli.exit.problems, code)
       local r = cjson.decode(out)
       assert.equal("psdlkit-validate", r.format)
       local f = r.files[1]
-      assert.is_true(f.ok)
+      assert.is_false(f.ok)
       assert.equal(f.errors + f.warnings, #f.problems)
       assert.truthy(f.problems[1].rule and f.problems[1].path and f.problems[1].message)
+      local hole
+      for _, p in ipairs(f.problems) do if p.rule == "hole" then hole = p; break end end
+      assert.truthy(hole, "a hole in grid_n6")
+      assert.equal("number", type(hole.x))
+      assert.equal("number", type(hole.z))
+      assert.is_true(#hole.rooms >= 1)
+      -- the clean city: ok, nothing listed
+      local code2, out2 = run("validate", "--json", CLEAN)
+      assert.equal(0, code2)
+      assert.same({}, cjson.decode(out2).files[1].problems)
+    end)
+
+    it("lists every rule with its severity (--rules)", function()
+      local code, out = run("validate", "--rules")
+      assert.equal(0, code)
+      for _, rule in ipairs({ "vertex_index", "missing_last", "hole", "room_overlap", "floor_outside", "unreachable",
+                              "perimeter_crossing", "perimeter_spike", "perimeter_kink", "nonfinite", "empty_city",
+                              "edge_gap", "city_name", "encodable" }) do
+        assert.matches("\n" .. rule .. " +[ew]", "\n" .. out)
+      end
+      assert.matches("hole +error/warning", out)
+      -- every rule name the C validator reports is listed
+      local listed = {}
+      for name in out:gmatch("([%w_]+) +[ew][rwa]") do listed[name] = true end
+      for _, src in ipairs({ "src/psdl_validate.c", "src/psdl_drivable.c" }) do
+        local text = slurp(src)
+        for name in text:gmatch('report%(&?[vc], [^"]-"([%w_]+)"') do
+          assert.truthy(listed[name], name .. " (" .. src .. ") missing from --rules")
+        end
+      end
+      local _, js = run("validate", "--rules", "--json")
+      assert.is_true(#cjson.decode(js).rules >= 50)
     end)
 
     it("returns 2 for a file that cannot be decoded and still checks the others", function()
       local bad = tmpname(".psdl")
       spit(bad, "not a psdl file")
-      local code, out, err = run("validate", bad, FIXTURE_DIR .. "/grid_n2.psdl")
+      local code, out, err = run("validate", bad, CLEAN)
       assert.equal(cli.exit.bad_input, code)
       assert.matches("^psdl validate: ", err)
-      assert.matches("grid_n2.psdl: ok", out, 1, true)
+      assert.matches("street.psdl: ok", out, 1, true)
       assert.matches("1 unreadable", out, 1, true)
     end)
   end)
@@ -410,7 +461,7 @@ describe("psdl command line", function()
     end)
 
     it("writes the file even when it has validation errors, with a note", function()
-      local doc = assert(psdl.decode(slurp(FIXTURE_DIR .. "/grid_n2.psdl")))
+      local doc = assert(psdl.decode(slurp(CLEAN)))
       doc.rooms[3].perimeter[2].vertex = #doc.vertices + 1
       local file = write_doc(doc)
       local _, bytes, err = round_trip(file)

@@ -640,7 +640,7 @@ describe("psdl.export files", function()
 
     local dir = tmpdir()
     assert(lfs.mkdir(dir .. "/tex"))
-    local png = "\137PNG\r\n\26\n" .. string.rep("\0", 13)
+    local png = require("psdl.core").canvas_new(4, 4):png() -- a whole (checked) 4 x 4 image
     H.write_bytes(dir .. "/tex/r4_f.png", png)
     assert(export.export(doc, dir .. "/city.gltf", { textures = dir .. "/tex", bin = true }))
     local j, bin = read_gltf(dir .. "/city.gltf")
@@ -681,6 +681,25 @@ describe("psdl.export files", function()
     assert.is_true(names["(missing slot 900)"])
   end)
 
+  it("leaves out primitives over an empty vertex set (no +inf/-inf bounds in the JSON)", function()
+    local mesh = {
+      materials = { { name = "r4_f", texture = "r4_f", color = { 0.5, 0.5, 0.5 } } },
+      groups = {
+        { name = "room 1", room = 1, flags = 8, prims = { { material = 1, nv = 0, pos = {}, uv = {}, idx = {} } } },
+        { name = "room 2", room = 2, flags = 8, prims = {
+          { material = 1, nv = 0, pos = {}, uv = {}, idx = {} },
+          { material = 1, nv = 3, pos = { 0, 0, 0, 1, 0, 0, 0, 0, 1 }, uv = { 0, 0, 1, 0, 0, 1 }, idx = { 0, 1, 2 } },
+        } },
+      },
+    }
+    local j, bin = export.gltf(mesh)
+    local text = cjson.encode(j) -- raised "Cannot serialise number: must not be NaN or Inf" before
+    j = cjson.decode(text)
+    assert.equal(1, #j.meshes)
+    assert.equal(1, #j.meshes[1].primitives)
+    assert.equal(1, check_gltf(j, bin))
+  end)
+
   it("parses room lists", function()
     assert.same({ 1, 2, 3, 7 }, export.parse_rooms("1-3, 7"))
     assert.same({ 1, 2, 3, 20, 35 }, export.parse_rooms("35,1-3,20,2"))
@@ -719,6 +738,53 @@ describe("psdl export", function()
     code = run("export", "spec/fixtures/grid_n2.psdl", "-o", dir .. "/c.dat", "--format", "obj")
     assert.equal(0, code)
     assert.matches("^# psdlkit export", H.read_bytes(dir .. "/c.dat"))
+  end)
+
+  it("writes a city whose coordinates pass the 32-bit float range as valid glTF, OBJ and GLB", function()
+    local dir = tmpdir()
+    local doc = new_doc()
+    doc.heights[#doc.heights + 1] = 3.4e38
+    local big = #doc.heights
+    local a, b = vert(doc, 3.4e38, 3.4e38, 0), vert(doc, 3.4e38, 3.4e38, 10)
+    local c = vert(doc, 0 / 0, 0, 10)
+    room(doc, { tex(1), { type = "facade", bottom = 1, top = big, u_repeat = 1, v_repeat = 1, vertices = { a, b } },
+      { type = "fan", vertices = { a, b, c } } })
+    local path = dir .. "/huge.psdl"
+    H.write_bytes(path, psdl.encode(doc))
+    for _, ext in ipairs { "glb", "gltf", "obj" } do
+      local code, _, err = run("export", path, "-o", dir .. "/huge." .. ext)
+      assert.equal(0, code, ext .. ": " .. err)
+    end
+    local j = read_gltf(dir .. "/huge.gltf")
+    for _, acc in ipairs(j.accessors) do
+      for _, v in ipairs(acc.min or {}) do assert.is_true(v == v and math.abs(v) < math.huge) end
+      for _, v in ipairs(acc.max or {}) do assert.is_true(v == v and math.abs(v) < math.huge) end
+    end
+  end)
+
+  it("refuses a --textures folder that does not exist and a corrupt texture image", function()
+    local dir = tmpdir()
+    local code, _, err = run("export", "spec/fixtures/grid_n2.psdl", "-o", dir .. "/a.glb", "--textures", dir .. "/none")
+    assert.equal(3, code)
+    assert.matches("--textures " .. dir .. "/none: no such folder", err, 1, true)
+    assert.is_nil(lfs.attributes(dir .. "/a.glb"))
+    assert(lfs.mkdir(dir .. "/tex"))
+    local png = H.read_bytes("docs/img/downtown.png")
+    H.write_bytes(dir .. "/tex/r4_f.png", png:sub(1, #png // 2)) -- cut in half
+    code, _, err = run("export", "spec/fixtures/grid_n2.psdl", "-o", dir .. "/a.glb", "--textures", dir .. "/tex")
+    assert.equal(2, code)
+    assert.matches("r4_f.png (texture \"r4_f\"): ", err, 1, true)
+    assert.is_nil(lfs.attributes(dir .. "/a.glb"))
+    os.remove(dir .. "/tex/r4_f.png")
+    H.write_bytes(dir .. "/tex/r4_f.jpg", "\255\216\255\224 then nothing")
+    code, _, err = run("export", "spec/fixtures/grid_n2.psdl", "-o", dir .. "/a.glb", "--textures", dir .. "/tex")
+    assert.equal(2, code)
+    assert.matches("truncated JPEG image", err, 1, true)
+    -- a whole image is embedded
+    os.remove(dir .. "/tex/r4_f.jpg")
+    H.write_bytes(dir .. "/tex/r4_f.png", png)
+    code, _, err = run("export", "spec/fixtures/grid_n2.psdl", "-o", dir .. "/a.glb", "--textures", dir .. "/tex")
+    assert.equal(0, code, err)
   end)
 
   it("returns 1 for a bad room list or format, 2 for bad input, 3 for a missing file", function()

@@ -266,7 +266,7 @@ describe("psdl.retexture", function()
       assert.equal(19, doc.rooms[7].attributes[2].divider_texture)
       assert.equal(11, doc.rooms[1].attributes[1].value)
       assert.same(before, names_read(doc))
-      local ok = psdl.validate(doc)
+      local ok = psdl.validate(doc, { drivable = false }) -- the references (the fixture's geometry has holes)
       assert.is_true(ok)
       -- the diff lists the table and the renumbered references, nothing else
       for _, e in ipairs(diff.diff(read(), doc).differences) do
@@ -318,7 +318,7 @@ describe("psdl.retexture", function()
         { table.unpack(doc.textures, 1, 7) })
       assert.same({ "r4_f", "swalk_f", "r4_lo", "walk_f" }, { table.unpack(doc.textures, 18, 21) })
       assert.same(before, names_read(doc))
-      assert.is_true((psdl.validate(doc)))
+      assert.is_true((psdl.validate(doc, { drivable = false }))) -- the references (the fixture's geometry has holes)
     end)
 
     it("refuses overlapping groups", function()
@@ -345,7 +345,7 @@ describe("psdl.retexture", function()
       assert.same({ 1, 10, 22, 24 }, report.dropped)
       assert.equal(20, #doc.textures)
       assert.same(before, names_read(doc))
-      assert.is_true((psdl.validate(doc)))
+      assert.is_true((psdl.validate(doc, { drivable = false }))) -- the references (the fixture's geometry has holes)
       -- compacting again changes nothing
       assert.equal(0, #assert(retexture.compact(doc)).changes)
     end)
@@ -421,13 +421,19 @@ describe("psdl retexture", function()
     local code, out = run("retexture", dir, "--rename", "wall_a=wall_q", "--out", out_dir)
     assert.equal(0, code)
     assert.matches("2 files: 2 changed", out, 1, true) -- not recursive: sub/ is skipped
-    code, out = run("retexture", dir, "-r", "--rename", "wall_a=wall_q", "--out", out_dir, "--json")
+    -- -r now finds the two copies under out/ too: writing out/ again would replace inputs
+    local err
+    code, out, err = run("retexture", dir, "-r", "--rename", "wall_a=wall_q", "--out", out_dir, "--json")
+    assert.equal(1, code)
+    assert.matches("refusing to overwrite an input", err, 1, true)
+    local out_dir2 = dir .. "/out2"
+    code, out = run("retexture", dir, "-r", "--rename", "wall_a=wall_q", "--out", out_dir2, "--json")
     assert.equal(0, code)
     local j = cjson.decode(out)
     assert.equal("psdlkit-retexture", j.format)
     assert.equal(5, j.summary.files) -- the two copies under out/ are found too
-    assert.equal(out_dir .. "/sub/x.PSDL", j.files[#j.files].written)
-    assert.equal("wall_q", read(out_dir .. "/sub/x.PSDL").textures[8])
+    assert.equal(out_dir2 .. "/sub/x.PSDL", j.files[#j.files].written)
+    assert.equal("wall_q", read(out_dir2 .. "/sub/x.PSDL").textures[8])
     assert.equal(H.read_bytes(N2), H.read_bytes(dir .. "/grid_n2.psdl")) -- originals untouched
     assert.is_nil(lfs.attributes(dir .. "/grid_n2.psdl.bak"))
   end)

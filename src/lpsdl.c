@@ -8,7 +8,8 @@
  *
  *   core.decode(bytes [, limits]) -> doc | nil, message, code   (bad data returns fail)
  *   core.encode(doc)              -> bytes                      (an invalid model raises)
- *   core.validate(doc [, bytes])  -> problems, nerrors, nwarnings [, bytes when asked]
+ *   core.validate(doc [, bytes [, format_only]]) -> problems, nerrors, nwarnings [, bytes when asked]
+ *   core.rules()                  -> {{name =, severity =, summary =}, ...}
  *
  * Longjmp safety: every psdl_doc lives in a userdata box (metatable "psdl.DocBox", __gc and
  * __close) created before the document exists and before any call that can raise, so an
@@ -24,6 +25,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lauxlib.h"
@@ -307,6 +309,11 @@ static void push_attr(lua_State *L, const psdl_attr *a) {
     case K_VARIABLE:
         /* counted although the subtype could have held the count */
         if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(L, "counted", 1);
+        /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
+         * form for it (psdl_attr.c auto_counted), so the inline form is marked */
+        else if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
+                 (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
+            set_boolean(L, "counted", 0);
         break;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) {
@@ -1015,7 +1022,12 @@ static int check_attr(conv *c, int t, psdl_attr *a) {
     if (k->kind == K_UNKNOWN) return has_last;
     if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
     if (k->kind == K_VARIABLE) {
-        if ((present & FORM_COUNTED) && field_opt_boolean(c, t, "counted", 0)) a->form = PSDL_FORM_COUNTED;
+        if (present & FORM_COUNTED) {
+            int given = enter_field(c, t, "counted") != LUA_TNIL;
+            leave(c);
+            /* true: counted form; false: the inline (subtype) form even where AUTO would count */
+            if (given) a->form = field_opt_boolean(c, t, "counted", 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
+        }
     } else if (k->kind == K_FIXED) {
         lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, "subtype", 0, 7, -1) : -1;
         int has_count = 0;
@@ -1371,17 +1383,54 @@ static int l_encode(lua_State *L) {
     return 1;
 }
 
-typedef struct vstate {
-    lua_State *L;
-    int list;
-    lua_Integer n;
-} vstate;
+/* Problems collected during psdl_validate (which must not be left by a longjmp: the
+ * drivability rules hold scratch memory while they report). The list lives in a userdata
+ * ("psdl.ProblemList", __gc frees it), so a raise while converting it frees it too. */
+typedef struct plist {
+    psdl_problem *items;
+    size_t n, cap;
+    int nomem;
+} plist;
 
-/* psdl_validate callback: appends one problem table to the result list. */
-static int on_problem(void *ud, const psdl_problem *p) {
-    vstate *vs = (vstate *)ud;
-    lua_State *L = vs->L;
-    lua_createtable(L, 0, 7);
+static int plist_gc(lua_State *L) {
+    plist *p = (plist *)lua_touserdata(L, 1);
+    free(p->items);
+    p->items = NULL;
+    p->n = p->cap = 0;
+    return 0;
+}
+
+static plist *plist_new(lua_State *L) {
+    plist *p = (plist *)lua_newuserdatauv(L, sizeof *p, 0);
+    memset(p, 0, sizeof *p);
+    if (luaL_newmetatable(L, "psdl.ProblemList")) {
+        lua_pushcfunction(L, plist_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return p;
+}
+
+/* psdl_validate callback: copies the problem (never raises). */
+static int on_problem(void *ud, const psdl_problem *pr) {
+    plist *p = (plist *)ud;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        psdl_problem *items = (psdl_problem *)realloc(p->items, cap * sizeof *items);
+        if (!items) {
+            p->nomem = 1;
+            return 1;
+        }
+        p->items = items;
+        p->cap = cap;
+    }
+    p->items[p->n++] = *pr;
+    return 0;
+}
+
+/* One problem as a Lua table. */
+static void push_problem(lua_State *L, const psdl_problem *p) {
+    lua_createtable(L, 0, 10);
     lua_pushstring(L, p->severity == PSDL_SEV_ERROR ? "error" : "warning");
     lua_setfield(L, -2, "severity");
     lua_pushstring(L, p->rule);
@@ -1393,27 +1442,51 @@ static int on_problem(void *ud, const psdl_problem *p) {
     if (p->room >= 0) set_integer(L, "room", p->room);
     if (p->attribute >= 0) set_integer(L, "attribute", p->attribute + 1);
     if (p->road >= 0) set_integer(L, "road", p->road + 1);
-    lua_rawseti(L, vs->list, ++vs->n);
-    return 0;
+    if (p->room >= 0) {
+        lua_createtable(L, 2, 0);
+        lua_pushinteger(L, p->room);
+        lua_rawseti(L, -2, 1);
+        if (p->other_room >= 0) {
+            lua_pushinteger(L, p->other_room);
+            lua_rawseti(L, -2, 2);
+        }
+        lua_setfield(L, -2, "rooms");
+    }
+    if (p->has_position) {
+        lua_pushnumber(L, p->x);
+        lua_setfield(L, -2, "x");
+        lua_pushnumber(L, p->z);
+        lua_setfield(L, -2, "z");
+    }
 }
 
 /***
- * Check a Lua document against the format's rules (psdl-format.md §3).
+ * Check a Lua document against the format's rules (psdl-format.md §3) and the drivability
+ * rules (docs/validate.md).
  * @function validate
  * @tparam table doc the document
+ * @tparam[opt] boolean want_bytes also return the encoded bytes
+ * @tparam[opt] boolean format_only skip the drivability rules (PSDL_VALIDATE_NO_DRIVABLE)
  * @treturn table problems, each `{severity = "error"|"warning", rule, path, message,
- * room, attribute, road}` (the last three when they apply; attribute and road 1-based)
+ * room, attribute, road, rooms, x, z}` (room, attribute, road when they apply; attribute and
+ * road 1-based; `rooms` = {room[, other room]}; `x`, `z` the position in metres when known)
  * @treturn integer the number of errors
  * @treturn integer the number of warnings
- * @raise as `encode` when the document cannot be converted at all
+ * @raise as `encode` when the document cannot be converted at all; "not enough memory"
  */
 static int l_validate(lua_State *L) {
     int want_bytes = lua_toboolean(L, 2);
+    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
     docbox *b = to_doc(L);
-    lua_newtable(L);
-    vstate vs = {L, lua_gettop(L), 0};
+    plist *pl = plist_new(L);
     psdl_validate_result res = {0, 0};
-    psdl_validate(b->doc, on_problem, &vs, &res);
+    psdl_validate_ex(b->doc, flags, on_problem, pl, &res);
+    if (pl->nomem) return luaL_error(L, "not enough memory");
+    lua_createtable(L, pl->n > INT32_MAX ? 0 : (int)pl->n, 0);
+    for (size_t i = 0; i < pl->n; i++) {
+        push_problem(L, &pl->items[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     lua_pushinteger(L, (lua_Integer)res.errors);
     lua_pushinteger(L, (lua_Integer)res.warnings);
     if (!want_bytes) {
@@ -1426,6 +1499,28 @@ static int l_validate(lua_State *L) {
     return 4;
 }
 
+/***
+ * Every rule `validate` can report.
+ * @function rules
+ * @treturn table list of `{name, severity = "error"|"warning"|"error/warning", summary}`
+ */
+static int l_rules(lua_State *L) {
+    size_t n;
+    const psdl_rule_info *r = psdl_rules(&n);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, r[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, r[i].severity);
+        lua_setfield(L, -2, "severity");
+        lua_pushstring(L, r[i].summary);
+        lua_setfield(L, -2, "summary");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 /* ================================================================ module */
 
 /* core.write_file(path, bytes) -> true | nil, message, "io": replace a file atomically
@@ -1436,6 +1531,13 @@ static int l_write_file(lua_State *L) {
     size_t len;
     const char *bytes = luaL_checklstring(L, 2, &len);
     psdl_error err;
+    if (lpsdl_writes_denied()) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "psdl: io: %s: writing files is not allowed in a sandboxed city script "
+                           "(psdl build --trust allows it)", path);
+        lua_pushstring(L, "io");
+        return 3;
+    }
     if (psdl_write_file(path, bytes, len, &err) != PSDL_OK) {
         luaL_pushfail(L);
         lua_pushstring(L, err.message);
@@ -1446,11 +1548,29 @@ static int l_write_file(lua_State *L) {
     return 1;
 }
 
+/* core.real_path(path) -> absolute name | nil, message, "io": the file's canonical name
+ * (psdl_real_path: symbolic links, "." and ".." resolved); the file must exist. */
+static int l_real_path(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    char out[4096];
+    psdl_error err;
+    if (psdl_real_path(path, out, sizeof out, &err) != PSDL_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    lua_pushstring(L, out);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"write_file", l_write_file},
+    {"real_path", l_real_path},
     {"decode", l_decode},
     {"encode", l_encode},
     {"validate", l_validate},
+    {"rules", l_rules},
     {NULL, NULL},
 };
 
@@ -1494,7 +1614,9 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_terrain(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
+    lpsdl_open_package(L);
     lpsdl_open_companion(L);
+    lpsdl_open_sandbox(L);
     return 1;
 }
 

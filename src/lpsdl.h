@@ -17,6 +17,9 @@ void lpsdl_open_render(lua_State *L);
 /* lpsdl_geom.c: geometry kernels and deduplicating pools (psdl_geom.h). */
 void lpsdl_open_geom(lua_State *L);
 
+/* lpsdl_package.c: visibility caster and zip container of `psdl package`. */
+void lpsdl_open_package(lua_State *L);
+
 /* lpsdl_companion.c: .bai, .cpvs, .inst, .pathset, PKG3 and .tex codecs (psdl_companion.h). */
 void lpsdl_open_companion(lua_State *L);
 
@@ -24,5 +27,10 @@ void lpsdl_open_companion(lua_State *L);
  * when a finite number is beyond the float range. */
 lua_Number lpsdl_from_float(float f);
 float lpsdl_to_float(lua_Number n, int *ok);
+
+/* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
+void lpsdl_open_sandbox(lua_State *L);
+/* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
+int lpsdl_writes_denied(void);
 
 #endif

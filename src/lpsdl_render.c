@@ -308,6 +308,25 @@ static int m_downsample(lua_State *L) {
     return 1;
 }
 
+/* canvas:rgb() -> bytes: the pixels as 8-bit R, G, B triples, row 0 (y = 0) first, alpha
+ * dropped (the minimap tiles of lua/psdl/package/minimap.lua). */
+static int m_rgb(lua_State *L) {
+    psdl_canvas *c = check_canvas(L, 1);
+    luaL_Buffer b;
+    size_t n = (size_t)c->width * (size_t)c->height * 3;
+    char *p = luaL_buffinitsize(L, &b, n);
+    size_t k = 0;
+    for (int y = 0; y < c->height; y++)
+        for (int x = 0; x < c->width; x++) {
+            uint32_t rgba = psdl_canvas_get(c, x, y);
+            p[k++] = (char)(rgba >> 24);
+            p[k++] = (char)((rgba >> 16) & 0xFF);
+            p[k++] = (char)((rgba >> 8) & 0xFF);
+        }
+    luaL_pushresultsize(&b, n);
+    return 1;
+}
+
 /* An encoded PNG buffer held by a to-be-closed userdata while it is copied into a Lua
  * string (which may raise a memory error). */
 #define PNGBUF "psdl.PngBuffer"
@@ -345,7 +364,7 @@ static int m_png(lua_State *L) {
 static const luaL_Reg canvas_methods[] = {
     {"size", m_size},     {"get", m_get},       {"triangles", m_triangles},   {"polygon", m_polygon},
     {"rect", m_rect},     {"stroke", m_stroke}, {"marker", m_marker},         {"text", m_text},
-    {"downsample", m_downsample}, {"png", m_png}, {"close", canvas_close},    {NULL, NULL},
+    {"downsample", m_downsample}, {"png", m_png}, {"rgb", m_rgb}, {"close", canvas_close},    {NULL, NULL},
 };
 
 static const luaL_Reg canvas_meta[] = {

@@ -274,6 +274,10 @@ typedef struct psdl_problem {
     long room;        /* game room id or -1 */
     long attribute;   /* 0-based attribute index or -1 */
     long road;        /* 0-based road record index or -1 */
+    long other_room;  /* the second room of a problem between two rooms (overlap, hole) or -1 */
+    int has_position; /* x, z hold where the problem is */
+    double x, z;      /* metres, plan position (§4.1): the spot for drivability rules, the room's
+                         centroid for room rules, the vertex for vertex rules */
     char path[96];    /* 1-based document path, e.g. "rooms[3].attributes[2].vertices[1]" */
     char message[200];
 } psdl_problem;
@@ -287,20 +291,63 @@ typedef struct psdl_validate_result {
 } psdl_validate_result;
 
 /** Check doc against §3 and report each problem through fn (may be NULL to only count).
- *  Allocates nothing, so fn may longjmp. Errors are what would crash the game or make it
- *  misread; warnings what loads but is wrong or risky. */
+ *  Errors are what would crash the game or make it misread; warnings what loads but is
+ *  wrong or risky. Runs psdl_check_drivable() too, which holds scratch memory while it
+ *  reports: fn must return normally (no longjmp); collect problems and convert them after
+ *  the call when the conversion can raise. */
 void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud,
                    psdl_validate_result *result);
+
+/** Flags of psdl_validate_ex. */
+#define PSDL_VALIDATE_NO_DRIVABLE 1u /* the format's rules only: skip psdl_check_drivable */
+
+/** psdl_validate with flags (PSDL_VALIDATE_NO_DRIVABLE: for pieces of a city built or
+ *  edited on their own, such as unit-test fragments or the synthetic codec fixtures). */
+void psdl_validate_ex(const psdl_doc *doc, unsigned flags, psdl_problem_fn fn, void *ud,
+                      psdl_validate_result *result);
+
+/** The drivability rules (docs/validate.md "Drivability"), in src/psdl_drivable.c: numbers
+ *  (nonfinite, empty_city), perimeter shape (perimeter_crossing, perimeter_spike,
+ *  perimeter_kink), room_overlap (non-warp rooms overlapping by more than 0.5 m²), hole (ground
+ *  enclosed by non-warp rooms in no perimeter: ERROR above 1 m², WARN above 0.01 m²),
+ *  edge_gap (an enclosed gap wider than 2 cm), floor_outside (more than 1 % of a floor
+ *  attribute's plan area more than 5 cm outside its room: WARN; above 25 %: ERROR),
+ *  unreachable (rooms no neighbour-link chain from the largest road room reaches: ERROR
+ *  for road and intersection rooms). Each problem has its room ids and a position in metres.
+ *  Adds to result's counts (which it does not reset). Scratch memory comes from malloc and
+ *  is freed before returning; out of memory gives one "drivable_nomem" error. fn must
+ *  return normally. Time: near-linear in rooms and perimeter points (spatial grids). */
+void psdl_check_drivable(const psdl_doc *doc, psdl_problem_fn fn, void *ud,
+                         psdl_validate_result *result);
+
+/** One rule of psdl_validate, for listings (`psdl validate --rules`). */
+typedef struct psdl_rule_info {
+    const char *name;     /* stable rule name */
+    const char *severity; /* "error", "warning" or "error/warning" (by threshold) */
+    const char *summary;  /* one line: what it finds */
+} psdl_rule_info;
+
+/** Every rule psdl_validate can report, in a fixed order; *count receives how many. */
+const psdl_rule_info *psdl_rules(size_t *count);
 
 /* ---------------------------------------------------------------- files */
 
 /** Replace the file at path with size bytes, atomically: a temporary file in the same
  *  folder is written, synced, given the old file's permissions (or the umask's for a new
  *  file) and renamed over the target, so a failure leaves an existing file untouched and
- *  no temporary file behind. A symbolic link is followed (the file it names is replaced);
+ *  no temporary file behind. The temporary file is unnamed while it is written (Linux
+ *  O_TMPFILE, then linked as "<path>.tmp-<pid>-XXXXXX" just before the rename) or, where
+ *  that is not available, named so from the start; a write killed with kill -9 can leave
+ *  such a name behind, and the next write of the same path removes every one whose process
+ *  is gone, so killed writes never accumulate files. A symbolic link is followed (the file it names is replaced);
  *  a device or pipe (e.g. /dev/stdout) is written directly. Errors: io, with the path and
  *  the system's reason in the message. POSIX only. */
 psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err);
+
+/** The canonical absolute name of an existing file or folder (every symbolic link, "." and
+ *  ".." resolved) into out[0 .. out_size-1], NUL-terminated. Errors: io (no such file, a
+ *  loop of links, permission, or the name does not fit out_size). POSIX only. */
+psdl_status psdl_real_path(const char *path, char *out, size_t out_size, psdl_error *err);
 
 /* ---------------------------------------------------------------- format constants */
 

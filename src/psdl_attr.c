@@ -164,6 +164,20 @@ static long variable_count(const psdl_attr *a) {
     }
 }
 
+/* Whether a variable-length attribute of n (sections, pairs, triangles...) is written in
+ * the counted form (subtype 0 + count word): when it was read so, when n does not fit the
+ * 3-bit subtype, and -- for attributes built in memory (AUTO) -- when a sidewalk strip,
+ * rectangle strip or roof has n = 1: subtype 1 of types 0x1, 0x2 and 0xC is read as a
+ * count word by at least one third-party reader (psdl-format.md §2.2 note), so psdlkit
+ * never writes it; a file read with it keeps it (INLINE), byte for byte. */
+static int auto_counted(const psdl_attr *a, long n) {
+    if (a->form == PSDL_FORM_COUNTED || n == 0 || n > 7) return 1;
+    if (a->form == PSDL_FORM_AUTO && n == 1 &&
+        (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
+        return 1;
+    return 0;
+}
+
 static const char *stride_text(unsigned type) {
     switch (type) {
     case PSDL_ATTR_ROAD: return "a multiple of 4 vertices (outer L, curb L, curb R, outer R per section)";
@@ -184,8 +198,7 @@ size_t psdl_attr_size(const psdl_attr *a) {
     if (psdl_fixed_subtype(a->type)) return 1u + (a->form == PSDL_FORM_COUNTED) + psdl_fixed_len(a->type);
     long n = variable_count(a);
     if (n < 0) return 0;
-    int counted = a->form == PSDL_FORM_COUNTED || n == 0 || n > 7;
-    return 1u + (counted ? 1u : 0u) + payload_len(a->type, (uint32_t)n, 0);
+    return 1u + (auto_counted(a, n) ? 1u : 0u) + payload_len(a->type, (uint32_t)n, 0);
 }
 
 #define PACK_FAIL(...) (psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1, __VA_ARGS__), (size_t)0)
@@ -258,7 +271,7 @@ size_t psdl_attr_pack(const psdl_attr *a, uint16_t *dst, psdl_error *err) {
                              (unsigned long)a->nrefs);
         if (n > 0xFFFF)
             return PACK_FAIL("%s count %ld does not fit the 16-bit count word", psdl_attr_type_name((int)type), n);
-        counted = a->form == PSDL_FORM_COUNTED || n == 0 || n > 7;
+        counted = auto_counted(a, n);
         sub = counted ? 0u : (unsigned)n;
         if (counted) dst[o++] = (uint16_t)n;
         switch (type) {

@@ -1,10 +1,17 @@
 /* psdl_file.c -- replacing a file safely (POSIX). The one place the core touches the file
  * system; the bindings use it for every write so a failure never leaves a half-written
  * city behind. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* O_TMPFILE, linkat */
+#else
 #define _XOPEN_SOURCE 700
+#endif
 #include "psdl_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +36,108 @@ static int write_all(int fd, const void *data, size_t size) {
         size -= (size_t)n;
     }
     return 0;
+}
+
+/* Temporary files are named "<target>.tmp-<pid>-<6 random characters>", so that a write
+ * killed between creating and renaming its file (kill -9, power loss) leaves a name the
+ * next write of the same target recognises: a temporary file whose process is gone is
+ * removed (remove_stale_temps). Older psdlkit versions used "<target>.tmp-XXXXXX"; those
+ * are removed when they are more than an hour old. */
+
+/* The folder part of path into dir (with a trailing '/', or "" for the current folder) and
+ * a pointer to the base name. */
+static const char *split_path(const char *path, char *dir, size_t dir_size) {
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    if (n >= dir_size) n = dir_size - 1;
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    return slash ? slash + 1 : path;
+}
+
+static int all_chars(const char *s, size_t n, const char *set) {
+    for (size_t i = 0; i < n; i++)
+        if (!s[i] || !strchr(set, s[i])) return 0;
+    return 1;
+}
+
+#define TEMP_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+static void remove_stale_temps(const char *target) {
+    char dir[PATH_MAX];
+    const char *base = split_path(target, dir, sizeof dir);
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (!d) return;
+    struct dirent *ent;
+    time_t now = time(NULL);
+    while ((ent = readdir(d)) != NULL) {
+        const char *name = ent->d_name;
+        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp-", 5) != 0) continue;
+        const char *rest = name + blen + 5;
+        size_t rlen = strlen(rest);
+        char full[PATH_MAX + 64];
+        if (snprintf(full, sizeof full, "%s%s", dir, name) >= (int)sizeof full) continue;
+        struct stat st;
+        if (lstat(full, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        const char *dash = strchr(rest, '-');
+        if (dash && dash > rest && all_chars(rest, (size_t)(dash - rest), "0123456789") &&
+            strlen(dash + 1) == 6 && all_chars(dash + 1, 6, TEMP_CHARS)) {
+            long pid = strtol(rest, NULL, 10);
+            if (pid > 0 && pid <= (long)INT_MAX && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+                unlink(full);
+        } else if (rlen == 6 && all_chars(rest, 6, TEMP_CHARS) && now - st.st_mtime > 3600) {
+            unlink(full);
+        }
+    }
+    closedir(d);
+}
+
+/* A named temporary file "<target>.tmp-<pid>-XXXXXX" (mkstemp); its name goes to tmp. */
+static int open_named(const char *target, char *tmp) {
+    sprintf(tmp, "%s.tmp-%ld-XXXXXX", target, (long)getpid());
+    return mkstemp(tmp);
+}
+
+/* An unnamed file in the target's folder (Linux O_TMPFILE): a write killed before the
+ * rename leaves nothing on disk. -1 where the system or file system lacks it. */
+static int open_unnamed(const char *target, mode_t mode) {
+#if defined(O_TMPFILE)
+    char dir[PATH_MAX];
+    split_path(target, dir, sizeof dir);
+    return open(dir[0] ? dir : ".", O_TMPFILE | O_WRONLY, mode);
+#else
+    (void)target;
+    (void)mode;
+    return -1;
+#endif
+}
+
+/* Link the unnamed file fd under a fresh temporary name (written to tmp). 0 or -1. */
+static int link_unnamed(int fd, const char *target, char *tmp) {
+#if defined(O_TMPFILE)
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (int attempt = 0; attempt < 16; attempt++) {
+        sprintf(tmp, "%s.tmp-%ld-", target, (long)getpid());
+        size_t n = strlen(tmp);
+        unsigned long r = (unsigned long)rand() ^ ((unsigned long)time(NULL) * 2654435761u) ^
+                          ((unsigned long)attempt * 40503u) ^ (unsigned long)clock();
+        for (int i = 0; i < 6; i++) {
+            tmp[n + (size_t)i] = TEMP_CHARS[r % 62];
+            r = r / 62 + (unsigned long)(i + 1) * 7919u;
+        }
+        tmp[n + 6] = 0;
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) return 0;
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+#else
+    (void)fd;
+    (void)target;
+    (void)tmp;
+    return -1;
+#endif
 }
 
 psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err) {
@@ -61,12 +170,8 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
         return io_fail(err, path, errno);
     }
     size_t len = strlen(target);
-    if (len + 16 > PATH_MAX) return io_fail(err, path, ENAMETOOLONG);
-    char tmp[PATH_MAX + 16];
-    memcpy(tmp, target, len);
-    memcpy(tmp + len, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return io_fail(err, path, errno);
+    if (len + 48 > PATH_MAX) return io_fail(err, path, ENAMETOOLONG);
+    remove_stale_temps(target);
     mode_t mode;
     if (exists) {
         mode = st.st_mode & 07777;
@@ -75,15 +180,47 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
         umask(mask);
         mode = 0666 & ~mask;
     }
+    char tmp[PATH_MAX + 48];
+    int named = 0; /* whether tmp names a file on disk that must go on failure */
     int e = 0;
+    int fd = open_unnamed(target, mode);
+    if (fd < 0) {
+        fd = open_named(target, tmp);
+        if (fd < 0) return io_fail(err, path, errno);
+        named = 1;
+    }
     if (write_all(fd, data, size) != 0) e = errno;
     if (!e && fchmod(fd, mode) != 0) e = errno;
     if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno;
+    if (!e && !named) {
+        /* give the unnamed file a temporary name (it exists on disk only from here to the
+         * rename), or fall back to a named temporary file when linking is not possible */
+        if (link_unnamed(fd, target, tmp) == 0) {
+            named = 1;
+        } else {
+            close(fd);
+            fd = open_named(target, tmp);
+            if (fd < 0) return io_fail(err, path, errno);
+            named = 1;
+            if (write_all(fd, data, size) != 0) e = errno;
+            if (!e && fchmod(fd, mode) != 0) e = errno;
+            if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno;
+        }
+    }
     if (close(fd) != 0 && !e) e = errno;
     if (!e && rename(tmp, target) != 0) e = errno;
     if (e) {
-        unlink(tmp);
+        if (named) unlink(tmp);
         return io_fail(err, path, e);
     }
+    return PSDL_OK;
+}
+
+psdl_status psdl_real_path(const char *path, char *out, size_t out_size, psdl_error *err) {
+    char resolved[PATH_MAX];
+    if (!realpath(path, resolved)) return io_fail(err, path, errno);
+    size_t n = strlen(resolved);
+    if (n + 1 > out_size) return io_fail(err, path, ENAMETOOLONG);
+    memcpy(out, resolved, n + 1);
     return PSDL_OK;
 }

@@ -248,7 +248,10 @@ psdl_status psdl_dbpf_rebuild(const psdl_dbpf *p, size_t i, const void *record, 
 
 /* ---------------------------------------------------------------- heightmap rasters */
 
-#define PSDL_RASTER_MAX_PIXELS (1u << 25) /* width * height accepted when decoding */
+/* width * height accepted when decoding a heightmap: 4,194,304 (2048 x 2048), 64 times the
+ * 257 x 257 points of a large Sims 2 hood. Checked from the header, before any pixel is
+ * decoded or any buffer for them allocated. */
+#define PSDL_RASTER_MAX_PIXELS (1u << 22)
 #define PSDL_RASTER_TEXT_KEY "psdlkit:heightmap"
 
 typedef struct psdl_raster {

@@ -33,6 +33,31 @@ static void report(vctx *v, psdl_severity sev, const char *rule, long room, long
     p.room = room;
     p.attribute = attr;
     p.road = road;
+    p.other_room = -1;
+    p.has_position = 0;
+    p.x = p.z = 0;
+    if (room > 0 && (uint32_t)room < v->doc->nrooms && attr >= 0 && (uint32_t)attr < v->doc->rooms[room].nattrs &&
+        v->doc->rooms[room].attrs[attr].type != PSDL_ATTR_TUNNEL &&
+        v->doc->rooms[room].attrs[attr].type != PSDL_ATTR_UNKNOWN) { /* the attribute's first vertex */
+        const psdl_attr *a = &v->doc->rooms[room].attrs[attr];
+        for (uint32_t j = 0; j < a->nrefs && !p.has_position; j++) {
+            uint16_t vi = a->refs[j];
+            if (vi < v->doc->nvertices && isfinite(v->doc->vertices[vi].x) && isfinite(v->doc->vertices[vi].z))
+                p.has_position = 1, p.x = v->doc->vertices[vi].x, p.z = v->doc->vertices[vi].z;
+        }
+    }
+    if (!p.has_position && room > 0 && (uint32_t)room < v->doc->nrooms) { /* the room's perimeter average */
+        const psdl_room *rm = &v->doc->rooms[room];
+        double sx = 0, sz = 0;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < rm->nperimeter; k++) {
+            uint16_t vi = rm->perimeter[k].vertex;
+            if (vi >= v->doc->nvertices || !isfinite(v->doc->vertices[vi].x) || !isfinite(v->doc->vertices[vi].z))
+                continue;
+            sx += v->doc->vertices[vi].x, sz += v->doc->vertices[vi].z, n++;
+        }
+        if (n) p.has_position = 1, p.x = sx / n, p.z = sz / n;
+    }
     snprintf(p.path, sizeof p.path, "%s", path);
     va_list ap;
     va_start(ap, fmt);
@@ -96,7 +121,8 @@ static double polygon_area2(const psdl_doc *d, const uint16_t *refs, uint32_t n)
         uint16_t i0 = refs[j], i1 = refs[(j + 1) % n];
         if (i0 >= d->nvertices || i1 >= d->nvertices) continue;
         const psdl_vec3 *a = &d->vertices[i0], *b = &d->vertices[i1];
-        s += (double)a->x * b->z - (double)b->x * a->z;
+        double c = (double)a->x * b->z - (double)b->x * a->z;
+        if (isfinite(c)) s += c; /* a NaN vertex is reported by "nonfinite"; it must not hide this */
     }
     return s;
 }
@@ -335,7 +361,8 @@ static void check_perimeter(vctx *v, long r, const psdl_room *rm) {
             const psdl_perimeter_point *nx = &rm->perimeter[(k + 1) % rm->nperimeter];
             if (nx->vertex < d->nvertices) {
                 const psdl_vec3 *a = &d->vertices[pp->vertex], *b = &d->vertices[nx->vertex];
-                area2 += (double)a->x * b->z - (double)b->x * a->z;
+                double c = (double)a->x * b->z - (double)b->x * a->z;
+                if (isfinite(c)) area2 += c; /* NaN: reported by "nonfinite", must not hide this */
             }
         }
         if (pp->vertex == 0) zero = 1;
@@ -467,6 +494,11 @@ static void check_roads(vctx *v) {
 }
 
 void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_validate_result *result) {
+    psdl_validate_ex(doc, 0, fn, ud, result);
+}
+
+void psdl_validate_ex(const psdl_doc *doc, unsigned flags, psdl_problem_fn fn, void *ud,
+                      psdl_validate_result *result) {
     psdl_validate_result local;
     if (!result) result = &local;
     result->errors = result->warnings = 0;
@@ -508,6 +540,7 @@ void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_valid
     }
     check_probe_grid(&v);
     check_roads(&v);
+    if (!(flags & PSDL_VALIDATE_NO_DRIVABLE)) psdl_check_drivable(doc, fn, ud, result);
     if (doc->has_tail && doc->nvertices > 0) {
         for (uint32_t i = 1; i < doc->nvertices; i++) {
             const psdl_vec3 *p = &doc->vertices[i];
@@ -521,4 +554,71 @@ void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_valid
             }
         }
     }
+}
+
+/* ------------------------------------------------------------------ the list of rules */
+
+static const psdl_rule_info rules[] = {
+    {"magic", "error", "magic is not \"PSD0\" (§1.9)"},
+    {"target_size", "error", "target size is not 2 (§1.2)"},
+    {"vertex_budget", "warning", "more than 65,024 vertices (§3.2)"},
+    {"texture_name_nul", "warning", "a texture name holds a NUL byte (§1.3)"},
+    {"texture_name_length", "error", "a texture name longer than 31 characters (§1.3)"},
+    {"room0", "warning", "room 0's flag byte is not 0 (§1.2)"},
+    {"perimeter_size", "error", "more than 255 perimeter points (§3.2)"},
+    {"perimeter_small", "warning", "fewer than 3 perimeter points (§1.5)"},
+    {"vertex_index", "error", "a vertex index past the vertex pool (§3.1)"},
+    {"room_index", "error", "a room id past the room list"},
+    {"self_neighbour", "warning", "a room lists itself as a neighbour"},
+    {"neighbour_symmetry", "warning", "a neighbour link with no link back (§1.5)"},
+    {"vertex_zero", "warning", "geometry uses vertex 0, the reserved dummy (§3.2)"},
+    {"winding", "warning", "a perimeter, fan or roof wound opposite to retail (§4.2)"},
+    {"missing_last", "error", "no attribute carries the LAST bit (§2.1)"},
+    {"after_last", "warning", "geometry after the LAST attribute is never read (§2.1)"},
+    {"header_high", "error", "attribute header bits 8-15 set (§2.1)"},
+    {"attribute_type", "error", "attribute type 13-15 before LAST (§3.1)"},
+    {"counted_fixed", "error", "a fixed-size attribute stored with a count word (§2.2)"},
+    {"fixed_subtype", "warning", "a fixed-size attribute with a non-retail subtype (§2.2)"},
+    {"texture_data", "error", "texture with subtype 0 and data >= 256 (§2.3)"},
+    {"texture_index", "error", "texture value past the texture table (§2.3)"},
+    {"texture_limit", "warning", "texture value above 511 or 767 (§3.2)"},
+    {"texture_first", "warning", "geometry before any texture attribute (§2.3)"},
+    {"texture_group", "warning", "texture slots read past the table's end (§2.3)"},
+    {"empty_attribute", "warning", "a strip or fan that draws nothing"},
+    {"section_count", "warning", "a strip of more than 256 sections (§3.2)"},
+    {"divided_no_texture", "error", "divided road under texture value 0 (§2.4 0x8)"},
+    {"divider_type", "warning", "divider type not 1, 2 or 3 (§2.4 0x8)"},
+    {"divider_texture", "error", "divider texture value 0 (§2.4 0x8)"},
+    {"road_fan_flat", "warning", "road fan not flat within 5 cm (§2.4 0x5)"},
+    {"height_index", "error", "a height index past the height pool"},
+    {"light_range", "warning", "facade-bound light above 63 (§2.4 0x7)"},
+    {"facade_repeat", "warning", "facade repeat count of 32768 or more (§2.4 0xB)"},
+    {"tunnel_target", "error", "road tunnel not followed by a strip (§2.4 0x9)"},
+    {"junction_perimeter", "warning", "junction tunnel in a room of more than 32 points (§3.2)"},
+    {"tunnel_form", "error", "tunnel with neither 3 nor 10 data words (§2.4 0x9)"},
+    {"probe_cell_full", "error", "128 rooms in one cell of the game's probe grid (§3.1)"},
+    {"road_rooms", "warning", "a road record listing no rooms (§1.7)"},
+    {"room_zero", "error", "a road record referencing room 0 (§3.3)"},
+    {"road_room_attributes", "warning", "a road record's room without exactly one road-type attribute (§1.7)"},
+    {"bounds", "warning", "a vertex outside the file's bounding box (§1.6)"},
+    {"nonfinite", "error", "NaN or infinite vertex, height, bound or lane value"},
+    {"empty_city", "error", "the city has no room"},
+    {"perimeter_crossing", "error", "a perimeter crosses itself"},
+    {"perimeter_spike", "warning", "a perimeter runs out and straight back (edges within 2 degrees)"},
+    {"perimeter_kink", "warning", "a perimeter folds back and forth (edge under 0.5 m between turns under 30 degrees)"},
+    {"room_overlap", "error", "two non-warp rooms overlap by more than 0.5 m²"},
+    {"hole", "error/warning", "ground enclosed by rooms in no room: error above 1 m², warning above 0.01 m²"},
+    {"edge_gap", "warning", "an enclosed gap of at most 0.01 m² wider than 2 cm between rooms"},
+    {"floor_outside", "error/warning",
+     "a floor attribute more than 5 cm outside its room: warning above 1 % of its area, error above 25 %"},
+    {"unreachable", "error/warning",
+     "a room no neighbour-link chain from the largest road room reaches: error for road and intersection rooms"},
+    {"drivable_nomem", "error", "out of memory during the drivability rules"},
+    {"encodable", "error", "the document cannot be encoded at all (Lua documents)"},
+    {"city_name", "warning", "the city name contains \"london\" or \"sf\" (§3.4)"},
+};
+
+const psdl_rule_info *psdl_rules(size_t *count) {
+    if (count) *count = sizeof rules / sizeof rules[0];
+    return rules;
 }

@@ -1816,7 +1816,8 @@ end
 -- neighbour is repeated, §1.5), sets room flags, writes the attributes (a texture reference
 -- before textured geometry, only when it changes), computes bounds, and validates.
 -- @tparam[opt] table opts `strict` (default true: warnings are errors too, the builder's
--- own with validation's), `validate` (default true), `order = "blocks_first"` (block rooms
+-- own with validation's), `validate` (default true), `drivable` (false: validate the format's
+-- rules only, for fragments that are no whole city; see `psdl.validate`), `order = "blocks_first"` (block rooms
 -- get the low ids, as retail; `first_road_room` is then the first non-block id)
 -- @treturn table document (docs/document-model.md)
 -- @treturn table report `{rooms, vertices, heights, textures, tjunctions = {found, repaired,
@@ -2007,7 +2008,7 @@ function Builder:finish(opts)
   if opts.validate ~= false then
     local psdl = require "psdl"
     local strict = opts.strict ~= false
-    local ok, problems, counts = psdl.validate(doc, { strict = strict, name = self.name })
+    local ok, problems, counts = psdl.validate(doc, { strict = strict, name = self.name, drivable = opts.drivable })
     report.problems, report.counts = problems, counts
     if strict and #report.warnings > 0 then ok = false end
     if not ok then

@@ -181,27 +181,40 @@ end
 
 -- Material of the current group at offset (untextured when the value is 0).
 function Builder:tex(offset)
+  if self.parts then self.part = self.atype .. "#" .. offset end
   if self.value == 0 then return self:material("#none", "(untextured)") end
   return self:slot_material(self.value + offset)
 end
 
--- Start a primitive of material m: vertices go to the current group's bucket.
+-- Start a primitive of material m: vertices go to the current group's bucket (one per
+-- material, or per material and part with the `parts` option).
 function Builder:begin(m)
   local group = self.group
-  local prim = group.by_mat[m]
+  local key = m
+  if self.parts then key = m .. "|" .. self.part end
+  local prim = group.by_mat[key]
   if not prim then
-    prim = { material = m, pos = {}, uv = {}, idx = {}, nv = 0 }
-    group.by_mat[m] = prim
+    prim = { material = m, part = self.parts and self.part or nil, pos = {}, uv = {}, idx = {}, nv = 0 }
+    group.by_mat[key] = prim
     group.prims[#group.prims + 1] = prim
   end
   self.prim = prim
   self.first = prim.nv
 end
 
--- A non-finite number (NaN, infinity: a corrupt file) becomes 0, which JSON and OBJ can hold.
+-- Largest finite 32-bit float: positions and UVs are written as such, so a larger double
+-- (a height added to a coordinate near the limit) would become infinity in the file.
+local F32_MAX = 3.4028234663852886e38
+
+-- A non-finite number (NaN, infinity: a corrupt file), or one beyond the 32-bit float range,
+-- becomes 0, which JSON, OBJ and glTF can hold.
 local function finite(x)
-  if x - x ~= 0 then return 0 end
+  if x - x ~= 0 or x > F32_MAX or x < -F32_MAX then return 0 end
   return x
+end
+
+local function out_of_range(x)
+  return x - x ~= 0 or x > F32_MAX or x < -F32_MAX
 end
 
 function Builder:vertex(p, s, t)
@@ -209,7 +222,7 @@ function Builder:vertex(p, s, t)
   local n = prim.nv
   local pos, uv = prim.pos, prim.uv
   local x, y, z = p[1], p[2], p[3]
-  if x - x ~= 0 or y - y ~= 0 or z - z ~= 0 or s - s ~= 0 or t - t ~= 0 then
+  if out_of_range(x) or out_of_range(y) or out_of_range(z) or out_of_range(s) or out_of_range(t) then
     x, y, z, s, t = finite(x), finite(y), finite(z), finite(s), finite(t)
     self.nonfinite = (self.nonfinite or 0) + 1
   end
@@ -400,7 +413,10 @@ function Builder:divider(attr, list, n)
   local s = self:arcmap(list, 2, 6, n, 1)
   local function ml(i) return self:v(list[i * 6 + 3]) end
   local function mr(i) return self:v(list[i * 6 + 4]) end
-  local function dtex(off) return self:slot_material(D + off) end
+  local function dtex(off)
+    if self.parts then self.part = "divider#" .. off end
+    return self:slot_material(D + off)
+  end
   local last = n - 1
   if kind == 1 then
     self:begin(dtex(1))
@@ -802,7 +818,10 @@ end
 -- @tparam table doc
 -- @tparam[opt] table opts `rooms` (list of room ids, default all), `merge` (one mesh for
 --   the whole city instead of one per room), `attribute_counts` (record triangles per
---   attribute in `stats.attributes[room][attribute]`)
+--   attribute in `stats.attributes[room][attribute]`), `parts` (one primitive per material
+--   and attribute part instead of per material: each primitive gets `part`, the attribute
+--   type and the texture offset that drew it, `"road#0"` road halves, `"road#1"` sidewalks
+--   and curb faces, `"divider#2"` a divider top, ...; see the table above)
 -- @treturn table mesh `{groups = {{name =, room =, prims = {{material =, pos =, uv =,
 --   idx =, nv =}...}}...}, materials = {{name =, texture =, color =}...}, stats = {triangles
 --   =, vertices =, by_type = {[type] = n}, rooms =, attributes =, nonfinite =}}` (`nonfinite`:
@@ -818,7 +837,7 @@ function M.build(doc, opts)
   opts = opts or {}
   local B = setmetatable({
     doc = doc, verts = doc.vertices or {}, heights = doc.heights or {},
-    materials = {}, mat_by_key = {}, slot_cache = {}, tris = 0,
+    materials = {}, mat_by_key = {}, slot_cache = {}, tris = 0, parts = opts and opts.parts or nil,
   }, Builder)
   local stats = { triangles = 0, vertices = 0, by_type = {}, rooms = 0 }
   if opts.attribute_counts then stats.attributes = {} end
@@ -849,6 +868,7 @@ function M.build(doc, opts)
           B.value = math.tointeger(attr.value) or 0
         else
           local fn = H[t]
+          B.atype = t
           local before = B.tris
           if fn and (type(attr.vertices) == "table" or t == "tunnel" or t == "junction_tunnel") then
             fn(B, attr, room, a)
@@ -937,12 +957,48 @@ local function find_image(dir, name)
   return nil
 end
 
--- Attach images to materials (when opts.textures names a folder).
-local function attach_images(mesh, dir)
-  if not dir then return end
-  for _, mat in ipairs(mesh.materials) do
-    if mat.texture then mat.image, mat.mime = find_image(dir, mat.texture) end
+-- Whether the bytes of an image file are a whole, decodable image: a PNG must decode
+-- (psdl.core's bounded PNG reader); a JPEG must start with SOI and an APPn/DQT/SOF marker
+-- and end with EOI. Returns true or nil, reason.
+local function check_image(data, mime)
+  if mime == "image/png" then
+    local canvas, err = require("psdl.core").canvas_png_decode(data)
+    if not canvas then return nil, (tostring(err):gsub("^psdl: ", "")) end
+    canvas:close()
+    return true
   end
+  if data:sub(1, 3) ~= "\255\216\255" then return nil, "not a JPEG image (no start-of-image marker)" end
+  local tail = data:sub(-2)
+  if tail ~= "\255\217" and not data:sub(-32):find("\255\217", 1, true) then
+    return nil, "truncated JPEG image (no end-of-image marker)"
+  end
+  return true
+end
+
+-- Attach images to materials (when opts.textures names a folder). Returns true, or nil and
+-- a message when the folder does not exist or an image in it is corrupt.
+local function attach_images(mesh, dir)
+  if not dir then return true end
+  local ok, lfs = pcall(require, "lfs")
+  if ok and lfs.attributes(dir, "mode") ~= "directory" then
+    return nil, string_format("psdl: --textures %s: no such folder", dir), "io"
+  end
+  for _, mat in ipairs(mesh.materials) do
+    if mat.texture then
+      mat.image, mat.mime = find_image(dir, mat.texture)
+      if mat.image then
+        local f = io.open(mat.image, "rb")
+        local data = f and f:read("a")
+        if f then f:close() end
+        if not data then return nil, string_format("psdl: %s: cannot be read", mat.image), "io" end
+        local good, why = check_image(data, mat.mime)
+        if not good then
+          return nil, string_format("psdl: %s (texture %q): %s", mat.image, mat.texture, why), "bad_image"
+        end
+      end
+    end
+  end
+  return true
 end
 
 -- A name usable in OBJ/MTL (no spaces) and JSON (valid UTF-8), unique among names.
@@ -1054,6 +1110,9 @@ function M.gltf(mesh, opts)
   for _, g in ipairs(mesh.groups) do
     local prims = {}
     for _, p in ipairs(g.prims) do
+      -- an empty vertex set has no bounds (min +inf, max -inf), and glTF accessors need
+      -- count >= 1: such a primitive is left out
+      if p.nv > 0 and #p.idx > 0 then
       local pos, uv, idx = p.pos, p.uv, p.idx
       local minx, miny, minz, maxx, maxy, maxz = huge, huge, huge, -huge, -huge, -huge
       local pp, up_ = {}, {}
@@ -1093,12 +1152,15 @@ function M.gltf(mesh, opts)
         attributes = { POSITION = pos_acc, TEXCOORD_0 = pos_acc + 1 },
         indices = pos_acc + 2, material = p.material - 1, mode = 4,
       }
+      end
     end
-    meshes[#meshes + 1] = { name = g.name, primitives = prims }
-    nodes[#nodes + 1] = {
-      name = g.name, mesh = #meshes - 1,
-      extras = g.room and { room = g.room, flags = g.flags } or nil,
-    }
+    if #prims > 0 then
+      meshes[#meshes + 1] = { name = g.name, primitives = prims }
+      nodes[#nodes + 1] = {
+        name = g.name, mesh = #meshes - 1,
+        extras = g.room and { room = g.room, flags = g.flags } or nil,
+      }
+    end
   end
 
   local bin_parts = { table.concat(pos_parts), table.concat(uv_parts), table.concat(idx_parts) }
@@ -1117,7 +1179,11 @@ function M.gltf(mesh, opts)
   -- materials, and images for those that have one
   local materials, textures, images = {}, {}, {}
   local used = {}
-  for _, g in ipairs(mesh.groups) do for _, p in ipairs(g.prims) do used[p.material] = true end end
+  for _, g in ipairs(mesh.groups) do
+    for _, p in ipairs(g.prims) do
+      if p.nv > 0 and #p.idx > 0 then used[p.material] = true end
+    end
+  end
   for i, mat in ipairs(mesh.materials) do
     local c = mat.color
     local m = {
@@ -1213,7 +1279,8 @@ function M.export(doc, path, opts)
       "usage"
   end
   local mesh = M.build(doc, { rooms = opts.rooms, merge = opts.merge, name = opts.source and stem(opts.source) })
-  attach_images(mesh, opts.textures)
+  local iok, ierr, icode = attach_images(mesh, opts.textures)
+  if not iok then return nil, ierr, icode end
   local dir = dirname(path)
   local files = {}
   if format == "obj" then

@@ -20,7 +20,7 @@
 
 local core = require "psdl.core"
 
-local io_open = io.open
+local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
 local type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable =
   type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable
 local string_format, table_concat = string.format, table.concat
@@ -97,7 +97,9 @@ end
 -- validate's work: the problems, the counts and, when want_bytes, the encoded bytes of the
 -- document just checked (so write converts the document once).
 local function check(doc, opts, want_bytes)
-  local ok, problems, nerr, nwarn, bytes = pcall(function() return core.validate(doc, want_bytes) end)
+  local ok, problems, nerr, nwarn, bytes = pcall(function()
+    return core.validate(doc, want_bytes, opts.drivable == false)
+  end)
   if not ok then
     -- the raise message without the position luaL_error prefixes (a line of this file)
     local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
@@ -134,8 +136,12 @@ end
 -- A document that cannot be encoded at all gives a single error with rule `"encodable"`
 -- whose message is the one `encode` would raise.
 -- @tparam table doc document
+-- Besides the format's rules (§3) it runs the drivability rules of docs/validate.md (holes,
+-- overlaps, floor outside its room, reachability, perimeter shape, numbers); each problem
+-- then also has `rooms` ({room[, other room]}) and its position `x`, `z` in metres.
 -- @tparam[opt] table opts `strict` (warnings count as failures too), `name` (city or file
--- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4)
+-- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4), `drivable`
+-- (false: the format's rules only, for fragments of a city and the synthetic codec fixtures)
 -- @treturn boolean ok: no errors (and no warnings when `opts.strict`)
 -- @treturn table problems, errors first as the core reports them
 -- @treturn table counts `{errors = n, warnings = m}`
@@ -147,7 +153,7 @@ function M.validate(doc, opts)
     error("bad argument #2 to 'validate' (table expected, got " .. type(opts) .. ")", 2)
   end
   opts = opts or {}
-  check_options(opts, { strict = true, name = true }, "validate", 2)
+  check_options(opts, { strict = true, name = true, drivable = true }, "validate", 2)
   return check(doc, opts, false)
 end
 
@@ -179,6 +185,16 @@ end
 -- @treturn[2] string code `"io"`
 M.write_file = core.write_file
 
+--- The canonical absolute name of an existing file or folder: symbolic links, `.` and `..`
+-- resolved (POSIX `realpath`). Two names of one file give the same string.
+-- @function real_path
+-- @tparam string path
+-- @treturn string absolute name
+-- @return[2] nil
+-- @treturn[2] string message `"psdl: io: <path>: <reason>"`
+-- @treturn[2] string code `"io"`
+M.real_path = core.real_path
+
 --- Validate, encode and write a document atomically.
 --
 -- The bytes go to a temporary file in the target's folder, which is then renamed over the
@@ -187,7 +203,8 @@ M.write_file = core.write_file
 -- @tparam table doc document
 -- @tparam string path file name
 -- @tparam[opt] table opts `force` or `validate = false` (write even if validation finds
--- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`)
+-- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`),
+-- `drivable` (false: check the format's rules only, see `validate`)
 -- @treturn boolean true
 -- @return[2] nil
 -- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
@@ -204,11 +221,11 @@ function M.write(doc, path, opts)
     error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
   end
   opts = opts or {}
-  check_options(opts, { force = true, validate = true, strict = true, name = true }, "write", 3)
+  check_options(opts, { force = true, validate = true, strict = true, name = true, drivable = true }, "write", 3)
   local bytes
   if not opts.force and opts.validate ~= false then
     local ok, problems, counts
-    ok, problems, counts, bytes = check(doc, { strict = opts.strict, name = opts.name or path }, true)
+    ok, problems, counts, bytes = check(doc, { strict = opts.strict, name = opts.name or path, drivable = opts.drivable }, true)
     if not ok then
       return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
     end

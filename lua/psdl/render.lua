@@ -267,8 +267,15 @@ function M.room_center(doc, room)
   return x, z
 end
 
--- Where a validation problem points to, in world x, z (nil when it names no place).
+-- Where a validation problem points to, in world x, z (nil when it names no place): its
+-- position (`x`, `z`: the drivability rules give the spot, e.g. a hole or an overlap), else
+-- the vertex, attribute, perimeter point or room its path names.
 local function problem_place(doc, p, centers)
+  local path0 = type(p.path) == "string" and p.path or ""
+  local whole_room = path0:match("^rooms%[%d+%]$") or path0:match("^rooms%[%d+%]%.perimeter$")
+  if finite(p.x) and finite(p.z) and not (whole_room and not (p.rooms and p.rooms[2]) and p.rule ~= "hole") then
+    return p.x, p.z
+  end
   local V = doc.vertices
   local function vert(i)
     local v = math.tointeger(i) and V[i]
@@ -324,6 +331,16 @@ local function problem_place(doc, p, centers)
   if k then return vert(k) end
   return nil
 end
+
+--- Where a validation problem points to (the vertex, attribute, perimeter point, room or
+-- road record its path names), in world x, z.
+-- @tparam table doc
+-- @tparam table p a problem as `psdl.validate` returns it
+-- @tparam table centers `{[room] = {x, z}}` room centres (`room_center`)
+-- @treturn number|nil x (nil when the problem names no place)
+-- @treturn number z
+-- @treturn integer|nil the room, when the place is that room's centre
+M.problem_place = problem_place
 
 --- Collect what a map of `doc` shows, in world coordinates.
 -- @tparam table doc

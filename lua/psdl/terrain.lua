@@ -24,7 +24,7 @@
 
 local core = require "psdl.core"
 
-local io_open = io.open
+local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
 local math_floor, math_huge, math_max, math_min = math.floor, math.huge, math.max, math.min
 local string_format, string_pack = string.format, string.pack
 local type, error, tostring, tonumber, pairs, ipairs, setmetatable =

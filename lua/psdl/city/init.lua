@@ -73,7 +73,7 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true, auto_junctions = true }
+               blocks = true, package = true, auto_junctions = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -109,7 +109,10 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 -- * `auto_junctions = true`: where two roads at grade cross without a shared node, a
 --   junction is inserted (both roads split there), and a road whose body a node of other
 --   roads lies on is split at that node; without it (the default) `build` refuses such a
---   network with an error naming both script lines. Bridges and tunnels cross freely.
+--   network with an error naming both script lines. Bridges and tunnels cross freely;
+-- * `package`: settings for `psdl package` (`psdl.package.generate`: `name`, `title`,
+--   `left_hand`, `density`, `speed`, `police`, `vehicles`, `peds`, `lights`, `dressing`);
+--   command-line options override them.
 -- @treturn City
 function M.new(opts)
   opts = opts or {}
@@ -156,7 +159,7 @@ function M.new(opts)
     spacing = opts.spacing or 20, room_length = opts.room_length or 100, radius = opts.radius or 5,
     bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
-    props = opts.props, profile_table = ptab, height_fn = height, terrain = on_terrain,
+    props = opts.props, package = opts.package, profile_table = ptab, height_fn = height, terrain = on_terrain,
     auto_junctions = opts.auto_junctions and true or false,
     nodes = {}, roads = {}, node_by_id = {},
   }, City)
@@ -421,7 +424,7 @@ local function build(self, opts)
     end
   end
   local t2 = os_clock()
-  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate,
+  local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate, drivable = opts.drivable,
                               order = "blocks_first" }
   local t3 = os_clock()
   local kinds = { road = 0, intersection = 0, block = 0, tunnel = 0, bridge = 0 }
@@ -445,7 +448,8 @@ end
 
 --- Build the city: roads, intersections, blocks, then `Builder:finish`.
 -- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
--- errors too; default false: warnings are reported), `validate` (default true),
+-- errors too; default false: warnings are reported), `validate` (default true), `drivable`
+-- (false: the format's rules only, for pieces that are no whole city; see `psdl.validate`),
 -- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
 -- short-lived tables, and the default pause of 200 spends a third of the time collecting;
 -- the previous setting is restored; false leaves the collector alone)

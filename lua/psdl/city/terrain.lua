@@ -480,8 +480,16 @@ function M.from_city(what, opts)
     cols = opts.cols or (floor((maxx - ox) / cell + 1e-9) + 1)
     rows = opts.rows or (floor((maxz - oz) / cell + 1e-9) + 1)
   end
+  -- a far or corrupt vertex (x = 9.8e20) or a NaN makes the grid absurd: say so before
+  -- anything is formatted or allocated as an integer
+  -- (at most 2048 x 2048 points, the heightmap limit of src/psdl_nhtg.h)
+  if not (cols >= 0 and rows >= 0 and cols <= 4194304 and rows <= 4194304) or cols * rows > 4194304 then
+    return nil, string_format("the ground spans x %.6g..%.6g, z %.6g..%.6g: a grid of %.6g x %.6g points of %.6g m "
+      .. "is too big (at most 4,194,304 points, 2048 x 2048; a larger --cell-size makes fewer; is a vertex far "
+      .. "away or corrupt?)", minx, maxx, minz, maxz, cols, rows, cell)
+  end
+  cols, rows = math.tointeger(cols) or cols, math.tointeger(rows) or rows
   if cols < 2 or rows < 2 then return nil, string_format("a grid of %d x %d points: at least 2 x 2 needed", cols, rows) end
-  if cols * rows > 16 * 1024 * 1024 then return nil, string_format("a grid of %d x %d points is too big", cols, rows) end
   local best = {}
   local NONE = -huge
   for q = 1, cols * rows do best[q] = NONE end
@@ -505,7 +513,7 @@ function M.from_city(what, opts)
           if l1 >= -eps and l2 >= -eps and l3 >= -eps then
             local y = l1 * ay + l2 * by + l3 * cy
             local k = i * cols + j + 1
-            if y > best[k] then best[k] = y end
+            if y > best[k] and y < huge then best[k] = y end
           end
         end
       end

@@ -1,9 +1,14 @@
 --- `psdl build SCRIPT.lua [-o OUT.psdl] [--seed N] [--preview MAP.png]`: run a city script
 -- and write the city it returns.
 --
--- The script runs with `psdl` (the library) and `SEED` (the seed, or nil) as globals, its
+-- The script runs in a sandbox (`psdl.sandbox`: the library, string/table/math/utf8,
+-- reading files under its own folder, no os/io; `--trust` gives full access) with a time
+-- limit (`--timeout`, default 120 s) and a memory limit (`--max-memory`, default 4,096 MB),
+-- with `psdl` (the library), `SEED` (the seed, or nil) and `SCRIPT_DIR` as globals, its
 -- own `arg` (`arg[0]` = the script), and `math.random` seeded from `--seed` (default 1). It
 -- returns a `psdl.city` City (built here, with `--seed` when given) or a finished document.
+-- Going past a limit, or touching what the sandbox does not allow, stops the build with
+-- a message naming the script line; nothing is written.
 -- The city is validated; the summary (rooms by kind, vertices, textures, road records,
 -- network, blocks, validation warnings, timings) goes to standard output, then the file is
 -- written atomically (`psdl.write`), then the preview drawn (`psdl.render`).
@@ -12,13 +17,18 @@
 -- reported with its file and line, e.g. `psdl build: examples/city.lua:12: bad argument #3
 -- to 'road' (unknown profile 'avenu' ...)`, and nothing is written.
 --
+-- With `--watch` the command stays running and builds again each time the script or a file
+-- it loaded (`require`, `dofile`, `loadfile`) changes; a failed build prints its error and
+-- leaves the last good file untouched.
+--
 -- Exit code: 0 written; 1 usage error, or the city does not validate (with `--strict`: has
 -- warnings); 2 the script fails or returns no city; 3 a file cannot be read or written.
 -- @module psdl.cli.build
 
 local common = require "psdl.cli.common"
-local string, os, require, tonumber, tostring, type, math, setmetatable, getmetatable, loadfile, xpcall, debug, _G =
-  string, os, require, tonumber, tostring, type, math, setmetatable, getmetatable, loadfile, xpcall, debug, _G
+local source = require "psdl.cli.source"
+local string, require, tonumber, tostring, math, pcall =
+  string, require, tonumber, tostring, math, pcall
 
 local M = {}
 
@@ -32,6 +42,32 @@ M.description = "Run a city script (it has 'psdl' and 'SEED' as globals and retu
   .. "--preview draws a top-down map of the result (PNG or SVG). A script error names the script "
   .. "line and leaves no file behind."
 
+--- Declare the sandbox options of a command that runs city scripts (`build`, `package`,
+-- `view`): `--trust`, `--timeout`, `--max-memory`.
+-- @tparam table cmd the argparse command
+function M.sandbox_options(cmd)
+  cmd:flag("--trust", "Run the script with full access (os, io, any file); by default it runs in a sandbox "
+    .. "(the psdl library, string/table/math/utf8, reading files under its own folder).")
+  cmd:option("--timeout", "Stop the script after this many seconds of processor time (0: no limit).",
+    "120"):argname("<s>")
+  cmd:option("--max-memory", "Stop the script when its Lua memory passes this many MB (0: no limit).",
+    "4096"):argname("<mb>")
+end
+
+--- The sandbox settings of parsed arguments (see `sandbox_options`) for `psdl.cli.source`.
+-- @raise a usage failure for a bad `--timeout` or `--max-memory`
+-- @treturn table `{trust =, timeout = seconds, max_memory = MB}`
+function M.sandbox_settings(args)
+  local timeout, max_memory = tonumber(args.timeout or "120"), math.tointeger(tonumber(args.max_memory or "4096"))
+  if not timeout or timeout < 0 or timeout ~= timeout then
+    common.failure("usage", string.format("--timeout: seconds >= 0 expected, got %q", args.timeout))
+  end
+  if not max_memory or max_memory < 0 or max_memory > (1 << 40) then
+    common.failure("usage", string.format("--max-memory: whole MB >= 0 expected, got %q", args.max_memory))
+  end
+  return { trust = args.trust, timeout = timeout, max_memory = max_memory }
+end
+
 --- Declare the command's arguments.
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
@@ -42,35 +78,12 @@ function M.configure(cmd)
   cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
   cmd:flag("--rooms", "Write room numbers on the preview.")
   cmd:flag("--strict", "Refuse a city with validation warnings too.")
+  M.sandbox_options(cmd)
   cmd:flag("-q --quiet", "Print nothing on success.")
-end
-
-local function first_line(s)
-  s = tostring(s)
-  return s:match("^[^\n]*")
-end
-
--- Runs the script; returns its first result or raises a failure naming the script line.
-local function run_script(psdl, path, seed)
-  local env = setmetatable({ psdl = psdl, SEED = seed, arg = { [0] = path } }, { __index = _G })
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then
-    if tostring(err):find("cannot open", 1, true) then common.failure("io", first_line(err)) end
-    common.failure("bad_input", first_line(err))
-  end
-  math.randomseed(seed or 1)
-  local ok, result = xpcall(chunk, function(e)
-    if type(e) ~= "string" then e = tostring(e) end
-    -- name the script line when the message does not already
-    if not e:find(path, 1, true) then
-      local tb = debug.traceback("", 2)
-      local line = tb:match("\n%s*(" .. path:gsub("%p", "%%%0") .. ":%d+):")
-      if line then e = line .. ": " .. e end
-    end
-    return e
-  end)
-  if not ok then common.failure("bad_input", first_line(result)) end
-  return result
+  cmd:option("--package", "Also package the city as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
+  require("psdl.cli.package").options(cmd, true)
+  cmd:flag("--watch", "Keep running: build again whenever the script or a file it loads changes "
+    .. "(a failed build is reported and leaves the last good file in place). Ctrl-C stops.")
 end
 
 --- Run `psdl build`.
@@ -96,33 +109,24 @@ function M.run(args, ctx)
     local base = args.script:match("([^/\\]*)$"):gsub("%.lua$", "")
     out = base .. ".psdl"
   end
-  local result = run_script(psdl, args.script, seed)
-  local doc, report
-  local City = psdl.city.City
-  if type(result) == "table" and getmetatable(result) == City then
-    local ok, d, rep = xpcall(result.build, function(e) return tostring(e) end, result, { seed = seed,
-                                                                                           strict = args.strict })
-    if not ok then
-      local msg = first_line(d)
-      if d:find("does not validate", 1, true) then
-        common.failure("problems", args.script .. ": " .. tostring(d):gsub("^.-: the built", "the built"))
-      end
-      common.failure("bad_input", msg:find(args.script, 1, true) and msg or (args.script .. ": " .. msg))
-    end
-    doc, report = d, rep
-  elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
-    doc = result
-    local ok, problems, counts = psdl.validate(doc, { strict = args.strict })
-    if counts.errors > 0 or (args.strict and not ok) then
-      local p = problems[1]
-      common.failure("problems", string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
-        args.script, counts.errors, counts.warnings, p.rule, p.path, p.message))
-    end
-    report = { problems = problems, counts = counts }
-  else
-    common.failure("bad_input", args.script .. ": the script must return a city (psdl.city.new{...}) or a document, "
-      .. "got " .. (result == nil and "nothing" or type(result)))
-  end
+  common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } })
+  if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
+  local box = M.sandbox_settings(args)
+  if args.watch then --- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
+-- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
+function M.run_script(psdl, path, seed, opts)
+  return (source.run_script(psdl, path, seed, opts))
+end
+
+return M.watch(args, ctx, psdl, out, seed, size, box) end
+  local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box })
+  M.write(args, ctx, psdl, doc, report, out, size, meta)
+  return ctx.exit.ok
+end
+
+--- Write a built city, print its summary and draw the preview (`psdl build` after a build).
+-- @raise a failure when the file cannot be written
+function M.write(args, ctx, psdl, doc, report, out, size, meta)
   local ok, err, code = psdl.write(doc, out, { strict = args.strict })
   if not ok then common.failure(common.exit_for(code), common.clean(err)) end
   if not args.quiet then
@@ -134,6 +138,11 @@ function M.run(args, ctx)
         report.counts.errors, report.counts.warnings))
     end
   end
+  if args.package then
+    meta = meta or {}
+    require("psdl.cli.package").package(doc, args, meta.package or {}, meta.name or out:match("([^/\\]*)$"):gsub("%.psdl$", ""),
+      ctx, args.package, nil, { args.script, out })
+  end
   if args.preview then
     local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size, rooms = args.rooms,
       title = out:match("([^/\\]*)$") })
@@ -144,7 +153,41 @@ function M.run(args, ctx)
       ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
     end
   end
+end
+
+--- `psdl build --watch`: build, then build again on every change of the script or a file
+-- it loaded. Runs until the process is ended.
+-- @treturn integer exit code (only when `args.watch_stop` ends the loop: tests)
+function M.watch(args, ctx, psdl, out, seed, size, box)
+  local watch = require "psdl.watch"
+  watch.loop {
+    fallback = { args.script },
+    stop = args.watch_stop,
+    changed = function(p) ctx.stdout:write(string.format("psdl build: %s changed, building again\n", p)) end,
+    build = function()
+      local files
+      local ok, err = pcall(function()
+        local doc, report, f, meta = source.script_document(psdl, args.script,
+          { seed = seed, strict = args.strict, sandbox = box })
+        files = f
+        M.write(args, ctx, psdl, doc, report, out, size, meta)
+      end)
+      if not ok then
+        if not common.is_failure(err) then err = { msg = "internal error: " .. tostring(err) } end
+        ctx.stderr:write(string.format("psdl build: %s (the last good %s stays)\n", err.msg, out))
+        files = source.last_files -- what the failed run had read: the script at least
+      end
+      if ctx.stdout.flush then ctx.stdout:flush() end
+      return files
+    end,
+  }
   return ctx.exit.ok
+end
+
+--- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
+-- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
+function M.run_script(psdl, path, seed, opts)
+  return (source.run_script(psdl, path, seed, opts))
 end
 
 return M

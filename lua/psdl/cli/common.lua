@@ -9,8 +9,8 @@
 -- @module psdl.cli.common
 
 local io, os, string, math, table = io, os, string, math, table
-local type, setmetatable, getmetatable, require, pcall, tostring, tonumber, select, error, assert =
-  type, setmetatable, getmetatable, require, pcall, tostring, tonumber, select, error, assert
+local type, setmetatable, getmetatable, require, pcall, tostring, tonumber, select, error, assert, ipairs, pairs =
+  type, setmetatable, getmetatable, require, pcall, tostring, tonumber, select, error, assert, ipairs, pairs
 
 local M = {}
 
@@ -104,6 +104,41 @@ function M.write_file_atomic(path, data)
   local ok, err, code = require("psdl").write_file(path, data)
   if not ok then return nil, (err:gsub("^psdl: io: ", "")), code end
   return true
+end
+
+--- Whether two names are the same existing file: same device and inode, so symbolic links,
+-- hard links and spellings such as `./a` and `dir/../a` all count. Devices, pipes and
+-- names that do not exist are never "the same file" (writing `/dev/stdout` is fine).
+-- @tparam string a
+-- @tparam string b
+-- @treturn boolean
+function M.same_file(a, b)
+  if type(a) ~= "string" or type(b) ~= "string" or a == "-" or b == "-" then return false end
+  local lfs = require "lfs"
+  local x, y = lfs.attributes(a), lfs.attributes(b)
+  if not x or not y or x.mode ~= "file" or y.mode ~= "file" then return false end
+  return x.dev == y.dev and x.ino == y.ino
+end
+
+--- Refuse a command whose output would replace one of its inputs: raises a `usage`
+-- failure (exit 1) naming both when any output is the same file as any input
+-- (`same_file`). Call it before anything is written.
+-- @tparam table inputs input paths (nil entries skipped)
+-- @tparam table outputs `{ {path, option}, ... }`: each output and the option naming it
+--   (e.g. `"-o"`); nil paths skipped
+-- @raise a failure (`usage`)
+function M.refuse_overwrite(inputs, outputs)
+  for _, out in ipairs(outputs) do
+    local path, option = out[1], out[2]
+    if path then
+      for _, input in pairs(inputs) do
+        if M.same_file(input, path) then
+          M.failure("usage", string.format("%s %s is the input file %s: refusing to overwrite an input "
+            .. "(choose another output name)", option, path, input))
+        end
+      end
+    end
+  end
 end
 
 --- Read and decode a PSDL file.

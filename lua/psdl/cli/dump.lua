@@ -32,6 +32,7 @@ end
 --   output cannot be written
 function M.run(args, ctx)
   local psdl = common.psdl()
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" } })
   local companion = require "psdl.cli.companion"
   local bytes, rerr, rcode = common.read_file(args.file)
   if not bytes then common.failure(common.exit_for(rcode), rerr) end

@@ -44,6 +44,9 @@ end
 function M.run(args, ctx)
   local psdl = common.psdl()
   local export = require "psdl.export"
+  local stem = args.output:gsub("%.[^./]*$", "")
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { stem .. ".mtl", "-o (its .mtl)" },
+    { stem .. ".bin", "-o (its .bin)" } })
   local doc, msg, code = common.load(psdl, args.file)
   if not doc then common.failure(common.exit_for(code), msg) end
   local rooms

@@ -14,6 +14,8 @@
 --     psdl build SCRIPT.lua [-o OUT.psdl]  run a city script (psdl.city), write the city
 --     psdl osm EXTRACT.osm [--network-json OUT.json] [--svg MAP.svg]
 --                                          OpenStreetMap import: the cleaned road network
+--     psdl package CITY.lua|.osm|.psdl -o MYCITY.ar  the whole add-on (docs/package.md)
+--     psdl view CITY [-o CITY.html] [--watch]  the city in an interactive 3D page
 --
 -- Exit codes (`exit`): 0 ok; 1 usage error, or `validate` found problems that fail the
 -- check; 2 bad input (not a PSDL file / psdlkit JSON document that can be decoded);
@@ -40,7 +42,7 @@ M.exit = common.exit
 
 --- Subcommands in the order `psdl --help` lists them; each is the module
 -- `psdl.cli.<name>`.
-M.commands = { "info", "validate", "dump", "undump", "terrain", "retexture", "diff", "export", "render", "build", "osm" }
+M.commands = { "info", "validate", "dump", "undump", "terrain", "retexture", "diff", "export", "render", "build", "osm", "package", "view" }
 
 local STOP = setmetatable({}, { __tostring = function() return "psdl.cli: stop parsing" end })
 

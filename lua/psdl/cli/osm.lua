@@ -105,8 +105,14 @@ function M.configure(cmd)
     :convert(nonneg)
   cmd:flag("--strict", "Exit 1 when the network still has problems after the clean-up; with -o, refuse a "
     .. "city with validation warnings too.")
-  cmd:flag("-v --verbose", "List every dropped road and every problem left.")
+  cmd:flag("-v --verbose", "List every dropped road and every problem left; state the peak memory.")
+  cmd:option("--max-input", "Refuse an extract larger than this many MB (default 1024).", "1024"):argname("<mb>")
+    :convert(positive)
+  cmd:option("--max-memory", "Stop when the import's Lua memory passes this many MB (default 4096).", "4096")
+    :argname("<mb>"):convert(positive)
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
+  cmd:option("--package", "Also package the city (with -o) as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
+  require("psdl.cli.package").options(cmd, true, true)
   cmd:flag("--progress", "Show the stages on stderr (default: when stderr is a terminal).")
 end
 
@@ -310,7 +316,7 @@ local function print_city(out, path, report, nfootprints, verbose)
   end
 end
 
-function M.run(args, ctx)
+local function run_import(args, ctx)
   local osm = require "psdl.osm"
   local seed, size
   if args.seed then
@@ -327,6 +333,8 @@ function M.run(args, ctx)
       common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
     end
   end
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
+    { args.svg, "--svg" }, { args.preview, "--preview" } })
   if not args.output and (args.seed or args.procedural or args.name) then
     common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
   end
@@ -384,6 +392,11 @@ function M.run(args, ctx)
     local okw, err, code = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
     if not okw then common.failure(common.exit_for(code), common.clean(err)) end
     report.timings.city = os.clock() - t_city
+    if args.package then
+      if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
+      require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
+        ctx, args.package, nil, { args.file, args.output })
+    end
   end
 
   if args.network_json then
@@ -446,6 +459,38 @@ function M.run(args, ctx)
       #report.warnings == 1 and "" or "s"))
   end
   return ctx.exit.ok
+end
+
+--- Run `psdl osm`: the import (above) inside an input-size and memory guard. An extract
+-- over `--max-input` MB (default 1,024) is refused before it is read; an import whose Lua
+-- memory passes `--max-memory` MB (default 4,096; a 200 MB extract needs about 800 MB) is
+-- stopped with a message. `--verbose` adds the peak memory to the summary.
+-- @tparam table args parsed arguments
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+function M.run(args, ctx)
+  local lfs = require "lfs"
+  local size = lfs.attributes(args.file, "size")
+  if size and size > args.max_input * 1024 * 1024 then
+    common.failure("bad_input", string.format("%s: %.1f MB is over --max-input %s MB (cut a smaller extract, "
+      .. "e.g. with osmium extract --bbox, or raise --max-input)", args.file, size / (1024 * 1024),
+      common.num(args.max_input)))
+  end
+  local core = require "psdl.core"
+  collectgarbage("collect")
+  core.memory_limit(math.floor(args.max_memory * 1024 * 1024))
+  local ok, result = pcall(run_import, args, ctx)
+  local stats = core.memory_stats()
+  core.memory_limit(0)
+  if stats.exceeded then
+    common.failure("bad_input", string.format("%s: the import used more than --max-memory %s MB (cut a smaller "
+      .. "extract or raise --max-memory)", args.file, common.num(args.max_memory)))
+  end
+  if not ok then error(result, 0) end
+  if args.verbose and not args.quiet and not args.json then
+    ctx.stdout:write(string.format("peak memory: %.0f MB (Lua heap)\n", stats.peak / (1024 * 1024)))
+  end
+  return result
 end
 
 return M

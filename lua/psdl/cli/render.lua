@@ -54,6 +54,7 @@ function M.run(args, ctx)
   local ss = args.supersample and int_option(args.supersample, "--supersample", 1, 4) or nil
   local psdl = common.psdl()
   local render = require "psdl.render"
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" } })
   local t0 = os.clock()
   local doc, msg, code = common.load(psdl, args.file)
   if not doc then common.failure(common.exit_for(code), msg) end

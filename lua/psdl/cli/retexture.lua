@@ -13,7 +13,11 @@
 -- A mapping file has one rename per line, `old=new`, `old,new` or `old new`; `#` starts a
 -- comment. Files are written atomically in place, with a copy of the original as
 -- `FILE.bak` (unless `--no-backup`; an existing `.bak` is kept, so it always holds the oldest
--- original), or under `--out DIR`; `--dry-run` writes nothing.
+-- original; a `.bak` that is a symbolic link, a hard link to the file or not a PSDL file is
+-- reported and the file refused), or under `--out DIR` (refused when a target is one of the
+-- inputs); `--dry-run` writes nothing. Each file is edited once however many names reach it
+-- (compared by real path); a symbolic link in a folder that leads outside the folders
+-- given is skipped with a note unless `--follow-links`.
 -- Files the edit does not change are not written. An edit that would add a validation
 -- error, split a texture group, put a divider texture past slot 255 or a reference past
 -- 2047 is refused for that file (the file is left alone). Each file gets a report of what
@@ -68,6 +72,8 @@ function M.configure(cmd)
   cmd:flag("-r --recursive", "Look for *.psdl files in the folders' subfolders too.")
   cmd:flag("-n --dry-run", "Report what would change; write nothing.")
   cmd:option("--out", "Write the edited files under this folder instead of in place."):argname("<dir>")
+  cmd:flag("--follow-links", "Also edit *.psdl files (and, with -r, walk folders) that symbolic links in "
+    .. "the folders lead to outside them.")
   cmd:flag("--no-backup", "When writing in place, keep no FILE.bak copy of the original.")
   cmd:flag("--json", "Write the reports as JSON.")
   cmd:flag("--progress", "Show a progress line on stderr even when it is not a terminal.")
@@ -173,11 +179,39 @@ end
 
 ------------------------------------------------------------------------ files
 
--- The files to edit: {path =, rel =} (rel: path under the folder given, for --out).
-local function collect(paths, recursive, ctx)
+-- The files to edit: {path =, rel =, real =} (rel: path under the folder given, for --out;
+-- real: the file's canonical name). Each file is edited once however many names reach it
+-- (the same file named twice, a link to a file of the same tree): a non-repeatable edit
+-- such as --swap 1=4 applied twice would silently undo itself. A symbolic link found in a
+-- folder that leads outside every folder given is skipped with a note unless
+-- `follow_links`; links to subfolders are walked (with -r) only with `follow_links`.
+local function collect(paths, recursive, follow_links, ctx)
   local lfs = require "lfs"
+  local psdl = common.psdl()
   local files, code, missing = {}, ctx.exit.ok, 0
+  local seen = {}      -- real path -> the name it was first met under
+  local walked = {}    -- real paths of folders walked (a loop of links ends here)
+  local roots = {}     -- real paths of the folders given
+  local function inside(real)
+    for _, root in ipairs(roots) do
+      if real == root or real:sub(1, #root + 1) == (root == "/" and "/" or root .. "/") then return true end
+    end
+    return false
+  end
+  local function add(path, rel, real)
+    if seen[real] then
+      ctx:note(string.format("%s: the same file as %s: edited once", path, seen[real]))
+      return
+    end
+    seen[real] = path
+    files[#files + 1] = { path = path, rel = rel, real = real }
+  end
   local function walk(dir, rel)
+    local rdir = psdl.real_path(dir)
+    if rdir then
+      if walked[rdir] then return end
+      walked[rdir] = true
+    end
     local names = {}
     local ok, iter, state = pcall(lfs.dir, dir)
     if not ok then
@@ -191,20 +225,38 @@ local function collect(paths, recursive, ctx)
     table.sort(names)
     for _, name in ipairs(names) do
       local path = dir .. "/" .. name
-      local mode = lfs.symlinkattributes(path, "mode")
-      if mode == "directory" then
+      local lmode = lfs.symlinkattributes(path, "mode")
+      local mode = lmode == "link" and lfs.attributes(path, "mode") or lmode
+      local real = lmode == "link" and psdl.real_path(path) or nil
+      if lmode == "link" and mode == "directory" then
+        if recursive then
+          if follow_links then
+            walk(path, rel .. name .. "/")
+          else
+            ctx:note(string.format("%s: a link to a folder: skipped (--follow-links walks it)", path))
+          end
+        end
+      elseif mode == "directory" then
         if recursive then walk(path, rel .. name .. "/") end
-      elseif name:lower():match("%.psdl$") and (mode == "file" or lfs.attributes(path, "mode") == "file") then
-        files[#files + 1] = { path = path, rel = rel .. name }
+      elseif name:lower():match("%.psdl$") and mode == "file" then
+        if lmode == "link" and not follow_links and not (real and inside(real)) then
+          ctx:note(string.format("%s: a link to %s, outside the folders given: skipped (--follow-links "
+            .. "edits it)", path, tostring(real)))
+        else
+          add(path, rel .. name, real or psdl.real_path(path) or path)
+        end
       end
     end
+  end
+  for _, p in ipairs(paths) do
+    if lfs.attributes(p, "mode") == "directory" then roots[#roots + 1] = psdl.real_path(p) end
   end
   for _, p in ipairs(paths) do
     local mode = lfs.attributes(p, "mode")
     if mode == "directory" then
       walk((p:gsub("/+$", "")), "")
     elseif mode then
-      files[#files + 1] = { path = p, rel = p:match("([^/]*)$") }
+      add(p, p:match("([^/]*)$"), psdl.real_path(p) or p)
     else
       code = math.max(code, ctx:fail("io", p .. ": No such file or directory"))
       missing = missing + 1
@@ -324,9 +376,27 @@ function M.edit_file(psdl, file, ops, args)
   elseif not args.no_backup then
     -- the backup holds the original: an existing FILE.bak (from an earlier edit) is kept
     local bak = file.path .. ".bak"
-    local existing = io.open(bak, "rb")
-    if existing then
-      existing:close()
+    local lfs = require "lfs"
+    local bmode = lfs.symlinkattributes(bak, "mode")
+    if bmode then
+      -- only a plain file holding an earlier PSDL original counts as the kept original
+      local why
+      if bmode == "link" then
+        why = "is a symbolic link"
+      elseif bmode ~= "file" then
+        why = "is not a plain file"
+      elseif common.same_file(bak, file.path) then
+        why = "is the file itself (a hard link)"
+      else
+        local old = common.read_file(bak)
+        if not old or not psdl.decode(old) then why = "is not a PSDL file (not a copy of the original)" end
+      end
+      if why then
+        r.status, r.code = "refused", "refused"
+        r.message = string.format("%s: refused: the backup %s %s, so it cannot be the kept original; move it "
+          .. "away (or use --no-backup or --out)", file.path, bak, why)
+        return r
+      end
       r.backup_kept = true
     else
       local ok, berr = psdl.write_file(bak, bytes)
@@ -387,7 +457,16 @@ function M.run(args, ctx)
   local psdl = common.psdl()
   local ops = M.operations(args)
   if args.out and args.dry_run then common.failure("usage", "--out and --dry-run together: nothing would be written") end
-  local files, code, missing = collect(args.paths, args.recursive, ctx)
+  local files, code, missing = collect(args.paths, args.recursive, args.follow_links, ctx)
+  if args.out then
+    -- an output that lands on an input (--out naming the files' own folder) would edit in
+    -- place without a .bak: refuse before anything is written
+    local reals = {}
+    for _, file in ipairs(files) do reals[#reals + 1] = file.path end
+    for _, file in ipairs(files) do
+      common.refuse_overwrite(reals, { { args.out:gsub("/+$", "") .. "/" .. file.rel, "--out" } })
+    end
+  end
   local bar = progress_bar(ctx, #files > M.PROGRESS_AFTER and (args.progress or stderr_is_tty(ctx)), #files)
   -- paths that could not be read at all count as failed files too
   local counts = { changed = 0, unchanged = 0, refused = 0, failed = missing }

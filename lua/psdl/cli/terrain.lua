@@ -278,6 +278,7 @@ local function format_of(path, explicit)
 end
 
 local function run_export(args, ctx, T)
+  common.refuse_overwrite({ args.source }, { { args.output, "-o" } })
   local fmt = format_of(args.output, args.format)
   if not fmt then
     common.failure("usage", args.output .. ": cannot tell the format from the name; use --format png|pgm|nhtg")
@@ -337,6 +338,7 @@ local function run_import(args, ctx, T)
   if args.compress and args.no_compress then
     common.failure("usage", "--compress and --no-compress exclude each other")
   end
+  common.refuse_overwrite({ args.source }, { { args.output, "-o" } })
   local src = load_source(T, args.source, { offset = args.offset, scale = args.scale })
   local target = args.output
   local target_kind

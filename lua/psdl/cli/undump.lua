@@ -56,6 +56,7 @@ end
 -- @raise a `psdl.cli.common.failure` on unreadable or bad input and on write errors
 function M.run(args, ctx)
   local text, err
+  common.refuse_overwrite({ args.file }, { { args.output, "-o" } })
   if args.file == "-" then
     text = (ctx.stdin or io.stdin):read("a")
     if not text then common.failure("io", "cannot read stdin") end

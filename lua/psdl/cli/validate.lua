@@ -3,7 +3,9 @@
 -- Each problem is one line, `FILE: <severity> <rule> <path>: <message>`, followed by a
 -- summary line per file. Beyond 20 warnings of one rule the rest are counted in a
 -- `... and N more <rule> warnings` line (unless `--all`). With `--json` every problem is
--- listed in one JSON document.
+-- listed in one JSON document, each with its rule, severity, path, message, room ids
+-- (`rooms`) and position (`x`, `z` in metres) where it has one. `--rules` lists every rule
+-- with its severity instead (docs/validate.md describes them).
 --
 -- Exit code: 0 when every file is clean (no errors; with `--strict`, no warnings either),
 -- 1 when a file fails the check, 2 when a file is not a PSDL file that can be decoded,
@@ -26,10 +28,15 @@ M.GROUP_AFTER = 20
 --- Declare the command's arguments.
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
-  cmd:argument("files", "PSDL files."):args("+")
+  cmd:argument("files", "PSDL files, or add-on packages (.ar: every file, the zip container and the "
+    .. "cross-checks, docs/package.md)."):args("+")
   cmd:flag("--strict", "Warnings fail the check too (and are passed on as strict to the validator).")
   cmd:flag("--all", ("List every warning (default: at most %d per rule and file)."):format(M.GROUP_AFTER))
-  cmd:flag("--json", "Write the results as JSON (every problem listed).")
+  cmd:flag("--json", "Write the results as JSON (every problem listed, with room ids and positions).")
+  cmd:flag("--rules", "List every rule with its severity (error, warning or error/warning by threshold) "
+    .. "and what it finds, then exit.")
+  cmd:flag("--no-drivable", "Check the format's rules only, not the drivability rules (holes, overlaps, floor "
+    .. "outside its room, reachability, perimeter shape, numbers): for pieces of a city.")
 end
 
 local function plural(n, word)
@@ -41,9 +48,10 @@ end
 -- @tparam table doc
 -- @tparam string file the file name (passed to the validator as `name`)
 -- @tparam boolean strict
+-- @tparam[opt] boolean drivable false: the format's rules only
 -- @treturn table `{ok=, errors=, warnings=, problems=}`: `ok` is whether the file passes
-function M.check(psdl, doc, file, strict)
-  local _, problems, counts = psdl.validate(doc, { strict = strict, name = file })
+function M.check(psdl, doc, file, strict, drivable)
+  local _, problems, counts = psdl.validate(doc, { strict = strict, name = file, drivable = drivable })
   problems = problems or {}
   local errors, warnings = 0, 0
   for _, p in ipairs(problems) do
@@ -95,17 +103,57 @@ end
 -- @treturn integer exit code
 function M.run(args, ctx)
   local psdl = common.psdl()
+  if args.rules then
+    local rules = require("psdl.core").rules()
+    if args.json then
+      ctx.stdout:write(docjson.encode({ format = "psdlkit-validate-rules", version = 1, rules = rules }))
+    else
+      local w = 0
+      for _, r in ipairs(rules) do w = math.max(w, #r.name) end
+      for _, r in ipairs(rules) do
+        ctx.stdout:write(string.format("%-" .. w .. "s  %-13s  %s\n", r.name, r.severity, r.summary))
+      end
+    end
+    return ctx.exit.ok
+  end
+  if #args.files == 0 then common.failure("usage", "validate: FILE expected (or --rules)") end
   local code = ctx.exit.ok
   local results = {}
   local clean, failed, unreadable = 0, 0, 0
   for _, file in ipairs(args.files) do
-    local doc, msg, fcode = common.load(psdl, file)
-    if not doc then
+    local doc, msg, fcode
+    local ar_result
+    if file:lower():match("%.ar$") then
+      local bytes, rmsg = common.read_file(file)
+      if not bytes then
+        msg, fcode = rmsg, "io"
+      else
+        local problems, counts = require("psdl.package.validate").check(bytes, file)
+        ar_result = { ok = counts.errors == 0 and not (args.strict and counts.warnings > 0), errors = counts.errors,
+                      warnings = counts.warnings, problems = problems }
+      end
+    else
+      doc, msg, fcode = common.load(psdl, file)
+    end
+    if ar_result then
+      local r = ar_result
+      if r.ok then clean = clean + 1 else
+        failed = failed + 1
+        code = math.max(code, ctx.exit.problems)
+      end
+      if args.json then
+        local problems = {}
+        for i, p in ipairs(r.problems) do problems[i] = plain(p) end
+        results[#results + 1] = { file = file, ok = r.ok, errors = r.errors, warnings = r.warnings, problems = problems }
+      else
+        print_text(ctx.stdout, file, r, args.all, args.strict)
+      end
+    elseif not doc then
       unreadable = unreadable + 1
       code = math.max(code, ctx:fail(common.exit_for(fcode), msg))
       results[#results + 1] = { file = file, ok = false, error = { code = fcode, message = msg } }
     else
-      local r = M.check(psdl, doc, file, args.strict)
+      local r = M.check(psdl, doc, file, args.strict, not args.no_drivable)
       if r.ok then clean = clean + 1 else
         failed = failed + 1
         code = math.max(code, ctx.exit.problems)

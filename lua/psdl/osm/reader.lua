@@ -26,7 +26,7 @@
 
 local lxp = require "lxp"
 
-local io_open = io.open
+local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
 local tonumber, tostring, type, error, pcall = tonumber, tostring, type, error, pcall
 local math_tointeger = math.tointeger
 local string_format = string.format

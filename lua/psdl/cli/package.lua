@@ -1,0 +1,188 @@
+--- `psdl package CITY.lua|EXTRACT.osm|CITY.psdl -o MYCITY.ar [--name mycity] [--dir OUT/]`:
+-- build (or read) a city and write the whole add-on: PSDL, AI roads, visibility, minimap,
+-- city and cruise files, packed as a zip-format `.ar` the game reads (docs/package.md).
+--
+-- A city script's `package` table (`psdl.city.new{package = {...}}`) gives defaults; the
+-- options here override them. Nothing is written when any file cannot be generated or a
+-- cross-check fails; the archive is written atomically, and never over an input.
+--
+-- Exit code: 0 written; 1 usage error or the city fails a check; 2 the input cannot be
+-- read, built or packaged; 3 a file cannot be read or written.
+-- @module psdl.cli.package
+
+local common = require "psdl.cli.common"
+local string, os, io, math, table = string, os, io, math, table
+local require, tostring, tonumber, type, pcall, xpcall, getmetatable, ipairs, pairs =
+  require, tostring, tonumber, type, pcall, xpcall, getmetatable, ipairs, pairs
+
+local M = {}
+
+--- One-line description shown by `psdl --help`.
+M.summary = "Package a city as an MM2 add-on (.ar): AI roads, visibility, minimap, city files."
+
+--- Longer description shown by `psdl package --help`.
+M.description = "Build a city script (or import an OpenStreetMap extract, or read a PSDL with road records), "
+  .. "generate every companion file the game needs (city/<map>.bai, .cpvs, .aimap, tune/<map>.cinfo, "
+  .. ".mmhudmap, race/<map>/roam.aimap(_p), the minimap model and its textures, prop-rule CSVs, "
+  .. "optional stop signs), cross-check them and write one .ar (a plain zip) or, with --dir, the "
+  .. "unpacked tree. Install: copy the .ar into the game's folder (docs/package.md)."
+
+--- Declare the command's arguments (shared with `build` and `osm` for `--package`).
+-- @tparam table cmd the argparse command
+-- @tparam boolean shortcut true when declared on `build`/`osm` (only the package options)
+-- @tparam[opt] boolean has_name the command already has `--name` (`osm`: it names the city, and
+--   the package uses it as the map name)
+function M.options(cmd, shortcut, has_name)
+  if not has_name then cmd:option("--name", "Map name: lower case, digits, '_', at most 21 characters (default: the input's name)."):argname("<map>") end
+  cmd:option("--title", "Name shown in the game's menus (default: the map name)."):argname("<text>")
+  cmd:option("--density", "Ambient traffic density 0-4 on every AI road (default 1, the game's own)."):argname("<x>")
+  cmd:flag("--left-hand", "Traffic drives on the left.")
+  cmd:option("--police", "Police cars in cruise, 0-8 (default 2)."):argname("<n>")
+  cmd:flag("--dressing", "Also place stop signs at stop approaches (city/<map>_ai.inst).")
+  cmd:option("--rays", "Visibility: random rays per room (default 1024)."):argname("<n>")
+  if not shortcut then
+    cmd:argument("input", "City script (.lua), OpenStreetMap extract (.osm) or PSDL with road records (.psdl).")
+    cmd:option("-o --output", "The .ar to write (default: <map>.ar)."):argname("<out.ar>")
+    cmd:option("--dir", "Write the unpacked tree into this folder instead of an .ar."):argname("<dir>")
+    cmd:option("--seed", "Seed of the city's randomness and of the visibility sampling (an integer)."):argname("<n>")
+    cmd:option("--style", "Texture style for an .osm import.", "london"):choices({ "london", "sf" })
+    cmd:flag("-q --quiet", "Print nothing on success.")
+  end
+end
+
+--- Declare the command's arguments.
+-- @tparam table cmd the argparse command
+function M.configure(cmd)
+  M.options(cmd, false)
+end
+
+local function base(path)
+  return (path:match("([^/\\]*)$"):gsub("%.[^.]*$", ""))
+end
+
+-- the document (and script settings) of an input
+local function load_input(psdl, args, seed)
+  local input = args.input
+  local low = input:lower()
+  if low:match("%.lua$") then
+    local result = require("psdl.cli.build").run_script(psdl, input, seed)
+    if type(result) == "table" and getmetatable(result) == psdl.city.City then
+      local ok, d = xpcall(result.build, function(e) return tostring(e) end, result, { seed = seed })
+      if not ok then common.failure("bad_input", input .. ": " .. (tostring(d):match("^[^\n]*"))) end
+      local po = result.package
+      if po ~= nil and type(po) ~= "table" then common.failure("bad_input", input .. ": package: a table expected") end
+      return d, po or {}, result.name
+    elseif type(result) == "table" and type(result.rooms) == "table" then
+      return result, {}, nil
+    end
+    common.failure("bad_input", input .. ": the script must return a city (psdl.city.new{...}) or a document")
+  elseif low:match("%.osm$") then
+    local osm = require "psdl.osm"
+    local data, msg, code = osm.read(input)
+    if not data then common.failure(common.exit_for(code), common.clean(msg)) end
+    local net = osm.network(data, {})
+    if #net.roads == 0 then common.failure("bad_input", input .. ": no roads left to build a city from") end
+    local ok, city = pcall(psdl.city.from_network, net, { style = args.style, seed = seed or 1 })
+    if not ok then common.failure("bad_input", input .. ": " .. common.clean(city)) end
+    city:blocks { buildings = false }
+    local ok2, d = xpcall(city.build, function(e) return tostring(e) end, city, { seed = seed })
+    if not ok2 then common.failure("bad_input", input .. ": the city cannot be built: " .. (tostring(d):match("^[^\n]*"))) end
+    return d, {}, nil
+  else
+    local d, msg, code = psdl.read(input)
+    if not d then common.failure(common.exit_for(code), common.clean(msg)) end
+    return d, {}, nil
+  end
+end
+
+--- Package a document and write it (shared with `build --package` and `osm --package`).
+-- @tparam table doc
+-- @tparam table args parsed options (`name`, `title`, `density`, `left_hand`, `police`,
+--   `dressing`, `rays`, `seed`, `quiet`)
+-- @tparam table script settings from the script's `package` table
+-- @tparam string default_name map name when neither is given
+-- @tparam table ctx the command context
+-- @tparam string|nil ar the .ar path
+-- @tparam string|nil dir the folder
+-- @tparam table|nil inputs paths that must not be overwritten
+function M.package(doc, args, script, default_name, ctx, ar, dir, inputs)
+  local psdl = common.psdl()
+  local pkg = require "psdl.package"
+  local opts = {}
+  for k, v in pairs(script or {}) do opts[k] = v end
+  opts.name = args.name or opts.name or pkg.text.name_from(default_name or "city")
+  if args.title then opts.title = args.title end
+  if args.density then
+    opts.density = tonumber(args.density)
+    if not opts.density then common.failure("usage", "--density: a number expected, got " .. args.density) end
+  end
+  if args.left_hand then opts.left_hand = true end
+  if args.police then
+    opts.police = math.tointeger(tonumber(args.police))
+    if not opts.police then common.failure("usage", "--police: an integer expected, got " .. args.police) end
+  end
+  if args.dressing then opts.dressing = true end
+  opts.seed = args.seed and math.tointeger(tonumber(args.seed)) or opts.seed
+  local cp = {}
+  if args.rays then
+    cp.rays = math.tointeger(tonumber(args.rays))
+    if not cp.rays or cp.rays < 1 then common.failure("usage", "--rays: a positive integer expected") end
+  end
+  opts.cpvs = cp
+  local ok_t, term = pcall(require, "term")
+  local tty = ok_t and term.isatty and term.isatty(io.stderr)
+  if not args.quiet and tty then
+    opts.progress = function(_, done, total)
+      local w = 30
+      local k = math.floor(w * done / total + 0.5)
+      ctx.stderr:write(string.format("\rpsdl package: visibility [%s%s] %d/%d rooms", string.rep("#", k),
+        string.rep(".", w - k), done, total))
+      if done == total then ctx.stderr:write("\n") end
+    end
+  end
+  for _, p in ipairs(inputs or {}) do
+    if ar and p == ar then common.failure("usage", "the output " .. ar .. " is an input: choose another name") end
+  end
+  local ok, files, report = pcall(pkg.generate, doc, opts)
+  if not ok then common.failure("bad_input", "cannot package the city: " .. tostring(files)) end
+  if dir then
+    local okw, err, code = pkg.write_dir(files, dir)
+    if not okw then common.failure(common.exit_for(code), common.clean(err)) end
+  else
+    ar = ar or (report.map .. ".ar")
+    local okw, err, code = pkg.write_ar(files, ar)
+    if not okw then common.failure(common.exit_for(code), common.clean(err)) end
+  end
+  if not args.quiet then
+    local s = report.seconds
+    ctx.stdout:write(string.format("%s: map %s, %d files; %d rooms, %d AI roads, %d intersections (cruise start %d), "
+      .. "visibility %.1f rooms a row on average (longest %d)%s; %.2f s (visibility %.2f s)\n",
+      dir or ar, report.map, report.files, report.rooms, report.roads, report.intersections, report.start,
+      report.cpvs.mean, report.cpvs.longest,
+      report.signs > 0 and string.format(", %d stop signs", report.signs) or "", s.total, s.cpvs))
+    for _, n in ipairs(report.notes) do ctx.stdout:write("  note: " .. n .. "\n") end
+  end
+  return report
+end
+
+--- Run `psdl package`.
+-- @tparam table args parsed arguments
+-- @tparam table ctx the command context (see `psdl.cli`)
+-- @treturn integer exit code
+function M.run(args, ctx)
+  local seed
+  if args.seed then
+    seed = math.tointeger(tonumber(args.seed))
+    if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
+  end
+  if args.output and args.dir then common.failure("usage", "-o and --dir: one or the other") end
+  if args.output and not args.output:lower():match("%.ar$") then
+    common.failure("usage", "-o: an .ar file expected, got " .. args.output)
+  end
+  local psdl = common.psdl()
+  local doc, script, cname = load_input(psdl, args, seed)
+  M.package(doc, args, script, cname or base(args.input), ctx, args.output, args.dir, { args.input })
+  return ctx.exit.ok
+end
+
+return M

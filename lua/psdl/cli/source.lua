@@ -1,0 +1,195 @@
+--- Turning what a command is given into a city document: a PSDL file, a city script
+-- (`psdl build`'s scripts) or an OpenStreetMap extract. Shared by `psdl build` and
+-- `psdl view`, and by their `--watch` loops, which need the files a script loaded.
+--
+-- Failures are raised with `common.failure` (see `psdl.cli.common`): a script error names
+-- the script line (`examples/city.lua:12: bad argument #3 to 'road' (...)`).
+-- @module psdl.cli.source
+
+local common = require "psdl.cli.common"
+local string, math, table = string, math, table
+local require, tonumber, tostring, type, getmetatable, xpcall, pcall, error, ipairs, pairs =
+  require, tonumber, tostring, type, getmetatable, xpcall, pcall, error, ipairs, pairs
+
+local M = {}
+
+local function first_line(s)
+  s = tostring(s)
+  return s:match("^[^\n]*")
+end
+
+--- The files the last `run_script` or `script_document` read (also when it failed):
+-- `{path, ...}`, the script first.
+M.last_files = nil
+
+-- A sandbox (`psdl.sandbox`) for one run of a script. `opts.sandbox`: `trust` (full access),
+-- `timeout` (seconds, default 120; 0 = none), `max_memory` (MB, default 4,096; 0 = none).
+local function new_box(psdl, path, seed, opts)
+  local s = opts.sandbox or {}
+  local sandbox = require "psdl.sandbox"
+  return sandbox.new { script = path, trust = s.trust, timeout = s.timeout or 120,
+    max_memory = (s.max_memory or 4096) * 1024 * 1024, globals = { SEED = seed }, psdl = psdl }
+end
+
+-- The files a box loaded (the script, then its modules in the order they were loaded).
+local function box_files(box, path)
+  local files, seen = { path }, { [path] = true }
+  local list = {}
+  for _, file in pairs(box.chunks or {}) do list[#list + 1] = file end
+  table.sort(list)
+  for _, file in ipairs(list) do
+    if not seen[file] then seen[file] = true; files[#files + 1] = file end
+  end
+  return files
+end
+
+-- Loads the script into a box and runs `body(chunk)` there with the limits; returns what
+-- body returns, or raises a failure naming the script line.
+local function run_in_box(psdl, path, seed, opts, body)
+  local box = new_box(psdl, path, seed, opts)
+  M.last_files = { path }
+  local chunk, lerr, lcode = box:loadfile()
+  if not chunk then common.failure(lcode == "io" and "io" or "bad_input", first_line(lerr)) end
+  local results = table.pack(box:run(function()
+    math.randomseed(seed or 1)
+    return body(chunk)
+  end))
+  M.last_files = box_files(box, path)
+  if not results[1] then
+    local msg = first_line(results[2])
+    common.failure("bad_input", msg:find(path, 1, true) and msg or (path .. ": " .. msg))
+  end
+  return M.last_files, table.unpack(results, 2, results.n)
+end
+
+--- Run a city script. By default it runs in the sandbox of `psdl.sandbox` (the library,
+-- string/table/math/utf8, reading files under its own folder, a time and a memory limit;
+-- `opts.sandbox.trust` gives full access), with `psdl` (the library), `SEED` (the seed, or
+-- nil) and `SCRIPT_DIR` as globals, its own `arg` (`arg[0]` = the script) and `math.random`
+-- seeded from `seed` (default 1).
+-- @tparam table psdl the `psdl` module
+-- @tparam string path the script
+-- @tparam[opt] integer seed
+-- @tparam[opt] table opts `sandbox = {trust =, timeout = s, max_memory = MB}`
+-- @return the script's first result
+-- @treturn table the files the script loaded: `{path, ...}` (the script first)
+-- @raise a failure (`io` when the script cannot be opened, `bad_input` for a script error
+--   or a limit, naming the script line)
+function M.run_script(psdl, path, seed, opts)
+  local files, result = run_in_box(psdl, path, seed, opts or {}, function(chunk) return chunk() end)
+  return result, files
+end
+
+--- Run a city script and build the city it returns (a `psdl.city` City, built with `seed`,
+-- or a finished document, validated). The script and the build run in the sandbox with its
+-- limits; what comes out is plain data (the document decoded from the built bytes).
+-- @tparam table psdl
+-- @tparam string path
+-- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`)
+-- @treturn table document
+-- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`)
+-- @treturn table files the script loaded
+-- @treturn table `{name =, package =}`: the City's name and `package` options (empty for a document)
+-- @raise a failure naming the script (line)
+function M.script_document(psdl, path, opts)
+  opts = opts or {}
+  local sandbox = require "psdl.sandbox"
+  local City = psdl.city.City
+  local files, bytes, report, kind, meta = run_in_box(psdl, path, opts.seed, opts, function(chunk)
+    local result = chunk()
+    if type(result) == "table" and getmetatable(result) == City then
+      local ok, d, rep = pcall(result.build, result, { seed = opts.seed, strict = opts.strict })
+      if not ok then
+        d = tostring(d)
+        if d:find("does not validate", 1, true) then
+          return nil, path .. ": " .. first_line(d):gsub("^.-: the built", "the built"), "problems"
+        end
+        error(d, 0)
+      end
+      local po = result.package
+      if po ~= nil and type(po) ~= "table" then return nil, path .. ": package: a table expected", "bad_input" end
+      return psdl.encode(d), sandbox.plain_copy(rep), nil,
+        { name = type(result.name) == "string" and result.name or nil, package = sandbox.plain_copy(po or {}) }
+    elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
+      local vok, problems, counts = psdl.validate(result, { strict = opts.strict })
+      if counts.errors > 0 or (opts.strict and not vok) then
+        local p = problems[1]
+        return nil, string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
+          path, counts.errors, counts.warnings, p.rule, p.path, p.message), "problems"
+      end
+      return psdl.encode(result), sandbox.plain_copy({ problems = problems, counts = counts }), nil, {}
+    end
+    return nil, path .. ": the script must return a city (psdl.city.new{...}) or a document, got "
+      .. (result == nil and "nothing" or type(result)), "bad_input"
+  end)
+  if not bytes then common.failure(kind, report) end
+  local doc, derr = psdl.decode(bytes)
+  if not doc then common.failure("internal", path .. ": the built city does not decode: " .. tostring(derr)) end
+  return doc, report, files, meta or {}
+end
+
+--- Import an OpenStreetMap extract into a city as `psdl osm -o` does with its defaults
+-- (footprint buildings, cleaned network).
+-- @tparam table psdl
+-- @tparam string path
+-- @tparam[opt] table opts `seed`, `style`
+-- @treturn table document
+-- @treturn table the city's build report
+-- @raise a failure naming the extract
+function M.osm_document(psdl, path, opts)
+  opts = opts or {}
+  local osm = require "psdl.osm"
+  local data, msg, code = osm.read(path)
+  if not data then common.failure(common.exit_for(code), common.clean(msg)) end
+  local net = osm.network(data, {})
+  if #net.roads == 0 then common.failure("bad_input", path .. ": no roads left to build a city from") end
+  local ok, city = pcall(psdl.city.from_network, net, { style = opts.style, seed = opts.seed or 1 })
+  if not ok then common.failure("bad_input", path .. ": " .. common.clean(city)) end
+  city:blocks { buildings = false }
+  local ok2, doc, rep = xpcall(city.build, function(e) return tostring(e) end, city, { seed = opts.seed })
+  if not ok2 then
+    common.failure("bad_input", path .. ": the city cannot be built: " .. first_line(doc))
+  end
+  return doc, rep
+end
+
+--- The kind of an input by its name: `"script"` (.lua), `"osm"` (.osm), else `"psdl"`.
+-- @tparam string path
+-- @treturn string
+function M.kind(path)
+  local lower = path:lower()
+  if lower:match("%.lua$") then return "script" end
+  if lower:match("%.osm$") then return "osm" end
+  return "psdl"
+end
+
+--- A document from any input: read (.psdl), run and built (.lua) or imported (.osm).
+-- @tparam table psdl
+-- @tparam string path
+-- @tparam[opt] table opts `seed`, `strict`, `style`
+-- @treturn table document
+-- @treturn table files to watch for changes (`{path}`, or the script and what it loaded)
+-- @raise a failure naming the input
+function M.document(psdl, path, opts)
+  local kind = M.kind(path)
+  if kind == "script" then
+    local doc, _, files = M.script_document(psdl, path, opts)
+    return doc, files
+  elseif kind == "osm" then
+    return (M.osm_document(psdl, path, opts)), { path }
+  end
+  local doc, err, code = common.load(psdl, path)
+  if not doc then common.failure(common.exit_for(code), common.clean(err)) end
+  return doc, { path }
+end
+
+--- Where a failure message points in a script: `"file.lua:12: message"` -> file, line.
+-- @tparam string msg
+-- @treturn string|nil file
+-- @treturn integer|nil line
+function M.location(msg)
+  local file, line = tostring(msg):match("^([^:\n]+%.lua):(%d+):")
+  return file, tonumber(line)
+end
+
+return M

@@ -1,0 +1,188 @@
+--- Potentially visible sets (`city/<map>.cpvs`) of a city, computed from its own geometry
+-- (companion-formats.md §3, "CF"). The result is the table `psdl.cpvs.encode` takes
+-- (docs/companion.md): `{rooms = R, rows = {[r] = {visible = {ids...}}}}`.
+--
+-- Per room, the C caster (src/psdl_visibility.c) casts rays from eye points over the room's
+-- walkable surfaces against every triangle the game draws (ground, roads, facades, roofs,
+-- tunnel walls; `psdl.export` makes them), up to the view range (CF §3.5: 1,000 m). A row
+-- is then: the rooms the rays hit, the room itself, its perimeter neighbours and every room
+-- whose bounding box is within `close` metres (40 m: what a sampled ray cast can miss
+-- close by costs little to draw).
+--
+-- Limits (CF §3.3, §3.4): the game decompresses a row into a 512-byte buffer, so room ids
+-- must stay below 2,048; a city with more rooms is refused here (a CPVS cannot describe it:
+-- split the city). A row may list at most 511 other rooms (`cityLevel::Draw` stops at
+-- 512): a longer row keeps the room itself, its neighbours and then the nearest rooms by
+-- bounding-box distance, and the package report says how many rows were cut.
+-- @module psdl.package.cpvs_gen
+
+local string, table, math = string, table, math
+local ipairs, pairs, type, error, require = ipairs, pairs, type, error, require
+local sqrt, max, huge, floor = math.sqrt, math.max, math.huge, math.floor
+local string_format = string.format
+
+local M = {}
+
+--- Largest room id a row can hold (512 bytes of 2-bit pairs, CF §3.3).
+M.MAX_ROOM_ID = 2047
+--- Most rooms a row lists (the draw cap, CF §3.4).
+M.MAX_VISIBLE = 511
+
+--- Default options.
+M.DEFAULTS = { range = 1000, rays = 1024, eyes = 16, targeted = 8, close = 40, threads = 2, batch = 32 }
+
+local function room_boxes(doc)
+  local V = doc.vertices
+  local boxes = {}
+  for id, r in ipairs(doc.rooms) do
+    local b = { huge, huge, -huge, -huge }
+    for _, p in ipairs(r.perimeter) do
+      local v = V[p.vertex]
+      if v then
+        if v[1] < b[1] then b[1] = v[1] end
+        if v[3] < b[2] then b[2] = v[3] end
+        if v[1] > b[3] then b[3] = v[1] end
+        if v[3] > b[4] then b[4] = v[3] end
+      end
+    end
+    boxes[id] = b
+  end
+  return boxes
+end
+
+local function box_distance(a, b)
+  if a[1] > a[3] or b[1] > b[3] then return huge end
+  local dx = max(0, a[1] - b[3], b[1] - a[3])
+  local dz = max(0, a[2] - b[4], b[2] - a[4])
+  return sqrt(dx * dx + dz * dz)
+end
+
+--- The triangles of a document as the caster takes them.
+-- @treturn table flat x, y, z per corner (9 per triangle)
+-- @treturn table room id per triangle
+function M.triangles(doc)
+  local mesh = require("psdl.export").build(doc)
+  local tris, rooms = {}, {}
+  local nt, nr = 0, 0
+  for _, g in ipairs(mesh.groups) do
+    local room = g.room or 0
+    for _, prim in ipairs(g.prims) do
+      local pos, idx = prim.pos, prim.idx
+      for k = 1, #idx, 3 do
+        for c = 0, 2 do
+          local v = idx[k + c]
+          tris[nt + 1], tris[nt + 2], tris[nt + 3] = pos[3 * v + 1], pos[3 * v + 2], pos[3 * v + 3]
+          nt = nt + 3
+        end
+        nr = nr + 1
+        rooms[nr] = room
+      end
+    end
+  end
+  return tris, rooms
+end
+
+--- Compute the CPVS table of a document.
+-- @tparam table doc PSDL document
+-- @tparam[opt] table opts `range` (m, 1000), `rays` (per room, 3072), `eyes` (per room, 24),
+--   `close` (m, 40), `seed` (integer, 1), `threads` (2), `progress` (function(done, total)
+--   called after each batch of rooms)
+-- @treturn table cpvs `{rooms = R, rows = {...}}`
+-- @treturn table info `{cut = rows shortened to the draw cap, triangles = n, seconds =,
+--   mean = mean row length, longest = longest row}`
+-- @raise when the city has more rooms than a CPVS can describe
+function M.generate(doc, opts)
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(M.DEFAULTS) do o[k] = opts[k] == nil and v or opts[k] end
+  local seed = opts.seed or 1
+  if type(seed) ~= "number" then
+    local h = 5381
+    for i = 1, #tostring(seed) do h = (h * 33 + tostring(seed):byte(i)) % 4294967296 end
+    seed = h
+  end
+  local R = #doc.rooms + 1
+  if R - 1 > M.MAX_ROOM_ID then
+    error(string_format("%d rooms: a CPVS row holds room ids below 2,048 only (512 bytes, CF §3.3); "
+      .. "the game cannot show rooms beyond that: split the city", R - 1), 0)
+  end
+  local t0 = os.clock()
+  local core = require "psdl.core"
+  local tris, rooms = M.triangles(doc)
+  local sub = {}
+  for id, r in ipairs(doc.rooms) do
+    if r.flags & 0x02 ~= 0 then sub[#sub + 1] = id end
+  end
+  local vis = core.visibility(tris, rooms, R, sub)
+  tris, rooms = nil, nil
+  local boxes = room_boxes(doc)
+  -- rooms bucketed on a grid of `close`-sized cells (a room looks at the cells around it)
+  local cell = o.close > 1 and o.close or 1
+  local grid = {}
+  for t = 1, R - 1 do
+    local b = boxes[t]
+    if b[1] <= b[3] then
+      for i = floor(b[1] / cell), floor(b[3] / cell) do
+        for j = floor(b[2] / cell), floor(b[4] / cell) do
+          local k = i * 1048576 + j
+          local list = grid[k]
+          if not list then list = {}; grid[k] = list end
+          list[#list + 1] = t
+        end
+      end
+    end
+  end
+  local rows = {}
+  local cut, total, longest = 0, 0, 0
+  local copts = { range = o.range, rays = o.rays, eyes = o.eyes, targeted = o.targeted, seed = floor(seed) % 9007199254740991,
+                  threads = o.threads }
+  local done = 0
+  for first = 1, R - 1, o.batch do
+    local last = math.min(first + o.batch - 1, R - 1)
+    local hits = vis:rows(first, last, copts)
+    for r = first, last do
+      local set, keep = {}, {}
+      set[r], keep[r] = true, true
+      for _, p in ipairs(doc.rooms[r].perimeter) do
+        local nb = p.neighbour
+        if nb and nb > 0 and nb < R then set[nb], keep[nb] = true, true end
+      end
+      for _, t in ipairs(hits[r]) do
+        if t > 0 and t < R then set[t] = true end
+      end
+      local br = boxes[r]
+      if br[1] <= br[3] then
+        for i = floor(br[1] / cell) - 1, floor(br[3] / cell) + 1 do
+          for j = floor(br[2] / cell) - 1, floor(br[4] / cell) + 1 do
+            for _, t in ipairs(grid[i * 1048576 + j] or {}) do
+              if not set[t] and box_distance(br, boxes[t]) <= o.close then set[t] = true end
+            end
+          end
+        end
+      end
+      local ids = {}
+      for t in pairs(set) do ids[#ids + 1] = t end
+      if #ids > M.MAX_VISIBLE then
+        -- the draw cap: the room, its neighbours, then the nearest rooms
+        local d = {}
+        for _, t in ipairs(ids) do d[t] = keep[t] and -1 or box_distance(br, boxes[t]) end
+        table.sort(ids, function(a, b) if d[a] ~= d[b] then return d[a] < d[b] end return a < b end)
+        for i = #ids, M.MAX_VISIBLE + 1, -1 do ids[i] = nil end
+        cut = cut + 1
+      end
+      table.sort(ids)
+      rows[r] = { visible = ids }
+      total = total + #ids
+      if #ids > longest then longest = #ids end
+    end
+    done = last
+    if opts.progress then opts.progress(done, R - 1) end
+  end
+  local ntri = vis:triangles()
+  vis:close()
+  return { rooms = R, rows = rows }, {
+    cut = cut, triangles = ntri, seconds = os.clock() - t0, mean = R > 1 and total / (R - 1) or 0, longest = longest,
+  }
+end
+
+return M

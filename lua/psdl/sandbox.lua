@@ -1,0 +1,494 @@
+--- Running a city script from someone else: a sandbox and time and memory limits
+-- (`psdl build`; docs/city.md "Sandbox").
+--
+-- By default a script runs in a **sandbox**. Its globals are:
+--
+-- * the `psdl` library (a read-only view: the script cannot replace library functions);
+-- * `string`, `table`, `math`, `utf8`, `coroutine` (copies), the base functions (`print`,
+--   `pairs`, `ipairs`, `select`, `type`, `tostring`, `tonumber`, `pcall`, `xpcall`, `error`,
+--   `assert`, `next`, `rawget`, `rawset`, `rawequal`, `rawlen`, `setmetatable`,
+--   `getmetatable`, `load` (text only, into the sandbox), `collectgarbage("count")`), `_VERSION`;
+-- * `os.time`, `os.clock`, `os.date` and no other `os` function;
+-- * `io.open(path)` / `io.lines(path)` reading (never writing) files under the script's
+--   folder (heightmaps, OSM extracts, data tables); library functions that read files
+--   (`psdl.read`, `psdl.terrain.load`, `psdl.osm.import`) get the same rule, and no library
+--   function may write a file while the script runs;
+-- * `require` of `psdl` and `psdl.*` modules and of Lua modules in the script's own
+--   folder (`require "streets"` loads `<folder>/streets.lua`, sandboxed too);
+-- * `SCRIPT_DIR` (the script's folder), `arg` (`arg[0]` = the script) and what the caller
+--   adds (`psdl build` adds `SEED`).
+--
+-- What the script may not touch gives an error naming the script line and the function,
+-- e.g. `city.lua:3: os.execute is not available in a sandboxed city script (psdl build
+-- --trust gives full access)`. With `trust = true` (`psdl build --trust`) the script gets
+-- the full standard library instead; `os.exit` then raises an error rather than ending the
+-- program. `psdl.city` used from plain Lua is not sandboxed at all.
+--
+-- Both modes have a **time limit** (seconds of processor time, checked every few
+-- thousand Lua instructions; the default of `psdl build --timeout` is 120) and a **memory
+-- limit** on the Lua heap (bytes; `--max-memory` default 4,096 MB): exceeding either stops
+-- the script with a message naming the script line it was on. A script cannot catch these
+-- two errors (`pcall` passes them on).
+-- @module psdl.sandbox
+
+local core = require "psdl.core"
+local debug, coroutine, string, table, math, utf8, os, io, package =
+  debug, coroutine, string, table, math, utf8, os, io, package
+local type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
+  next, pairs, ipairs, select, tonumber, assert, load, loadfile, print, collectgarbage, require =
+  type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
+  next, pairs, ipairs, select, tonumber, assert, load, loadfile, print, collectgarbage, require
+
+local M = {}
+
+--- Default time limit, seconds.
+M.DEFAULT_TIMEOUT = 120
+
+--- Default memory limit, bytes (4,096 MB).
+M.DEFAULT_MAX_MEMORY = 4096 * 1024 * 1024
+
+-- Instructions between two checks of the time limit.
+local HOOK_COUNT = 10000
+
+-- The error value that stops a script (time or memory): pcall inside the sandbox passes
+-- it on.
+local Stop = {}
+Stop.__index = Stop
+Stop.__tostring = function(s) return s.msg end
+
+local function is_stop(e) return getmetatable(e) == Stop end
+
+local function copy(t)
+  local c = {}
+  for k, v in next, t do c[k] = v end
+  return c
+end
+
+-- Copy plain data (tables by next, no metamethods run; strings, numbers, booleans): what
+-- leaves the sandbox, so nothing the script attached (a metatable, a function) runs later
+-- outside it.
+local function plain_copy(v, seen)
+  local t = type(v)
+  if t ~= "table" then
+    if t == "string" or t == "number" or t == "boolean" then return v end
+    return nil
+  end
+  seen = seen or {}
+  if seen[v] then return seen[v] end
+  local c = {}
+  seen[v] = c
+  for k, x in next, v do
+    local ck = plain_copy(k, seen)
+    if ck ~= nil then c[ck] = plain_copy(x, seen) end
+  end
+  return c
+end
+M.plain_copy = plain_copy
+
+local function dirname(path)
+  return path:match("^(.*)/[^/]*$") or "."
+end
+
+-- The script line a stop or error happened on: the innermost frame whose source is one of
+-- the sandbox's own chunks (the script or its modules), as "file:line".
+local function script_line(box, thread, level)
+  level = level or 1
+  while true do
+    local info
+    if thread then info = debug.getinfo(thread, level, "Sl") else info = debug.getinfo(level, "Sl") end
+    if not info then return nil end
+    if info.currentline and info.currentline > 0 and box.chunks[info.source] then
+      return box.chunks[info.source] .. ":" .. info.currentline
+    end
+    level = level + 1
+  end
+end
+
+------------------------------------------------------------------------ the box
+
+local Box = {}
+Box.__index = Box
+
+--- Make a sandbox for one script.
+-- @tparam table opts `script` (path of the script), `trust` (full access), `timeout`
+--   (seconds; default `DEFAULT_TIMEOUT`; 0 = none), `max_memory` (bytes; default
+--   `DEFAULT_MAX_MEMORY`; 0 = none), `globals` (extra globals), `psdl` (the library table;
+--   default `require "psdl"`)
+-- @treturn table the box: `box:load()`, `box:run(fn, ...)`, `box.env`
+function M.new(opts)
+  assert(type(opts) == "table" and type(opts.script) == "string", "psdl.sandbox.new: opts.script expected")
+  local box = setmetatable({
+    script = opts.script, trust = opts.trust and true or false,
+    timeout = opts.timeout or M.DEFAULT_TIMEOUT, max_memory = opts.max_memory or M.DEFAULT_MAX_MEMORY,
+    chunks = {},          -- chunk source ("@path") -> path, for script lines
+    modules = {},         -- sandboxed modules loaded by require
+    script_mts = setmetatable({}, { __mode = "k" }), -- metatables the script set
+    depth = 0,
+  }, Box)
+  box.dir = dirname(opts.script)
+  box.root = core.real_path(box.dir)
+  local psdl = opts.psdl or require "psdl"
+  box.env = box.trust and box:trusted_env(psdl) or box:sandbox_env(psdl)
+  for k, v in pairs(opts.globals or {}) do box.env[k] = v end
+  box.env.SCRIPT_DIR = box.dir
+  box.env.arg = { [0] = opts.script }
+  return box
+end
+
+-- The message for something the sandbox does not allow.
+local function denied(what)
+  return what .. " is not available in a sandboxed city script (psdl build --trust gives full access)"
+end
+
+--- Whether a file may be read from the sandbox: it must exist and lie under the script's
+-- folder (compared by real path, so links and `..` cannot leave it).
+-- @tparam string path
+-- @treturn[1] string the real path
+-- @treturn[2] nil
+-- @treturn[2] string message
+function Box:readable(path)
+  if type(path) ~= "string" then return nil, "a file name expected" end
+  local real, err = core.real_path(path)
+  if not real then return nil, (tostring(err):gsub("^psdl: io: ", "")) end
+  local root = self.root
+  if root and (real == root or real:sub(1, #root + 1) == (root == "/" and "/" or root .. "/")) then
+    return real
+  end
+  return nil, string.format("%s: outside the script's folder %s: a sandboxed city script reads only files "
+    .. "under its own folder (psdl build --trust gives full access)", path, self.dir)
+end
+
+-- io.open as the sandbox allows it: read modes only, under the script's folder.
+function Box:guarded_open(real_open)
+  return function(path, mode)
+    mode = mode or "r"
+    if type(mode) ~= "string" or not mode:match("^r[b]?$") then
+      return nil, tostring(path) .. ": " .. denied("io.open for writing (mode " .. tostring(mode) .. ")")
+    end
+    local ok, err = self:readable(path)
+    if not ok then return nil, err end
+    return real_open(path, mode)
+  end
+end
+
+-- A read-only view of a library table: functions run inside the box (`Box:inside`), nested
+-- tables are viewed the same way, nothing can be assigned. Views passed back to a library
+-- function are replaced by the tables they show (also one level down in an options table).
+local function read_only(box, t, cache)
+  if cache[t] then return cache[t] end
+  local view = {}
+  cache[t] = view
+  cache.real[view] = t
+  setmetatable(view, {
+    __index = function(_, k)
+      local v = t[k]
+      if type(v) == "table" then return read_only(box, v, cache) end
+      if type(v) == "function" then
+        if not cache.fn[v] then
+          cache.fn[v] = function(...) return box:inside(v, cache.unwrap(...)) end
+        end
+        return cache.fn[v]
+      end
+      return v
+    end,
+    __newindex = function(_, k)
+      error(string.format("cannot assign %s in the psdl library from a sandboxed city script", tostring(k)), 2)
+    end,
+    __pairs = function()
+      return function(_, k)
+        local nk = next(t, k)
+        if nk == nil then return nil end
+        return nk, view[nk]
+      end, view, nil
+    end,
+    __len = function() return #t end,
+    __metatable = false,
+  })
+  return view
+end
+
+local function view_cache()
+  local cache = { real = setmetatable({}, { __mode = "k" }), fn = setmetatable({}, { __mode = "k" }) }
+  local real = cache.real
+  local function unwrap_one(v)
+    if type(v) ~= "table" then return v end
+    local r = real[v]
+    if r then return r end
+    -- an options table holding views: a copy with the real tables
+    local fixed
+    for k, x in next, v do
+      if type(x) == "table" and real[x] then
+        fixed = fixed or copy(v)
+        fixed[k] = real[x]
+      end
+    end
+    if fixed and getmetatable(v) == nil then return fixed end
+    return v
+  end
+  function cache.unwrap(...)
+    local n = select("#", ...)
+    if n == 0 then return end
+    local args = { ... }
+    for i = 1, n do args[i] = unwrap_one(args[i]) end
+    return table.unpack(args, 1, n)
+  end
+  return cache
+end
+
+function Box:sandbox_env(psdl)
+  local box = self
+  local env = {}
+  local lib_cache = view_cache()
+  env.psdl = read_only(box, psdl, lib_cache)
+  env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
+  env.string.dump = function() error(denied("string.dump"), 2) end
+  env.os = {
+    time = os.time, clock = os.clock, date = os.date,
+  }
+  setmetatable(env.os, { __index = function(_, k) error(denied("os." .. tostring(k)), 2) end })
+  local real_open = io.open
+  local open = self:guarded_open(real_open)
+  env.io = setmetatable({
+    open = open,
+    lines = function(path, ...)
+      local f, err = open(path, "r")
+      if not f then error(err, 2) end
+      return f:lines(...)
+    end,
+  }, { __index = function(_, k) error(denied("io." .. tostring(k)), 2) end })
+  for _, name in ipairs { "print", "pairs", "ipairs", "select", "type", "tostring", "tonumber", "error",
+    "assert", "next", "rawget", "rawequal", "rawlen" } do
+    env[name] = _G[name]
+  end
+  env._VERSION = _VERSION
+  env.rawset = function(t, k, v)
+    if getmetatable(t) == false then error("cannot assign in the psdl library from a sandboxed city script", 2) end
+    return rawset(t, k, v)
+  end
+  -- metatables: the script sees and changes only those it set itself (not the string
+  -- metatable or the library's classes); no finalizers (__gc would run outside the box)
+  env.setmetatable = function(t, mt)
+    if type(t) ~= "table" then error("bad argument #1 to 'setmetatable' (table expected)", 2) end
+    local cur = getmetatable(t)
+    if cur ~= nil and not box.script_mts[cur] then
+      error("setmetatable: this table's metatable belongs to the psdl library", 2)
+    end
+    if mt ~= nil then
+      if type(mt) ~= "table" then error("bad argument #2 to 'setmetatable' (nil or table expected)", 2) end
+      if rawget(mt, "__gc") ~= nil then error(denied("a __gc metamethod"), 2) end
+      box.script_mts[mt] = true
+    end
+    return setmetatable(t, mt)
+  end
+  env.getmetatable = function(v)
+    local mt = getmetatable(v)
+    if mt ~= nil and box.script_mts[mt] then return mt end
+    if type(mt) == "table" and rawget(mt, "__metatable") ~= nil then return rawget(mt, "__metatable") end
+    return nil
+  end
+  -- pcall/xpcall do not catch the stop of the time or memory limit
+  env.pcall = function(f, ...)
+    return (function(ok, ...)
+      if not ok and (is_stop((...)) or box.stopped) then error(box.stopped or (...), 0) end
+      return ok, ...
+    end)(pcall(f, ...))
+  end
+  env.xpcall = function(f, handler, ...)
+    return (function(ok, ...)
+      if not ok and box.stopped then error(box.stopped, 0) end
+      return ok, ...
+    end)(xpcall(f, function(e)
+      if is_stop(e) or box.stopped then return box.stopped or e end
+      return handler(e)
+    end, ...))
+  end
+  env.collectgarbage = function(what, ...)
+    what = what or "collect"
+    if what == "count" or what == "collect" or what == "step" or what == "isrunning" then
+      return collectgarbage(what, ...)
+    end
+    error(denied("collectgarbage(\"" .. tostring(what) .. "\")"), 2)
+  end
+  env.load = function(chunk, name, mode, cenv)
+    if mode ~= nil and mode ~= "t" then return nil, denied("load of binary chunks") end
+    if cenv ~= nil then return nil, denied("load with an environment") end
+    return load(chunk, name, "t", env)
+  end
+  -- coroutines: each new one gets the time hook; resume passes a stop on
+  local co = copy(coroutine)
+  co.create = function(f)
+    local thread = coroutine.create(f)
+    box:hook(thread)
+    return thread
+  end
+  co.resume = function(thread, ...)
+    return (function(ok, ...)
+      if not ok and box.stopped then error(box.stopped, 0) end
+      return ok, ...
+    end)(coroutine.resume(thread, ...))
+  end
+  co.wrap = function(f)
+    local thread = co.create(f)
+    return function(...)
+      return (function(ok, ...)
+        if not ok then error((...), 0) end
+        return ...
+      end)(co.resume(thread, ...))
+    end
+  end
+  env.coroutine = co
+  env.require = function(name)
+    if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected)", 2) end
+    if name == "psdl" then return env.psdl end
+    if name:match("^psdl%.") then
+      local mod = require(name)
+      if type(mod) == "table" then return read_only(box, mod, lib_cache) end
+      return mod
+    end
+    if box.modules[name] ~= nil then return box.modules[name] end
+    if not name:match("^[%w_]+$") and not name:match("^[%w_]+[%.%w_]*[%w_]$") then
+      error(string.format("require %q: a sandboxed city script can require psdl modules and Lua modules of "
+        .. "its own folder only", name), 2)
+    end
+    local path = box.dir .. "/" .. name:gsub("%.", "/") .. ".lua"
+    local ok, err = box:readable(path)
+    if not ok then
+      error(string.format("require %q: no module %s in the script's folder (a sandboxed city script can "
+        .. "require psdl modules and Lua modules of its own folder only)", name, path), 2)
+    end
+    local fn, lerr = box:loadfile(path)
+    if not fn then error(lerr, 2) end
+    local result = fn(name, path)
+    if result == nil then result = true end
+    box.modules[name] = result
+    return result
+  end
+  env._G = env
+  return env
+end
+
+function Box:trusted_env(psdl)
+  local env = setmetatable({ psdl = psdl }, { __index = _G })
+  local fake_os = copy(os)
+  fake_os.exit = function(code)
+    error(string.format("the script called os.exit(%s): a city script returns its city instead", tostring(code)), 2)
+  end
+  env.os = fake_os
+  return env
+end
+
+--- Load a chunk of the script (or of one of its modules) into the box's environment.
+-- @tparam[opt] string path default the script
+-- @treturn[1] function
+-- @treturn[2] nil
+-- @treturn[2] string message
+-- @treturn[2] string `"io"` when the file cannot be opened, else `"syntax"`
+function Box:loadfile(path)
+  path = path or self.script
+  local fn, err = loadfile(path, "t", self.env)
+  if not fn then
+    return nil, tostring(err), tostring(err):find("cannot open", 1, true) and "io" or "syntax"
+  end
+  self.chunks["@" .. path] = path
+  return fn
+end
+
+-- Install the limit hook on a thread (nil: the running one): it checks the time limit and
+-- remembers the script line the script is on (for the message of the memory limit, whose
+-- error carries no position).
+function Box:hook(thread)
+  if not self.hooked then return end
+  local box = self
+  local function check()
+    if box.stopped then error(box.stopped, 0) end
+    local where = script_line(box, nil, 2)
+    if where then box.last_line = where end
+    if box.deadline and os.clock() > box.deadline then
+      box.stopped = setmetatable({ msg = string.format("%sthe script ran longer than --timeout %s s",
+        where and (where .. ": ") or "", tostring(box.timeout)), kind = "timeout" }, Stop)
+      error(box.stopped, 0)
+    end
+  end
+  if thread then debug.sethook(thread, check, "", HOOK_COUNT) else debug.sethook(check, "", HOOK_COUNT) end
+end
+
+--- Run `fn(...)` inside the box: library writes denied and file reads limited to the
+-- script's folder (sandbox mode), the time and memory limits in force. Re-entrant (the
+-- read-only library view calls it for each library function).
+-- @tparam function fn
+-- @return what `fn` returns; raises what it raises (a stop as a table whose `tostring` is
+--   the message)
+function Box:inside(fn, ...)
+  if self.depth > 0 then return fn(...) end
+  self.depth = 1
+  local prev_deny, prev_open
+  if not self.trust then
+    prev_deny = core.deny_writes(true)
+    prev_open = io.open
+    io.open = self:guarded_open(prev_open)
+  end
+  local function leave()
+    self.depth = 0
+    if not self.trust then
+      core.deny_writes(prev_deny)
+      io.open = prev_open
+    end
+  end
+  return (function(ok, ...)
+    leave()
+    if not ok then error((...), 0) end
+    return ...
+  end)(pcall(fn, ...))
+end
+
+--- Run `fn(...)` in the box with the limits, and report a failure with the script line.
+-- @tparam function fn
+-- @treturn[1] true
+-- @return[1] ... what `fn` returns
+-- @treturn[2] false
+-- @treturn[2] string message naming the script line (`"city.lua:12: ..."`)
+-- @treturn[2] string `"timeout"`, `"memory"` or `"error"`
+function Box:run(fn, ...)
+  local box = self
+  self.stopped = nil
+  if self.timeout and self.timeout > 0 then self.deadline = os.clock() + self.timeout else self.deadline = nil end
+  local old_hook = { debug.gethook() }
+  self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0)
+  self:hook(nil)
+  if self.max_memory and self.max_memory > 0 then
+    collectgarbage("collect")
+    core.memory_limit(self.max_memory)
+  end
+  local function memory_stop(where)
+    box.stopped = setmetatable({ msg = string.format("%sthe script used more than --max-memory %d MB",
+      where and (where .. ": ") or (box.script .. ": "), box.max_memory // (1024 * 1024)), kind = "memory" }, Stop)
+    return box.stopped
+  end
+  local function handler(e)
+    local stats = core.memory_stats()
+    if box.stopped then return box.stopped end
+    if is_stop(e) then return e end
+    local where = script_line(box, nil, 2)
+    if stats and stats.exceeded then return memory_stop(where or box.last_line) end
+    if type(e) ~= "string" then e = tostring(e) end
+    if where and not e:find(where:match("^(.*):%d+$"), 1, true) then e = where .. ": " .. e end
+    return e
+  end
+  local results = table.pack(xpcall(function(...) return box:inside(fn, ...) end, handler, ...))
+  debug.sethook(table.unpack(old_hook))
+  self.deadline = nil
+  local stats = core.memory_stats()
+  if stats and self.max_memory and self.max_memory > 0 then core.memory_limit(0) end
+  if stats and stats.exceeded and not is_stop(results[2]) then
+    -- a memory error (Lua calls no message handler for it), or one library code caught
+    results = { false, memory_stop(self.last_line), n = 2 }
+  end
+  if not results[1] then
+    local e = results[2]
+    if is_stop(e) then return false, e.msg, e.kind end
+    return false, tostring(e), "error"
+  end
+  return table.unpack(results, 1, results.n)
+end
+
+return M

@@ -1,0 +1,235 @@
+-- Specs for running city scripts from strangers (`psdl build`, lua/psdl/sandbox.lua): the
+-- sandbox, --trust, --timeout, --max-memory, and the examples building under `psdl build`
+-- from any folder without writing anything of their own.
+
+local lfs = require "lfs"
+local psdl = require "psdl"
+local cli = require "psdl.cli"
+local common = require "psdl.cli.common"
+local H = require "helper"
+
+local ROOT = assert(psdl.real_path("."))
+local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
+if BUILD:sub(1, 1) ~= "/" then BUILD = ROOT .. "/" .. BUILD end
+
+local function run(...)
+  local out, err = common.sink(), common.sink()
+  local code = cli.main({ ... }, { stdout = out, stderr = err })
+  return code, out.text(), err.text()
+end
+
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- A fresh folder (removed with everything in it when the test ends).
+local function tmpdir()
+  local dir, tries = nil, 0
+  repeat -- a fresh name (an old run's folder may linger)
+    dir, tries = H.tmpname("_dir"), tries + 1
+  until lfs.mkdir(dir) or tries > 50
+  assert(lfs.attributes(dir, "mode") == "directory", dir)
+  finally(function() os.execute("rm -rf " .. q(dir)) end)
+  return dir
+end
+
+local function write(path, text) H.write_bytes(path, text) end
+local function exists(path) return lfs.attributes(path) ~= nil end
+
+-- A small valid city, then `extra` lines before `return city`.
+local function city_script(extra)
+  return table.concat({
+    "local city = psdl.city.new{ blocks = false }",
+    "local a, b = city:node(0, 0), city:node(120, 0)",
+    "city:road(a, b)",
+    extra or "",
+    "return city",
+  }, "\n")
+end
+
+local function files_in(dir)
+  local names = {}
+  for name in lfs.dir(dir) do
+    if name ~= "." and name ~= ".." then names[#names + 1] = name end
+  end
+  table.sort(names)
+  return names
+end
+
+describe("psdl build sandbox", function()
+  it("builds a plain city script in the sandbox", function()
+    local dir = tmpdir()
+    write(dir .. "/city.lua", city_script())
+    local code, out, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(0, code, err)
+    assert.matches("city.psdl: ", out, 1, true)
+    assert.is_truthy(psdl.read(dir .. "/city.psdl"))
+  end)
+
+  it("refuses os.execute, io.popen, writing files and os.exit, naming the script line and function", function()
+    local dir = tmpdir()
+    local cases = {
+      { 'os.execute("id > ' .. dir .. '/pwned")', "os.execute" },
+      { 'io.popen("id")', "io.popen" },
+      { 'local f = assert(io.open("' .. dir .. '/pwned", "w"))', "io.open for writing" },
+      { 'assert(psdl.write_file("' .. dir .. '/pwned", "x"))', "writing files is not allowed" },
+      { 'os.exit(7)', "os.exit" },
+      { 'os.remove("' .. dir .. '/city.lua")', "os.remove" },
+      { 'require("os")', "require \"os\"" },
+      { 'load(string.dump(function() end))', "string.dump" },
+      { 'assert(load("\27Lua", "x", "b"))', "binary chunks" },
+    }
+    for _, c in ipairs(cases) do
+      write(dir .. "/city.lua", city_script(c[1]))
+      local code, out, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+      assert.equal(2, code, c[1] .. ": " .. err)
+      assert.equal("", out)
+      assert.matches(dir .. "/city.lua:4:", err, 1, true)
+      assert.matches(c[2], err, 1, true)
+      assert.is_false(exists(dir .. "/pwned"), c[1])
+      assert.is_false(exists(dir .. "/city.psdl"), c[1])
+      assert.is_true(exists(dir .. "/city.lua"))
+    end
+  end)
+
+  it("reads files under the script's folder only, and requires modules from it", function()
+    local dir = tmpdir()
+    assert(lfs.mkdir(dir .. "/data"))
+    write(dir .. "/data/width.txt", "14\n")
+    write(dir .. "/streets.lua", "local M = {}\nfunction M.add(city, a, b) return city:road(a, b) end\nreturn M\n")
+    write(dir .. "/city.lua", table.concat({
+      "local streets = require 'streets'",
+      "local w = tonumber(io.lines(SCRIPT_DIR .. '/data/width.txt')())",
+      "local city = psdl.city.new{ blocks = false }",
+      "streets.add(city, city:node(0, 0), city:node(w * 10, 0))",
+      "return city",
+    }, "\n"))
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(0, code, err)
+    -- outside the folder (also through a link and "..") is refused, for the library too
+    local outside = H.tmpname(".txt")
+    finally(function() os.remove(outside) end)
+    write(outside, "secret")
+    assert(lfs.link(outside, dir .. "/data/link.txt", true))
+    for _, expr in ipairs {
+      "io.open(" .. string.format("%q", outside) .. ")",
+      "io.open(SCRIPT_DIR .. '/data/link.txt')",
+      "io.open(SCRIPT_DIR .. '/data/../../" .. outside:match("[^/]*$") .. "')",
+      "psdl.read(" .. string.format("%q", outside) .. ")",
+    } do
+      write(dir .. "/city.lua", city_script("local f, e = " .. expr .. "\nassert(f == nil, 'read')\nerror(e)"))
+      local c, _, e = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+      assert.equal(2, c, expr)
+      assert.matches("outside the script's folder", e, 1, true)
+    end
+    -- a module that is not in the folder
+    write(dir .. "/city.lua", city_script("require 'lfs'"))
+    local c, _, e = run("build", dir .. "/city.lua", "-o", dir .. "/x.psdl")
+    assert.equal(2, c)
+    assert.matches("city.lua:4: require \"lfs\"", e, 1, true)
+  end)
+
+  it("keeps the library read-only and hides the library's metatables", function()
+    local dir = tmpdir()
+    for _, line in ipairs {
+      "psdl.write = function() end",
+      "psdl.city.new = nil",
+      "getmetatable('').__index.rep = nil",
+      "rawset(psdl, 'write', print)",
+    } do
+      write(dir .. "/city.lua", city_script(line))
+      local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+      assert.equal(2, code, line)
+      assert.matches("city.lua:4:", err, 1, true)
+    end
+    assert.equal("xx", string.rep("x", 2))
+    assert.is_function(psdl.write)
+  end)
+
+  it("gives full access with --trust, where os.exit is an error instead of the end of psdl build", function()
+    local dir = tmpdir()
+    write(dir .. "/city.lua", city_script("local f = assert(io.open(SCRIPT_DIR .. '/made', 'w')); f:write('x'); f:close()"))
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--trust")
+    assert.equal(0, code, err)
+    assert.is_true(exists(dir .. "/made"))
+    write(dir .. "/city.lua", city_script("os.exit(7)"))
+    code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/x.psdl", "--trust")
+    assert.equal(2, code)
+    assert.matches("city.lua:4: the script called os.exit(7)", err, 1, true)
+    assert.is_false(exists(dir .. "/x.psdl"))
+  end)
+
+  it("stops an endless script at --timeout, naming its line, even through pcall and coroutines", function()
+    local dir = tmpdir()
+    for _, body in ipairs {
+      "while true do end",
+      "while true do pcall(function() while true do end end) end",
+      "coroutine.wrap(function() while true do local ok = coroutine.resume(coroutine.create(function() while true do end end)) end end)()",
+    } do
+      write(dir .. "/city.lua", city_script(body))
+      local t0 = os.clock()
+      local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--timeout", "0.3")
+      assert.equal(2, code, body)
+      assert.matches("city.lua:4: the script ran longer than --timeout 0.3 s", err, 1, true)
+      assert.is_true(os.clock() - t0 < 5)
+      assert.is_false(exists(dir .. "/city.psdl"))
+    end
+  end)
+
+  it("stops a script at --max-memory, naming its line, and writes nothing", function()
+    local dir = tmpdir()
+    write(dir .. "/city.lua", city_script("local t = {}\nfor i = 1, 1e8 do t[i] = {i} end"))
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
+    assert.equal(2, code)
+    assert.matches("city.lua:5: the script used more than --max-memory 40 MB", err, 1, true)
+    assert.is_false(exists(dir .. "/city.psdl"))
+    -- one huge allocation, caught by the script: still stopped
+    write(dir .. "/city.lua", city_script("local ok = pcall(string.rep, 'x', 200 * 1024 * 1024)"))
+    code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
+    assert.equal(2, code)
+    assert.matches("the script used more than --max-memory 40 MB", err, 1, true)
+    -- the limit is lifted afterwards
+    assert.equal(100 * 1024 * 1024, #string.rep("x", 100 * 1024 * 1024))
+  end)
+
+  it("checks --timeout and --max-memory", function()
+    assert.equal(1, (run("build", "x.lua", "--timeout", "soon")))
+    assert.equal(1, (run("build", "x.lua", "--max-memory", "-5")))
+  end)
+end)
+
+describe("examples under psdl build", function()
+  local names = {}
+  for name in lfs.dir("examples") do
+    if name:match("%.lua$") then names[#names + 1] = name end
+  end
+  table.sort(names)
+
+  it("finds all twelve examples", function()
+    assert.is_true(#names >= 12)
+  end)
+
+  for _, name in ipairs(names) do
+    it(name .. " builds from another folder and writes nothing but -o", function()
+      local dir = tmpdir()
+      local cmd = string.format("cd %s && PSDL_BUILD_DIR=%s %s/scripts/psdl build %s/examples/%s -o out.psdl -q 2>&1",
+        q(dir), q(BUILD), q(ROOT), q(ROOT), name)
+      local p = assert(io.popen(cmd))
+      local log = p:read("a")
+      assert.is_true(p:close(), log)
+      assert.same({ "out.psdl" }, files_in(dir))
+      local doc = assert(psdl.read(dir .. "/out.psdl"))
+      local _, _, counts = psdl.validate(doc)
+      assert.equal(0, counts.errors)
+    end)
+  end
+
+  it("reskin.lua runs as a program from another folder", function()
+    local dir = tmpdir()
+    local cmd = string.format("cd %s && PSDL_BUILD_DIR=%s lua5.4 %s/examples/reskin.lua %s/spec/fixtures/grid_n3.psdl %s 2>&1",
+      q(dir), q(BUILD), q(ROOT), q(ROOT), q(dir))
+    local p = assert(io.popen(cmd))
+    local log = p:read("a")
+    p:close()
+    assert.is_true(exists(dir .. "/grid_n3_reskinned.psdl"), log)
+    assert.is_true(exists(dir .. "/grid_n3_reskinned.glb"), log)
+  end)
+end)

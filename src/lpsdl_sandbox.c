@@ -1,0 +1,139 @@
+/* lpsdl_sandbox.c -- the two limits psdl.sandbox (lua/psdl/sandbox.lua) needs from C:
+ *
+ *  - a switch that makes core.write_file refuse, so no library function can write a file
+ *    while a sandboxed city script (or library code it called) runs;
+ *  - a memory guard: the Lua state's allocator is wrapped so that an allocation past a
+ *    limit fails (Lua raises "not enough memory"), and the bytes in use and their peak are
+ *    counted (the `--verbose` peak memory of psdl osm, the --max-memory of psdl build).
+ *
+ * Only the Lua heap is counted: the C core's own buffers (a decode arena, a geometry pool)
+ * are bounded by the core itself (psdl.h limits). */
+#include "lpsdl.h"
+
+#include <stdlib.h>
+
+static int writes_denied = 0;
+
+int lpsdl_writes_denied(void) { return writes_denied; }
+
+/* core.deny_writes(flag) -> previous flag: while true, core.write_file fails with an io
+ * error "writing files is not allowed here" (see psdl.sandbox). */
+static int l_deny_writes(lua_State *L) {
+    int previous = writes_denied;
+    writes_denied = lua_toboolean(L, 1);
+    lua_pushboolean(L, previous);
+    return 1;
+}
+
+typedef struct {
+    lua_Alloc f;       /* the allocator wrapped */
+    void *ud;
+    size_t used;       /* bytes in use (Lua heap) */
+    size_t peak;       /* largest `used` since installation or the last reset */
+    size_t limit;      /* 0: none */
+    int exceeded;      /* an allocation was refused since the last reset */
+} mem_guard;
+
+static void *guard_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    mem_guard *g = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        g->used = g->used >= old ? g->used - old : 0;
+        return g->f(g->ud, ptr, osize, 0);
+    }
+    if (g->limit && nsize > old && g->used - old + nsize > g->limit) {
+        g->exceeded = 1;
+        return NULL;
+    }
+    void *p = g->f(g->ud, ptr, osize, nsize);
+    if (p) {
+        g->used = g->used - old + nsize;
+        if (g->used > g->peak) g->peak = g->used;
+    }
+    return p;
+}
+
+/* __gc of the sentinel below: put the wrapped allocator back. lua_close finalizes objects
+ * in the reverse order of their creation, so this runs before the finalizer that unloads
+ * this C library (package's CLIBS table, created earlier): no free goes through code that
+ * is gone. */
+static int guard_gc(lua_State *L) {
+    void *ud;
+    lua_Alloc f = lua_getallocf(L, &ud);
+    if (f == guard_alloc) {
+        mem_guard *g = ud;
+        lua_setallocf(L, g->f, g->ud);
+        free(g);
+    }
+    return 0;
+}
+
+static mem_guard *guard_of(lua_State *L, int install) {
+    void *ud;
+    lua_Alloc f = lua_getallocf(L, &ud);
+    if (f == guard_alloc) return ud;
+    if (!install) return NULL;
+    /* allocated outside the Lua heap: it must outlive every block it counts, until
+     * the sentinel's finalizer (guard_gc) removes it */
+    mem_guard *g = malloc(sizeof *g);
+    if (!g) return NULL;
+    g->f = f;
+    g->ud = ud;
+    g->used = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024u + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    g->peak = g->used;
+    g->limit = 0;
+    g->exceeded = 0;
+    lua_setallocf(L, guard_alloc, g);
+    /* a sentinel in the registry that removes the guard when the state closes */
+    lua_newuserdatauv(L, 1, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, guard_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, "psdl.memory_guard");
+    return g;
+}
+
+/* core.memory_limit(bytes | nil) -> true: wrap the allocator (once) and set the limit on
+ * the Lua heap in bytes (nil or 0: none); resets the peak and the exceeded flag. A limit
+ * below the bytes already in use is raised to them. */
+static int l_memory_limit(lua_State *L) {
+    lua_Integer limit = luaL_optinteger(L, 1, 0);
+    luaL_argcheck(L, limit >= 0, 1, "a byte count >= 0 expected");
+    mem_guard *g = guard_of(L, 1);
+    if (!g) return luaL_error(L, "not enough memory for the memory guard");
+    g->limit = (size_t)limit;
+    if (g->limit && g->limit < g->used) g->limit = g->used;
+    g->peak = g->used;
+    g->exceeded = 0;
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* core.memory_stats() -> {used =, peak =, limit =, exceeded =} (bytes; nil before
+ * core.memory_limit was first called). */
+static int l_memory_stats(lua_State *L) {
+    mem_guard *g = guard_of(L, 0);
+    if (!g) return 0;
+    size_t used = g->used, peak = g->peak, limit = g->limit;
+    int exceeded = g->exceeded;
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, (lua_Integer)used);
+    lua_setfield(L, -2, "used");
+    lua_pushinteger(L, (lua_Integer)peak);
+    lua_setfield(L, -2, "peak");
+    lua_pushinteger(L, (lua_Integer)limit);
+    lua_setfield(L, -2, "limit");
+    lua_pushboolean(L, exceeded);
+    lua_setfield(L, -2, "exceeded");
+    return 1;
+}
+
+static const luaL_Reg funcs[] = {
+    {"deny_writes", l_deny_writes},
+    {"memory_limit", l_memory_limit},
+    {"memory_stats", l_memory_stats},
+    {NULL, NULL},
+};
+
+void lpsdl_open_sandbox(lua_State *L) { luaL_setfuncs(L, funcs, 0); }

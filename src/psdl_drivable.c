@@ -1,0 +1,1217 @@
+/* psdl_drivable.c -- drivability rules: what a car meets in a city that loads.
+ *
+ * The game finds the car's room by walking neighbour links and testing perimeters
+ * (psdl-format.md §1.5, cityLevel::FindRoomId); a hole is where the car falls out of the
+ * world, an overlap where it is in two rooms at once, floor outside its room is drawn and
+ * collided in the wrong room. Rules (docs/validate.md lists them with their thresholds):
+ *
+ *   nonfinite          ERROR  NaN or infinite vertex, height, bound or lane value
+ *   empty_city         ERROR  no room at all
+ *   perimeter_crossing ERROR  two edges of one perimeter cross
+ *   perimeter_spike    WARN   the outline turns back on itself (two edges within 2 degrees)
+ *   perimeter_kink     WARN   a short edge (< 0.5 m) between two hairpin turns (< 30 degrees)
+ *   room_overlap       ERROR  two non-warp rooms overlap by more than 0.5 m²
+ *   hole               ERROR above 1 m², WARN above 0.01 m²: ground enclosed by the
+ *                      non-warp rooms that no room's perimeter holds
+ *   edge_gap           WARN   an enclosed gap of at most 0.01 m² but wider than 2 cm
+ *   floor_outside      WARN above 1 %, ERROR above 25 % of a floor attribute's plan area
+ *                      more than 5 cm outside its room
+ *   unreachable        ERROR for road (0x08) and intersection (0x10) rooms, WARN for others:
+ *                      no chain of neighbour links from the largest road room reaches it
+ *
+ * Every problem carries the room ids and a position in metres (x, z of the plan).
+ * Work is linear in the size of the city apart from sorting: rooms and perimeter points go
+ * into uniform spatial grids, pairs of rooms are only looked at when their boxes share a
+ * cell, and per-room work is bounded by the 255-point perimeter limit (§3.2).
+ */
+#include "psdl_internal.h"
+#include "psdl_geom.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FLAG_ROAD 0x08u
+#define FLAG_INTERSECTION 0x10u
+#define FLAG_WARP 0x40u
+
+#define OVERLAP_AREA 0.5      /* m² */
+#define HOLE_ERROR_AREA 1.0   /* m² */
+#define HOLE_WARN_AREA 0.01   /* m² */
+#define GAP_WIDTH 0.02        /* m */
+#define FLOOR_TOLERANCE 0.05  /* m outside the room that still counts as inside */
+#define FLOOR_WARN 0.01       /* fraction of the attribute's area */
+#define FLOOR_ERROR 0.25
+#define SPIKE_DEG 2.0
+#define KINK_DEG 30.0
+#define KINK_EDGE 0.5         /* m */
+#define JOIN_TOL 0.002        /* m: a vertex this near an edge splits it (T-junction) */
+#define COORD_LIMIT 1e7       /* m: beyond this a coordinate is treated as unusable */
+#define PI 3.14159265358979323846
+
+/* ------------------------------------------------------------------ reporting */
+
+typedef struct dctx {
+    const psdl_doc *doc;
+    psdl_problem_fn fn;
+    void *ud;
+    psdl_validate_result *res;
+    int stop;
+} dctx;
+
+static void dreport(dctx *c, psdl_severity sev, const char *rule, long room, long other, long attr,
+                    int has_pos, double x, double z, const char *path, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 11, 12)))
+#endif
+    ;
+
+static void dreport(dctx *c, psdl_severity sev, const char *rule, long room, long other, long attr,
+                    int has_pos, double x, double z, const char *path, const char *fmt, ...) {
+    if (sev == PSDL_SEV_ERROR)
+        c->res->errors++;
+    else
+        c->res->warnings++;
+    if (!c->fn || c->stop) return;
+    psdl_problem p;
+    memset(&p, 0, sizeof p);
+    p.severity = sev;
+    p.rule = rule;
+    p.room = room;
+    p.other_room = other;
+    p.attribute = attr;
+    p.road = -1;
+    if (has_pos && !(isfinite(x) && isfinite(z))) has_pos = 0;
+    p.has_position = has_pos;
+    p.x = has_pos ? x : 0;
+    p.z = has_pos ? z : 0;
+    snprintf(p.path, sizeof p.path, "%s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    va_end(ap);
+    if (c->fn(c->ud, &p)) c->stop = 1;
+}
+
+#define ERR PSDL_SEV_ERROR
+#define WARN PSDL_SEV_WARNING
+
+/* ------------------------------------------------------------------ rooms in plan */
+
+typedef struct droom {
+    uint32_t off, n;   /* points pts[2*off ..], counter-clockwise in (x, z), no repeats */
+    double area;       /* > 0, m² */
+    double minx, minz, maxx, maxz;
+    double cx, cz;     /* area centroid */
+    int usable;        /* finite, in range, >= 3 points, non-zero area */
+    int broken;        /* a perimeter vertex missing or not finite: min/max hold the others' box */
+    int warp;
+    uint32_t tri_off, ntri; /* triangulation: tris[3*tri_off ..] indices into the room's points */
+    int tri_done;
+} droom;
+
+typedef struct plan {
+    const psdl_doc *doc;
+    uint32_t nrooms;
+    droom *rooms;
+    double *pts;      /* x, z pairs */
+    uint32_t *orig;   /* perimeter index of each point */
+    uint32_t npts;
+    uint32_t *tris;
+    uint32_t ntris, captris;
+    uint32_t maxn;    /* largest cleaned perimeter */
+    double *scratch;  /* clipping buffers: 2 x (4 * maxn + 64) points */
+} plan;
+
+static double cross2(double ax, double az, double bx, double bz) { return ax * bz - az * bx; }
+
+static int finite_vec(const psdl_vec3 *p) { return isfinite(p->x) && isfinite(p->y) && isfinite(p->z); }
+
+/* Fill the plan: cleaned, counter-clockwise perimeters. Returns 0 when out of memory. */
+static int plan_build(plan *P, const psdl_doc *d) {
+    memset(P, 0, sizeof *P);
+    P->doc = d;
+    P->nrooms = d->nrooms;
+    size_t total = 0;
+    for (uint32_t r = 1; r < d->nrooms; r++) total += d->rooms[r].nperimeter;
+    P->rooms = calloc(d->nrooms ? d->nrooms : 1, sizeof *P->rooms);
+    P->pts = malloc((total + 1) * 2 * sizeof(double));
+    P->orig = malloc((total + 1) * sizeof(uint32_t));
+    if (!P->rooms || !P->pts || !P->orig) return 0;
+    uint32_t at = 0;
+    for (uint32_t r = 1; r < d->nrooms; r++) {
+        const psdl_room *rm = &d->rooms[r];
+        droom *R = &P->rooms[r];
+        R->off = at;
+        R->warp = (rm->flags & FLAG_WARP) != 0;
+        int ok = 1;
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < rm->nperimeter; k++) {
+            uint16_t vi = rm->perimeter[k].vertex;
+            if (vi >= d->nvertices || !finite_vec(&d->vertices[vi]) || fabsf(d->vertices[vi].x) > COORD_LIMIT ||
+                fabsf(d->vertices[vi].z) > COORD_LIMIT) {
+                ok = 0;
+                break;
+            }
+            double x = d->vertices[vi].x, z = d->vertices[vi].z;
+            if (n > 0 && P->pts[2 * (at + n - 1)] == x && P->pts[2 * (at + n - 1) + 1] == z) continue;
+            P->pts[2 * (at + n)] = x;
+            P->pts[2 * (at + n) + 1] = z;
+            P->orig[at + n] = k;
+            n++;
+        }
+        while (ok && n > 1 && P->pts[2 * at] == P->pts[2 * (at + n - 1)] &&
+               P->pts[2 * at + 1] == P->pts[2 * (at + n - 1) + 1])
+            n--;
+        if (!ok) { /* the box of what can be read: no hole is concluded there */
+            R->minx = R->minz = INFINITY, R->maxx = R->maxz = -INFINITY;
+            for (uint32_t k = 0; k < rm->nperimeter; k++) {
+                uint16_t vi = rm->perimeter[k].vertex;
+                if (vi >= d->nvertices || !finite_vec(&d->vertices[vi])) continue;
+                R->minx = fmin(R->minx, d->vertices[vi].x), R->maxx = fmax(R->maxx, d->vertices[vi].x);
+                R->minz = fmin(R->minz, d->vertices[vi].z), R->maxz = fmax(R->maxz, d->vertices[vi].z);
+            }
+            R->broken = 1;
+        }
+        if (!ok || n < 3) {
+            R->n = 0;
+            continue;
+        }
+        double *p = &P->pts[2 * at];
+        double s = 0, cx = 0, cz = 0;
+        R->minx = R->maxx = p[0];
+        R->minz = R->maxz = p[1];
+        for (uint32_t i = 0; i < n; i++) {
+            const double *a = &p[2 * i], *b = &p[2 * ((i + 1) % n)];
+            double c = cross2(a[0], a[1], b[0], b[1]);
+            s += c;
+            cx += (a[0] + b[0]) * c;
+            cz += (a[1] + b[1]) * c;
+            R->minx = fmin(R->minx, a[0]), R->maxx = fmax(R->maxx, a[0]);
+            R->minz = fmin(R->minz, a[1]), R->maxz = fmax(R->maxz, a[1]);
+        }
+        if (!(fabs(s) > 1e-9)) { /* no area (a bow tie, a sliver): only the shape rules look at it */
+            R->n = n;
+            at += n;
+            if (n > P->maxn) P->maxn = n;
+            continue;
+        }
+        R->cx = cx / (3 * s);
+        R->cz = cz / (3 * s);
+        if (s < 0) { /* reverse to counter-clockwise */
+            for (uint32_t i = 0, j = n - 1; i < j; i++, j--) {
+                double tx = p[2 * i], tz = p[2 * i + 1];
+                p[2 * i] = p[2 * j], p[2 * i + 1] = p[2 * j + 1];
+                p[2 * j] = tx, p[2 * j + 1] = tz;
+                uint32_t t = P->orig[at + i];
+                P->orig[at + i] = P->orig[at + j];
+                P->orig[at + j] = t;
+            }
+        }
+        R->area = fabs(s) / 2;
+        R->n = n;
+        R->usable = 1;
+        at += n;
+        if (n > P->maxn) P->maxn = n;
+    }
+    P->npts = at;
+    /* clipping buffers for polygons of up to 2 * maxn points (grown rooms) */
+    P->scratch = malloc((size_t)2 * (8 * (size_t)P->maxn + 64) * 2 * sizeof(double));
+    return P->scratch != NULL;
+}
+
+static void plan_free(plan *P) {
+    free(P->rooms);
+    free(P->pts);
+    free(P->orig);
+    free(P->tris);
+    free(P->scratch);
+}
+
+/* Crossing-number test (§1.5, PointInPerimeter) against a room's cleaned perimeter. */
+static int point_in_room(const plan *P, const droom *R, double x, double z) {
+    if (!R->usable || x < R->minx || x > R->maxx || z < R->minz || z > R->maxz) return 0;
+    const double *p = &P->pts[2 * R->off];
+    int in = 0;
+    for (uint32_t i = 0, j = R->n - 1; i < R->n; j = i++) {
+        double xi = p[2 * i], zi = p[2 * i + 1], xj = p[2 * j], zj = p[2 * j + 1];
+        if ((zi > z) != (zj > z) && x < (xj - xi) * (z - zi) / (zj - zi) + xi) in = !in;
+    }
+    return in;
+}
+
+/* Triangulation of a room (ear clipping, psdl_triangulate) after dropping zero-width
+ * spikes (a point whose edges run exactly back on each other adds no area, and defeats ear
+ * clipping). A room whose perimeter still cannot be triangulated (it crosses itself, which
+ * perimeter_crossing reports) gets no triangles: overlap_area then works from the other
+ * room. Returns 0 when out of memory. */
+static int room_triangles(plan *P, uint32_t r) {
+    droom *R = &P->rooms[r];
+    if (R->tri_done) return 1;
+    R->tri_done = 1;
+    R->ntri = 0;
+    uint32_t n = R->n;
+    if (P->ntris + n > P->captris) {
+        uint32_t cap = P->captris ? P->captris * 2 : 1024;
+        while (cap < P->ntris + n) cap *= 2;
+        uint32_t *t = realloc(P->tris, (size_t)cap * 3 * sizeof(uint32_t));
+        if (!t) return 0;
+        P->tris = t;
+        P->captris = cap;
+    }
+    double *xyz = malloc((size_t)n * 3 * sizeof(double));
+    uint32_t *keep = malloc((size_t)n * sizeof(uint32_t));
+    if (!xyz || !keep) {
+        free(xyz);
+        free(keep);
+        return 0;
+    }
+    const double *p = &P->pts[2 * R->off];
+    uint32_t m = 0;
+    for (uint32_t pass = 0; pass < 2; pass++) { /* the second pass settles the wrap-around */
+        uint32_t src_n = pass == 0 ? n : m;
+        m = 0;
+        for (uint32_t k = 0; k < src_n; k++) {
+            uint32_t i = pass == 0 ? k : keep[k];
+            keep[m++] = i;
+            while (m >= 3) {
+                const double *a = &p[2 * keep[m - 3]], *b = &p[2 * keep[m - 2]], *c = &p[2 * keep[m - 1]];
+                double ux = b[0] - a[0], uz = b[1] - a[1], wx = c[0] - b[0], wz = c[1] - b[1];
+                double cr = cross2(ux, uz, wx, wz);
+                int same = c[0] == a[0] && c[1] == a[1];
+                if (!same && !(fabs(cr) <= 1e-9 * hypot(ux, uz) * hypot(wx, wz) && ux * wx + uz * wz < 0)) break;
+                /* b is the tip of a spike: drop it (and a, when the spike returns onto it) */
+                keep[m - 2] = keep[m - 1];
+                m--;
+                if (same) m--;
+            }
+        }
+        if (pass == 0 && m >= 3) { /* rotate so the wrap-around is checked inside the list */
+            uint32_t h = m / 2;
+            for (uint32_t k = 0; k < m; k++) xyz[k] = keep[(k + h) % m];
+            for (uint32_t k = 0; k < m; k++) keep[k] = (uint32_t)xyz[k];
+        }
+    }
+    size_t k = 0;
+    if (m >= 3) {
+        for (uint32_t i = 0; i < m; i++) {
+            xyz[3 * i] = p[2 * keep[i]];
+            xyz[3 * i + 1] = 0;
+            xyz[3 * i + 2] = p[2 * keep[i] + 1];
+        }
+        uint32_t *dst = &P->tris[3 * (size_t)P->ntris];
+        k = psdl_triangulate(dst, xyz, m, NULL, 0);
+        if (k == PSDL_GEOM_NOMEM) {
+            free(xyz);
+            free(keep);
+            return 0;
+        }
+        if (k == PSDL_GEOM_INVALID || k > m) k = 0;
+        for (size_t t = 0; t < 3 * k; t++) dst[t] = keep[dst[t]];
+    }
+    free(xyz);
+    free(keep);
+    R->tri_off = P->ntris;
+    R->ntri = (uint32_t)k;
+    P->ntris += (uint32_t)k;
+    return 1;
+}
+
+/* Area (and area-weighted centroid sums) of polygon poly[0..n-1] (x, z pairs, any simple
+ * or self-touching ring) inside the triangle t (x, z pairs): Sutherland-Hodgman with the
+ * convex triangle as the clip window, which gives the exact area for a concave subject.
+ * buf holds 2 x (4n + 64) points. */
+static double clip_tri(const double *poly, uint32_t n, const double t[6], double *buf, double *sx, double *sz) {
+    double tri[6];
+    memcpy(tri, t, sizeof tri);
+    if (cross2(tri[2] - tri[0], tri[3] - tri[1], tri[4] - tri[0], tri[5] - tri[1]) < 0) {
+        double a = tri[2], b = tri[3];
+        tri[2] = tri[4], tri[3] = tri[5], tri[4] = a, tri[5] = b;
+    }
+    size_t cap = 4 * (size_t)n + 64;
+    double *in = buf, *out = buf + 2 * cap;
+    const double *src = poly;
+    uint32_t m = n;
+    for (int e = 0; e < 3 && m > 0; e++) {
+        double ax = tri[2 * e], az = tri[2 * e + 1], bx = tri[(2 * e + 2) % 6], bz = tri[(2 * e + 3) % 6];
+        double ex = bx - ax, ez = bz - az;
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            const double *p = &src[2 * i], *q = &src[2 * ((i + 1) % m)];
+            double dp = cross2(ex, ez, p[0] - ax, p[1] - az), dq = cross2(ex, ez, q[0] - ax, q[1] - az);
+            if (dp >= 0) {
+                if (k + 2 > cap) return 0;
+                out[2 * k] = p[0], out[2 * k + 1] = p[1], k++;
+            }
+            if ((dp >= 0) != (dq >= 0)) {
+                double f = dp / (dp - dq);
+                if (k + 2 > cap) return 0;
+                out[2 * k] = p[0] + f * (q[0] - p[0]), out[2 * k + 1] = p[1] + f * (q[1] - p[1]), k++;
+            }
+        }
+        m = k;
+        src = out;
+        double *sw = in;
+        in = out;
+        out = sw;
+    }
+    double s = 0, cx = 0, cz = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const double *a = &src[2 * i], *b = &src[2 * ((i + 1) % m)];
+        double c = cross2(a[0], a[1], b[0], b[1]);
+        s += c, cx += (a[0] + b[0]) * c, cz += (a[1] + b[1]) * c;
+    }
+    if (s < 0) s = -s, cx = -cx, cz = -cz;
+    if (sx) *sx += cx / 6, *sz += cz / 6;
+    return s / 2;
+}
+
+/* ------------------------------------------------------------------ spatial grid of rooms */
+
+typedef struct grid {
+    double x0, z0, cell;
+    int nx, nz;
+    uint32_t *start; /* nx * nz + 1 */
+    uint32_t *items;
+} grid;
+
+static int cell_of(double v, double v0, double cell, int n) {
+    double c = (v - v0) / cell;
+    if (!(c > 0)) return 0;
+    if (c >= n - 1) return n - 1;
+    return (int)c;
+}
+
+static void grid_size(grid *g, double minx, double minz, double maxx, double maxz, double count, double cell) {
+    double w = maxx - minx, h = maxz - minz;
+    if (!(cell > 0)) cell = 1;
+    double lim = count * 2 + 16;
+    if (lim > 4e6) lim = 4e6;
+    while ((w / cell + 1) * (h / cell + 1) > lim) cell *= 1.5;
+    g->x0 = minx, g->z0 = minz, g->cell = cell;
+    g->nx = (int)(w / cell) + 1;
+    g->nz = (int)(h / cell) + 1;
+}
+
+/* Grid of usable rooms by bounding box. Returns 0 when out of memory. */
+static int grid_rooms(grid *g, const plan *P) {
+    memset(g, 0, sizeof *g);
+    double minx = INFINITY, minz = INFINITY, maxx = -INFINITY, maxz = -INFINITY, sum = 0;
+    uint32_t cnt = 0;
+    for (uint32_t r = 1; r < P->nrooms; r++) {
+        const droom *R = &P->rooms[r];
+        if (!R->usable) continue;
+        minx = fmin(minx, R->minx), maxx = fmax(maxx, R->maxx);
+        minz = fmin(minz, R->minz), maxz = fmax(maxz, R->maxz);
+        sum += (R->maxx - R->minx) + (R->maxz - R->minz);
+        cnt++;
+    }
+    if (!cnt) {
+        minx = minz = 0, maxx = maxz = 1;
+        cnt = 1;
+    }
+    grid_size(g, minx, minz, maxx, maxz, cnt, sum / (2.0 * cnt));
+    size_t ncell = (size_t)g->nx * g->nz;
+    g->start = calloc(ncell + 1, sizeof(uint32_t));
+    if (!g->start) return 0;
+    size_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t r = 1; r < P->nrooms; r++) {
+            const droom *R = &P->rooms[r];
+            if (!R->usable) continue;
+            int x0 = cell_of(R->minx, g->x0, g->cell, g->nx), x1 = cell_of(R->maxx, g->x0, g->cell, g->nx);
+            int z0 = cell_of(R->minz, g->z0, g->cell, g->nz), z1 = cell_of(R->maxz, g->z0, g->cell, g->nz);
+            for (int cz = z0; cz <= z1; cz++)
+                for (int cx = x0; cx <= x1; cx++) {
+                    size_t c = (size_t)cz * g->nx + cx;
+                    if (pass == 0)
+                        g->start[c + 1]++, total++;
+                    else
+                        g->items[g->start[c]++] = r;
+                }
+        }
+        if (pass == 0) {
+            for (size_t c = 0; c < ncell; c++) g->start[c + 1] += g->start[c];
+            g->items = malloc((total + 1) * sizeof(uint32_t));
+            if (!g->items) return 0;
+        } else {
+            for (size_t c = ncell; c > 0; c--) g->start[c] = g->start[c - 1];
+            g->start[0] = 0;
+        }
+    }
+    return 1;
+}
+
+static void grid_free(grid *g) {
+    free(g->start);
+    free(g->items);
+}
+
+/* The first usable room (other than skip) that holds (x, z); warp: -1 any, 0 only non-warp,
+ * 1 only warp. Returns 0 when none. */
+static uint32_t room_at(const plan *P, const grid *g, double x, double z, uint32_t skip, int warp) {
+    int cx = cell_of(x, g->x0, g->cell, g->nx), cz = cell_of(z, g->z0, g->cell, g->nz);
+    size_t c = (size_t)cz * g->nx + cx;
+    for (uint32_t k = g->start[c]; k < g->start[c + 1]; k++) {
+        uint32_t r = g->items[k];
+        if (r == skip) continue;
+        if (warp >= 0 && P->rooms[r].warp != warp) continue;
+        if (point_in_room(P, &P->rooms[r], x, z)) return r;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+/* A float for a message: "NaN", "+Infinity", "-Infinity" or %g. */
+static const char *num_text(char *buf, size_t cap, double v) {
+    if (isnan(v)) return "NaN";
+    if (isinf(v)) return v > 0 ? "+Infinity" : "-Infinity";
+    snprintf(buf, cap, "%g", v);
+    return buf;
+}
+
+static void check_numbers(dctx *c) {
+    const psdl_doc *d = c->doc;
+    char path[96];
+    for (uint32_t i = 0; i < d->nvertices; i++)
+        if (!finite_vec(&d->vertices[i])) {
+            char b1[32], b2[32], b3[32];
+            snprintf(path, sizeof path, "vertices[%lu]", (unsigned long)i + 1);
+            dreport(c, ERR, "nonfinite", -1, -1, -1, 0, 0, 0, path,
+                    "vertex (%s, %s, %s) is not finite: the game reads it for drawing, collision and room "
+                    "finding (§4.1)",
+                    num_text(b1, sizeof b1, d->vertices[i].x), num_text(b2, sizeof b2, d->vertices[i].y),
+                    num_text(b3, sizeof b3, d->vertices[i].z));
+        }
+    for (uint32_t i = 0; i < d->nheights; i++)
+        if (!isfinite(d->heights[i])) {
+            snprintf(path, sizeof path, "heights[%lu]", (unsigned long)i + 1);
+            char b1[32];
+            dreport(c, ERR, "nonfinite", -1, -1, -1, 0, 0, 0, path,
+                    "height %s is not finite: facades, slivers and roofs read it (§1.2)",
+                    num_text(b1, sizeof b1, d->heights[i]));
+        }
+    if (d->has_tail) {
+        const psdl_vec3 *b[3] = {&d->bounds_min, &d->bounds_max, &d->sphere_center};
+        const char *names[3] = {"bounds.min", "bounds.max", "bounds.center"};
+        for (int k = 0; k < 3; k++)
+            if (!finite_vec(b[k]))
+                dreport(c, ERR, "nonfinite", -1, -1, -1, 0, 0, 0, names[k],
+                        "bounding value is not a finite number (§1.6)");
+        if (!isfinite(d->sphere_radius))
+            dreport(c, ERR, "nonfinite", -1, -1, -1, 0, 0, 0, "bounds.radius",
+                    "bounding radius is not a finite number (§1.6)");
+    }
+    for (uint32_t i = 0; i < d->nroads; i++) {
+        const psdl_road *rd = &d->roads[i];
+        for (unsigned k = 0; k < (unsigned)rd->nleft + rd->nright; k++)
+            if (!isfinite(rd->lane_values[k])) {
+                snprintf(path, sizeof path, "roads[%lu].lanes[%u]", (unsigned long)i + 1, k + 1);
+                char b1[32];
+                dreport(c, ERR, "nonfinite", -1, -1, -1, 0, 0, 0, path,
+                        "lane value %s is not finite: the traffic code reads it (§1.7)",
+                        num_text(b1, sizeof b1, rd->lane_values[k]));
+            }
+    }
+    if (d->nrooms <= 1)
+        dreport(c, ERR, "empty_city", -1, -1, -1, 0, 0, 0, "rooms",
+                "the city has no room: the game has nowhere to put the car (§1.1)");
+}
+
+/* ------------------------------------------------------------------ perimeter shape */
+
+static void check_shapes(dctx *c, const plan *P) {
+    char path[96];
+    const double cspike = cos(SPIKE_DEG * PI / 180), ckink = cos(KINK_DEG * PI / 180);
+    size_t cap = (size_t)P->maxn * 3 + 3;
+    double *xyz = malloc(cap * sizeof(double));
+    if (!xyz) return;
+    for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
+        const droom *R = &P->rooms[r];
+        if (R->n < 3) continue; /* usable, or readable with no area */
+        const double *p = &P->pts[2 * R->off];
+        uint32_t n = R->n;
+        /* self-crossing */
+        for (uint32_t i = 0; i < n; i++) xyz[3 * i] = p[2 * i], xyz[3 * i + 1] = 0, xyz[3 * i + 2] = p[2 * i + 1];
+        uint32_t e[2];
+        size_t k = psdl_self_crossing(e, xyz, n, NULL, 0, 1e-6);
+        if (k == 1) {
+            const double *a = &p[2 * e[0]], *b = &p[2 * ((e[0] + 1) % n)];
+            const double *q = &p[2 * e[1]], *s = &p[2 * ((e[1] + 1) % n)];
+            double d1x = b[0] - a[0], d1z = b[1] - a[1], d2x = s[0] - q[0], d2z = s[1] - q[1];
+            double den = cross2(d1x, d1z, d2x, d2z);
+            double t = den != 0 ? cross2(q[0] - a[0], q[1] - a[1], d2x, d2z) / den : 0.5;
+            double x = a[0] + t * d1x, z = a[1] + t * d1z;
+            snprintf(path, sizeof path, "rooms[%lu].perimeter[%lu]", (unsigned long)r,
+                     (unsigned long)P->orig[R->off + e[0]] + 1);
+            dreport(c, ERR, "perimeter_crossing", (long)r, -1, -1, 1, x, z, path,
+                    "perimeter crosses itself at (%.2f, %.2f) (edges from points %lu and %lu): the game's "
+                    "point-in-perimeter test gives the wrong room there (§1.5)",
+                    x, z, (unsigned long)P->orig[R->off + e[0]] + 1, (unsigned long)P->orig[R->off + e[1]] + 1);
+        }
+        /* spikes and kinks */
+        int spikes = 0, kinks = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const double *a = &p[2 * ((i + n - 1) % n)], *b = &p[2 * i], *q = &p[2 * ((i + 1) % n)];
+            double ux = a[0] - b[0], uz = a[1] - b[1], wx = q[0] - b[0], wz = q[1] - b[1];
+            double lu = hypot(ux, uz), lw = hypot(wx, wz);
+            if (lu <= 0 || lw <= 0) continue;
+            double cb = (ux * wx + uz * wz) / (lu * lw);
+            if (cb >= cspike) {
+                if (spikes++ == 0) {
+                    snprintf(path, sizeof path, "rooms[%lu].perimeter[%lu]", (unsigned long)r,
+                             (unsigned long)P->orig[R->off + i] + 1);
+                    dreport(c, WARN, "perimeter_spike", (long)r, -1, -1, 1, b[0], b[1], path,
+                            "perimeter runs %.2f m out and straight back at (%.2f, %.2f): a zero-width spike "
+                            "(edges within %.0f degrees)",
+                            fmin(lu, lw), b[0], b[1], SPIKE_DEG);
+                }
+                continue;
+            }
+            /* kink: short edge b -> q between hairpin turns at b and q */
+            if (cb >= ckink && lw < KINK_EDGE) {
+                const double *s = &p[2 * ((i + 2) % n)];
+                double vx = b[0] - q[0], vz = b[1] - q[1], yx = s[0] - q[0], yz = s[1] - q[1];
+                double lv = hypot(vx, vz), ly = hypot(yx, yz);
+                if (lv > 0 && ly > 0 && (vx * yx + vz * yz) / (lv * ly) >= ckink && kinks++ == 0) {
+                    snprintf(path, sizeof path, "rooms[%lu].perimeter[%lu]", (unsigned long)r,
+                             (unsigned long)P->orig[R->off + i] + 1);
+                    dreport(c, WARN, "perimeter_kink", (long)r, -1, -1, 1, b[0], b[1], path,
+                            "perimeter folds back and forth at (%.2f, %.2f): a %.2f m edge between two "
+                            "hairpin turns (under %.0f degrees)",
+                            b[0], b[1], lw, KINK_DEG);
+                }
+            }
+        }
+    }
+    free(xyz);
+}
+
+/* ------------------------------------------------------------------ overlaps */
+
+/* Area of rooms a and b in common; centroid sums in *sx, *sz. -1 when out of memory. */
+static double overlap_area(plan *P, uint32_t a, uint32_t b, double *sx, double *sz) {
+    if (P->rooms[a].n > P->rooms[b].n) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    if (!room_triangles(P, a)) return -1;
+    if (P->rooms[a].ntri == 0) { /* a cannot be triangulated: work from b */
+        uint32_t t = a;
+        a = b;
+        b = t;
+        if (!room_triangles(P, a)) return -1;
+    }
+    const droom *A = &P->rooms[a], *B = &P->rooms[b];
+    const double *pa = &P->pts[2 * A->off], *pb = &P->pts[2 * B->off];
+    double area = 0;
+    for (uint32_t t = 0; t < A->ntri; t++) {
+        const uint32_t *ix = &P->tris[3 * (size_t)(A->tri_off + t)];
+        double tri[6] = {pa[2 * ix[0]], pa[2 * ix[0] + 1], pa[2 * ix[1]], pa[2 * ix[1] + 1],
+                         pa[2 * ix[2]], pa[2 * ix[2] + 1]};
+        double x0 = fmin(tri[0], fmin(tri[2], tri[4])), x1 = fmax(tri[0], fmax(tri[2], tri[4]));
+        double z0 = fmin(tri[1], fmin(tri[3], tri[5])), z1 = fmax(tri[1], fmax(tri[3], tri[5]));
+        if (x1 <= B->minx || x0 >= B->maxx || z1 <= B->minz || z0 >= B->maxz) continue;
+        area += clip_tri(pb, B->n, tri, P->scratch, sx, sz);
+    }
+    return area;
+}
+
+static int check_overlaps(dctx *c, plan *P, const grid *g) {
+    char path[96];
+    for (int cz = 0; cz < g->nz && !c->stop; cz++)
+        for (int cx = 0; cx < g->nx; cx++) {
+            size_t cell = (size_t)cz * g->nx + cx;
+            for (uint32_t i = g->start[cell]; i < g->start[cell + 1]; i++) {
+                uint32_t a = g->items[i];
+                const droom *A = &P->rooms[a];
+                if (A->warp) continue;
+                for (uint32_t j = i + 1; j < g->start[cell + 1]; j++) {
+                    uint32_t b = g->items[j];
+                    const droom *B = &P->rooms[b];
+                    if (B->warp) continue;
+                    double ix0 = fmax(A->minx, B->minx), ix1 = fmin(A->maxx, B->maxx);
+                    double iz0 = fmax(A->minz, B->minz), iz1 = fmin(A->maxz, B->maxz);
+                    if (!(ix1 > ix0 && iz1 > iz0) || (ix1 - ix0) * (iz1 - iz0) <= OVERLAP_AREA) continue;
+                    /* each pair once: in the cell of the boxes' common corner */
+                    if (cell_of(ix0, g->x0, g->cell, g->nx) != cx || cell_of(iz0, g->z0, g->cell, g->nz) != cz)
+                        continue;
+                    double sx = 0, sz = 0;
+                    double area = overlap_area(P, a, b, &sx, &sz);
+                    if (area < 0) return 0;
+                    if (area > OVERLAP_AREA) {
+                        uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+                        snprintf(path, sizeof path, "rooms[%lu].perimeter", (unsigned long)lo);
+                        dreport(c, ERR, "room_overlap", (long)lo, (long)hi, -1, 1, sx / area, sz / area, path,
+                                "rooms %lu and %lu overlap by %.2f m² around (%.2f, %.2f); neither is a warp room "
+                                "(flag 0x40), so the car is in two rooms at once (§3.3 item 10)",
+                                (unsigned long)lo, (unsigned long)hi, area, sx / area, sz / area);
+                    }
+                }
+            }
+        }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ holes */
+
+typedef struct bedge {
+    int64_t ax, az, bx, bz; /* millimetres */
+    uint32_t room;
+    uint32_t count; /* hash: directed copies */
+    int used;
+} bedge;
+
+static int64_t qmm(double v) { return (int64_t)llround(v * 1000.0); }
+
+static uint64_t mix64(uint64_t h) { /* splitmix64's finaliser */
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return h;
+}
+
+static uint64_t hash_edge(int64_t ax, int64_t az, int64_t bx, int64_t bz) {
+    uint64_t h = mix64((uint64_t)ax + 0x9e3779b97f4a7c15ull);
+    h = mix64(h ^ (uint64_t)az);
+    h = mix64(h ^ (uint64_t)bx);
+    return mix64(h ^ (uint64_t)bz);
+}
+
+typedef struct ehash {
+    bedge *slots;
+    size_t mask, n;
+} ehash;
+
+static bedge *ehash_find(ehash *h, int64_t ax, int64_t az, int64_t bx, int64_t bz, int insert) {
+    size_t i = (size_t)hash_edge(ax, az, bx, bz) & h->mask;
+    for (;;) {
+        bedge *e = &h->slots[i];
+        if (e->count == 0) {
+            if (!insert) return NULL;
+            e->ax = ax, e->az = az, e->bx = bx, e->bz = bz;
+            h->n++;
+            return e;
+        }
+        if (e->ax == ax && e->az == az && e->bx == bx && e->bz == bz) return e;
+        i = (i + 1) & h->mask;
+    }
+}
+
+typedef struct splitpt {
+    double t;
+    double x, z;
+} splitpt;
+
+static int cmp_split(const void *a, const void *b) {
+    double x = ((const splitpt *)a)->t, y = ((const splitpt *)b)->t;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_bedge(const void *a, const void *b) {
+    const bedge *x = a, *y = b;
+    if (x->ax != y->ax) return x->ax < y->ax ? -1 : 1;
+    if (x->az != y->az) return x->az < y->az ? -1 : 1;
+    return 0;
+}
+
+/* The first boundary edge that starts at (x, z) (edges sorted by start), or nb. */
+static size_t first_from(const bedge *e, size_t nb, int64_t x, int64_t z) {
+    size_t lo = 0, hi = nb;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (e[mid].ax < x || (e[mid].ax == x && e[mid].az < z))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int point_in_loop(const double *q, size_t m, double x, double z) {
+    int in = 0;
+    for (size_t i = 0, j = m - 1; i < m; j = i++) {
+        double xi = q[2 * i], zi = q[2 * i + 1], xj = q[2 * j], zj = q[2 * j + 1];
+        if ((zi > z) != (zj > z) && x < (xj - xi) * (z - zi) / (zj - zi) + xi) in = !in;
+    }
+    return in;
+}
+
+/* Report one closed uncovered loop (clockwise: a hole) if it is one. */
+static void hole_loop(dctx *c, const plan *P, const grid *g, const bedge *e, const size_t *loop, size_t m,
+                      double *q) {
+    double s = 0, perim = 0;
+    for (size_t i = 0; i < m; i++) {
+        q[2 * i] = (double)e[loop[i]].ax / 1000.0;
+        q[2 * i + 1] = (double)e[loop[i]].az / 1000.0;
+    }
+    for (size_t i = 0; i < m; i++) {
+        const double *a = &q[2 * i], *b = &q[2 * ((i + 1) % m)];
+        s += cross2(a[0], a[1], b[0], b[1]);
+        perim += hypot(b[0] - a[0], b[1] - a[1]);
+    }
+    if (!(s < 0)) return; /* an outer boundary of the city */
+    double area = -s / 2;
+    /* width: twice the area over the perimeter, the mean width of a long gap */
+    double width = 2 * area / perim;
+    if (area <= HOLE_WARN_AREA && width <= GAP_WIDTH) return;
+    /* a point inside the loop, on the uncovered side of an edge: the right of its direction */
+    double px = 0, pz = 0;
+    int found = 0;
+    double off = fmin(fmax(width * 0.25, 1e-4), 0.5);
+    for (int tries = 0; tries < 3 && !found; tries++) {
+        for (size_t i = 0; i < m && !found; i++) {
+            const double *a = &q[2 * i], *b = &q[2 * ((i + 1) % m)];
+            double ex = b[0] - a[0], ez = b[1] - a[1], l = hypot(ex, ez);
+            if (l < 4 * off) continue;
+            double x = (a[0] + b[0]) / 2 + ez / l * off, z = (a[1] + b[1]) / 2 - ex / l * off;
+            if (point_in_loop(q, m, x, z)) px = x, pz = z, found = 1;
+        }
+        off /= 4;
+    }
+    if (!found) return;
+    /* covered after all (rooms overlapping, or a bridge or tunnel room over it): not a hole */
+    if (room_at(P, g, px, pz, 0, -1)) return;
+    /* where a room's perimeter cannot be read (reported as vertex_index or nonfinite) */
+    for (uint32_t r = 1; r < P->nrooms; r++) {
+        const droom *R = &P->rooms[r];
+        if (R->broken && px >= R->minx - 1 && px <= R->maxx + 1 && pz >= R->minz - 1 && pz <= R->maxz + 1) return;
+    }
+    uint32_t rooms[8];
+    size_t nr = 0;
+    for (size_t i = 0; i < m && nr < 8; i++) {
+        uint32_t r = e[loop[i]].room;
+        size_t k = 0;
+        while (k < nr && rooms[k] != r) k++;
+        if (k == nr) rooms[nr++] = r;
+    }
+    char list[64];
+    size_t at = 0;
+    list[0] = 0;
+    for (size_t k = 0; k < nr && at < sizeof list - 12; k++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%lu", k ? ", " : "", (unsigned long)rooms[k]);
+    char path[96];
+    snprintf(path, sizeof path, "rooms[%lu].perimeter", (unsigned long)rooms[0]);
+    if (area > HOLE_WARN_AREA)
+        dreport(c, area > HOLE_ERROR_AREA ? ERR : WARN, "hole", (long)rooms[0], nr > 1 ? (long)rooms[1] : -1, -1, 1,
+                px, pz, path,
+                "%.2f m² of ground around (%.2f, %.2f), about %.2f m wide, lies in no room (bordered by rooms "
+                "%s): the car falls out of the world there",
+                area, px, pz, width, list);
+    else
+        dreport(c, WARN, "edge_gap", (long)rooms[0], nr > 1 ? (long)rooms[1] : -1, -1, 1, px, pz, path,
+                "a gap about %.3f m wide (%.4f m²) at (%.2f, %.2f) between rooms %s lies in no room", width, area, px,
+                pz, list);
+}
+
+/* Holes: the perimeter edges of the non-warp rooms, split where another room's corner lies
+ * on them, cancel in pairs where two rooms share them; what is left bounds the city and its
+ * holes. Loops of it wound clockwise are holes. Returns 0 when out of memory. */
+static int check_holes(dctx *c, const plan *P, const grid *g) {
+    int ok = 0;
+    uint32_t *pstart = NULL, *pitems = NULL;
+    splitpt *sp = NULL;
+    bedge *bound = NULL;
+    size_t *loop = NULL;
+    double *q = NULL;
+    ehash h = {NULL, 0, 0};
+    /* grid of the non-warp rooms' points */
+    grid pg;
+    memset(&pg, 0, sizeof pg);
+    size_t npts = 0;
+    double minx = INFINITY, minz = INFINITY, maxx = -INFINITY, maxz = -INFINITY, len = 0;
+    for (uint32_t r = 1; r < P->nrooms; r++) {
+        const droom *R = &P->rooms[r];
+        if (!R->usable || R->warp) continue;
+        npts += R->n;
+        minx = fmin(minx, R->minx), maxx = fmax(maxx, R->maxx);
+        minz = fmin(minz, R->minz), maxz = fmax(maxz, R->maxz);
+        for (uint32_t i = 0; i < R->n; i++) {
+            const double *a = &P->pts[2 * (R->off + i)], *b = &P->pts[2 * (R->off + (i + 1) % R->n)];
+            len += hypot(b[0] - a[0], b[1] - a[1]);
+        }
+    }
+    if (npts == 0) return 1;
+    grid_size(&pg, minx - 1, minz - 1, maxx + 1, maxz + 1, (double)npts, fmax(len / npts, 0.5));
+    size_t ncell = (size_t)pg.nx * pg.nz;
+    pstart = calloc(ncell + 1, sizeof *pstart);
+    pitems = malloc(npts * sizeof *pitems);
+    if (!pstart || !pitems) goto done;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t r = 1; r < P->nrooms; r++) {
+            const droom *R = &P->rooms[r];
+            if (!R->usable || R->warp) continue;
+            for (uint32_t i = 0; i < R->n; i++) {
+                const double *a = &P->pts[2 * (R->off + i)];
+                size_t cidx = (size_t)cell_of(a[1], pg.z0, pg.cell, pg.nz) * pg.nx + cell_of(a[0], pg.x0, pg.cell, pg.nx);
+                if (pass == 0)
+                    pstart[cidx + 1]++;
+                else
+                    pitems[pstart[cidx]++] = R->off + i;
+            }
+        }
+        if (pass == 0)
+            for (size_t k = 0; k < ncell; k++) pstart[k + 1] += pstart[k];
+        else {
+            for (size_t k = ncell; k > 0; k--) pstart[k] = pstart[k - 1];
+            pstart[0] = 0;
+        }
+    }
+    /* hash of directed sub-edges */
+    size_t cap = 64;
+    while (cap < npts * 2) cap *= 2;
+    h.slots = calloc(cap, sizeof *h.slots);
+    h.mask = cap - 1;
+    size_t spcap = 64;
+    sp = malloc(spcap * sizeof *sp);
+    if (!h.slots || !sp) goto done;
+    for (uint32_t r = 1; r < P->nrooms; r++) {
+        const droom *R = &P->rooms[r];
+        if (!R->usable || R->warp) continue;
+        for (uint32_t i = 0; i < R->n; i++) {
+            const double *a = &P->pts[2 * (R->off + i)], *b = &P->pts[2 * (R->off + (i + 1) % R->n)];
+            double ex = b[0] - a[0], ez = b[1] - a[1], l2 = ex * ex + ez * ez;
+            size_t ns = 0;
+            sp[ns].t = 0, sp[ns].x = a[0], sp[ns].z = a[1], ns++;
+            /* points on the edge: the cells along it, row by row */
+            double z0 = fmin(a[1], b[1]) - JOIN_TOL, z1 = fmax(a[1], b[1]) + JOIN_TOL;
+            int r0 = cell_of(z0, pg.z0, pg.cell, pg.nz), r1 = cell_of(z1, pg.z0, pg.cell, pg.nz);
+            for (int row = r0; row <= r1; row++) {
+                double rz0 = pg.z0 + row * pg.cell - JOIN_TOL, rz1 = rz0 + pg.cell + 2 * JOIN_TOL;
+                double xa, xb;
+                if (ez == 0) {
+                    xa = fmin(a[0], b[0]), xb = fmax(a[0], b[0]);
+                } else {
+                    double ta = (rz0 - a[1]) / ez, tb = (rz1 - a[1]) / ez;
+                    double t0 = fmax(0, fmin(ta, tb)), t1 = fmin(1, fmax(ta, tb));
+                    xa = fmin(a[0] + t0 * ex, a[0] + t1 * ex), xb = fmax(a[0] + t0 * ex, a[0] + t1 * ex);
+                }
+                int c0 = cell_of(xa - JOIN_TOL, pg.x0, pg.cell, pg.nx), c1 = cell_of(xb + JOIN_TOL, pg.x0, pg.cell, pg.nx);
+                for (int col = c0; col <= c1; col++) {
+                    size_t cidx = (size_t)row * pg.nx + col;
+                    for (uint32_t k = pstart[cidx]; k < pstart[cidx + 1]; k++) {
+                        const double *p = &P->pts[2 * pitems[k]];
+                        double t = ((p[0] - a[0]) * ex + (p[1] - a[1]) * ez) / l2;
+                        if (!(t > 1e-9 && t < 1 - 1e-9)) continue;
+                        double dx = a[0] + t * ex - p[0], dz = a[1] + t * ez - p[1];
+                        if (dx * dx + dz * dz > JOIN_TOL * JOIN_TOL) continue;
+                        if (ns + 2 > spcap) {
+                            splitpt *n2 = realloc(sp, spcap * 2 * sizeof *sp);
+                            if (!n2) goto done;
+                            sp = n2;
+                            spcap *= 2;
+                        }
+                        sp[ns].t = t, sp[ns].x = p[0], sp[ns].z = p[1], ns++;
+                    }
+                }
+            }
+            sp[ns].t = 1, sp[ns].x = b[0], sp[ns].z = b[1], ns++;
+            qsort(sp + 1, ns - 2, sizeof *sp, cmp_split);
+            for (size_t k = 0; k + 1 < ns; k++) {
+                int64_t ax = qmm(sp[k].x), az = qmm(sp[k].z), bx = qmm(sp[k + 1].x), bz = qmm(sp[k + 1].z);
+                if (ax == bx && az == bz) continue;
+                if (h.n * 2 >= h.mask) { /* grow */
+                    ehash nh = {calloc((h.mask + 1) * 2, sizeof *h.slots), (h.mask + 1) * 2 - 1, 0};
+                    if (!nh.slots) goto done;
+                    for (size_t s = 0; s <= h.mask; s++)
+                        if (h.slots[s].count) {
+                            bedge *d = ehash_find(&nh, h.slots[s].ax, h.slots[s].az, h.slots[s].bx, h.slots[s].bz, 1);
+                            *d = h.slots[s];
+                        }
+                    free(h.slots);
+                    h = nh;
+                }
+                bedge *d = ehash_find(&h, ax, az, bx, bz, 1);
+                if (d->count++ == 0) d->room = r;
+            }
+        }
+    }
+    /* what does not cancel */
+    size_t nb = 0, bcap = 256;
+    bound = malloc(bcap * sizeof *bound);
+    if (!bound) goto done;
+    for (size_t s = 0; s <= h.mask; s++) {
+        const bedge *d = &h.slots[s];
+        if (!d->count) continue;
+        const bedge *rv = ehash_find(&h, d->bx, d->bz, d->ax, d->az, 0);
+        uint32_t back = rv ? rv->count : 0;
+        for (uint32_t k = back; k < d->count && k < back + 4; k++) {
+            if (nb == bcap) {
+                bedge *n2 = realloc(bound, bcap * 2 * sizeof *bound);
+                if (!n2) goto done;
+                bound = n2;
+                bcap *= 2;
+            }
+            bound[nb] = *d;
+            bound[nb].used = 0;
+            nb++;
+        }
+    }
+    qsort(bound, nb, sizeof *bound, cmp_bedge);
+    loop = malloc((nb + 1) * sizeof *loop);
+    q = malloc((nb + 1) * 2 * sizeof *q);
+    if (!loop || !q) goto done;
+    for (size_t s0 = 0; s0 < nb && !c->stop; s0++) {
+        if (bound[s0].used) continue;
+        size_t m = 0, cur = s0;
+        bound[cur].used = 1;
+        loop[m++] = cur;
+        int closed = 0;
+        while (m <= nb) {
+            const bedge *ce = &bound[cur];
+            if (ce->bx == bound[s0].ax && ce->bz == bound[s0].az) {
+                closed = 1;
+                break;
+            }
+            double dx = (double)(ce->bx - ce->ax), dz = (double)(ce->bz - ce->az);
+            size_t best = nb;
+            double best_turn = INFINITY;
+            for (size_t k = first_from(bound, nb, ce->bx, ce->bz); k < nb && bound[k].ax == ce->bx && bound[k].az == ce->bz;
+                 k++) {
+                if (bound[k].used) continue;
+                double ox = (double)(bound[k].bx - bound[k].ax), oz = (double)(bound[k].bz - bound[k].az);
+                double turn = atan2(cross2(dx, dz, ox, oz), dx * ox + dz * oz);
+                if (turn >= PI - 1e-12) turn = PI;
+                if (turn < best_turn) best_turn = turn, best = k;
+            }
+            if (best == nb) break;
+            bound[best].used = 1;
+            loop[m++] = best;
+            cur = best;
+        }
+        if (closed && m >= 3) hole_loop(c, P, g, bound, loop, m, q);
+    }
+    ok = 1;
+done:
+    free(pstart);
+    free(pitems);
+    free(sp);
+    free(h.slots);
+    free(bound);
+    free(loop);
+    free(q);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ floor outside its room */
+
+typedef struct tribuf {
+    double *t; /* 6 doubles per triangle */
+    size_t n, cap;
+    int nomem;
+} tribuf;
+
+static void tri_add(tribuf *b, const psdl_vec3 *p, const psdl_vec3 *q, const psdl_vec3 *r) {
+    if (b->nomem) return;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        double *t = realloc(b->t, cap * 6 * sizeof(double));
+        if (!t) {
+            b->nomem = 1;
+            return;
+        }
+        b->t = t;
+        b->cap = cap;
+    }
+    double *d = &b->t[6 * b->n++];
+    d[0] = p->x, d[1] = p->z, d[2] = q->x, d[3] = q->z, d[4] = r->x, d[5] = r->z;
+}
+
+static psdl_vec3 midv(const psdl_vec3 *a, const psdl_vec3 *b) {
+    psdl_vec3 m = {(a->x + b->x) / 2, (a->y + b->y) / 2, (a->z + b->z) / 2};
+    return m;
+}
+
+/* The floor triangles of one attribute in plan, as the game draws them at LOD 3 (the same
+ * triangles lua/psdl/export.lua writes): strips as quad strips between columns (the road
+ * surface in two halves meeting at the curbs' midpoint), fans from their hub, crosswalks as
+ * a 4-point strip. Returns 0 for attributes that are not floors or use a vertex that is
+ * missing or not finite. */
+static int floor_triangles(const psdl_doc *d, const psdl_attr *a, tribuf *b) {
+    unsigned t = a->type;
+    unsigned stride;
+    switch (t) {
+    case PSDL_ATTR_ROAD: stride = 4; break;
+    case PSDL_ATTR_DIVIDED_ROAD: stride = 6; break;
+    case PSDL_ATTR_SIDEWALK_STRIP:
+    case PSDL_ATTR_WALKWAY: stride = 2; break;
+    case PSDL_ATTR_CROSSWALK:
+    case PSDL_ATTR_ROAD_FAN:
+    case PSDL_ATTR_FAN: stride = 0; break;
+    default: return 0;
+    }
+    for (uint32_t j = 0; j < a->nrefs; j++)
+        if (a->refs[j] >= d->nvertices || !finite_vec(&d->vertices[a->refs[j]])) return 0;
+    const psdl_vec3 *V = d->vertices;
+#define RV(i) (&V[a->refs[i]])
+    if (t == PSDL_ATTR_CROSSWALK) {
+        if (a->nrefs < 4) return 0;
+        tri_add(b, RV(1), RV(0), RV(3));
+        tri_add(b, RV(0), RV(3), RV(2));
+        return 1;
+    }
+    if (t == PSDL_ATTR_ROAD_FAN || t == PSDL_ATTR_FAN) {
+        for (uint32_t j = 1; j + 1 < a->nrefs; j++) tri_add(b, RV(0), RV(j), RV(j + 1));
+        return 1;
+    }
+    if (t == PSDL_ATTR_SIDEWALK_STRIP && a->cap != PSDL_CAP_NONE) return 1; /* a cap has no plan area */
+    uint32_t n = a->nrefs / stride;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        const uint16_t *s0 = &a->refs[i * stride], *s1 = &a->refs[(i + 1) * stride];
+        psdl_vec3 c0[7], c1[7];
+        unsigned nc = 0;
+        if (t == PSDL_ATTR_ROAD) {
+            c0[0] = V[s0[0]], c0[1] = V[s0[1]], c0[2] = midv(&V[s0[1]], &V[s0[2]]), c0[3] = V[s0[2]], c0[4] = V[s0[3]];
+            c1[0] = V[s1[0]], c1[1] = V[s1[1]], c1[2] = midv(&V[s1[1]], &V[s1[2]]), c1[3] = V[s1[2]], c1[4] = V[s1[3]];
+            nc = 5;
+        } else {
+            for (unsigned k = 0; k < stride; k++) c0[k] = V[s0[k]], c1[k] = V[s1[k]];
+            nc = stride;
+        }
+        for (unsigned k = 0; k + 1 < nc; k++) {
+            tri_add(b, &c0[k], &c0[k + 1], &c1[k]);
+            tri_add(b, &c0[k + 1], &c1[k], &c1[k + 1]);
+        }
+    }
+#undef RV
+    return 1;
+}
+
+static int check_floors(dctx *c, const plan *P) {
+    char path[96];
+    tribuf tb = {NULL, 0, 0, 0};
+    double *grow = malloc(((size_t)P->maxn * 2 + 2) * 2 * sizeof(double));
+    if (!grow) return 0;
+    const psdl_doc *d = c->doc;
+    for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
+        const droom *R = &P->rooms[r];
+        if (!R->usable) continue;
+        const psdl_room *rm = &d->rooms[r];
+        /* the room grown by the tolerance: each edge moved out, joined by a mitre, or by a
+         * bevel (two points) at a corner sharper than 90 degrees, where a mitre would reach far */
+        const double *p = &P->pts[2 * R->off];
+        uint32_t n = R->n, gn = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const double *a = &p[2 * ((i + n - 1) % n)], *b = &p[2 * i], *q = &p[2 * ((i + 1) % n)];
+            double e1x = b[0] - a[0], e1z = b[1] - a[1], e2x = q[0] - b[0], e2z = q[1] - b[1];
+            double l1 = hypot(e1x, e1z), l2 = hypot(e2x, e2z);
+            double n1x = e1z / l1, n1z = -e1x / l1, n2x = e2z / l2, n2z = -e2x / l2; /* outward: right */
+            double den = 1 + n1x * n2x + n1z * n2z;
+            if (den < 1) {
+                grow[2 * gn] = b[0] + FLOOR_TOLERANCE * n1x, grow[2 * gn + 1] = b[1] + FLOOR_TOLERANCE * n1z, gn++;
+                grow[2 * gn] = b[0] + FLOOR_TOLERANCE * n2x, grow[2 * gn + 1] = b[1] + FLOOR_TOLERANCE * n2z, gn++;
+            } else {
+                grow[2 * gn] = b[0] + FLOOR_TOLERANCE * (n1x + n2x) / den;
+                grow[2 * gn + 1] = b[1] + FLOOR_TOLERANCE * (n1z + n2z) / den;
+                gn++;
+            }
+        }
+        for (uint32_t k = 0; k < rm->nattrs && !c->stop; k++) {
+            const psdl_attr *a = &rm->attrs[k];
+            tb.n = 0;
+            if (floor_triangles(d, a, &tb) && !tb.nomem && tb.n > 0) {
+                double total = 0, inside = 0, sx = 0, sz = 0, tx = 0, tz = 0;
+                for (size_t i = 0; i < tb.n; i++) {
+                    const double *t = &tb.t[6 * i];
+                    double ar = fabs(cross2(t[2] - t[0], t[3] - t[1], t[4] - t[0], t[5] - t[1])) / 2;
+                    if (!(ar > 1e-12)) continue;
+                    total += ar;
+                    tx += ar * (t[0] + t[2] + t[4]) / 3, tz += ar * (t[1] + t[3] + t[5]) / 3;
+                    inside += clip_tri(grow, gn, t, P->scratch, &sx, &sz);
+                }
+                double out = total - inside;
+                if (isfinite(total) && total > 0 && out > FLOOR_WARN * total) {
+                    double frac = out / total;
+                    double px = (tx - sx) / out, pz = (tz - sz) / out;
+                    snprintf(path, sizeof path, "rooms[%lu].attributes[%lu]", (unsigned long)r, (unsigned long)k + 1);
+                    dreport(c, frac > FLOOR_ERROR ? ERR : WARN, "floor_outside", (long)r, -1, (long)k, 1, px, pz, path,
+                            "%.1f %% of this %s (%.2f of %.2f m²) lies more than %.0f cm outside room %lu, around "
+                            "(%.2f, %.2f): it is drawn and collided in the wrong room",
+                            frac * 100, psdl_attr_type_name((int)a->type), out, total, FLOOR_TOLERANCE * 100,
+                            (unsigned long)r, px, pz);
+                }
+            }
+            if (tb.nomem) break;
+            if (a->last) break;
+        }
+        if (tb.nomem) break;
+    }
+    int ok = !tb.nomem;
+    free(tb.t);
+    free(grow);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ reachability */
+
+static int check_reach(dctx *c, const plan *P) {
+    const psdl_doc *d = c->doc;
+    char path[96];
+    uint32_t start = 0;
+    double best = -1;
+    for (uint32_t r = 1; r < d->nrooms; r++)
+        if ((d->rooms[r].flags & FLAG_ROAD) && P->rooms[r].usable && P->rooms[r].area > best)
+            best = P->rooms[r].area, start = r;
+    if (!start) return 1; /* no road room to start from */
+    uint8_t *seen = calloc(d->nrooms, 1);
+    uint32_t *queue = malloc((size_t)d->nrooms * sizeof *queue);
+    if (!seen || !queue) {
+        free(seen);
+        free(queue);
+        return 0;
+    }
+    size_t head = 0, tail = 0;
+    queue[tail++] = start;
+    seen[start] = 1;
+    while (head < tail) {
+        const psdl_room *rm = &d->rooms[queue[head++]];
+        for (uint32_t k = 0; k < rm->nperimeter; k++) {
+            uint16_t nb = rm->perimeter[k].neighbour;
+            if (nb == 0 || nb >= d->nrooms || seen[nb]) continue;
+            seen[nb] = 1;
+            queue[tail++] = nb;
+        }
+    }
+    for (uint32_t r = 1; r < d->nrooms && !c->stop; r++) {
+        if (seen[r]) continue;
+        uint8_t f = d->rooms[r].flags;
+        int road = (f & (FLAG_ROAD | FLAG_INTERSECTION)) != 0;
+        const droom *R = &P->rooms[r];
+        snprintf(path, sizeof path, "rooms[%lu]", (unsigned long)r);
+        dreport(c, road ? ERR : WARN, "unreachable", (long)r, (long)start, -1, R->usable, R->cx, R->cz, path,
+                "%s room %lu cannot be reached from road room %lu (the largest) through neighbour links: the "
+                "game walks links to find the car's room (§1.5)",
+                (f & FLAG_INTERSECTION) ? "intersection" : (f & FLAG_ROAD) ? "road" : "non-road", (unsigned long)r,
+                (unsigned long)start);
+    }
+    free(seen);
+    free(queue);
+    return 1;
+}
+
+/* ------------------------------------------------------------------ entry */
+
+void psdl_check_drivable(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_validate_result *result) {
+    psdl_validate_result local = {0, 0};
+    if (!result) result = &local;
+    dctx c = {doc, fn, ud, result, 0};
+    check_numbers(&c);
+    plan P;
+    grid g;
+    memset(&g, 0, sizeof g);
+    int ok = plan_build(&P, doc) && grid_rooms(&g, &P);
+    if (ok) check_shapes(&c, &P);
+    if (ok && !c.stop) ok = check_overlaps(&c, &P, &g);
+    if (ok && !c.stop) ok = check_holes(&c, &P, &g);
+    if (ok && !c.stop) ok = check_floors(&c, &P);
+    if (ok && !c.stop) ok = check_reach(&c, &P);
+    if (!ok)
+        dreport(&c, ERR, "drivable_nomem", -1, -1, -1, 0, 0, 0, "rooms",
+                "out of memory while checking drivability: the city was not fully checked");
+    grid_free(&g);
+    plan_free(&P);
+}

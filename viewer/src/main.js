@@ -1,0 +1,313 @@
+// psdl view: the page. Reads the embedded city, draws it, wires the panel, navigation and
+// (when served by `psdl view --watch`) reloads new builds in place, keeping the camera.
+// `window.psdlViewer` exposes the state and a few actions for tests and benchmarks.
+import * as THREE from "three";
+import { embedded, inflate, parse } from "./payload.js";
+import { City } from "./city.js";
+import { Navigation } from "./navigation.js";
+import { Ground } from "./ground.js";
+import * as panel from "./panel.js";
+
+const host = document.getElementById("view");
+const renderer = new THREE.WebGLRenderer({ antialias: false, powerPreference: "high-performance" });
+renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+renderer.setClearColor(0xdfe3e6);
+host.appendChild(renderer.domElement);
+const scene = new THREE.Scene();
+const camera = new THREE.PerspectiveCamera(50, 1, 0.5, 20000);
+const city = new City(scene);
+const nav = new Navigation(camera, renderer.domElement);
+const api = (window.psdlViewer = { ready: false, frames: 0, errors: [], version: 0 });
+let ground = null;
+let dirty = true;
+
+function resize() {
+  const w = host.clientWidth || 1, h = host.clientHeight || 1;
+  renderer.setSize(w, h, false);
+  camera.aspect = w / h;
+  camera.updateProjectionMatrix();
+  dirty = true;
+}
+window.addEventListener("resize", resize);
+resize();
+
+// ---------------------------------------------------------------- loading
+
+function frameCity() {
+  const box = city.box;
+  const c = box.getCenter(new THREE.Vector3());
+  const size = box.getSize(new THREE.Vector3());
+  const r = Math.max(40, 0.5 * Math.hypot(size.x, size.z));
+  camera.far = Math.max(5000, r * 20);
+  camera.near = Math.max(0.3, r / 20000);
+  camera.updateProjectionMatrix();
+  nav.view(new THREE.Vector3(c.x, box.min.y, c.z), new THREE.Vector3(c.x + r * 0.55, box.min.y + r * 1.05, c.z + r * 1.25));
+}
+
+function layerState() {
+  return {
+    types: city.uniforms.typeOn.value.map((v) => v > 0.5),
+    kinds: city.kindOn.slice(),
+    overlay: { ...city.overlay },
+  };
+}
+
+function applyData(data, keepCamera) {
+  const selected = city.selected;
+  city.load(data);
+  ground = null;
+  const meta = data.meta;
+  panel.summary(meta);
+  panel.layers(meta, layerState(), (kind, key, on) => {
+    if (kind === "type") city.setType(key, on);
+    else if (kind === "kind") city.setKind(key, on);
+    else city.setOverlay(key, on);
+    dirty = true;
+  });
+  panel.problems(meta, flyToProblem);
+  if (!keepCamera) frameCity();
+  select(keepCamera && meta.rooms[selected - 1] ? selected : 0);
+  showError(meta.error);
+  api.meta = meta;
+  api.version += 1;
+  dirty = true;
+}
+
+function showError(err) {
+  const box = document.getElementById("overlay");
+  if (!err) { box.hidden = true; return; }
+  document.getElementById("overlay-text").textContent = err.message || String(err);
+  box.hidden = false;
+}
+
+// ---------------------------------------------------------------- selection
+
+function select(id, fly) {
+  city.select(id);
+  panel.showRoom(city.meta, city.selected, (n) => select(n, true));
+  api.selected = city.selected;
+  if (fly && city.selected) nav.flyTo(city.center(city.selected), 90);
+  dirty = true;
+}
+
+function flyToProblem(p) {
+  if (p.room && city.meta.rooms[p.room - 1]) select(p.room);
+  if (Array.isArray(p.at)) nav.flyTo(new THREE.Vector3(p.at[0], p.at[1], p.at[2]), 60);
+  dirty = true;
+}
+
+const raycaster = new THREE.Raycaster();
+function pickAt(clientX, clientY) {
+  const rect = renderer.domElement.getBoundingClientRect();
+  const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+  raycaster.setFromCamera(ndc, camera);
+  return city.pick(raycaster).room;
+}
+
+let down = null;
+renderer.domElement.addEventListener("pointerdown", (e) => { down = { x: e.clientX, y: e.clientY }; });
+renderer.domElement.addEventListener("pointerup", (e) => {
+  if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4 || e.button !== 0) return;
+  select(pickAt(e.clientX, e.clientY));
+});
+nav.orbit.addEventListener("change", () => { dirty = true; });
+
+document.getElementById("search").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = document.getElementById("search-room");
+  const id = parseInt(input.value, 10);
+  if (city.meta && city.meta.rooms[id - 1]) {
+    input.setCustomValidity("");
+    select(id, true);
+  } else {
+    input.setCustomValidity(`no room ${input.value} (1-${city.meta ? city.meta.rooms.length : 0})`);
+    input.reportValidity();
+  }
+});
+
+// ---------------------------------------------------------------- modes, keys
+
+const modeButtons = { orbit: "mode-orbit", fly: "mode-fly", drive: "mode-drive" };
+function setMode(mode) {
+  if (mode === "drive" && !ground && city.meta) ground = new Ground(city.meta, city.buffers);
+  nav.setMode(mode, ground);
+  dirty = true;
+}
+nav.onchange = (mode) => {
+  for (const [m, id] of Object.entries(modeButtons)) document.getElementById(id).classList.toggle("on", m === mode);
+  document.getElementById("status").textContent = mode === "fly" ? "fly: drag to look, W A S D Q E, Shift"
+    : mode === "drive" ? "drive: W/S speed, A/D steer" : "";
+};
+for (const [m, id] of Object.entries(modeButtons)) document.getElementById(id).addEventListener("click", () => setMode(m));
+document.getElementById("top-view").addEventListener("click", () => { nav.topView(); dirty = true; });
+window.addEventListener("keydown", (e) => {
+  if (e.target instanceof HTMLInputElement) return;
+  if (e.key === "t" || e.key === "T") { nav.topView(); dirty = true; }
+  if (e.key === "Escape") select(0);
+});
+
+// ---------------------------------------------------------------- HUD: compass, scale
+
+const needle = document.getElementById("needle");
+const scaleBar = document.getElementById("scale-bar");
+const scaleText = document.getElementById("scale-text");
+function hud() {
+  // heading of the screen's up direction: the view direction, or the camera's up when
+  // looking straight down
+  const dir = new THREE.Vector3();
+  camera.getWorldDirection(dir);
+  if (Math.abs(dir.y) > 0.98) dir.set(0, 1, 0).applyQuaternion(camera.quaternion);
+  const heading = Math.atan2(dir.x, -dir.z); // 0 = north (-z on the page), clockwise
+  needle.setAttribute("transform", `rotate(${(-heading * 180) / Math.PI})`);
+  const h = renderer.domElement.clientHeight || 1;
+  const mpp = (2 * nav.focusDistance() * Math.tan((camera.fov * Math.PI) / 360)) / h;
+  const target = mpp * 120;
+  const p = Math.pow(10, Math.floor(Math.log10(target)));
+  const nice = [1, 2, 5, 10].map((k) => k * p).filter((v) => v <= target).pop() || p;
+  scaleBar.style.width = `${Math.round(nice / mpp)}px`;
+  scaleText.textContent = nice >= 1000 ? `${nice / 1000} km` : `${nice} m`;
+}
+
+// ---------------------------------------------------------------- loop
+
+let last = performance.now();
+const waiting = []; // resolved after the next frame drawn
+function frame(now) {
+  const dt = Math.min(0.1, (now - last) / 1000);
+  last = now;
+  if (nav.update(dt)) dirty = true;
+  if (dirty || api.continuous) {
+    renderer.render(scene, camera);
+    hud();
+    api.frames += 1;
+    dirty = false;
+    for (const f of waiting.splice(0)) f(api.frames);
+    if (!api.ready && city.meta) {
+      api.loadMs = performance.now();
+      if (api.timings) api.timings.firstFrame = api.loadMs;
+      api.ready = true;
+      document.body.dataset.ready = "1";
+    }
+  }
+  requestAnimationFrame(frame);
+}
+
+// ---------------------------------------------------------------- test and bench hooks
+
+/** Screen position (CSS pixels, page coordinates) of a room's centre. */
+api.project = (id) => {
+  const c = city.center(id);
+  if (!c) return null;
+  camera.updateMatrixWorld();
+  const v = c.project(camera);
+  const rect = renderer.domElement.getBoundingClientRect();
+  return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height, visible: v.z < 1 };
+};
+api.select = (id) => select(id, false);
+/** Draw a frame; resolves (with the frame count) once it is drawn. */
+api.redraw = () => new Promise((resolve) => { waiting.push(resolve); dirty = true; });
+api.topView = () => { nav.topView(); dirty = true; };
+api.frameCity = () => { frameCity(); dirty = true; };
+/** Look straight down on a point from a height (metres). */
+api.lookDown = (x, z, height) => {
+  nav.view(new THREE.Vector3(x, 0, z), new THREE.Vector3(x, height, z + height * 1e-4));
+  dirty = true;
+};
+/** Orbit view from a camera position onto a target (page coordinates, metres). */
+api.view = (target, position) => {
+  nav.view(new THREE.Vector3(...target), new THREE.Vector3(...position));
+  dirty = true;
+};
+api.setMode = setMode;
+/** Height of the drivable surface at (x, z) nearest `near` (null: none). */
+api.groundHeight = (x, z, near) => {
+  if (!ground) ground = new Ground(city.meta, city.buffers);
+  return ground.height(x, z, near);
+};
+api.camera = () => ({ x: camera.position.x, y: camera.position.y, z: camera.position.z, mode: nav.mode });
+api.pickAt = pickAt;
+/** Render n frames orbiting the target; resolves to frames per second. */
+api.orbitFrames = (n) => new Promise((resolve) => {
+  const t = nav.orbit.target.clone();
+  const off = camera.position.clone().sub(t);
+  let i = 0;
+  const t0 = performance.now();
+  const step = () => {
+    off.applyAxisAngle(new THREE.Vector3(0, 1, 0), (2 * Math.PI) / n);
+    camera.position.copy(t).add(off);
+    camera.lookAt(t);
+    renderer.render(scene, camera);
+    i += 1;
+    if (i < n) requestAnimationFrame(step);
+    else {
+      renderer.getContext().finish();
+      resolve((n * 1000) / (performance.now() - t0));
+    }
+  };
+  requestAnimationFrame(step);
+});
+
+/** Milliseconds per frame drawn back to back while orbiting (n frames, each waited for
+ * with a one-pixel read back): the drawing cost without the display's frame pacing. */
+api.drawMs = (n) => {
+  const t = nav.orbit.target.clone();
+  const off = camera.position.clone().sub(t);
+  const gl = renderer.getContext();
+  const px = new Uint8Array(4);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    off.applyAxisAngle(new THREE.Vector3(0, 1, 0), (2 * Math.PI) / n);
+    camera.position.copy(t).add(off);
+    camera.lookAt(t);
+    renderer.render(scene, camera);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  }
+  return (performance.now() - t0) / n;
+};
+
+// ---------------------------------------------------------------- watch
+
+async function watch(interval) {
+  let known = null;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, interval));
+    let state;
+    try {
+      state = await (await fetch("/state", { cache: "no-store" })).json();
+    } catch {
+      document.getElementById("status").textContent = "watch: the server is not answering";
+      continue;
+    }
+    if (document.getElementById("status").textContent.startsWith("watch:")) document.getElementById("status").textContent = "";
+    if (known === null) known = state.version;
+    if (state.version !== known) {
+      known = state.version;
+      try {
+        const bytes = new Uint8Array(await (await fetch("/payload", { cache: "no-store" })).arrayBuffer());
+        applyData(parse(await inflate(bytes)), true);
+      } catch (e) {
+        showError({ message: "cannot load the new city: " + e.message });
+      }
+    }
+    showError(state.error);
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+(async () => {
+  try {
+    api.timings = { start: performance.now() };
+    const data = await embedded();
+    if (!data) throw new Error("this page holds no city");
+    api.timings.decoded = performance.now();
+    applyData(data, false);
+    api.timings.built = performance.now();
+    requestAnimationFrame(frame);
+    if (data.meta.watch) watch(data.meta.watch.interval || 400);
+  } catch (e) {
+    api.errors.push(String(e && e.message || e));
+    showError({ message: String(e && e.stack || e) });
+    throw e;
+  }
+})();

@@ -1,0 +1,272 @@
+// Browser tests of `psdl view`: pages written by the real command, opened in headless
+// Chromium (Debian's, through puppeteer-core). Run by scripts/test:
+//
+//   PSDL_BUILD_DIR=build node --test viewer/tests/
+//
+// A Chromium that cannot start fails every test (none is skipped).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync, copyFileSync, rmSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launch, openViewer } from "./browser.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const PSDL = join(ROOT, "scripts", "psdl");
+const ENV = { ...process.env, PSDL_BUILD_DIR: process.env.PSDL_BUILD_DIR || join(ROOT, "build") };
+const TMP = mkdtempSync(join(tmpdir(), "psdl-view-test-"));
+
+let browser = null;
+let browserError = null;
+const pages = {}; // name -> html path
+
+function psdl(...args) {
+  return execFileSync("lua5.4", [PSDL, ...args], { env: ENV, cwd: TMP, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+function page(name, input) {
+  if (!pages[name]) {
+    const out = join(TMP, name + ".html");
+    if (input.endsWith(".lua") && readFileSync(input, "utf8").includes("psdl.write(doc, out")) {
+      // a builder example: a program that writes its city
+      const city = join(TMP, name + ".psdl");
+      execFileSync("lua5.4", [input, city], { env: ENV, cwd: TMP, stdio: "ignore" });
+      input = city;
+    }
+    psdl("view", input, "-o", out, "-q");
+    pages[name] = out;
+  }
+  return "file://" + pages[name];
+}
+
+async function getBrowser() {
+  if (browserError) throw browserError;
+  if (!browser) throw new Error("Chromium did not start");
+  return browser;
+}
+
+before(async () => {
+  try {
+    browser = await launch();
+  } catch (e) {
+    browserError = new Error("headless Chromium cannot start: " + e.message);
+  }
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  rmSync(TMP, { recursive: true, force: true });
+});
+
+// Colours by role (0xRRGGBB) from the page's own legend data.
+function roleColors(meta) {
+  const c = {};
+  for (const r of meta.roles) c[r.name] = [(r.color >> 16) & 255, (r.color >> 8) & 255, r.color & 255];
+  return c;
+}
+
+// Pixel (r, g, b) of a PNG screenshot at CSS pixel (x, y), read back in the page.
+async function pixels(pg, points) {
+  const png = await pg.screenshot({ encoding: "base64" });
+  return pg.evaluate(async (b64, pts) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext("2d");
+    ctx.drawImage(img, 0, 0);
+    return pts.map(([x, y]) => Array.from(ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3)));
+  }, png, points);
+}
+
+const close = (a, b, tol = 14) => Math.abs(a[0] - b[0]) <= tol && Math.abs(a[1] - b[1]) <= tol && Math.abs(a[2] - b[2]) <= tol;
+
+test("every example, a fixture and an OSM extract open with no console errors", async () => {
+  const b = await getBrowser();
+  const inputs = readdirSync(join(ROOT, "examples")).filter((f) => f.endsWith(".lua") && f !== "reskin.lua")
+    .map((f) => [f.replace(/\.lua$/, ""), join(ROOT, "examples", f)]);
+  inputs.push(["grid_n6", join(ROOT, "spec", "fixtures", "grid_n6.psdl")]);
+  inputs.push(["leeds", join(ROOT, "spec", "fixtures", "osm", "leeds-potternewton.osm")]);
+  assert.ok(inputs.length >= 10, "the examples are there");
+  for (const [name, input] of inputs) {
+    const { page: pg, errors } = await openViewer(b, page(name, input));
+    const state = await pg.evaluate(() => ({ ready: psdlViewer.ready, rooms: psdlViewer.meta.rooms.length,
+      tris: psdlViewer.meta.stats.triangles, errors: psdlViewer.errors }));
+    assert.deepEqual(errors, [], `${name}: console errors`);
+    assert.deepEqual(state.errors, [], `${name}: page errors`);
+    assert.ok(state.ready && state.rooms > 0 && state.tris > 0, `${name}: drawn (${JSON.stringify(state)})`);
+    await pg.close();
+  }
+});
+
+test("downtown seen from above has the city's colours at its rooms' centres", async () => {
+  const b = await getBrowser();
+  const { page: pg, errors } = await openViewer(b, page("downtown", join(ROOT, "examples", "downtown.lua")));
+  const meta = await pg.evaluate(() => psdlViewer.meta);
+  const box = meta.rooms.map((r) => r.center);
+  const cx = box.reduce((s, c) => s + c[0], 0) / box.length, cz = box.reduce((s, c) => s + c[2], 0) / box.length;
+  await pg.evaluate((x, z) => psdlViewer.lookDown(x, z, 700), cx, cz);
+  await pg.evaluate(() => psdlViewer.redraw());
+  const colors = roleColors(meta);
+  const allowed = {
+    0: ["road", "sidewalk", "divider", "crosswalk"],
+    1: ["intersection", "crosswalk", "road", "sidewalk"],
+    2: ["ground", "roof", "walkway", "sidewalk"],
+    3: ["road", "wall", "ceiling", "sidewalk"],
+  };
+  const rooms = [];
+  for (const r of meta.rooms) {
+    const p = await pg.evaluate((id) => psdlViewer.project(id), r.id);
+    if (p && p.visible && p.x > 5 && p.y > 5 && p.x < 950 && p.y < 795) rooms.push([r, p]);
+  }
+  assert.ok(rooms.length >= 40, `rooms in view: ${rooms.length}`);
+  const px = await pixels(pg, rooms.map(([, p]) => [p.x, p.y]));
+  const background = [0xdf, 0xe3, 0xe6];
+  let good = 0;
+  const bad = [];
+  rooms.forEach(([r], i) => {
+    assert.ok(!close(px[i], background, 4), `room ${r.id}: background at its centre`);
+    if (allowed[r.kind].some((role) => close(px[i], colors[role]))) good++;
+    else bad.push(`${r.id} (${meta.kinds[r.kind]}): ${px[i]}`);
+  });
+  assert.ok(good >= 0.9 * rooms.length, `${good} of ${rooms.length} rooms have their colours; not: ${bad.join("; ")}`);
+  assert.deepEqual(errors, []);
+  await pg.close();
+});
+
+test("clicking a room's centre selects it; the panel, search and Escape follow", async () => {
+  const b = await getBrowser();
+  const { page: pg, errors } = await openViewer(b, page("downtown", join(ROOT, "examples", "downtown.lua")));
+  const meta = await pg.evaluate(() => psdlViewer.meta);
+  // an intersection near the middle (nothing stands over an intersection)
+  const ints = meta.rooms.filter((r) => r.kind === 1);
+  const mid = ints[Math.floor(ints.length / 2)];
+  await pg.evaluate((x, z) => psdlViewer.lookDown(x, z, 250), mid.center[0], mid.center[2]);
+  await pg.evaluate(() => psdlViewer.redraw());
+  const p = await pg.evaluate((id) => psdlViewer.project(id), mid.id);
+  await pg.mouse.click(p.x, p.y);
+  await pg.waitForFunction(() => document.getElementById("room-id"));
+  const shown = await pg.$eval("#room-id", (e) => e.textContent);
+  assert.equal(Number(shown), mid.id);
+  const text = await pg.$eval("#room", (e) => e.textContent);
+  assert.match(text, /intersection/);
+  assert.match(text, /neighbours/);
+  // neighbours are links: following one selects it
+  const nb = mid.neighbours.find((n) => n > 0);
+  await pg.click(`#room a[data-room="${nb}"]`);
+  assert.equal(Number(await pg.$eval("#room-id", (e) => e.textContent)), nb);
+  // search box
+  await pg.$eval("#search-room", (e) => { e.value = ""; });
+  await pg.type("#search-room", "3");
+  await pg.keyboard.press("Enter");
+  await pg.waitForFunction(() => document.getElementById("room-id")?.textContent === "3");
+  // Escape clears
+  await pg.focus("#view canvas").catch(() => {});
+  await pg.evaluate(() => document.activeElement.blur());
+  await pg.keyboard.press("Escape");
+  assert.equal(await pg.evaluate(() => psdlViewer.selected), 0);
+  assert.deepEqual(errors, []);
+  await pg.close();
+});
+
+test("toggling a layer changes the picture", async () => {
+  const b = await getBrowser();
+  const { page: pg, errors } = await openViewer(b, page("downtown", join(ROOT, "examples", "downtown.lua")));
+  const meta = await pg.evaluate(() => psdlViewer.meta);
+  const block = meta.rooms.filter((r) => r.kind === 2)[5];
+  await pg.evaluate((x, z) => psdlViewer.lookDown(x, z, 300), block.center[0], block.center[2]);
+  await pg.evaluate(() => psdlViewer.redraw());
+  const p = await pg.evaluate((id) => psdlViewer.project(id), block.id);
+  const before = await pg.screenshot({ encoding: "base64", clip: { x: 0, y: 0, width: 950, height: 800 } });
+  const [at] = await pixels(pg, [[p.x, p.y]]);
+  await pg.click("#layer-kind-block");
+  await pg.evaluate(() => psdlViewer.redraw());
+  const after = await pg.screenshot({ encoding: "base64", clip: { x: 0, y: 0, width: 950, height: 800 } });
+  assert.notEqual(before, after, "the picture changed");
+  const [gone] = await pixels(pg, [[p.x, p.y]]);
+  assert.ok(close(gone, [0xdf, 0xe3, 0xe6], 4), `block ${block.id} hidden: ${at} -> ${gone}`);
+  // and back
+  await pg.click("#layer-kind-block");
+  await pg.evaluate(() => psdlViewer.redraw());
+  const [back] = await pixels(pg, [[p.x, p.y]]);
+  assert.deepEqual(back, at);
+  // an attribute type: roofs off changes a block with buildings
+  await pg.click("#layer-type-roof");
+  await pg.evaluate(() => psdlViewer.redraw());
+  const noRoofs = await pg.screenshot({ encoding: "base64", clip: { x: 0, y: 0, width: 950, height: 800 } });
+  assert.notEqual(noRoofs, before);
+  assert.deepEqual(errors, []);
+  await pg.close();
+});
+
+test("a city with a known validation problem lists it; clicking it selects the room", async () => {
+  const b = await getBrowser();
+  const { page: pg, errors } = await openViewer(b, page("grid_n2", join(ROOT, "spec", "fixtures", "grid_n2.psdl")));
+  const items = await pg.$$eval("#problems li", (l) => l.map((e) => e.textContent));
+  const i = items.findIndex((t) => t.includes("light_range") && t.includes("rooms[9].attributes[11]"));
+  assert.ok(i >= 0, "the facade-bound light problem of room 9 is listed: " + items.slice(0, 3).join(" | "));
+  assert.equal(await pg.$eval("#problems-title", (e) => e.textContent), "Problems (0 errors, 23 warnings)");
+  await pg.click(`#problems li[data-index="${i}"]`);
+  assert.equal(await pg.evaluate(() => psdlViewer.selected), 9);
+  assert.ok(await pg.evaluate(() => psdlViewer.meta.problems.filter((p) => Array.isArray(p.at)).length) > 0, "markers placed");
+  assert.deepEqual(errors, []);
+  await pg.close();
+});
+
+test("watch: editing the script rebuilds the open page in place; a script error shows its line", async () => {
+  const b = await getBrowser();
+  const script = join(TMP, "live.lua");
+  const city = (n) => `local city = psdl.city.new{ style = "london", seed = 1 }
+local a = city:node(0, 0)
+local prev = a
+for i = 1, ${n} do
+  local nx = city:node(i * 120, 0)
+  city:road(prev, nx, { profile = "street" })
+  prev = nx
+end
+return city
+`;
+  writeFileSync(script, city(1));
+  const proc = spawn("lua5.4", [PSDL, "view", script, "--watch", "--port", "0"], { env: ENV, cwd: TMP });
+  let out = "", err = "";
+  proc.stdout.on("data", (d) => { out += d; });
+  proc.stderr.on("data", (d) => { err += d; });
+  try {
+    const url = await new Promise((res, rej) => {
+      const t = setTimeout(() => rej(new Error("no address printed: " + out + err)), 20000);
+      const poll = setInterval(() => {
+        const m = out.match(/serving (http:\/\/127\.0\.0\.1:\d+\/)/);
+        if (m) { clearTimeout(t); clearInterval(poll); res(m[1]); }
+      }, 50);
+    });
+    const { page: pg, errors } = await openViewer(b, url);
+    const rooms1 = await pg.evaluate(() => psdlViewer.meta.rooms.length);
+    const v1 = await pg.evaluate(() => psdlViewer.version);
+    // move the camera: the reload keeps it
+    await pg.evaluate(() => psdlViewer.lookDown(60, 0, 333));
+    writeFileSync(script, city(3));
+    await pg.waitForFunction((v) => psdlViewer.version > v, { timeout: 30000 }, v1);
+    const rooms2 = await pg.evaluate(() => psdlViewer.meta.rooms.length);
+    assert.ok(rooms2 > rooms1, `more rooms after the edit: ${rooms1} -> ${rooms2}`);
+    assert.match(await pg.$eval("#summary", (e) => e.textContent), new RegExp(`^${rooms2} rooms`));
+    const cam = await pg.evaluate(() => psdlViewer.camera());
+    assert.ok(Math.abs(cam.y - 333) < 1 && Math.abs(cam.x - 60) < 1, "camera kept: " + JSON.stringify(cam));
+    // a broken script: the overlay names the line, the city stays
+    writeFileSync(script, city(3).replace("return city", "city:road(a, nil)\nreturn city"));
+    await pg.waitForFunction(() => !document.getElementById("overlay").hidden, { timeout: 30000 });
+    const msg = await pg.$eval("#overlay-text", (e) => e.textContent);
+    assert.match(msg, /live\.lua:9:/);
+    assert.equal(await pg.evaluate(() => psdlViewer.meta.rooms.length), rooms2);
+    // fixed again: the overlay goes
+    writeFileSync(script, city(2));
+    await pg.waitForFunction(() => document.getElementById("overlay").hidden, { timeout: 30000 });
+    assert.deepEqual(errors, []);
+    await pg.close();
+  } finally {
+    proc.kill("SIGTERM");
+  }
+});
