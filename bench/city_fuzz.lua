@@ -2,20 +2,29 @@
 -- profiles (streets, one-sided streets, alleys, walkways, avenues, boulevards), missing
 -- block sides (T junctions, dead ends), diagonals (skewed five- and six-arm junctions),
 -- bridges and tunnels over the grid and building footprints, imported the way
--- `psdl osm` imports a real extract (OSM data → `psdl.osm.network` → `psdl.city`), then
--- built and checked:
+-- `psdl osm` imports a real extract (OSM data → `psdl.osm.network` → `psdl.city` with
+-- `auto_junctions`), then built and checked:
 --
 -- * the build does not raise;
--- * validation: no errors (warnings are counted and listed);
+-- * validation with every rule, the format's and the drivability rules (docs/validate.md):
+--   no errors, and no hole or edge gap even as a warning (other warnings are counted);
+-- * its own measurements (`drivability`, independent of the validator): no hole or open
+--   gap over 1 m², no floor attribute more than 25 % outside its room, no self-crossing
+--   perimeter, every road and intersection room reachable, finite numbers (spikes and
+--   smaller holes and floor strays are counted as warnings);
 -- * no two ordinary (non-warp) rooms overlap in plan: every perimeter point and the
 --   centroid of every triangle of every perimeter lie inside no other ordinary room;
 -- * no perimeter has more than 255 points.
 --
---     lua5.4 bench/city_fuzz.lua [FIRST [LAST]] [--size N] [--mode osm|network] [-v]
+--     lua5.4 bench/city_fuzz.lua [FIRST [LAST]] [--size N] [--scale S] [--no-buildings]
+--                                [--no-walkways] [-v]
 --
--- runs seeds FIRST..LAST (default 1..50) and prints one line per failing seed and a tally.
+-- runs seeds FIRST..LAST (default 1..50), prints one line per failing seed with what failed,
+-- a tally per rule (seeds with a measured / validated problem, and raised errors by kind)
+-- and `N passed, N failed`; exits 1 when a seed failed.
 -- As a library (`dofile`): `generate(seed, opts)` → OSM data table, `network(seed, opts)` →
--- a network table (docs/network.md), `run(seed, opts)` → result, `check(doc)` → problems.
+-- a network table (docs/network.md), `run(seed, opts)` → result, `check(doc)` → overlap
+-- problems, `drivability(doc)` → measured problems.
 
 local M = {}
 
@@ -695,19 +704,29 @@ function M.run(seed, opts)
     local city = city_mod.from_network(net, { style = opts.style or (seed % 2 == 0 and "sf" or "london"), seed = seed,
                                               auto_junctions = true })
     city:blocks { buildings = opts.buildings ~= false and { floors = { 1, 6 } } or false }
-    local doc, report = city:build()
+    -- built without the validation gate, then validated with every rule (the format's and
+    -- the drivability rules of docs/validate.md): errors fail the seed, and so does any hole
+    -- or edge gap (warnings too)
+    local doc, report = city:build { validate = false }
     res.doc, res.report = doc, report
     res.rooms = #doc.rooms
-    res.errors, res.warnings = report.counts.errors, report.counts.warnings
-    for _, p in ipairs(report.problems or {}) do
-      res.warning_list[#res.warning_list + 1] = string.format("%s %s %s: %s", p.severity, p.rule, p.path, p.message)
+    local _, vproblems, counts = require("psdl").validate(doc)
+    res.errors, res.warnings = counts.errors, counts.warnings
+    res.validation = vproblems
+    for _, p in ipairs(vproblems) do
+      local line = string.format("%s %s %s: %s", p.severity, p.rule, p.path, p.message)
+      if p.severity == "error" or p.rule == "hole" or p.rule == "edge_gap" then
+        res.problems[#res.problems + 1] = "validate: " .. line
+      else
+        res.warning_list[#res.warning_list + 1] = line
+      end
     end
     local names = {}
     for _, room in ipairs(report.builder and report.builder.rooms or {}) do
       if room.id then names[room.id] = room.name or room.kind end
     end
     local function label(i) return string.format("%d [%s]", i, tostring(names[i] or "?")) end
-    res.problems = M.check(doc, { label = function(i) return label(i) end })
+    for _, p in ipairs(M.check(doc, { label = function(i) return label(i) end })) do res.problems[#res.problems + 1] = p end
     res.drive = M.drivability(doc, { label = label })
     res.drive_errors, res.drive_warnings = 0, 0
     for _, p in ipairs(res.drive) do
@@ -752,7 +771,11 @@ if debug.getinfo(3) == nil then -- run as a script (not loaded with dofile)
     total_t = total_t + res.seconds
     local seen = {}
     for _, p in ipairs(res.drive or {}) do
-      local k = p.rule .. " " .. p.severity
+      local k = "measured " .. p.rule .. " " .. p.severity
+      if not seen[k] then seen[k] = true; tally[k] = (tally[k] or 0) + 1 end
+    end
+    for _, p in ipairs(res.validation or {}) do
+      local k = "validate " .. p.rule .. " " .. p.severity
       if not seen[k] then seen[k] = true; tally[k] = (tally[k] or 0) + 1 end
     end
     if res.error then
@@ -780,6 +803,7 @@ if debug.getinfo(3) == nil then -- run as a script (not loaded with dofile)
   table.sort(keys)
   for _, k in ipairs(keys) do print(string.format("  %4d seeds: %s", tally[k], k)) end
   print(string.format("%d passed, %d failed (%d with warnings), %.1f s", pass, fail, warn, total_t))
+  if fail > 0 then os.exit(1) end
 end
 
 return M

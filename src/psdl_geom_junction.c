@@ -18,6 +18,9 @@
  * their crosswalks (else the surface has no area). */
 #define STRAIGHT_SWEEP (0.5 * M_PI / 180.0)
 #define STRAIGHT_GAP 1.0
+/* Arms of different widths whose corner goes round the node by less than this taper from
+ * one to the other (a round join would run back along the wider arm's end: a spike). */
+#define TAPER_SWEEP (5.0 * M_PI / 180.0)
 
 enum { MEET_BOTH, MEET_A, MEET_B, MEET_NONE, JOIN, TAPER };
 
@@ -128,8 +131,8 @@ static double proj(const double *q, const double *c, const arm_info *a) {
 /* Where the sidewalk of arm S ends at a corner with arm O, which has none; S's curb meets
  * O's edge line (through `pe` along O) at distance t along S; `off` is S's outer offset,
  * `side` +1 when S's sidewalk is on its left (O's edge is its right), -1 the other way.
- * Square across S's width where that end stays clear of O's carriageway; else (an acute or
- * nearly right corner) along O's edge line: out to where S's outer line meets it, or, where
+ * Square across S's width where that end stays clear of O's carriageway by a metre or more;
+ * else (an acute or nearly right corner) along O's edge line: out to where S's outer line meets it, or, where
  * the two lines are too close to parallel for that, the square end moved onto it. Returns 1
  * when the end runs along O's edge (the curb corner is then inside the outline). */
 static int sidewalk_end(double *q, const double *c, const arm_info *S, const arm_info *O, double t, double off,
@@ -138,7 +141,10 @@ static int sidewalk_end(double *q, const double *c, const arm_info *S, const arm
     /* O's edge normal pointing away from O's axis: -f for its right edge, +f for its left */
     double nx = -side * O->f[0], nz = -side * O->f[1];
     double out = (q[0] - pe[0]) * nx + (q[2] - pe[2]) * nz;
-    if (out > 0.25) return 0;
+    /* clear of O's edge by less than a metre: a square end would leave a wedge of ground a
+     * few degrees wide between the sidewalk's end and O's side (a spike in the block
+     * there); it runs along O's edge instead */
+    if (out > 1.0) return 0;
     double os[3], u, v;
     at(os, c, S, 0, off, y);
     double sw = fabs(off) - (side > 0 ? S->aL : S->aR);
@@ -273,9 +279,11 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
     if (nseg < 1) nseg = 1;
     if (nseg > MAX_ARC - 2) nseg = MAX_ARC - 2;
     double c0 = A->aL, c1 = B->aR, o0 = A->aL + A->sL, o1 = B->aR + B->sR;
-    if (sweep < STRAIGHT_SWEEP) { /* arms in line: keep a piece of road surface */
-        double dw = fmax(fabs(c0 - c1), hasA && hasB ? fabs(o0 - o1) : 0), gap = STRAIGHT_GAP;
-        if (dw > SAME_EPS) {
+    double dw0 = fmax(fabs(c0 - c1), hasA && hasB ? fabs(o0 - o1) : 0);
+    if (sweep < STRAIGHT_SWEEP || (sweep < TAPER_SWEEP && (dw0 > SAME_EPS || hasA != hasB))) {
+        /* arms in line: keep a piece of road surface */
+        double dw = dw0, gap = STRAIGHT_GAP;
+        if (dw > SAME_EPS || hasA != hasB) {
             /* a change of width: the curb (and outer line) taper straight from one arm's
              * crosswalk to the other's instead of stepping at the node, where the two
              * sidewalk ends would meet in T-junctions */

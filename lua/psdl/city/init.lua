@@ -556,13 +556,21 @@ end
 -- (`{x, z, y}`), `roads` (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
 -- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
 -- Nodes are added in id order (numbers, then strings), roads in list order, so the same
--- table gives the same city.
+-- table gives the same city. `auto_junctions` is on unless `opts` turns it off: an
+-- importer's network crosses only at shared nodes (docs/network.md), and what is left (a dead
+-- end a step from another road) is resolved rather than refused.
 -- @tparam table net
 -- @tparam[opt] table opts options of `new`
 -- @treturn City
 function M.from_network(net, opts)
   if type(net) ~= "table" or type(net.nodes) ~= "table" or type(net.roads) ~= "table" then
     argerr(1, "from_network", "a network table with nodes and roads expected (docs/network.md)")
+  end
+  if type(opts) == "table" and opts.auto_junctions == nil then
+    opts = copy(opts)
+    opts.auto_junctions = true
+  elseif opts == nil then
+    opts = { auto_junctions = true }
   end
   local city = M.new(opts)
   local ids = {}
