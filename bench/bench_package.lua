@@ -33,11 +33,14 @@ for _ = 1, runs do
   local ar = assert(pkg.ar_bytes(files))
   local t2 = socket.gettime()
   local s = report.seconds
-  local r = { total = t2 - t0, cpu = os.clock() - c0, bai = s.bai, cpvs = s.cpvs, minimap = s.minimap,
+  local c1 = os.clock()
+  local cp = report.cpu
+  local r = { total = t2 - t0, cpu = os.clock() - c0, cpu_zip = os.clock() - c1, cpu_rest = cp.bai + cp.minimap + cp.text
+              + cp.encode + (os.clock() - c1), cpu_vis = cp.cpvs, bai = s.bai, cpvs = s.cpvs, minimap = s.minimap,
               text = s.text, encode = s.encode, zip = t2 - t1, bytes = #ar, files = #files,
               mean = report.cpvs.mean, longest = report.cpvs.longest, triangles = report.cpvs.triangles }
   r.rest = r.total - r.cpvs
-  if not best or r.total < best.total then best = r end
+  if not best or r.cpu < best.cpu then best = r end
 end
 local b = best
 print(string.format("package: %d files, %.1f MB .ar; visibility rows %.1f rooms on average (longest %d), %d triangles",
@@ -47,5 +50,7 @@ print(string.format("  bai %.3f s, minimap %.3f s, text %.3f s, encode %.3f s, z
 print(string.format("  everything but visibility: %.2f s (target < 2 s: %s)", b.rest, b.rest < 2 and "ok" or "MISSED"))
 print(string.format("  visibility (triangles, BVH, rays on 2 threads): %.2f s (target < 10 s: %s)", b.cpvs,
   b.cpvs < 10 and "ok" or "MISSED"))
+print(string.format("  processor time: everything but visibility %.2f s (one thread: the wall time on an idle "
+  .. "machine), visibility %.2f s over all threads (two threads share it on the 2-core machine)", b.cpu_rest, b.cpu_vis))
 print(string.format("  total %.2f s wall, %.2f s CPU (all threads), load %s", b.total, b.cpu,
   (io.open("/proc/loadavg") and io.open("/proc/loadavg"):read("l") or "?"):match("^(%S+)")))

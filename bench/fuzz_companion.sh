@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/fuzz_companion.sh [seconds-per-target] -- run the libFuzzer target of every companion
+# bench/fuzz_companion.sh [seconds-per-target] (env FUZZ_MAX_LEN, default 4096) -- run the libFuzzer target of every companion
 # decoder (tests/c/fuzz_companion.c) for a capped time each, seeded with the byte vectors of
 # spec/companion_vectors.lua. Needs clang. Crashing inputs land in /tmp/psdl-companion-fuzz/
 # artifacts; copy each into tests/c/crashers/<format>-<what>.bin (psdl_ctest_companion then
@@ -30,6 +30,6 @@ end
 LUA
 for fmt in bai cpvs inst pathset pkg tex; do
   echo "== psdl_fuzz_$fmt for ${secs}s"
-  build-fuzz/psdl_fuzz_$fmt -max_total_time="$secs" -max_len=4096 -print_final_stats=1 \
+  build-fuzz/psdl_fuzz_$fmt -max_total_time="$secs" -max_len="${FUZZ_MAX_LEN:-4096}" -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/$fmt-" "$work/corpus-$fmt" 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Test unit written" || true
 done

@@ -810,8 +810,9 @@ describe("psdl.city", function()
     assert.has_error(function() city:road(a, a) end)
     assert.has_error(function() city:node(0 / 0, 1) end)
     assert.has_error(function() city:road(a, b, { wdith = 3 }) end, "bad argument #3 to 'road' (unknown option 'wdith')")
-    -- roads too short for their intersections: named with the line that made them
-    local c2 = city_mod.new{ blocks = false }
+    -- roads too short for their intersections: named with the line that made them (strict:
+    -- an error; otherwise the road is dropped with a warning naming the same line)
+    local c2 = city_mod.new{ blocks = false, strict = true }
     local hub = c2:node(0, 0)
     local far = c2:node(8, 0)
     line = debug.getinfo(1, "l").currentline + 1
@@ -823,6 +824,19 @@ describe("psdl.city", function()
     ok, err = pcall(c2.build, c2)
     assert.is_false(ok)
     assert.matches("city_spec.lua:" .. line .. ": road 1: too short", err)
+    c2.strict = false
+    -- (what is left, two parallel roads 8 m apart, overlaps: a fragment for the repair, not a city)
+    local _, rep = c2:build{ drivable = false }
+    assert.are.equal(4, #c2.roads)
+    -- narrowed first (fewer lanes, no sidewalks), then dropped
+    assert.are.equal(2, #rep.repairs)
+    assert.are.equal("road narrowed", rep.repairs[1].reason)
+    local e = rep.repairs[2]
+    assert.are.equal("dropped", e.action)
+    assert.are.equal("too short for its intersections", e.reason)
+    assert.matches("city_spec.lua:" .. line .. ": road 1: too short", e.detail)
+    assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
+    assert.are.equal(0, rep.counts.errors)
   end)
 
   it("makes tunnel bores subterranean warp rooms between walled cuts, and bridge decks warp rooms", function()
@@ -887,10 +901,15 @@ describe("psdl.city", function()
     local u5 = c5:node(0, 0, { y = -9, tunnel = true })
     c5:road(u5, c5:node(200, 0))
     assert.error_matches(function() c5:build() end, "underground")
-    -- too short for its ramps
-    local c3 = city_mod.new{ blocks = false }
+    -- too short for its ramps: an error in strict mode, else built at grade with a warning
+    local c3 = city_mod.new{ blocks = false, strict = true }
     c3:road(c3:node(0, 0), c3:node(100, 0), { tunnel = true })
     assert.error_matches(function() c3:build() end, "ramps")
+    c3.strict = false
+    local _, rep3 = c3:build()
+    assert.are.equal("tunnel made at grade", rep3.repairs[1].reason)
+    assert.are.equal(0, rep3.kinds.tunnel)
+    assert.are.equal(0, rep3.counts.errors)
   end)
 
   it("is deterministic: the same seed gives the same document, another seed another one", function()
@@ -965,10 +984,17 @@ describe("psdl build", function()
       "end",
       "return city",
     }, "\n"))
-    code, _, stderr = psdl_cli("build", script, "-o", out)
+    code, _, stderr = psdl_cli("build", script, "-o", out, "--strict")
     assert.equal(2, code)
     assert.matches(script:gsub("%p", "%%%0") .. ":3: road 1: too short", stderr)
     assert.is_false(exists(out))
+    -- without --strict: the road is dropped with a warning naming the line, the city written
+    code, _, stderr = psdl_cli("build", script, "-o", out)
+    assert.equal(0, code)
+    assert.matches("warning: dropped too short for its intersections: " .. script:gsub("%p", "%%%0")
+      .. ":3: road 1: too short", stderr)
+    assert.is_true(exists(out))
+    os.remove(out)
     -- no city returned
     write_text(script, "local city = psdl.city.new{}\n")
     code, _, stderr = psdl_cli("build", script, "-o", out)

@@ -629,3 +629,115 @@ describe("companion codecs", function()
     end)
   end)
 end)
+
+describe("companion cross-checks", function()
+  it("bai: road and junction rooms of the PSDL are covered once", function()
+    local t = assert(psdl.bai.decode(V.bai_example()))
+    local doc = fake_psdl(3)
+    doc.rooms[1].flags, doc.rooms[2].flags, doc.rooms[3].flags = 0x10, 0x08, 0x10
+    local ok, problems = psdl.bai.validate(t, doc, { strict = false })
+    local set = rules(ok, problems)
+    assert.is_nil(set["road_rooms:warning"])
+    assert.is_nil(set["junction_rooms:warning"])
+    local t2 = copy(t)
+    t2.roads[1].rooms = { 1 }
+    t2.intersections[2].room = 1
+    set = rules(psdl.bai.validate(t2, doc))
+    assert.truthy(set["road_rooms:warning"])
+    assert.truthy(set["junction_rooms:warning"])
+  end)
+
+  it("pkg: hud map checks and the texture list", function()
+    local t = assert(psdl.pkg.decode(V.pkg_example()))
+    assert.are.same({ "hudmap_mycity" }, psdl.pkg.textures(t))
+    local doc = fake_psdl(3) -- x 0..30, z 0..10: inside the quad (-20..20 is too narrow in x)
+    local set = rules(psdl.pkg.validate(t, doc, { hudmap = true }))
+    assert.truthy(set["hudmap_cover:warning"])
+    local small = fake_psdl(1)
+    assert.is_true((psdl.pkg.validate(t, small, { hudmap = true, strict = true })))
+    local bad = copy(t)
+    bad.chunks[1].name = "M"
+    bad.chunks[1].geometry.sections[1].packets[1].vertices[1].position = { 0, 600, 0 }
+    set = rules(psdl.pkg.validate(bad, nil, { hudmap = true }))
+    assert.truthy(set["hudmap_lod:error"])
+    bad.chunks[1].name = "H"
+    bad.chunks[2].shaders.paint_jobs[1][1].texture = false
+    set = rules(psdl.pkg.validate(bad, nil, { hudmap = true }))
+    assert.truthy(set["hudmap_height:error"])
+    assert.truthy(set["hudmap_untextured:warning"])
+  end)
+
+  it("propcsv: parses like the game and checks the pair against the PSDL", function()
+    local defs = "name,start,distance,maxUse,minLerp,maxLerp,file1,file2,file3,file4\r\n"
+      .. "lamp,9,29,9999,0.1,0.1,sp_lightstreet_rt_f\r\n"
+      .. "# a comment line\r\n"
+      .. "bin,4,40,9999,0.3,0.3,sp_bin_f,,\r\n"
+    local rules_csv = "rulename,prop1,prop2,prop3,prop4,prop5,prop6,prop7,prop8\r\nn01left,lamp\r\nn01right,lamp,bin\r\n"
+    local p = psdl.propcsv.parse(defs)
+    assert.are.same({ "name", "start", "distance", "maxuse", "minlerp", "maxlerp", "file1", "file2", "file3", "file4" },
+      p.columns)
+    assert.are.equal(2, #p.rows)
+    assert.are.same({ "bin", "4", "40", "9999", "0.3", "0.3", "sp_bin_f", "", "", line = 4 }, p.rows[2])
+    local doc = fake_psdl(2)
+    doc.rooms[1].prop_rule = 1
+    doc.roads = { { flags = 0x40, rooms = { 1, 2 } } }
+    local ok, problems = psdl.propcsv.validate(defs, rules_csv, doc)
+    assert.is_true(ok, problems[1] and problems[1].message)
+    local set = rules(ok, problems)
+    assert.truthy(set["empty_file:warning"])
+    doc.rooms[1].prop_rule = 2
+    set = rules(psdl.propcsv.validate(defs, rules_csv, doc))
+    assert.truthy(set["missing_rule:error"])
+    set = rules(psdl.propcsv.validate(defs, rules_csv .. "n02left,lamp,tree\r\n", doc))
+    assert.truthy(set["missing_propdef:error"])
+    set = rules(psdl.propcsv.validate("name,start\r\nx,abc\r\n", "rulename\r\n"))
+    assert.truthy(set["columns:error"])
+    assert.truthy(set["no_files:error"])
+    set = rules(psdl.propcsv.validate("name,start,distance,maxUse,minLerp,maxLerp,file1\r\nx,1,0,1,0.8,0.2,m\r\n",
+      rules_csv))
+    assert.truthy(set["distance:error"])
+    assert.truthy(set["lerp:warning"])
+    assert.truthy(set["missing_propdef:error"])
+    set = rules(psdl.propcsv.validate(defs .. "tree,1,10,1,0,0, sp_tree_f\r\n", rules_csv))
+    assert.truthy(set["spaces:warning"])
+    local long = psdl.propcsv.parse("a\n" .. string.rep("x", 300) .. "\n")
+    assert.are.same({ 2 }, long.long_lines)
+    assert.are.equal(2, #long.rows) -- 255 + 45 bytes
+  end)
+end)
+
+describe("companion robustness", function()
+  it("mutated files: decode either fails cleanly or round-trips, and validate never raises", function()
+    local seed = 99
+    local function rnd(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    end
+    local cjson = require "cjson"
+    local ccli = require "psdl.cli.companion"
+    for f, bytes in pairs(EXAMPLES) do
+      local decoded = 0
+      for run = 1, 400 do
+        local b = { bytes:byte(1, -1) }
+        for _ = 1, 1 + rnd(3) do b[1 + rnd(#b)] = rnd(256) end
+        local s = string.char(table.unpack(b))
+        local t, msg, code = psdl[f].decode(s)
+        if t then
+          decoded = decoded + 1
+          assert.are.equal(s, psdl[f].encode(t), f .. " run " .. run)
+          local ok, vok, problems = pcall(psdl[f].validate, t, fake_psdl(3))
+          assert.is_true(ok, tostring(vok))
+          assert.is_table(problems)
+          if run % 8 == 0 then -- JSON round trip through the CLI form
+            local fmt, back = ccli.undump(cjson.decode(ccli.dump(f, t)))
+            assert.are.equal(f, fmt)
+            assert.are.equal(s, psdl[f].encode(back), f .. " json run " .. run)
+          end
+        else
+          assert.truthy(msg:find("^" .. f .. ": " .. code), msg)
+        end
+      end
+      assert.is_true(decoded > 0, f)
+    end
+  end)
+end)

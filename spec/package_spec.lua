@@ -253,6 +253,42 @@ print(len(names), "files ok")
     end
   end)
 
+  it("drives one-way roads from their first node to their second, across the whole carriageway", function()
+    for _, dir in ipairs({ 1, -1 }) do
+      local city = psdl.city.new{ seed = 1 }
+      local a, b = city:node(0, 0), city:node(200 * dir, 0)
+      local c, d = city:node(0, 150), city:node(200 * dir, 150)
+      city:road(a, b, { oneway = true, lanes = 2 })
+      city:road(d, c, { oneway = true, lanes = 2 })
+      city:road(a, c)
+      city:road(b, d)
+      city:blocks(false)
+      local doc = city:build{ drivable = false } -- no blocks: the ground inside is a hole, not this test's subject
+      local bai = bai_gen.generate(doc)
+      local seen = 0
+      for _, road in ipairs(bai.roads) do
+        local na, nb = #road.side_a.lanes, #road.side_b.lanes
+        if na == 0 or nb == 0 then
+          seen = seen + 1
+          local lanes = na > 0 and road.side_a.lanes or road.side_b.lanes
+          assert.equal(2, #lanes)
+          local first, last = lanes[1][1], lanes[1][#lanes[1]]
+          local z = first[3] < 75 and 0 or 150
+          -- a -> b runs from x = 0 outwards; d -> c runs back to x = 0
+          if z == 0 then assert.is_true(math.abs(last[1]) > math.abs(first[1]))
+          else assert.is_true(math.abs(last[1]) < math.abs(first[1])) end
+          -- the two lanes lie on both sides of the centre line, 5 m apart
+          assert.near(5, math.abs(lanes[1][1][3] - lanes[2][1][3]), 1e-6)
+          assert.near(z, (lanes[1][1][3] + lanes[2][1][3]) / 2, 1e-6)
+          -- the empty side carries no traffic
+          local empty = na == 0 and road.side_a or road.side_b
+          assert.equal(1, empty.flags & 1)
+        end
+      end
+      assert.equal(2, seen)
+    end
+  end)
+
   it("gives the same .ar bytes for the same script and seed (two processes)", function()
     local a, b = H.tmpname(".ar"), H.tmpname(".ar")
     finally(function() os.remove(a); os.remove(b) end)

@@ -109,7 +109,10 @@ psdl_status psdl_bai_decode(const psdl_alloc *alloc, const void *data, size_t si
                             psdl_cerror *err);
 /** An empty document to fill (arrays from psdl_companion_alloc). NULL when out of memory. */
 psdl_bai *psdl_bai_new(const psdl_alloc *alloc);
+/** Encode into dst (cap bytes); dst NULL only measures (*written = size). Errors: invalid
+ *  (a count too large for its field, an array missing for its count, cap too small). */
 psdl_status psdl_bai_encode(const psdl_bai *bai, void *dst, size_t cap, size_t *written, psdl_cerror *err);
+/** Frees the document and everything it owns. NULL-safe. */
 void psdl_bai_free(psdl_bai *bai);
 
 /* ================================================================ .cpvs (CF §3) */
@@ -133,12 +136,17 @@ typedef struct psdl_cpvs {
  *  truncated, bad_count, bad_index, nomem. */
 psdl_status psdl_cpvs_decode(const psdl_alloc *alloc, const void *data, size_t size, psdl_cpvs **out,
                              psdl_cerror *err);
+/** An empty document to fill (arrays from psdl_companion_alloc on its arena_); NULL when
+ *  out of memory. */
 psdl_cpvs *psdl_cpvs_new(const psdl_alloc *alloc);
+/** Encode into dst (cap bytes); dst NULL only measures (*written = size). Errors: invalid
+ *  (a count too large for its field, an array missing for its count, cap too small). */
 psdl_status psdl_cpvs_encode(const psdl_cpvs *cpvs, void *dst, size_t cap, size_t *written, psdl_cerror *err);
+/** Frees the document and everything it owns. NULL-safe. */
 void psdl_cpvs_free(psdl_cpvs *cpvs);
 
-/** Decompress one RLE row (CF §3.3) into dst (cap bytes; dst may be NULL to measure).
- *  *outlen receives the decompressed length. Returns 0, or -1 when a run is cut off by the
+/** Decompress one RLE row (CF §3.3) into dst (cap bytes; dst may be NULL to measure; bytes
+ *  past cap are not written). *outlen receives the full decompressed length. Returns 0, or -1 when a run is cut off by the
  *  end of the row (*outlen then holds the offset in rle where the bad run starts). */
 int psdl_cpvs_rle_decode(const uint8_t *rle, size_t len, uint8_t *dst, size_t cap, size_t *outlen);
 
@@ -167,8 +175,13 @@ typedef struct psdl_inst {
  *  or the name's last byte is not NUL), nomem. */
 psdl_status psdl_inst_decode(const psdl_alloc *alloc, const void *data, size_t size, psdl_inst **out,
                              psdl_cerror *err);
+/** An empty document to fill (arrays from psdl_companion_alloc on its arena_); NULL when
+ *  out of memory. */
 psdl_inst *psdl_inst_new(const psdl_alloc *alloc);
+/** Encode into dst (cap bytes); dst NULL only measures (*written = size). Errors: invalid
+ *  (a count too large for its field, an array missing for its count, cap too small). */
 psdl_status psdl_inst_encode(const psdl_inst *inst, void *dst, size_t cap, size_t *written, psdl_cerror *err);
+/** Frees the document and everything it owns. NULL-safe. */
 void psdl_inst_free(psdl_inst *inst);
 
 /* ================================================================ .pathset (CF §5.1) */
@@ -194,9 +207,14 @@ typedef struct psdl_pathset {
  *  truncated, bad_count, nomem. */
 psdl_status psdl_pathset_decode(const psdl_alloc *alloc, const void *data, size_t size,
                                 psdl_pathset **out, psdl_cerror *err);
+/** An empty document to fill (arrays from psdl_companion_alloc on its arena_); NULL when
+ *  out of memory. */
 psdl_pathset *psdl_pathset_new(const psdl_alloc *alloc);
+/** Encode into dst (cap bytes); dst NULL only measures (*written = size). Errors: invalid
+ *  (a count too large for its field, an array missing for its count, cap too small). */
 psdl_status psdl_pathset_encode(const psdl_pathset *ps, void *dst, size_t cap, size_t *written,
                                 psdl_cerror *err);
+/** Frees the document and everything it owns. NULL-safe. */
 void psdl_pathset_free(psdl_pathset *ps);
 
 /* ================================================================ PKG3 (CF §7.2) */
@@ -280,11 +298,14 @@ typedef struct psdl_pkg {
  *  nomem. */
 psdl_status psdl_pkg_decode(const psdl_alloc *alloc, const void *data, size_t size, psdl_pkg **out,
                             psdl_cerror *err);
+/** An empty document to fill (arrays from psdl_companion_alloc on its arena_); NULL when
+ *  out of memory. */
 psdl_pkg *psdl_pkg_new(const psdl_alloc *alloc);
 /** Encode; refuses (invalid) an index past its packet's vertices, > 65535 vertices in a
  *  packet, primitive 3 with an index count not a multiple of 3, > 127 sections, > 127 paint
  *  jobs, names longer than 254 bytes (xrefs: 31). */
 psdl_status psdl_pkg_encode(const psdl_pkg *pkg, void *dst, size_t cap, size_t *written, psdl_cerror *err);
+/** Frees the document and everything it owns. NULL-safe. */
 void psdl_pkg_free(psdl_pkg *pkg);
 
 /* ================================================================ .tex (CF §9) */
@@ -317,8 +338,13 @@ size_t psdl_tex_level_size(unsigned width, unsigned height, unsigned format, uin
 /** Decode a texture. Errors: truncated, bad_count (zero size), nomem. */
 psdl_status psdl_tex_decode(const psdl_alloc *alloc, const void *data, size_t size, psdl_tex **out,
                             psdl_cerror *err);
+/** An empty document to fill (arrays from psdl_companion_alloc on its arena_); NULL when
+ *  out of memory. */
 psdl_tex *psdl_tex_new(const psdl_alloc *alloc);
+/** Encode into dst (cap bytes); dst NULL only measures (*written = size). Errors: invalid
+ *  (a count too large for its field, an array missing for its count, cap too small). */
 psdl_status psdl_tex_encode(const psdl_tex *tex, void *dst, size_t cap, size_t *written, psdl_cerror *err);
+/** Frees the document and everything it owns. NULL-safe. */
 void psdl_tex_free(psdl_tex *tex);
 
 /** Halve an RGB888 (bpp 3) or RGBA8888 (bpp 4) image with a 2 x 2 box filter (a side of 1

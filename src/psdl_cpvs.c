@@ -16,8 +16,8 @@ int psdl_cpvs_rle_decode(const uint8_t *rle, size_t len, uint8_t *dst, size_t ca
                 *outlen = i;
                 return -1;
             }
-            if (dst) {
-                if (cap - n < run) run = cap - n; /* caller sized dst: defensive only */
+            if (dst && n < cap) {
+                if (cap - n < run) run = cap - n; /* dst too small: write what fits */
                 memcpy(dst + n, rle + i + 1, run);
             }
             n += (size_t)(c & 0x7F) + 1;
@@ -27,7 +27,7 @@ int psdl_cpvs_rle_decode(const uint8_t *rle, size_t len, uint8_t *dst, size_t ca
                 *outlen = i;
                 return -1;
             }
-            if (dst && c) {
+            if (dst && c && n < cap) {
                 size_t run = c;
                 if (cap - n < run) run = cap - n;
                 memset(dst + n, rle[i + 1], run);

@@ -5,7 +5,8 @@
  * (16 entries, two texels per byte), 6 ARGB1555 (2 bytes), 17 RGB888 (3), 18 RGBA8888 (4).
  * Any other format (2 "P8A8" has no documented layout) keeps its bytes after the header
  * whole. Mip count 0 means the chain down to a side of 1 (CF §9 "Levels halve until a side
- * reaches 1"; [INFER] there, taken as written). */
+ * reaches 1"; [INFER] there, taken as written). P4/PA4 level sizes round a half byte up;
+ * which nibble holds the first texel does not matter to the codec (bytes are kept). */
 #include "psdl_companion_internal.h"
 
 #define FMT "tex"

@@ -13,7 +13,14 @@
 -- `two_way_lanes` (W: different lane counts on a two-way road, §2.4), `dead_end` (W: a
 -- 1-road intersection), `cull_room0` (W: list 0 not empty), `near_superset` (W: an in-list
 -- road missing from the near list), `road_id` / `intersection_id` (W: id ~= position - 1),
+-- with the PSDL: `road_rooms` (W: a road room, flag 0x08, listed by no BAI road or by
+-- several, §2.8 / §10 item 8), `junction_rooms` (W: an intersection room, flag 0x10, named
+-- by no BAI intersection or by several),
 -- `trams` (W: rails written), `trailing` (W).
+--
+-- Not checked: the cruise start's room-info flags (0x24, 0x0A in §2.9) are the game's
+-- runtime room flags, which the doc ties to PSDL room flags only as [INFER]; this validator
+-- checks the road flags of the start candidates only.
 -- @module psdl.bai
 
 local companion = require "psdl.companion"
@@ -183,6 +190,29 @@ local function validate(t, doc, opts)
         P.warning("near_superset", "in[" .. room .. "][" .. k .. "]", nil,
           "road %d is in the pedestrian list but not the near list of room %d (§2.10)", ri, room)
         break
+      end
+    end
+  end
+  if doc then
+    local by_road, by_x = {}, {}
+    for _, r in ipairs(roads) do
+      local seen = {}
+      for _, room in ipairs(r.rooms) do
+        if not seen[room] then by_road[room] = (by_road[room] or 0) + 1 end
+        seen[room] = true
+      end
+    end
+    for _, x in ipairs(xs) do by_x[x.room] = (by_x[x.room] or 0) + 1 end
+    for id, room in ipairs(doc.rooms) do
+      local f = room.flags or 0
+      if f & 0x10 ~= 0 then
+        if (by_x[id] or 0) ~= 1 then
+          P.warning("junction_rooms", "intersections", nil, "junction room %d is the room of %d intersections, "
+            .. "1 expected (§2.8)", id, by_x[id] or 0)
+        end
+      elseif f & 0x08 ~= 0 and (by_road[id] or 0) ~= 1 then
+        P.warning("road_rooms", "roads", nil, "road room %d is listed by %d BAI roads, 1 expected: the game maps "
+          .. "police and opponents by the room's first road (§2.8)", id, by_road[id] or 0)
       end
     end
   end

@@ -108,7 +108,7 @@ function M.codec(name, validate)
   --- Check the format's invariants (docs/companion-formats.md).
   -- @tparam table t
   -- @tparam[opt] table psdl_doc the city's PSDL document, for the checks that need it
-  -- @tparam[opt] table opts `strict` (warnings fail too)
+  -- @tparam[opt] table opts `strict` (warnings fail too); per format: `hudmap` (pkg)
   -- @treturn boolean ok, table problems, table counts
   function C.validate(t, psdl_doc, opts)
     if type(t) ~= "table" then
@@ -124,7 +124,7 @@ function M.codec(name, validate)
   -- @tparam table t
   -- @tparam string path
   -- @tparam[opt] table opts `force` (write despite errors), `strict`, `psdl` (the city's
-  --   PSDL document for the cross-checks)
+  --   PSDL document for the cross-checks), `hudmap` (pkg: the minimap checks)
   -- @treturn true, or nil, message, code (`"invalid"` or `"io"`)
   function C.write(t, path, opts)
     if type(t) ~= "table" then
@@ -135,13 +135,13 @@ function M.codec(name, validate)
     end
     opts = opts or {}
     for k in pairs(opts) do
-      if k ~= "force" and k ~= "strict" and k ~= "psdl" then
+      if k ~= "force" and k ~= "strict" and k ~= "psdl" and k ~= "hudmap" then
         error(string_format("bad argument #3 to 'write' (unknown option '%s')", tostring(k)), 2)
       end
     end
     local bytes = encode(t)
     if not opts.force then
-      local ok, problems, counts = validate(t, opts.psdl, { strict = opts.strict })
+      local ok, problems, counts = validate(t, opts.psdl, { strict = opts.strict, hudmap = opts.hudmap })
       if not ok then
         return nil, name .. ": invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
       end

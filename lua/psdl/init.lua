@@ -266,6 +266,8 @@ M.inst = require "psdl.inst"
 M.pathset = require "psdl.pathset"
 M.pkg = require "psdl.pkg"
 M.tex = require "psdl.tex"
+--- The game's street-prop CSV pair (`propdefs.csv`, `proprules.csv`): `parse`, `validate`.
+M.propcsv = require "psdl.propcsv"
 
 --- Structural diff of two documents (lua/psdl/diff.lua).
 -- @tparam table a

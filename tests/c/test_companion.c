@@ -422,6 +422,15 @@ static void test_rle(void) {
     size_t at;
     CHECK(psdl_cpvs_rle_decode(bad1, sizeof bad1, NULL, 0, &at) == -1 && at == 0);
     CHECK(psdl_cpvs_rle_decode(bad2, sizeof bad2, NULL, 0, &at) == -1 && at == 0);
+    /* a short destination gets what fits and nothing more (ASan checks the bound) */
+    {
+        const unsigned char runs[] = {0x82, 1, 2, 3, 0x05, 9, 0x81, 4, 5};
+        unsigned char *small = malloc(2);
+        if (!small) abort();
+        CHECK(psdl_cpvs_rle_decode(runs, sizeof runs, small, 2, &at) == 0 && at == 10);
+        CHECK(small[0] == 1 && small[1] == 2);
+        free(small);
+    }
     /* repeat count 0 decompresses to nothing and stays lossless */
     const unsigned char zero[] = {0x00, 0xAA};
     CHECK(psdl_cpvs_rle_decode(zero, 2, NULL, 0, &at) == 0 && at == 0);

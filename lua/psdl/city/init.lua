@@ -35,6 +35,7 @@ local builder = require "psdl.builder"
 local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
 local layout = require "psdl.city.layout"
+local repair = require "psdl.city.repair"
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
   type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select
@@ -73,7 +74,7 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true, package = true, auto_junctions = true }
+               blocks = true, package = true, strict = true, auto_junctions = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -172,6 +173,7 @@ function M.new(opts)
     end
   end
   if opts.blocks == false then city.block_opts = false end
+  city.strict = opts.strict and true or false
   return city
 end
 
@@ -380,11 +382,20 @@ local function build(self, opts)
   local seed = opts.seed
   if seed == nil then seed = self.seed end
   local rng = random.seeded(seed)
+  local progress = opts.progress
+  if progress then progress("city: roads") end
+  -- roads the layout cannot build as given are repaired or dropped (psdl.city.repair)
+  local log = self.repair_log or repair.log()
+  self.repair_log, log.strict = log, (opts.strict or self.strict) and true or false
+  repair.prepare(self, log)
   local varied = node_heights(self)
-  local b = builder.new{ style = self.style, name = self.name }
-  local info = layout.build_roads(self, b, rng)
+  local b, info = repair.run(self, log, function()
+    local b = builder.new{ style = self.style, name = self.name }
+    return b, layout.build_roads(self, b, rng)
+  end)
   local t1 = os_clock()
   local block_report, terrain_report
+  if progress then progress("city: blocks") end
   if self.block_opts ~= false then
     local ok, blocks = pcall(require, "psdl.city.blocks")
     if not ok then
@@ -424,6 +435,7 @@ local function build(self, opts)
     end
   end
   local t2 = os_clock()
+  if progress then progress("city: finish") end
   local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate, drivable = opts.drivable,
                               order = "blocks_first" }
   local t3 = os_clock()
@@ -440,7 +452,7 @@ local function build(self, opts)
     terrain = terrain_report,
     problems = problems, counts = counts, tjunctions = rep.tjunctions, seed = seed, builder = b,
     seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
-    run_list = info.runs,
+    run_list = info.runs, repairs = log.entries,
   }
   self.built = { doc = doc, report = report }
   return doc, report
@@ -452,7 +464,8 @@ end
 -- (false: the format's rules only, for pieces that are no whole city; see `psdl.validate`),
 -- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
 -- short-lived tables, and the default pause of 200 spends a third of the time collecting;
--- the previous setting is restored; false leaves the collector alone)
+-- the previous setting is restored; false leaves the collector alone), `progress`
+-- (function(stage) called with "city: roads", "city: blocks", "city: finish")
 -- @treturn table the document (docs/document-model.md; `psdl.write` takes it)
 -- @treturn table the report: `rooms`, `vertices`, `heights`, `textures`, `roads` (road
 -- records), `kinds` (rooms by kind: road, intersection, block, tunnel, bridge), `nodes`

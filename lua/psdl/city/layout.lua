@@ -1087,6 +1087,15 @@ tangent_cut = function(a, b2)
   return { tx or bx, tz or bz }
 end
 
+-- Runs f(...); when the city collects failures (`city.failures`, set by psdl.city.repair),
+-- a failure is listed there and the build goes on with the next node or run.
+local function guarded(city, f, ...)
+  local list = city.failures
+  if not list then return f(...) end
+  local ok, err = pcall(f, ...)
+  if not ok then list[#list + 1] = tostring(err) end
+end
+
 --- Build the road and intersection rooms of a city into a builder.
 -- @tparam table city a `psdl.city` City
 -- @tparam table b a `psdl.builder` Builder
@@ -1114,12 +1123,32 @@ function M.build_roads(city, b, rng)
       end
     end
   end
+  if city.only then -- the nodes at the ends of the runs to build
+    for _, run in ipairs(runs) do
+      for _, p in ipairs(run.pieces) do
+        if city.only.roads[p.road] then
+          city.only.nodes[run.start], city.only.nodes[run.finish] = true, true
+          break
+        end
+      end
+    end
+  end
   for _, n in ipairs(city.nodes) do
     local c = n.class
-    if c == "junction" or c == "bend" or c == "transition" or c == "dead_end" then build_junction(city, b, n) end
+    if (c == "junction" or c == "bend" or c == "transition" or c == "dead_end")
+      and (not city.only or city.only.nodes[n]) then
+      guarded(city, build_junction, city, b, n)
+    end
   end
+  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
   local prng = rng:derive("props")
   for _, run in ipairs(runs) do
+    -- (psdl.city.repair checks its repairs on a part of the city: `city.only`)
+    local wanted = not city.only
+    if not wanted then
+      for _, p in ipairs(run.pieces) do if city.only.roads[p.road] then wanted = true break end end
+    end
+    if not wanted then goto next_run end
     local first = run.pieces[1].road
     local spec = first.spec
     run.flags = spec.flags
@@ -1132,7 +1161,8 @@ function M.build_roads(city, b, rng)
       else rule = spec.props end
     end
     run.prop_rule = (spec.flags & profiles.RECORD.sidewalks) ~= 0 and profiles.prop_rule(rule, spec.style, prng) or 0
-    build_run(city, b, run, rng)
+    guarded(city, build_run, city, b, run, rng)
+    ::next_run::
   end
   local ov = M.overlaps(city, b)
   if ov[1] then

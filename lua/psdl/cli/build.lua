@@ -27,8 +27,8 @@
 
 local common = require "psdl.cli.common"
 local source = require "psdl.cli.source"
-local string, require, tonumber, tostring, math, pcall =
-  string, require, tonumber, tostring, math, pcall
+local string, require, tonumber, tostring, math, pcall, ipairs =
+  string, require, tonumber, tostring, math, pcall, ipairs
 
 local M = {}
 
@@ -77,7 +77,8 @@ function M.configure(cmd)
   cmd:option("--preview", "Also draw a map of the city: .png or .svg."):argname("<map>")
   cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
   cmd:flag("--rooms", "Write room numbers on the preview.")
-  cmd:flag("--strict", "Refuse a city with validation warnings too.")
+  cmd:flag("--strict", "Refuse a city with validation warnings too, and fail on the first road the build would "
+    .. "have to repair or drop (without it: repaired, with a warning naming the script line).")
   M.sandbox_options(cmd)
   cmd:flag("-q --quiet", "Print nothing on success.")
   cmd:option("--package", "Also package the city as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
@@ -112,13 +113,7 @@ function M.run(args, ctx)
   common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } })
   if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
   local box = M.sandbox_settings(args)
-  if args.watch then --- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
--- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
-function M.run_script(psdl, path, seed, opts)
-  return (source.run_script(psdl, path, seed, opts))
-end
-
-return M.watch(args, ctx, psdl, out, seed, size, box) end
+  if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box) end
   local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box })
   M.write(args, ctx, psdl, doc, report, out, size, meta)
   return ctx.exit.ok
@@ -127,6 +122,11 @@ end
 --- Write a built city, print its summary and draw the preview (`psdl build` after a build).
 -- @raise a failure when the file cannot be written
 function M.write(args, ctx, psdl, doc, report, out, size, meta)
+  -- roads the build had to repair or drop (psdl.city.repair): warnings naming the script line
+  for _, e in ipairs(report.repairs or {}) do
+    ctx.stderr:write(string.format("psdl build: warning: %s %s: %s\n", e.action, e.reason,
+      tostring(e.detail):match("^[^\n]*")))
+  end
   local ok, err, code = psdl.write(doc, out, { strict = args.strict })
   if not ok then common.failure(common.exit_for(code), common.clean(err)) end
   if not args.quiet then
@@ -186,6 +186,12 @@ end
 
 --- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
 -- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
+function M.run_script(psdl, path, seed, opts)
+  return (source.run_script(psdl, path, seed, opts))
+end
+
+--- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
+-- first result. `opts`: `sandbox = {trust =, timeout = s, max_memory = MB}`.
 function M.run_script(psdl, path, seed, opts)
   return (source.run_script(psdl, path, seed, opts))
 end

@@ -103,8 +103,11 @@ function M.configure(cmd)
   cmd:option("--merge-distance", "Merge nodes closer than this, metres (default 2)."):argname("<m>"):convert(nonneg)
   cmd:option("--min-angle", "Smallest angle between two roads at a junction, degrees (default 25)."):argname("<deg>")
     :convert(nonneg)
-  cmd:flag("--strict", "Exit 1 when the network still has problems after the clean-up; with -o, refuse a "
-    .. "city with validation warnings too.")
+  cmd:option("--report", "Write the import report as JSON (docs/osm.md: kept fraction, every repair and drop with "
+    .. "its reason and position, buildings, simplifications)."):argname("<report.json>")
+  cmd:flag("--strict", "Refuse instead of repairing: exit 1 when the network still has problems after the clean-up; "
+    .. "with -o, fail on the first road the city build would have to repair or drop, and refuse a city with "
+    .. "validation warnings too.")
   cmd:flag("-v --verbose", "List every dropped road and every problem left; state the peak memory.")
   cmd:option("--max-input", "Refuse an extract larger than this many MB (default 1024).", "1024"):argname("<mb>")
     :convert(positive)
@@ -113,7 +116,8 @@ function M.configure(cmd)
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
   cmd:option("--package", "Also package the city (with -o) as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
   require("psdl.cli.package").options(cmd, true, true)
-  cmd:flag("--progress", "Show the stages on stderr (default: when stderr is a terminal).")
+  cmd:flag("--progress", "Show a progress bar of the stages on stderr (default: when stderr is a terminal; "
+    .. "one line per stage when it is not).")
 end
 
 local function km(m)
@@ -316,6 +320,146 @@ local function print_city(out, path, report, nfootprints, verbose)
   end
 end
 
+-- The stages a run goes through, in order (for the progress bar).
+local STAGES = { "reading", "roads", "graph", "buildings", "merge", "crossings", "roundabouts", "dual carriageways",
+                 "fit", "check", "building the city", "city: roads", "city: blocks", "city: finish", "writing" }
+
+-- A progress reporter: a bar redrawn in place on a terminal, one line per stage otherwise.
+local function progress_reporter(stream, tty)
+  local index = {}
+  for i, st in ipairs(STAGES) do index[st] = i end
+  local t0 = os.clock()
+  local last = 0
+  local reporter = {}
+  function reporter.stage(stage)
+    local key = stage:match("^(city: %a+)") or stage:match("^([%a ]-)%s*%(") or stage:match("^([%a: ]+)") or stage
+    key = key:gsub("%s+$", "")
+    if key:match("^simplifying") then key = "building the city" end
+    local i = index[key] or last
+    if i > last then last = i end
+    if tty then
+      local width = 24
+      local done = math.floor(width * last / #STAGES + 0.5)
+      local text = stage
+      if #text > 44 then text = text:sub(1, 41) .. "..." end
+      stream:write(string.format("\r[%s%s] %3d%% %-44s %5.1f s", string.rep("#", done), string.rep("-", width - done),
+        math.floor(100 * last / #STAGES + 0.5), text, os.clock() - t0))
+    else
+      stream:write(string.format("psdl osm: %s...\n", stage))
+    end
+    stream:flush()
+  end
+  function reporter.finish()
+    if tty then stream:write("\r", string.rep(" ", 90), "\r") stream:flush() end
+  end
+  return reporter
+end
+
+local function pct(f) return string.format("%.1f %%", 100 * f) end
+
+--- The import report (`--report FILE.json`, and `import` in `--json`): stable keys,
+-- documented in docs/osm.md.
+-- @tparam table args
+-- @tparam table net
+-- @tparam table report the network report
+-- @tparam[opt] table result of `psdl.osm.city.build`
+-- @tparam[opt] table city_report
+-- @treturn table ready for `docjson.encode`
+function M.import_report(args, net, report, result, city_report)
+  local obj = docjson.object
+  local function entry(e)
+    return obj { stage = e.stage, reason = e.reason, detail = e.detail, source = e.source, name = e.name,
+                 highway = e.highway, length_m = e.length, x = e.x, z = e.z, lat = e.lat, lon = e.lon }
+  end
+  local repairs, dropped = {}, {}
+  local kept
+  if result then
+    for i, e in ipairs(result.repairs) do repairs[i] = entry(e) end
+    for i, e in ipairs(result.dropped) do dropped[i] = entry(e) end
+    kept = result.kept
+  else
+    local P = require "psdl.osm.projection"
+    local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
+    for i, d in ipairs(report.dropped) do
+      local lat, lon
+      if proj and d.x then lat, lon = proj:inverse(d.x / (net.scale or 1), d.z / (net.scale or 1)) end
+      dropped[i] = entry { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
+        source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z,
+        lat = lat and math.floor(lat * 1e7 + 0.5) / 1e7, lon = lon and math.floor(lon * 1e7 + 0.5) / 1e7 }
+    end
+    local km = require "psdl.osm.kept"
+    local m = km.measure(net.input or {}, km.network_roads(net))
+    kept = { input = math.floor(m.input * 10 + 0.5) / 10, kept = math.floor(m.kept * 10 + 0.5) / 10,
+             fraction = math.floor(m.fraction * 1e4 + 0.5) / 1e4, lost = m.lost }
+  end
+  local lost = {}
+  for i, l in ipairs(kept.lost) do
+    lost[i] = obj { source = l.source, name = l.name, highway = l.highway, length_m = l.length }
+  end
+  local by_reason = obj()
+  for _, e in ipairs(repairs) do local k = "repaired: " .. e.reason; by_reason[k] = (by_reason[k] or 0) + 1 end
+  for _, e in ipairs(dropped) do local k = "dropped: " .. e.reason; by_reason[k] = (by_reason[k] or 0) + 1 end
+  local structures = { freeways = 0, slip_roads = 0, bridges = 0, tunnels = 0, roundabout_roads = 0, divided = 0,
+                       oneway = 0, dead_ends = report.counts and report.counts.dead_ends or 0 }
+  for _, r in ipairs(net.roads) do
+    if r.profile == "freeway" then structures.freeways = structures.freeways + 1 end
+    if r.link then structures.slip_roads = structures.slip_roads + 1 end
+    if r.bridge then structures.bridges = structures.bridges + 1 end
+    if r.tunnel then structures.tunnels = structures.tunnels + 1 end
+    if r.roundabout then structures.roundabout_roads = structures.roundabout_roads + 1 end
+    if r.divided then structures.divided = structures.divided + 1 end
+    if r.oneway then structures.oneway = structures.oneway + 1 end
+  end
+  local doc = obj {
+    format = "psdlkit-osm-import", version = 1, file = args.file, output = args.output,
+    kept = obj { input_m = kept.input, kept_m = kept.kept, fraction = kept.fraction, lost = lost },
+    repairs = repairs, dropped = dropped, by_reason = by_reason,
+    skipped = obj(report.skipped), clean_up = obj(report.changes), structures = obj(structures),
+    simplified = result and result.simplified or {},
+  }
+  if result then
+    doc.buildings = obj { footprints = result.buildings.footprints, placed = result.buildings.placed,
+      trimmed = result.buildings.trimmed, left_out = obj(result.buildings.left_out) }
+  else
+    doc.buildings = obj { footprints = #(net.buildings or {}) }
+  end
+  if city_report then
+    doc.city = obj { rooms = city_report.rooms, vertices = city_report.vertices, road_records = city_report.roads,
+      errors = city_report.counts.errors, warnings = city_report.counts.warnings }
+  end
+  return doc
+end
+
+-- The repairs, drops and kept fraction of a run, as text.
+local function print_outcome(out, rep, verbose)
+  local function line(fmt, ...) out:write(string.format(fmt, ...), "\n") end
+  local k = rep.kept
+  line("kept: %s of the drivable length (%s of %s appear as road)", pct(k.fraction), km(k.kept_m), km(k.input_m))
+  local groups = { { "repaired", rep.repairs }, { "dropped", rep.dropped } }
+  for _, g in ipairs(groups) do
+    local list = g[2]
+    if #list > 0 then
+      local counts, len = {}, {}
+      for _, e in ipairs(list) do
+        local key = (e.stage or "?") .. ": " .. e.reason
+        counts[key] = (counts[key] or 0) + 1
+        len[key] = (len[key] or 0) + (e.length_m or 0)
+      end
+      line("%s (%s):", g[1], common.int(#list))
+      for _, kv in ipairs(sorted_counts(counts)) do
+        line("  %6s  %s%s", common.int(kv.v), kv.k, g[1] == "dropped" and string.format(" (%s)", km(len[kv.k])) or "")
+      end
+      if verbose then
+        for _, e in ipairs(list) do
+          line("          %s%s at %.1f, %.1f (%s): %s", e.source or "?", e.name and " (" .. e.name .. ")" or "",
+            e.x or 0, e.z or 0, e.lat and string.format("%.6f, %.6f", e.lat, e.lon) or "-", e.detail or e.reason)
+        end
+      end
+    end
+  end
+  for _, s in ipairs(rep.simplified or {}) do line("simplified to fit: %s", s) end
+end
+
 local function run_import(args, ctx)
   local osm = require "psdl.osm"
   local seed, size
@@ -334,15 +478,16 @@ local function run_import(args, ctx)
     end
   end
   common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
-    { args.svg, "--svg" }, { args.preview, "--preview" } })
+    { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" }, { args.package, "--package" } })
   if not args.output and (args.seed or args.procedural or args.name) then
     common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
   end
-  local show_progress = args.progress
-  if show_progress == nil or show_progress == false then
+  local tty = false
+  do
     local ok, term = pcall(require, "term")
-    show_progress = args.progress or (ok and term.isatty and term.isatty(io.stderr)) or false
+    tty = (ok and term.isatty and term.isatty(io.stderr)) or false
   end
+  local show_progress = not args.quiet and (args.progress or tty)
   local dims
   if args.lane_width or args.sidewalk_width or args.ramp then
     dims = { lane = args.lane_width, sidewalk = args.sidewalk_width, ramp = args.ramp }
@@ -353,50 +498,61 @@ local function run_import(args, ctx)
     roundabouts = args.roundabouts, scale = args.scale, dimensions = dims,
     merge_distance = args.merge_distance, min_angle = args.min_angle,
   }
+  local reporter
   if show_progress then
-    opts.progress = function(stage) ctx.stderr:write(string.format("psdl osm: %s...\n", stage)) end
+    reporter = progress_reporter(ctx.stderr, tty)
+    opts.progress = reporter.stage
+  end
+  local function fail(kind, msg)
+    if reporter then reporter.finish() end
+    common.failure(kind, msg)
   end
   if opts.progress then opts.progress("reading") end
   local t0 = os.clock()
   local data, msg, code = osm.read(args.file)
-  if not data then common.failure(common.exit_for(code), common.clean(msg)) end
+  if not data then fail(common.exit_for(code), common.clean(msg)) end
   local t_read = os.clock() - t0
   local net, report = osm.network(data, opts)
   report.timings.read = t_read
 
   -- the city: built, validated and written (atomically) before anything else is written
-  local city_report, doc
+  local city_report, doc, result
   if args.output then
     local psdl = common.psdl()
     if #net.roads == 0 then
-      common.failure("bad_input", args.file .. ": no roads left to build a city from (see the summary of "
+      fail("bad_input", args.file .. ": no drivable road to build a city from (see the summary of "
         .. "'psdl osm " .. args.file .. "' without -o)")
     end
     if opts.progress then opts.progress(string.format("building the city (%d roads, %d footprints)", #net.roads,
       #(net.buildings or {}))) end
     local t_city = os.clock()
-    local ok, city = pcall(psdl.city.from_network, net, { style = args.style, seed = seed or 1, name = args.name })
-    if not ok then common.failure("bad_input", args.file .. ": " .. common.clean(city)) end
-    city:blocks { buildings = args.procedural and {} or false }
-    local ok2, d, rep = xpcall(city.build, function(e) return tostring(e) end, city, { seed = seed,
-      strict = args.strict })
-    if not ok2 then
-      local msg = tostring(d)
-      if msg:find("does not validate", 1, true) then
-        common.failure("problems", args.file .. ": " .. (msg:gsub("^.-: the built", "the built")))
+    local ok, d, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report, {
+      style = args.style, seed = seed or 1, name = args.name, strict = args.strict, procedural = args.procedural,
+      progress = opts.progress })
+    if not ok then
+      local m = tostring(d)
+      if m:find("does not validate", 1, true) then
+        fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end
-      common.failure("bad_input", args.file .. ": the city cannot be built: " .. (msg:match("^[^\n]*")))
+      if m:find("game's limits", 1, true) then fail("bad_input", args.file .. ": " .. m) end
+      fail("bad_input", args.file .. ": the city cannot be built: " .. (m:gsub("^the city cannot be built: ", ""):match("^[^\n]*")))
     end
-    doc, city_report = d, rep
+    doc, city_report, result = d, rep, res
     if opts.progress then opts.progress("writing " .. args.output) end
-    local okw, err, code = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
-    if not okw then common.failure(common.exit_for(code), common.clean(err)) end
+    local okw, err, wcode = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
+    if not okw then fail(common.exit_for(wcode), common.clean(err)) end
     report.timings.city = os.clock() - t_city
     if args.package then
       if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
       require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
         ctx, args.package, nil, { args.file, args.output })
     end
+  end
+  if reporter then reporter.finish() end
+  local import = M.import_report(args, net, report, result, city_report)
+  if args.report then
+    local ok, err, ecode = common.write_file_atomic(args.report, docjson.encode(import))
+    if not ok then common.failure(common.exit_for(ecode), err) end
   end
 
   if args.network_json then
@@ -423,7 +579,7 @@ local function run_import(args, ctx)
         file = args.output, rooms = city_report.rooms, vertices = city_report.vertices,
         road_records = city_report.roads, kinds = obj(city_report.kinds), nodes = obj(city_report.nodes or {}),
         runs = city_report.runs, blocks = bl.blocks or 0, buildings = bl.buildings or 0, parks = bl.parks or 0,
-        footprints = #(net.buildings or {}), footprints_placed = bl.footprints or 0,
+        footprints = result.buildings.footprints, footprints_placed = bl.footprints or 0,
         footprints_left_out = obj(bl.footprints_why or {}), footprints_clipped = bl.footprints_clipped or 0,
         under_decks = bl.under_decks or 0, block_notes = bl.warnings or {},
         validation = obj(city_report.counts), problems = problems, seed = city_report.seed,
@@ -432,19 +588,20 @@ local function run_import(args, ctx)
     end
     ctx.stdout:write(docjson.encode(docjson.object {
       format = "psdlkit-osm-report", version = 1, file = args.file, report = M.report_object(report),
-      city = cityj,
+      city = cityj, import = import,
     }))
   elseif not args.quiet then
     print_summary(ctx.stdout, args.file, net, report, args.verbose)
     if city_report then print_city(ctx.stdout, args.output, city_report, #(net.buildings or {}), args.verbose) end
+    print_outcome(ctx.stdout, import, args.verbose)
     local written = {}
     if args.output then written[#written + 1] = args.output .. " (city)" end
+    if args.report then written[#written + 1] = args.report .. " (report)" end
     if args.network_json then written[#written + 1] = args.network_json .. " (network)" end
     if args.svg then written[#written + 1] = args.svg .. " (picture)" end
     if #written > 0 then ctx.stdout:write("written: ", table.concat(written, ", "), "\n") end
   end
   if args.preview then
-    if opts.progress then opts.progress("drawing " .. args.preview) end
     local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size,
       title = args.output:match("([^/\\]*)$") })
     if not r then
@@ -478,7 +635,8 @@ function M.run(args, ctx)
   end
   local core = require "psdl.core"
   collectgarbage("collect")
-  core.memory_limit(math.floor(args.max_memory * 1024 * 1024))
+  -- the limit is on what the import adds to the heap (a host may already hold any amount)
+  core.memory_limit(math.floor(args.max_memory * 1024 * 1024 + collectgarbage("count") * 1024))
   local ok, result = pcall(run_import, args, ctx)
   local stats = core.memory_stats()
   core.memory_limit(0)

@@ -65,28 +65,11 @@ local function load_input(psdl, args, seed)
   local input = args.input
   local low = input:lower()
   if low:match("%.lua$") then
-    local result = require("psdl.cli.build").run_script(psdl, input, seed)
-    if type(result) == "table" and getmetatable(result) == psdl.city.City then
-      local ok, d = xpcall(result.build, function(e) return tostring(e) end, result, { seed = seed })
-      if not ok then common.failure("bad_input", input .. ": " .. (tostring(d):match("^[^\n]*"))) end
-      local po = result.package
-      if po ~= nil and type(po) ~= "table" then common.failure("bad_input", input .. ": package: a table expected") end
-      return d, po or {}, result.name
-    elseif type(result) == "table" and type(result.rooms) == "table" then
-      return result, {}, nil
-    end
-    common.failure("bad_input", input .. ": the script must return a city (psdl.city.new{...}) or a document")
+    -- run in the sandbox and built there, as `psdl build` does (psdl.cli.source)
+    local d, _, _, meta = require("psdl.cli.source").script_document(psdl, input, { seed = seed })
+    return d, meta.package or {}, meta.name
   elseif low:match("%.osm$") then
-    local osm = require "psdl.osm"
-    local data, msg, code = osm.read(input)
-    if not data then common.failure(common.exit_for(code), common.clean(msg)) end
-    local net = osm.network(data, {})
-    if #net.roads == 0 then common.failure("bad_input", input .. ": no roads left to build a city from") end
-    local ok, city = pcall(psdl.city.from_network, net, { style = args.style, seed = seed or 1 })
-    if not ok then common.failure("bad_input", input .. ": " .. common.clean(city)) end
-    city:blocks { buildings = false }
-    local ok2, d = xpcall(city.build, function(e) return tostring(e) end, city, { seed = seed })
-    if not ok2 then common.failure("bad_input", input .. ": the city cannot be built: " .. (tostring(d):match("^[^\n]*"))) end
+    local d = require("psdl.cli.source").osm_document(psdl, input, { style = args.style, seed = seed or 1 })
     return d, {}, nil
   else
     local d, msg, code = psdl.read(input)

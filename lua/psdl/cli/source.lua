@@ -141,14 +141,16 @@ function M.osm_document(psdl, path, opts)
   local osm = require "psdl.osm"
   local data, msg, code = osm.read(path)
   if not data then common.failure(common.exit_for(code), common.clean(msg)) end
-  local net = osm.network(data, {})
+  local net, report = osm.network(data, {})
   if #net.roads == 0 then common.failure("bad_input", path .. ": no roads left to build a city from") end
-  local ok, city = pcall(psdl.city.from_network, net, { style = opts.style, seed = opts.seed or 1 })
-  if not ok then common.failure("bad_input", path .. ": " .. common.clean(city)) end
-  city:blocks { buildings = false }
-  local ok2, doc, rep = xpcall(city.build, function(e) return tostring(e) end, city, { seed = opts.seed })
-  if not ok2 then
-    common.failure("bad_input", path .. ": the city cannot be built: " .. first_line(doc))
+  -- the same repairing, limit-fitting build as `psdl osm -o` (psdl.osm.city)
+  local ok, doc, rep = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report,
+    { style = opts.style, seed = opts.seed or 1, name = opts.name })
+  if not ok then
+    local m = tostring(doc)
+    if m:find("game's limits", 1, true) then common.failure("bad_input", path .. ": " .. first_line(m)) end
+    common.failure("bad_input", path .. ": the city cannot be built: "
+      .. first_line((m:gsub("^the city cannot be built: ", ""))))
   end
   return doc, rep
 end

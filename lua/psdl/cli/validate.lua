@@ -29,7 +29,7 @@ M.GROUP_AFTER = 20
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
   cmd:argument("files", "PSDL files, or add-on packages (.ar: every file, the zip container and the "
-    .. "cross-checks, docs/package.md)."):args("+")
+    .. "cross-checks, docs/package.md)."):args("*")
   cmd:flag("--strict", "Warnings fail the check too (and are passed on as strict to the validator).")
   cmd:flag("--all", ("List every warning (default: at most %d per rule and file)."):format(M.GROUP_AFTER))
   cmd:flag("--json", "Write the results as JSON (every problem listed, with room ids and positions).")

@@ -77,14 +77,19 @@ end
 -- report.dropped_by_reason), `reason` the full text.
 local function drop(ctx, e, key, reason)
   local d = ctx.report.dropped
+  local L = len(e)
+  local x, z = G.at(e.pts, L / 2)
   d[#d + 1] = { source = Graph.source_text(e.src), name = e.attr.name, highway = e.attr.highway,
-    length = math_floor(len(e) * 10 + 0.5) / 10, reason = reason or key }
+    length = math_floor(L * 10 + 0.5) / 10, reason = reason or key, kind = key, stage = "clean-up",
+    x = math_floor(x * 10 + 0.5) / 10, z = math_floor(z * 10 + 0.5) / 10 }
   local k = ctx.report.dropped_by_reason
   k[key] = (k[key] or 0) + 1
   ctx.g:remove_edge(e)
 end
 
-local function rank(e) return e.attr.rank or 0 end
+-- a bridge or tunnel the clean-up had to build at grade is the intruder there: it gives way
+-- to the roads that are at grade in the place
+local function rank(e) return (e.attr.rank or 0) - (e.attr.flattened and 100 or 0) end
 
 -- true when p is the more important edge: higher class, then longer, then older
 local function major(p, q)
@@ -1017,6 +1022,35 @@ local function reattach(ctx, n, m, Mj)
   end
   -- a dead end that parts from M only near its end is just a spur along M
   if sp and degree(far_m) == 1 and Lm - sp < 2 * clear then sp = nil end
+  -- opposite one-way carriageways of one road (the dual-carriageway pass did not pair them):
+  -- the stretch of M that m runs along carries both directions
+  local opposite = m.attr.oneway and Mj.attr.oneway and (m.b == n) ~= (Mj.b == n)
+    and m.attr.highway == Mj.attr.highway and not m.attr.link
+  local function both_ways(q)
+    if not opposite then return end
+    for _, e in ipairs(n.edges) do
+      if not e.dead and other(e, n) == q and e.attr.oneway and e.attr.highway == Mj.attr.highway
+        and (e.src == Mj.src or Graph.source_text(e.src) == Graph.source_text(Mj.src)) then
+        local ka = e.attr
+        local cls = T.classes[ka.highway] or T.classes.residential
+        e.attr = Graph.with(ka, { oneway = false,
+          profile = (ctx.opts.profiles and ctx.opts.profiles[ka.highway]) or cls.profile,
+          lanes = Graph.NIL, width = Graph.NIL })
+        e.src = Graph.union(e.src, m.src)
+        change(ctx, "opposite one-ways running side by side merged into a two-way road")
+        return
+      end
+    end
+  end
+  -- a road that would vanish into M (it never parts from it, or only at its far end) is
+  -- first made narrower: it may part from M then
+  local vanish = not sp
+  if sp then
+    local x, z = G.at(pm, sp)
+    local _, sM = G.project(pM, x, z)
+    vanish = sM >= LM - 1 and far_M == far_m
+  end
+  if (vanish and Lm > 2 * clear or (sp and sp > 2 * clear)) and M.narrow(ctx, m) then return true end
   if sp then
     local x, z = G.at(pm, sp)
     local _, sM = G.project(pM, x, z)
@@ -1024,6 +1058,7 @@ local function reattach(ctx, n, m, Mj)
     local rest = fit.sub(pm, sp, Lm)
     g:remove_edge(m)
     local q = node_on_M(sM)
+    both_ways(q)
     if q == far_m then
       change(ctx, "roads running along another merged into it")
       return true
@@ -1037,7 +1072,10 @@ local function reattach(ctx, n, m, Mj)
   g:remove_edge(m)
   if far_m ~= far_M and far_m ~= n then
     local q = node_on_M(sM)
+    both_ways(q)
     if q ~= far_m then g:merge(q, far_m, q.x, q.z) end
+  else
+    both_ways(far_M)
   end
   change(ctx, "roads running along another merged into it")
   return true
@@ -1111,9 +1149,9 @@ function M.spacing(ctx)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
   local min_len = opts.min_road_length
   local changed = false
+  local reach = fit.reach_table(g, dims)
   for _ = 1, 50 do
     local bad = {}
-    local reach = fit.reach_table(g, dims)
     for _, e in ipairs(g:edge_list()) do
       if e.a ~= e.b then
         local L = len(e)
@@ -1192,8 +1230,20 @@ function M.spacing(ctx)
     if did == 0 then break end
     changed = true
     -- a merge can leave loops and parallel roads behind: tidy before measuring again
-    M.loops(ctx)
-    M.parallel(ctx)
+    local l1 = M.loops(ctx)
+    local l2 = M.parallel(ctx)
+    if l1 or l2 then
+      reach = fit.reach_table(g, dims)
+    else -- only the junctions changed here and their neighbours need measuring again
+      local redo = {}
+      for n in pairs(touched) do
+        redo[n] = true
+        if not n.dead then
+          for _, e in ipairs(n.edges) do redo[other(e, n)] = true end
+        end
+      end
+      fit.reach_update(reach, redo, dims)
+    end
   end
   return changed
 end
@@ -1214,7 +1264,7 @@ function M.caps(ctx)
     maxhw = math_max(maxhw, fit.hw(e, dims))
     for i = 2, #e.pts do
       local a, b = e.pts[i - 1], e.pts[i]
-      grid:insert_segment({ e = e, i = i - 1 }, a[1], a[2], b[1], b[2], 0)
+      grid:insert_segment({ e = e, i = i - 1, pts = e.pts }, a[1], a[2], b[1], b[2], 0)
     end
   end
   local trimmed, dropped = 0, 0
@@ -1228,8 +1278,19 @@ function M.caps(ctx)
       grid:query(n.x - r, n.z - r, n.x + r, n.z + r, function(sg)
         local o = sg.e
         if o ~= e and not o.dead and fit.level(o.attr) == lv and o.a ~= far and o.b ~= far then
-          local a, b = o.pts[sg.i], o.pts[sg.i + 1]
-          local d2 = G.seg_dist2(n.x, n.z, a[1], a[2], b[1], b[2])
+          -- the grid holds the segments as they were when it was filled: a road cut back
+          -- since (an earlier dead end) is measured on its current points
+          local d2
+          if o.pts == sg.pts then
+            local a, b = o.pts[sg.i], o.pts[sg.i + 1]
+            d2 = G.seg_dist2(n.x, n.z, a[1], a[2], b[1], b[2])
+          else
+            d2 = math.huge
+            for k = 2, #o.pts do
+              local a, b = o.pts[k - 1], o.pts[k]
+              d2 = math_min(d2, G.seg_dist2(n.x, n.z, a[1], a[2], b[1], b[2]))
+            end
+          end
           local short = hw + fit.hw(o, dims) + M.CAP_MARGIN - math_sqrt(d2)
           if short > need then need = short end
         end
@@ -1341,10 +1402,40 @@ local function owner_text(o)
   return "the junction at node " .. o.id
 end
 
+--- Make a road narrower before giving it up: its sidewalks go first, then lanes down to
+-- one each way (one in all on a one-way road). Returns true when it became narrower
+-- (counted in `report.changes` as "roads narrowed to fit: ...").
+-- @tparam table ctx
+-- @tparam table e edge
+-- @treturn boolean
+function M.narrow(ctx, e)
+  local dims = ctx.dims
+  local a = e.attr
+  local hw0 = fit.hw(e, dims)
+  local steps = {}
+  if a.sidewalk ~= "none" and a.profile ~= "alley" and a.profile ~= "freeway" and a.profile ~= "walkway" then
+    steps[#steps + 1] = { { sidewalk = "none" }, "sidewalks left out" }
+  end
+  local least = a.oneway and 1 or 2
+  if a.profile ~= "alley" and a.profile ~= "walkway" then
+    steps[#steps + 1] = { { lanes = least, width = Graph.NIL }, "fewer lanes" }
+  end
+  for _, st in ipairs(steps) do
+    local attr = Graph.with(a, st[1])
+    if fit.footprint(attr, dims) / 2 < hw0 - 0.25 then
+      e.attr = attr
+      change(ctx, "roads narrowed to fit: " .. st[2])
+      return true
+    end
+  end
+  return false
+end
+
 function M.overlaps(ctx)
   local g, dims = ctx.g, ctx.dims
   local list = fit.overlaps(g, dims)
   local changed = false
+  local narrowed = {}
   for _, c in ipairs(list) do
     local p, q = c.p, c.q
     if not p.dead and not q.dead then
@@ -1367,7 +1458,14 @@ function M.overlaps(ctx)
         end
         against = victim == p and q or (victim == q and p) or ((fit.is_edge(p) or victim.a == p or victim.b == p) and q or p)
       end
-      if victim and not victim.dead then
+      if victim and not victim.dead and (narrowed[victim] or M.narrow(ctx, victim)) then
+        narrowed[victim] = true -- narrower now: measured again on the next pass
+        changed = true
+      elseif victim and not victim.dead and against and fit.is_edge(against) and not against.dead
+        and (narrowed[against] or M.narrow(ctx, against)) then
+        narrowed[against] = true
+        changed = true
+      elseif victim and not victim.dead then
         drop(ctx, victim, "overlaps another road or junction in plan",
           string_format("overlaps %s in plan (%.1f m)", owner_text(against), c.depth))
         changed = true
@@ -1381,7 +1479,8 @@ end
 ------------------------------------------------------------------------ 8. bridges, fragments
 
 local function flatten(attr)
-  return Graph.with(attr, { bridge = false, tunnel = false, layer = 0 })
+  return Graph.with(attr, { bridge = false, tunnel = false, layer = 0,
+    flattened = (attr.bridge or attr.tunnel or (attr.layer or 0) ~= 0) and true or Graph.NIL })
 end
 
 --- Bridges and tunnels as city generation builds them: one road per structure, with a
@@ -1426,7 +1525,7 @@ function M.bridges(ctx)
       if not e.dead and not touched[e] and fit.off_ground(e.attr) then
         local list = sep[e]
         if not list then
-          e.attr = flatten(e.attr)
+          e.attr = Graph.with(flatten(e.attr), { flattened = Graph.NIL })
           touched[e] = true
           change(ctx, "bridges and tunnels over no road made ordinary roads")
           did = true
@@ -1580,7 +1679,9 @@ function M.enforce(ctx)
         else
           victim = least(edges)
         end
-        if victim then
+        if victim and M.narrow(ctx, victim) then
+          did = true
+        elseif victim then
           drop(ctx, victim, "could not be fitted (" .. p.kind .. ")",
             "could not be fitted: " .. p.kind .. " (" .. p.message .. ")")
           did = true
@@ -1617,6 +1718,19 @@ function M.run(g, opts, report)
     M.dual(ctx)
   end
   stage("fit")
+  -- a state of the graph seen at the end of an earlier round: the passes undo each other
+  -- (a re-attached road's new junction merged back, and again): stop there
+  local seen_states = {}
+  local function state()
+    local nn, sx, sz = 0, 0, 0
+    for _, n in ipairs(g:node_list()) do
+      nn = nn + 1
+      sx, sz = sx + math_floor(n.x * 10 + 0.5), sz + math_floor(n.z * 10 + 0.5)
+    end
+    local ne, np = 0, 0
+    for _, e in ipairs(g:edge_list()) do ne, np = ne + 1, np + #e.pts end
+    return string_format("%d:%d:%d:%d:%d", nn, ne, np, sx, sz)
+  end
   for round = 1, 20 do
     report.rounds = round
     local changed = false
@@ -1631,6 +1745,13 @@ function M.run(g, opts, report)
     if M.bridges(ctx) then changed = true end
     if not changed then
       if not M.overlaps(ctx) then break end
+    else
+      local st = state()
+      if seen_states[st] then
+        change(ctx, "fit rounds stopped where passes undid each other")
+        if not M.overlaps(ctx) then break end
+      end
+      seen_states[st] = true
     end
   end
   -- roads joined end to end here bend where their node was: room for those bends too

@@ -255,6 +255,27 @@ function M.reach_table(g, dims)
   return t
 end
 
+--- Update a `reach_table` for the nodes in `nodes` (a set; nodes that are gone are skipped):
+-- their ends are measured again.
+-- @tparam table t from `reach_table`
+-- @tparam table nodes set of nodes
+-- @tparam table dims
+function M.reach_update(t, nodes, dims)
+  for n in pairs(nodes) do
+    if not n.dead then
+      local ends = M.reaches(n, dims)
+      t.ends[n] = ends
+      for _, en in ipairs(ends) do
+        local r = t[en.e]
+        if not r then r = {} t[en.e] = r end
+        if en.from_a then r[1] = en.reach else r[2] = en.reach end
+      end
+    else
+      t.ends[n] = nil
+    end
+  end
+end
+
 ------------------------------------------------------------------------ overlap
 
 -- Separating-axis test of two convex polygons (point lists): the overlap depth along the

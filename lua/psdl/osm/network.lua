@@ -398,6 +398,13 @@ function M.build(data, opts)
   for _, n in ipairs(g:node_list()) do
     if #n.edges == 0 then g:remove_node(n) end
   end
+  -- the selected roads as read (the input of the kept fraction, psdl.osm.kept)
+  local input = {}
+  for _, e in ipairs(g:edge_list()) do
+    local pts = {}
+    for i, p in ipairs(e.pts) do pts[i] = { p[1], p[2] } end
+    input[#input + 1] = { pts = pts, source = Graph.source_text(e.src), name = e.attr.name, highway = e.attr.highway }
+  end
 
   -- 4. buildings
   local buildings = {}
@@ -425,6 +432,7 @@ function M.build(data, opts)
 
   -- 6. export
   local network = M.export(g, buildings, opts, report)
+  network.input = input
   network.origin = { lat = origin.lat, lon = origin.lon }
   network.projection = P.describe(proj)
   network.scale = scale
@@ -519,6 +527,9 @@ local function fillet(pts, hw)
 end
 M.fillet = fillet
 
+--- Shape points written closer than this to the point before them are left out (metres).
+M.MIN_STEP = 0.1
+
 function M.export(g, buildings, opts, report)
   local net = { nodes = {}, roads = {}, buildings = buildings }
   local minx, minz, maxx, maxz = math_huge, math_huge, -math_huge, -math_huge
@@ -549,11 +560,20 @@ function M.export(g, buildings, opts, report)
     if #e.pts > 2 then
       via = {}
       local pts = fillet(e.pts, fit.hw(e, opts.dimensions))
+      -- rounded to centimetres, points of a tight arc or next to a moved node can fall on
+      -- each other: only points at least MIN_STEP from the one before (and from the end) stay
+      local px, pz = r2(e.a.x), r2(e.a.z)
+      local bx, bz = r2(e.b.x), r2(e.b.z)
       for i = 2, #pts - 1 do
         local p = pts[i]
-        via[#via + 1] = { r2(p[1]), r2(p[2]) }
-        see(p[1], p[2])
+        local x, z = r2(p[1]), r2(p[2])
+        if G.dist(x, z, px, pz) >= M.MIN_STEP and G.dist(x, z, bx, bz) >= M.MIN_STEP then
+          via[#via + 1] = { x, z }
+          px, pz = x, z
+          see(p[1], p[2])
+        end
       end
+      if #via == 0 then via = nil end
     end
     local road = {
       from = e.a.id, to = e.b.id, via = via, profile = a.profile,

@@ -8,7 +8,8 @@
 -- * side A = the strip's vertex 0/1 side = the record's `lanes_left` (PF §1.7 "side 0/left");
 --   side A traffic runs against the section order and arrives at the first section (CF §2.4);
 -- * lanes evenly between the centre line (the divider's curb on divided roads) and the curb,
---   lane 1 next to the centre (CF §2.5); params as CF §2.5's recommended fill; lateral = the
+--   lane 1 next to the centre (CF §2.5); on a one-way undivided road (one side without
+--   lanes) the lanes span the whole carriageway, curb to curb; params as CF §2.5's recommended fill; lateral = the
 --   distance of each row from the centre line; half width = the curb distance;
 -- * intersection road lists by decreasing atan2(z, x) of each arm (CF §2.6);
 -- * rules, at junctions of three or more arms: traffic lights on every approach where three
@@ -119,6 +120,7 @@ local function flip(s) return { s[6], s[5], s[4], s[3], s[2], s[1], s[7] } end
 -- The sections of a road record, oriented and without repeats; rooms = absolute ids.
 local function record_sections(doc, rec, k)
   local all, kinds = {}, {}
+  local flipped = false -- the first room's strip runs against the record's room order
   for j, id in ipairs(rec.rooms) do
     local room = id < 0 and -id or id
     local secs, kind = M.room_sections(doc, room)
@@ -147,6 +149,7 @@ local function record_sections(doc, rec, k)
           local r = {}
           for i = #secs, 1, -1 do r[#r + 1] = flip(secs[i]) end
           secs = r
+          flipped = true
         end
       end
     end
@@ -160,7 +163,7 @@ local function record_sections(doc, rec, k)
   if #out < 2 then
     error(string_format("road record %d: fewer than two distinct cross-sections (a BAI road needs two, CF §2.9)", k), 0)
   end
-  return out, kinds
+  return out, kinds, flipped
 end
 
 -- Perimeter points (XZ polygon) of a room.
@@ -245,6 +248,8 @@ local function make_side(secs, which, nlanes, frames, opts)
   local n = #secs
   local oi, ci, ii = 1, 2, 3
   if which == "b" then oi, ci, ii = 6, 5, 4 end
+  -- a one-way undivided road: its lanes span the whole carriageway, from the other curb
+  if opts.full then ii = which == "a" and 5 or 2 end
   local lanes = {}
   for l = 1, nlanes do
     local row = {}
@@ -264,9 +269,10 @@ local function make_side(secs, which, nlanes, frames, opts)
   for l = 1, nlanes do lengths[l] = cumulative(lanes[l]) end
   lengths[nlanes + 1] = cumulative(sidewalk)
   -- distances from the centre line (mean over sections, measured along the section's x axis)
-  local function off(p, s)
+  local sign = which == "a" and 1 or -1
+  local function off(p, s) -- signed: positive towards this side
     local o, x = frames.origin[s], frames.x[s]
-    return abs((p[1] - o[1]) * x[1] + (p[3] - o[3]) * x[3])
+    return sign * ((p[1] - o[1]) * x[1] + (p[3] - o[3]) * x[3])
   end
   local d_inner, d_curb, d_outer = 0, 0, 0
   for s = 1, n do
@@ -276,8 +282,8 @@ local function make_side(secs, which, nlanes, frames, opts)
   end
   d_inner, d_curb, d_outer = d_inner / n, d_curb / n, d_outer / n
   local lateral = {}
-  for l = 1, nlanes do lateral[l] = d_inner + (d_curb - d_inner) * (l - 0.5) / nlanes end
-  lateral[nlanes + 1] = (d_curb + d_outer) / 2
+  for l = 1, nlanes do lateral[l] = abs(d_inner + (d_curb - d_inner) * (l - 0.5) / nlanes) end
+  lateral[nlanes + 1] = abs(d_curb + d_outer) / 2
   local params = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
   for l = 1, nlanes do
     params[2 * l - 1] = d_inner + (d_curb - d_inner) * (l - 1) / nlanes -- params[2i]: inner edge
@@ -363,7 +369,7 @@ function M.generate(doc, opts)
   local road_info = {}
   local stubs = {}
   for k, rec in ipairs(records) do
-    local secs, kinds = record_sections(doc, rec, k)
+    local secs, kinds, flipped = record_sections(doc, rec, k)
     local rooms = {}
     for j, id in ipairs(rec.rooms) do
       local room = id < 0 and -id or id
@@ -380,6 +386,8 @@ function M.generate(doc, opts)
     local walkway = kinds.walkway and not kinds.road and not kinds.divided_road
     local fr = frames_of(secs)
     local na, nb = #rec.lanes_left, #rec.lanes_right
+    -- lane counts are per strip side (PF §1.7): swap them when the strip was turned round
+    if flipped then na, nb = nb, na end
     if walkway then
       -- a rectangle strip (alley, footpath): traffic only when a car fits in each half
       local hw = dist_xz(secs[1][1], secs[1][6]) / 2
@@ -394,8 +402,9 @@ function M.generate(doc, opts)
       notes[#notes + 1] = string_format("road %d: %d/%d lanes capped at %d a side (CF §2.9)", k, na, nb, M.MAX_LANES)
       na, nb = min(na, M.MAX_LANES), min(nb, M.MAX_LANES)
     end
-    local side_a, curb_a = make_side(secs, "a", na, fr, { walkway = walkway })
-    local side_b, curb_b = make_side(secs, "b", nb, fr, { walkway = walkway })
+    local divided = kinds.divided_road and true or false
+    local side_a, curb_a = make_side(secs, "a", na, fr, { walkway = walkway, full = nb == 0 and na > 0 and not divided })
+    local side_b, curb_b = make_side(secs, "b", nb, fr, { walkway = walkway, full = na == 0 and nb > 0 and not divided })
     local flags = 0
     if rec.flags & M.RECORD.divided ~= 0 then flags = flags | M.AIPATH.divided end
     if rec.flags & M.RECORD.alley ~= 0 then flags = flags | M.AIPATH.alley end

@@ -149,7 +149,8 @@ end
 --   (function(phase, done, total)), `minimap` (options of `psdl.package.minimap`)
 -- @treturn table files: `{ {name, bytes}, ... }` sorted by lower-cased name (CF §8.2)
 -- @treturn table report `{map, rooms, roads, intersections, start, notes, cpvs = info,
---   minimap = info, seconds = {bai, cpvs, minimap, text, encode, total}}`
+--   minimap = info, seconds = {bai, cpvs, minimap, text, encode, total} (wall clock),
+--   cpu = {bai, cpvs, minimap, text, encode} (processor seconds, all threads)}`
 -- @raise with a message naming the file and record when something cannot be generated or a
 --   cross-check fails
 function M.generate(doc, opts)
@@ -163,10 +164,10 @@ function M.generate(doc, opts)
   local s = text.settings(topts)
   local map = s.name
   local work = copy_doc_rooms_flags(doc)
-  local seconds = {}
-  local t = clock()
+  local seconds, cpu = {}, {}
+  local t, ct = clock(), os.clock()
   local bai, binfo = bai_gen.generate(work, { left_hand = s.left_hand })
-  seconds.bai = clock() - t
+  seconds.bai, cpu.bai = clock() - t, os.clock() - ct
   local inst
   if opts.dressing then
     local holders
@@ -180,21 +181,21 @@ function M.generate(doc, opts)
     propdefs, proprules = dressing.prop_csvs(rules)
     for _, r in ipairs(rules) do rule_set[r] = true end
   end
-  t = clock()
+  t, ct = clock(), os.clock()
   local cpvs_opts = {}
   for k, v in pairs(opts.cpvs or {}) do cpvs_opts[k] = v end
   cpvs_opts.seed = cpvs_opts.seed or opts.seed
   if opts.progress then cpvs_opts.progress = function(d, n) opts.progress("visibility", d, n) end end
   local cpvs, cinfo = cpvs_gen.generate(work, cpvs_opts)
-  seconds.cpvs = clock() - t
+  seconds.cpvs, cpu.cpvs = clock() - t, os.clock() - ct
   local problems = M.cross_check(work, map, { bai = bai, cpvs = cpvs, inst = inst, proprules = rule_set })
   if #problems > 0 then
     error("cross-check failed: " .. problems[1] .. (#problems > 1 and string_format(" (and %d more)", #problems - 1) or ""), 0)
   end
-  t = clock()
+  t, ct = clock(), os.clock()
   local mm, minfo = minimap.generate(work, map, opts.minimap)
-  seconds.minimap = clock() - t
-  t = clock()
+  seconds.minimap, cpu.minimap = clock() - t, os.clock() - ct
+  t, ct = clock(), os.clock()
   -- mean street height for the hud camera (CF §7.4)
   local sy, n = 0, 0
   for _, road in ipairs(bai.roads) do
@@ -208,8 +209,8 @@ function M.generate(doc, opts)
   local roam = text.roam_aimap(s, bai, binfo.start)
   add("race/" .. map .. "/roam.aimap", roam)
   add("race/" .. map .. "/roam.aimap_p", roam)
-  seconds.text = clock() - t
-  t = clock()
+  seconds.text, cpu.text = clock() - t, os.clock() - ct
+  t, ct = clock(), os.clock()
   local function enc(codec, tbl, fname)
     local ok, bytes = pcall(codec.encode, tbl)
     if not ok then error(string_format("%s: %s", fname, tostring(bytes)), 0) end
@@ -228,12 +229,12 @@ function M.generate(doc, opts)
     add("city/" .. map .. "/proprules.csv", proprules)
   end
   if inst then add("city/" .. map .. "_ai.inst", enc(psdl.inst, inst, "city/" .. map .. "_ai.inst")) end
-  seconds.encode = clock() - t
+  seconds.encode, cpu.encode = clock() - t, os.clock() - ct
   table.sort(files, function(a, b) return a[1]:lower() < b[1]:lower() end)
   seconds.total = clock() - t0
   return files, {
     map = map, rooms = #doc.rooms, roads = #bai.roads, intersections = #bai.intersections, start = binfo.start,
-    notes = binfo.notes, cpvs = cinfo, minimap = minfo, seconds = seconds, signs = inst and #inst or 0,
+    notes = binfo.notes, cpvs = cinfo, minimap = minfo, seconds = seconds, cpu = cpu, signs = inst and #inst or 0,
     prop_rules = rules, files = #files,
     bai = bai, cpvs_table = cpvs, document = work,
   }

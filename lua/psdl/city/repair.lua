@@ -1,0 +1,457 @@
+--- Repairs of roads and nodes a city cannot build as given: degrade, never give up.
+--
+-- `psdl.city` builds its road and intersection rooms (`psdl.city.layout`) with this module
+-- around it. A road or node the layout cannot build as written is repaired and the layout is
+-- run again, or, when no repair is left to try, the road is dropped; every step is recorded
+-- (`Log.entries`) with the road's script line or network source, the reason and where it is.
+-- With `strict`, the first road that needs a repair is an error instead (the layout's own
+-- message, naming the script line).
+--
+-- Repairs, in the order they are tried for one road (each failure of the same road moves one
+-- step down its ladder):
+--
+-- * before the layout runs (`prepare`): consecutive points of a road's path closer than
+--   `MERGE` metres become one (`"coincident points merged"`); a road whose two ends are at the
+--   same place is dropped (`"zero length"`);
+-- * a centre line that bends tighter than the road is wide, or cannot be built: the shape
+--   points are simplified with a tolerance of the road's half width (`"bend eased"`), then
+--   removed (`"road straightened"`), then the road loses lanes and sidewalks down to one lane
+--   each way (`"road narrowed"`), then it is dropped;
+-- * a bridge or tunnel too short for its ramps: built at grade (`"bridge/tunnel made at
+--   grade"`);
+-- * a road too short for the intersections at its ends, two roads leaving a node in the same
+--   direction, an intersection that cannot be built: the least road involved (fewest lanes,
+--   then shortest) is dropped.
+--
+-- Mistakes in a script (bad arguments, unknown profiles) are not repairs: they raise at once
+-- from `psdl.city` (`City:road`, `City:node`) as before.
+-- @module psdl.city.repair
+
+local type, error, ipairs, pairs, tostring, pcall, setmetatable =
+  type, error, ipairs, pairs, tostring, pcall, setmetatable
+local sqrt, max, min, huge = math.sqrt, math.max, math.min, math.huge
+local string_format, table_remove = string.format, table.remove
+
+local M = {}
+
+--- Points of a road's path closer than this (metres, in plan) are one point.
+M.MERGE = 0.05
+--- The layout is run at most this many times per road in the city (plus 10).
+M.RETRIES_PER_ROAD = 4
+
+local Log = {}
+Log.__index = Log
+M.Log = Log
+
+--- A new log of repairs.
+-- @tparam[opt] boolean strict true: `record` raises instead of recording
+-- @treturn table log `{strict, entries = {...}}`
+function M.log(strict)
+  return setmetatable({ strict = strict and true or false, entries = {}, by_entry = setmetatable({}, { __mode = "k" }) },
+    Log)
+end
+
+-- plan length of a polyline of {x, y, z} or {x, z} points (is3 tells which)
+local function plan_length(pts, is3)
+  local s = 0
+  local zi = is3 and 3 or 2
+  for i = 2, #pts do
+    local dx, dz = pts[i][1] - pts[i - 1][1], pts[i][zi] - pts[i - 1][zi]
+    s = s + sqrt(dx * dx + dz * dz)
+  end
+  return s
+end
+
+-- The plan points of a road: from node, via points, to node, as {x, z}.
+local function road_points(r)
+  local pts = { { r.a.x, r.a.z } }
+  for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2] } end
+  pts[#pts + 1] = { r.b.x, r.b.z }
+  return pts
+end
+
+-- Middle of a road's path (plan), metres.
+local function middle(r)
+  local pts = road_points(r)
+  local half = plan_length(pts) / 2
+  local acc = 0
+  for i = 2, #pts do
+    local p, q = pts[i - 1], pts[i]
+    local l = sqrt((q[1] - p[1]) ^ 2 + (q[2] - p[2]) ^ 2)
+    if acc + l >= half and l > 0 then
+      local t = (half - acc) / l
+      return p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+    end
+    acc = acc + l
+  end
+  return pts[1][1], pts[1][2]
+end
+
+--- Record a repair or a drop of a road (or raise, in strict mode).
+-- @tparam table r the road (`City:road`)
+-- @tparam string action "repaired" or "dropped"
+-- @tparam string reason short reason (the key the summaries group by)
+-- @tparam string detail the full message (what the layout said)
+-- @tparam[opt] string stage default "layout"
+-- @raise in strict mode: `detail` (which names the script line)
+function Log:road(r, action, reason, detail, stage)
+  if self.strict then error(detail, 0) end
+  local x, z = middle(r)
+  local e = { stage = stage or "layout", action = action, reason = reason, detail = detail, kind = "road",
+              road = r.index, where = r.where, name = r.name, source = r.opts and r.opts.source,
+              x = x, z = z, length = plan_length(road_points(r)) }
+  self.entries[#self.entries + 1] = e
+  self.by_entry[e] = r
+  return e
+end
+
+--- Counts of the entries by action and reason: `{ ["repaired: bend eased"] = n, ... }`.
+function Log:counts()
+  local c = {}
+  for _, e in ipairs(self.entries) do
+    local k = e.action .. ": " .. e.reason
+    c[k] = (c[k] or 0) + 1
+  end
+  return c
+end
+
+--- One warning line per entry, naming the script line (`psdl build` prints these).
+-- @treturn table lines
+function Log:lines()
+  local out = {}
+  for _, e in ipairs(self.entries) do
+    out[#out + 1] = string_format("%s %s at %.1f, %.1f: %s", e.action == "dropped" and "dropped" or "repaired",
+      e.reason, e.x or 0, e.z or 0, e.detail)
+  end
+  return out
+end
+
+-- ================================================================ single repairs
+
+-- Merge consecutive path points closer than `tol`; false when the road has no length left.
+local function merge_points(r, tol)
+  local a, b = r.a, r.b
+  local kept = {}
+  local px, pz = a.x, a.z
+  for _, v in ipairs(r.via) do
+    local dx, dz = v[1] - px, v[2] - pz
+    if dx * dx + dz * dz >= tol * tol then
+      kept[#kept + 1] = v
+      px, pz = v[1], v[2]
+    end
+  end
+  -- the last kept point must not sit on the end node either
+  while #kept > 0 do
+    local v = kept[#kept]
+    local dx, dz = v[1] - b.x, v[2] - b.z
+    if dx * dx + dz * dz >= tol * tol then break end
+    kept[#kept] = nil
+  end
+  local changed = #kept ~= #r.via
+  r.via = kept
+  local dx, dz = b.x - a.x, b.z - a.z
+  local ok = #kept > 0 or dx * dx + dz * dz >= tol * tol
+  return ok, changed
+end
+
+-- Douglas-Peucker simplification of the via points with tolerance tol (metres).
+local function simplify(r, tol)
+  local pts = { { r.a.x, r.a.z } }
+  for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2], v = v } end
+  pts[#pts + 1] = { r.b.x, r.b.z }
+  local keep = { [1] = true, [#pts] = true }
+  local stack = { { 1, #pts } }
+  while #stack > 0 do
+    local s = table_remove(stack)
+    local i0, i1 = s[1], s[2]
+    local p, q = pts[i0], pts[i1]
+    local dx, dz = q[1] - p[1], q[2] - p[2]
+    local L2 = dx * dx + dz * dz
+    local worst, wi = -1, nil
+    for i = i0 + 1, i1 - 1 do
+      local c = pts[i]
+      local t = L2 > 0 and ((c[1] - p[1]) * dx + (c[2] - p[2]) * dz) / L2 or 0
+      t = max(0, min(1, t))
+      local ex, ez = p[1] + t * dx - c[1], p[2] + t * dz - c[2]
+      local d = ex * ex + ez * ez
+      if d > worst then worst, wi = d, i end
+    end
+    if wi and worst > tol * tol then
+      keep[wi] = true
+      stack[#stack + 1] = { i0, wi }
+      stack[#stack + 1] = { wi, i1 }
+    end
+  end
+  local via = {}
+  for i = 2, #pts - 1 do if keep[i] then via[#via + 1] = pts[i].v end end
+  local changed = #via ~= #r.via
+  r.via = via
+  return changed
+end
+
+-- Fewer lanes and no sidewalks: true when the road became narrower.
+local function narrow(city, r)
+  local spec = r.spec
+  local no = {}
+  for k, v in pairs(r.opts) do no[k] = v end
+  local least = spec.oneway and 1 or 2
+  if spec.kind == "walkway" then least = 1 end
+  local changed = false
+  if (spec.lanes or 2) > least then no.lanes = least; changed = true end
+  if no.width ~= nil then no.width = nil; changed = true end
+  if spec.sidewalks then
+    no.sidewalk, no.sidewalk_left, no.sidewalk_right = "none", nil, nil
+    changed = true
+  end
+  if not changed then return false end
+  local profiles = require "psdl.city.profiles"
+  local ok, spec2 = pcall(profiles.resolve, city.style, city.profile_table, no, "")
+  if not ok or (spec2.half_width or 0) >= (spec.half_width or 0) - 1e-6 then return false end
+  r.opts, r.spec = no, spec2
+  return true
+end
+
+--- Remove a road from a city (the other roads are renumbered).
+-- @tparam table city
+-- @tparam table r
+function M.remove_road(city, r)
+  local roads = city.roads
+  for i = r.index, #roads - 1 do
+    roads[i] = roads[i + 1]
+    roads[i].index = i
+  end
+  roads[#roads] = nil
+  r.removed = true
+  city.built = nil
+end
+
+-- ================================================================ before the layout
+
+--- Clean the roads of a city before its layout: coincident consecutive points merged, roads
+-- of no length dropped. Recorded in `log`.
+-- @tparam table city
+-- @tparam table log from `M.log`
+function M.prepare(city, log)
+  local gone = {}
+  for _, r in ipairs(city.roads) do
+    local before = #r.via
+    local ok, changed = merge_points(r, M.MERGE)
+    if not ok then
+      gone[#gone + 1] = r
+    elseif changed then
+      log:road(r, "repaired", "coincident points merged",
+        string_format("%s: %d point%s of its path coincided with the one before and were merged",
+          require("psdl.city.layout").road_label(r), before - #r.via, before - #r.via == 1 and "" or "s"))
+    end
+  end
+  for k = #gone, 1, -1 do
+    local r = gone[k]
+    log:road(r, "dropped", "zero length", string_format("%s: its two ends are at the same place (%.2f, %.2f)",
+      require("psdl.city.layout").road_label(r), r.a.x, r.a.z))
+    M.remove_road(city, r)
+  end
+end
+
+-- ================================================================ the layout, repaired
+
+--- True for an error about a limit of the whole city (the vertex budget): no repair of one
+-- road is the answer to it.
+-- @tparam string msg
+function M.is_limit(msg)
+  return msg:find("vertex pool reaches", 1, true) ~= nil
+end
+
+-- The road a layout message is about: the label it starts with (`layout.road_label`).
+local function culprit(city, msg, layout)
+  local best, bestlen = nil, 0
+  for _, r in ipairs(city.roads) do
+    local l = layout.road_label(r)
+    if #l > bestlen and msg:sub(1, #l) == l and (msg:sub(#l + 1, #l + 1) == ":" or msg:sub(#l + 1, #l + 1) == "") then
+      best, bestlen = r, #l
+    end
+  end
+  if best then return "road", best end
+  for _, n in ipairs(city.nodes) do
+    local l = layout.node_label(n)
+    if msg:sub(1, #l) == l and msg:sub(#l + 1, #l + 1) == ":" then return "node", n end
+  end
+  return nil
+end
+
+local function lanes_of(r)
+  return r.spec.lanes or 2
+end
+
+-- the least of a list of roads: fewest lanes, then shortest, then last added
+local function least(list)
+  local v
+  for _, r in ipairs(list) do
+    if not v then v = r
+    else
+      local lr, lv = lanes_of(r), lanes_of(v)
+      if lr ~= lv then
+        if lr < lv then v = r end
+      else
+        local a, b = plan_length(road_points(r)), plan_length(road_points(v))
+        if a < b - 1e-6 or (math.abs(a - b) <= 1e-6 and r.index > v.index) then v = r end
+      end
+    end
+  end
+  return v
+end
+
+-- Roads named in a message as `layout.road_ref` writes them ("road 12 (...)").
+local function named_roads(city, msg)
+  local list, seen = {}, {}
+  for d in msg:gmatch("road (%d+)") do
+    local r = city.roads[tonumber(d)]
+    if r and not seen[r] then seen[r] = true; list[#list + 1] = r end
+  end
+  return list
+end
+
+-- Apply the next repair to a road the layout failed on; returns true when something changed.
+local function repair_road(city, r, msg, log, layout)
+  local what = msg
+  r.repairs = (r.repairs or 0) + 1
+  if what:find("ramps", 1, true) and (r.bridge or r.tunnel) then
+    local kind = r.bridge and "bridge" or "tunnel"
+    r.bridge, r.tunnel = nil, nil
+    log:road(r, "repaired", kind .. " made at grade", msg)
+    return true
+  end
+  if what:find("coincide", 1, true) then
+    local ok = merge_points(r, 0.5)
+    if ok then
+      log:road(r, "repaired", "coincident points merged", msg)
+      return true
+    end
+  end
+  local bendy = what:find("bends tighter", 1, true) or what:find("centre line cannot be built", 1, true)
+    or what:find("coincide", 1, true)
+  -- every other failure of a road (too short for its ends, ...) climbs the same ladder:
+  -- a simpler, straighter, narrower road may fit where the original did not
+  do
+    local step = r.bend_step or 0
+    if step < 1 and #r.via > 1 then
+      r.bend_step = 1
+      if simplify(r, max(1, r.spec.half_width or 5)) then
+        log:road(r, "repaired", "bend eased", msg)
+        return true
+      end
+    end
+    if step < 2 and #r.via > 0 then
+      r.bend_step = 2
+      r.via = {}
+      log:road(r, "repaired", "road straightened", msg)
+      return true
+    end
+    if step < 3 then
+      r.bend_step = 3
+      if narrow(city, r) then
+        log:road(r, "repaired", "road narrowed", msg)
+        return true
+      end
+    end
+  end
+  local reason = "cannot be built"
+  if what:find("too short for its ends", 1, true) then reason = "too short for its intersections"
+  elseif bendy then reason = "bends too tight" end
+  log:road(r, "dropped", reason, msg)
+  M.remove_road(city, r)
+  return true
+end
+
+local function repair_node(city, n, msg, log, layout, named)
+  local cands = {}
+  for _, r in ipairs(named or named_roads(city, msg)) do
+    if not r.removed then cands[#cands + 1] = r end
+  end
+  if #cands == 0 then
+    for _, e in ipairs(n.ends or {}) do
+      if not e.road.removed then cands[#cands + 1] = e.road end
+    end
+  end
+  local victim = least(cands)
+  if not victim then return false end
+  local reason = "cannot be built at its node"
+  if msg:find("same direction", 1, true) then reason = "leaves a node along another road"
+  elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
+    reason = "meets a tunnel or bridge node at grade" end
+  log:road(victim, "dropped", reason, msg)
+  M.remove_road(city, victim)
+  return true
+end
+
+--- Run the layout (`attempt()` builds the road rooms into a fresh builder and returns what
+-- it returns) until it succeeds, repairing or dropping the roads it fails on each time.
+-- After a round with failures, the repaired roads and the roads sharing their nodes are
+-- built alone (`city.only`, a part of the city) until they build; then the whole city is
+-- built again.
+-- @tparam table city
+-- @tparam table log from `M.log`
+-- @tparam function attempt
+-- @return what `attempt` returns
+-- @raise the layout's message in strict mode, when the culprit cannot be found, or when the
+--   city has no road left
+function M.run(city, log, attempt)
+  local layout = require "psdl.city.layout"
+  local limit = #city.roads * M.RETRIES_PER_ROAD + 10
+  local changed = nil -- roads repaired since the last whole build, when checking a part
+  for _ = 1, limit do
+    -- the layout lists every node and run it fails on (not in strict mode: the first
+    -- failure raises, as it always did)
+    city.failures = not log.strict and {} or nil
+    if changed then
+      local nodes, roads = {}, {}
+      for _, r in ipairs(changed) do nodes[r.a], nodes[r.b] = true, true end
+      for _, q in ipairs(city.roads) do
+        if nodes[q.a] or nodes[q.b] then roads[q] = true end
+      end
+      city.only = { nodes = nodes, roads = roads }
+    end
+    local res = table.pack(pcall(attempt))
+    local failures = city.failures or {}
+    city.failures, city.only = nil, nil
+    if res[1] and #failures == 0 then
+      if not changed then return table.unpack(res, 2, res.n) end
+      changed = nil -- the part builds: the whole city again
+    else
+      if not res[1] then failures = { tostring(res[2]) } end
+      -- one repair per road or node in this round (the first message about it); culprits
+      -- are found first: a dropped road renumbers the others, and messages name roads by number
+      local seen, todo = {}, {}
+      for _, msg in ipairs(failures) do
+        if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
+        local kind, obj = culprit(city, msg, layout)
+        if not obj then error(msg, 0) end
+        if not seen[obj] then
+          seen[obj] = true
+          todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg) or nil }
+        end
+      end
+      local before = #log.entries
+      for _, t in ipairs(todo) do
+        local kind, obj, msg = t[1], t[2], t[3]
+        local done = false
+        if kind == "road" then
+          done = obj.removed or repair_road(city, obj, msg, log, layout)
+        elseif kind == "node" then
+          done = repair_node(city, obj, msg, log, layout, t[4])
+        end
+        if not done then error(msg, 0) end
+      end
+      if #city.roads == 0 then
+        error("every road of the city had to be dropped; the last: " .. failures[#failures], 0)
+      end
+      changed = changed or {}
+      for k = before + 1, #log.entries do
+        local r = log.by_entry[log.entries[k]]
+        if r then changed[#changed + 1] = r end
+      end
+    end
+  end
+  error("the city's roads could not be repaired in " .. limit .. " attempts", 0)
+end
+
+return M
