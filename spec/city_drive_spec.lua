@@ -92,8 +92,8 @@ describe("psdl.city conflicts", function()
     local c, l1, l2 = town(false)
     local ok, err = pcall(c.build, c)
     assert.is_false(ok)
-    assert.matches("the dead end of road 2 %(Short Lane%) at " .. SPEC .. ":" .. l2 .. " would overlap road 1 %(Main%) at "
-      .. SPEC .. ":" .. l1, err)
+    assert.matches("^the dead end of road 2 %(Short Lane%) at " .. SPEC .. ":" .. l2 .. " %(node 4%) would overlap road 1 "
+      .. "%(Main%) at " .. SPEC .. ":" .. l1, err)
     local lane
     c, _, _, lane = town(true)
     local doc, report = c:build()
@@ -105,14 +105,15 @@ describe("psdl.city conflicts", function()
   end)
 
   it("refuses two parallel roads whose rooms would overlap, naming both script lines", function()
-    local c = city_mod.new{ auto_junctions = true } -- no junction can part them
+    local c = city_mod.new{}
     local l1 = next_line()
     c:road(c:node(0, 0), c:node(200, 0))
     local l2 = next_line()
     c:road(c:node(0, 5), c:node(200, 5))
     local ok, err = pcall(c.build, c)
     assert.is_false(ok)
-    assert.matches(SPEC .. ":" .. l1 .. ": road 1: its rooms would overlap those of road 2 at " .. SPEC .. ":" .. l2, err)
+    assert.matches("^" .. SPEC .. ":" .. l1 .. ": road 1, its rooms would overlap those of road 2 at " .. SPEC .. ":" .. l2,
+      err)
     -- 18 m apart (two 9 m half widths) they only touch
     c = city_mod.new{ blocks = false, dead_end = "open" }
     c:road(c:node(0, 0), c:node(200, 0))
@@ -128,15 +129,25 @@ describe("psdl.city conflicts", function()
     c:road(c:node(0, -50), c:node(0, 100), { bridge = true })
     local doc, report = c:build()
     assert_drivable(doc, report)
-    -- an explicit ramp that cannot fit is refused
-    c = city_mod.new{ seed = 1 }
-    local l1 = next_line()
-    c:road(c:node(-150, 0), c:node(150, 0))
-    local l2 = next_line()
-    c:road(c:node(0, -50), c:node(0, 100), { bridge = { ramp = 60 } })
+    -- an explicit ramp that cannot fit: a geometric limit, refused with strict = true naming
+    -- both roads; otherwise psdl.city.repair deals with the road and reports it
+    local function town(strict)
+      c = city_mod.new{ seed = 1, strict = strict }
+      local l1 = next_line()
+      c:road(c:node(-150, 0), c:node(150, 0))
+      local l2 = next_line()
+      c:road(c:node(0, -50), c:node(0, 100), { bridge = { ramp = 60 } })
+      return c, l1, l2
+    end
+    local l1, l2
+    c, l1, l2 = town(true)
     local ok, err = pcall(c.build, c)
     assert.is_false(ok)
     assert.matches(SPEC .. ":" .. l2 .. ": road 2: its bridge ramp would reach road 1 at " .. SPEC .. ":" .. l1, err)
+    doc, report = town(false):build()
+    assert.is_true(#report.repairs > 0)
+    assert.matches("its bridge ramp would reach road 1", report.repairs[1].detail)
+    assert_drivable(doc, report)
   end)
 
   it("lets a bridge or a tunnel cross a road without a junction", function()
@@ -256,7 +267,7 @@ describe("psdl.city bridges over walkways and dead ends (reduced from random tow
     end
     local ok, err = pcall(town(false).build, town(false))
     assert.is_false(ok)
-    assert.matches("the dead end of road 4 at " .. SPEC .. ":%d+ would overlap road 2 at " .. SPEC .. ":%d+", err)
+    assert.matches("the dead end of road 4 at " .. SPEC .. ":%d+ %(node 6%) would overlap road 2 at " .. SPEC .. ":%d+", err)
     local doc, report = town(true):build()
     assert_drivable(doc, report)
   end)

@@ -356,7 +356,7 @@ local function pull_back(r, n, o, need)
     local px, pz = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
     if clear(px, pz) then x, z, keep = px, pz, i - 1; break end
   end
-  if not x then
+  if not x then -- (psdl.city.repair may drop a road: the message starts with the node)
     error(string_format("%s: the dead end of %s would overlap %s, and pulling it back would leave too little of the "
       .. "road (%.1f m long): move the node", M.node_label(n), M.road_ref(r), M.road_ref(o), L), 0)
   end
@@ -387,10 +387,12 @@ local function resolve_conflicts(city)
           .. "make one a bridge or tunnel, or pass auto_junctions = true to psdl.city.new", M.road_label(c.a),
           M.road_ref(c.b), c.x, c.z), 0)
       end
+      -- (conflicts are mistakes of the script, not for psdl.city.repair: their messages do
+      -- not start with "<road or node label>:")
       if c.kind == "touch" then
-        error(string_format("%s: the dead end of %s would overlap %s (%.1f m from its centre line at (%.1f, %.1f), "
-          .. "it needs %.1f m): move the node clear of it, join the roads there, or pass auto_junctions = true to "
-          .. "psdl.city.new (the dead end is then pulled back)", M.node_label(c.node), M.road_ref(c.own),
+        error(string_format("the dead end of %s (node %s) would overlap %s (%.1f m from its centre line at (%.1f, "
+          .. "%.1f), it needs %.1f m): move the node clear of it, join the roads there, or pass auto_junctions = "
+          .. "true to psdl.city.new (the dead end is then pulled back)", M.road_ref(c.own), tostring(c.node.id),
           M.road_ref(c.road), c.d, c.x, c.z, c.need), 0)
       end
       error(string_format("%s lies on the body of %s (%.1f m from its centre line at (%.1f, %.1f)): split that road "
@@ -1172,9 +1174,11 @@ function M.build_roads(city, b, rng)
     for _, o in ipairs(ov) do if rank(o) > rank(c) then c = o end end
     local what = function(x) return x.a and M.road_label(x) or M.node_label(x) end
     local ref = function(x) return x.a and M.road_ref(x) or ("the intersection of " .. M.node_label(x)) end
-    error(string_format("%s: its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
-      .. "widths apart; move them apart, join them at a node, or make one a bridge or tunnel", what(c.a), ref(c.b),
-      c.x, c.z), 0)
+    -- a script's mistake, refused; with auto_junctions (an importer's network) psdl.city.repair
+    -- may narrow or drop a road instead: then the message starts with "<label>:"
+    error(string_format("%s%s its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
+      .. "widths apart; move them apart, join them at a node, or make one a bridge or tunnel", what(c.a),
+      city.auto_junctions and ":" or ",", ref(c.b), c.x, c.z), 0)
   end
   return { runs = runs, classes = classes }
 end
