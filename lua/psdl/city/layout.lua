@@ -1166,7 +1166,10 @@ function M.build_roads(city, b, rng)
     guarded(city, build_run, city, b, run, rng)
     ::next_run::
   end
-  local ov = M.overlaps(city, b)
+  -- (roads to repair first: psdl.city.repair runs the layout again; an importer's network,
+  -- auto_junctions: the validator's room_overlap rule judges)
+  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
+  local ov = (city.auto_junctions or city.only) and {} or M.overlaps(city, b)
   if ov[1] then
     -- name two roads where there are, else a road and an intersection
     local c = ov[1]
@@ -1174,11 +1177,10 @@ function M.build_roads(city, b, rng)
     for _, o in ipairs(ov) do if rank(o) > rank(c) then c = o end end
     local what = function(x) return x.a and M.road_label(x) or M.node_label(x) end
     local ref = function(x) return x.a and M.road_ref(x) or ("the intersection of " .. M.node_label(x)) end
-    -- a script's mistake, refused; with auto_junctions (an importer's network) psdl.city.repair
-    -- may narrow or drop a road instead: then the message starts with "<label>:"
-    error(string_format("%s%s its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
+    -- a script's mistake, refused (not led by "<label>:", so not for psdl.city.repair)
+    error(string_format("%s, its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
       .. "widths apart; move them apart, join them at a node, or make one a bridge or tunnel", what(c.a),
-      city.auto_junctions and ":" or ",", ref(c.b), c.x, c.z), 0)
+      ref(c.b), c.x, c.z), 0)
   end
   return { runs = runs, classes = classes }
 end
