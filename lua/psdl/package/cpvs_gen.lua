@@ -156,9 +156,12 @@ function M.generate(doc, opts)
         local nb = p.neighbour
         if nb and nb > 0 and nb < R then set[nb], keep[nb] = true, true end
       end
-      local ring = {}
+      local ring, hit = {}, {}
       for _, t in ipairs(hits[r]) do
-        if t > 0 and t < R and not set[t] then set[t] = true; ring[#ring + 1] = t end
+        if t > 0 and t < R then
+          hit[t] = true
+          if not set[t] then set[t] = true; ring[#ring + 1] = t end
+        end
       end
       -- a room seen through a gap: its perimeter neighbours (`dilate` rings of them) can show
       -- through the same gap from eye points the sampling did not try
@@ -185,9 +188,12 @@ function M.generate(doc, opts)
       local ids = {}
       for t in pairs(set) do ids[#ids + 1] = t end
       if #ids > M.MAX_VISIBLE then
-        -- the draw cap: the room, its neighbours, then the nearest rooms
+        -- the draw cap: the room, its neighbours, the rooms rays hit, then the rooms only the
+        -- rings or the `close` distance added; nearest first within each
         local d = {}
-        for _, t in ipairs(ids) do d[t] = keep[t] and -1 or box_distance(br, boxes[t]) end
+        for _, t in ipairs(ids) do
+          d[t] = keep[t] and -1 or (hit[t] and 0 or 1e7) + box_distance(br, boxes[t])
+        end
         table.sort(ids, function(a, b) if d[a] ~= d[b] then return d[a] < d[b] end return a < b end)
         for i = #ids, M.MAX_VISIBLE + 1, -1 do ids[i] = nil end
         cut = cut + 1
