@@ -18,8 +18,9 @@
 -- Limits (CF §3.3, §3.4): the game decompresses a row into a 512-byte buffer, so room ids
 -- must stay below 2,048; a city with more rooms is refused here (a CPVS cannot describe it:
 -- split the city). A row may list at most 511 other rooms (`cityLevel::Draw` stops at
--- 512): a longer row keeps the room itself, its neighbours and then the nearest rooms by
--- bounding-box distance, and the package report says how many rows were cut.
+-- 512): a longer row keeps the room itself, its neighbours, the rooms rays hit and then the
+-- rooms only the rings or `close` added (nearest by bounding-box distance first within each),
+-- and the package report says how many rows were cut.
 -- @module psdl.package.cpvs_gen
 
 local string, table, math = string, table, math
