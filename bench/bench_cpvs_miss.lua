@@ -23,7 +23,7 @@ else
   doc = assert(loadfile(path, "t", env))():build()
 end
 local ref_opts = { rays = tonumber(arg[2]) or 30720, eyes = tonumber(arg[3]) or 64, targeted = tonumber(arg[4]) or 128,
-                   seed = 7, dilate = 0 }
+                   seed = 7, dilate = 0, symmetric = false }
 
 local c0 = os.clock()
 -- PSDL_VIS_OPTS="targeted=24,dilate=1" overrides the defaults under test

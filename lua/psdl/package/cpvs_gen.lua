@@ -36,7 +36,7 @@ M.MAX_ROOM_ID = 2047
 M.MAX_VISIBLE = 511
 
 --- Default options.
-M.DEFAULTS = { range = 1000, rays = 1024, eyes = 16, targeted = 24, close = 40, threads = 2, batch = 32, dilate = 2 }
+M.DEFAULTS = { range = 1000, rays = 1024, eyes = 16, targeted = 24, close = 40, threads = 2, batch = 32, dilate = 2, symmetric = true }
 
 local function room_boxes(doc)
   local V = doc.vertices
@@ -147,9 +147,35 @@ function M.generate(doc, opts)
   local copts = { range = o.range, rays = o.rays, eyes = o.eyes, targeted = o.targeted, seed = floor(seed) % 9007199254740991,
                   threads = o.threads }
   local done = 0
+  -- the rays first (the progress bar follows them), then the rows: a room whose rays hit
+  -- room t is seen from t as well when `symmetric` (eyes are 1-15 m above both rooms, and
+  -- what one room's eyes reach the other's usually reach back: the union is conservative)
+  local hits = {}
   for first = 1, R - 1, o.batch do
     local last = math.min(first + o.batch - 1, R - 1)
-    local hits = vis:rows(first, last, copts)
+    local h = vis:rows(first, last, copts)
+    for r = first, last do hits[r] = h[r] end
+    done = last
+    if opts.progress then opts.progress(done, R - 1) end
+  end
+  if o.symmetric then
+    local extra = {}
+    for r = 1, R - 1 do
+      for _, t in ipairs(hits[r]) do
+        if t > 0 and t < R and t ~= r then
+          local e = extra[t]
+          if not e then e = {}; extra[t] = e end
+          e[#e + 1] = r
+        end
+      end
+    end
+    for t, e in pairs(extra) do
+      local row = hits[t]
+      for _, r in ipairs(e) do row[#row + 1] = r end
+    end
+  end
+  do
+    local first, last = 1, R - 1
     for r = first, last do
       local set, keep = {}, {}
       set[r], keep[r] = true, true
@@ -204,8 +230,6 @@ function M.generate(doc, opts)
       total = total + #ids
       if #ids > longest then longest = #ids end
     end
-    done = last
-    if opts.progress then opts.progress(done, R - 1) end
   end
   local ntri = vis:triangles()
   vis:close()
