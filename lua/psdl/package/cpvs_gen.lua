@@ -6,14 +6,16 @@
 -- walkable surfaces against every triangle the game draws (ground, roads, facades, roofs,
 -- tunnel walls; `psdl.export` makes them), up to the view range (CF §3.5: 1,000 m), then
 -- aims rays from every eye at each room in range that no random ray hit. A row is then: the
--- rooms the rays hit and `dilate` (2) rings of their perimeter neighbours, the room itself,
+-- rooms its rays hit and the rooms whose rays hit it (`symmetric`), `dilate` (2) rings of
+-- perimeter neighbours around those, the room itself,
 -- its perimeter neighbours and every room whose bounding box is within `close` metres (40 m:
 -- what a sampled ray cast can miss close by costs little to draw). The rings make the rows
 -- conservative: a far room seen through a narrow gap from one eye point is usually seen from
 -- others through the same gap together with the rooms next to it, and a missed room pops in
 -- while an extra one only costs draw time (CF §3.5's recipe errs the same way). Against a
--- sampling with ten times the rays and three times the eyes, downtown misses about 1 % of
--- the room pairs (26 % with one aimed ray per eye and no rings; bench/README.md).
+-- sampling with ten times the rays and three times the eyes, downtown misses 0.7 % of the
+-- room pairs and the London-scale bench city 2.8 % (28 % and 31 % before the rings and the
+-- symmetry; bench/README.md).
 --
 -- Limits (CF §3.3, §3.4): the game decompresses a row into a 512-byte buffer, so room ids
 -- must stay below 2,048; a city with more rooms is refused here (a CPVS cannot describe it:
@@ -94,7 +96,8 @@ end
 -- @tparam[opt] table opts `range` (m, 1000), `rays` (random rays per room, 1024), `eyes`
 --   (per room, 16), `targeted` (rays aimed at each room in range no random ray hit, 24: one
 --   or more from every eye; fewer beyond 150 m, at least 2), `dilate` (rings of perimeter neighbours
---   added around every room a ray hit, 2; 0 for only what rays reach), `close` (m, 40),
+--   added around every room a ray hit, 2; 0 for only what rays reach), `symmetric` (true:
+--   a room sees every room whose rays hit it), `close` (m, 40),
 --   `seed` (integer, 1), `threads` (2), `progress` (function(done, total) called after each
 --   batch of rooms)
 -- @treturn table cpvs `{rooms = R, rows = {...}}`
