@@ -1,7 +1,7 @@
 # Sourced by scripts/run and scripts/test: install the Debian packages psdlkit needs when
 # any is missing, then configure and build into ./build. Needs root (or sudo) on a fresh
 # machine; does nothing when everything is already installed.
-PSDL_PACKAGES="gcc make cmake lua5.4 liblua5.4-dev lua-busted lua-argparse lua-cjson lua-filesystem libpng-dev lua-socket lua-term lua-expat libzip-dev python3 unzip lua-zlib"
+PSDL_PACKAGES="gcc make cmake lua5.4 liblua5.4-dev lua-busted lua-argparse lua-cjson lua-filesystem libpng-dev lua-socket lua-term lua-expat libzip-dev python3 unzip lua-zlib luarocks"
 
 psdl_install_deps() {
     local missing=""
@@ -13,8 +13,38 @@ psdl_install_deps() {
     local sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq || return 1
-    $sudo apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $missing >/dev/null || return 1
+    psdl_apt $sudo update -qq || return 1
+    psdl_apt $sudo install -y -qq --no-install-recommends $missing || return 1
+}
+
+# psdl_apt [sudo] ARGS...: apt-get ARGS, waiting while another apt or dpkg process holds
+# the package lock (an unattended upgrade on a fresh machine), as Debian's own tools do:
+# apt waits up to PSDL_APT_LOCK_WAIT seconds (default 600) for the dpkg lock itself
+# (DPkg::Lock::Timeout), and a run that still fails on a lock (the lists lock of
+# `apt-get update` has no timeout) is retried every 10 s until that time is up, with a
+# message. Other failures are not retried.
+psdl_apt() {
+    local sudo=""
+    if [ "${1:-}" = sudo ]; then sudo="sudo"; shift; fi
+    local wait_max="${PSDL_APT_LOCK_WAIT:-600}" waited=0 out status
+    while :; do
+        out=$($sudo apt-get -o DPkg::Lock::Timeout="$wait_max" "$@" 2>&1)
+        status=$?
+        [ "$status" -eq 0 ] && return 0
+        if printf '%s\n' "$out" | grep -qiE 'could not get lock|unable to acquire the dpkg frontend lock|unable to lock|is another process using it'; then
+            if [ "$waited" -ge "$wait_max" ]; then
+                printf '%s\n' "$out" >&2
+                echo "psdlkit: another apt/dpkg process still holds the package lock after ${waited} s; try again later" >&2
+                return 1
+            fi
+            echo "psdlkit: another apt/dpkg process holds the package lock; waiting (${waited} s so far)..." >&2
+            sleep "${PSDL_APT_RETRY_SLEEP:-10}"
+            waited=$((waited + ${PSDL_APT_RETRY_SLEEP:-10}))
+            continue
+        fi
+        printf '%s\n' "$out" >&2
+        return "$status"
+    done
 }
 
 # psdl_install_viewer_deps: what `psdl view` and its browser tests need: node and npm (to
@@ -33,8 +63,8 @@ psdl_install_viewer_deps() {
     local sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo"
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -qq || return 1
-    $sudo apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $missing >/dev/null || return 1
+    psdl_apt $sudo update -qq || return 1
+    psdl_apt $sudo install -y -qq --no-install-recommends $missing || return 1
 }
 
 # psdl_build DIR [cmake args...]: configure (once) and build.

@@ -1531,6 +1531,12 @@ static int l_write_file(lua_State *L) {
     size_t len;
     const char *bytes = luaL_checklstring(L, 2, &len);
     psdl_error err;
+    if (lpsdl_memory_exceeded(L)) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "psdl: io: %s: not written: the memory limit (--max-memory) was reached", path);
+        lua_pushstring(L, "io");
+        return 3;
+    }
     if (lpsdl_writes_denied()) {
         luaL_pushfail(L);
         lua_pushfstring(L, "psdl: io: %s: writing files is not allowed in a sandboxed city script "

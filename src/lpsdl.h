@@ -32,5 +32,8 @@ float lpsdl_to_float(lua_Number n, int *ok);
 void lpsdl_open_sandbox(lua_State *L);
 /* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
 int lpsdl_writes_denied(void);
+/* Non-zero once the memory limit of core.memory_limit was hit (until it is set again):
+ * core.write_file must refuse, so a run stopped for memory writes nothing. */
+int lpsdl_memory_exceeded(lua_State *L);
 
 #endif

@@ -25,6 +25,9 @@ static int l_deny_writes(lua_State *L) {
     return 1;
 }
 
+/* Bytes allowed past the limit after it was first hit (see guard_alloc). */
+#define HEADROOM ((size_t)64 << 20)
+
 typedef struct {
     lua_Alloc f;       /* the allocator wrapped */
     void *ud;
@@ -42,7 +45,13 @@ static void *guard_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return g->f(g->ud, ptr, osize, 0);
     }
     if (g->limit && nsize > old && g->used - old + nsize > g->limit) {
-        g->exceeded = 1;
+        if (!g->exceeded) {
+            /* the first refusal: Lua raises "not enough memory"; the code that catches it
+             * (the sandbox, the command) gets HEADROOM more to report it and clean up, so
+             * the error itself cannot leave the limit stuck on a full heap */
+            g->exceeded = 1;
+            g->limit += HEADROOM;
+        }
         return NULL;
     }
     void *p = g->f(g->ud, ptr, osize, nsize);
@@ -129,8 +138,22 @@ static int l_memory_stats(lua_State *L) {
     return 1;
 }
 
+int lpsdl_memory_exceeded(lua_State *L) {
+    mem_guard *g = guard_of(L, 0);
+    return g && g->exceeded;
+}
+
+/* core.memory_exceeded() -> boolean: whether the limit was hit since it was set (allocates
+ * nothing, so it can be asked on a full heap). */
+static int l_memory_exceeded(lua_State *L) {
+    mem_guard *g = guard_of(L, 0);
+    lua_pushboolean(L, g && g->exceeded);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"deny_writes", l_deny_writes},
+    {"memory_exceeded", l_memory_exceeded},
     {"memory_limit", l_memory_limit},
     {"memory_stats", l_memory_stats},
     {NULL, NULL},

@@ -1362,12 +1362,16 @@ end
 local OPTIONS = { output = true, format = true, size = true, rooms = true, problems = true, legend = true,
   perimeters = true, title = true, supersample = true, compression = true }
 
+--- Largest `size` of a PNG map: 8192 px on the long side (the canvas holds 64 Mpixels,
+-- 8192 x 8192). SVG maps take up to 16384.
+M.PNG_MAX_SIZE = 8192
+
 --- Render a top-down map of a document.
 -- @tparam table doc a document (`psdl.read`, `psdl.decode`, or built by hand)
 -- @tparam[opt] table opts
 --   `output` (path: write the image there, atomically; its extension `.png`/`.svg` picks the
 --   format unless `format`), `format` (`"png"` (default) or `"svg"`), `size` (pixels on the
---   long side, legend included; 64-16384, default 2048), `rooms` (room numbers), `problems`
+--   long side, legend included; 64-8192 for PNG, 64-16384 for SVG, default 2048), `rooms` (room numbers), `problems`
 --   (true: markers for what `psdl.validate` reports; or a list of problems as it returns
 --   them), `legend` (default true), `perimeters` (room outlines, default true), `title`
 --   (legend title, e.g. the file name), `supersample` (1-4; PNG fills drawn that many times
@@ -1417,6 +1421,10 @@ function M.render(doc, opts)
   if format ~= "png" and format ~= "svg" then
     return nil, string_format("psdl: usage: %s: unknown image format %q (use .png or .svg)",
       tostring(opts.output or "render"), format), "usage"
+  end
+  if format == "png" and size and size > M.PNG_MAX_SIZE then
+    return nil, string_format("psdl: usage: size %d: a PNG map is at most %d px on the long side (its canvas "
+      .. "holds 64 Mpixels); use SVG for a larger map", size, M.PNG_MAX_SIZE), "usage"
   end
 
   local core = require "psdl.core"

@@ -90,6 +90,21 @@ local function plain_copy(v, seen)
 end
 M.plain_copy = plain_copy
 
+--- A message without positions inside psdlkit's own Lua files
+-- (`/.../lua/psdl/init.lua:216: bad argument ...` -> `bad argument ...`): a user should
+-- read their own file and field, not the library's internals.
+-- @tparam string msg
+-- @treturn string
+function M.clean_message(msg)
+  msg = tostring(msg)
+  local prev
+  repeat
+    prev = msg
+    msg = msg:gsub("^[^\n:]*/lua/psdl/[%w_/]+%.lua:%d+: ", ""):gsub("^%[string \"psdl[^\"]*\"%]:%d+: ", "")
+  until msg == prev
+  return (msg:gsub("(: )[^\n: ]*/lua/psdl/[%w_/]+%.lua:%d+: ", "%1"))
+end
+
 local function dirname(path)
   return path:match("^(.*)/[^/]*$") or "."
 end
@@ -192,7 +207,18 @@ local function read_only(box, t, cache)
       if type(v) == "table" then return read_only(box, v, cache) end
       if type(v) == "function" then
         if not cache.fn[v] then
-          cache.fn[v] = function(...) return box:inside(v, cache.unwrap(...)) end
+          local name = type(k) == "string" and k or "?"
+          cache.fn[v] = function(...)
+            return (function(ok, ...)
+              if ok then return ... end
+              local e = ...
+              if type(e) ~= "string" then error(e, 0) end
+              -- the library's own position says nothing to the script's author: the
+              -- error is raised again at the script's line, naming the function
+              e = M.clean_message(e):gsub("to 'fn'", "to '" .. name .. "'", 1)
+              error(e, 2)
+            end)(pcall(box.inside, box, v, cache.unwrap(...)))
+          end
         end
         return cache.fn[v]
       end
@@ -296,16 +322,16 @@ function Box:sandbox_env(psdl)
   -- pcall/xpcall do not catch the stop of the time or memory limit
   env.pcall = function(f, ...)
     return (function(ok, ...)
-      if not ok and (is_stop((...)) or box.stopped) then error(box.stopped or (...), 0) end
+      if not ok and (is_stop((...)) or box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(pcall(f, ...))
   end
   env.xpcall = function(f, handler, ...)
     return (function(ok, ...)
-      if not ok and box.stopped then error(box.stopped, 0) end
+      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(xpcall(f, function(e)
-      if is_stop(e) or box.stopped then return box.stopped or e end
+      if is_stop(e) or box.stopped or core.memory_exceeded() then return box.stopped or e end
       return handler(e)
     end, ...))
   end
@@ -330,7 +356,7 @@ function Box:sandbox_env(psdl)
   end
   co.resume = function(thread, ...)
     return (function(ok, ...)
-      if not ok and box.stopped then error(box.stopped, 0) end
+      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(coroutine.resume(thread, ...))
   end
@@ -514,6 +540,7 @@ function Box:run(fn, ...)
     local where = script_line(box, nil, 2)
     if stats and stats.exceeded then return memory_stop(where or box.last_line) end
     if type(e) ~= "string" then e = tostring(e) end
+    e = M.clean_message(e)
     if where and not e:find(where:match("^(.*):%d+$"), 1, true) then e = where .. ": " .. e end
     return e
   end

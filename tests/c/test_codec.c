@@ -2089,6 +2089,8 @@ static void test_crashers(const char *dir) {
         free(p);
         free(data);
     }
+    set_ctx("crashers");
+    CHECKF(n > 0, "no crasher inputs found in %s (the folder must hold every input that once crashed)", dir);
     printf("  crashers: %zu inputs in %s\n", n, dir);
     free_list(names, n);
 }

@@ -273,6 +273,12 @@ function City:road(a, b, opts)
          or (v[3] ~= nil and type(v[3]) ~= "number") then
         argerr(3, "road", string_format("via[%d]: {x, z} or {x, z, y} expected", i))
       end
+      for c = 1, 3 do
+        local x = v[c]
+        if x ~= nil and (x ~= x or x == math.huge or x == -math.huge) then
+          argerr(3, "road", string_format("via[%d][%d]: finite number expected, got %s", i, c, x ~= x and "nan" or tostring(x)))
+        end
+      end
       via[i] = { v[1], v[2], v[3] }
     end
   end

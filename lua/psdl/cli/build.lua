@@ -75,7 +75,7 @@ function M.configure(cmd)
   cmd:option("-o --output", "Output PSDL (default: the script's name with .psdl, in the current folder)."):argname("<out>")
   cmd:option("--seed", "Seed of the city's randomness (an integer)."):argname("<n>")
   cmd:option("--preview", "Also draw a map of the city: .png or .svg."):argname("<map>")
-  cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
+  cmd:option("--size", "Pixels on the long side of the preview (PNG 64-8192, SVG 64-16384).", "2048"):argname("<n>")
   cmd:flag("--rooms", "Write room numbers on the preview.")
   cmd:flag("--strict", "Refuse a city with validation warnings too, and fail on the first road the build would "
     .. "have to repair or drop (without it: repaired, with a warning naming the script line).")
@@ -97,10 +97,7 @@ function M.run(args, ctx)
     seed = math.tointeger(tonumber(args.seed))
     if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
   end
-  local size = math.tointeger(tonumber(args.size))
-  if not size or size < 64 or size > 16384 then
-    common.failure("usage", string.format("--size: integer 64-16384 expected, got %q", args.size))
-  end
+  local size = common.map_size(args.size, args.preview)
   if args.preview and not (args.preview:lower():match("%.png$") or args.preview:lower():match("%.svg$")) then
     common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
   end

@@ -65,11 +65,13 @@ function M.exit_for(code)
   return M.exit.bad_input
 end
 
---- Strip the `psdl: ` prefix the library puts on its messages (the CLI adds its own).
+--- Strip the `psdl: ` prefix the library puts on its messages (the CLI adds its own), and
+-- positions inside the library's own files (`.../lua/psdl/init.lua:216: `), which say
+-- nothing to a user (`psdl.sandbox.clean_message`).
 -- @tparam string msg
 -- @treturn string
 function M.clean(msg)
-  msg = tostring(msg)
+  msg = require("psdl.sandbox").clean_message(tostring(msg))
   return (msg:gsub("^psdl: ", ""))
 end
 
@@ -79,10 +81,29 @@ end
 function M.psdl()
   local ok, psdl = pcall(require, "psdl")
   if not ok then
-    M.failure("internal", "cannot load the psdl library (is psdl/core.so built? set "
-      .. "PSDL_BUILD_DIR to its build directory): " .. (tostring(psdl):match("^[^\n]*")))
+    if M.is_core_missing(psdl) then M.failure("io", M.build_hint()) end
+    M.failure("internal", "cannot load the psdl library: " .. (tostring(psdl):match("^[^\n]*")))
   end
   return psdl
+end
+
+--- Whether an error says the C module `psdl.core` (psdl/core.so) is not there.
+-- @param err an error value
+-- @treturn boolean
+function M.is_core_missing(err)
+  return type(err) == "string" and err:find("module 'psdl.core' not found", 1, true) ~= nil
+end
+
+--- The message for a missing C module: what to run to build it (exit code `io`).
+-- @treturn string
+function M.build_hint()
+  local cli = package.loaded["psdl.cli"]
+  local root = cli and cli.root
+  local where = cli and cli.build_dir and (" (looked in " .. cli.build_dir .. ")") or ""
+  local r = root and (root:match("^(.+)/scripts/%.%.$") or (root == "scripts/.." and ".") or root) or "."
+  return string.format("the C module psdl/core.so is not built yet%s: build it with 'cmake -S %s -B %s/build "
+    .. "&& cmake --build %s/build' (or run %s/scripts/run), or set PSDL_BUILD_DIR to the folder that holds "
+    .. "psdl/core.so", where, r, r, r, r)
 end
 
 --- Read a whole file.
@@ -182,6 +203,24 @@ function M.refuse_overwrite(inputs, outputs)
       end
     end
   end
+end
+
+--- Check a map size option (`--size` of render, build --preview, osm --preview): 64-8192 px
+-- for a PNG map (its canvas holds 64 Mpixels), 64-16384 for SVG.
+-- @tparam string text the option's text
+-- @tparam[opt] string path the map's file name (its extension tells the format)
+-- @tparam[opt] string format `"png"` or `"svg"` (overrides the extension)
+-- @treturn integer the size
+-- @raise a `usage` failure naming the range
+function M.map_size(text, path, format)
+  format = format or (path and path:lower():match("%.(svg)$")) or "png"
+  local hi = format == "svg" and 16384 or require("psdl.render").PNG_MAX_SIZE
+  local n = math.tointeger(tonumber(text))
+  if not n or n < 64 or n > hi then
+    M.failure("usage", string.format("--size: integer 64-%d expected for a%s map (PNG 64-8192, SVG 64-16384), got %q",
+      hi, format == "svg" and "n SVG" or " PNG", tostring(text)))
+  end
+  return n
 end
 
 --- Read and decode a PSDL file.

@@ -1,7 +1,8 @@
 --- `psdl info FILE...`: what a PSDL file holds and how close it is to the format's limits.
 --
 -- Per file: magic, size, counts (vertices, heights, texture slots, rooms, attributes,
--- attribute words, road records), bounds, a texture-table summary, the number of
+-- attribute words, road records), bounds, a texture-table summary and the texture table
+-- itself (slot numbers and names, as --remap/--move/--swap of retexture take them), the number of
 -- attributes per type, the number of rooms per flag byte, and each limit of
 -- psdl-format.md §3.2 as `value / limit (percent)`. `--json` writes the same as JSON.
 -- A file that cannot be read or decoded gets a message on stderr (and, with `--json`, an
@@ -120,6 +121,10 @@ function M.stats(doc, size)
       end
     end
   end
+  -- the texture table itself: slot numbers (what --remap/--move/--swap take) and names
+  local slots = {}
+  for slot, name in ipairs(doc.textures) do slots[slot] = { slot = slot, name = name or nil, empty = not name or nil } end
+  s.texture_table = slots
   s.textures = {
     slots = #doc.textures, names = names, empty_slots = empty_slots,
     empty_names = empty_names, duplicates = duplicates, longest = longest,
@@ -251,6 +256,18 @@ local function print_text(out, file, s)
   if t.names_over_31_chars > 0 then
     line("", "%s longer than 31 characters", plural(t.names_over_31_chars, "name"))
   end
+  out:write("  texture table    slot name (the numbers psdl retexture --remap/--move/--swap take)\n")
+  if #s.texture_table == 0 then out:write("    (no textures)\n") end
+  local cells = {}
+  for _, e in ipairs(s.texture_table) do
+    local name = e.empty and "(empty)" or string.format("%q", e.name):sub(2, -2)
+    cells[#cells + 1] = string.format("%5d %-18s", e.slot, name)
+    if #cells == 3 then
+      out:write("  ", (table.concat(cells, " "):gsub("%s+$", "")), "\n")
+      cells = {}
+    end
+  end
+  if #cells > 0 then out:write("  ", (table.concat(cells, " "):gsub("%s+$", "")), "\n") end
   out:write("  attribute types\n")
   if #s.attribute_types == 0 then out:write("    (none)\n") end
   for _, e in ipairs(s.attribute_types) do

@@ -173,7 +173,7 @@ function M.main(argv, streams)
 
   local verb = "psdl"
   local function handler(err)
-    if common.is_failure(err) or rawequal(err, STOP) then return err end
+    if common.is_failure(err) or rawequal(err, STOP) or common.is_core_missing(err) then return err end
     return debug.traceback(tostring(err), 2)
   end
   local ok, result = xpcall(function()
@@ -209,6 +209,10 @@ function M.main(argv, streams)
   if common.is_failure(result) then
     streams.stderr:write(string.format("psdl %s: %s\n", verb, result.msg))
     return result.code
+  end
+  if common.is_core_missing(result) then -- before anything was built: a hint, not a traceback
+    streams.stderr:write(string.format("psdl %s: %s\n", verb, common.build_hint()))
+    return M.exit.io
   end
   streams.stderr:write(string.format("psdl %s: internal error: %s\n", verb, tostring(result)))
   return M.exit.internal

@@ -75,7 +75,7 @@ function M.configure(cmd)
   cmd:option("--style", "Texture style of the city (with -o).", "london"):choices({ "london", "sf" })
   cmd:option("--seed", "Seed of the city's randomness (with -o; an integer, default 1)."):argname("<n>")
   cmd:option("--preview", "Also draw a map of the city (with -o): .png or .svg."):argname("<map>")
-  cmd:option("--size", "Pixels on the long side of the preview (64-16384).", "2048"):argname("<n>")
+  cmd:option("--size", "Pixels on the long side of the preview (PNG 64-8192, SVG 64-16384).", "2048"):argname("<n>")
   cmd:flag("--procedural", "Also line the blocks' street edges with generated buildings (default: only the "
     .. "extract's footprints; blocks without any stay open).")
   cmd:option("--name", "City name the validation checks (with -o)."):argname("<name>")
@@ -467,10 +467,7 @@ local function run_import(args, ctx)
     seed = math.tointeger(tonumber(args.seed))
     if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
   end
-  size = math.tointeger(tonumber(args.size))
-  if not size or size < 64 or size > 16384 then
-    common.failure("usage", string.format("--size: integer 64-16384 expected, got %q", args.size))
-  end
+  size = common.map_size(args.size, args.preview)
   if args.preview then
     if not args.output then common.failure("usage", "--preview draws the city: it needs -o CITY.psdl") end
     if not (args.preview:lower():match("%.png$") or args.preview:lower():match("%.svg$")) then

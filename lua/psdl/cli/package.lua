@@ -162,6 +162,7 @@ function M.run(args, ctx)
   if args.output and not args.output:lower():match("%.ar$") then
     common.failure("usage", "-o: an .ar file expected, got " .. args.output)
   end
+  common.refuse_overwrite({ args.input }, { { args.output, "-o" } })
   local psdl = common.psdl()
   local doc, script, cname = load_input(psdl, args, seed)
   M.package(doc, args, script, cname or base(args.input), ctx, args.output, args.dir, { args.input })

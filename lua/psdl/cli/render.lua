@@ -26,7 +26,7 @@ function M.configure(cmd)
   cmd:argument("file", "PSDL file.")
   cmd:option("-o --output", "Output image: .png or .svg."):argname("<out>"):count(1)
   cmd:option("--format", "Image format, when the extension does not say it."):choices { "png", "svg" }
-  cmd:option("--size", "Pixels on the long side of the image, legend included (64-16384).", "2048")
+  cmd:option("--size", "Pixels on the long side of the image, legend included (PNG 64-8192, SVG 64-16384).", "2048")
     :argname("<n>")
   cmd:flag("--rooms", "Write room numbers at the rooms' centres.")
   cmd:flag("--problems", "Mark validation errors and warnings where they point.")
@@ -50,7 +50,7 @@ end
 -- @tparam table ctx the command context (see `psdl.cli`)
 -- @treturn integer exit code
 function M.run(args, ctx)
-  local size = int_option(args.size, "--size", 64, 16384)
+  local size = common.map_size(args.size, args.output, args.format)
   local ss = args.supersample and int_option(args.supersample, "--supersample", 1, 4) or nil
   local psdl = common.psdl()
   local render = require "psdl.render"

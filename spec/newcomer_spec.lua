@@ -1,0 +1,134 @@
+-- Regressions from a newcomer's first try of the command line: a hint instead of a
+-- traceback before anything is built, one --size range for PNG maps everywhere, messages
+-- that name the user's file and field rather than psdlkit's internals, a NaN via point
+-- reported at its city:road line, and the texture table in `psdl info`.
+
+local lfs = require "lfs"
+local psdl = require "psdl"
+local cli = require "psdl.cli"
+local common = require "psdl.cli.common"
+local H = require "helper"
+
+local ROOT = assert(psdl.real_path("."))
+
+local function run(...)
+  local out, err = common.sink(), common.sink()
+  local code = cli.main({ ... }, { stdout = out, stderr = err })
+  return code, out.text(), err.text()
+end
+
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function tmpdir()
+  local dir, tries = nil, 0
+  repeat
+    dir, tries = H.tmpname("_dir"), tries + 1
+  until lfs.mkdir(dir) or tries > 50
+  finally(function() os.execute("rm -rf " .. q(dir)) end)
+  return dir
+end
+
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1; echo \"exit=$?\""))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
+describe("before psdl/core.so is built", function()
+  it("osm, info, build and terrain print a hint to build and exit 3, without a traceback", function()
+    for _, args in ipairs { "osm spec/fixtures/osm/tee.osm", "info spec/fixtures/grid_n2.psdl",
+      "build examples/street.lua -o /dev/null", "terrain info x.png", "render spec/fixtures/grid_n2.psdl -o x.png" } do
+      local out = sh(string.format("cd %s && PSDL_BUILD_DIR=/nonexistent/build scripts/psdl %s", q(ROOT), args))
+      assert.matches("exit=3", out, 1, true)
+      assert.matches("psdl/core.so is not built yet", out, 1, true)
+      assert.matches("cmake -S ", out, 1, true)
+      assert.not_matches("traceback", out)
+      assert.not_matches("internal error", out)
+    end
+    -- --help works without it
+    assert.matches("exit=0", sh(string.format("cd %s && PSDL_BUILD_DIR=/nonexistent scripts/psdl --help", q(ROOT))))
+  end)
+end)
+
+describe("map sizes", function()
+  it("agree between the option check and the PNG canvas: 64-8192 for PNG, up to 16384 for SVG", function()
+    local dir = tmpdir()
+    local f = "spec/fixtures/grid_n2.psdl"
+    local code, _, err = run("render", f, "-o", dir .. "/a.png", "--size", "8193")
+    assert.equal(1, code)
+    assert.matches("--size: integer 64-8192 expected for a PNG map", err, 1, true)
+    code = run("render", f, "-o", dir .. "/a.svg", "--size", "16384")
+    assert.equal(0, code)
+    code, _, err = run("render", f, "-o", dir .. "/a.svg", "--size", "16385")
+    assert.equal(1, code)
+    assert.matches("64-16384", err, 1, true)
+    -- build --preview and osm --preview apply the same ranges before anything runs
+    code, _, err = run("build", "examples/street.lua", "-o", dir .. "/s.psdl", "--preview", dir .. "/s.png",
+      "--size", "9000")
+    assert.equal(1, code)
+    assert.matches("64-8192", err, 1, true)
+    assert.is_nil(lfs.attributes(dir .. "/s.psdl"))
+    code = run("osm", "spec/fixtures/osm/tee.osm", "-o", dir .. "/t.psdl", "--preview", dir .. "/t.png", "--size", "9000")
+    assert.equal(1, code)
+    -- the library agrees
+    local r, msg, rcode = psdl.render(assert(psdl.read(f)), { size = 9000 })
+    assert.is_nil(r)
+    assert.equal("usage", rcode)
+    assert.matches("at most 8192 px", msg, 1, true)
+  end)
+end)
+
+describe("error messages", function()
+  it("name the script line and the function, not psdlkit's own files", function()
+    local dir = tmpdir()
+    local cases = {
+      { "return psdl.decode(psdl.encode({ rooms = 5, vertices = {} }))", ":1: bad argument #1 to 'encode' (rooms: " },
+      { "local d = { rooms = {}, vertices = {} }\nassert(psdl.write(d, 5))", ":2: bad argument #2 to 'write'" },
+    }
+    for _, c in ipairs(cases) do
+      H.write_bytes(dir .. "/s.lua", c[1])
+      for _, trust in ipairs { false, true } do
+        local code, _, err = run("build", dir .. "/s.lua", "-o", dir .. "/s.psdl", trust and "--trust" or nil)
+        assert.equal(2, code)
+        assert.matches(dir .. "/s.lua" .. c[2], err, 1, true)
+        assert.not_matches("lua/psdl/", err)
+        assert.not_matches("sandbox", err)
+      end
+    end
+    -- undump of a document the encoder cannot write
+    H.write_bytes(dir .. "/d.json", '{"format": "psdlkit-document", "version": 1, "document": {"rooms": 5}}')
+    local _, _, err = run("undump", dir .. "/d.json", "-o", dir .. "/d.psdl")
+    assert.not_matches("lua/psdl/", err)
+  end)
+
+  it("report a NaN via point at the script line of its city:road", function()
+    local dir = tmpdir()
+    H.write_bytes(dir .. "/via.lua", table.concat({
+      "local city = psdl.city.new{ blocks = false }",
+      "local a, b = city:node(0, 0), city:node(200, 0)",
+      "city:road(a, b, { via = { { 100, 0 / 0 } } })",
+      "return city",
+    }, "\n"))
+    local code, _, err = run("build", dir .. "/via.lua", "-o", dir .. "/via.psdl")
+    assert.equal(2, code)
+    assert.matches("via.lua:3: bad argument #3 to 'road' (via[1][2]: finite number expected, got nan)", err, 1, true)
+    assert.not_matches("intersection", err)
+  end)
+end)
+
+describe("psdl info", function()
+  it("prints the texture table: slot numbers and names", function()
+    local code, out = run("info", "spec/fixtures/grid_n3.psdl")
+    assert.equal(0, code)
+    assert.matches("texture table", out, 1, true)
+    local doc = assert(psdl.read("spec/fixtures/grid_n3.psdl"))
+    for slot, name in ipairs(doc.textures) do
+      assert.matches(string.format("%%f[%%d]%d %s", slot, name:gsub("%p", "%%%0")), out)
+    end
+    code, out = run("info", "--json", "spec/fixtures/grid_n3.psdl")
+    local j = require("cjson").decode(out)
+    assert.equal(doc.textures[4], j.files[1].texture_table[4].name)
+    assert.equal(4, j.files[1].texture_table[4].slot)
+  end)
+end)
