@@ -2,20 +2,29 @@
 -- profiles (streets, one-sided streets, alleys, walkways, avenues, boulevards), missing
 -- block sides (T junctions, dead ends), diagonals (skewed five- and six-arm junctions),
 -- bridges and tunnels over the grid and building footprints, imported the way
--- `psdl osm` imports a real extract (OSM data → `psdl.osm.network` → `psdl.city`), then
--- built and checked:
+-- `psdl osm` imports a real extract (OSM data → `psdl.osm.network` → `psdl.city` with
+-- `auto_junctions`), then built and checked:
 --
 -- * the build does not raise;
--- * validation: no errors (warnings are counted and listed);
+-- * validation with every rule, the format's and the drivability rules (docs/validate.md):
+--   no errors, and no hole or edge gap even as a warning (other warnings are counted);
+-- * its own measurements (`drivability`, independent of the validator): no hole or open
+--   gap over 1 m², no floor attribute more than 25 % outside its room, no self-crossing
+--   perimeter, every road and intersection room reachable, finite numbers (spikes and
+--   smaller holes and floor strays are counted as warnings);
 -- * no two ordinary (non-warp) rooms overlap in plan: every perimeter point and the
 --   centroid of every triangle of every perimeter lie inside no other ordinary room;
 -- * no perimeter has more than 255 points.
 --
---     lua5.4 bench/city_fuzz.lua [FIRST [LAST]] [--size N] [--mode osm|network] [-v]
+--     lua5.4 bench/city_fuzz.lua [FIRST [LAST]] [--size N] [--scale S] [--no-buildings]
+--                                [--no-walkways] [-v]
 --
--- runs seeds FIRST..LAST (default 1..50) and prints one line per failing seed and a tally.
+-- runs seeds FIRST..LAST (default 1..50), prints one line per failing seed with what failed,
+-- a tally per rule (seeds with a measured / validated problem, and raised errors by kind)
+-- and `N passed, N failed`; exits 1 when a seed failed.
 -- As a library (`dofile`): `generate(seed, opts)` → OSM data table, `network(seed, opts)` →
--- a network table (docs/network.md), `run(seed, opts)` → result, `check(doc)` → problems.
+-- a network table (docs/network.md), `run(seed, opts)` → result, `check(doc)` → overlap
+-- problems, `drivability(doc)` → measured problems.
 
 local M = {}
 
@@ -259,7 +268,347 @@ local function inside(px, pz, poly, eps)
 end
 M.inside = inside
 
-local WARP = 0x40
+local WARP, ROADF, ISECT = 0x40, 0x08, 0x10
+
+-- Plan polygon of a room's perimeter, repeated points (same vertex or within 1 mm) merged.
+local function plan_poly(doc, room)
+  local poly = {}
+  for _, p in ipairs(room.perimeter) do
+    local v = doc.vertices[p.vertex]
+    local q = poly[#poly]
+    if not q or math.abs(q[1] - v[1]) > 1e-3 or math.abs(q[2] - v[3]) > 1e-3 then
+      poly[#poly + 1] = { v[1], v[3] }
+    end
+  end
+  while #poly > 1 and math.abs(poly[1][1] - poly[#poly][1]) <= 1e-3 and math.abs(poly[1][2] - poly[#poly][2]) <= 1e-3 do
+    poly[#poly] = nil
+  end
+  return poly
+end
+M.plan_poly = plan_poly
+
+local function poly_area(poly)
+  local s = 0
+  for i = 1, #poly do
+    local a, b = poly[i], poly[i % #poly + 1]
+    s = s + a[1] * b[2] - b[1] * a[2]
+  end
+  return s / 2
+end
+
+-- Distance from (x, z) to a polygon's boundary, negative inside.
+local function signed_dist(px, pz, poly)
+  local n, c, d = #poly, false, math.huge
+  for i = 1, n do
+    local a, b = poly[i], poly[i % n + 1]
+    local e = seg_dist(px, pz, a, b)
+    if e < d then d = e end
+    if (a[2] > pz) ~= (b[2] > pz) then
+      local x = a[1] + (pz - a[2]) * (b[1] - a[1]) / (b[2] - a[2])
+      if px < x then c = not c end
+    end
+  end
+  return c and -d or d
+end
+M.signed_dist = signed_dist
+
+-- A uniform grid of items by bounding box.
+local function grid_index(cell)
+  local g = { cell = cell, cells = {} }
+  function g.add(item, x0, z0, x1, z1)
+    for i = math.floor(x0 / cell), math.floor(x1 / cell) do
+      for j = math.floor(z0 / cell), math.floor(z1 / cell) do
+        local k = i * 1000003 + j
+        local l = g.cells[k]
+        if not l then l = {}; g.cells[k] = l end
+        l[#l + 1] = item
+      end
+    end
+  end
+  function g.query(x0, z0, x1, z1)
+    local out, seen = {}, {}
+    for i = math.floor(x0 / cell), math.floor(x1 / cell) do
+      for j = math.floor(z0 / cell), math.floor(z1 / cell) do
+        for _, it in ipairs(g.cells[i * 1000003 + j] or {}) do
+          if not seen[it] then seen[it] = true; out[#out + 1] = it end
+        end
+      end
+    end
+    return out
+  end
+  return g
+end
+
+-- Holes: the perimeter edges of ordinary rooms that no other edge runs back along (within
+-- `tol`), chained into loops; the loop of largest area is the outside of the city, every
+-- loop wound the other way a hole (its area; loops wound like it are the outsides of
+-- islands) and every chain that does not close a gap (its length).
+local function holes_of(polys, tol)
+  local segs = {}
+  local g = grid_index(20)
+  for r, poly in pairs(polys) do
+    local n = #poly
+    for i = 1, n do
+      local a, b = poly[i], poly[i % n + 1]
+      local dx, dz = b[1] - a[1], b[2] - a[2]
+      local len = math.sqrt(dx * dx + dz * dz)
+      if len > 1e-4 then
+        local s = { r = r, a = a, b = b, dx = dx / len, dz = dz / len, len = len }
+        segs[#segs + 1] = s
+        g.add(s, math.min(a[1], b[1]) - tol, math.min(a[2], b[2]) - tol, math.max(a[1], b[1]) + tol,
+          math.max(a[2], b[2]) + tol)
+      end
+    end
+  end
+  local pieces = {}
+  for _, s in ipairs(segs) do
+    local iv = {}
+    local cand = g.query(math.min(s.a[1], s.b[1]) - tol, math.min(s.a[2], s.b[2]) - tol,
+      math.max(s.a[1], s.b[1]) + tol, math.max(s.a[2], s.b[2]) + tol)
+    for _, t in ipairs(cand) do
+      if t ~= s and s.dx * t.dx + s.dz * t.dz < -0.99 then
+        -- t's ends near s's line
+        local d1 = math.abs((t.a[1] - s.a[1]) * s.dz - (t.a[2] - s.a[2]) * s.dx)
+        local d2 = math.abs((t.b[1] - s.a[1]) * s.dz - (t.b[2] - s.a[2]) * s.dx)
+        if d1 <= tol and d2 <= tol then
+          local u1 = ((t.a[1] - s.a[1]) * s.dx + (t.a[2] - s.a[2]) * s.dz) / s.len
+          local u2 = ((t.b[1] - s.a[1]) * s.dx + (t.b[2] - s.a[2]) * s.dz) / s.len
+          local lo, hi = math.max(0, math.min(u1, u2)), math.min(1, math.max(u1, u2))
+          if hi > lo then iv[#iv + 1] = { lo, hi } end
+        end
+      end
+    end
+    table.sort(iv, function(p, q) return p[1] < q[1] end)
+    local at = 0
+    local function emit(u0, u1)
+      if (u1 - u0) * s.len > 1e-3 then
+        pieces[#pieces + 1] = { s.a[1] + s.dx * s.len * u0, s.a[2] + s.dz * s.len * u0,
+                                s.a[1] + s.dx * s.len * u1, s.a[2] + s.dz * s.len * u1, r = s.r }
+      end
+    end
+    for _, v in ipairs(iv) do
+      if v[1] > at then emit(at, v[1]) end
+      if v[2] > at then at = v[2] end
+    end
+    if at < 1 then emit(at, 1) end
+  end
+  -- chain the pieces: a piece goes on at the piece starting nearest its end (within 5 cm)
+  local link = 0.05
+  local starts = grid_index(1)
+  for _, p in ipairs(pieces) do starts.add(p, p[1], p[2], p[1], p[2]) end
+  local loops, chains = {}, {}
+  for _, p0 in ipairs(pieces) do
+    if not p0.used then
+      p0.used = true
+      local pts, len = { { p0[1], p0[2] } }, 0
+      local p = p0
+      local closed = false
+      while true do
+        pts[#pts + 1] = { p[3], p[4] }
+        len = len + math.sqrt((p[3] - p[1]) ^ 2 + (p[4] - p[2]) ^ 2)
+        local ex, ez = p[3], p[4]
+        if p ~= p0 or #pts > 2 then
+          if math.abs(ex - p0[1]) <= link and math.abs(ez - p0[2]) <= link then closed = true; break end
+        end
+        local best, bd
+        for _, q in ipairs(starts.query(ex - link, ez - link, ex + link, ez + link)) do
+          if not q.used then
+            local d = math.abs(q[1] - ex) + math.abs(q[2] - ez)
+            if d <= 2 * link and (not bd or d < bd) then best, bd = q, d end
+          end
+        end
+        if not best then break end
+        best.used = true
+        p = best
+      end
+      if closed then
+        pts[#pts] = nil
+        loops[#loops + 1] = { pts = pts, area = poly_area(pts), len = len }
+      else
+        chains[#chains + 1] = { pts = pts, len = len }
+      end
+    end
+  end
+  local outer
+  for i, l in ipairs(loops) do
+    if not outer or math.abs(l.area) > math.abs(loops[outer].area) then outer = i end
+  end
+  local out = {}
+  local sign = outer and (loops[outer].area > 0 and 1 or -1) or 1
+  for i, l in ipairs(loops) do
+    -- wound as the outside: the outside of another island of rooms, not a hole
+    if i ~= outer and l.area * sign < 0 then
+      local cx, cz = 0, 0
+      for _, q in ipairs(l.pts) do cx, cz = cx + q[1], cz + q[2] end
+      out[#out + 1] = { area = math.abs(l.area), x = cx / #l.pts, z = cz / #l.pts, len = l.len }
+    end
+  end
+  for _, c in ipairs(chains) do
+    out[#out + 1] = { area = 0, open = true, x = c.pts[1][1], z = c.pts[1][2], len = c.len }
+  end
+  return out
+end
+M.holes = holes_of
+
+local FLOOR = { road = true, divided_road = true, walkway = true, road_fan = true, fan = true, sidewalk_strip = true,
+                crosswalk = true }
+
+-- Share of each floor attribute's area more than `eps` outside its room's perimeter:
+-- vertices tested first, triangles with a vertex outside sampled on a 6x6 grid.
+local function floor_outside(doc, room, poly, eps, add)
+  local core = require "psdl.core"
+  local cache = {}
+  local function out(v)
+    local o = cache[v]
+    if o == nil then
+      local p = doc.vertices[v]
+      o = signed_dist(p[1], p[3], poly) > eps
+      cache[v] = o
+    end
+    return o
+  end
+  for ai, at in ipairs(room.attributes) do
+    if FLOOR[at.type] and not at.cap and at.vertices and #at.vertices >= 3 then
+      local tris = core.surface_triangles(at.type, at.vertices)
+      local total, outside = 0, 0
+      for t = 1, #tris, 3 do
+        local a, b, c = doc.vertices[tris[t]], doc.vertices[tris[t + 1]], doc.vertices[tris[t + 2]]
+        local ar = math.abs((b[1] - a[1]) * (c[3] - a[3]) - (c[1] - a[1]) * (b[3] - a[3])) / 2
+        total = total + ar
+        if ar > 1e-6 then
+          local anyout = out(tris[t]) or out(tris[t + 1]) or out(tris[t + 2])
+          if not anyout then
+            local cx, cz = (a[1] + b[1] + c[1]) / 3, (a[3] + b[3] + c[3]) / 3
+            anyout = signed_dist(cx, cz, poly) > eps
+          end
+          if anyout then
+            local k, m, cnt = 6, 0, 0
+            for i = 0, k - 1 do
+              for j = 0, k - 1 - i do
+                local u, w = (i + 1 / 3) / k, (j + 1 / 3) / k
+                local x = a[1] + (b[1] - a[1]) * u + (c[1] - a[1]) * w
+                local z = a[3] + (b[3] - a[3]) * u + (c[3] - a[3]) * w
+                cnt = cnt + 1
+                if signed_dist(x, z, poly) > eps then m = m + 1 end
+              end
+            end
+            outside = outside + ar * m / cnt
+          end
+        end
+      end
+      if total > 0 and outside / total > 0.01 then add(outside / total, ai, at.type, total) end
+    end
+  end
+end
+
+-- Spikes (the outline runs out and straight back) and self-crossings of a perimeter.
+local function shape_of(poly)
+  local geom = require "psdl.geom"
+  local n = #poly
+  local spikes = {}
+  for i = 1, n do
+    local p, v, q = poly[(i - 2) % n + 1], poly[i], poly[i % n + 1]
+    local ax, az = p[1] - v[1], p[2] - v[2]
+    local bx, bz = q[1] - v[1], q[2] - v[2]
+    local la, lb = math.sqrt(ax * ax + az * az), math.sqrt(bx * bx + bz * bz)
+    if la > 1e-3 and lb > 1e-3 then
+      local cr = (ax * bz - az * bx) / (la * lb)
+      local dt = (ax * bx + az * bz) / (la * lb)
+      if dt > 0 and math.abs(cr) < 0.035 then spikes[#spikes + 1] = { v[1], v[2], math.min(la, lb) } end
+    end
+  end
+  local pts = {}
+  for i, p in ipairs(poly) do pts[i] = { p[1], 0, p[2] } end
+  local crossing
+  if #spikes == 0 and n >= 4 then
+    local ok, e1, e2 = pcall(geom.self_crossing, pts, nil, 1e-6)
+    if ok and e1 then crossing = { poly[e1][1], poly[e1][2] } end
+  end
+  return spikes, crossing
+end
+
+--- Drivability problems of a built document, each `{rule, severity, message}`:
+-- `overlap` (a point or triangle centroid of an ordinary room inside another), `hole`
+-- (ground enclosed by ordinary rooms in none: ERROR above 1 m², WARN above 0.01 m²; an
+-- open gap chain longer than 0.1 m is an ERROR), `floor_outside` (a floor attribute with
+-- more than 1 % of its area over 5 cm outside its room: WARN, ERROR above 25 %),
+-- `spike` / `self_crossing` (perimeter shape: WARN / ERROR), `unreachable` (road or
+-- intersection rooms not reachable from the largest road room through neighbour links:
+-- ERROR), `points` (more than 255 perimeter points: ERROR), `numbers` (NaN or infinite
+-- vertex or height: ERROR).
+-- @tparam table doc
+-- @tparam[opt] table opts `label` (function(room id) → string), `tol` (shared-edge
+-- tolerance, 0.02 m)
+-- @treturn table problems
+function M.drivability(doc, opts)
+  opts = opts or {}
+  local L = opts.label or function(i) return tostring(i) end
+  local tol = opts.tol or 0.02
+  local out = {}
+  local function add(rule, sev, msg, ...) out[#out + 1] = { rule = rule, severity = sev, message = string.format(msg, ...) } end
+  for i, v in ipairs(doc.vertices) do
+    for k = 1, 3 do
+      if v[k] ~= v[k] or v[k] == math.huge or v[k] == -math.huge then add("numbers", "error", "vertex %d is %s", i - 1, tostring(v[k])) break end
+    end
+  end
+  for i, h in ipairs(doc.heights or {}) do
+    if h ~= h or h == math.huge or h == -math.huge then add("numbers", "error", "height %d is %s", i - 1, tostring(h)) end
+  end
+  if #doc.rooms == 0 then add("empty", "error", "no rooms") return out end
+  local polys = {}
+  for r, room in ipairs(doc.rooms) do
+    if #room.perimeter > 255 then add("points", "error", "room %s: %d perimeter points", L(r), #room.perimeter) end
+    local poly = plan_poly(doc, room)
+    if #poly >= 3 then
+      if room.flags & WARP == 0 then polys[r] = poly end
+      local spikes, crossing = shape_of(poly)
+      for _, s in ipairs(spikes) do
+        add("spike", "warning", "room %s: a zero-width spike %.2f m long at (%.2f, %.2f)", L(r), s[3], s[1], s[2])
+      end
+      if crossing then add("self_crossing", "error", "room %s: its perimeter crosses itself near (%.2f, %.2f)", L(r), crossing[1], crossing[2]) end
+      floor_outside(doc, room, poly, 0.05, function(f, ai, ty, area)
+        add("floor_outside", f > 0.25 and "error" or "warning", "room %s: %.0f %% of attribute %d (%s, %.1f m²) is outside it",
+          L(r), 100 * f, ai, ty, area)
+      end)
+    end
+  end
+  for _, h in ipairs(holes_of(polys, tol)) do
+    if h.open then
+      if h.len > 0.1 then add("hole", "error", "an open gap %.2f m long between rooms from (%.2f, %.2f)", h.len, h.x, h.z) end
+    elseif h.area > 1 then add("hole", "error", "a hole of %.2f m² at (%.2f, %.2f)", h.area, h.x, h.z)
+    elseif h.area > 0.01 then add("hole", "warning", "a hole of %.3f m² at (%.2f, %.2f)", h.area, h.x, h.z) end
+  end
+  -- reachability
+  local start, best = nil, -1
+  for r, room in ipairs(doc.rooms) do
+    if room.flags & ROADF ~= 0 and polys[r] then
+      local a = math.abs(poly_area(polys[r]))
+      if a > best then start, best = r, a end
+    end
+  end
+  if start then
+    local seen, queue = { [start] = true }, { start }
+    local k = 1
+    while queue[k] do
+      local r = queue[k]
+      k = k + 1
+      for _, p in ipairs(doc.rooms[r].perimeter) do
+        local o = p.neighbour
+        if o and o > 0 and not seen[o] then seen[o] = true; queue[#queue + 1] = o end
+      end
+    end
+    local miss = {}
+    for r, room in ipairs(doc.rooms) do
+      if not seen[r] and room.flags & (ROADF | ISECT) ~= 0 then miss[#miss + 1] = L(r) end
+    end
+    if #miss > 0 then
+      add("unreachable", "error", "%d road/intersection rooms not reachable from room %s: %s", #miss, L(start),
+        table.concat(miss, ", ", 1, math.min(#miss, 8)))
+    end
+  end
+  return out
+end
+
 
 --- Problems of a built document: overlapping ordinary rooms, perimeters over 255 points.
 -- @tparam table doc
@@ -352,22 +701,43 @@ function M.run(seed, opts)
     local net, _, info = M.network(seed, opts)
     res.info, res.net = info, net
     res.roads = #net.roads
-    local city = city_mod.from_network(net, { style = opts.style or (seed % 2 == 0 and "sf" or "london"), seed = seed })
+    local city = city_mod.from_network(net, { style = opts.style or (seed % 2 == 0 and "sf" or "london"), seed = seed,
+                                              auto_junctions = true })
     city:blocks { buildings = opts.buildings ~= false and { floors = { 1, 6 } } or false }
-    local doc, report = city:build()
+    -- built without the validation gate, then validated with every rule (the format's and
+    -- the drivability rules of docs/validate.md): errors fail the seed, and so does any hole
+    -- or edge gap (warnings too)
+    local doc, report = city:build { validate = false }
     res.doc, res.report = doc, report
     res.rooms = #doc.rooms
-    res.errors, res.warnings = report.counts.errors, report.counts.warnings
-    for _, p in ipairs(report.problems or {}) do
-      res.warning_list[#res.warning_list + 1] = string.format("%s %s %s: %s", p.severity, p.rule, p.path, p.message)
+    local _, vproblems, counts = require("psdl").validate(doc)
+    res.errors, res.warnings = counts.errors, counts.warnings
+    res.validation = vproblems
+    for _, p in ipairs(vproblems) do
+      local line = string.format("%s %s %s: %s", p.severity, p.rule, p.path, p.message)
+      if p.severity == "error" or p.rule == "hole" or p.rule == "edge_gap" then
+        res.problems[#res.problems + 1] = "validate: " .. line
+      else
+        res.warning_list[#res.warning_list + 1] = line
+      end
     end
     local names = {}
     for _, room in ipairs(report.builder and report.builder.rooms or {}) do
       if room.id then names[room.id] = room.name or room.kind end
     end
-    res.problems = M.check(doc, { label = function(i)
-      return string.format("%d [%s]", i - 1, tostring(names[i] or "?"))
-    end })
+    local function label(i) return string.format("%d [%s]", i, tostring(names[i] or "?")) end
+    for _, p in ipairs(M.check(doc, { label = function(i) return label(i) end })) do res.problems[#res.problems + 1] = p end
+    res.drive = M.drivability(doc, { label = label })
+    res.drive_errors, res.drive_warnings = 0, 0
+    for _, p in ipairs(res.drive) do
+      if p.severity == "error" then
+        res.drive_errors = res.drive_errors + 1
+        res.problems[#res.problems + 1] = p.rule .. ": " .. p.message
+      else
+        res.drive_warnings = res.drive_warnings + 1
+        res.warning_list[#res.warning_list + 1] = "drive " .. p.rule .. ": " .. p.message
+      end
+    end
   end)
   res.seconds = os.clock() - t0
   if not ok then res.error = tostring(err) end
@@ -395,12 +765,26 @@ if debug.getinfo(3) == nil then -- run as a script (not loaded with dofile)
   local first, last = nums[1] or 1, nums[2] or nums[1] or 50
   if not nums[2] and not nums[1] then last = 50 end
   local pass, fail, warn, total_t = 0, 0, 0, 0
+  local tally = {}
   for seed = first, last do
     local res = M.run(seed, opts)
     total_t = total_t + res.seconds
+    local seen = {}
+    for _, p in ipairs(res.drive or {}) do
+      local k = "measured " .. p.rule .. " " .. p.severity
+      if not seen[k] then seen[k] = true; tally[k] = (tally[k] or 0) + 1 end
+    end
+    for _, p in ipairs(res.validation or {}) do
+      local k = "validate " .. p.rule .. " " .. p.severity
+      if not seen[k] then seen[k] = true; tally[k] = (tally[k] or 0) + 1 end
+    end
+    if res.error then
+      local k = "raised: " .. res.error:gsub("^.-: road %d+[^:]*: ", ""):gsub("[%d%.%-]+", "N"):sub(1, 60)
+      tally[k] = (tally[k] or 0) + 1
+    end
     if res.ok then pass = pass + 1 else fail = fail + 1 end
     if (res.warnings or 0) > 0 then warn = warn + 1 end
-    if not res.ok or verbose or (res.warnings or 0) > 0 then
+    if not res.ok or verbose or (res.warnings or 0) > 0 or (verbose and (res.drive_warnings or 0) > 0) then
       print(string.format("seed %d: %s roads %s rooms %s errors %s warnings %.2f s%s", seed, tostring(res.roads),
         tostring(res.rooms), tostring(res.errors), tostring(res.warnings), res.seconds,
         res.error and ("\n  raised: " .. res.error) or ""))
@@ -414,7 +798,12 @@ if debug.getinfo(3) == nil then -- run as a script (not loaded with dofile)
       end
     end
   end
+  local keys = {}
+  for k in pairs(tally) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do print(string.format("  %4d seeds: %s", tally[k], k)) end
   print(string.format("%d passed, %d failed (%d with warnings), %.1f s", pass, fail, warn, total_t))
+  if fail > 0 then os.exit(1) end
 end
 
 return M

@@ -51,7 +51,7 @@ local function survey(label, doc, extra)
       if p.severity == "error" then t.e = t.e + 1 else t.w = t.w + 1 end
       t.inputs[label] = true
       if verbose then
-        print(string.format("    %s %s %s (%s): %s", p.severity, p.rule, p.path,
+        print(string.format("    [%s] %s %s %s (%s): %s", label, p.severity, p.rule, p.path,
           p.x and string.format("%.2f, %.2f", p.x, p.z) or "-", p.message))
       end
     elseif p.severity == "error" then

@@ -1,7 +1,8 @@
 --- A bridge with railings: a street climbs to a deck 8 m up, crosses a road below and comes
 -- down again. The deck rooms are warp rooms (flag 0x40, allowed to overlap the road below in
 -- plan) carrying bridge railings (0x9 strip form, heights 1.5 / 1.0, flags 0x4003); the ramps
--- are ordinary road rooms with low walls.
+-- are ordinary road rooms with low walls. Ground blocks on both banks link the road below to
+-- the ramps (every road room is reachable from every other through neighbour links).
 --
 --   scripts/psdl build examples/bridge.lua -o bridge.psdl
 --   lua5.4 examples/bridge.lua OUT.psdl      (the same as a plain Lua program)
@@ -34,6 +35,19 @@ add(deck)
 add(b:street{ path = { { 0, deck_y, 40 }, { 0, 0, 140 } }, profile = road, railing = wall,
               room = { name = "North Approach" } })
 b:road_record{ rooms = rooms }
+
+-- the ground on both sides of the road below: it meets the road, climbs beside the ramps to
+-- the deck's ends (an abutment under each end of the deck) and so links the two roads'
+-- rooms (a car can drive from the road below across the ground onto the bridge); it meets the
+-- rooms at the outer edge of the sidewalks (0.15 m up) and follows the ramp's top section
+local function ground(s, name)
+  local y, top = 0.15, deck_y + 0.15
+  local pts = { { -100, y, 7 * s }, { 100, y, 7 * s }, { 100, y, 140 * s }, { 7, y, 140 * s }, { 7, top, 40 * s },
+                { 5, deck_y, 40 * s }, { -5, deck_y, 40 * s }, { -7, top, 40 * s }, { -7, y, 140 * s }, { -100, y, 140 * s } }
+  b:block{ outline = pts, texture = b.style.ground.grass[1], room = { name = name } }
+end
+ground(1, "North Bank")
+ground(-1, "South Bank")
 
 local doc, report = b:finish()
 if standalone and arg and arg[1] then

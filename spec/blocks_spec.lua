@@ -543,16 +543,11 @@ describe("psdl.city.blocks", function()
       assert.are.equal(1, holes)
       local rep = blocks.fill(b, { rng = lcg(1), buildings = {} })
       assert.are.equal(2, rep.blocks)
-      -- drivability pending: a block ground fan sticks 2.7 % outside its room (floor_outside,
-      -- see the pending entry below); the format's rules still apply
-      local doc, frep = b:finish{ drivable = false }
-      assert_clean(doc, frep, { drivable = false })
+      local doc, frep = b:finish()
+      assert_clean(doc, frep)
       assert_symmetric(doc)
       assert_tiles(doc, 5.3)
     end)
-
-    pending("island ring road: every block ground fan inside its room (issue 14 floor_outside finding: a fan of "
-      .. "3.93 m² lies 2.7 % outside its block room near (72.3, 76.3); the builder is to be fixed)")
 
     it("covers a tunnel with ground (no lid over the portal) and leaves room under a bridge deck", function()
       local b = builder.new{ style = "london" }

@@ -825,9 +825,12 @@ describe("psdl.city", function()
     assert.is_false(ok)
     assert.matches("city_spec.lua:" .. line .. ": road 1: too short", err)
     c2.strict = false
-    -- (what is left, two parallel roads 8 m apart, overlaps: a fragment for the repair, not a city)
-    local _, rep = c2:build{ drivable = false }
-    assert.are.equal(4, #c2.roads)
+    -- what is left, two pairs of parallel roads 8 m apart, overlaps: refused naming both
+    -- lines (issue 14), after the repairs
+    ok, err = pcall(c2.build, c2, { drivable = false })
+    assert.is_false(ok)
+    assert.matches("city_spec%.lua:%d+: road %d, its rooms would overlap those of road %d at [^ ]*city_spec%.lua:%d+", err)
+    local rep = { repairs = c2.repair_log.entries }
     -- narrowed first (fewer lanes, no sidewalks), then dropped
     assert.are.equal(2, #rep.repairs)
     assert.are.equal("road narrowed", rep.repairs[1].reason)
@@ -836,7 +839,6 @@ describe("psdl.city", function()
     assert.are.equal("too short for its intersections", e.reason)
     assert.matches("city_spec.lua:" .. line .. ": road 1: too short", e.detail)
     assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
-    assert.are.equal(0, rep.counts.errors)
   end)
 
   it("makes tunnel bores subterranean warp rooms between walled cuts, and bridge decks warp rooms", function()
@@ -988,13 +990,12 @@ describe("psdl build", function()
     assert.equal(2, code)
     assert.matches(script:gsub("%p", "%%%0") .. ":3: road 1: too short", stderr)
     assert.is_false(exists(out))
-    -- without --strict: the road is dropped with a warning naming the line, the city written
+    -- without --strict: the road is dropped, and what is left (two pairs of parallel roads
+    -- 8 m apart) is refused naming both lines (issue 14)
     code, _, stderr = psdl_cli("build", script, "-o", out)
-    assert.equal(0, code)
-    assert.matches("warning: dropped too short for its intersections: " .. script:gsub("%p", "%%%0")
-      .. ":3: road 1: too short", stderr)
-    assert.is_true(exists(out))
-    os.remove(out)
+    assert.equal(2, code)
+    assert.matches("its rooms would overlap those of road", stderr, 1, true)
+    assert.is_false(exists(out))
     -- no city returned
     write_text(script, "local city = psdl.city.new{}\n")
     code, _, stderr = psdl_cli("build", script, "-o", out)

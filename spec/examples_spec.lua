@@ -31,9 +31,6 @@ table.sort(names)
 describe("examples", function()
   for _, name in ipairs(names) do
     local want = EXAMPLES[name]
-    -- issue 14: the bridge example's deck and the road under it are two networks with no
-    -- neighbour link (rule "unreachable", an error); pending until the builder links them
-    local it = name == "bridge" and pending or it
     it(name .. ".lua writes a PSDL that validates strictly", function()
       local out = H.tmpname(".psdl")
       finally(function() os.remove(out) end)

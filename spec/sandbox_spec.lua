@@ -244,8 +244,6 @@ describe("examples under psdl build", function()
   end)
 
   for _, name in ipairs(names) do
-    -- issue 14: the bridge example does not pass the drivability rules yet (see examples_spec)
-    local it = name == "bridge.lua" and pending or it
     it(name .. " builds from another folder and writes nothing but -o", function()
       local dir = tmpdir()
       local cmd = string.format("cd %s && PSDL_BUILD_DIR=%s %s/scripts/psdl build %s/examples/%s -o out.psdl -q 2>&1",

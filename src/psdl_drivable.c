@@ -13,7 +13,8 @@
  *   room_overlap       ERROR  two non-warp rooms overlap by more than 0.5 m²
  *   hole               ERROR above 1 m², WARN above 0.01 m²: ground enclosed by the
  *                      non-warp rooms that no room's perimeter holds
- *   edge_gap           WARN   an enclosed gap of at most 0.01 m² but wider than 2 cm
+ *   edge_gap           WARN   an enclosed gap of at most 0.01 m² but wider than 2 cm, or an edge
+ *                             linked to a neighbour lying more than 2 cm off its perimeter
  *   floor_outside      WARN above 1 %, ERROR above 25 % of a floor attribute's plan area
  *                      more than 5 cm outside its room
  *   unreachable        ERROR for road (0x08) and intersection (0x10) rooms, WARN for others:
@@ -124,6 +125,9 @@ typedef struct plan {
 } plan;
 
 static double cross2(double ax, double az, double bx, double bz) { return ax * bz - az * bx; }
+
+/* Length of (x, z) (no overflow care needed: coordinates are below COORD_LIMIT). */
+static double dist2(double x, double z) { return sqrt(x * x + z * z); }
 
 static int finite_vec(const psdl_vec3 *p) { return isfinite(p->x) && isfinite(p->y) && isfinite(p->z); }
 
@@ -279,7 +283,7 @@ static int room_triangles(plan *P, uint32_t r) {
                 double ux = b[0] - a[0], uz = b[1] - a[1], wx = c[0] - b[0], wz = c[1] - b[1];
                 double cr = cross2(ux, uz, wx, wz);
                 int same = c[0] == a[0] && c[1] == a[1];
-                if (!same && !(fabs(cr) <= 1e-9 * hypot(ux, uz) * hypot(wx, wz) && ux * wx + uz * wz < 0)) break;
+                if (!same && !(fabs(cr) <= 1e-9 * dist2(ux, uz) * dist2(wx, wz) && ux * wx + uz * wz < 0)) break;
                 /* b is the tip of a spike: drop it (and a, when the spike returns onto it) */
                 keep[m - 2] = keep[m - 1];
                 m--;
@@ -555,7 +559,7 @@ static void check_shapes(dctx *c, const plan *P) {
         for (uint32_t i = 0; i < n; i++) {
             const double *a = &p[2 * ((i + n - 1) % n)], *b = &p[2 * i], *q = &p[2 * ((i + 1) % n)];
             double ux = a[0] - b[0], uz = a[1] - b[1], wx = q[0] - b[0], wz = q[1] - b[1];
-            double lu = hypot(ux, uz), lw = hypot(wx, wz);
+            double lu = dist2(ux, uz), lw = dist2(wx, wz);
             if (lu <= 0 || lw <= 0) continue;
             double cb = (ux * wx + uz * wz) / (lu * lw);
             if (cb >= cspike) {
@@ -573,7 +577,7 @@ static void check_shapes(dctx *c, const plan *P) {
             if (cb >= ckink && lw < KINK_EDGE) {
                 const double *s = &p[2 * ((i + 2) % n)];
                 double vx = b[0] - q[0], vz = b[1] - q[1], yx = s[0] - q[0], yz = s[1] - q[1];
-                double lv = hypot(vx, vz), ly = hypot(yx, yz);
+                double lv = dist2(vx, vz), ly = dist2(yx, yz);
                 if (lv > 0 && ly > 0 && (vx * yx + vz * yz) / (lv * ly) >= ckink && kinks++ == 0) {
                     snprintf(path, sizeof path, "rooms[%lu].perimeter[%lu]", (unsigned long)r,
                              (unsigned long)P->orig[R->off + i] + 1);
@@ -657,10 +661,13 @@ static int check_overlaps(dctx *c, plan *P, const grid *g) {
 
 /* ------------------------------------------------------------------ holes */
 
+/* An edge in millimetres. In the hash the key is undirected, a the lower end: count copies
+ * run a -> b (first from room), back copies b -> a (first from room_b). As a boundary edge
+ * it is directed a -> b. */
 typedef struct bedge {
-    int64_t ax, az, bx, bz; /* millimetres */
-    uint32_t room;
-    uint32_t count; /* hash: directed copies */
+    int64_t ax, az, bx, bz;
+    uint32_t room, room_b;
+    uint32_t count, back;
     int used;
 } bedge;
 
@@ -691,7 +698,7 @@ static bedge *ehash_find(ehash *h, int64_t ax, int64_t az, int64_t bx, int64_t b
     size_t i = (size_t)hash_edge(ax, az, bx, bz) & h->mask;
     for (;;) {
         bedge *e = &h->slots[i];
-        if (e->count == 0) {
+        if (e->count == 0 && e->back == 0) {
             if (!insert) return NULL;
             e->ax = ax, e->az = az, e->bx = bx, e->bz = bz;
             h->n++;
@@ -752,7 +759,7 @@ static void hole_loop(dctx *c, const plan *P, const grid *g, const bedge *e, con
     for (size_t i = 0; i < m; i++) {
         const double *a = &q[2 * i], *b = &q[2 * ((i + 1) % m)];
         s += cross2(a[0], a[1], b[0], b[1]);
-        perim += hypot(b[0] - a[0], b[1] - a[1]);
+        perim += dist2(b[0] - a[0], b[1] - a[1]);
     }
     if (!(s < 0)) return; /* an outer boundary of the city */
     double area = -s / 2;
@@ -766,7 +773,7 @@ static void hole_loop(dctx *c, const plan *P, const grid *g, const bedge *e, con
     for (int tries = 0; tries < 3 && !found; tries++) {
         for (size_t i = 0; i < m && !found; i++) {
             const double *a = &q[2 * i], *b = &q[2 * ((i + 1) % m)];
-            double ex = b[0] - a[0], ez = b[1] - a[1], l = hypot(ex, ez);
+            double ex = b[0] - a[0], ez = b[1] - a[1], l = dist2(ex, ez);
             if (l < 4 * off) continue;
             double x = (a[0] + b[0]) / 2 + ez / l * off, z = (a[1] + b[1]) / 2 - ex / l * off;
             if (point_in_loop(q, m, x, z)) px = x, pz = z, found = 1;
@@ -832,7 +839,7 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
         minz = fmin(minz, R->minz), maxz = fmax(maxz, R->maxz);
         for (uint32_t i = 0; i < R->n; i++) {
             const double *a = &P->pts[2 * (R->off + i)], *b = &P->pts[2 * (R->off + (i + 1) % R->n)];
-            len += hypot(b[0] - a[0], b[1] - a[1]);
+            len += dist2(b[0] - a[0], b[1] - a[1]);
         }
     }
     if (npts == 0) return 1;
@@ -918,15 +925,20 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
                     ehash nh = {calloc((h.mask + 1) * 2, sizeof *h.slots), (h.mask + 1) * 2 - 1, 0};
                     if (!nh.slots) goto done;
                     for (size_t s = 0; s <= h.mask; s++)
-                        if (h.slots[s].count) {
+                        if (h.slots[s].count || h.slots[s].back) {
                             bedge *d = ehash_find(&nh, h.slots[s].ax, h.slots[s].az, h.slots[s].bx, h.slots[s].bz, 1);
                             *d = h.slots[s];
                         }
                     free(h.slots);
                     h = nh;
                 }
-                bedge *d = ehash_find(&h, ax, az, bx, bz, 1);
-                if (d->count++ == 0) d->room = r;
+                if (ax < bx || (ax == bx && az < bz)) {
+                    bedge *d = ehash_find(&h, ax, az, bx, bz, 1);
+                    if (d->count++ == 0) d->room = r;
+                } else {
+                    bedge *d = ehash_find(&h, bx, bz, ax, az, 1);
+                    if (d->back++ == 0) d->room_b = r;
+                }
             }
         }
     }
@@ -936,19 +948,22 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
     if (!bound) goto done;
     for (size_t s = 0; s <= h.mask; s++) {
         const bedge *d = &h.slots[s];
-        if (!d->count) continue;
-        const bedge *rv = ehash_find(&h, d->bx, d->bz, d->ax, d->az, 0);
-        uint32_t back = rv ? rv->count : 0;
-        for (uint32_t k = back; k < d->count && k < back + 4; k++) {
+        if (d->count == d->back) continue; /* empty, or shared by rooms on both sides */
+        int fwd = d->count > d->back;
+        uint32_t extra = fwd ? d->count - d->back : d->back - d->count;
+        for (uint32_t k = 0; k < extra && k < 4; k++) {
             if (nb == bcap) {
                 bedge *n2 = realloc(bound, bcap * 2 * sizeof *bound);
                 if (!n2) goto done;
                 bound = n2;
                 bcap *= 2;
             }
-            bound[nb] = *d;
-            bound[nb].used = 0;
-            nb++;
+            bedge *o = &bound[nb++];
+            memset(o, 0, sizeof *o);
+            if (fwd)
+                o->ax = d->ax, o->az = d->az, o->bx = d->bx, o->bz = d->bz, o->room = d->room;
+            else
+                o->ax = d->bx, o->az = d->bz, o->bx = d->ax, o->bz = d->az, o->room = d->room_b;
         }
     }
     qsort(bound, nb, sizeof *bound, cmp_bedge);
@@ -995,6 +1010,59 @@ done:
     free(loop);
     free(q);
     return ok;
+}
+
+/* ------------------------------------------------------------------ gaps along linked edges */
+
+/* Distance from (x, z) to the perimeter of room R. */
+static double dist_to_room(const plan *P, const droom *R, double x, double z) {
+    const double *p = &P->pts[2 * R->off];
+    double best = INFINITY;
+    for (uint32_t i = 0; i < R->n; i++) {
+        const double *a = &p[2 * i], *b = &p[2 * ((i + 1) % R->n)];
+        double ex = b[0] - a[0], ez = b[1] - a[1], l2 = ex * ex + ez * ez;
+        double t = l2 > 0 ? ((x - a[0]) * ex + (z - a[1]) * ez) / l2 : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        best = fmin(best, dist2(a[0] + t * ex - x, a[1] + t * ez - z));
+    }
+    return best;
+}
+
+/* An edge that names a neighbour (§1.5) should lie on that room's perimeter: where its ends
+ * or middle are more than 2 cm from it, the two rooms leave a gap along the edge (or
+ * overlap) however small its area. Once per pair of rooms. */
+static void check_link_gaps(dctx *c, const plan *P) {
+    const psdl_doc *d = c->doc;
+    char path[96];
+    for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
+        const droom *R = &P->rooms[r];
+        if (!R->usable) continue;
+        const psdl_room *rm = &d->rooms[r];
+        uint32_t reported = 0;
+        for (uint32_t k = 0; k < rm->nperimeter && !c->stop; k++) {
+            uint16_t nb = rm->perimeter[k].neighbour;
+            if (nb == 0 || nb >= P->nrooms || nb == r || nb == reported || !P->rooms[nb].usable) continue;
+            const psdl_vec3 *a = &d->vertices[rm->perimeter[k].vertex];
+            const psdl_vec3 *b = &d->vertices[rm->perimeter[(k + 1) % rm->nperimeter].vertex];
+            if (a->x == b->x && a->z == b->z) continue; /* a repeated point (§1.5) */
+            double pts[3][2] = {{a->x, a->z}, {b->x, b->z}, {((double)a->x + b->x) / 2, ((double)a->z + b->z) / 2}};
+            double worst = 0;
+            int at = 0;
+            for (int i = 0; i < 3; i++) {
+                double dd = dist_to_room(P, &P->rooms[nb], pts[i][0], pts[i][1]);
+                if (dd > worst) worst = dd, at = i;
+            }
+            if (worst > GAP_WIDTH) {
+                reported = nb;
+                snprintf(path, sizeof path, "rooms[%lu].perimeter[%lu].neighbour", (unsigned long)r,
+                         (unsigned long)k + 1);
+                dreport(c, WARN, "edge_gap", (long)r, (long)nb, -1, 1, pts[at][0], pts[at][1], path,
+                        "this edge is linked to room %u but lies up to %.3f m off its perimeter, at (%.2f, %.2f): "
+                        "a gap along the shared edge",
+                        (unsigned)nb, worst, pts[at][0], pts[at][1]);
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ floor outside its room */
@@ -1098,7 +1166,7 @@ static int check_floors(dctx *c, const plan *P) {
         for (uint32_t i = 0; i < n; i++) {
             const double *a = &p[2 * ((i + n - 1) % n)], *b = &p[2 * i], *q = &p[2 * ((i + 1) % n)];
             double e1x = b[0] - a[0], e1z = b[1] - a[1], e2x = q[0] - b[0], e2z = q[1] - b[1];
-            double l1 = hypot(e1x, e1z), l2 = hypot(e2x, e2z);
+            double l1 = dist2(e1x, e1z), l2 = dist2(e2x, e2z);
             double n1x = e1z / l1, n1z = -e1x / l1, n2x = e2z / l2, n2z = -e2x / l2; /* outward: right */
             double den = 1 + n1x * n2x + n1z * n2z;
             if (den < 1) {
@@ -1207,6 +1275,7 @@ void psdl_check_drivable(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl
     if (ok) check_shapes(&c, &P);
     if (ok && !c.stop) ok = check_overlaps(&c, &P, &g);
     if (ok && !c.stop) ok = check_holes(&c, &P, &g);
+    if (ok && !c.stop) check_link_gaps(&c, &P);
     if (ok && !c.stop) ok = check_floors(&c, &P);
     if (ok && !c.stop) ok = check_reach(&c, &P);
     if (!ok)

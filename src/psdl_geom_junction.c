@@ -18,6 +18,9 @@
  * their crosswalks (else the surface has no area). */
 #define STRAIGHT_SWEEP (0.5 * M_PI / 180.0)
 #define STRAIGHT_GAP 1.0
+/* Arms of different widths whose corner goes round the node by less than this taper from
+ * one to the other (a round join would run back along the wider arm's end: a spike). */
+#define TAPER_SWEEP (5.0 * M_PI / 180.0)
 
 enum { MEET_BOTH, MEET_A, MEET_B, MEET_NONE, JOIN, TAPER };
 
@@ -128,8 +131,8 @@ static double proj(const double *q, const double *c, const arm_info *a) {
 /* Where the sidewalk of arm S ends at a corner with arm O, which has none; S's curb meets
  * O's edge line (through `pe` along O) at distance t along S; `off` is S's outer offset,
  * `side` +1 when S's sidewalk is on its left (O's edge is its right), -1 the other way.
- * Square across S's width where that end stays clear of O's carriageway; else (an acute or
- * nearly right corner) along O's edge line: out to where S's outer line meets it, or, where
+ * Square across S's width where that end stays clear of O's carriageway by a metre or more;
+ * else (an acute or nearly right corner) along O's edge line: out to where S's outer line meets it, or, where
  * the two lines are too close to parallel for that, the square end moved onto it. Returns 1
  * when the end runs along O's edge (the curb corner is then inside the outline). */
 static int sidewalk_end(double *q, const double *c, const arm_info *S, const arm_info *O, double t, double off,
@@ -138,7 +141,10 @@ static int sidewalk_end(double *q, const double *c, const arm_info *S, const arm
     /* O's edge normal pointing away from O's axis: -f for its right edge, +f for its left */
     double nx = -side * O->f[0], nz = -side * O->f[1];
     double out = (q[0] - pe[0]) * nx + (q[2] - pe[2]) * nz;
-    if (out > 0.25) return 0;
+    /* clear of O's edge by less than a metre: a square end would leave a wedge of ground a
+     * few degrees wide between the sidewalk's end and O's side (a spike in the block
+     * there); it runs along O's edge instead */
+    if (out > 1.0) return 0;
     double os[3], u, v;
     at(os, c, S, 0, off, y);
     double sw = fabs(off) - (side > 0 ? S->aL : S->aR);
@@ -161,14 +167,20 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
     if (use_meet) {
         at(pa, c, A, 0, A->aL, y);
         at(pb, c, B, 0, -B->aR, y);
-        if (!meet(pa, A->d, pb, B->d, &tA, &tB) || tA < 0 || tB < 0) use_meet = 0;
+        /* arms of very different widths: the narrow one's curb line can meet the wide
+         * one's a little behind the node (t < 0 on one arm); that corner point still
+         * bounds the corner (the narrow arm's curb runs on into the junction up to the wide
+         * one's), where a round join would tear the sidewalks into crossing quads */
+        double lim = 2 * (A->aL + B->aR);
+        if (!meet(pa, A->d, pb, B->d, &tA, &tB) || (tA < 0 && tB < 0) || tA < -lim || tB < -lim) use_meet = 0;
     }
     int hasA = A->sL > 0, hasB = B->sR > 0;
     if (use_meet && hasA && hasB) {
         double oa[3], ob[3], uA, uB;
         at(oa, c, A, 0, A->aL + A->sL, y);
         at(ob, c, B, 0, -(B->aR + B->sR), y);
-        if (!meet(oa, A->d, ob, B->d, &uA, &uB) || uA < 0 || uB < 0) use_meet = 0;
+        double olim = 2 * (A->aL + A->sL + B->aR + B->sR);
+        if (!meet(oa, A->d, ob, B->d, &uA, &uB) || (uA < 0 && uB < 0) || uA < -olim || uB < -olim) use_meet = 0;
         else {
             double Pc[3], Bc[3];
             at(Pc, c, A, tA, A->aL, y);
@@ -267,9 +279,11 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
     if (nseg < 1) nseg = 1;
     if (nseg > MAX_ARC - 2) nseg = MAX_ARC - 2;
     double c0 = A->aL, c1 = B->aR, o0 = A->aL + A->sL, o1 = B->aR + B->sR;
-    if (sweep < STRAIGHT_SWEEP) { /* arms in line: keep a piece of road surface */
-        double dw = fmax(fabs(c0 - c1), hasA && hasB ? fabs(o0 - o1) : 0), gap = STRAIGHT_GAP;
-        if (dw > SAME_EPS) {
+    double dw0 = fmax(fabs(c0 - c1), hasA && hasB ? fabs(o0 - o1) : 0);
+    if (sweep < STRAIGHT_SWEEP || (sweep < TAPER_SWEEP && (dw0 > SAME_EPS || hasA != hasB))) {
+        /* arms in line: keep a piece of road surface */
+        double dw = dw0, gap = STRAIGHT_GAP;
+        if (dw > SAME_EPS || hasA != hasB) {
             /* a change of width: the curb (and outer line) taper straight from one arm's
              * crosswalk to the other's instead of stepping at the node, where the two
              * sidewalk ends would meet in T-junctions */
@@ -291,7 +305,11 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
         at(w0, c, A, 0, o0, y + (hasA ? rise : 0));
         at(w1, c, B, 0, -o1, y + (hasB ? rise : 0));
         double dq = hypot(q1[0] - q0[0], q1[2] - q0[2]), dw = hypot(w1[0] - w0[0], w1[2] - w0[2]);
-        if (dq < 0.05 && (dw < 0.05 || hasA != hasB)) {
+        /* a corner a hair short of straight (gamma <= 180 degrees, too flat for the
+         * meeting point above): the curb lines cross just beside the node, and the two
+         * ends would run a few centimetres backwards (a kink): one point too */
+        int flat = gamma <= M_PI;
+        if ((dq < 0.05 || flat) && (dw < 0.05 || flat || hasA != hasB)) {
             double *q = cn->curb[cn->ncurb++];
             for (int k = 0; k < 3; k++) q[k] = 0.5 * (q0[k] + q1[k]);
             if (hasA == hasB) {
@@ -326,6 +344,58 @@ static void build_corner(corner *cn, const double *c, arm_info *A, arm_info *B, 
 static void push_idx(uint32_t *list, size_t *n, uint32_t v) {
     if (*n > 0 && list[*n - 1] == v) return;
     list[(*n)++] = v;
+}
+
+/* Plan distance between points a and b of `pts`. */
+static double plan_dist(const double *pts, uint32_t a, uint32_t b) {
+    return hypot(pts[3 * a] - pts[3 * b], pts[3 * a + 2] - pts[3 * b + 2]);
+}
+
+/* Removes zero-width spikes from a closed outline of point indices (plan: x and z of
+ * `pts`): a point where the outline turns straight back (the next point lies on the way it
+ * came, e.g. out along a sidewalk end with no length and back to the curb), with the
+ * points on top of it in plan (a curb-height and a road-level point), and repeats of one
+ * index. Such a spike encloses no area; left in, the room's perimeter has a spike, and the
+ * blocks beside it a sliver. Returns the new count. */
+static size_t unspike_outline(uint32_t *o, size_t n, const double *pts) {
+    int changed = 1;
+    while (changed && n >= 3) {
+        changed = 0;
+        for (size_t i = 0; i < n && n >= 3; i++) {
+            if (o[i] == o[(i + 1) % n]) { /* a repeat */
+                memmove(o + i, o + i + 1, (n - i - 1) * sizeof *o);
+                n--;
+                changed = 1;
+                break;
+            }
+            /* the cluster of points on top of o[i] in plan: i0..i1 (cyclic), and the
+             * nearest points apart from it before and after */
+            size_t k0 = 0, k1 = 0;
+            while (k0 + 1 < n && plan_dist(pts, o[(i + n - k0 - 1) % n], o[i]) < SAME_EPS) k0++;
+            while (k1 + 1 < n && plan_dist(pts, o[(i + k1 + 1) % n], o[i]) < SAME_EPS) k1++;
+            if (k0 + k1 + 3 > n) continue;
+            const double *p = pts + 3 * o[(i + n - k0 - 1) % n], *v = pts + 3 * o[i], *q = pts + 3 * o[(i + k1 + 1) % n];
+            double ax = p[0] - v[0], az = p[2] - v[2], bx = q[0] - v[0], bz = q[2] - v[2];
+            double la = hypot(ax, az), lb = hypot(bx, bz);
+            double cr = (ax * bz - az * bx) / (la * lb), dt = (ax * bx + az * bz) / (la * lb);
+            if (!(dt > 0 && fabs(cr) < 1e-6)) continue;
+            /* drop the cluster */
+            size_t m = k0 + k1 + 1, start = (i + n - k0) % n;
+            uint32_t *tmp = (uint32_t *)malloc(n * sizeof *tmp);
+            if (!tmp) return n;
+            size_t w = 0;
+            for (size_t k = 0; k < n; k++) {
+                size_t d = (k + n - start) % n;
+                if (d >= m) tmp[w++] = o[k];
+            }
+            memcpy(o, tmp, w * sizeof *o);
+            free(tmp);
+            n = w;
+            changed = 1;
+            break;
+        }
+    }
+    return n;
 }
 
 /* Sidewalk strip writer. */
@@ -600,6 +670,7 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
     }
     /* close the loops: drop a last point equal to the first */
     while (dst->size.outline > 1 && dst->outline[dst->size.outline - 1] == dst->outline[0]) dst->size.outline--;
+    if (!getenv("NOUNSPIKE")) dst->size.outline = unspike_outline(dst->outline, dst->size.outline, dst->points);
     while (dst->size.surface > 1 && dst->surface[dst->size.surface - 1] == dst->surface[0]) dst->size.surface--;
     assert(dst->size.points <= b.cap.points && dst->size.surface <= b.cap.surface &&
            dst->size.strips <= b.cap.strips && dst->size.outline <= b.cap.outline);

@@ -239,6 +239,23 @@ static void test_holes(void) {
     ring_of_eight(b, 4);
     tb_rect(b, 9, 9, 15, 15, 0x48);
     CHECK_EQ(run_rule(b, "hole", -1), 0);
+    set_ctx("edge_gap: rooms linked across an edge 2.5 cm apart");
+    b = tb_new();
+    {
+        double l[8] = {0, 0, 0, 10, 10, 10, 10, 0}, rr[8] = {10.025, 10, 20, 10, 20, 0, 10.025, 0};
+        uint32_t a1 = tb_room(b, l, 4, 0x08), a2 = tb_room(b, rr, 4, 0x08);
+        b->R[a1].nb[2] = (uint16_t)a2; /* edge (10, 10) -> (10, 0) */
+        b->R[a2].nb[3] = (uint16_t)a1; /* edge (10.025, 0) -> (10.025, 10) */
+        d = tb_doc(b);
+        CHECK_EQ(count_rule(d, "edge_gap", W, &p), 2);
+        if (p) CHECK(p->has_position && fabs(p->x - 10) < 0.03);
+        CHECK_EQ(count_rule(d, "hole", -1, NULL), 0); /* open to the outside: no hole */
+        psdl_doc_free(d);
+        set_ctx("edge_gap: the same 1.5 cm apart: nothing");
+        b->V[b->R[a2].v[0]].x = 10.015f;
+        b->V[b->R[a2].v[3]].x = 10.015f;
+        CHECK_EQ(run_rule(b, "edge_gap", -1), 0);
+    }
     set_ctx("hole: a notch open to the outside is no hole");
     b = tb_new();
     tb_rect(b, 0, 0, 10, 10, 0x04);

@@ -52,7 +52,7 @@ local core = require "psdl.core"
 
 local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
 local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
-local atan, pi = math.atan, math.pi
+local atan, pi, acos = math.atan, math.pi, math.acos
 local table_sort, table_insert, string_format = table.sort, table.insert, string.format
 local os_clock = os.clock
 
@@ -1068,6 +1068,26 @@ local function bridge_holes(ctx, outer, holes, step, out)
   -- the first hole (in order) whose two extreme points both see the outer ring: another
   -- hole may hide the outer ring from the first one's
   local H, rest, hp, lo, hi, w1, w2
+  -- the smallest angle (radians) between the chord from point k of ring pts (towards x, z)
+  -- and the ring's two edges at k: a chord almost along an edge cuts off a sliver
+  local function edge_angle(pts, k, x, z)
+    local n = #pts
+    local p = pts[k]
+    local cx, cz = x - p[1], z - p[3]
+    local cl = sqrt(cx * cx + cz * cz)
+    if cl < 1e-9 then return 0 end
+    local best = pi
+    for _, q in ipairs({ pts[(k - 2) % n + 1], pts[k % n + 1] }) do
+      local ex, ez = q[1] - p[1], q[3] - p[3]
+      local el = sqrt(ex * ex + ez * ez)
+      if el > 1e-9 then
+        local c = (cx * ex + cz * ez) / (cl * el)
+        best = min(best, acos(max(-1, min(1, c))))
+      end
+    end
+    return best
+  end
+  local SLIVER = 10 * pi / 180
   local function target(hk, avoid, other)
     local h = hp[hk]
     local cands = {}
@@ -1075,11 +1095,15 @@ local function bridge_holes(ctx, outer, holes, step, out)
       if k ~= avoid then cands[#cands + 1] = { k, dist(h, p) } end
     end
     table_sort(cands, function(x, y) if x[2] ~= y[2] then return x[2] < y[2] end return x[1] < y[1] end)
-    for _, cd in ipairs(cands) do
-      local p = outer.pts[cd[1]]
-      if in_cone(outer.pts, cd[1], h[1], h[3]) and visible(rings, h, p, outer, holes) then
-        if not other or not segs_meet(h[1], h[3], p[1], p[3], other[1][1], other[1][3], other[2][1], other[2][3]) then
-          return cd[1]
+    for pass = 1, 2 do -- first without chords along an edge, then any
+      for _, cd in ipairs(cands) do
+        local p = outer.pts[cd[1]]
+        if in_cone(outer.pts, cd[1], h[1], h[3]) and visible(rings, h, p, outer, holes)
+           and (pass == 2 or (edge_angle(hp, hk, p[1], p[3]) >= SLIVER
+                              and edge_angle(outer.pts, cd[1], h[1], h[3]) >= SLIVER)) then
+          if not other or not segs_meet(h[1], h[3], p[1], p[3], other[1][1], other[1][3], other[2][1], other[2][3]) then
+            return cd[1]
+          end
         end
       end
     end

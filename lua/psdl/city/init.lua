@@ -74,7 +74,7 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true, package = true, strict = true }
+               blocks = true, package = true, strict = true, auto_junctions = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -107,6 +107,10 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   `terrain_opts`: `{blend, extent, cell, room_cells, max_points, texture, apron_cell,
 --   planar_tol, ground}` (`psdl.city.terrain.setup`);
 -- * `blocks = false`: build roads and intersections only;
+-- * `auto_junctions = true`: where two roads at grade cross without a shared node, a
+--   junction is inserted (both roads split there), and a road whose body a node of other
+--   roads lies on is split at that node; without it (the default) `build` refuses such a
+--   network with an error naming both script lines. Bridges and tunnels cross freely;
 -- * `package`: settings for `psdl package` (`psdl.package.generate`: `name`, `title`,
 --   `left_hand`, `density`, `speed`, `police`, `vehicles`, `peds`, `lights`, `dressing`);
 --   command-line options override them.
@@ -157,6 +161,7 @@ function M.new(opts)
     bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
     props = opts.props, package = opts.package, profile_table = ptab, height_fn = height, terrain = on_terrain,
+    auto_junctions = opts.auto_junctions and true or false,
     nodes = {}, roads = {}, node_by_id = {},
   }, City)
   if on_terrain then -- road centre lines follow the ground (psdl.city.terrain)
@@ -437,6 +442,7 @@ local function build(self, opts)
   end
   local t2 = os_clock()
   if progress then progress("city: finish") end
+  self.last_builder = b -- (psdl.city.repair maps validation errors back to roads)
   local doc, rep = b:finish{ strict = opts.strict and true or false, validate = opts.validate, drivable = opts.drivable,
                               order = "blocks_first" }
   local t3 = os_clock()
@@ -483,10 +489,10 @@ function City:build(opts)
   if type(opts) ~= "table" then argerr(1, "build", "table expected, got " .. type(opts)) end
   local pause = opts.gc_pause
   if pause == nil then pause = 400 end
-  if not pause then return build(self, opts) end
+  if not pause then return repair.validated(self, opts, build) end
   local mode = collectgarbage("incremental")
   local prev = collectgarbage("setpause", pause)
-  local ok, doc, report = pcall(build, self, opts)
+  local ok, doc, report = pcall(repair.validated, self, opts, build)
   collectgarbage("setpause", prev)
   if mode == "generational" then collectgarbage("generational") end
   if not ok then error(doc, 0) end
@@ -570,13 +576,21 @@ end
 -- (`{x, z, y}`), `roads` (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
 -- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
 -- Nodes are added in id order (numbers, then strings), roads in list order, so the same
--- table gives the same city.
+-- table gives the same city. `auto_junctions` is on unless `opts` turns it off: an
+-- importer's network crosses only at shared nodes (docs/network.md), and what is left (a dead
+-- end a step from another road) is resolved rather than refused.
 -- @tparam table net
 -- @tparam[opt] table opts options of `new`
 -- @treturn City
 function M.from_network(net, opts)
   if type(net) ~= "table" or type(net.nodes) ~= "table" or type(net.roads) ~= "table" then
     argerr(1, "from_network", "a network table with nodes and roads expected (docs/network.md)")
+  end
+  if type(opts) == "table" and opts.auto_junctions == nil then
+    opts = copy(opts)
+    opts.auto_junctions = true
+  elseif opts == nil then
+    opts = { auto_junctions = true }
   end
   local city = M.new(opts)
   local ids = {}

@@ -154,13 +154,21 @@ local function merge_points(r, tol)
   return ok, changed
 end
 
--- Douglas-Peucker simplification of the via points with tolerance tol (metres).
-local function simplify(r, tol)
+-- Douglas-Peucker simplification of the via points with tolerance tol (metres); with
+-- `ends`, the via points next to the nodes stay (the directions the road leaves its nodes in).
+local function simplify(r, tol, ends)
   local pts = { { r.a.x, r.a.z } }
   for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2], v = v } end
   pts[#pts + 1] = { r.b.x, r.b.z }
   local keep = { [1] = true, [#pts] = true }
-  local stack = { { 1, #pts } }
+  if ends and #pts > 3 then keep[2], keep[#pts - 1] = true, true end
+  local stack = {}
+  do -- the spans between points kept from the start
+    local last = 1
+    for i = 2, #pts do
+      if keep[i] then stack[#stack + 1] = { last, i }; last = i end
+    end
+  end
   while #stack > 0 do
     local s = table_remove(stack)
     local i0, i1 = s[1], s[2]
@@ -187,6 +195,31 @@ local function simplify(r, tol)
   local changed = #via ~= #r.via
   r.via = via
   return changed
+end
+
+-- The tightest corners of a road's path (turn over the shorter segment beside it) lose their
+-- shape point: a quarter of the via points (at least one), the tightest first.
+local function ease_tightest(r)
+  local n = #r.via
+  if n == 0 then return false end
+  local pts = { { r.a.x, r.a.z } }
+  for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2] } end
+  pts[#pts + 1] = { r.b.x, r.b.z }
+  local score = {}
+  for i = 2, #pts - 1 do
+    local p, q, w = pts[i - 1], pts[i], pts[i + 1]
+    local ax, az, bx, bz = q[1] - p[1], q[2] - p[2], w[1] - q[1], w[2] - q[2]
+    local l1, l2 = sqrt(ax * ax + az * az), sqrt(bx * bx + bz * bz)
+    local turn = math.abs(math.atan(ax * bz - az * bx, ax * bx + az * bz))
+    score[#score + 1] = { i = i - 1, s = turn / max(0.01, min(l1, l2)) }
+  end
+  table.sort(score, function(x, y) if x.s ~= y.s then return x.s > y.s end return x.i < y.i end)
+  local gone = {}
+  for k = 1, max(1, math.ceil(n / 4)) do gone[score[k].i] = true end
+  local via = {}
+  for i, v in ipairs(r.via) do if not gone[i] then via[#via + 1] = v end end
+  r.via = via
+  return true
 end
 
 -- Fewer lanes and no sidewalks: true when the road became narrower.
@@ -333,21 +366,30 @@ local function repair_road(city, r, msg, log, layout)
   -- a simpler, straighter, narrower road may fit where the original did not
   do
     local step = r.bend_step or 0
+    local hw = max(1, r.spec.half_width or 5)
     if step < 1 and #r.via > 1 then
       r.bend_step = 1
-      if simplify(r, max(1, r.spec.half_width or 5)) then
+      if simplify(r, hw, true) then
         log:road(r, "repaired", "bend eased", msg)
         return true
       end
     end
-    if step < 2 and #r.via > 0 then
-      r.bend_step = 2
+    -- then the tightest corners, a quarter of the shape points at a time (three times)
+    if step < 4 and #r.via > 1 then
+      r.bend_step = math.max(2, step + 1)
+      if ease_tightest(r) then
+        log:road(r, "repaired", "bend eased", msg)
+        return true
+      end
+    end
+    if step < 5 and #r.via > 0 then
+      r.bend_step = 5
       r.via = {}
       log:road(r, "repaired", "road straightened", msg)
       return true
     end
-    if step < 3 then
-      r.bend_step = 3
+    if step < 6 then
+      r.bend_step = 6
       if narrow(city, r) then
         log:road(r, "repaired", "road narrowed", msg)
         return true
@@ -370,6 +412,24 @@ local function repair_node(city, n, msg, log, layout, named)
   if #cands == 0 then
     for _, e in ipairs(n.ends or {}) do
       if not e.road.removed then cands[#cands + 1] = e.road end
+    end
+  end
+  -- two roads leaving in the same direction: first the shape point next to the node goes
+  -- (the direction a road leaves in is that of its first segment, which a point a few metres
+  -- out can turn), on the road with the shorter first segment
+  if msg:find("same direction", 1, true) then
+    local best, bl
+    for _, r in ipairs(cands) do
+      if #r.via > 0 then
+        local v = r.a == n and r.via[1] or r.via[#r.via]
+        local l = sqrt((v[1] - n.x) ^ 2 + (v[2] - n.z) ^ 2)
+        if not bl or l < bl then best, bl = r, l end
+      end
+    end
+    if best then
+      if best.a == n then table_remove(best.via, 1) else best.via[#best.via] = nil end
+      log:road(best, "repaired", "end straightened", msg)
+      return true
     end
   end
   local victim = least(cands)
@@ -452,6 +512,61 @@ function M.run(city, log, attempt)
     end
   end
   error("the city's roads could not be repaired in " .. limit .. " attempts", 0)
+end
+
+--- Build a city (`build(city, opts)`: the whole build with its validation), and when the
+-- document has validation errors in rooms of roads or intersections, repair those roads one
+-- step down their ladder (or drop the least road at the intersection) and build again, at
+-- most `VALIDATION_ROUNDS` times. Errors in other rooms (blocks, the apron), in strict mode,
+-- or left after the last round are raised as they are.
+-- @tparam table city
+-- @tparam table opts the options of `City:build`
+-- @tparam function build
+-- @return what `build` returns
+M.VALIDATION_ROUNDS = 4
+function M.validated(city, opts, build)
+  local layout = require "psdl.city.layout"
+  for round = 1, M.VALIDATION_ROUNDS + 1 do
+    local ok, doc, report = pcall(build, city, opts)
+    if ok then return doc, report end
+    local msg = tostring(doc)
+    local log = city.repair_log
+    if round > M.VALIDATION_ROUNDS or not msg:find("does not validate", 1, true) or not log or log.strict
+      or opts.strict or city.strict or not city.last_builder then
+      error(msg, 0)
+    end
+    -- builder rooms by their number in the document, and who made them
+    local by_id, owner = {}, {}
+    for _, r in ipairs(city.last_builder.rooms or {}) do if r.id then by_id[r.id] = r end end
+    for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
+    for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
+    local seen, todo = {}, {}
+    for line in msg:gmatch("[^\n]+") do
+      local idx = line:match("^%s*error %S+ rooms%[(%d+)%]")
+      if idx then
+        idx = tonumber(idx)
+        -- document paths count rooms from 0 or 1: the builder's ids from 1
+        local rm = by_id[idx] or by_id[idx + 1]
+        local o = rm and owner[rm]
+        if o and not seen[o] then
+          seen[o] = true
+          todo[#todo + 1] = { o, line:gsub("^%s+", "") }
+        end
+      end
+    end
+    if #todo == 0 then error(msg, 0) end
+    for _, t in ipairs(todo) do
+      local o, line = t[1], t[2]
+      if o.spec then -- a road
+        if not o.removed then
+          repair_road(city, o, layout.road_label(o) .. ": " .. line, log, layout)
+        end
+      else
+        repair_node(city, o, layout.node_label(o) .. ": " .. line, log, layout, {})
+      end
+    end
+    city.built = nil
+  end
 end
 
 return M

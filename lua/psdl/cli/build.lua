@@ -120,7 +120,7 @@ end
 -- @raise a failure when the file cannot be written
 function M.write(args, ctx, psdl, doc, report, out, size, meta)
   -- roads the build had to repair or drop (psdl.city.repair): warnings naming the script line
-  for _, e in ipairs(report.repairs or {}) do
+  for _, e in ipairs(report and report.repairs or {}) do
     ctx.stderr:write(string.format("psdl build: warning: %s %s: %s\n", e.action, e.reason,
       tostring(e.detail):match("^[^\n]*")))
   end

@@ -1431,6 +1431,54 @@ function M.narrow(ctx, e)
   return false
 end
 
+--- Drop only the part of a road that overlaps another (the overlap `c` of `fit.overlaps`):
+-- the road is cut a margin beyond the overlapping stretch, and what is left on either side
+-- stays when it is long enough for a dead end. Returns true when it cut (the part dropped is
+-- listed in `report.dropped` with the reason), false when the overlap spans the road.
+-- @tparam table ctx
+-- @tparam table e the edge
+-- @tparam table c the overlap record
+-- @treturn boolean
+function M.cut_overlap(ctx, e, c)
+  local g, dims = ctx.g, ctx.dims
+  local pieces = c.polys and c.polys[e]
+  if not pieces then return false end
+  local L = len(e)
+  local lo, hi = math_huge, -math_huge
+  for p in pairs(pieces) do
+    for _, v in ipairs(p.poly) do
+      local _, s = G.project(e.pts, v[1], v[2])
+      if s < lo then lo = s end
+      if s > hi then hi = s end
+    end
+  end
+  local hw = fit.hw(e, dims)
+  local margin = 2 * hw + 2
+  local keep = 2 * hw + 2 + ctx.opts.min_road_length -- the least a piece left must have
+  lo, hi = lo - margin, hi + margin
+  local keep_a = lo >= keep
+  local keep_b = L - hi >= keep
+  if not keep_a and not keep_b then return false end
+  local against = c.p == e and c.q or c.p
+  local why = string_format("overlaps %s in plan (%.1f m): the overlapping %.0f m cut away", owner_text(against),
+    c.depth, math_min(L, hi) - math_max(0, lo))
+  -- split off the ends kept, then drop the middle
+  local mid = e
+  if keep_b then
+    local _, e1, e2 = g:split_at(mid, hi, 0, "o")
+    if not e1 then return false end
+    mid = e1
+  end
+  if keep_a then
+    local _, e1, e2 = g:split_at(mid, lo, 0, "o")
+    if not e2 then return false end
+    mid = e2
+  end
+  drop(ctx, mid, "overlapping part of a road cut away", why)
+  remove_orphans(g)
+  return true
+end
+
 function M.overlaps(ctx)
   local g, dims = ctx.g, ctx.dims
   local list = fit.overlaps(g, dims)
@@ -1464,6 +1512,8 @@ function M.overlaps(ctx)
       elseif victim and not victim.dead and against and fit.is_edge(against) and not against.dead
         and (narrowed[against] or M.narrow(ctx, against)) then
         narrowed[against] = true
+        changed = true
+      elseif victim and not victim.dead and fit.is_edge(victim) and M.cut_overlap(ctx, victim, c) then
         changed = true
       elseif victim and not victim.dead then
         drop(ctx, victim, "overlaps another road or junction in plan",
@@ -1731,8 +1781,12 @@ function M.run(g, opts, report)
     for _, e in ipairs(g:edge_list()) do ne, np = ne + 1, np + #e.pts end
     return string_format("%d:%d:%d:%d:%d", nn, ne, np, sx, sz)
   end
+  local REATTACH, MERGE = "acute junctions re-attached where the roads part", "junctions too close for their roads merged"
+  local last_cycle
   for round = 1, 20 do
     report.rounds = round
+    local c0 = report.changes
+    local r0, m0 = c0[REATTACH] or 0, c0[MERGE] or 0
     local changed = false
     if M.loops(ctx) then changed = true end
     if M.parallel(ctx) then changed = true end
@@ -1747,6 +1801,11 @@ function M.run(g, opts, report)
       if not M.overlaps(ctx) then break end
     else
       local st = state()
+      -- the same few re-attachments merged back again, round after round
+      local dr, dm = (c0[REATTACH] or 0) - r0, (c0[MERGE] or 0) - m0
+      local cycle = dr > 0 and dm > 0 and dr <= 4 and string.format("%d:%d", dr, dm) or nil
+      if cycle and cycle == last_cycle then seen_states[st] = true end
+      last_cycle = cycle
       if seen_states[st] then
         change(ctx, "fit rounds stopped where passes undid each other")
         if not M.overlaps(ctx) then break end

@@ -483,12 +483,18 @@ function M.overlaps(g, dims, tol)
           local depth = sat(p.poly, q.poly)
           if depth > tol then
             if not rec then
-              rec = { p = a, q = b, depth = depth, key = key }
+              rec = { p = a, q = b, depth = depth, key = key, polys = {} }
               found[key] = rec
               list[#list + 1] = rec
             elseif depth > rec.depth then
               rec.depth = depth
             end
+            -- where along each road the overlap is (the pieces' outlines, by owner)
+            local pl = rec.polys
+            pl[a] = pl[a] or {}
+            pl[a][p] = true
+            pl[b] = pl[b] or {}
+            pl[b][q] = true
           end
         end
       end
