@@ -293,17 +293,18 @@ function M.watch(args, ctx, psdl, port, seed, name)
     return files
   end
 
-  -- Build until a build ends without a newer save of its files superseding it.
+  -- Build until a build ends without a newer save of its files superseding it. Returns the
+  -- files to watch and the snapshot of the watched files taken before the build.
   local function build()
     while true do
       local now = socket.gettime()
       running = { snap = watch.snapshot(watched), next_serve = now, next_look = now + WATCH.interval / 1000 }
       local files = build_once()
-      local changed = running.changed
+      local changed, before = running.changed, running.snap
       running = nil
       if not changed then
         watched = files or watched
-        return files
+        return files, before -- a save during the build is seen by the next poll
       end
       if not args.quiet then
         ctx.stdout:write(string.format("psdl view: %s changed while building: that build is abandoned, building again\n",
@@ -337,7 +338,7 @@ function M.watch(args, ctx, psdl, port, seed, name)
     end,
   }
   if not server then common.failure("io", err) end
-  local files = build()
+  local files, before = build()
   ctx.stdout:write(string.format("psdl view: serving %s (watching %s; Ctrl-C stops)\n", server.url, args.city))
   if ctx.stdout.flush then ctx.stdout:flush() end
   if args.open and not open_in_browser(server.url) then
@@ -347,7 +348,7 @@ function M.watch(args, ctx, psdl, port, seed, name)
   watch.loop {
     fallback = { args.city },
     build = function()
-      if first then first = false; return files end
+      if first then first = false; return files, before end
       return build()
     end,
     wait = function(seconds)
