@@ -32,13 +32,6 @@ local BELOW = { ["nairobi-chiromo.osm"] = 0.85, ["ankara-bahcelievler.osm"] = 0.
 describe("psdl osm on every real extract", function()
   for _, file in ipairs(EXTRACTS) do
     local base = file:match("([^/]*)$")
-    -- issue 14: in these extracts intersection perimeters cross themselves in small kinks
-    -- (perimeter_crossing errors; ankara also overlapping rooms and blocks left without a
-    -- room); pending until the builder avoids them (/work/status/drive-rules-findings.md)
-    local DRIVE_PENDING = { ["taipei-xinyi.osm"] = true, ["ankara-bahcelievler.osm"] = true,
-      ["orange-nsw.osm"] = true, ["philadelphia-temple.osm"] = true, ["porto-fernao-magalhaes.osm"] = true,
-      ["rosemead-ca.osm"] = true }
-    local it = DRIVE_PENDING[base] and pending or it
     it("imports " .. base .. ": exit 0, 0 errors, kept length, every drop with a reason", function()
       local out, rep = H.tmpname(".psdl"), H.tmpname(".json")
       finally(function() os.remove(out); os.remove(rep) end)

@@ -190,6 +190,42 @@ describe("psdl build sandbox", function()
     assert.equal(100 * 1024 * 1024, #string.rep("x", 100 * 1024 * 1024))
   end)
 
+  it("calls the host's poll while a script runs, outside the sandbox's rules, and stops the script when it says so", function()
+    local sandbox = require "psdl.sandbox"
+    local dir = tmpdir()
+    local outside = dir .. "/../outside-" .. tostring(os.time()) .. ".txt"
+    finally(function() os.remove(outside) end)
+    write(dir .. "/city.lua", "while true do pcall(function() while true do end end) end\n")
+    local calls, opened = 0, nil
+    local box = sandbox.new { script = dir .. "/city.lua", timeout = 60, psdl = psdl, poll = function()
+      calls = calls + 1
+      if calls == 3 then
+        -- the host (e.g. psdl view's server) may write and read any file, and allocate freely
+        assert(psdl.write_file(outside, string.rep("x", 1000)))
+        local f = assert(io.open(outside, "rb")); opened = #f:read("a"); f:close()
+      end
+      return calls >= 5
+    end }
+    local chunk = assert(box:loadfile())
+    local t0 = os.clock()
+    local ok, msg, kind = box:run(chunk)
+    assert.is_false(ok)
+    assert.equal("superseded", kind)
+    assert.matches("city.lua:1: the run was superseded", msg, 1, true)
+    assert.equal(5, calls)
+    assert.equal(1000, opened)
+    assert.is_true(os.clock() - t0 < 5)
+    -- the script itself still may not write
+    write(dir .. "/city.lua", "assert(psdl.write_file(" .. string.format("%q", outside) .. ", 'y'))\n")
+    box = sandbox.new { script = dir .. "/city.lua", psdl = psdl, poll = function() return false end }
+    ok, msg = box:run(assert(box:loadfile()))
+    assert.is_false(ok)
+    assert.matches("writing files is not allowed", msg, 1, true)
+    local f = assert(io.open(outside, "rb"))
+    assert.equal(string.rep("x", 1000), f:read("a"))
+    f:close()
+  end)
+
   it("checks --timeout and --max-memory", function()
     assert.equal(1, (run("build", "x.lua", "--timeout", "soon")))
     assert.equal(1, (run("build", "x.lua", "--max-memory", "-5")))

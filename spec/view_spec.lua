@@ -331,6 +331,27 @@ describe("psdl.watch", function()
   end)
 end)
 
+describe("psdl.watch.loop", function()
+  it("sees a save made while a build ran when the build returns its snapshot from before", function()
+    local a = H.tmpname(".lua")
+    finally(function() os.remove(a) end)
+    H.write_bytes(a, "v1")
+    local built, polls = {}, 0
+    watch.loop {
+      interval = 0.01,
+      wait = function() polls = polls + 1 end,
+      stop = function() return #built >= 2 or polls > 20 end,
+      build = function()
+        local before = watch.snapshot { a }
+        local f = io.open(a, "rb"); built[#built + 1] = f:read("a"); f:close()
+        if #built == 1 then H.write_bytes(a, "v2") end -- saved while the first build runs
+        return { a }, before
+      end,
+    }
+    assert.same({ "v1", "v2" }, built)
+  end)
+end)
+
 describe("psdl.serve", function()
   it("answers GET on 127.0.0.1 with what the handler returns, and 404/405/400 otherwise", function()
     local socket = require "socket"

@@ -29,6 +29,11 @@
 -- limit** on the Lua heap (bytes; `--max-memory` default 4,096 MB): exceeding either stops
 -- the script with a message naming the script line it was on. A script cannot catch these
 -- two errors (`pcall` passes them on).
+--
+-- A host may also give a **poll** function (`psdl view --watch` serves HTTP and watches
+-- files with it while a script runs): the limit hook calls it outside the sandbox's rules
+-- (full library, no memory limit, its processor time not counted against the script's),
+-- and when it returns true the script is stopped (`"superseded"`, uncatchable too).
 -- @module psdl.sandbox
 
 local core = require "psdl.core"
@@ -128,13 +133,15 @@ Box.__index = Box
 -- @tparam table opts `script` (path of the script), `trust` (full access), `timeout`
 --   (seconds; default `DEFAULT_TIMEOUT`; 0 = none), `max_memory` (bytes; default
 --   `DEFAULT_MAX_MEMORY`; 0 = none), `globals` (extra globals), `psdl` (the library table;
---   default `require "psdl"`)
+--   default `require "psdl"`), `poll` (function() -> true to stop the script; called every
+--   few thousand instructions while the script runs, see above)
 -- @treturn table the box: `box:load()`, `box:run(fn, ...)`, `box.env`
 function M.new(opts)
   assert(type(opts) == "table" and type(opts.script) == "string", "psdl.sandbox.new: opts.script expected")
   local box = setmetatable({
     script = opts.script, trust = opts.trust and true or false,
     timeout = opts.timeout or M.DEFAULT_TIMEOUT, max_memory = opts.max_memory or M.DEFAULT_MAX_MEMORY,
+    poll = opts.poll,
     chunks = {},          -- chunk source ("@path") -> path, for script lines
     modules = {},         -- sandboxed modules loaded by require
     script_mts = setmetatable({}, { __mode = "k" }), -- metatables the script set
@@ -429,6 +436,11 @@ function Box:hook(thread)
     if box.stopped then error(box.stopped, 0) end
     local where = script_line(box, nil, 2)
     if where then box.last_line = where end
+    if box.poll and box:outside(box.poll) then
+      box.stopped = setmetatable({ msg = string.format("%sthe run was superseded", where and (where .. ": ") or ""),
+        kind = "superseded" }, Stop)
+      error(box.stopped, 0)
+    end
     if box.deadline and os.clock() > box.deadline then
       box.stopped = setmetatable({ msg = string.format("%sthe script ran longer than --timeout %s s",
         where and (where .. ": ") or "", tostring(box.timeout)), kind = "timeout" }, Stop)
@@ -436,6 +448,33 @@ function Box:hook(thread)
     end
   end
   if thread then debug.sethook(thread, check, "", HOOK_COUNT) else debug.sethook(check, "", HOOK_COUNT) end
+end
+
+-- Call the host's `fn()` from the limit hook as if the script were not running: library
+-- writes and file reads as outside the box, no memory limit, and the processor time it
+-- takes added to the script's deadline. Returns fn's first result (an error in fn is raised).
+function Box:outside(fn)
+  local t0 = os.clock()
+  local inside = self.depth > 0 and not self.trust
+  local deny, open
+  if inside then
+    deny = core.deny_writes(self.prev_deny)
+    open = io.open
+    io.open = self.prev_open
+  end
+  -- (an exceeded limit that library code caught stays in force, so that run() still sees it)
+  local stats = self.memory_cap and core.memory_stats()
+  local lift = stats and not stats.exceeded
+  if lift then core.memory_limit(0) end
+  local ok, r = pcall(fn)
+  if lift then core.memory_limit(self.memory_cap) end
+  if inside then
+    core.deny_writes(deny)
+    io.open = open
+  end
+  if self.deadline then self.deadline = self.deadline + (os.clock() - t0) end
+  if not ok then error(r, 0) end
+  return r
 end
 
 --- Run `fn(...)` inside the box: library writes denied and file reads limited to the
@@ -452,6 +491,7 @@ function Box:inside(fn, ...)
     prev_deny = core.deny_writes(true)
     prev_open = io.open
     io.open = self:guarded_open(prev_open)
+    self.prev_deny, self.prev_open = prev_deny, prev_open -- for Box:outside
   end
   local function leave()
     self.depth = 0
@@ -473,19 +513,20 @@ end
 -- @return[1] ... what `fn` returns
 -- @treturn[2] false
 -- @treturn[2] string message naming the script line (`"city.lua:12: ..."`)
--- @treturn[2] string `"timeout"`, `"memory"` or `"error"`
+-- @treturn[2] string `"timeout"`, `"memory"`, `"superseded"` (the poll stopped it) or `"error"`
 function Box:run(fn, ...)
   local box = self
   self.stopped = nil
   if self.timeout and self.timeout > 0 then self.deadline = os.clock() + self.timeout else self.deadline = nil end
   local old_hook = { debug.gethook() }
-  self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0)
+  self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0) or self.poll ~= nil
   self:hook(nil)
   if self.max_memory and self.max_memory > 0 then
     collectgarbage("collect")
     -- the limit is on what the script adds to the heap: the host (psdl build, a test
     -- runner, an editor plugin) may already hold any amount
-    core.memory_limit(self.max_memory + math.floor(collectgarbage("count") * 1024))
+    self.memory_cap = self.max_memory + math.floor(collectgarbage("count") * 1024)
+    core.memory_limit(self.memory_cap)
   end
   local function memory_stop(where)
     box.stopped = setmetatable({ msg = string.format("%sthe script used more than --max-memory %d MB",
@@ -508,6 +549,7 @@ function Box:run(fn, ...)
   self.deadline = nil
   local stats = core.memory_stats()
   if stats and self.max_memory and self.max_memory > 0 then core.memory_limit(0) end
+  self.memory_cap = nil
   if stats and stats.exceeded and not is_stop(results[2]) then
     -- a memory error (Lua calls no message handler for it), or one library code caught
     results = { false, memory_stop(self.last_line), n = 2 }

@@ -45,23 +45,37 @@ end
 --- Run `build` now and again after every change of the files it returns, until `stop()`
 -- returns true (checked between polls; default: never) or the process is ended.
 -- @tparam table opts `build` (function() -> list of files to watch, or nil and a message:
---   then the files of the last build, or `fallback` when none, are watched), `fallback`
+--   then the files of the last build, or `fallback` when none, are watched; it may return
+--   a second value, a `snapshot` taken before it read the files, so that a save during the
+--   build is still seen as a change), `fallback`
 --   (files to watch while no build has succeeded), `wait` (function(seconds): waits between
 --   polls, e.g. serving HTTP; default `sleep`), `interval` (seconds, default 0.25),
 --   `stop` (function), `changed` (function(path): called before a rebuild)
 function M.loop(opts)
   local interval = opts.interval or 0.25
   local wait = opts.wait or M.sleep
-  local files = opts.build() or opts.fallback
-  local snap = M.snapshot(files)
+  -- the files' state now, but as they were before the build where it says so
+  local function after(files, before)
+    local snap = M.snapshot(files)
+    if type(before) == "table" then
+      for path, old in pairs(before) do
+        if snap[path] ~= nil then snap[path] = old end
+      end
+    end
+    return snap
+  end
+  local first, before = opts.build()
+  local files = first or opts.fallback
+  local snap = after(files, before)
   while not (opts.stop and opts.stop()) do
     wait(interval)
     local p = M.changed(snap)
     if p then
       if opts.changed then opts.changed(p) end
-      local new = opts.build()
+      local new
+      new, before = opts.build()
       if new then files = new end
-      snap = M.snapshot(files)
+      snap = after(files, before)
     end
   end
 end

@@ -349,3 +349,72 @@ return city
     proc.kill("SIGTERM");
   }
 });
+
+test("watch: a build that never ends does not stop the server, and a later save supersedes it", async () => {
+  const script = join(TMP, "endless.lua");
+  const city = (n) => `local city = psdl.city.new{ style = "london", seed = 1 }
+local prev = city:node(0, 0)
+for i = 1, ${n} do
+  local nx = city:node(i * 120, 0)
+  city:road(prev, nx, { profile = "street" })
+  prev = nx
+end
+return city
+`;
+  writeFileSync(script, city(1));
+  const proc = spawn("lua5.4", [PSDL, "view", script, "--watch", "--port", "0"], { env: ENV, cwd: TMP });
+  let out = "", err = "";
+  proc.stdout.on("data", (d) => { out += d; });
+  proc.stderr.on("data", (d) => { err += d; });
+  const waitFor = (what, re, ms) => new Promise((res, rej) => {
+    const t = setTimeout(() => { clearInterval(p); rej(new Error(`${what}: not printed in ${ms} ms: ${out}${err}`)); }, ms);
+    const p = setInterval(() => {
+      const m = out.match(re);
+      if (m) { clearTimeout(t); clearInterval(p); res(m); }
+    }, 50);
+  });
+  // every request must be answered within 5 s (the script's own limit is 120 s)
+  const get = async (url) => {
+    const r = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    assert.equal(r.status, 200, url);
+    return r;
+  };
+  try {
+    const [, url] = await waitFor("the address", /serving (http:\/\/127\.0\.0\.1:\d+\/)/, 30000);
+    const s1 = await (await get(url + "state")).json();
+    assert.equal(s1.error, null);
+    const good = Buffer.from(await (await get(url + "payload")).arrayBuffer());
+    // a save that never ends building
+    writeFileSync(script, "while true do end\n");
+    await waitFor("the rebuild", /endless\.lua changed, building again/, 10000);
+    const t0 = Date.now();
+    for (let i = 0; i < 5; i++) {
+      const s = await (await get(url + "state")).json();
+      assert.equal(s.version, s1.version, "the last good city's version while the build runs");
+      assert.equal(s.error, null);
+      assert.equal(s.building, true);
+      const html = await (await get(url)).text();
+      assert.match(html, /id="psdl-data"/);
+      assert.deepEqual(Buffer.from(await (await get(url + "payload")).arrayBuffer()), good, "the last good city");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // a fixed save abandons the endless build at once and builds the new city
+    writeFileSync(script, city(3));
+    await waitFor("the abandoned build", /endless\.lua changed while building: that build is abandoned/, 10000);
+    let s2;
+    for (let i = 0; i < 100; i++) {
+      s2 = await (await get(url + "state")).json();
+      if (s2.version > s1.version && !s2.building) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(s2.version > s1.version && !s2.building, "the fixed city was built: " + JSON.stringify(s2));
+    assert.equal(s2.error, null);
+    assert.ok(Date.now() - t0 < 60000, "well within the script's 120 s limit");
+    const built = [...out.matchAll(/built endless\.lua: (\d+) rooms/g)].map((m) => Number(m[1]));
+    assert.equal(built.length, 2, out);
+    assert.ok(built[1] > built[0], `more rooms after the fix: ${built}`);
+    assert.doesNotMatch(err, /timeout/);
+  } finally {
+    proc.kill("SIGTERM");
+  }
+});

@@ -23,12 +23,13 @@ end
 M.last_files = nil
 
 -- A sandbox (`psdl.sandbox`) for one run of a script. `opts.sandbox`: `trust` (full access),
--- `timeout` (seconds, default 120; 0 = none), `max_memory` (MB, default 4,096; 0 = none).
+-- `timeout` (seconds, default 120; 0 = none), `max_memory` (MB, default 4,096; 0 = none);
+-- `opts.poll`: the sandbox's poll (called while the script runs; true stops it).
 local function new_box(psdl, path, seed, opts)
   local s = opts.sandbox or {}
   local sandbox = require "psdl.sandbox"
   return sandbox.new { script = path, trust = s.trust, timeout = s.timeout or 120,
-    max_memory = (s.max_memory or 4096) * 1024 * 1024, globals = { SEED = seed }, psdl = psdl }
+    max_memory = (s.max_memory or 4096) * 1024 * 1024, globals = { SEED = seed }, psdl = psdl, poll = opts.poll }
 end
 
 -- The files a box loaded (the script, then its modules in the order they were loaded).
@@ -86,7 +87,9 @@ end
 -- @tparam table psdl
 -- @tparam string path
 -- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`), `validate`
---   (false: a city with validation errors is returned too, for `psdl view` to show them)
+--   (false: a city with validation errors is returned too, for `psdl view` to show them),
+--   `poll` (function() -> true to abandon the run; called every few thousand instructions
+--   of the script and its build, see `psdl.sandbox`)
 -- @treturn table document
 -- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`)
 -- @treturn table files the script loaded
@@ -174,7 +177,7 @@ end
 --- A document from any input: read (.psdl), run and built (.lua) or imported (.osm).
 -- @tparam table psdl
 -- @tparam string path
--- @tparam[opt] table opts `seed`, `strict`, `style`
+-- @tparam[opt] table opts `seed`, `strict`, `style`, `poll` (scripts only, see `script_document`)
 -- @treturn table document
 -- @treturn table files to watch for changes (`{path}`, or the script and what it loaded)
 -- @raise a failure naming the input

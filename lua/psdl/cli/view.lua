@@ -231,11 +231,38 @@ function M.watch(args, ctx, psdl, port, seed, name)
   local current = { version = 0 }
   local empty = { rooms = {}, vertices = {}, heights = {}, textures = {}, roads = {} }
 
-  local function build()
+  local socket = require "socket"
+  local server
+  -- The files the last build read: a save of one of them supersedes a build that runs.
+  local watched = { args.city }
+  -- The build that runs: `snap` (the watched files when it started), `next_serve`,
+  -- `next_look` (times), `changed` (the file whose save superseded it).
+  local running
+
+  -- Called by the sandbox every few thousand instructions while a script builds: answer
+  -- waiting requests (the last good city and its state), and abandon the build (true) when
+  -- a watched file was saved again.
+  local function poll()
+    local r = running
+    if not r then return false end
+    local now = socket.gettime()
+    if server and now >= r.next_serve then
+      server.step(0)
+      r.next_serve = socket.gettime() + 0.02
+    end
+    if now >= r.next_look then
+      r.next_look = now + WATCH.interval / 1000
+      r.changed = watch.changed(r.snap)
+      if r.changed then return true end
+    end
+    return false
+  end
+
+  local function build_once()
     local files
     local ok, err = pcall(function()
       local doc
-      doc, files = source.document(psdl, args.city, { seed = seed, validate = false })
+      doc, files = source.document(psdl, args.city, { seed = seed, validate = false, poll = poll })
       local images = args.textures and (texture_images(psdl, doc, args.textures)) or nil
       local pkg = package_files(psdl, args, ctx)
       local payload, stats = view.payload(doc, { name = name, images = images, watch = WATCH, bai = pkg.bai,
@@ -253,6 +280,7 @@ function M.watch(args, ctx, psdl, port, seed, name)
           common.int(stats.rooms), common.int(stats.triangles), common.int(stats.problems)))
       end
     end)
+    if not ok and running.changed then return nil end -- superseded: the caller builds again
     if not ok then
       local msg = common.is_failure(err) and err.msg or ("internal error: " .. tostring(err))
       local file, line = source.location(msg)
@@ -265,21 +293,43 @@ function M.watch(args, ctx, psdl, port, seed, name)
     return files
   end
 
+  -- Build until a build ends without a newer save of its files superseding it. Returns the
+  -- files to watch and the snapshot of the watched files taken before the build.
+  local function build()
+    while true do
+      local now = socket.gettime()
+      running = { snap = watch.snapshot(watched), next_serve = now, next_look = now + WATCH.interval / 1000 }
+      local files = build_once()
+      local changed, before = running.changed, running.snap
+      running = nil
+      if not changed then
+        watched = files or watched
+        return files, before -- a save during the build is seen by the next poll
+      end
+      if not args.quiet then
+        ctx.stdout:write(string.format("psdl view: %s changed while building: that build is abandoned, building again\n",
+          changed))
+        if ctx.stdout.flush then ctx.stdout:flush() end
+      end
+    end
+  end
+
   local function page()
     if current.payload then return assert(view.page(current.payload, name, true)) end
     -- no good build yet: an empty city under the error
     return assert(view.page(view.payload(empty, { name = name, watch = WATCH, error = current.error, problems = {} }), name))
   end
 
-  local server, err
-  local files = build()
+  local err
+  -- listening before the first build: requests are answered while it runs (from `poll`)
   server, err = serve.listen {
     port = port,
     handler = function(path)
       if path == "/" or path == "/index.html" then
         return 200, "text/html; charset=utf-8", page()
       elseif path == "/state" then
-        return 200, "application/json", cjson.encode { version = current.version, error = current.error or cjson.null }
+        return 200, "application/json", cjson.encode { version = current.version, error = current.error or cjson.null,
+          building = running ~= nil }
       elseif path == "/payload" then
         if not current.payload then return 404, "text/plain", "no city built yet\n" end
         return 200, "application/octet-stream", current.payload
@@ -288,6 +338,7 @@ function M.watch(args, ctx, psdl, port, seed, name)
     end,
   }
   if not server then common.failure("io", err) end
+  local files, before = build()
   ctx.stdout:write(string.format("psdl view: serving %s (watching %s; Ctrl-C stops)\n", server.url, args.city))
   if ctx.stdout.flush then ctx.stdout:flush() end
   if args.open and not open_in_browser(server.url) then
@@ -297,18 +348,20 @@ function M.watch(args, ctx, psdl, port, seed, name)
   watch.loop {
     fallback = { args.city },
     build = function()
-      if first then first = false; return files end
+      if first then first = false; return files, before end
       return build()
     end,
     wait = function(seconds)
-      local socket = require "socket"
       local t_end = socket.gettime() + seconds
       repeat
         server.step(math.max(0, t_end - socket.gettime()))
       until socket.gettime() >= t_end
     end,
     changed = function(p)
-      if not args.quiet then ctx.stdout:write(string.format("psdl view: %s changed, building again\n", p)) end
+      if not args.quiet then
+        ctx.stdout:write(string.format("psdl view: %s changed, building again\n", p))
+        if ctx.stdout.flush then ctx.stdout:flush() end
+      end
     end,
     stop = args.watch_stop,
   }

@@ -157,6 +157,10 @@ M.LEVELS = {
   end,
 }
 
+--- How many roads a build may drop because they run along another road (conflicts of the
+-- network that no junction resolves, `psdl.city.layout`) before it gives up.
+M.MAX_CONFLICT_DROPS = 200
+
 --- True for a build error about a limit of the format (the vertex budget and the like).
 -- @tparam string msg
 function M.is_limit(msg)
@@ -186,6 +190,7 @@ function M.build(net, report, opts)
   local psdl_city = require "psdl.city"
   local cur = net
   local simplified = {}
+  local conflict_drops = {}
   local doc, rep, city
   for level = 0, #M.LEVELS do
     if level > 0 then
@@ -195,10 +200,27 @@ function M.build(net, report, opts)
       if opts.progress then opts.progress("simplifying: " .. what) end
     end
     if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
-    city = psdl_city.from_network(cur, { style = opts.style, seed = opts.seed or 1, name = opts.name,
-                                          strict = opts.strict })
-    city:blocks { buildings = opts.procedural and {} or false }
-    local ok, d, r = pcall(city.build, city, { seed = opts.seed, strict = opts.strict, progress = opts.progress })
+    local ok, d, r
+    -- a road the conflict check refuses (it runs along another road from a shared node: no
+    -- junction can part them) is dropped and the city built again; at most MAX_CONFLICT_DROPS
+    for _ = 0, M.MAX_CONFLICT_DROPS do
+      city = psdl_city.from_network(cur, { style = opts.style, seed = opts.seed or 1, name = opts.name,
+                                            strict = opts.strict })
+      city:blocks { buildings = opts.procedural and {} or false }
+      ok, d, r = pcall(city.build, city, { seed = opts.seed, strict = opts.strict, progress = opts.progress })
+      local i = not ok and not opts.strict and tostring(d):match("^roads%[(%d+)%][^\n]- runs along ")
+      local bad = i and cur.roads[tonumber(i)]
+      if not bad then break end
+      local pts = { cur.nodes[bad.from] }
+      for _, v in ipairs(bad.via or {}) do pts[#pts + 1] = { x = v[1], z = v[2] } end
+      pts[#pts + 1] = cur.nodes[bad.to]
+      local mid = pts[(#pts + 1) // 2] or {}
+      conflict_drops[#conflict_drops + 1] = { stage = "layout", reason = "runs along another road",
+        detail = tostring(d):match("^[^\n]*"), source = bad.source, name = bad.name, highway = bad.highway,
+        x = mid.x, z = mid.z }
+      cur = filter_roads(cur, function(x) return x ~= bad end)
+      if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
+    end
     if ok then
       doc, rep = d, r
       break
@@ -227,6 +249,7 @@ function M.build(net, report, opts)
     dropped[#dropped + 1] = place { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
       source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z }
   end
+  for _, e in ipairs(conflict_drops) do dropped[#dropped + 1] = place(e) end
   for _, e in ipairs(rep.repairs or {}) do
     local t = place { stage = e.stage, reason = e.reason, detail = e.detail, source = e.source, name = e.name,
       length = e.length, x = e.x, z = e.z }
