@@ -129,6 +129,53 @@ end
 local Box = {}
 Box.__index = Box
 
+--- Largest number of matching steps a pattern may be expected to take in a sandbox.
+M.PATTERN_STEPS = 1e9
+
+--- Whether a pattern match is bounded enough to run in the sandbox. Lua's pattern matcher
+-- runs in C, out of reach of the `--timeout` hook, and backtracks: a pattern with k
+-- unbounded repetitions (`*`, `+`, `-`) can take about n^k steps on a subject of n bytes
+-- (`("a"):rep(30000):find(".-.-.-.-.-.-b")` runs for hours). A match is refused when
+-- n^k exceeds `PATTERN_STEPS` with k >= 3 (a final `.*`/`.-` not counted; one or two
+-- repetitions, the usual `^(%S+)%s+(.*)$` line parsing, always run); plain finds always run.
+-- @tparam any subject
+-- @tparam any pattern
+-- @tparam[opt] boolean plain `string.find`'s plain flag
+-- @treturn boolean
+-- @treturn[opt] string why not
+function M.pattern_cost_ok(subject, pattern, plain)
+  if plain or type(subject) ~= "string" or type(pattern) ~= "string" then return true end
+  local n = #subject
+  if n < 64 then return true end
+  local k, i, len = 0, 1, #pattern
+  while i <= len do
+    local c = pattern:sub(i, i)
+    if c == "%" then
+      i = i + 2
+    elseif c == "[" then -- a set: up to its closing bracket (a ']' first is part of it)
+      local j = i + 1
+      if pattern:sub(j, j) == "^" then j = j + 1 end
+      if pattern:sub(j, j) == "]" then j = j + 1 end
+      while j <= len and pattern:sub(j, j) ~= "]" do
+        if pattern:sub(j, j) == "%" then j = j + 1 end
+        j = j + 1
+      end
+      i = j + 1
+    else
+      i = i + 1
+    end
+    local q = pattern:sub(i, i)
+    if q == "*" or q == "+" or q == "-" then k = k + 1; i = i + 1 elseif q == "?" then i = i + 1 end
+  end
+  -- a last "anything" repetition ("(.*)$", ".-)$") takes the rest in one step
+  if pattern:match("%.[%*%-%+]%)*%$?$") and not pattern:match("%%%.[%*%-%+]%)*%$?$") then k = k - 1 end
+  if k >= 3 and k * math.log(n, 10) > math.log(M.PATTERN_STEPS, 10) then
+    return false, string.format("a pattern with %d repetitions over %d bytes could run for hours (Lua's matcher "
+      .. "is out of reach of --timeout): match shorter pieces (one line at a time)", k, n)
+  end
+  return true
+end
+
 --- Make a sandbox for one script.
 -- @tparam table opts `script` (path of the script), `trust` (full access), `timeout`
 --   (seconds; default `DEFAULT_TIMEOUT`; 0 = none), `max_memory` (bytes; default
@@ -170,6 +217,9 @@ end
 -- @treturn[2] string message
 function Box:readable(path)
   if type(path) ~= "string" then return nil, "a file name expected" end
+  -- a relative name is under the script's folder (as `require` looks there), not under
+  -- whatever folder psdl was started from
+  if path:sub(1, 1) ~= "/" and self.dir then path = self.dir .. "/" .. path end
   local real, err = core.real_path(path)
   if not real then return nil, (tostring(err):gsub("^psdl: io: ", "")) end
   local root = self.root
@@ -185,11 +235,12 @@ function Box:guarded_open(real_open)
   return function(path, mode)
     mode = mode or "r"
     if type(mode) ~= "string" or not mode:match("^r[b]?$") then
-      return nil, tostring(path) .. ": " .. denied("io.open for writing (mode " .. tostring(mode) .. ")")
+      -- a capability the sandbox withholds, like os.execute: an error at the script's line
+      error(tostring(path) .. ": " .. denied("io.open for writing (mode " .. tostring(mode) .. ")"), 2)
     end
-    local ok, err = self:readable(path)
-    if not ok then return nil, err end
-    return real_open(path, mode)
+    local real, err = self:readable(path)
+    if not real then return nil, err end
+    return real_open(real, mode)
   end
 end
 
@@ -275,6 +326,14 @@ function Box:sandbox_env(psdl)
   env.psdl = read_only(box, psdl, lib_cache)
   env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
   env.string.dump = function() error(denied("string.dump"), 2) end
+  for _, name in ipairs { "find", "match", "gmatch", "gsub" } do
+    local f = string[name]
+    env.string[name] = function(subject, pattern, ...)
+      local ok, why = M.pattern_cost_ok(subject, pattern, name == "find" and select(2, ...))
+      if not ok then error(string.format("string.%s: %s", name, why), 2) end
+      return f(subject, pattern, ...)
+    end
+  end
   env.os = {
     time = os.time, clock = os.clock, date = os.date,
   }
@@ -486,18 +545,22 @@ end
 function Box:inside(fn, ...)
   if self.depth > 0 then return fn(...) end
   self.depth = 1
-  local prev_deny, prev_open
+  local prev_deny, prev_open, prev_sindex
+  local smt = getmetatable("")
   if not self.trust then
     prev_deny = core.deny_writes(true)
     prev_open = io.open
     io.open = self:guarded_open(prev_open)
     self.prev_deny, self.prev_open = prev_deny, prev_open -- for Box:outside
+    -- ("..."):find(...) goes through the string metatable: the guarded copies there too
+    if smt and self.env.string then prev_sindex = smt.__index; smt.__index = self.env.string end
   end
   local function leave()
     self.depth = 0
     if not self.trust then
       core.deny_writes(prev_deny)
       io.open = prev_open
+      if prev_sindex then smt.__index = prev_sindex end
     end
   end
   return (function(ok, ...)
