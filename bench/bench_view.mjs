@@ -1,4 +1,4 @@
-// Viewer benchmark: a London-scale city (bench/view_city.lua, 19 x 19 nodes: ~1,441
+// Viewer benchmark: a London-scale city (bench/london_city.lua, 19 x 19 nodes: ~1,441
 // rooms, ~44,800 vertices with buildings) written by `psdl view`, opened in headless
 // Chromium with WebGL on its software renderer (SwiftShader), the way the browser tests
 // run it.
@@ -49,7 +49,7 @@ const runs = Number(process.argv[2] || 3);
 const tmp = mkdtempSync(join(tmpdir(), "psdl-bench-view-"));
 const env = { ...process.env, PSDL_BUILD_DIR: process.env.PSDL_BUILD_DIR || join(ROOT, "build") };
 const psdlFile = join(tmp, "bench_city.psdl"), html = join(tmp, "bench_city.html");
-execFileSync("lua5.4", [join(ROOT, "scripts/psdl"), "build", join(ROOT, "bench/view_city.lua"), "-o", psdlFile, "-q"], { env });
+execFileSync("lua5.4", [join(ROOT, "scripts/psdl"), "build", join(ROOT, "bench/london_city.lua"), "-o", psdlFile, "-q", "--trust"], { env });
 let t0 = performance.now();
 const said = execFileSync("lua5.4", [join(ROOT, "scripts/psdl"), "view", psdlFile, "-o", html], { env, encoding: "utf8" });
 const viewMs = performance.now() - t0;
