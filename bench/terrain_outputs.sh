@@ -12,16 +12,16 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fx=spec/fixtures/terrain
 n=0
-run() { # every command's output, with the temporary folder's name taken out
+clean() { sed -e "s#$dir#DIR#g" -e 's/built in [0-9.]* s.*/built in (time)/' "$1"; }
+run() { # every command's output, with the temporary folder's name and timings taken out
   n=$((n + 1))
   local rc=0
   "$@" >"$dir/o" 2>"$dir/e" || rc=$?
   printf '%03d rc=%d out=%s err=%s  %s\n' "$n" "$rc" \
-    "$(sed "s#$dir#DIR#g" "$dir/o" | sha256sum | cut -c1-16)" \
-    "$(sed "s#$dir#DIR#g" "$dir/e" | sha256sum | cut -c1-16)" "$(echo "$*" | sed "s#$dir#DIR#g")"
+    "$(clean "$dir/o" | sha256sum | cut -c1-16)" "$(clean "$dir/e" | sha256sum | cut -c1-16)" "$(echo "$*" | sed "s#$dir#DIR#g")"
 }
 files() { # digests of the files written so far
-  (cd "$dir" && find . -type f ! -name o ! -name e | sort | xargs sha256sum | cut -c1-16,65-)
+  (cd "$dir" && find . -type f ! -name o ! -name e ! -name tc2.txt | sort | xargs sha256sum | cut -c1-16,65-)
 }
 lua5.4 bench/terrain_inputs.lua 300 "$dir/gen.png" "$dir/gen.nhtg"
 # the example, built by psdl build and run directly
@@ -49,4 +49,4 @@ for f in "$fx"/*.png "$fx"/*.pgm "$fx"/*.nhtg "$dir/gen.png" "$dir/gen.nhtg"; do
   run scripts/psdl terrain import "$f" -o "$dir/p$k.package" --resize
 done
 files
-echo "direct run: $(sed "s#$dir#DIR#g" "$dir/tc2.txt" | sha256sum | cut -c1-16)"
+echo "direct run: $(clean "$dir/tc2.txt" | sha256sum | cut -c1-16)"

@@ -243,8 +243,15 @@ describe("psdl.terrain", function()
       n.heights[5] = 1e300
       assert.has_error(function() T.encode_nhtg(n) end)
       n.heights[5] = 1
-      n.heights[9] = nil
+      -- heights is a fixed-size C grid: a hole cannot be made in it
+      assert.has_error(function() n.heights[9] = nil end, "heights[9]: number expected, got nil")
+      assert.has_error(function() n.heights[10] = 1 end)
+      -- a plain table of heights is still checked as before
+      n.heights = { 1, 2, 3, 4, 5, 6, 7, 8 }
       raises(function() T.encode_nhtg(n) end, "(heights: 8 values for 3 x 3 points)")
+      n.heights = { 1, 2, 3, 4, 5, 6, 7, 8, "x" }
+      raises(function() T.encode_nhtg(n) end, "(heights[9]: number expected, got string)")
+      n.heights = T.new_nhtg({ width = 2 }).heights
       n = T.new_nhtg { width = 2 }
       n.version = 5
       raises(function() T.encode_nhtg(n) end, "(version: 5 cannot be written (only 4 is known))")

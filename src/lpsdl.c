@@ -1618,6 +1618,7 @@ int luaopen_psdl_core(lua_State *L) {
     }
     lua_setfield(L, -2, "attribute_types");
     lpsdl_open_terrain(L);
+    lpsdl_open_heightfield(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
     lpsdl_open_package(L);
