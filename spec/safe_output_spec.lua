@@ -163,3 +163,65 @@ describe("temporary files of atomic writes", function()
     assert.same({ "big.bin", "writer.lua" }, files_in(dir))
   end)
 end)
+
+describe("outputs checked before any work", function()
+  it("a missing or unwritable output folder stops every command with exit 3 before it writes anything", function()
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/city.lua"
+    H.write_bytes(script, "local c = psdl.city.new{ blocks = false }\nc:road(c:node(0, 0), c:node(100, 0))\nreturn c\n")
+    local osm = "spec/fixtures/osm/tee.osm"
+    local missing = dir .. "/nowhere/x"
+    local cases = {
+      -- the newcomer's case: the PSDL was written, then the preview failed
+      { { "build", script, "-o", dir .. "/a.psdl", "--preview", missing .. ".png" }, "--preview" },
+      { { "build", script, "-o", dir .. "/a.psdl", "--package", missing .. ".ar" }, "--package" },
+      { { "build", script, "-o", dir, "--preview", dir .. "/a.png" }, "a folder, not a file" },
+      { { "osm", osm, "-o", dir .. "/a.psdl", "--svg", missing .. ".svg" }, "--svg" },
+      { { "osm", osm, "-o", dir .. "/a.psdl", "--network-json", missing .. ".json" }, "--network-json" },
+      { { "osm", osm, "-o", missing .. ".psdl", "--preview", dir .. "/a.png" }, "-o" },
+      { { "export", N3, "-o", missing .. ".obj" }, "-o" },
+      { { "render", N3, "-o", missing .. ".png" }, "-o" },
+      { { "dump", N3, "-o", missing .. ".json" }, "-o" },
+      { { "terrain", "export", "spec/fixtures/terrain/ramp_4x6.nhtg", "-o", missing .. ".png" }, "-o" },
+      { { "terrain", "import", "spec/fixtures/terrain/ramp_4x6.png", "-o", missing .. ".nhtg" }, "-o" },
+      { { "package", N3, "-o", missing .. ".ar" }, "-o" },
+      { { "view", N3, "-o", missing .. ".html" }, "-o" },
+    }
+    for _, case in ipairs(cases) do
+      local code, _, err = run(table.unpack(case[1]))
+      local cmd = table.concat(case[1], " ")
+      assert.equal(3, code, cmd .. "\n" .. err)
+      assert.matches(case[2], err, 1, true)
+      assert.same({ "city.lua" }, files_in(dir), cmd)
+    end
+    local _, _, err = run("build", script, "-o", dir .. "/a.psdl", "--preview", missing .. ".png")
+    assert.matches("--preview " .. missing .. ".png: the folder " .. dir .. "/nowhere does not exist", err, 1, true)
+    if not H.sh("id -u"):match("^0\n") then -- root may write anywhere
+      local ro = dir .. "/ro"
+      assert(lfs.mkdir(ro))
+      os.execute("chmod 555 " .. q(ro))
+      local code
+      code, _, err = run("build", script, "-o", dir .. "/a.psdl", "--preview", ro .. "/a.png")
+      assert.equal(3, code)
+      assert.matches("cannot write in the folder", err, 1, true)
+      assert.is_nil(lfs.attributes(dir .. "/a.psdl"))
+    end
+  end)
+
+  it("a folder given as the input is an I/O error (exit 3) in every command", function()
+    local dir = H.tmpdir(finally)
+    local out = dir .. "/out"
+    for _, args in ipairs {
+      { "build", dir, "-o", out .. ".psdl" }, { "osm", dir, "-o", out .. ".psdl" }, { "info", dir },
+      { "validate", dir }, { "dump", dir, "-o", out .. ".json" }, { "undump", dir, "-o", out .. ".psdl" },
+      { "render", dir, "-o", out .. ".png" }, { "export", dir, "-o", out .. ".obj" },
+      { "terrain", "info", dir }, { "terrain", "import", dir, "-o", out .. ".nhtg" },
+      { "view", dir, "-o", out .. ".html" }, { "package", dir, "-o", out .. ".ar" }, { "diff", dir, N3 },
+    } do
+      local code, _, err = run(table.unpack(args))
+      assert.equal(3, code, table.concat(args, " ") .. "\n" .. err)
+      assert.matches(dir, err, 1, true)
+      assert.same({}, files_in(dir))
+    end
+  end)
+end)

@@ -1570,8 +1570,24 @@ static int l_real_path(lua_State *L) {
     return 1;
 }
 
+/* core.check_output(path) -> true | nil, message, "io": whether a write of path could
+ * succeed (psdl_check_output: not a folder; its folder exists and is writable). */
+static int l_check_output(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    psdl_error err;
+    if (psdl_check_output(path, &err) != PSDL_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"write_file", l_write_file},
+    {"check_output", l_check_output},
     {"real_path", l_real_path},
     {"decode", l_decode},
     {"encode", l_encode},
