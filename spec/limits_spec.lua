@@ -110,7 +110,7 @@ describe("a heightmap at the size limit (2048 x 2048)", function()
     local n = T.new_nhtg { width = 2047, heights = h }
     assert(T.write_file(dir .. "/big.nhtg", T.encode_nhtg(n)))
     assert(T.write_file(dir .. "/big.png", assert(T.encode_heightmap(n, { format = "png" }))))
-    n = nil -- luacheck: ignore
+    n = nil -- let the collector have the model
     collectgarbage()
     local function psdl_limited(args)
       return H.sh(string.format("cd %s && ulimit -v 131072 && scripts/psdl %s", q(lfs.currentdir()), args))

@@ -743,7 +743,7 @@ describe("height grids in C (psdl.Heightfield)", function()
     n.heights[2] = -7
     assert.are_not.equal(-7, m.heights[2])
     local c = n.heights:copy()
-    n = nil -- luacheck: ignore
+    n = nil -- let the collector have the model
     collectgarbage()
     collectgarbage()
     assert.equal(first, c[1])

@@ -296,7 +296,7 @@ local function run_export(args, ctx, T)
   else
     src = load_source(T, args.source, nil, head)
   end
-  head = nil -- luacheck: ignore (the file's bytes are garbage now)
+  head = nil -- the file's bytes are garbage from here on
   collectgarbage()
   local bytes, mapping
   if fmt == "nhtg" then
