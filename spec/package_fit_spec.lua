@@ -241,6 +241,45 @@ z.close()
   end)
 end)
 
+describe("psdl validate X.ar reuses the format checks", function()
+  it("reads the prop CSVs with psdl.propcsv and the minimap with psdl.pkg's hudmap checks", function()
+    local ar = H.tmpname(".ar")
+    finally(function() os.remove(ar) end)
+    -- a rule row naming a propdef that does not exist
+    python([[
+import sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+z = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)
+for i in src.infolist():
+    data = src.read(i.filename)
+    if i.filename.endswith('proprules.csv'):
+        lines = data.split(b'\r\n')
+        lines[1] = lines[1].split(b',')[0] + b',no_such_prop'
+        data = b'\r\n'.join(lines)
+    z.writestr(i.filename, data)
+z.close()
+]], base(), ar)
+    local out, err, code = psdl_cli("validate " .. q(ar))
+    assert.equal(1, code, out .. err)
+    assert.matches("error propcsv_missing_propdef city/tee/proprules.csv:2: rule n%d%dleft names propdef \"no_such_prop\"", out)
+    -- a minimap model whose geometry chunk is not H (the LOD the game looks the map up at)
+    local files = {}
+    for _, e in ipairs(assert(require("psdl.core").zip_read(H.read_bytes(base())))) do
+      local data = e.data
+      if e.name == "geometry/hudmap_tee.pkg" then
+        local t = assert(psdl.pkg.decode(data))
+        for _, c in ipairs(t.chunks) do if c.name == "H" then c.name = "M" end end
+        data = assert(psdl.pkg.encode(t))
+      end
+      files[#files + 1] = { e.name, data }
+    end
+    H.write_bytes(ar, assert(pkg.ar_bytes(files)))
+    out, err, code = psdl_cli("validate " .. q(ar))
+    assert.equal(1, code, out .. err)
+    assert.matches("error pkg_hudmap_lod geometry/hudmap_tee.pkg: chunks: no geometry chunk \"H\"", out, 1, true)
+  end)
+end)
+
 describe("psdl info X.ar", function()
   it("lists the entries of a package and what each is for (text and JSON)", function()
     local out, err, code = psdl_cli("info " .. q(base()))

@@ -361,38 +361,30 @@ function M.run(args, ctx)
   for _, file in ipairs(args.files) do
     local doc, size, fcode
     local bytes, rerr, rcode = common.read_file(file)
-    if bytes and (file:lower():match("%.ar$") or bytes:sub(1, 4) == "PK\3\4") then
-      local s, err = M.package_stats(bytes)
+    -- a package or a companion file: its stats (or the failure), printed or kept for JSON
+    local function other(s, err, ecode, printer)
       if not s then
-        code = math.max(code, ctx:fail(ctx.exit.bad_input, file .. ": " .. err))
-        results[#results + 1] = { file = file, error = { code = "bad_input", message = err } }
+        code = math.max(code, ctx:fail(common.exit_for(ecode), err))
+        results[#results + 1] = { file = file, error = { code = ecode, message = err } }
       elseif args.json then
         s.file = file
         results[#results + 1] = s
       else
         if shown > 0 then ctx.stdout:write("\n") end
         shown = shown + 1
-        M.print_package(ctx.stdout, file, s)
+        printer(ctx.stdout, file, s)
       end
+    end
+    if bytes and (file:lower():match("%.ar$") or bytes:sub(1, 4) == "PK\3\4") then
+      local s, err = M.package_stats(bytes)
+      other(s, s == nil and (file .. ": " .. err) or nil, "bad_input", M.print_package)
       goto continue
     end
     local cfmt = bytes and companion.format_of(file, bytes)
     if cfmt then
       local ok, t, csize = companion.load(file, bytes)
-      if not ok then
-        code = math.max(code, ctx:fail(common.exit_for(csize), t))
-        results[#results + 1] = { file = file, error = { code = csize, message = t } }
-      else
-        local s = companion.stats(cfmt, t, csize)
-        if args.json then
-          s.file = file
-          results[#results + 1] = s
-        else
-          if shown > 0 then ctx.stdout:write("\n") end
-          shown = shown + 1
-          companion.print_text(ctx.stdout, file, s)
-        end
-      end
+      if not ok then other(nil, t, csize)
+      else other(companion.stats(cfmt, t, csize), nil, nil, companion.print_text) end
       goto continue
     end
     if bytes then

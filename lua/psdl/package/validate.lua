@@ -307,10 +307,10 @@ function M.check(bytes, label)
         end
       end
       local tables = {}
-      local function decode(fmt, name, b)
+      local function decode(fmt, name, b, vopts)
         local t, msg = psdl[fmt].decode(b)
         if not t then add("error", "decode", name, msg); return nil end
-        local _, probs = psdl[fmt].validate(t, doc)
+        local _, probs = psdl[fmt].validate(t, doc, vopts)
         for _, p in ipairs(probs or {}) do
           add(p.severity, fmt .. "_" .. p.rule, name .. (p.path and p.path ~= "" and (": " .. p.path) or ""), p.message)
         end
@@ -323,59 +323,43 @@ function M.check(bytes, label)
       local inst = by["city/" .. map .. ".inst"]
       if inst then decode("inst", "city/" .. map .. ".inst", inst) end
       if hbytes then
-        local pkg = decode("pkg", "geometry/hudmap_" .. map .. ".pkg", hbytes)
-        if pkg then
-          local has_h = false
-          for _, ch in ipairs(pkg.chunks) do
-            if ch.name == "H" and ch.geometry then has_h = true end
-            if ch.shaders then
-              for _, job in ipairs(ch.shaders.paint_jobs) do
-                for _, sh in ipairs(job) do
-                  if sh.texture then
-                    local tn = sh.texture:lower()
-                    if not (by["texture/" .. tn .. ".tex"] or by["texture/" .. tn .. ".tga"] or by["texture/" .. tn .. ".bmp"]) then
-                      add("error", "missing_texture", "geometry/hudmap_" .. map .. ".pkg",
-                        "shader texture " .. sh.texture .. " is not in the archive (texture/" .. sh.texture .. ".tex)")
-                    end
-                  end
-                end
-              end
-            end
+        -- the minimap checks of psdl.pkg (chunk H, height, cover), then its textures in the archive
+        local pkg = decode("pkg", "geometry/hudmap_" .. map .. ".pkg", hbytes, { hudmap = true })
+        for _, tex in ipairs(pkg and psdl.pkg.textures(pkg) or {}) do
+          local tn = tex:lower()
+          if not (by["texture/" .. tn .. ".tex"] or by["texture/" .. tn .. ".tga"] or by["texture/" .. tn .. ".bmp"]) then
+            add("error", "missing_texture", "geometry/hudmap_" .. map .. ".pkg",
+              "shader texture " .. tex .. " is not in the archive (texture/" .. tex .. ".tex)")
           end
-          if not has_h then add("error", "hudmap_lod", "geometry/hudmap_" .. map .. ".pkg", "no geometry chunk H (CF §7.2: the map is looked up at the high LOD)") end
         end
       end
-      -- prop rules (CF §5.3)
+      -- prop rules (CF §5.3): the pair read and checked as the game reads it (psdl.propcsv); the
+      -- rules with both rows go to the cross-check against the PSDL's road records
       local pr = by["city/" .. map .. "/proprules.csv"]
       local pd = by["city/" .. map .. "/propdefs.csv"]
       if (pr == nil) ~= (pd == nil) then
         add("error", "prop_csv_pair", "city/" .. map .. "/", "propdefs.csv and proprules.csv are read as a pair (CF §5.3)")
       end
-      local rules = {}
+      local full = {}
       if pr and pd then
-        local defs = {}
-        for line in pd:gmatch("[^\r\n]+") do
-          local n = line:match("^([^,#]+)")
-          if n then defs[n:lower()] = true end
+        local propcsv = psdl.propcsv
+        local rules_t = propcsv.parse(pr)
+        local _, probs = propcsv.validate(propcsv.parse(pd), rules_t)
+        for _, p in ipairs(probs or {}) do
+          add(p.severity, "propcsv_" .. p.rule, "city/" .. map .. "/" .. (p.path or ""), p.message)
         end
-        for line in pr:gmatch("[^\r\n]+") do
-          local cells = {}
-          for c in (line:gsub("#.*", "") .. ","):gmatch("([^,]*),") do cells[#cells + 1] = c end
-          local num, side = (cells[1] or ""):lower():match("^n(%d%d)(%a+)$")
-          if num then
-            if side == "left" then rules[tonumber(num)] = (rules[tonumber(num)] or 0) | 1 end
-            if side == "right" then rules[tonumber(num)] = (rules[tonumber(num)] or 0) | 2 end
-            for k = 2, #cells do
-              if cells[k] ~= "" and not defs[cells[k]:lower()] then
-                add("error", "prop_def_missing", "city/" .. map .. "/proprules.csv: " .. cells[1],
-                  "propdef " .. cells[k] .. " is not in propdefs.csv: MM2 quits (CF §5.3)")
-              end
-            end
+        local col = 1
+        for i, cname in ipairs(rules_t.columns) do if cname == "rulename" then col = i; break end end
+        local sides = {}
+        for _, row in ipairs(rules_t.rows) do
+          local num, side = (row[col] or ""):lower():match("^n(%d%d)(%a+)$")
+          if num and (side == "left" or side == "right") then
+            local r = tonumber(num)
+            sides[r] = (sides[r] or 0) | (side == "left" and 1 or 2)
           end
         end
+        for r, m in pairs(sides) do if m == 3 then full[r] = true end end
       end
-      local full = {}
-      for r, m in pairs(rules) do if m == 3 then full[r] = true end end
       if doc then
         local ppath = require "psdl.package"
         for _, msg in ipairs(ppath.cross_check(doc, map, { bai = tables.bai, cpvs = tables.cpvs, inst = tables.inst,
