@@ -242,6 +242,54 @@ describe("psdl view (command)", function()
     assert.truthy(err:find(script .. ":4:", 1, true), err)
   end)
 
+  it("opens a package (.ar): the city inside with its AI lanes and visibility sets", function()
+    local dir = H.tmpname("")
+    local script, ar, out = dir .. "-street.lua", dir .. "-street.ar", dir .. "-street.html"
+    finally(function() for _, f in ipairs { script, ar, out } do os.remove(f) end end)
+    H.write_bytes(script, "local c = psdl.city.new{ style = 'london', seed = 1 }\nlocal a = c:node(0, 0)\n"
+      .. "local b = c:node(120, 0)\nc:road(a, b)\nc:road(b, c:node(240, 0))\nc:road(b, c:node(120, 120))\nreturn c\n")
+    local pcode, ptext, perr = run { "package", script, "-o", ar, "-q" }
+    assert.equal(0, pcode, ptext .. perr)
+    local code, text, err = run { "view", ar, "-o", out }
+    assert.equal(0, code, err)
+    assert.truthy(text:find("AI lanes, visibility", 1, true), text)
+    local html = H.read_bytes(out)
+    local b64 = html:match('<script id="psdl%-data" type="application/octet%-stream">([^<]*)</script>')
+    local meta = decode(require("zlib").inflate()(require("mime").unb64(b64)))
+    -- the PSDL, lanes and rows of the archive
+    local files = {}
+    for _, e in ipairs(assert(require("psdl.core").zip_read(H.read_bytes(ar), 1 << 30))) do files[e.name:lower()] = e.data end
+    local name
+    for f in pairs(files) do name = name or f:match("^city/([^/]+)%.psdl$") end
+    local doc = assert(psdl.decode(files["city/" .. name .. ".psdl"]))
+    local bai = assert(psdl.bai.decode(files["city/" .. name .. ".bai"]))
+    assert.equal(#doc.rooms, meta.stats.rooms)
+    assert.equal(#bai.roads, meta.bai.roads)
+    assert.equal(#doc.rooms, meta.cpvs.rows)
+    -- --watch does not take a package; what is not a package is refused naming it
+    local wcode, _, werr = run { "view", ar, "--watch" }
+    assert.equal(1, wcode)
+    assert.truthy(werr:find("is a package", 1, true), werr)
+    H.write_bytes(ar, "not a zip")
+    local bcode, _, berr = run { "view", ar, "-o", out }
+    assert.equal(2, bcode)
+    assert.truthy(berr:find(ar .. ": not a readable package", 1, true), berr)
+    local archive = require "psdl.package.archive"
+    local none = assert(require("psdl.core").zip_build({ { "tune/x.txt", "x" } }, 6))
+    local _, why = archive.read(none, "none.ar")
+    assert.equal("none.ar: no city/<map>.psdl in the package", why)
+    local psdl_bytes = files["city/" .. name .. ".psdl"]
+    local two = assert(require("psdl.core").zip_build({ { "city/a.psdl", psdl_bytes }, { "city/b.psdl", psdl_bytes } }, 6))
+    _, why = archive.read(two, "two.ar")
+    assert.equal("two.ar: 2 cities (a, b) and no .cinfo naming one of them", why)
+    -- a lone city without .bai: viewed, with a note
+    local lone = archive.read(assert(require("psdl.core").zip_build({ { "city/a.psdl", psdl_bytes } }, 6)), "lone.ar")
+    assert.equal("a", lone.map)
+    assert.equal(#doc.rooms, #lone.doc.rooms)
+    assert.is_nil(lone.bai)
+    assert.equal("lone.ar: no city/a.bai (shown without it)", lone.notes[1])
+  end)
+
   it("finds texture images by name, without regard to case", function()
     local out = H.tmpname(".html")
     local dir = H.tmpname("")

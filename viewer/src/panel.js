@@ -92,7 +92,7 @@ export function layers(meta, state, on) {
     crosswalk: "crosswalk", road_fan: "intersection", fan: "ground", roof: "roof", facade: "facade", sliver: "sliver",
     tunnel: "wall", junction_tunnel: "wall" };
   const color = (t) => meta.roles.find((r) => r.name === roleOf[t])?.color;
-  box.replaceChildren(
+  box.replaceChildren(...[
     el("div", { class: "group" }, "attribute types"),
     ...meta.types.map((t, i) => check(`layer-type-${t}`, t, state.types[i], (c) => on("type", i, c), t === "facade_bound" ? 0x8a4fff : color(t))),
     el("div", { class: "group" }, "room kinds"),
@@ -106,7 +106,7 @@ export function layers(meta, state, on) {
     meta.cpvs ? check("layer-visibility", "what the selected room sees (.cpvs)", state.overlay.visibility, (c) => on("overlay", "visibility", c), 0x33d94d) : null,
     el("div", { class: "group" }, "colours"),
     ...meta.roles.map((r) => el("label", {}, el("span", { class: "swatch", style: `background:${css(r.color)}` }), r.label)),
-  );
+  ].filter((c) => c !== null)); // replaceChildren would write a null as the text "null"
 }
 
 /** The problem list; `go(problem)` flies to one. */
