@@ -119,10 +119,14 @@ describe("psdl.view payload", function()
   end)
 
   it("describes each room: kind from its flags, perimeter, neighbours, attributes, road records", function()
-    local meta = decode((view.payload(doc)))
+    local meta, b = decode((view.payload(doc)))
     assert.equal(#doc.rooms, #meta.rooms)
+    assert.equal(#doc.rooms + 1, #b.room_attributes_offsets)
     for r, room in ipairs(doc.rooms) do
       local m = meta.rooms[r]
+      -- the attributes: JSON text of their own, per room
+      local o = b.room_attributes_offsets
+      m.attributes = cjson.decode(string.char(table.unpack(b.room_attributes, o[r] + 1, o[r + 1])))
       assert.equal(r, m.id)
       assert.equal(room.flags, m.flags)
       assert.equal(room.prop_rule, m.prop_rule)

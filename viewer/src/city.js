@@ -1,12 +1,14 @@
-// The city in the three.js scene: one indexed geometry (all rooms, sorted by material), a
-// shader that hides attribute types and room kinds and highlights rooms per vertex (room
-// id, role, type attributes; a room-state texture), and the line overlays (perimeters,
-// neighbour links, road-record paths, facade bounds, the selection) and problem markers.
+// The city in the three.js scene: one indexed geometry (all rooms, sorted by material)
+// drawn through square tiles at levels of detail (lod.js), a shader that hides attribute
+// types and room kinds and highlights rooms per vertex (role colour, type and state
+// attributes), and the line overlays (perimeters, neighbour links, road-record paths, facade
+// bounds, the selection) and problem pins.
 import * as THREE from "three";
 import { list } from "./payload.js";
 import { representatives, simplify } from "./lod.js";
 
-const ROOM_TEX_WIDTH = 1024;
+/** Vertex state: hidden (its room's kind is switched off). */
+const HIDDEN = 255;
 
 /** Cells (metres) of the coarse levels of detail, finest first (see lod.js). */
 export const LOD_CELLS = [2, 5, 12];
@@ -37,26 +39,42 @@ export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
   const sx = (box.max.x - box.min.x) / nx || 1, sz = (box.max.z - box.min.z) / nz || 1;
   const ntiles = nx * nz;
   const mats = [...new Set(groups.map((g) => g.materialIndex))];
-  // full level, by material then tile
-  const buckets = mats.map(() => Array.from({ length: ntiles }, () => []));
+  const nb = mats.length * ntiles;
+  // bucket (material, tile) of every triangle; tiles in rows along x, so that neighbours
+  // in view are neighbours in the buffer
+  let ntri = 0;
+  for (const g of groups) ntri += Math.floor(g.count / 3);
+  const bucketOf = new Int32Array(ntri);
+  const counts = new Int32Array(nb + 1);
   const lo = new Float32Array(ntiles * 3).fill(Infinity), hi = new Float32Array(ntiles * 3).fill(-Infinity);
+  let n = 0;
   for (const g of groups) {
-    const mb = buckets[mats.indexOf(g.materialIndex)];
-    for (let t = g.start; t + 2 < g.start + g.count; t += 3) {
-      const a = index[t], b = index[t + 1], c = index[t + 2];
-      const cx = (pos[3 * a] + pos[3 * b] + pos[3 * c]) / 3, cz = (pos[3 * a + 2] + pos[3 * b + 2] + pos[3 * c + 2]) / 3;
+    const m = mats.indexOf(g.materialIndex);
+    for (let t = g.start; t + 2 < g.start + g.count; t += 3, n++) {
+      const a = 3 * index[t], b = 3 * index[t + 1], c = 3 * index[t + 2];
+      const cx = (pos[a] + pos[b] + pos[c]) / 3, cz = (pos[a + 2] + pos[b + 2] + pos[c + 2]) / 3;
       const i = Math.min(nx - 1, Math.max(0, Math.floor((cx - box.min.x) / sx)));
       const j = Math.min(nz - 1, Math.max(0, Math.floor((cz - box.min.z) / sz)));
-      // tiles in rows along x: neighbours in view are neighbours in the buffer
       const k = j * nx + i;
-      mb[k].push(a, b, c);
-      for (const v of [a, b, c]) {
-        for (let d = 0; d < 3; d++) {
-          const x = pos[3 * v + d];
-          if (x < lo[3 * k + d]) lo[3 * k + d] = x;
-          if (x > hi[3 * k + d]) hi[3 * k + d] = x;
-        }
+      bucketOf[n] = m * ntiles + k;
+      counts[m * ntiles + k + 1] += 3;
+      for (let d = 0; d < 3; d++) {
+        const x0 = pos[a + d], x1 = pos[b + d], x2 = pos[c + d];
+        const l = Math.min(x0, x1, x2), h = Math.max(x0, x1, x2);
+        if (l < lo[3 * k + d]) lo[3 * k + d] = l;
+        if (h > hi[3 * k + d]) hi[3 * k + d] = h;
       }
+    }
+  }
+  for (let k = 0; k < nb; k++) counts[k + 1] += counts[k]; // start of each bucket
+  const sorted = new Uint32Array(counts[nb]);
+  const fill = counts.slice(0, nb);
+  n = 0;
+  for (const g of groups) {
+    for (let t = g.start; t + 2 < g.start + g.count; t += 3, n++) {
+      const o = fill[bucketOf[n]];
+      sorted[o] = index[t]; sorted[o + 1] = index[t + 1]; sorted[o + 2] = index[t + 2];
+      fill[bucketOf[n]] = o + 3;
     }
   }
   const tiles = [];
@@ -67,55 +85,56 @@ export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
       pick: null,
     });
   }
-  const big = pos.length / 3 > 65535;
-  const parts = [];
-  let n = 0;
-  const identity = null;
+  // every level, by material then tile, into one buffer (a level keeps at most what the
+  // full level has)
+  let all = new Uint32Array(sorted.length * (cells.length + 1));
+  let at = 0;
   for (let level = 0; level <= cells.length; level++) {
-    const rep = level === 0 ? identity : representatives(pos, room, info, cells[level - 1]);
+    const rep = level === 0 ? null : representatives(pos, room, info, cells[level - 1]);
     mats.forEach((mat, m) => {
       for (let k = 0; k < ntiles; k++) {
-        const tris = buckets[m][k];
-        if (!tris.length) continue;
-        const out = simplify(tris, 0, tris.length, rep);
-        if (!out.length) continue;
-        tiles[k].ranges[level].push({ start: n, count: out.length, materialIndex: mat });
-        parts.push(out);
-        n += out.length;
+        const b = m * ntiles + k;
+        const end = simplify(sorted, counts[b], counts[b + 1] - counts[b], rep, all, at);
+        if (end > at) tiles[k].ranges[level].push({ start: at, count: end - at, materialIndex: mat });
+        at = end;
       }
     });
   }
-  const all = big ? new Uint32Array(n) : new Uint16Array(n);
-  let o = 0;
-  for (const p of parts) { all.set(p, o); o += p.length; }
+  all = pos.length / 3 > 65535 ? all.slice(0, at) : Uint16Array.from(all.subarray(0, at));
+  // picking: each tile's triangles at full detail, every material
+  const Index = pos.length / 3 > 65535 ? Uint32Array : Uint16Array;
   for (let k = 0; k < ntiles; k++) {
-    const full = [];
-    for (const m of buckets) for (let i = 0; i < m[k].length; i++) full.push(m[k][i]);
-    tiles[k].pick = big ? new Uint32Array(full) : new Uint16Array(full);
+    let len = 0;
+    for (let m = 0; m < mats.length; m++) len += counts[m * ntiles + k + 1] - counts[m * ntiles + k];
+    const pick = new Index(len);
+    let o = 0;
+    for (let m = 0; m < mats.length; m++) {
+      const b = m * ntiles + k;
+      pick.set(sorted.subarray(counts[b], counts[b + 1]), o);
+      o += counts[b + 1] - counts[b];
+    }
+    tiles[k].pick = pick;
   }
   return { index: all, cells, tiles: tiles.filter((t) => isFinite(t.box.min.x)) };
 }
 
 // Kept cheap for software renderers: no dynamic indexing of uniform arrays (the role
-// colour is a vertex attribute, type visibility a bit mask), one texel fetch per vertex.
+// colour is a vertex attribute, type visibility a bit mask), no texture fetch (the room's
+// state is a vertex attribute, rewritten when the selection or the kind layers change).
 const VERTEX = /* glsl */ `
-attribute float room;
 attribute vec2 info;
 attribute vec3 roleColor;
-uniform highp sampler2D roomState;
-uniform int roomStateWidth;
+attribute float state;
 uniform int typeMask;
 varying vec3 vWorld;
 varying vec3 vColor;
 varying float vState;
 varying vec2 vUv;
 void main() {
-  int r = int(room + 0.5);
-  vec4 st = texelFetch(roomState, ivec2(r % roomStateWidth, r / roomStateWidth), 0);
   int t = int(info.y + 0.5);
-  if (st.r < 0.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  if (state > 254.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   vColor = roleColor;
-  vState = floor(st.g * 255.0 + 0.5);
+  vState = state;
   vUv = uv;
   vec4 wp = modelMatrix * vec4(position, 1.0);
   vWorld = wp.xyz;
@@ -212,8 +231,6 @@ export class City {
     // tiles and levels of detail for the camera of each frame
     scene.onBeforeRender = (renderer, _scene, camera) => this.update(camera, renderer.domElement.height);
     this.uniforms = {
-      roomState: { value: null },
-      roomStateWidth: { value: ROOM_TEX_WIDTH },
       typeMask: { value: 0xffff },
     };
     this.typeOn = new Array(16).fill(true);
@@ -235,12 +252,9 @@ export class City {
     const nrooms = meta.rooms.length;
     this.verts = buffers.vertices || new Float32Array(0);
 
-    // room state: r = visible, g = 0 plain / 1 selected / 2 neighbour
-    const h = Math.max(1, Math.ceil((nrooms + 1) / ROOM_TEX_WIDTH));
-    this.state = new Uint8Array(ROOM_TEX_WIDTH * h * 4);
-    this.stateTex = new THREE.DataTexture(this.state, ROOM_TEX_WIDTH, h, THREE.RGBAFormat, THREE.UnsignedByteType);
-    this.stateTex.magFilter = this.stateTex.minFilter = THREE.NearestFilter;
-    this.uniforms.roomState.value = this.stateTex;
+    // room state per room and per vertex: 0 plain, 1 selected, 2 neighbour, 3 seen and 4
+    // not seen by the selected room (.cpvs), HIDDEN
+    this.roomState = new Uint8Array(nrooms + 1);
 
     const geo = new THREE.BufferGeometry();
     const pos = buffers.position || new Float32Array(0);
@@ -256,6 +270,8 @@ export class City {
       rc[3 * v] = c[0]; rc[3 * v + 1] = c[1]; rc[3 * v + 2] = c[2];
     }
     geo.setAttribute("roleColor", new THREE.BufferAttribute(rc, 3, true));
+    this.vertexRoom = buffers.room || new Uint16Array(0);
+    geo.setAttribute("state", new THREE.BufferAttribute(new Uint8Array(this.vertexRoom.length), 1));
     const uv = buffers.uv || new Float32Array((pos.length / 3) * 2);
     geo.setAttribute("uv", new THREE.BufferAttribute(uv, 2));
     geo.computeBoundingBox();
@@ -522,18 +538,20 @@ export class City {
 
   refreshState() {
     if (!this.meta) return;
-    const st = this.state;
+    const st = this.roomState;
     st.fill(0);
     const sel = this.meta.rooms[this.selected - 1];
     const nbs = new Set(sel ? sel.neighbours.filter((n) => n > 0) : []);
     const seen = sel && this.overlay.visibility ? this.visibleFrom(sel.id) : null;
     const sees = seen ? new Set(seen) : null;
     for (const r of this.meta.rooms) {
-      const o = 4 * r.id;
-      st[o] = this.kindOn[r.kind] ? 255 : 0;
-      st[o + 1] = r.id === this.selected ? 1 : sees ? (sees.has(r.id) ? 3 : 4) : nbs.has(r.id) ? 2 : 0;
+      st[r.id] = !this.kindOn[r.kind] ? HIDDEN
+        : r.id === this.selected ? 1 : sees ? (sees.has(r.id) ? 3 : 4) : nbs.has(r.id) ? 2 : 0;
     }
-    this.stateTex.needsUpdate = true;
+    const attr = this.geometry.getAttribute("state");
+    const out = attr.array, room = this.vertexRoom;
+    for (let v = 0; v < out.length; v++) out[v] = st[room[v]];
+    attr.needsUpdate = true;
   }
 
   /** Select a room (0: none): highlight, perimeter, links to its neighbours. */
@@ -588,7 +606,6 @@ export class City {
     }
     for (const t of this.textures) t.dispose();
     this.textures = [];
-    this.stateTex?.dispose();
     for (const m of this.pickMeshes || []) m.geometry.dispose();
     clearTimeout(this.levelsTimer);
     this.generation = (this.generation || 0) + 1;

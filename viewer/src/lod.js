@@ -55,15 +55,22 @@ export function representatives(pos, room, info, cell) {
 
 /**
  * The triangles of `index[start .. start + count)` at the level given by `rep` (see
- * `representatives`; null: the full level): collapsed triangles and
- * repeats (the same three corners in any order) dropped.
- * @returns {number[]} vertex indices, three per triangle
+ * `representatives`; null: the full level): collapsed triangles and repeats (the same three
+ * corners in any order) dropped.
+ * @param {ArrayLike<number>} index triangle list
+ * @param {number} start first index
+ * @param {number} count indices (a multiple of 3)
+ * @param {Uint32Array|null} rep
+ * @param {Uint32Array} out receives the kept triangles from position `at`
+ * @param {number} at
+ * @returns {number} the position in `out` after the kept triangles
  */
-export function simplify(index, start, count, rep) {
-  const out = [];
+export function simplify(index, start, count, rep, out, at) {
   const size = tableSize(count / 3), mask = size - 1;
-  const slot = new Int32Array(size).fill(-1); // position in `out` of a kept triangle
-  const sorted = [];
+  if (!scratch || scratch.length < size) scratch = new Int32Array(size);
+  const slot = scratch;
+  slot.fill(-1, 0, size);
+  const begin = at;
   for (let t = start; t < start + count; t += 3) {
     const a = rep ? rep[index[t]] : index[t], b = rep ? rep[index[t + 1]] : index[t + 1], c = rep ? rep[index[t + 2]] : index[t + 2];
     if (a === b || b === c || a === c) continue;
@@ -75,13 +82,20 @@ export function simplify(index, start, count, rep) {
     let dup = false;
     for (;;) {
       const k = slot[h];
-      if (k < 0) { slot[h] = out.length; break; }
-      if (sorted[k] === lo && sorted[k + 1] === mid && sorted[k + 2] === hi) { dup = true; break; }
+      if (k < 0) { slot[h] = at; break; }
+      // the kept triangle at k: the same corners?
+      const p = out[k], q = out[k + 1], r = out[k + 2];
+      if ((p === lo || q === lo || r === lo) && (p === mid || q === mid || r === mid) && (p === hi || q === hi || r === hi)) {
+        dup = true;
+        break;
+      }
       h = (h + 1) & mask;
     }
     if (dup) continue;
-    sorted.push(lo, mid, hi);
-    out.push(a, b, c);
+    out[at] = a; out[at + 1] = b; out[at + 2] = c;
+    at += 3;
   }
-  return out;
+  return at;
 }
+
+let scratch = null; // hash table reused between calls (one thread)

@@ -79,7 +79,7 @@ export function showRoom(meta, id, go, seen) {
         + `${rec.lanes_left.length} left / ${rec.lanes_right.length} right, rooms ${ids.join(" ")}`);
   });
   const vis = seen ? el("div", { id: "room-visible" }, `sees ${seen.length} rooms (.cpvs)`) : null;
-  box.replaceChildren(table, vis, el("div", { class: "group" }, "attributes"), attrs, ...roads);
+  box.replaceChildren(...[table, vis, el("div", { class: "group" }, "attributes"), attrs, ...roads].filter((c) => c !== null));
 }
 
 /** Checkboxes for the layers; `on(kind, key, checked)` applies one. */
