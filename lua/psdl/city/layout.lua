@@ -418,7 +418,7 @@ local function resolve_conflicts(city)
           if r.b == c.node then p, q = pts[#pts], pts[#pts - 1] end
           local ux, uz = unit(q[1] - p[1], q[2] - p[2])
           if ux and abs(ux * c.dir[2] - uz * c.dir[1]) < sin(15 * pi / 180) then
-            error(string_format("%s runs along %s from %s: their rooms would overlap (roads side by side need their "
+            error(string_format("%s: it runs along %s from %s: their rooms would overlap (roads side by side need their "
               .. "widths apart; join them into one road or move one)", M.road_label(r), M.road_ref(c.road),
               M.node_label(c.node)), 0)
           end
