@@ -117,7 +117,7 @@ function M.graph(g, opts)
       end
     end
   end
-  for _, c in ipairs(fit.overlaps(g, dims)) do
+  for _, c in ipairs(fit.overlaps(g, dims, nil, reach)) do
     local edges, nodes = {}, {}
     for _, o in ipairs({ c.p, c.q }) do
       if fit.is_edge(o) then edges[#edges + 1] = o else nodes[#nodes + 1] = o end
