@@ -1702,6 +1702,7 @@ function M.enforce(ctx)
   local check = require "psdl.osm.check"
   local copts = { dimensions = ctx.dims, min_angle = ctx.opts.min_angle, min_road_length = ctx.opts.min_road_length }
   local problems
+  local reattached = {}
   for _ = 1, 1000 do
     problems = check.graph(g, copts)
     if #problems == 0 then break end
@@ -1729,7 +1730,33 @@ function M.enforce(ctx)
         else
           victim = least(edges)
         end
-        if victim and M.narrow(ctx, victim) then
+        local n = nodes[1]
+        if p.kind == "angle" and victim and #edges == 2 and n and (reattached[victim] or 0) < 3
+          and rank(victim) < rank(victim == edges[1] and edges[2] or edges[1]) then
+          -- two roads leaving a node too close together: the lesser first joins the other
+          -- where they part (as the acute pass does), before it is given up
+          local e, f = edges[1], edges[2]
+          local Mj = victim == e and f or e
+          reattached[victim] = (reattached[victim] or 0) + 1
+          if e ~= f and e.a ~= e.b and f.a ~= f.b and other(e, n) == other(f, n)
+            and fit.level(e.attr) == fit.level(f.attr) and len(victim) > 4 * (fit.hw(e, ctx.dims) + fit.hw(f, ctx.dims)) then
+            -- both run to the same far node: the lesser gets a node half-way, so that only
+            -- its first half joins the other
+            local _, e1, e2 = g:split_at(victim, len(victim) / 2, 0, "h")
+            if e1 and e2 then victim = (e1.a == n or e1.b == n) and e1 or e2 end
+          end
+          if e ~= f and e.a ~= e.b and f.a ~= f.b and other(victim, n) ~= other(Mj, n)
+            and fit.level(e.attr) == fit.level(f.attr) and reattach(ctx, n, victim, Mj) then
+            remove_orphans(g)
+            did = true
+            victim = nil
+          end
+        end
+        if not victim then -- handled above
+        elseif victim and M.narrow(ctx, victim) then
+          did = true
+        elseif victim and p._overlap and M.cut_overlap(ctx, victim, p._overlap) then
+          -- only the overlapping stretch goes (listed in report.dropped)
           did = true
         elseif victim then
           drop(ctx, victim, "could not be fitted (" .. p.kind .. ")",
