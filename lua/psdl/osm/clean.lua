@@ -984,6 +984,9 @@ end
 
 ------------------------------------------------------------------------ 7c. acute junctions
 
+--- The angle (degrees) at which a re-attached road leaves the road it ran along.
+M.REATTACH_ANGLE = 35
+
 -- Re-attach edge m (leaving node n) to edge M where it parts from it.
 local function reattach(ctx, n, m, Mj)
   local g, dims = ctx.g, ctx.dims
@@ -1008,11 +1011,13 @@ local function reattach(ctx, n, m, Mj)
     -- rest: polyline from the parting point to m's far end (oriented away from n)
     local pts = { { start.x, start.z } }
     for _, p in ipairs(rest) do pts[#pts + 1] = p end
+    local e
     if into_n then
-      g:edge(far_m, start, G.reversed(pts), m.attr, m.src)
+      e = g:edge(far_m, start, G.reversed(pts), m.attr, m.src)
     else
-      g:edge(start, far_m, pts, m.attr, m.src)
+      e = g:edge(start, far_m, pts, m.attr, m.src)
     end
+    e.turn_off = into_n and "b" or "a" -- the end that turns off M (the shape pass keeps its bend)
   end
   local function node_on_M(sM)
     if sM >= LM - 1 then return far_M end
@@ -1056,6 +1061,13 @@ local function reattach(ctx, n, m, Mj)
     local _, sM = G.project(pM, x, z)
     if sM <= 1 then return false end
     local rest = fit.sub(pm, sp, Lm)
+    -- the new junction goes back along M so that m leaves it at REATTACH_ANGLE: at the foot
+    -- of the parting point m would run off at a right angle, but the shape pass straightens
+    -- it inside the junction and it would leave M as flat as before (and be re-attached again
+    -- and again, a stretch lost each time)
+    local dM = G.project(pM, x, z)
+    local sQ = sM - dM / math.tan(math_rad(M.REATTACH_ANGLE))
+    if sQ > 1 + clear then sM = sQ end
     g:remove_edge(m)
     local q = node_on_M(sM)
     both_ways(q)
@@ -1345,6 +1357,23 @@ end
 
 function M.shape(ctx)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
+  local min_angle = math_rad(opts.min_angle)
+  -- whether edge e along pts (from its end at node n) leaves n less than min_angle from
+  -- another road there
+  local function flat_at(e, n, pts, from_a)
+    if degree(n) < 3 then return false end
+    local L = G.length(pts)
+    local d = math_min(L * 0.5, fit.HEADING_DISTANCE)
+    local x, z = G.at(pts, from_a and d or L - d)
+    local a = math_atan(z - n.z, x - n.x)
+    for _, en in ipairs(fit.ends(n, dims)) do
+      if en.e ~= e then
+        local gap = math_abs(G.wrap(en.angle - a))
+        if gap < min_angle then return true end
+      end
+    end
+    return false
+  end
   local changed = false
   local reach = fit.reach_table(g, dims)
   local function reach_at(n, e, from_a)
@@ -1369,7 +1398,12 @@ function M.shape(ctx)
           if acc > ra and acc < L - rb then keep[#keep + 1] = pts[i] end
         end
         keep[#keep + 1] = pts[#pts]
-        pts = keep
+        -- not where the straight road would leave a junction flatter than min_angle to
+        -- another road while the bent one does not (a re-attached road's turn-off)
+        if #keep < #pts and not (e.turn_off == "a" and flat_at(e, e.a, keep, true) and not flat_at(e, e.a, pts, true))
+          and not (e.turn_off == "b" and flat_at(e, e.b, keep, false) and not flat_at(e, e.b, pts, false)) then
+          pts = keep
+        end
       end
       -- 3. room for the bends
       local hw = fit.hw(e, dims)
@@ -1382,7 +1416,15 @@ function M.shape(ctx)
         if i1 == 1 then victim = i2
         elseif i2 == #pts then victim = i1
         else victim = need[i1] >= need[i2] and i1 or i2 end
-        table_remove(pts, victim)
+        local fewer = {}
+        for i = 1, #pts do if i ~= victim then fewer[#fewer + 1] = pts[i] end end
+        -- as above: a bend that keeps the road off another one at a junction stays (the
+        -- final check straightens it, or the layout eases it, if it must go)
+        if (e.turn_off == "a" and victim == 2 and flat_at(e, e.a, fewer, true) and not flat_at(e, e.a, pts, true))
+          or (e.turn_off == "b" and victim == #pts - 1 and flat_at(e, e.b, fewer, false) and not flat_at(e, e.b, pts, false)) then
+          break
+        end
+        pts = fewer
       end
       if #pts ~= n0 then
         e.pts = pts
