@@ -1773,13 +1773,14 @@ function M.enforce(ctx)
           victim = least(edges)
         end
         local n = nodes[1]
-        if p.kind == "angle" and victim and #edges == 2 and n and (reattached[victim] or 0) < 3
+        local vkey = victim and Graph.source_text(victim.src)
+        if p.kind == "angle" and victim and #edges == 2 and n and (reattached[vkey] or 0) < 2
           and rank(victim) < rank(victim == edges[1] and edges[2] or edges[1]) then
           -- two roads leaving a node too close together: the lesser first joins the other
           -- where they part (as the acute pass does), before it is given up
           local e, f = edges[1], edges[2]
           local Mj = victim == e and f or e
-          reattached[victim] = (reattached[victim] or 0) + 1
+          reattached[vkey] = (reattached[vkey] or 0) + 1
           if e ~= f and e.a ~= e.b and f.a ~= f.b and other(e, n) == other(f, n)
             and fit.level(e.attr) == fit.level(f.attr) and len(victim) > 4 * (fit.hw(e, ctx.dims) + fit.hw(f, ctx.dims)) then
             -- both run to the same far node: the lesser gets a node half-way, so that only
@@ -1794,7 +1795,26 @@ function M.enforce(ctx)
             victim = nil
           end
         end
-        if not victim then -- handled above
+        local cut_end = false
+        if p.kind == "angle" and victim and n and victim.a ~= victim.b and (victim.a == n or victim.b == n) then
+          -- rather than the whole road, only its end at the flat junction goes: the rest
+          -- stays as a dead end (when long enough to be worth it)
+          local Mj = victim == edges[1] and edges[2] or edges[1]
+          local clear = fit.hw(victim, ctx.dims) + fit.hw(Mj, ctx.dims)
+          local L = len(victim)
+          local cut = 2 * clear + ctx.opts.min_road_length
+          if L > 3 * cut then
+            local _, e1, e2 = g:split_at(victim, victim.a == n and cut or L - cut, 0, "c")
+            if e1 and e2 then
+              local piece = (e1.a == n or e1.b == n) and e1 or e2
+              drop(ctx, piece, "end at a junction too flat cut away",
+                string_format("its end at node %s cut away (%.0f m): %s", tostring(n.id), len(piece), p.message))
+              remove_orphans(g)
+              did, cut_end = true, true
+            end
+          end
+        end
+        if not victim or cut_end then -- handled above
         elseif victim and M.narrow(ctx, victim) then
           did = true
         elseif victim and p._overlap and M.cut_overlap(ctx, victim, p._overlap) then
