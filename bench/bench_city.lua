@@ -31,31 +31,8 @@ do
   runs = pos[2] or runs
 end
 
-local function make_city(n)
-  local city = psdl.city.new{ style = "london", seed = 1 }
-  local node = {}
-  for i = 0, n - 1 do
-    node[i] = {}
-    for j = 0, n - 1 do node[i][j] = city:node(i * 110, j * 90) end
-  end
-  for i = 0, n - 1 do
-    for j = 0, n - 1 do
-      if i < n - 1 then
-        city:road(node[i][j], node[i + 1][j], { profile = j % 5 == 2 and "avenue" or "street" })
-      end
-      if j < n - 1 then
-        if j % 8 == 4 and i % 2 == 1 then
-          -- a gently curved street (via point 12 m off the straight line)
-          city:road(node[i][j], node[i][j + 1], { via = { { i * 110 + 12, j * 90 + 45 } } })
-        else
-          city:road(node[i][j], node[i][j + 1], { profile = i % 6 == 3 and "boulevard" or "street" })
-        end
-      end
-    end
-  end
-  city:blocks{ buildings = buildings and { floors = { 2, 8 } } or false }
-  return city
-end
+local grid_city = dofile(here .. "/grid_city.lua")
+local function make_city(n) return grid_city(psdl, n, buildings) end
 
 local function measure(n, opts, times)
   local best, report = math.huge, nil

@@ -14,6 +14,7 @@ local osm = require "psdl.osm"
 local city_mod = require "psdl.city"
 local cjson = require "cjson"
 local H = require "helper"
+local D = require "digest"
 
 local EXTRACTS = {
   "spec/fixtures/osm/leeds-potternewton.osm", "spec/fixtures/osm/houston-fourth-ward.osm",
@@ -43,6 +44,7 @@ describe("psdl osm on every real extract", function()
       local code, stdout, stderr = H.cli("osm", file, "-o", out, "--report", rep, "-q")
       assert.are.equal(0, code, stderr)
       assert.are.equal("", stdout)
+      D.check(D.osm_name(file), out) -- the byte-identity guard (spec/digest.lua)
       local doc = assert(psdl.read(out))
       local _, _, counts = psdl.validate(doc)
       assert.are.equal(0, counts.errors)
