@@ -143,6 +143,34 @@ describe("psdl osm regressions from real extracts", function()
     for _, n in pairs(net.nodes) do assert.is_false(math.abs(n.x) < 1 and math.abs(n.z) < 1) end
   end)
 
+  it("turning circles come from highway=turning_circle; roads cut at the area's edge end open (Orange, Rosemead)", function()
+    local xml = osm_xml({
+      { pts = { ll(-200, 0), ll(200, 0) }, tags = { highway = "residential" } },
+      { pts = { ll(-100, 0), ll(-100, 120) }, tags = { highway = "residential" } },  -- ends at a turning circle
+      { pts = { ll(100, 0), ll(100, 120) }, tags = { highway = "residential" } },    -- ends plainly
+      { pts = { ll(0, 0), ll(0, -400) }, tags = { highway = "residential" } },       -- runs out of the area
+    })
+    -- the node at (-100, 120) carries the tag
+    local key = string.format('lat="%.8f" lon="%.8f"/>', ll(-100, 120)[1], ll(-100, 120)[2])
+    xml = xml:gsub(key:gsub("%p", "%%%0"), (key:gsub("/>$", '><tag k="highway" v="turning_circle"/></node>')))
+    assert.matches("turning_circle", xml)
+    local sw, ne = ll(-300, -200), ll(300, 200)
+    local data = assert(osm.parse(xml, "snippet"))
+    local net, report = osm.network(data, { bbox = { sw[2], sw[1], ne[2], ne[1] } })
+    local kinds = {}
+    for _, n in pairs(net.nodes) do
+      if n.dead_end then kinds[#kinds + 1] = string.format("%s at (%.0f, %.0f)", n.dead_end, n.x, n.z) end
+    end
+    table.sort(kinds)
+    -- coordinates: x east, z north around the area's centre (0, 0 here)
+    assert.are.same({ "cul_de_sac at (-100, 120)", "open at (0, -200)" }, kinds)
+    local doc, city_report = require("psdl.osm.city").build(net, report, { seed = 1 })
+    assert.is_table(doc)
+    assert.are.equal(0, city_report.counts.errors)
+    assert.are.equal(1, city_report.nodes.open)
+    assert.are.equal(4, city_report.nodes.dead_end) -- the turning circle, (100, 120) and both ends of the street
+  end)
+
   it("a road leaving another at a shallow angle is cut at its end there, not dropped whole (Ankara: Kırım Caddesi)", function()
     -- a street leaving an avenue at 10 degrees runs inside the avenue's width for ~150 m:
     -- re-attached where it parts, straightened, re-attached again, a stretch lost each time;

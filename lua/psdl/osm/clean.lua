@@ -36,9 +36,12 @@
 --    cross grow over their approach roads; when a round changes nothing, **overlaps**: the
 --    lesser of two roads or junctions that still overlap in plan is dropped, and the rounds
 --    go on.
--- 8. **Last resort**: the least road involved in each problem `psdl.osm.check` still
---    finds is dropped (a bend without room first loses its shape points), until none is
---    left; then isolated fragments shorter than `min_road_length` are removed.
+-- 8. **Last resort**: for each problem `psdl.osm.check` still finds, as little as can be
+--    is given up, until none is left: a bend without room loses its shape points; a road
+--    overlapping another loses the overlapping stretch; of two roads leaving a node too
+--    flat the lesser is re-attached to the other where they part (at most twice), else
+--    only its end there is cut away; else the least road involved is dropped. Then isolated
+--    fragments shorter than `min_road_length` are removed.
 --
 -- What the last resort could not resolve (nothing, in every test) ends in
 -- `report.warnings`, as do bridges that end too close to what they cross.
