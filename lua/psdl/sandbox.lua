@@ -443,7 +443,8 @@ function Box:sandbox_env(psdl)
         .. "its own folder only", name), 2)
     end
     local path = box.dir .. "/" .. name:gsub("%.", "/") .. ".lua"
-    local ok, err = box:readable(path)
+    -- (readable takes the absolute name: a relative one is taken under the script's folder again)
+    local ok, err = box:readable(path:sub(1, 1) == "/" and path or (core.real_path(".") or ".") .. "/" .. path)
     if not ok then
       error(string.format("require %q: no module %s in the script's folder (a sandboxed city script can "
         .. "require psdl modules and Lua modules of its own folder only)", name, path), 2)
