@@ -1009,3 +1009,36 @@ describe("psdl build", function()
     assert.equal("old", H.read_bytes(out))
   end)
 end)
+
+describe("psdl.city.layout.conflicts after a repair", function()
+  it("checks only the changed roads and nodes and finds what a full check finds", function()
+    local pcity = require "psdl.city"
+    local layout = require "psdl.city.layout"
+    local c = pcity.new { auto_junctions = true }
+    local a, b = c:node(0, 0), c:node(200, 0)
+    local f, g = c:node(0, 150), c:node(200, 150)
+    local d, e = c:node(100, 60), c:node(100, 110)
+    c:road(a, b)
+    c:road(f, g)
+    local r = c:road(d, e)
+    assert.are.same({}, layout.conflicts(c))
+    -- a repair moved r's shape: it now runs across road a-b twice
+    r.via = { { 100, -20 }, { 120, 40 } }
+    local full = layout.conflicts(c)
+    local part = layout.conflicts(c, { roads = { [r] = true }, nodes = { [d] = true, [e] = true } })
+    assert.is_true(#full >= 2, #full .. " conflicts")
+    assert.are.equal(#full, #part)
+    for i, x in ipairs(full) do
+      local y = part[i]
+      assert.are.equal(x.kind, y.kind)
+      assert.are.equal(x.a, y.a)
+      assert.are.equal(x.b, y.b)
+      assert.is_true(math.abs(x.x - y.x) < 1e-9 and math.abs(x.z - y.z) < 1e-9)
+    end
+    -- an unchanged pair is not tested again: two roads crossing that nobody marked changed
+    local h, k = c:node(50, -50), c:node(50, 100)
+    c:road(h, k)
+    local marked = layout.conflicts(c, { roads = { [r] = true }, nodes = { [d] = true, [e] = true } })
+    assert.are.equal(#part, #marked)
+  end)
+end)

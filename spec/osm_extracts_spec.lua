@@ -290,4 +290,73 @@ describe("psdl osm regressions from real extracts", function()
     assert.is_table(r.kept)
     assert.is_table(r.structures)
   end)
+
+  it("--report lists each clean-up change with its ways, stage, reason and position", function()
+    -- two streets crossing without a shared node: the clean-up joins them there
+    local ways = {
+      { pts = { ll(0, 0), ll(200, 0) }, tags = { highway = "residential", name = "East Street" } },
+      { pts = { ll(100, -100), ll(100, 100) }, tags = { highway = "residential", name = "North Street" } },
+    }
+    local file, out, rep = H.tmpname(".osm"), H.tmpname(".psdl"), H.tmpname(".json")
+    finally(function() os.remove(file); os.remove(out); os.remove(rep) end)
+    H.write_bytes(file, osm_xml(ways))
+    local code, _, stderr = H.cli("osm", file, "-o", out, "--report", rep, "-q")
+    assert.are.equal(0, code, stderr)
+    local r = cjson.decode(H.read_bytes(rep))
+    local what = "at-grade crossings without a shared node joined"
+    assert.are.equal(1, r.clean_up[what])
+    local found
+    for _, c in ipairs(r.changes) do if c.reason == what then found = c end end
+    assert.is_table(found, "the crossing is listed in changes")
+    assert.are.equal("clean-up", found.stage)
+    assert.are.equal("way 101, way 102", found.source)
+    assert.are.equal("East Street", found.name)
+    assert.are.equal(1, found.count)
+    assert.is_true(math.abs(found.x) < 0.5 and math.abs(found.z) < 0.5, found.x .. ", " .. found.z)
+    assert.is_true(math.abs(found.lat - 51.5) < 1e-5 and math.abs(found.lon + 0.0985554) < 1e-5)
+    -- every listed change is counted under its reason
+    local sum = {}
+    for _, c in ipairs(r.changes) do sum[c.reason] = (sum[c.reason] or 0) + c.count end
+    for k, v in pairs(sum) do assert.is_true(v <= r.clean_up[k], k) end
+  end)
+
+  it("--report is written when there is no drivable road, with the failure", function()
+    local ways = { { pts = { ll(0, 0), ll(200, 0) }, tags = { highway = "footway" } } }
+    local file, out, rep = H.tmpname(".osm"), H.tmpname(".psdl"), H.tmpname(".json")
+    finally(function() os.remove(file); os.remove(out); os.remove(rep) end)
+    H.write_bytes(file, osm_xml(ways))
+    local code = H.cli("osm", file, "-o", out, "--report", rep, "-q")
+    assert.are_not.equal(0, code)
+    assert.is_nil(io.open(out, "rb"))
+    local r = cjson.decode(H.read_bytes(rep))
+    assert.are.equal("psdlkit-osm-import", r.format)
+    assert.are.same({ stage = "network", reason = "no drivable road",
+                      message = "no drivable road to build a city from" }, r.failure)
+    assert.is_table(r.skipped)
+    assert.is_nil(r.city)
+  end)
+
+  it("--report is written when the city build fails (--strict), with the stage, reason and what was known", function()
+    -- Porto needs layout repairs (bends eased): --strict refuses the first one
+    local file = "spec/data/osm/porto-fernao-magalhaes.osm"
+    local out, rep = H.tmpname(".psdl"), H.tmpname(".json")
+    finally(function() os.remove(out); os.remove(rep) end)
+    local code, _, stderr = H.cli("osm", file, "-o", out, "--report", rep, "--strict", "-q")
+    assert.are_not.equal(0, code)
+    assert.matches("the city cannot be built", stderr)
+    assert.is_nil(io.open(out, "rb"))
+    local r = cjson.decode(H.read_bytes(rep))
+    assert.are.equal("layout", r.failure.stage)
+    assert.are.equal("cannot be built", r.failure.reason)
+    assert.matches("^roads%[%d+%] %(way %d+%)", r.failure.message)
+    assert.is_nil(r.city)
+    -- what the import knew: its drops, clean-up changes and the kept fraction of the network
+    assert.is_true(#r.changes > 0)
+    assert.is_true(#r.dropped > 0)
+    for _, d in ipairs(r.dropped) do
+      assert.are.equal("clean-up", d.stage)
+      assert.is_number(d.lat)
+    end
+    assert.is_true(r.kept.fraction > 0.9)
+  end)
 end)

@@ -364,28 +364,40 @@ local function pct(f) return string.format("%.1f %%", 100 * f) end
 -- @tparam table report the network report
 -- @tparam[opt] table result of `psdl.osm.city.build`
 -- @tparam[opt] table city_report
+-- @tparam[opt] table failure `{stage =, reason =, message =}` when the city could not be built
+--   (the report then holds what was known: the import's clean-up, drops and kept fraction)
 -- @treturn table ready for `docjson.encode`
-function M.import_report(args, net, report, result, city_report)
+function M.import_report(args, net, report, result, city_report, failure)
   local obj = docjson.object
   local function entry(e)
     return obj { stage = e.stage, reason = e.reason, detail = e.detail, source = e.source, name = e.name,
                  highway = e.highway, length_m = e.length, x = e.x, z = e.z, lat = e.lat, lon = e.lon }
   end
-  local repairs, dropped = {}, {}
+  local P = require "psdl.osm.projection"
+  local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
+  local function latlon(x, z) -- degrees of a position in metres, rounded to 1e-7
+    if not (proj and x and z) then return nil, nil end
+    local lat, lon = proj:inverse(x / (net.scale or 1), z / (net.scale or 1))
+    return math.floor(lat * 1e7 + 0.5) / 1e7, math.floor(lon * 1e7 + 0.5) / 1e7
+  end
+  local repairs, dropped, changes = {}, {}, {}
+  for i, c in ipairs(report.change_list or {}) do
+    local lat, lon = latlon(c.x, c.z)
+    lat, lon = lat or c.lat, lon or c.lon
+    changes[i] = obj { stage = c.stage, reason = c.reason, count = c.count, source = c.source, name = c.name,
+                       highway = c.highway, x = c.x, z = c.z, lat = lat, lon = lon }
+  end
   local kept
   if result then
     for i, e in ipairs(result.repairs) do repairs[i] = entry(e) end
     for i, e in ipairs(result.dropped) do dropped[i] = entry(e) end
     kept = result.kept
   else
-    local P = require "psdl.osm.projection"
-    local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
     for i, d in ipairs(report.dropped) do
-      local lat, lon
-      if proj and d.x then lat, lon = proj:inverse(d.x / (net.scale or 1), d.z / (net.scale or 1)) end
+      local lat, lon = latlon(d.x, d.z)
       dropped[i] = entry { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
         source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z,
-        lat = lat and math.floor(lat * 1e7 + 0.5) / 1e7, lon = lon and math.floor(lon * 1e7 + 0.5) / 1e7 }
+        lat = lat, lon = lon }
     end
     local km = require "psdl.osm.kept"
     local m = km.measure(net.input or {}, km.network_roads(net))
@@ -419,9 +431,12 @@ function M.import_report(args, net, report, result, city_report)
     format = "psdlkit-osm-import", version = 1, file = args.file, output = args.output,
     kept = obj { input_m = kept.input, kept_m = kept.kept, fraction = kept.fraction, lost = lost },
     repairs = repairs, dropped = dropped, by_reason = by_reason,
-    skipped = obj(report.skipped), clean_up = obj(report.changes), structures = obj(structures),
+    skipped = obj(report.skipped), clean_up = obj(report.changes), changes = changes, structures = obj(structures),
     simplified = result and result.simplified or {},
   }
+  if failure then
+    doc.failure = obj { stage = failure.stage, reason = failure.reason, message = failure.message }
+  end
   if result then
     doc.buildings = obj { footprints = result.buildings.footprints, placed = result.buildings.placed,
       trimmed = result.buildings.trimmed, left_out = obj(result.buildings.left_out) }
@@ -465,6 +480,25 @@ local function print_outcome(out, rep, verbose)
     end
   end
   for _, s in ipairs(rep.simplified or {}) do line("simplified to fit: %s", s) end
+end
+
+-- The stage and short reason of a city build's failure message (`psdl.osm.city.build`).
+local function failure_of(msg)
+  local stage, reason = "layout", "cannot be built"
+  if msg:find("does not validate", 1, true) then stage, reason = "validation", "does not validate"
+  elseif msg:find("game's limits", 1, true) then stage, reason = "limits", "over the game's limits"
+  elseif msg:match("^blocks: ") then stage = "blocks"
+  elseif msg:match("^terrain: ") then stage = "terrain"
+  elseif msg:find("no roads left", 1, true) or msg:find("every road of the city had to be dropped", 1, true) then
+    reason = "no road left" end
+  return { stage = stage, reason = reason, message = msg:match("^[^\n]*") }
+end
+
+-- `--report` when the city could not be built: what the import knew, and the failure.
+local function write_failure_report(args, net, report, msg, failure)
+  if not args.report then return end
+  local rep = M.import_report(args, net, report, nil, nil, failure or failure_of(msg))
+  common.write_file_atomic(args.report, docjson.encode(rep))
 end
 
 local function run_import(args, ctx)
@@ -524,6 +558,8 @@ local function run_import(args, ctx)
   if args.output then
     local psdl = common.psdl()
     if #net.roads == 0 then
+      write_failure_report(args, net, report, nil, { stage = "network", reason = "no drivable road",
+        message = "no drivable road to build a city from" })
       fail("bad_input", args.file .. ": no drivable road to build a city from (see the summary of "
         .. "'psdl osm " .. args.file .. "' without -o)")
     end
@@ -537,6 +573,7 @@ local function run_import(args, ctx)
       max_rooms = args.package and require("psdl.package").MAX_ROOMS or nil })
     if not ok then
       local m = tostring(d)
+      write_failure_report(args, net, report, m)
       if m:find("does not validate", 1, true) then
         fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end

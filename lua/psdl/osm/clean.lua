@@ -65,9 +65,37 @@ M.ISLAND = 4
 
 local len, degree, other = Graph.len, Graph.degree, Graph.other
 
-local function change(ctx, what, n)
+-- One entry of `report.change_list` (what changed where): `at` is an edge (its middle), a
+-- node (its position; the ways of its roads) or `{x =, z =, e = edge[, src = ways]}`.
+local function note(ctx, what, n, at)
+  local x, z, e, src
+  if at.pts then
+    e = at
+    x, z = G.at(at.pts, len(at) / 2)
+  elseif at.edges then
+    x, z = at.x, at.z
+    local list = {}
+    for _, f in ipairs(at.edges) do
+      list = Graph.union(list, f.src)
+      if not e or (not e.attr.name and f.attr.name) then e = f end
+    end
+    src = list
+  else
+    x, z, e, src = at.x, at.z, at.e, at.src
+  end
+  local l = ctx.report.change_list
+  l[#l + 1] = { stage = "clean-up", reason = what, count = n or 1,
+    source = (src or (e and e.src)) and Graph.source_text(src or e.src) or nil,
+    name = e and e.attr.name, highway = e and e.attr.highway,
+    x = math_floor(x * 10 + 0.5) / 10, z = math_floor(z * 10 + 0.5) / 10 }
+end
+
+-- Count a clean-up change by kind (`report.changes`) and, with `at` (see `note`), list it
+-- with its place (`report.change_list`).
+local function change(ctx, what, n, at)
   local c = ctx.report.changes
   c[what] = (c[what] or 0) + (n or 1)
+  if at then note(ctx, what, n, at) end
 end
 
 local function describe(e)
@@ -166,7 +194,7 @@ function M.merge_close(ctx)
     local x, z = sx / #c, sz / #c
     table_sort(c, function(p, q) return p.k < q.k end)
     for i = 2, #c do g:merge(c[1], c[i], x, z) end
-    change(ctx, string_format("nodes merged (closer than %g m)", d), #c - 1)
+    change(ctx, string_format("nodes merged (closer than %g m)", d), #c - 1, c[1])
     changed = true
   end
   return changed
@@ -229,6 +257,7 @@ function M.snap(ctx)
           g:merge(target, n, target.x, target.z)
           done = done + 1
           touched[e] = true
+          note(ctx, string_format("dead ends joined to a road they almost touch (within %g m)", d), 1, target)
         end
       end
     end
@@ -276,6 +305,8 @@ function M.crossings(ctx)
     local node = g:node(c.x, c.z, nil, "x")
     add(c.e, c.i, c.t, node)
     add(c.f, c.j, c.u, node)
+    note(ctx, "at-grade crossings without a shared node joined", 1,
+      { x = c.x, z = c.z, e = c.e, src = Graph.union(c.e.src, c.f.src) })
   end
   apply_cuts(g, cuts)
   change(ctx, "at-grade crossings without a shared node joined", #list)
@@ -381,10 +412,10 @@ function M.roundabouts(ctx)
           for i = 2, #cl do
             g:merge(rep, cl[i].n, rep.x, rep.z)
           end
-          change(ctx, "roundabout junctions merged (too close on the ring)", #cl - 1)
+          change(ctx, "roundabout junctions merged (too close on the ring)", #cl - 1, rep)
         end
       end
-      change(ctx, "roundabouts kept as a ring of roads")
+      change(ctx, "roundabouts kept as a ring of roads", 1, { x = cx, z = cz, e = c.edges[1] })
     else
       local centre = g:node(cx, cz, nil, "r")
       centre.roundabout = true
@@ -397,7 +428,7 @@ function M.roundabouts(ctx)
         end
       end
       if #centre.edges == 0 then g:remove_node(centre) end
-      change(ctx, "roundabouts collapsed into one junction")
+      change(ctx, "roundabouts collapsed into one junction", 1, { x = cx, z = cz, e = c.edges[1] })
     end
     changed = true
   end
@@ -418,6 +449,7 @@ function M.join(ctx)
         local e = g:join(n, false)
         if e then
           n_joined = n_joined + 1
+          note(ctx, "roads joined end to end (same road, nothing else at the node)", 1, { x = n.x, z = n.z, e = e })
           again, changed = true, true
         end
       end
@@ -855,8 +887,11 @@ local function merge_pair(ctx, c1, c2)
     end
   end
   remove_orphans(g)
-  change(ctx, "dual carriageways merged into one divided road")
+  change(ctx, "dual carriageways merged into one divided road", 1, e1[1] or e2[1])
   change(ctx, "one-way carriageway roads merged into divided roads", #e1 + #e2)
+  for _, list in ipairs({ e1, e2 }) do
+    for _, e in ipairs(list) do note(ctx, "one-way carriageway roads merged into divided roads", 1, e) end
+  end
   return true
 end
 
@@ -897,12 +932,12 @@ function M.loops(ctx)
         else
           -- flat or tiny: what is left of a road between two nodes that became one
           g:remove_edge(e)
-          change(ctx, "flat loops removed (left where two nodes became one)")
+          change(ctx, "flat loops removed (left where two nodes became one)", 1, e)
         end
       else
         local n1, e1, e2 = g:split_at(e, L / 3, 0, "l")
         if e2 then g:split_at(e2, L / 3, 0, "l") end
-        change(ctx, "loops split into three roads")
+        change(ctx, "loops split into three roads", 1, e)
       end
       changed = true
     end
@@ -967,9 +1002,9 @@ function M.parallel(ctx)
                     lanes = (ka.lanes and ga.lanes) and ka.lanes + ga.lanes or Graph.NIL,
                     width = (ka.width and ga.width) and ka.width + ga.width or Graph.NIL,
                   })
-                  change(ctx, "opposite one-ways between the same nodes merged into a two-way road")
+                  change(ctx, "opposite one-ways between the same nodes merged into a two-way road", 1, gone)
                 else
-                  change(ctx, "parallel roads between the same nodes merged")
+                  change(ctx, "parallel roads between the same nodes merged", 1, gone)
                 end
                 local src = Graph.union(keep.src, gone.src)
                 g:remove_edge(gone)
@@ -1045,7 +1080,7 @@ local function reattach(ctx, n, m, Mj)
           profile = (ctx.opts.profiles and ctx.opts.profiles[ka.highway]) or cls.profile,
           lanes = Graph.NIL, width = Graph.NIL })
         e.src = Graph.union(e.src, m.src)
-        change(ctx, "opposite one-ways running side by side merged into a two-way road")
+        change(ctx, "opposite one-ways running side by side merged into a two-way road", 1, m)
         return
       end
     end
@@ -1075,11 +1110,11 @@ local function reattach(ctx, n, m, Mj)
     local q = node_on_M(sM)
     both_ways(q)
     if q == far_m then
-      change(ctx, "roads running along another merged into it")
+      change(ctx, "roads running along another merged into it", 1, m)
       return true
     end
     new_m(q, rest)
-    change(ctx, "acute junctions re-attached where the roads part")
+    change(ctx, "acute junctions re-attached where the roads part", 1, m)
     return true
   end
   -- m never parts from M: it runs along it; its far end joins M
@@ -1092,7 +1127,7 @@ local function reattach(ctx, n, m, Mj)
   else
     both_ways(far_M)
   end
-  change(ctx, "roads running along another merged into it")
+  change(ctx, "roads running along another merged into it", 1, m)
   return true
 end
 
@@ -1194,7 +1229,7 @@ function M.spacing(ctx)
           local at = dz == 2 and z or a
           local attr = e.attr
           if g:join(at, true, attr) then
-            change(ctx, "bridges and tunnels extended over their approach roads")
+            change(ctx, "bridges and tunnels extended over their approach roads", 1, e)
             touched[a], touched[z] = true, true
             did = did + 1
           end
@@ -1212,7 +1247,7 @@ function M.spacing(ctx)
               string_format("dead end shorter than the junction it leaves (%.1f m, needs %.1f m)", L, L + b.short))
           else
             g:remove_edge(e)
-            change(ctx, "short road ends trimmed at a bend or profile change")
+            change(ctx, "short road ends trimmed at a bend or profile change", 1, e)
           end
           touched[a], touched[z] = true, true
           did = did + 1
@@ -1236,7 +1271,7 @@ function M.spacing(ctx)
           g:merge(keep, gone, x, zz)
           touched[keep] = true
           change(ctx, both and "junctions too close for their roads merged"
-            or "short roads between a junction and a bend merged away")
+            or "short roads between a junction and a bend merged away", 1, keep)
           did = did + 1
         end
       end
@@ -1347,6 +1382,7 @@ function M.caps(ctx)
             e.pts = out
             e.len = nil
             trimmed = trimmed + 1
+            note(ctx, "dead ends cut back to keep their turning circle off another road", 1, n)
           end
         end
       end
@@ -1433,7 +1469,7 @@ function M.shape(ctx)
         e.pts = pts
         e.len = nil
         changed = true
-        change(ctx, "shape points removed", n0 - #pts)
+        change(ctx, "shape points removed", n0 - #pts, e)
       end
     end
   end
@@ -1469,7 +1505,7 @@ function M.narrow(ctx, e)
     local attr = Graph.with(a, st[1])
     if fit.footprint(attr, dims) / 2 < hw0 - 0.25 then
       e.attr = attr
-      change(ctx, "roads narrowed to fit: " .. st[2])
+      change(ctx, "roads narrowed to fit: " .. st[2], 1, e)
       return true
     end
   end
@@ -1599,7 +1635,7 @@ function M.bridges(ctx)
           and fit.off_ground(e.attr) and fit.off_ground(f.attr) and fit.level(e.attr) == fit.level(f.attr) then
           local keep = len(e) >= len(f) and e.attr or f.attr
           if g:join(n, true, keep) then
-            change(ctx, "bridge and tunnel pieces joined into one road")
+            change(ctx, "bridge and tunnel pieces joined into one road", 1, { x = n.x, z = n.z, e = e })
             any = true
           end
         end
@@ -1622,7 +1658,7 @@ function M.bridges(ctx)
         if not list then
           e.attr = Graph.with(flatten(e.attr), { flattened = Graph.NIL })
           touched[e] = true
-          change(ctx, "bridges and tunnels over no road made ordinary roads")
+          change(ctx, "bridges and tunnels over no road made ordinary roads", 1, e)
           did = true
         else
           local L = len(e)
@@ -1641,7 +1677,7 @@ function M.bridges(ctx)
                 -- the next piece of the same structure: one road
                 local joined = g:join(n, true, len(e) >= len(f) and e.attr or f.attr)
                 if joined then
-                  change(ctx, "bridge and tunnel pieces joined into one road")
+                  change(ctx, "bridge and tunnel pieces joined into one road", 1, { x = n.x, z = n.z, e = joined })
                   touched[joined], touched[joined.a], touched[joined.b] = true, true, true
                   done = true
                 end
@@ -1654,7 +1690,8 @@ function M.bridges(ctx)
                 end
                 local joined = g:join(n, true, e.attr)
                 if joined then
-                  change(ctx, "bridges and tunnels extended over their approach roads (room for the ramps)")
+                  change(ctx, "bridges and tunnels extended over their approach roads (room for the ramps)", 1,
+                    { x = n.x, z = n.z, e = joined })
                   touched[joined], touched[joined.a], touched[joined.b] = true, true, true
                   done = true
                 end
@@ -1675,7 +1712,7 @@ function M.bridges(ctx)
                 for _, x in ipairs(pieces) do touched[x] = true end
                 touched[e.a], touched[e.b] = true, true
                 crossing_flattened = true
-                change(ctx, "bridge and tunnel crossings made at grade (no room for the ramps)")
+                change(ctx, "bridge and tunnel crossings made at grade (no room for the ramps)", 1, e)
                 done = true
               end
               if done then
@@ -1761,7 +1798,7 @@ function M.enforce(ctx)
         local victim
         if p.kind == "bend" and #edges[1].pts > 2 then
           local e = edges[1]
-          change(ctx, "roads straightened (no room for their bends)")
+          change(ctx, "roads straightened (no room for their bends)", 1, e)
           e.pts = { e.pts[1], e.pts[#e.pts] }
           e.len = nil
           did = true
@@ -1845,6 +1882,7 @@ end
 function M.run(g, opts, report)
   local ctx = { g = g, opts = opts, dims = opts.dimensions, report = report, warned = {} }
   report.dropped_by_reason = report.dropped_by_reason or {}
+  report.change_list = report.change_list or {}
   local function stage(name) if opts.progress then opts.progress(name) end end
   stage("merge")
   M.merge_close(ctx)

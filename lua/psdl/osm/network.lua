@@ -44,7 +44,7 @@ local function new_report(data)
   return {
     input = { nodes = data.counts.nodes, ways = data.counts.ways, relations = data.counts.relations,
       deleted = data.counts.deleted },
-    skipped = {}, changes = {}, dropped = {}, warnings = {}, timings = {},
+    skipped = {}, changes = {}, change_list = {}, dropped = {}, warnings = {}, timings = {},
   }
 end
 
@@ -53,9 +53,23 @@ function M.skip(report, reason, n)
   report.skipped[reason] = (report.skipped[reason] or 0) + (n or 1)
 end
 
---- Count one clean-up change, by kind.
-function M.change(report, what, n)
+--- Count one clean-up change, by kind; with `way` (a way of the reader), list it too
+-- (`report.change_list`, stage "select": the way's id and name, and `lat`/`lon` of its
+-- first node in `nodes` when given; the area is not projected yet).
+function M.change(report, what, n, way, nodes)
   report.changes[what] = (report.changes[what] or 0) + (n or 1)
+  if way then
+    local l = report.change_list
+    if l then
+      local lat, lon
+      for _, id in ipairs(nodes and way.nds or {}) do
+        local p = nodes[id]
+        if p then lat, lon = p[1], p[2]; break end
+      end
+      l[#l + 1] = { stage = "select", reason = what, count = n or 1, source = "way " .. tostring(way.id),
+                    name = way.tags and way.tags.name, highway = way.tags and way.tags.highway, lat = lat, lon = lon }
+    end
+  end
 end
 
 ------------------------------------------------------------------------ clipping
@@ -247,7 +261,7 @@ function M.build(data, opts)
       if #runs == 0 then
         M.skip(report, "road with missing node references (nothing left)")
       else
-        M.change(report, "roads cut at missing node references")
+        M.change(report, "roads cut at missing node references", 1, w, nodes)
       end
     end
     local kept = runs
@@ -266,7 +280,7 @@ function M.build(data, opts)
       if #kept == 0 then
         M.skip(report, "road outside the clip area")
       elseif clipped then
-        M.change(report, "roads clipped at the edge of the area")
+        M.change(report, "roads clipped at the edge of the area", 1, w, nodes)
       end
     end
     for _, refs in ipairs(kept) do
