@@ -475,12 +475,15 @@ end
 -- @treturn[1] function
 -- @treturn[2] nil
 -- @treturn[2] string message
--- @treturn[2] string `"io"` when the file cannot be opened, else `"syntax"`
+-- @treturn[2] string `"io"` when the file cannot be opened or read (a missing file, a
+--   folder), else `"syntax"`
 function Box:loadfile(path)
   path = path or self.script
   local fn, err = loadfile(path, "t", self.env)
   if not fn then
-    return nil, tostring(err), tostring(err):find("cannot open", 1, true) and "io" or "syntax"
+    err = tostring(err)
+    local io_error = err:find("^cannot open ") or err:find("^cannot read ")
+    return nil, err, io_error and "io" or "syntax"
   end
   self.chunks["@" .. path] = path
   return fn
