@@ -134,6 +134,10 @@ describe("a package holds at most 2,047 rooms", function()
     assert.is_true(#cut <= 21)
     local out = psdl_cli("info " .. q(ar))
     assert.matches("tune/" .. cut .. ".cinfo", out, 1, true)
+    -- a --name that long is a usage error, before anything is built
+    local _, err2, code2 = psdl_cli("package " .. q(long) .. " -o " .. q(ar) .. " --name a_very_long_extract_name_x")
+    assert.equal(1, code2)
+    assert.matches("--name: map name \"a_very_long_extract_name_x\": 1-21", err2, 1, true)
   end)
 end)
 

@@ -361,14 +361,14 @@ function M.run(args, ctx)
   for _, file in ipairs(args.files) do
     local doc, size, fcode
     local bytes, rerr, rcode = common.read_file(file)
-    -- a package or a companion file: its stats (or the failure), printed or kept for JSON
-    local function other(s, err, ecode, printer)
+    -- a file's stats (or the failure), printed or kept for JSON
+    local function other(s, err, ecode, printer, to_json)
       if not s then
         code = math.max(code, ctx:fail(common.exit_for(ecode), err))
         results[#results + 1] = { file = file, error = { code = ecode, message = err } }
       elseif args.json then
         s.file = file
-        results[#results + 1] = s
+        results[#results + 1] = to_json and to_json(s) or s
       else
         if shown > 0 then ctx.stdout:write("\n") end
         shown = shown + 1
@@ -393,20 +393,8 @@ function M.run(args, ctx)
     else
       doc, size, fcode = nil, rerr, rcode
     end
-    if not doc then
-      code = math.max(code, ctx:fail(common.exit_for(fcode), size))
-      results[#results + 1] = { file = file, error = { code = fcode, message = size } }
-    else
-      local s = M.stats(doc, size)
-      if args.json then
-        s.file = file
-        results[#results + 1] = json_stats(s)
-      else
-        if shown > 0 then ctx.stdout:write("\n") end
-        shown = shown + 1
-        print_text(ctx.stdout, file, s)
-      end
-    end
+    if not doc then other(nil, size, fcode)
+    else other(M.stats(doc, size), nil, nil, print_text, json_stats) end
     ::continue::
   end
   if args.json then

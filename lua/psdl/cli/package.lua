@@ -80,6 +80,15 @@ local function load_input(psdl, args, seed)
   end
 end
 
+--- A bad `--name` is a usage error (exit 1): `run` says so before the city is built.
+-- @tparam table args parsed options
+function M.check_name(args)
+  if args.name then
+    local okn, why = pcall(require("psdl.package").text.check_name, args.name)
+    if not okn then common.failure("usage", "--name: " .. tostring(why)) end
+  end
+end
+
 --- Package a document and write it (shared with `build --package` and `osm --package`).
 -- @tparam table doc
 -- @tparam table args parsed options (`name`, `title`, `density`, `left_hand`, `police`,
@@ -98,6 +107,7 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
   local opts = {}
   for k, v in pairs(script or {}) do opts[k] = v end
   opts.name = args.name or opts.name
+  M.check_name(args)
   if not opts.name then
     local whole
     opts.name, whole = pkg.text.name_from(default_name or "city")
@@ -183,6 +193,7 @@ function M.run(args, ctx)
     common.failure("usage", "-o: an .ar file expected, got " .. args.output)
   end
   common.refuse_overwrite({ args.input }, { { args.output, "-o" } })
+  M.check_name(args)
   local psdl = common.psdl()
   local doc, script, cname, import = load_input(psdl, args, seed)
   M.package(doc, args, script, cname or base(args.input), ctx, args.output, args.dir, { args.input }, import)
