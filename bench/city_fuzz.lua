@@ -245,12 +245,12 @@ local function perimeter_poly(doc, room)
   return poly
 end
 
+-- Plan distance from (px, pz) to the segment a-b of points {x, z} (psdl.plan, loaded when
+-- first used: run as a script, the module path is set below).
+local plan_seg_dist
 local function seg_dist(px, pz, a, b)
-  local dx, dz = b[1] - a[1], b[2] - a[2]
-  local l2 = dx * dx + dz * dz
-  local t = l2 > 0 and math.max(0, math.min(1, ((px - a[1]) * dx + (pz - a[2]) * dz) / l2)) or 0
-  local ex, ez = a[1] + t * dx - px, a[2] + t * dz - pz
-  return math.sqrt(ex * ex + ez * ez)
+  plan_seg_dist = plan_seg_dist or require("psdl.plan").seg_dist
+  return plan_seg_dist(px, pz, a[1], a[2], b[1], b[2])
 end
 
 -- Strictly inside (crossing number), false within `eps` of the boundary.

@@ -4,6 +4,7 @@
 local psdl = require "psdl"
 local builder = require "psdl.builder"
 local blocks = require "psdl.city.blocks"
+local plan = require "psdl.plan"
 
 local STREET = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
 
@@ -76,28 +77,9 @@ local function perimeter_pts(doc, room)
   return pts
 end
 
-local function area(pts)
-  local s, n = 0, #pts
-  for i = 1, n do
-    local p, q = pts[i], pts[i % n + 1]
-    s = s + p[1] * q[3] - q[1] * p[3]
-  end
-  return s / 2
-end
+local function area(pts) return plan.area2(pts) / 2 end
 
-local function inside(pts, x, z)
-  local c, n = false, #pts
-  local p = pts[n]
-  for i = 1, n do
-    local q = pts[i]
-    if (q[3] > z) ~= (p[3] > z) then
-      local xi = q[1] + (z - q[3]) * (p[1] - q[1]) / (p[3] - q[3])
-      if x < xi then c = not c end
-    end
-    p = q
-  end
-  return c
-end
+local inside = plan.inside
 
 -- Checks that the ordinary rooms tile the margin rectangle: areas sum to the union's and
 -- sample points each lie in exactly one perimeter.

@@ -76,13 +76,9 @@ local function perimeter_poly(doc, room)
   return poly
 end
 
-local function seg_dist(px, pz, a, b)
-  local dx, dz = b[1] - a[1], b[2] - a[2]
-  local l2 = dx * dx + dz * dz
-  local t = l2 > 0 and math.max(0, math.min(1, ((px - a[1]) * dx + (pz - a[2]) * dz) / l2)) or 0
-  local ex, ez = a[1] + t * dx - px, a[2] + t * dz - pz
-  return math.sqrt(ex * ex + ez * ez)
-end
+local plan_seg_dist = require("psdl.plan").seg_dist
+-- Plan distance from (px, pz) to the segment a-b of points {x, z}.
+local function seg_dist(px, pz, a, b) return plan_seg_dist(px, pz, a[1], a[2], b[1], b[2]) end
 
 -- Strictly inside (crossing number), false within `eps` of the boundary.
 local function inside(px, pz, poly, eps)

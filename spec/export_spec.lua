@@ -1,4 +1,4 @@
--- Export to OBJ / glTF / GLB: lua/psdl/export.lua and `psdl export`.
+-- Export to OBJ / glTF / GLB: lua/psdl/export/ and `psdl export`.
 local psdl = require "psdl"
 local export = require "psdl.export"
 local cli = require "psdl.cli"

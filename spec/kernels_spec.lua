@@ -53,26 +53,8 @@ describe("psdl.core fast paths", function()
   describe("ring_simple", function()
     -- the test psdl.city.blocks made in Lua before (segments meeting within 1 mm)
     local TOUCH = 1e-3
-    local function cross(ax, az, bx, bz, cx, cz) return (bx - ax) * (cz - az) - (bz - az) * (cx - ax) end
-    local function seg_dist(px, pz, ax, az, bx, bz)
-      local dx, dz = bx - ax, bz - az
-      local l2 = dx * dx + dz * dz
-      local t = l2 > 0 and ((px - ax) * dx + (pz - az) * dz) / l2 or 0
-      if t < 0 then t = 0 elseif t > 1 then t = 1 end
-      local ex, ez = ax + t * dx - px, az + t * dz - pz
-      return sqrt(ex * ex + ez * ez)
-    end
-    local function meet(ax, az, bx, bz, cx, cz, dx, dz)
-      if max(ax, bx) < min(cx, dx) - TOUCH or max(cx, dx) < min(ax, bx) - TOUCH
-         or max(az, bz) < min(cz, dz) - TOUCH or max(cz, dz) < min(az, bz) - TOUCH then return false end
-      local d1, d2 = cross(cx, cz, dx, dz, ax, az), cross(cx, cz, dx, dz, bx, bz)
-      local d3, d4 = cross(ax, az, bx, bz, cx, cz), cross(ax, az, bx, bz, dx, dz)
-      if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and ((d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)) then
-        return true
-      end
-      return seg_dist(ax, az, cx, cz, dx, dz) < TOUCH or seg_dist(bx, bz, cx, cz, dx, dz) < TOUCH
-          or seg_dist(cx, cz, ax, az, bx, bz) < TOUCH or seg_dist(dx, dz, ax, az, bx, bz) < TOUCH
-    end
+    local plan = require "psdl.plan"
+    local meet = plan.segs_meet -- the same test as the kernel, in Lua
     local function simple(pts)
       local n = #pts
       if n < 3 then return false end

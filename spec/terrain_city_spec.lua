@@ -6,6 +6,7 @@ local psdl = require "psdl"
 local cli = require "psdl.cli"
 local common = require "psdl.cli.common"
 local cterrain = require "psdl.city.terrain"
+local plan = require "psdl.plan"
 local H = require "helper"
 
 local T = psdl.terrain
@@ -91,16 +92,7 @@ local function perimeter(doc, room)
   return pts
 end
 
-local function inside(pts, x, z)
-  local c, n = false, #pts
-  local j = n
-  for i = 1, n do
-    local xi, zi, xj, zj = pts[i][1], pts[i][3], pts[j][1], pts[j][3]
-    if (zi > z) ~= (zj > z) and x < (xj - xi) * (z - zi) / (zj - zi) + xi then c = not c end
-    j = i
-  end
-  return c
-end
+local inside = plan.inside
 
 local function is_road(room) return (room.flags & 0x18) ~= 0 end
 
@@ -119,13 +111,7 @@ local function road_vertices(doc)
   return set, list
 end
 
-local function seg_dist(px, pz, ax, az, bx, bz)
-  local dx, dz = bx - ax, bz - az
-  local l2 = dx * dx + dz * dz
-  local t = l2 > 0 and ((px - ax) * dx + (pz - az) * dz) / l2 or 0
-  if t < 0 then t = 0 elseif t > 1 then t = 1 end
-  return sqrt((ax + t * dx - px) ^ 2 + (az + t * dz - pz) ^ 2)
-end
+local seg_dist = plan.seg_dist
 
 -- A test "is (x, z) within r metres of a road or intersection room (or inside one)?" over
 -- the rooms' perimeters, binned in cells of r.

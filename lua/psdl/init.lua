@@ -277,7 +277,7 @@ M.propcsv = require "psdl.propcsv"
 function M.diff(a, b, opts) return require("psdl.diff").diff(a, b, opts) end
 
 --- Export a document as triangles: OBJ (+ .mtl), glTF 2.0 (.gltf) or GLB
--- (lua/psdl/export.lua).
+-- (lua/psdl/export/).
 -- @tparam table doc
 -- @tparam string path output file; its extension picks the format unless `opts.format`
 -- @tparam[opt] table opts see `psdl.export.export`
@@ -285,7 +285,7 @@ function M.diff(a, b, opts) return require("psdl.diff").diff(a, b, opts) end
 -- @return[2] nil, message, code
 function M.export(doc, path, opts) return require("psdl.export").export(doc, path, opts) end
 
---- Draw a top-down map of a document: PNG or SVG (lua/psdl/render.lua).
+--- Draw a top-down map of a document: PNG or SVG (lua/psdl/render/).
 -- @tparam table doc
 -- @tparam[opt] table opts `output` (file to write atomically; `.png` or `.svg`), `format`,
 --   `size`, `rooms`, `problems`, `legend`, `perimeters`, `title`, ... (see

@@ -15,10 +15,9 @@ local os_clock = os.clock
 
 local M = {}
 
--- Points are {x, y, z}; the plan is x, z. S = Σ (x_i z_{i+1} − x_{i+1} z_i) < 0 is the
--- retail winding (§4.2); the interior of a retail polygon lies on the side (tz, −tx) of
--- each edge direction (tx, tz).
-
+--- Twice the signed plan area of a ring: S = Σ (x_i z_{i+1} − x_{i+1} z_i) (m²; < 0: retail).
+-- @tparam table pts points {x, y, z}
+-- @treturn number S
 local function area2(pts)
   local s, n = 0, #pts
   local p = pts[n]
@@ -30,13 +29,17 @@ local function area2(pts)
   return s
 end
 
+--- Cross product (b − a) × (c − a) in the plan (m²; > 0: c left of a→b seen from +y).
 local function cross(ax, az, bx, bz, cx, cz) return (bx - ax) * (cz - az) - (bz - az) * (cx - ax) end
 
+--- Plan distance (m) between two points {x, y, z}.
 local function dist(a, b)
   local dx, dz = b[1] - a[1], b[3] - a[3]
   return sqrt(dx * dx + dz * dz)
 end
 
+--- Is (x, z) inside the ring (crossing number; points on the boundary either way)?
+-- @tparam table pts points {x, y, z} @tparam number x @tparam number z @treturn boolean
 local function inside(pts, x, z)
   local c, n = false, #pts
   local p = pts[n]
@@ -51,7 +54,21 @@ local function inside(pts, x, z)
   return c
 end
 
--- A point-in-polygon test for many queries: the edges binned into z slabs.
+--- `inside` for a ring given as a flat array x1, z1, x2, z2, ... (render's perimeters).
+-- @tparam table xz plan coordinates @tparam number x @tparam number z @treturn boolean
+local function inside_flat(xz, x, z)
+  local n = #xz // 2
+  local c = false
+  local j = n
+  for i = 1, n do
+    local xi, zi, xj, zj = xz[2 * i - 1], xz[2 * i], xz[2 * j - 1], xz[2 * j]
+    if (zi > z) ~= (zj > z) and x < (xj - xi) * (z - zi) / (zj - zi) + xi then c = not c end
+    j = i
+  end
+  return c
+end
+
+--- A point-in-polygon test for many queries: the edges binned into z slabs.
 local function locator(pts)
   local n = #pts
   local z0, z1 = huge, -huge
@@ -91,6 +108,7 @@ local function locator(pts)
   end
 end
 
+--- Plan distance (m) from (px, pz) to the closed segment (ax, az)–(bx, bz).
 local function seg_dist(px, pz, ax, az, bx, bz)
   local dx, dz = bx - ax, bz - az
   local l2 = dx * dx + dz * dz
@@ -100,9 +118,10 @@ local function seg_dist(px, pz, ax, az, bx, bz)
   return sqrt(ex * ex + ez * ez)
 end
 
+--- Distance (m) within which segments count as touching (`segs_meet`, `simple`).
 local TOUCH = 1e-3
 
--- Do closed segments ab and cd meet (cross, or touch within TOUCH)?
+--- Do closed segments ab and cd meet (cross, or touch within TOUCH)?
 local function segs_meet(ax, az, bx, bz, cx, cz, dx, dz)
   if max(ax, bx) < min(cx, dx) - TOUCH or max(cx, dx) < min(ax, bx) - TOUCH
      or max(az, bz) < min(cz, dz) - TOUCH or max(cz, dz) < min(az, bz) - TOUCH then
@@ -124,7 +143,7 @@ local function segs_meet(ax, az, bx, bz, cx, cz, dx, dz)
       or seg_dist(cx, cz, ax, az, bx, bz) < TOUCH or seg_dist(dx, dz, ax, az, bx, bz) < TOUCH
 end
 
--- Do segments ab and cd cross properly (interiors, not at touching ends)?
+--- Do segments ab and cd cross properly (interiors, not at touching ends)?
 local function segs_cross(ax, az, bx, bz, cx, cz, dx, dz)
   local d1, d2 = cross(cx, cz, dx, dz, ax, az), cross(cx, cz, dx, dz, bx, bz)
   local d3, d4 = cross(ax, az, bx, bz, cx, cz), cross(ax, az, bx, bz, dx, dz)
@@ -132,7 +151,7 @@ local function segs_cross(ax, az, bx, bz, cx, cz, dx, dz)
   return ((d1 > e and d2 < -e) or (d1 < -e and d2 > e)) and ((d3 > e and d4 < -e) or (d3 < -e and d4 > e))
 end
 
--- Is the direction from vertex i towards (bx, bz) inside the polygon's interior angle at i?
+--- Is the direction from vertex i towards (bx, bz) inside the polygon's interior angle at i?
 -- (O'Rourke's InCone for a counter-clockwise polygon; ours run the other way, so the
 -- neighbours swap.)
 local function in_cone(pts, i, bx, bz)
@@ -145,7 +164,7 @@ local function in_cone(pts, i, bx, bz)
   return not (cross(ax, az, bx, bz, a1[1], a1[3]) >= 0 and cross(bx, bz, ax, az, a0[1], a0[3]) >= 0)
 end
 
--- Smallest angle (radians) between the chord direction (dx, dz) from vertex i and the two
+--- Smallest angle (radians) between the chord direction (dx, dz) from vertex i and the two
 -- boundary edges at i.
 local function chord_angle(pts, i, dx, dz)
   local n = #pts
@@ -165,7 +184,7 @@ local function chord_angle(pts, i, dx, dz)
   return best
 end
 
--- Is the chord i-j a diagonal of the simple polygon (inside it, touching no other vertex
+--- Is the chord i-j a diagonal of the simple polygon (inside it, touching no other vertex
 -- or edge)?
 local function chord_valid(pts, i, j)
   local n = #pts
@@ -189,7 +208,7 @@ local function chord_valid(pts, i, j)
   return true
 end
 
--- Area, centroid, major axis direction and extent along it.
+--- Area, centroid, major axis direction and extent along it.
 local function shape(pts)
   local n = #pts
   local ox, oz = pts[1][1], pts[1][3]
@@ -249,7 +268,7 @@ local function shape(pts)
   return { area = abs(A), cx = cx + ox, cz = cz + oz, dx = dx, dz = dz, extent = tmax - tmin, tmin = tmin, tmax = tmax }
 end
 
--- Area of the polygon's part where (p − c)·d <= tau (Sutherland-Hodgman against a
+--- Area of the polygon's part where (p − c)·d <= tau (Sutherland-Hodgman against a
 -- half-plane, right for concave polygons too; the clipped ring's shoelace sum is taken on
 -- the fly).
 local function clipped_area(pts, cx, cz, dx, dz, tau)
@@ -279,7 +298,7 @@ local function clipped_area(pts, cx, cz, dx, dz, tau)
   return abs(sum) / 2
 end
 
--- Area of the part of the ring from index i to j (inclusive), closed by the chord.
+--- Area of the part of the ring from index i to j (inclusive), closed by the chord.
 local function part_area(pts, i, j)
   local s = 0
   local p = pts[j]
@@ -291,7 +310,7 @@ local function part_area(pts, i, j)
   return abs(s) / 2
 end
 
--- Inset of a retail polygon by d (mitred, clamped): for overlap tests.
+--- Inset of a retail polygon by d (mitred, clamped): for overlap tests.
 local function inset(pts, d)
   local n, out = #pts, {}
   for i = 1, n do
@@ -311,7 +330,7 @@ local function inset(pts, d)
   return out
 end
 
--- Do two simple polygons overlap (an edge crossing, or a vertex of one inside the other)?
+--- Do two simple polygons overlap (an edge crossing, or a vertex of one inside the other)?
 local function overlap(a, ab, b, bb)
   if ab[2] < bb[1] or bb[2] < ab[1] or ab[4] < bb[3] or bb[4] < ab[3] then return false end
   local na, nb = #a, #b
@@ -325,6 +344,7 @@ local function overlap(a, ab, b, bb)
   return inside(b, a[1][1], a[1][3]) or inside(a, b[1][1], b[1][3])
 end
 
+--- Plan bounding box of points {x, y, z}: {x0, x1, z0, z1}.
 local function bbox(pts)
   local x0, x1, z0, z1 = huge, -huge, huge, -huge
   for _, p in ipairs(pts) do
@@ -336,8 +356,9 @@ local function bbox(pts)
   return { x0, x1, z0, z1 }
 end
 
--- Is the simple polygon a self-intersection-free ring?
 local ring_simple, flatten_points = core.ring_simple, core.flatten_points
+--- Is the ring of points {x, y, z} simple (at least 3 points, no edges meeting but
+-- neighbours, within TOUCH)? The test of psdl_ring_simple (C).
 local function simple(pts)
   local n = #pts
   if n < 3 then return false end
@@ -360,6 +381,7 @@ M.area2 = area2
 M.cross = cross
 M.dist = dist
 M.inside = inside
+M.inside_flat = inside_flat
 M.locator = locator
 M.seg_dist = seg_dist
 M.TOUCH = TOUCH

@@ -44,6 +44,28 @@ local function box_files(box, path)
   return files
 end
 
+-- The parts of a city's build report that leave the sandbox: the figures, problems, repairs
+-- and warnings, without the object graphs the report also holds for in-process callers (the
+-- builder, the road runs, the block rooms, faces and buildings: about 330,000 tables for a
+-- London-scale city, whose deep copy took longer than the build itself).
+local INTERNAL = { builder = true, run_list = true }
+local BLOCK_INTERNAL = { rooms = true, faces = true, apron_rooms = true, building_list = true }
+local function plain_report(rep)
+  local out = {}
+  for k, v in pairs(rep) do
+    if not INTERNAL[k] then out[k] = v end
+  end
+  if type(rep.blocks) == "table" then
+    local bl = {}
+    for k, v in pairs(rep.blocks) do
+      if not BLOCK_INTERNAL[k] then bl[k] = v end
+    end
+    out.blocks = bl
+  end
+  return require("psdl.sandbox").plain_copy(out)
+end
+M.plain_report = plain_report
+
 -- Loads the script into a box and runs `body(chunk)` there with the limits; returns what
 -- body returns, or raises a failure naming the script line.
 local function run_in_box(psdl, path, seed, opts, body)
@@ -114,7 +136,7 @@ function M.script_document(psdl, path, opts)
       end
       local po = result.package
       if po ~= nil and type(po) ~= "table" then return nil, path .. ": package: a table expected", "bad_input" end
-      return psdl.encode(d), sandbox.plain_copy(rep), nil,
+      return psdl.encode(d), plain_report(rep), nil,
         { name = type(result.name) == "string" and result.name or nil, package = sandbox.plain_copy(po or {}) }
     elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
       local vok, problems, counts = psdl.validate(result, { strict = opts.strict })
