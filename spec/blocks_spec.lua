@@ -1,4 +1,4 @@
--- Block rooms of city generation (lua/psdl/city/blocks.lua): faces of the road layout,
+-- Block rooms of city generation (lua/psdl/city/blocks/): faces of the road layout,
 -- splitting, ground, buildings, parks and plazas, the apron; layouts built directly with
 -- the builder (intersections and streets), then blocks.fill and b:finish().
 local psdl = require "psdl"

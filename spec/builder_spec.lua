@@ -1,4 +1,4 @@
--- The room builder (lua/psdl/builder.lua): textures, every attribute type, perimeters,
+-- The room builder (lua/psdl/builder/): textures, every attribute type, perimeters,
 -- neighbours, T-junctions, flags, road records, limits.
 local psdl = require "psdl"
 local builder = require "psdl.builder"
@@ -766,7 +766,8 @@ describe("psdl.builder", function()
       local _, x3 = b:intersection{ center = { 0, 0, 0 }, arms = { { dir = { 1, 0 } }, { dir = { 0, 1 } }, { dir = { -1, 0 } } } }
       local function msg(f, ...)
         local err = err_of(f, ...)
-        assert.is_nil(err:find("builder.lua", 1, true), "points into the builder: " .. err)
+        assert.is_nil(err:find("psdl/builder", 1, true), "points into the builder: " .. err)
+        assert.is_nil(err:find("psdl/check.lua", 1, true), "points into the checker: " .. err)
         assert.is_nil(err:find("attempt to", 1, true), "raw Lua error: " .. err)
         return err
       end

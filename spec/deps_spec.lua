@@ -5,17 +5,7 @@
 
 local lfs = require "lfs"
 local H = require "helper"
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function tmpdir()
-  local dir, tries = nil, 0
-  repeat
-    dir, tries = H.tmpname("_dir"), tries + 1
-  until lfs.mkdir(dir) or tries > 50
-  finally(function() os.execute("rm -rf " .. q(dir)) end)
-  return dir
-end
+local q = H.q
 
 local function script(path, text)
   H.write_bytes(path, "#!/bin/sh\n" .. text)
@@ -50,7 +40,7 @@ end
 
 describe("scripts/deps.sh", function()
   it("waits for the apt lock with a message and retries", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     fakes(dir, 2)
     local out = run(dir)
     assert.matches("status=0", out, 1, true)
@@ -66,7 +56,7 @@ describe("scripts/deps.sh", function()
   end)
 
   it("gives up with a message when the lock stays held past PSDL_APT_LOCK_WAIT", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     fakes(dir, 1000)
     local out = run(dir, "PSDL_APT_LOCK_WAIT=0")
     assert.matches("status=1", out, 1, true)

@@ -135,4 +135,39 @@ function H.cli(...)
   return code, out.text(), err.text()
 end
 
+--- A string quoted for the POSIX shell.
+function H.q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+--- A fresh empty folder, removed with everything in it when the test ends: pass busted's
+-- `finally` (a spec-file global that modules cannot see).
+function H.tmpdir(finally)
+  local lfs = require "lfs"
+  local dir, tries = nil, 0
+  repeat -- a fresh name (an old run's folder may linger)
+    dir, tries = H.tmpname("_dir"), tries + 1
+  until lfs.mkdir(dir) or tries > 50
+  assert(lfs.attributes(dir, "mode") == "directory", dir)
+  finally(function() os.execute("rm -rf " .. H.q(dir)) end)
+  return dir
+end
+
+--- Names in a folder (without . and ..), sorted.
+function H.files_in(dir)
+  local lfs = require "lfs"
+  local names = {}
+  for name in lfs.dir(dir) do
+    if name ~= "." and name ~= ".." then names[#names + 1] = name end
+  end
+  table.sort(names)
+  return names
+end
+
+--- Run a shell command: its stdout and stderr together, then a last line "exit=N".
+function H.sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1; echo \"exit=$?\""))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
 return H

@@ -1,28 +1,14 @@
 -- Specs for bounded memory and time on hostile inputs: heightmaps refused from their
--- header before any pixel is decoded, terrain export of a city with far or NaN vertices,
+-- header before any pixel is decoded, heightmaps at the size limit read and written in
+-- memory proportional to their samples, terrain export of a city with far or NaN vertices,
 -- the OSM input-size and memory guard, the peak memory with --verbose.
 
 local lfs = require "lfs"
 local psdl = require "psdl"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local H = require "helper"
+local run, q = H.cli, H.q
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
-
-local function tmpdir()
-  local dir, tries = nil, 0
-  repeat -- a fresh name (an old run's folder may linger)
-    dir, tries = H.tmpname("_dir"), tries + 1
-  until lfs.mkdir(dir) or tries > 50
-  assert(lfs.attributes(dir, "mode") == "directory", dir)
-  finally(function() os.execute("rm -rf '" .. dir .. "'") end)
-  return dir
-end
+local function tmpdir() return H.tmpdir(finally) end
 
 -- CRC-32 (PNG chunks).
 local CRC = {}
@@ -113,5 +99,35 @@ describe("psdl osm input-size and memory guard", function()
     assert.is_true(mb >= 1 and mb < 1024)
     code, out = run("osm", OSM)
     assert.not_matches("peak memory", out)
+  end)
+end)
+
+describe("a heightmap at the size limit (2048 x 2048)", function()
+  it("terrain info and import run in under 128 MB of address space (heights in C arrays)", function()
+    local dir = tmpdir()
+    local T = psdl.terrain
+    local function h(i, j) return 300 + (i * 7 + j * 13) % 1000 * 0.05 end
+    local n = T.new_nhtg { width = 2047, heights = h }
+    assert(T.write_file(dir .. "/big.nhtg", T.encode_nhtg(n)))
+    assert(T.write_file(dir .. "/big.png", assert(T.encode_heightmap(n, { format = "png" }))))
+    n = nil -- let the collector have the model
+    collectgarbage()
+    local function psdl_limited(args)
+      return H.sh(string.format("cd %s && ulimit -v 131072 && scripts/psdl %s", q(lfs.currentdir()), args))
+    end
+    for _, src in ipairs { "big.png", "big.nhtg" } do
+      local out = psdl_limited("terrain info " .. q(dir .. "/" .. src))
+      assert.matches("exit=0", out, 1, true)
+      assert.matches("min 300", out, 1, true)
+      assert.matches("max 349.95", out, 1, true)
+      out = psdl_limited(string.format("terrain import %s -o %s", q(dir .. "/" .. src), q(dir .. "/" .. src .. ".nhtg")))
+      assert.matches("exit=0", out, 1, true)
+      local back = assert(T.decode_nhtg(H.read_bytes(dir .. "/" .. src .. ".nhtg")))
+      assert.same({ 2048, 2048 }, { back.rows, back.cols })
+      for _, p in ipairs { { 0, 0 }, { 1, 2047 }, { 2047, 5 }, { 1234, 987 } } do
+        local k = p[1] * 2048 + p[2] + 1
+        assert.near(h(p[1], p[2]), back.heights[k], 0.006)
+      end
+    end
   end)
 end)

@@ -5,35 +5,10 @@
 
 local lfs = require "lfs"
 local psdl = require "psdl"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local H = require "helper"
+local run, sh, q = H.cli, H.sh, H.q
 
 local ROOT = assert(psdl.real_path("."))
-
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function tmpdir()
-  local dir, tries = nil, 0
-  repeat
-    dir, tries = H.tmpname("_dir"), tries + 1
-  until lfs.mkdir(dir) or tries > 50
-  finally(function() os.execute("rm -rf " .. q(dir)) end)
-  return dir
-end
-
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1; echo \"exit=$?\""))
-  local out = p:read("a")
-  p:close()
-  return out
-end
 
 describe("before psdl/core.so is built", function()
   it("osm, info, build and terrain print a hint to build and exit 3, without a traceback", function()
@@ -53,7 +28,7 @@ end)
 
 describe("map sizes", function()
   it("agree between the option check and the PNG canvas: 64-8192 for PNG, up to 16384 for SVG", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local f = "spec/fixtures/grid_n2.psdl"
     local code, _, err = run("render", f, "-o", dir .. "/a.png", "--size", "8193")
     assert.equal(1, code)
@@ -81,7 +56,7 @@ end)
 
 describe("error messages", function()
   it("name the script line and the function, not psdlkit's own files", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local cases = {
       { "return psdl.decode(psdl.encode({ rooms = 5, vertices = {} }))", ":1: bad argument #1 to 'encode' (rooms: " },
       { "local d = { rooms = {}, vertices = {} }\nassert(psdl.write(d, 5))", ":2: bad argument #2 to 'write'" },
@@ -103,7 +78,7 @@ describe("error messages", function()
   end)
 
   it("report a NaN via point at the script line of its city:road", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     H.write_bytes(dir .. "/via.lua", table.concat({
       "local city = psdl.city.new{ blocks = false }",
       "local a, b = city:node(0, 0), city:node(200, 0)",

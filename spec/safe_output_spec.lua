@@ -5,45 +5,17 @@
 
 local lfs = require "lfs"
 local psdl = require "psdl"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local H = require "helper"
+local run, files_in, q = H.cli, H.files_in, H.q
 
 local ROOT = assert(psdl.real_path("."))
 local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
 if BUILD:sub(1, 1) ~= "/" then BUILD = ROOT .. "/" .. BUILD end
 local N3 = "spec/fixtures/grid_n3.psdl"
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function tmpdir()
-  local dir, tries = nil, 0
-  repeat -- a fresh name (an old run's folder may linger)
-    dir, tries = H.tmpname("_dir"), tries + 1
-  until lfs.mkdir(dir) or tries > 50
-  assert(lfs.attributes(dir, "mode") == "directory", dir)
-  finally(function() os.execute("rm -rf " .. q(dir)) end)
-  return dir
-end
-
-local function files_in(dir)
-  local names = {}
-  for name in lfs.dir(dir) do
-    if name ~= "." and name ~= ".." then names[#names + 1] = name end
-  end
-  table.sort(names)
-  return names
-end
-
 describe("an output that is an input", function()
   it("is refused by every command with an output, through links and ./ spellings (exit 1, input intact)", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local city = dir .. "/city.psdl"
     H.write_bytes(city, H.read_bytes(N3))
     local json = dir .. "/city.json"
@@ -91,7 +63,7 @@ describe("an output that is an input", function()
   end)
 
   it("lets retexture --out name the files' own folder only by refusing", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     H.write_bytes(dir .. "/a.psdl", H.read_bytes(N3))
     local code, _, err = run("retexture", dir, "--swap", "1=4", "--out", dir .. "/.")
     assert.equal(1, code)
@@ -103,7 +75,7 @@ end)
 
 describe("psdl retexture over folders", function()
   it("edits a file once however many names reach it", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     H.write_bytes(dir .. "/a.psdl", H.read_bytes(N3))
     assert(lfs.link("a.psdl", dir .. "/b.psdl", true))
     local code, out, err = run("retexture", dir, dir .. "/a.psdl", dir .. "/./a.psdl", "--swap", "1=4")
@@ -117,7 +89,7 @@ describe("psdl retexture over folders", function()
   end)
 
   it("skips a link that leads outside the folders given, unless --follow-links", function()
-    local dir, other = tmpdir(), tmpdir()
+    local dir, other = H.tmpdir(finally), H.tmpdir(finally)
     H.write_bytes(other .. "/far.psdl", H.read_bytes(N3))
     assert(lfs.link(other .. "/far.psdl", dir .. "/far.psdl", true))
     local code, out, err = run("retexture", dir, "--swap", "1=4")
@@ -132,7 +104,7 @@ describe("psdl retexture over folders", function()
   end)
 
   it("does not count a .bak that is a link, the file itself or not PSDL as the kept original", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local f = dir .. "/a.psdl"
     local elsewhere = H.tmpname(".txt")
     finally(function() os.remove(elsewhere) end)
@@ -163,7 +135,7 @@ end)
 
 describe("temporary files of atomic writes", function()
   it("removes stale temporary files of the same output whose process is gone", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local out = dir .. "/city.psdl"
     H.write_bytes(out .. ".tmp-999999999-AbC123", "half")        -- no such process
     H.write_bytes(out .. ".tmp-" .. "1" .. "-XyZ789", "alive")   -- pid 1 runs: kept
@@ -174,7 +146,7 @@ describe("temporary files of atomic writes", function()
   end)
 
   it("leaves nothing that accumulates when writes are killed with kill -9", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local script = string.format([[
       package.cpath = %q .. "/?.so;" .. package.cpath
       package.path = %q .. "/lua/?.lua;" .. %q .. "/lua/?/init.lua;" .. package.path
@@ -189,5 +161,67 @@ describe("temporary files of atomic writes", function()
     end
     assert(psdl.write_file(dir .. "/big.bin", "done"))
     assert.same({ "big.bin", "writer.lua" }, files_in(dir))
+  end)
+end)
+
+describe("outputs checked before any work", function()
+  it("a missing or unwritable output folder stops every command with exit 3 before it writes anything", function()
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/city.lua"
+    H.write_bytes(script, "local c = psdl.city.new{ blocks = false }\nc:road(c:node(0, 0), c:node(100, 0))\nreturn c\n")
+    local osm = "spec/fixtures/osm/tee.osm"
+    local missing = dir .. "/nowhere/x"
+    local cases = {
+      -- the newcomer's case: the PSDL was written, then the preview failed
+      { { "build", script, "-o", dir .. "/a.psdl", "--preview", missing .. ".png" }, "--preview" },
+      { { "build", script, "-o", dir .. "/a.psdl", "--package", missing .. ".ar" }, "--package" },
+      { { "build", script, "-o", dir, "--preview", dir .. "/a.png" }, "a folder, not a file" },
+      { { "osm", osm, "-o", dir .. "/a.psdl", "--svg", missing .. ".svg" }, "--svg" },
+      { { "osm", osm, "-o", dir .. "/a.psdl", "--network-json", missing .. ".json" }, "--network-json" },
+      { { "osm", osm, "-o", missing .. ".psdl", "--preview", dir .. "/a.png" }, "-o" },
+      { { "export", N3, "-o", missing .. ".obj" }, "-o" },
+      { { "render", N3, "-o", missing .. ".png" }, "-o" },
+      { { "dump", N3, "-o", missing .. ".json" }, "-o" },
+      { { "terrain", "export", "spec/fixtures/terrain/ramp_4x6.nhtg", "-o", missing .. ".png" }, "-o" },
+      { { "terrain", "import", "spec/fixtures/terrain/ramp_4x6.png", "-o", missing .. ".nhtg" }, "-o" },
+      { { "package", N3, "-o", missing .. ".ar" }, "-o" },
+      { { "view", N3, "-o", missing .. ".html" }, "-o" },
+    }
+    for _, case in ipairs(cases) do
+      local code, _, err = run(table.unpack(case[1]))
+      local cmd = table.concat(case[1], " ")
+      assert.equal(3, code, cmd .. "\n" .. err)
+      assert.matches(case[2], err, 1, true)
+      assert.same({ "city.lua" }, files_in(dir), cmd)
+    end
+    local _, _, err = run("build", script, "-o", dir .. "/a.psdl", "--preview", missing .. ".png")
+    assert.matches("--preview " .. missing .. ".png: the folder " .. dir .. "/nowhere does not exist", err, 1, true)
+    if not H.sh("id -u"):match("^0\n") then -- root may write anywhere
+      local ro = dir .. "/ro"
+      assert(lfs.mkdir(ro))
+      os.execute("chmod 555 " .. q(ro))
+      local code
+      code, _, err = run("build", script, "-o", dir .. "/a.psdl", "--preview", ro .. "/a.png")
+      assert.equal(3, code)
+      assert.matches("cannot write in the folder", err, 1, true)
+      assert.is_nil(lfs.attributes(dir .. "/a.psdl"))
+    end
+  end)
+
+  it("a folder given as the input is an I/O error (exit 3) in every command", function()
+    local dir = H.tmpdir(finally)
+    local out = dir .. "/out"
+    for _, args in ipairs {
+      { "build", dir, "-o", out .. ".psdl" }, { "osm", dir, "-o", out .. ".psdl" }, { "info", dir },
+      { "validate", dir }, { "dump", dir, "-o", out .. ".json" }, { "undump", dir, "-o", out .. ".psdl" },
+      { "render", dir, "-o", out .. ".png" }, { "export", dir, "-o", out .. ".obj" },
+      { "terrain", "info", dir }, { "terrain", "import", dir, "-o", out .. ".nhtg" },
+      { "view", dir, "-o", out .. ".html" }, { "package", dir, "-o", out .. ".ar" }, { "diff", dir, N3 },
+    } do
+      local code, _, err = run(table.unpack(args))
+      assert.equal(3, code, table.concat(args, " ") .. "\n" .. err)
+      assert.matches(dir, err, 1, true)
+      assert.same({}, files_in(dir))
+    end
   end)
 end)

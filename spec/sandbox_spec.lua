@@ -4,32 +4,12 @@
 
 local lfs = require "lfs"
 local psdl = require "psdl"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local H = require "helper"
+local run, files_in, q = H.cli, H.files_in, H.q
 
 local ROOT = assert(psdl.real_path("."))
 local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
 if BUILD:sub(1, 1) ~= "/" then BUILD = ROOT .. "/" .. BUILD end
-
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
--- A fresh folder (removed with everything in it when the test ends).
-local function tmpdir()
-  local dir, tries = nil, 0
-  repeat -- a fresh name (an old run's folder may linger)
-    dir, tries = H.tmpname("_dir"), tries + 1
-  until lfs.mkdir(dir) or tries > 50
-  assert(lfs.attributes(dir, "mode") == "directory", dir)
-  finally(function() os.execute("rm -rf " .. q(dir)) end)
-  return dir
-end
 
 local function write(path, text) H.write_bytes(path, text) end
 local function exists(path) return lfs.attributes(path) ~= nil end
@@ -45,18 +25,9 @@ local function city_script(extra)
   }, "\n")
 end
 
-local function files_in(dir)
-  local names = {}
-  for name in lfs.dir(dir) do
-    if name ~= "." and name ~= ".." then names[#names + 1] = name end
-  end
-  table.sort(names)
-  return names
-end
-
 describe("psdl build sandbox", function()
   it("builds a plain city script in the sandbox", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     write(dir .. "/city.lua", city_script())
     local code, out, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
     assert.equal(0, code, err)
@@ -65,7 +36,7 @@ describe("psdl build sandbox", function()
   end)
 
   it("refuses os.execute, io.popen, writing files and os.exit, naming the script line and function", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local cases = {
       { 'os.execute("id > ' .. dir .. '/pwned")', "os.execute" },
       { 'io.popen("id")', "io.popen" },
@@ -91,7 +62,7 @@ describe("psdl build sandbox", function()
   end)
 
   it("reads files under the script's folder only, and requires modules from it", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     assert(lfs.mkdir(dir .. "/data"))
     write(dir .. "/data/width.txt", "14\n")
     write(dir .. "/streets.lua", "local M = {}\nfunction M.add(city, a, b) return city:road(a, b) end\nreturn M\n")
@@ -128,7 +99,7 @@ describe("psdl build sandbox", function()
   end)
 
   it("keeps the library read-only and hides the library's metatables", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     for _, line in ipairs {
       "psdl.write = function() end",
       "psdl.city.new = nil",
@@ -145,7 +116,7 @@ describe("psdl build sandbox", function()
   end)
 
   it("gives full access with --trust, where os.exit is an error instead of the end of psdl build", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     write(dir .. "/city.lua", city_script("local f = assert(io.open(SCRIPT_DIR .. '/made', 'w')); f:write('x'); f:close()"))
     local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--trust")
     assert.equal(0, code, err)
@@ -158,7 +129,7 @@ describe("psdl build sandbox", function()
   end)
 
   it("stops an endless script at --timeout, naming its line, even through pcall and coroutines", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     for _, body in ipairs {
       "while true do end",
       "while true do pcall(function() while true do end end) end",
@@ -175,7 +146,7 @@ describe("psdl build sandbox", function()
   end)
 
   it("stops a script at --max-memory, naming its line, and writes nothing", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     write(dir .. "/city.lua", city_script("local t = {}\nfor i = 1, 1e8 do t[i] = {i} end"))
     local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--max-memory", "40")
     assert.equal(2, code)
@@ -192,7 +163,7 @@ describe("psdl build sandbox", function()
 
   it("calls the host's poll while a script runs, outside the sandbox's rules, and stops the script when it says so", function()
     local sandbox = require "psdl.sandbox"
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local outside = dir .. "/../outside-" .. tostring(os.time()) .. ".txt"
     finally(function() os.remove(outside) end)
     write(dir .. "/city.lua", "while true do pcall(function() while true do end end) end\n")
@@ -245,7 +216,7 @@ describe("examples under psdl build", function()
 
   for _, name in ipairs(names) do
     it(name .. " builds from another folder and writes nothing but -o", function()
-      local dir = tmpdir()
+      local dir = H.tmpdir(finally)
       local cmd = string.format("cd %s && PSDL_BUILD_DIR=%s %s/scripts/psdl build %s/examples/%s -o out.psdl -q 2>&1",
         q(dir), q(BUILD), q(ROOT), q(ROOT), name)
       local p = assert(io.popen(cmd))
@@ -259,7 +230,7 @@ describe("examples under psdl build", function()
   end
 
   it("reskin.lua runs as a program from another folder", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     local cmd = string.format("cd %s && PSDL_BUILD_DIR=%s lua5.4 %s/examples/reskin.lua %s/spec/fixtures/grid_n3.psdl %s 2>&1",
       q(dir), q(BUILD), q(ROOT), q(ROOT), q(dir))
     local p = assert(io.popen(cmd))
@@ -272,7 +243,7 @@ end)
 
 describe("psdl build sandbox, from a newcomer's test", function()
   it("refuses a pattern match that --timeout could not stop (it runs in C), naming the line", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     write(dir .. "/city.lua", city_script('local x = string.rep("a", 30000):find(".-.-.-.-.-.-b")'))
     local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--timeout", "5")
     assert.equal(2, code)
@@ -284,7 +255,7 @@ describe("psdl build sandbox, from a newcomer's test", function()
   end)
 
   it("reads a relative file name under the script's folder and raises on io.open for writing", function()
-    local dir = tmpdir()
+    local dir = H.tmpdir(finally)
     write(dir .. "/width.txt", "14\n")
     write(dir .. "/city.lua", city_script('local w = assert(io.open("width.txt")):read("l")\nassert(w == "14")'))
     local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "-q")

@@ -243,8 +243,15 @@ describe("psdl.terrain", function()
       n.heights[5] = 1e300
       assert.has_error(function() T.encode_nhtg(n) end)
       n.heights[5] = 1
-      n.heights[9] = nil
+      -- heights is a fixed-size C grid: a hole cannot be made in it
+      assert.has_error(function() n.heights[9] = nil end, "heights[9]: number expected, got nil")
+      assert.has_error(function() n.heights[10] = 1 end)
+      -- a plain table of heights is still checked as before
+      n.heights = { 1, 2, 3, 4, 5, 6, 7, 8 }
       raises(function() T.encode_nhtg(n) end, "(heights: 8 values for 3 x 3 points)")
+      n.heights = { 1, 2, 3, 4, 5, 6, 7, 8, "x" }
+      raises(function() T.encode_nhtg(n) end, "(heights[9]: number expected, got string)")
+      n.heights = T.new_nhtg({ width = 2 }).heights
       n = T.new_nhtg { width = 2 }
       n.version = 5
       raises(function() T.encode_nhtg(n) end, "(version: 5 cannot be written (only 4 is known))")
@@ -669,5 +676,125 @@ describe("psdl terrain (command line)", function()
     assert.is_true(ok, out)
     assert.equal(0, status)
     assert.matches("8 x 8 tiles", out, 1, true)
+  end)
+end)
+
+describe("height grids in C (psdl.Heightfield)", function()
+  -- the Lua code the C sampler and statistics replaced, kept as the reference: results
+  -- must be the same to the last bit
+  local function ref_bilinear(rows, cols, hs, u, v)
+    if u < 0 then u = 0 elseif u > cols - 1 then u = cols - 1 end
+    if v < 0 then v = 0 elseif v > rows - 1 then v = rows - 1 end
+    local j0, i0 = math.floor(u), math.floor(v)
+    if j0 > cols - 2 then j0 = math.max(cols - 2, 0) end
+    if i0 > rows - 2 then i0 = math.max(rows - 2, 0) end
+    local fu, fv = u - j0, v - i0
+    local j1, i1 = math.min(j0 + 1, cols - 1), math.min(i0 + 1, rows - 1)
+    local h00, h01 = hs[i0 * cols + j0 + 1], hs[i0 * cols + j1 + 1]
+    local h10, h11 = hs[i1 * cols + j0 + 1], hs[i1 * cols + j1 + 1]
+    local top = h00 + (h01 - h00) * fu
+    local bottom = h10 + (h11 - h10) * fu
+    return top + (bottom - top) * fv
+  end
+  local function ref_stats(n, hs, water)
+    local lo, hi, sum, lo_at, hi_at, below = math.huge, -math.huge, 0, nil, nil, 0
+    for k = 1, n do
+      local v = hs[k]
+      sum = sum + v
+      if v < lo then lo, lo_at = v, k end
+      if v > hi then hi, hi_at = v, k end
+      if v < water then below = below + 1 end
+    end
+    return lo, hi, sum / n, lo_at, hi_at, below
+  end
+
+  it("holds decoded NHTG heights and heightmap samples, read like the tables they replace", function()
+    local n = assert(T.decode_nhtg(slurp(DIR .. "ramp_4x6.nhtg")))
+    assert.is_true(T.is_heightfield(n.heights))
+    assert.equal("f32", n.heights:type())
+    assert.equal(35, #n.heights)
+    local count = 0
+    for k, v in ipairs(n.heights) do
+      count = count + 1
+      assert.equal(v, n.heights[k])
+    end
+    assert.equal(35, count)
+    assert.is_nil(n.heights[0])
+    assert.is_nil(n.heights[36])
+    local g = assert(T.decode_heightmap(slurp(DIR .. "ramp_4x6.png")))
+    assert.equal("samples", g.samples:view())
+    assert.equal(math.type(g.samples[3]), "integer")
+    for k = 1, #g.samples do assert.equal(g.offset + g.scale * g.samples[k], g.heights[k]) end
+    assert.has_error(function() g.samples[1] = 5 end, "the samples of a height grid are read-only")
+    -- a write makes doubles that read back exactly; the samples stay as they were
+    local s1 = g.samples[1]
+    g.heights[1] = 0.1
+    assert.equal(0.1, g.heights[1])
+    assert.equal("f64", g.heights:type())
+    assert.equal(s1, g.samples[1])
+  end)
+
+  it("copies are independent (copy-on-write), also through nhtg_from_grid and new_nhtg", function()
+    local n = assert(T.decode_nhtg(slurp(DIR .. "gradient_8.nhtg")))
+    local first = n.heights[1]
+    local m = assert(T.nhtg_from_grid(n))
+    m.heights[1] = 1234.5
+    assert.equal(first, n.heights[1])
+    n.heights[2] = -7
+    assert.are_not.equal(-7, m.heights[2])
+    local c = n.heights:copy()
+    n = nil -- let the collector have the model
+    collectgarbage()
+    collectgarbage()
+    assert.equal(first, c[1])
+    assert.equal(-7, c[2])
+    local fromtable = T.new_nhtg { width = 1, heights = { 1, 2, 3, 4 } }
+    assert.same({ 1, 2, 3, 4 }, fromtable.heights:to_table())
+  end)
+
+  it("samples, sums and quantises exactly as the Lua code it replaced", function()
+    local rows, cols = 17, 23
+    local hs, seed = {}, 7
+    for k = 1, rows * cols do
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      hs[k] = 300 + seed / 2147483648 * 80
+    end
+    local t = T.from_grid({ rows = rows, cols = cols, heights = hs }, { cell_size = 3.5, origin = { x = -10, z = 4 } })
+    local png = assert(T.encode_heightmap(t, { format = "png" }))
+    local tp = assert(T.load(png, { bytes = true, cell_size = 3.5 }))
+    for _ = 1, 2000 do
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      local u = seed / 2147483648 * (cols + 4) - 2
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      local v = seed / 2147483648 * (rows + 4) - 2
+      assert.equal(ref_bilinear(rows, cols, hs, u, v), t:sample_grid(u, v))
+      assert.equal(ref_bilinear(rows, cols, tp.heights:to_table(), u, v), tp:sample_grid(u, v))
+      local x, z = -10 + u * 3.5, 4 + v * 3.5
+      assert.equal(ref_bilinear(rows, cols, hs, (x + 10) / 3.5, (z - 4) / 3.5), t:height(x, z))
+    end
+    assert.equal(hs[2 * cols + 5 + 1], t:point(2, 5))
+    assert.equal(hs[(rows - 1) * cols + 1], t:point(99, -3))
+    local s = T.stats(t)
+    local lo, hi, mean, lo_at, hi_at, below = ref_stats(rows * cols, hs, 312.5)
+    assert.same({ lo, hi, mean, below }, { s.min, s.max, s.mean, s.below_water })
+    assert.same({ (lo_at - 1) // cols, (lo_at - 1) % cols }, s.min_at)
+    assert.same({ (hi_at - 1) // cols, (hi_at - 1) % cols }, s.max_at)
+    -- the PNG's samples are what the Lua quantiser gave
+    local g = assert(T.decode_heightmap(png))
+    for k = 1, rows * cols do assert.equal(math.floor((hs[k] - g.offset) / g.scale + 0.5), g.samples[k]) end
+  end)
+
+  it("a city's ground comes back with a mask of the points a surface covers", function()
+    local doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
+    local t, info = assert(T.from_city(doc, { cell = 10 }))
+    assert.equal("mask", t.covered:view())
+    local n = 0
+    for k = 1, #t.covered do if t.covered[k] then n = n + 1 end end
+    assert.equal(info.covered, n)
+    assert.equal(#t.heights - n, info.filled)
+    local flat = assert(T.from_city(doc, { cell = 10, fill = -5 }))
+    for k = 1, #flat.covered do
+      if not flat.covered[k] then assert.equal(-5, flat.heights[k]) else assert.equal(t.heights[k], flat.heights[k]) end
+    end
   end)
 end)

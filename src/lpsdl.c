@@ -1570,8 +1570,24 @@ static int l_real_path(lua_State *L) {
     return 1;
 }
 
+/* core.check_output(path) -> true | nil, message, "io": whether a write of path could
+ * succeed (psdl_check_output: not a folder; its folder exists and is writable). */
+static int l_check_output(lua_State *L) {
+    const char *path = luaL_checkstring(L, 1);
+    psdl_error err;
+    if (psdl_check_output(path, &err) != PSDL_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, err.message);
+        lua_pushstring(L, psdl_status_name(err.code));
+        return 3;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"write_file", l_write_file},
+    {"check_output", l_check_output},
     {"real_path", l_real_path},
     {"decode", l_decode},
     {"encode", l_encode},
@@ -1618,6 +1634,7 @@ int luaopen_psdl_core(lua_State *L) {
     }
     lua_setfield(L, -2, "attribute_types");
     lpsdl_open_terrain(L);
+    lpsdl_open_heightfield(L);
     lpsdl_open_render(L);
     lpsdl_open_geom(L);
     lpsdl_open_package(L);

@@ -5,11 +5,32 @@
 #ifndef LPSDL_H
 #define LPSDL_H
 
+#include <stdint.h>
+
 #include "lauxlib.h"
 #include "lua.h"
 
 /* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
 void lpsdl_open_terrain(lua_State *L);
+
+/* lpsdl_heightfield.c: the height grid userdata "psdl.Heightfield" (psdl_heightfield.h). */
+struct psdl_raster;
+struct psdl_nhtg;
+struct psdl_heightfield;
+typedef struct lpsdl_hf lpsdl_hf;
+enum { LPSDL_HF_HEIGHTS = 0, LPSDL_HF_SAMPLES = 1, LPSDL_HF_MASK = 2 };
+void lpsdl_open_heightfield(lua_State *L);
+/* Push a new, empty field (type: a psdl_hf_type; view: LPSDL_HF_*); no memory yet. */
+lpsdl_hf *lpsdl_hf_push(lua_State *L, uint32_t rows, uint32_t cols, int type, int view);
+/* Allocate the field's samples (rows * cols, from Lua's allocator); raises when too big. */
+void *lpsdl_hf_alloc(lua_State *L, lpsdl_hf *h);
+/* Hand a decoded raster / NHTG to the field, which frees it (its samples / heights). */
+void lpsdl_hf_own_raster(lpsdl_hf *h, struct psdl_raster *r);
+void lpsdl_hf_own_nhtg(lpsdl_hf *h, struct psdl_nhtg *t);
+/* The field at idx, or NULL when it is not one. */
+lpsdl_hf *lpsdl_hf_test(lua_State *L, int idx);
+const struct psdl_heightfield *lpsdl_hf_field(const lpsdl_hf *h);
+int lpsdl_hf_view(const lpsdl_hf *h);
 
 /* lpsdl_render.c: the map canvas (psdl_raster.h) used by psdl.render. */
 void lpsdl_open_render(lua_State *L);

@@ -237,6 +237,9 @@ static int l_zip_read(lua_State *L) {
         lua_setfield(L, -2, "name");
         lua_pushlstring(L, (const char *)b->e[i].data, b->e[i].size);
         lua_setfield(L, -2, "data");
+        /* the C copy goes as soon as Lua holds the bytes: the peak stays near one copy */
+        free(b->e[i].data);
+        b->e[i].data = NULL;
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

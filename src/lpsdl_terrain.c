@@ -15,9 +15,11 @@
  *
  * Models (plain tables):
  *   nhtg   = {version, width, height, water_level, terrain_type, rows, cols,
- *             heights = {h1, h2, ...} (rows * cols, file order: heights[i * cols + j + 1]
- *             for slow index i and fast index j, both from 0), extra = "<rows*cols bytes>"}
- *   raster = {width, height, maxval, samples = {...} (row-major, top row first), text}
+ *             heights = a psdl.Heightfield of floats (lpsdl_heightfield.c; rows * cols, file
+ *             order: heights[i * cols + j + 1] for slow index i and fast index j, both from
+ *             0), extra = "<rows*cols bytes>"}; encoding also takes a plain table of numbers
+ *   raster = {width, height, maxval, samples = a psdl.Heightfield samples view (integers,
+ *             row-major, top row first), text}; encoding also takes a table of integers
  *   package entry = {type, group, instance, instance_hi, offset, size, compressed, usize}
  *
  * Longjmp safety as in lpsdl.c: every object the core allocates lives in a box userdata
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "lpsdl.h"
+#include "psdl_heightfield.h"
 #include "psdl_nhtg.h"
 
 #define TBOX "psdl.TerrainBox"
@@ -124,7 +127,8 @@ static lua_Integer field_int(lua_State *L, int arg, int t, const char *k, lua_In
 
 /* ================================================================ NHTG */
 
-static void push_nhtg(lua_State *L, const psdl_nhtg *t) {
+/* Push the model of t; its heights become a Heightfield that owns t (the box gives it up). */
+static void push_nhtg(lua_State *L, psdl_nhtg *t, tbox *b) {
     size_t n = (size_t)t->rows * t->cols;
     lua_createtable(L, 0, 9);
     set_int(L, "version", t->version);
@@ -135,14 +139,13 @@ static void push_nhtg(lua_State *L, const psdl_nhtg *t) {
     lua_setfield(L, -2, "terrain_type");
     set_int(L, "rows", t->rows);
     set_int(L, "cols", t->cols);
-    lua_createtable(L, (int)n, 0);
-    for (size_t k = 0; k < n; k++) {
-        lua_pushnumber(L, t->heights[k]);
-        lua_rawseti(L, -2, (lua_Integer)k + 1);
-    }
-    lua_setfield(L, -2, "heights");
     lua_pushlstring(L, (const char *)t->extra, n);
     lua_setfield(L, -2, "extra");
+    lpsdl_hf *h = lpsdl_hf_push(L, t->rows, t->cols, PSDL_HF_F32, LPSDL_HF_HEIGHTS);
+    b->kind = K_EMPTY; /* nothing may raise between these two lines */
+    b->p = NULL;
+    lpsdl_hf_own_nhtg(h, t);
+    lua_setfield(L, -2, "heights");
 }
 
 /* core.nhtg_decode(bytes) -> nhtg | nil, message, code: a SimCity 4 / Sims 2 NHTG height
@@ -160,13 +163,16 @@ static int l_nhtg_decode(lua_State *L) {
     if (st != PSDL_OK) return push_fail(L, &err);
     b->kind = K_NHTG;
     b->p = t;
-    push_nhtg(L, t);
-    tbox_release(b);
+    push_nhtg(L, t, b);
     return 1;
 }
 
-/* Fill a psdl_nhtg from the table at index 1; arrays live in userdata pushed on the stack. */
-static void check_nhtg(lua_State *L, psdl_nhtg *t) {
+static float field_height(void *ud, size_t k) { return psdl_hf_get_f32((const psdl_heightfield *)ud, k); }
+
+/* Fill a psdl_nhtg from the table at index 1; arrays live in userdata pushed on the stack.
+ * Heights held in a Heightfield are not copied: *field is set and t->heights left NULL. */
+static void check_nhtg(lua_State *L, psdl_nhtg *t, const psdl_heightfield **field) {
+    *field = NULL;
     luaL_checktype(L, 1, LUA_TTABLE);
     memset(t, 0, sizeof *t);
     t->version = (uint32_t)field_int(L, 1, 1, "version", 0, 0xFFFFFFFF, 1, PSDL_NHTG_VERSION);
@@ -198,30 +204,49 @@ static void check_nhtg(lua_State *L, psdl_nhtg *t) {
     t->terrain_type = (char *)(uintptr_t)type; /* read only by the encoder; stays on the stack */
     t->type_len = (uint32_t)tl;
     size_t n = (size_t)t->rows * t->cols;
-    if (lua_getfield(L, 1, "heights") != LUA_TTABLE)
-        field_error(L, 1, "heights", lua_pushfstring(L, "table expected, got %s", luaL_typename(L, -1)));
-    int ht = lua_gettop(L);
-    if (luaL_len(L, ht) != (lua_Integer)n)
-        field_error(L, 1, "heights", lua_pushfstring(L, "%I values for %d x %d points", (LUAI_UACINT)luaL_len(L, ht),
-                                                     (int)t->rows, (int)t->cols));
-    t->heights = (float *)lua_newuserdatauv(L, n * sizeof(float), 0);
-    for (size_t k = 0; k < n; k++) {
-        int ty = lua_rawgeti(L, ht, (lua_Integer)k + 1);
-        if (ty != LUA_TNUMBER) {
+    int hty = lua_getfield(L, 1, "heights");
+    lpsdl_hf *hf = lpsdl_hf_test(L, -1);
+    if (hf) {
+        const psdl_heightfield *f = lpsdl_hf_field(hf);
+        if (lpsdl_hf_view(hf) != LPSDL_HF_HEIGHTS || f->rows != t->rows || f->cols != t->cols)
+            field_error(L, 1, "heights", lua_pushfstring(L, "a height grid of %d x %d points for %d x %d points",
+                                                         (int)f->rows, (int)f->cols, (int)t->rows, (int)t->cols));
+        t->heights = NULL; /* encoded from the field (field_height) */
+        *field = f;
+        size_t bad = 0;
+        if (psdl_hf_check_f32(f, &bad) != PSDL_OK) {
             char path[48];
-            snprintf(path, sizeof path, "heights[%zu]", k + 1);
-            field_error(L, 1, path, lua_pushfstring(L, "number expected, got %s", luaL_typename(L, -1)));
-        }
-        float v = (float)lua_tonumber(L, -1);
-        if (!isfinite(v)) {
-            char path[48];
-            snprintf(path, sizeof path, "heights[%zu]", k + 1);
+            snprintf(path, sizeof path, "heights[%zu]", bad + 1);
             field_error(L, 1, path,
-                        lua_pushfstring(L, "not a finite float (row %d, column %d)", (int)(k / t->cols),
-                                        (int)(k % t->cols)));
+                        lua_pushfstring(L, "not a finite float (row %d, column %d)", (int)(bad / t->cols),
+                                        (int)(bad % t->cols)));
         }
-        t->heights[k] = v;
-        lua_pop(L, 1);
+    } else {
+        if (hty != LUA_TTABLE)
+            field_error(L, 1, "heights", lua_pushfstring(L, "table expected, got %s", luaL_typename(L, -1)));
+        int ht = lua_gettop(L);
+        if (luaL_len(L, ht) != (lua_Integer)n)
+            field_error(L, 1, "heights", lua_pushfstring(L, "%I values for %d x %d points",
+                                                         (LUAI_UACINT)luaL_len(L, ht), (int)t->rows, (int)t->cols));
+        t->heights = (float *)lua_newuserdatauv(L, n * sizeof(float), 0);
+        for (size_t k = 0; k < n; k++) {
+            int ty = lua_rawgeti(L, ht, (lua_Integer)k + 1);
+            if (ty != LUA_TNUMBER) {
+                char path[48];
+                snprintf(path, sizeof path, "heights[%zu]", k + 1);
+                field_error(L, 1, path, lua_pushfstring(L, "number expected, got %s", luaL_typename(L, -1)));
+            }
+            float v = (float)lua_tonumber(L, -1);
+            if (!isfinite(v)) {
+                char path[48];
+                snprintf(path, sizeof path, "heights[%zu]", k + 1);
+                field_error(L, 1, path,
+                            lua_pushfstring(L, "not a finite float (row %d, column %d)", (int)(k / t->cols),
+                                            (int)(k % t->cols)));
+            }
+            t->heights[k] = v;
+            lua_pop(L, 1);
+        }
     }
     int ty = lua_getfield(L, 1, "extra");
     if (ty == LUA_TSTRING) {
@@ -241,12 +266,15 @@ static void check_nhtg(lua_State *L, psdl_nhtg *t) {
 static int l_nhtg_encode(lua_State *L) {
     lua_settop(L, 1);
     psdl_nhtg t;
-    check_nhtg(L, &t);
+    const psdl_heightfield *field;
+    check_nhtg(L, &t, &field);
     size_t need = psdl_nhtg_encoded_size(&t);
     luaL_Buffer buf;
     char *p = luaL_buffinitsize(L, &buf, need);
     psdl_error err;
-    if (psdl_nhtg_encode(&t, p, need, NULL, &err) != PSDL_OK) return luaL_error(L, "%s", err.message);
+    if (psdl_nhtg_encode_from(&t, field ? field_height : NULL, (void *)(uintptr_t)field, p, need, NULL, &err) !=
+        PSDL_OK)
+        return luaL_error(L, "%s", err.message);
     luaL_pushresultsize(&buf, need);
     return 1;
 }
@@ -420,22 +448,22 @@ static int l_dbpf_replace(lua_State *L) {
 
 /* ================================================================ rasters */
 
-static void push_raster(lua_State *L, const psdl_raster *r) {
-    size_t n = (size_t)r->width * r->height;
+/* Push the model of r; its samples become a Heightfield samples view that owns r (the box
+ * gives it up). */
+static void push_raster(lua_State *L, psdl_raster *r, tbox *b) {
     lua_createtable(L, 0, 5);
     set_int(L, "width", r->width);
     set_int(L, "height", r->height);
     set_int(L, "maxval", r->maxval);
-    lua_createtable(L, (int)n, 0);
-    for (size_t k = 0; k < n; k++) {
-        lua_pushinteger(L, r->samples[k]);
-        lua_rawseti(L, -2, (lua_Integer)k + 1);
-    }
-    lua_setfield(L, -2, "samples");
     if (r->text) {
         lua_pushstring(L, r->text);
         lua_setfield(L, -2, "text");
     }
+    lpsdl_hf *h = lpsdl_hf_push(L, r->height, r->width, PSDL_HF_U16, LPSDL_HF_SAMPLES);
+    b->kind = K_EMPTY; /* nothing may raise between these two lines */
+    b->p = NULL;
+    lpsdl_hf_own_raster(h, r);
+    lua_setfield(L, -2, "samples");
 }
 
 typedef psdl_status (*raster_decoder)(const psdl_options *, const void *, size_t, psdl_raster **, psdl_error *);
@@ -450,8 +478,7 @@ static int raster_decode(lua_State *L, raster_decoder dec) {
     if (dec(&b->opt, data, size, &r, &err) != PSDL_OK) return push_fail(L, &err);
     b->kind = K_RASTER;
     b->p = r;
-    push_raster(L, r);
-    tbox_release(b);
+    push_raster(L, r, b);
     return 1;
 }
 
@@ -481,7 +508,29 @@ static void check_raster(lua_State *L, psdl_raster *r, lua_Integer max_maxval) {
         field_error(L, 1, "text", lua_pushfstring(L, "string expected, got %s", luaL_typename(L, -1)));
     }
     size_t n = (size_t)r->width * r->height;
-    if (lua_getfield(L, 1, "samples") != LUA_TTABLE)
+    int sty = lua_getfield(L, 1, "samples");
+    lpsdl_hf *hf = lpsdl_hf_test(L, -1);
+    if (hf) {
+        const psdl_heightfield *f = lpsdl_hf_field(hf);
+        if (lpsdl_hf_view(hf) != LPSDL_HF_SAMPLES || (f->type != PSDL_HF_U16 && f->type != PSDL_HF_U8) ||
+            (size_t)f->rows * f->cols != n || f->cols != r->width)
+            field_error(L, 1, "samples", lua_pushfstring(L, "a samples grid of %d x %d for %d x %d pixels expected",
+                                                         (int)f->cols, (int)f->rows, (int)r->width, (int)r->height));
+        if (f->type == PSDL_HF_U16) {
+            r->samples = (uint16_t *)f->data; /* the field stays on the stack */
+        } else {
+            r->samples = (uint16_t *)lua_newuserdatauv(L, n * sizeof(uint16_t), 0);
+            for (size_t k = 0; k < n; k++) r->samples[k] = ((const uint8_t *)f->data)[k];
+        }
+        for (size_t k = 0; k < n; k++)
+            if (r->samples[k] > r->maxval) {
+                char path[48];
+                snprintf(path, sizeof path, "samples[%zu]", k + 1);
+                field_error(L, 1, path, lua_pushfstring(L, "integer 0..%d expected", (int)r->maxval));
+            }
+        return;
+    }
+    if (sty != LUA_TTABLE)
         field_error(L, 1, "samples", lua_pushfstring(L, "table expected, got %s", luaL_typename(L, -1)));
     int st = lua_gettop(L);
     if (luaL_len(L, st) != (lua_Integer)n)

@@ -349,6 +349,13 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
  *  loop of links, permission, or the name does not fit out_size). POSIX only. */
 psdl_status psdl_real_path(const char *path, char *out, size_t out_size, psdl_error *err);
 
+/** Whether psdl_write_file could write path, checked before anything is made: the path is
+ *  not a folder, and its folder exists and takes new files (write and search permission),
+ *  or the path is a device or pipe. Writes nothing. Errors: io, naming the path and what
+ *  is wrong ("a folder, not a file", "the folder ... does not exist", "cannot write in
+ *  the folder ..."). POSIX only. */
+psdl_status psdl_check_output(const char *path, psdl_error *err);
+
 /* ---------------------------------------------------------------- format constants */
 
 #define PSDL_MAX_TEXTURE_VALUE 2047   /* 3-bit subtype + 8-bit data (§2.3) */

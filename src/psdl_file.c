@@ -224,3 +224,31 @@ psdl_status psdl_real_path(const char *path, char *out, size_t out_size, psdl_er
     memcpy(out, resolved, n + 1);
     return PSDL_OK;
 }
+
+psdl_status psdl_check_output(const char *path, psdl_error *err) {
+    struct stat st;
+    if (!path || !*path) return psdl_fail(err, PSDL_E_IO, 0, 0, -1, -1, "an empty file name");
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return psdl_fail(err, PSDL_E_IO, 0, 0, -1, -1, "%s: a folder, not a file", path);
+        if (!S_ISREG(st.st_mode)) return PSDL_OK; /* a device or pipe is written directly */
+    } else if (errno != ENOENT) {
+        return io_fail(err, path, errno);
+    }
+    /* the folder must exist and take new files (the temporary file of the atomic write) */
+    char dir[PATH_MAX];
+    split_path(path, dir, sizeof dir);
+    size_t dn = strlen(dir);
+    while (dn > 1 && dir[dn - 1] == '/') dir[--dn] = 0; /* "a/b/" -> "a/b", "/" stays */
+    if (!dir[0]) snprintf(dir, sizeof dir, ".");
+    if (stat(dir, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR)
+            return psdl_fail(err, PSDL_E_IO, 0, 0, -1, -1, "%s: the folder %s does not exist", path, dir);
+        return io_fail(err, dir, e);
+    }
+    if (!S_ISDIR(st.st_mode)) return psdl_fail(err, PSDL_E_IO, 0, 0, -1, -1, "%s: %s is not a folder", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return psdl_fail(err, PSDL_E_IO, 0, 0, -1, -1, "%s: cannot write in the folder %s (%s)", path, dir,
+                         strerror(errno));
+    return PSDL_OK;
+}

@@ -145,10 +145,12 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
                   (unsigned)w);
         return 0;
     }
-    uint8_t *pixels = psdl_arena_alloc(r->arena_, rowbytes * h);
+    /* the rows are read straight into the samples' memory (2 bytes a pixel), then turned
+     * into samples in place: no second copy of the image */
     png_bytep *rows = psdl_arena_alloc(r->arena_, sizeof(png_bytep) * h);
     r->samples = psdl_arena_alloc(r->arena_, sizeof(uint16_t) * (size_t)w * h);
-    if (!pixels || !rows || !r->samples) {
+    uint8_t *pixels = (uint8_t *)r->samples;
+    if (!rows || !r->samples) {
         c->code = PSDL_E_NOMEM;
         psdl_fail(c->err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
         return 0;
@@ -157,10 +159,16 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
     png_read_image(png, rows);
     png_read_end(png, info);
     size_t n = (size_t)w * h;
-    if (bytes == 2)
-        for (size_t k = 0; k < n; k++) r->samples[k] = (uint16_t)((pixels[2 * k] << 8) | pixels[2 * k + 1]);
-    else
-        for (size_t k = 0; k < n; k++) r->samples[k] = pixels[k];
+    if (bytes == 2) /* big-endian pairs; each read before its own 2 bytes are written */
+        for (size_t k = 0; k < n; k++) {
+            unsigned hi = pixels[2 * k], lo = pixels[2 * k + 1];
+            r->samples[k] = (uint16_t)(hi << 8 | lo);
+        }
+    else /* one byte a pixel in the first half: widen from the end, never over an unread byte */
+        for (size_t k = n; k-- > 0;) {
+            unsigned v = pixels[k];
+            r->samples[k] = (uint16_t)v;
+        }
     r->width = w;
     r->height = h;
     r->maxval = bytes == 2 ? 65535u : 255u;

@@ -239,6 +239,11 @@ static uint8_t *put_nested(uint8_t *p, uint32_t rows, uint32_t cols) {
 }
 
 psdl_status psdl_nhtg_encode(const psdl_nhtg *t, void *dst, size_t cap, size_t *written, psdl_error *err) {
+    return psdl_nhtg_encode_from(t, NULL, NULL, dst, cap, written, err);
+}
+
+psdl_status psdl_nhtg_encode_from(const psdl_nhtg *t, psdl_nhtg_height_fn height, void *ud, void *dst, size_t cap,
+                                  size_t *written, psdl_error *err) {
     if (written) *written = 0;
     if (t->version != PSDL_NHTG_VERSION)
         return psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1, "version %u cannot be written (only %u is known)",
@@ -258,7 +263,7 @@ psdl_status psdl_nhtg_encode(const psdl_nhtg *t, void *dst, size_t cap, size_t *
     size_t points = (size_t)t->rows * t->cols;
     size_t heights_off = 24u + t->type_len + NESTED_HEADER;
     for (size_t k = 0; k < points; k++)
-        if (!isfinite(t->heights[k]))
+        if (!isfinite(height ? height(ud, k) : t->heights[k]))
             return psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1,
                              "height at row %zu, column %zu (byte offset 0x%zx) is not a finite number",
                              k / t->cols, k % t->cols, heights_off + 4 * k);
@@ -275,7 +280,10 @@ psdl_status psdl_nhtg_encode(const psdl_nhtg *t, void *dst, size_t cap, size_t *
     psdl_put_u32(p + 20, t->type_len);
     if (t->type_len) memcpy(p + 24, t->terrain_type, t->type_len);
     p = put_nested(p + 24 + t->type_len, t->rows, t->cols);
-    for (size_t k = 0; k < points; k++, p += 4) psdl_put_f32(p, t->heights[k]);
+    if (height)
+        for (size_t k = 0; k < points; k++, p += 4) psdl_put_f32(p, height(ud, k));
+    else
+        for (size_t k = 0; k < points; k++, p += 4) psdl_put_f32(p, t->heights[k]);
     p = put_nested(p, t->rows, t->cols);
     if (t->extra)
         memcpy(p, t->extra, points);

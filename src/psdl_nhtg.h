@@ -144,6 +144,14 @@ size_t psdl_nhtg_encoded_size(const psdl_nhtg *t);
  *  height (the message names the point and its byte offset), cap too small. */
 psdl_status psdl_nhtg_encode(const psdl_nhtg *t, void *dst, size_t cap, size_t *written, psdl_error *err);
 
+/** Height k (0-based, file order) of an NHTG being encoded, for psdl_nhtg_encode_from. */
+typedef float (*psdl_nhtg_height_fn)(void *ud, size_t k);
+
+/** As psdl_nhtg_encode, with the heights from height(ud, k) instead of t->heights (which
+ *  may be NULL): encodes a height grid held elsewhere without a float copy of it. */
+psdl_status psdl_nhtg_encode_from(const psdl_nhtg *t, psdl_nhtg_height_fn height, void *ud, void *dst, size_t cap,
+                                  size_t *written, psdl_error *err);
+
 /* ---------------------------------------------------------------- QFS / RefPack */
 
 #define PSDL_QFS_HEADER_SIZE 9u

@@ -248,7 +248,7 @@ M.terrain = require "psdl.terrain"
 M.geom = require "psdl.geom"
 
 --- Build documents from shapes: `psdl.builder.new{style = "london"}`, then rooms, streets,
--- intersections, blocks, buildings and `finish()` (lua/psdl/builder.lua).
+-- intersections, blocks, buildings and `finish()` (lua/psdl/builder/).
 M.builder = require "psdl.builder"
 
 --- City generation from a road network: `psdl.city.new{style = "london", seed = 1}`, then

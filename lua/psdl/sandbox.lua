@@ -443,7 +443,8 @@ function Box:sandbox_env(psdl)
         .. "its own folder only", name), 2)
     end
     local path = box.dir .. "/" .. name:gsub("%.", "/") .. ".lua"
-    local ok, err = box:readable(path)
+    -- (readable takes the absolute name: a relative one is taken under the script's folder again)
+    local ok, err = box:readable(path:sub(1, 1) == "/" and path or (core.real_path(".") or ".") .. "/" .. path)
     if not ok then
       error(string.format("require %q: no module %s in the script's folder (a sandboxed city script can "
         .. "require psdl modules and Lua modules of its own folder only)", name, path), 2)
@@ -474,12 +475,15 @@ end
 -- @treturn[1] function
 -- @treturn[2] nil
 -- @treturn[2] string message
--- @treturn[2] string `"io"` when the file cannot be opened, else `"syntax"`
+-- @treturn[2] string `"io"` when the file cannot be opened or read (a missing file, a
+--   folder), else `"syntax"`
 function Box:loadfile(path)
   path = path or self.script
   local fn, err = loadfile(path, "t", self.env)
   if not fn then
-    return nil, tostring(err), tostring(err):find("cannot open", 1, true) and "io" or "syntax"
+    err = tostring(err)
+    local io_error = err:find("^cannot open ") or err:find("^cannot read ")
+    return nil, err, io_error and "io" or "syntax"
   end
   self.chunks["@" .. path] = path
   return fn

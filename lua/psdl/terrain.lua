@@ -14,6 +14,14 @@
 -- `terrain:lot_height(left, top)` is `point(left, top)` and `terrain:nhtr_height(a, b)`
 -- samples `x = a, z = b` on the 10-unit hood grid.
 --
+-- **Height grids.** `heights` (of an NHTG, a decoded heightmap, a Terrain) is a
+-- `psdl.Heightfield`: one C array (floats for an NHTG, the 16- or 8-bit samples of a
+-- heightmap with its mapping, doubles for heights set from Lua), read like the flat table
+-- it replaces (`heights[k]`, `#heights`, `ipairs`) and written with `heights[k] = h` (a
+-- height reads back as it was set; the grid's size is fixed). Sampling, statistics and
+-- conversions run in C (src/psdl_heightfield.c), so a 2048 x 2048 grid takes 8 or 16 MB.
+-- Functions that take a grid also accept a plain table of numbers as `heights`.
+--
 -- **Heightmap values.** `height = offset + scale * sample`. Exports write the mapping
 -- into the file (PNG tEXt `psdlkit:heightmap`, PGM comment `# psdlkit:heightmap ...`) as
 -- `offset=.. scale=.. cell_size=..`; imports read it back, and options override it.
@@ -25,7 +33,7 @@
 local core = require "psdl.core"
 
 local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
-local math_floor, math_huge, math_max, math_min = math.floor, math.huge, math.max, math.min
+local math_floor, math_huge = math.floor, math.huge
 local string_format, string_pack = string.format, string.pack
 local type, error, tostring, tonumber, pairs, ipairs, setmetatable =
   type, error, tostring, tonumber, pairs, ipairs, setmetatable
@@ -64,6 +72,29 @@ end
 
 local function fail(code, fmt, ...)
   return nil, "psdl: " .. code .. ": " .. string_format(fmt, ...), code
+end
+
+local is_field = core.is_heightfield
+
+--- Whether a value is a height grid userdata (`psdl.Heightfield`, see the module comment).
+-- @function is_heightfield
+-- @param v
+-- @treturn boolean
+M.is_heightfield = is_field
+
+-- The heights of a grid as a Heightfield: the grid's own, or one made from its table.
+local function field_of(grid)
+  local h = grid.heights
+  if is_field(h) then return h end
+  return core.heightfield(grid.rows, grid.cols, h)
+end
+
+local function has_heights(grid)
+  if type(grid) ~= "table" or math.type(grid.rows) ~= "integer" or math.type(grid.cols) ~= "integer" then
+    return false
+  end
+  local h = grid.heights
+  return (type(h) == "table" or is_field(h)) and #h == grid.rows * grid.cols
 end
 
 ------------------------------------------------------------------------ files
@@ -126,8 +157,9 @@ M.nhtg_size = core.nhtg_size
 --- A new NHTG model: version 4, second array all zero.
 -- @tparam[opt] table opts `width` (tiles, default 128), `height` (default = width),
 --   `terrain_type` ("Temperate"), `water_level` (312.5), `fill` (every height, default
---   the water level + 25), or `heights` (a flat array, or a function `(i, j) -> h`)
--- @treturn table nhtg
+--   the water level + 25), or `heights` (a flat array or Heightfield, copied, or a function
+--   `(i, j) -> h`)
+-- @treturn table nhtg (`heights`: a Heightfield of doubles, or a copy of the one given)
 function M.new_nhtg(opts)
   opts = check_options(opts, { width = true, height = true, terrain_type = true, water_level = true,
     fill = true, heights = true }, "new_nhtg", 1)
@@ -137,19 +169,16 @@ function M.new_nhtg(opts)
   argcheck(math.type(h) == "integer" and h >= 1, 1, "new_nhtg", "height: positive integer expected")
   local water = opts.water_level or M.WATER_LEVEL
   local rows, cols = w + 1, h + 1
-  local heights = {}
+  local heights
   local src = opts.heights
   if type(src) == "function" then
-    for i = 0, rows - 1 do
-      for j = 0, cols - 1 do heights[i * cols + j + 1] = src(i, j) end
-    end
-  elseif type(src) == "table" then
+    heights = core.heightfield(rows, cols, src)
+  elseif type(src) == "table" or is_field(src) then
     argcheck(#src == rows * cols, 1, "new_nhtg",
       string_format("heights: %d values for %d x %d points", #src, rows, cols))
-    for k = 1, rows * cols do heights[k] = src[k] end
+    heights = is_field(src) and src:copy() or core.heightfield(rows, cols, src)
   else
-    local fill = opts.fill or (water + 25)
-    for k = 1, rows * cols do heights[k] = fill end
+    heights = core.heightfield(rows, cols, opts.fill or (water + 25))
   end
   return {
     version = 4, width = w, height = h, water_level = water,
@@ -158,33 +187,15 @@ function M.new_nhtg(opts)
   }
 end
 
---- Statistics of a height grid (an NHTG or anything with `rows`, `cols`, `heights`).
+--- Statistics of a height grid (an NHTG or anything with `rows`, `cols`, `heights`),
+-- computed in C.
 -- @tparam table grid
--- @treturn table `{min, max, mean, min_at = {i, j}, max_at = {i, j}, below_water = n,
---   extra_nonzero = n (NHTG only)}`
+-- @treturn table `{min, max, mean, min_at = {i, j}, max_at = {i, j} (the first lowest and
+--   highest points), below_water = n, points = n, extra_nonzero = n (NHTG only)}`
 function M.stats(grid)
-  local lo, hi, sum, lo_at, hi_at = math_huge, -math_huge, 0, nil, nil
-  local cols, hs = grid.cols, grid.heights
-  local water = grid.water_level or M.WATER_LEVEL
-  local below = 0
-  for k = 1, grid.rows * cols do
-    local v = hs[k]
-    sum = sum + v
-    if v < lo then lo, lo_at = v, k end
-    if v > hi then hi, hi_at = v, k end
-    if v < water then below = below + 1 end
-  end
-  local n = grid.rows * cols
-  local s = {
-    min = lo, max = hi, mean = sum / n, below_water = below, points = n,
-    min_at = { (lo_at - 1) // cols, (lo_at - 1) % cols },
-    max_at = { (hi_at - 1) // cols, (hi_at - 1) % cols },
-  }
-  if type(grid.extra) == "string" then
-    local nz = 0
-    for _ in grid.extra:gmatch("[^%z]") do nz = nz + 1 end
-    s.extra_nonzero = nz
-  end
+  argcheck(has_heights(grid), 1, "stats", "a grid with rows, cols and rows * cols heights expected")
+  local s = field_of(grid):stats(grid.water_level or M.WATER_LEVEL)
+  if type(grid.extra) == "string" then s.extra_nonzero = core.nonzero_bytes(grid.extra) end
   return s
 end
 
@@ -392,14 +403,14 @@ end
 function M.encode_heightmap(grid, opts)
   opts = check_options(opts, { format = true, bits = true, offset = true, scale = true, cell_size = true },
     "encode_heightmap", 2)
-  argcheck(type(grid) == "table" and math.type(grid.rows) == "integer" and math.type(grid.cols) == "integer"
-    and type(grid.heights) == "table", 1, "encode_heightmap", "a grid with rows, cols and heights expected")
+  argcheck(has_heights(grid), 1, "encode_heightmap", "a grid with rows, cols and heights expected")
   local format = opts.format or "png"
   argcheck(format == "png" or format == "pgm", 2, "encode_heightmap", "format: \"png\" or \"pgm\" expected")
   local bits = opts.bits or 16
   argcheck(bits == 16 or bits == 8, 2, "encode_heightmap", "bits: 8 or 16 expected")
   local maxval = bits == 16 and 65535 or 255
-  local s = M.stats(grid)
+  local hs = field_of(grid)
+  local s = hs:stats()
   local offset = opts.offset or math_floor(s.min)
   local scale = opts.scale
   if not scale then
@@ -411,15 +422,12 @@ function M.encode_heightmap(grid, opts)
   argcheck(type(offset) == "number" and offset == offset and math.abs(offset) < math_huge, 2,
     "encode_heightmap", "offset: finite number expected")
   local cell = opts.cell_size or grid.cell_size or (grid.terrain_type and M.HOOD_CELL_SIZE) or nil
-  local hs, n, cols = grid.heights, grid.rows * grid.cols, grid.cols
-  local samples = {}
-  for k = 1, n do
-    local v = math_floor((hs[k] - offset) / scale + 0.5)
-    if v < 0 or v > maxval then
-      return fail("bad_count", "height %.9g at row %d, column %d maps to sample %d, outside 0..%d "
-        .. "(offset %.9g, scale %.9g)", hs[k], (k - 1) // cols, (k - 1) % cols, v, maxval, offset, scale)
-    end
-    samples[k] = v
+  local cols = grid.cols
+  local samples, k, v = hs:quantize(offset, scale, maxval)
+  if not samples then
+    return fail("bad_count", "height %.9g at row %d, column %d maps to sample %s, outside 0..%d "
+      .. "(offset %.9g, scale %.9g)", hs[k], (k - 1) // cols, (k - 1) % cols,
+      math.tointeger(v) and string_format("%d", v) or tostring(v), maxval, offset, scale)
   end
   local raster = {
     width = grid.cols, height = grid.rows, maxval = maxval, samples = samples,
@@ -441,7 +449,8 @@ end
 -- @tparam string bytes
 -- @tparam[opt] table opts `offset`, `scale`, `cell_size`
 -- @treturn table grid `{rows, cols, heights, offset, scale, cell_size, maxval, format,
---   samples}`, or `nil, message, code`
+--   samples}` (`samples`: the file's integer samples, read-only; `heights`: a Heightfield
+--   over them), or `nil, message, code`
 function M.decode_heightmap(bytes, opts)
   argcheck(type(bytes) == "string", 1, "decode_heightmap", "string expected, got " .. type(bytes))
   opts = check_options(opts, { offset = true, scale = true, cell_size = true }, "decode_heightmap", 2)
@@ -459,8 +468,8 @@ function M.decode_heightmap(bytes, opts)
   local offset = opts.offset or meta.offset or 0.0
   local scale = opts.scale or meta.scale or (raster.maxval > 255 and 0.01 or 1.0)
   local cell = opts.cell_size or meta.cell_size
-  local heights, samples = {}, raster.samples
-  for k = 1, #samples do heights[k] = offset + scale * samples[k] end
+  local samples = raster.samples
+  local heights = samples:mapped(offset, scale)
   return {
     rows = raster.height, cols = raster.width, heights = heights, samples = samples,
     offset = offset, scale = scale, cell_size = cell, maxval = raster.maxval, format = kind,
@@ -500,7 +509,8 @@ end
 
 ------------------------------------------------------------------------ Terrain
 
---- A height field to sample: `rows`, `cols`, `heights` (flat, 1-based, row-major),
+--- A height field to sample: `rows`, `cols`, `heights` (a Heightfield: flat, 1-based,
+-- row-major; sampled in C),
 -- `cell_size`, `origin = {x, z}`, `water_level`, `nhtg` (when loaded from one), `source`.
 -- @type Terrain
 local Terrain = {}
@@ -509,34 +519,18 @@ M.Terrain = Terrain
 
 --- Height of grid point (i, j), both from 0 (i: row, z; j: column, x), clamped to the grid.
 function Terrain:point(i, j)
-  if i < 0 then i = 0 elseif i > self.rows - 1 then i = self.rows - 1 end
-  if j < 0 then j = 0 elseif j > self.cols - 1 then j = self.cols - 1 end
-  return self.heights[i * self.cols + j + 1]
+  return self.heights:point(i, j)
 end
 
 --- Bilinear height at grid coordinates (u along columns/x, v along rows/z, in cells).
--- Outside the grid the nearest edge value is used.
+-- Outside the grid the nearest edge value is used; NaN for a NaN coordinate.
 function Terrain:sample_grid(u, v)
-  local rows, cols, hs = self.rows, self.cols, self.heights
-  if u < 0 then u = 0 elseif u > cols - 1 then u = cols - 1 end
-  if v < 0 then v = 0 elseif v > rows - 1 then v = rows - 1 end
-  local j0, i0 = math_floor(u), math_floor(v)
-  if j0 > cols - 2 then j0 = math_max(cols - 2, 0) end
-  if i0 > rows - 2 then i0 = math_max(rows - 2, 0) end
-  local fu, fv = u - j0, v - i0
-  local j1, i1 = math_min(j0 + 1, cols - 1), math_min(i0 + 1, rows - 1)
-  local h00 = hs[i0 * cols + j0 + 1]
-  local h01 = hs[i0 * cols + j1 + 1]
-  local h10 = hs[i1 * cols + j0 + 1]
-  local h11 = hs[i1 * cols + j1 + 1]
-  local top = h00 + (h01 - h00) * fu
-  local bottom = h10 + (h11 - h10) * fu
-  return top + (bottom - top) * fv
+  return self.heights:bilinear(u, v)
 end
 
 --- Bilinear height at world position (x, z). Outside the terrain the edge is extended.
 function Terrain:height(x, z)
-  return self:sample_grid((x - self.origin.x) / self.cell_size, (z - self.origin.z) / self.cell_size)
+  return self.heights:bilinear((x - self.origin.x) / self.cell_size, (z - self.origin.z) / self.cell_size)
 end
 
 --- Whether (x, z) lies on the terrain (edges included).
@@ -577,8 +571,11 @@ local function new_terrain(grid, opts, source)
   local cell = opts.cell_size or grid.cell_size or (grid.terrain_type and M.HOOD_CELL_SIZE) or 1
   argcheck(type(cell) == "number" and cell > 0, 2, "terrain", "cell_size: positive number expected")
   local origin = opts.origin or { x = 0, z = 0 }
+  local heights = field_of(grid)
+  local rows, cols = heights:size()
+  if rows ~= grid.rows or cols ~= grid.cols then heights = core.heightfield(grid.rows, grid.cols, heights:to_table()) end
   return setmetatable({
-    rows = grid.rows, cols = grid.cols, heights = grid.heights, cell_size = cell,
+    rows = grid.rows, cols = grid.cols, heights = heights, cell_size = cell,
     origin = { x = origin.x or origin[1] or 0, z = origin.z or origin[2] or 0 },
     water_level = grid.water_level, nhtg = grid.terrain_type and grid or nil, source = source,
     mapping = grid.scale and { offset = grid.offset, scale = grid.scale } or nil,
@@ -586,13 +583,13 @@ local function new_terrain(grid, opts, source)
 end
 
 --- A Terrain over a height grid (an NHTG, a decoded heightmap, or any `{rows, cols, heights}`).
+-- A Heightfield is shared; a table of heights is copied into one.
 -- @tparam table grid
 -- @tparam[opt] table opts `cell_size` (default: the grid's, 10 for an NHTG, else 1),
 --   `origin` (`{x =, z =}`, default 0, 0)
 -- @treturn Terrain
 function M.from_grid(grid, opts)
-  argcheck(type(grid) == "table" and math.type(grid.rows) == "integer" and math.type(grid.cols) == "integer"
-    and type(grid.heights) == "table" and #grid.heights == grid.rows * grid.cols, 1, "from_grid",
+  argcheck(has_heights(grid) and grid.rows >= 1 and grid.cols >= 1, 1, "from_grid",
     "a grid with rows, cols and rows * cols heights expected")
   return new_terrain(grid, check_options(opts, { cell_size = true, origin = true }, "from_grid", 2), "grid")
 end

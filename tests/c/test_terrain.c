@@ -11,8 +11,12 @@
  * code and byte offset, and a truncation sweep; c) NHTG built in memory (256 grid, encode
  * refusals); d) QFS: hand-made streams per opcode, errors, compression round trips;
  * e) DBPF: fixture packages, extraction, replace-and-rebuild, errors and a truncation
- * sweep; f) heightmap rasters: PNG and PGM fixtures, round trips, errors, truncation. */
+ * sweep; f) heightmap rasters: PNG and PGM fixtures, round trips, errors, truncation;
+ * g) heightfields (psdl_heightfield.h): reading every sample type, clamped and bilinear
+ * sampling, statistics, quantising, float conversion, NHTG encoding from a field,
+ * rasterising and filling; interlaced PNGs decoded in place. */
 #define _POSIX_C_SOURCE 200809L
+#include "psdl_heightfield.h"
 #include "psdl_nhtg.h"
 #include "test_util.h"
 
@@ -1057,6 +1061,190 @@ static void test_raster_errors(void) {
     CHECK_EQ(ca.live, 0);
 }
 
+
+/* ==================================================================== g) heightfields */
+
+/* An interlaced grayscale PNG of w x h samples at the given depth (8 or 16), through g_rgb. */
+static void write_interlaced(const uint16_t *samples, uint32_t w, uint32_t h, int depth) {
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    unsigned char *buf = malloc((size_t)w * h * 2);
+    png_bytep *rows = malloc(sizeof(png_bytep) * h);
+    for (uint32_t y = 0; y < h; y++) {
+        rows[y] = buf + (size_t)y * w * (depth / 8);
+        for (uint32_t x = 0; x < w; x++) {
+            uint16_t v = samples[(size_t)y * w + x];
+            if (depth == 16) {
+                rows[y][2 * x] = (unsigned char)(v >> 8);
+                rows[y][2 * x + 1] = (unsigned char)v;
+            } else {
+                rows[y][x] = (unsigned char)v;
+            }
+        }
+    }
+    if (setjmp(png_jmpbuf(png)) == 0) {
+        png_set_write_fn(png, NULL, rgb_write, rgb_flush);
+        png_set_IHDR(png, info, w, h, depth, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_ADAM7, PNG_COMPRESSION_TYPE_DEFAULT,
+                     PNG_FILTER_TYPE_DEFAULT);
+        png_write_info(png, info);
+        png_write_image(png, rows);
+        png_write_end(png, info);
+    }
+    png_destroy_write_struct(&png, &info);
+    free(rows);
+    free(buf);
+}
+
+static void test_png_in_place(void) {
+    set_ctx("PNG decoded into its samples");
+    for (int depth = 8; depth <= 16; depth += 8) {
+        uint32_t w = 13, h = 9;
+        uint16_t s[13 * 9];
+        for (size_t k = 0; k < (size_t)w * h; k++)
+            s[k] = (uint16_t)(((uint32_t)k * 2654435761u) >> (depth == 8 ? 24 : 16));
+        write_interlaced(s, w, h, depth);
+        psdl_raster *r = NULL;
+        psdl_error err;
+        CHECK_STATUS(psdl_png_decode(NULL, g_rgb, g_rgb_n, &r, &err), PSDL_OK, err);
+        if (r) {
+            CHECK_EQ(r->width, w);
+            CHECK_EQ(r->height, h);
+            CHECK_EQ(r->maxval, depth == 8 ? 255u : 65535u);
+            size_t diff = 0;
+            while (diff < (size_t)w * h && r->samples[diff] == s[diff]) diff++;
+            CHECKF(diff == (size_t)w * h, "depth %d: sample %zu is %u, want %u", depth, diff,
+                   diff < (size_t)w * h ? r->samples[diff] : 0u, diff < (size_t)w * h ? s[diff] : 0u);
+        }
+        psdl_raster_free(r);
+        free(g_rgb);
+        g_rgb = NULL;
+        g_rgb_n = 0;
+    }
+}
+
+static void test_heightfield_sampling(void) {
+    set_ctx("heightfield sampling");
+    float f32[6] = {1, 2, 3, 4, 5, 6};
+    double f64[6] = {1, 2, 3, 4, 5, 6};
+    uint16_t u16[6] = {0, 100, 200, 300, 400, 500};
+    uint8_t u8[6] = {0, 1, 2, 3, 4, 5};
+    psdl_heightfield a = {2, 3, PSDL_HF_F32, f32, 0, 1};
+    psdl_heightfield b = {2, 3, PSDL_HF_F64, f64, 0, 1};
+    psdl_heightfield c = {2, 3, PSDL_HF_U16, u16, 300, 0.01};
+    psdl_heightfield d = {2, 3, PSDL_HF_U8, u8, 10, 2};
+    CHECK_EQ(psdl_hf_count(&a), 6);
+    CHECK(psdl_hf_get(&a, 4) == 5.0 && psdl_hf_get(&b, 4) == 5.0);
+    CHECK(psdl_hf_get(&c, 4) == 300 + 0.01 * 400.0);
+    CHECK(psdl_hf_get(&d, 5) == 20.0);
+    /* clamped points: (i, j) -> k = i * 3 + j */
+    CHECK(psdl_hf_point(&b, -5, -5) == 1.0);
+    CHECK(psdl_hf_point(&b, 7, 1) == 5.0);
+    CHECK(psdl_hf_point(&b, 0, 99) == 3.0);
+    /* bilinear: corners, the middle of a cell, outside (edge extended), NaN */
+    CHECK(psdl_hf_bilinear(&b, 0, 0) == 1.0);
+    CHECK(psdl_hf_bilinear(&b, 2, 1) == 6.0);
+    CHECK(psdl_hf_bilinear(&b, 0.5, 0.5) == 3.0);   /* (1 + 2 + 4 + 5) / 4 */
+    CHECK(psdl_hf_bilinear(&b, 1.5, 0.25) == 3.25); /* top 2.5, bottom 5.5 */
+    CHECK(psdl_hf_bilinear(&b, -3, 9) == 4.0);
+    CHECK(psdl_hf_bilinear(&b, 9, -3) == 3.0);
+    CHECK(isnan(psdl_hf_bilinear(&b, NAN, 0)));
+    psdl_heightfield one = {1, 1, PSDL_HF_F64, f64 + 2, 0, 1};
+    CHECK(psdl_hf_bilinear(&one, 0.7, 0.2) == 3.0);
+    /* statistics: the first lowest and highest, NaN-free mean, below water */
+    double s64[6] = {5, 1, 9, 1, 9, 2};
+    psdl_heightfield e = {2, 3, PSDL_HF_F64, s64, 0, 1};
+    psdl_hf_stats st;
+    psdl_hf_stats_of(&e, 2, &st);
+    CHECK(st.min == 1 && st.max == 9 && st.min_at == 1 && st.max_at == 2);
+    CHECK(st.mean == 27.0 / 6 && st.below == 2 && st.count == 6 && st.found);
+    /* quantising: exact, rounding half up, out of range with the element */
+    uint16_t q[6];
+    size_t bad = 99;
+    double v = 0;
+    CHECK_EQ(psdl_hf_quantize(&b, 1, 0.5, 65535, q, &bad, &v), PSDL_OK);
+    CHECK(q[0] == 0 && q[1] == 2 && q[5] == 10);
+    CHECK_EQ(psdl_hf_quantize(&b, 3, 1, 255, q, &bad, &v), PSDL_E_BAD_COUNT);
+    CHECK(bad == 0 && v == -2);
+    CHECK_EQ(psdl_hf_quantize(&b, 0, 1, 4, q, &bad, &v), PSDL_E_BAD_COUNT);
+    CHECK(bad == 4 && v == 5);
+    double nanv[2] = {1, NAN};
+    psdl_heightfield g = {1, 2, PSDL_HF_F64, nanv, 0, 1};
+    CHECK_EQ(psdl_hf_quantize(&g, 0, 1, 255, q, &bad, &v), PSDL_E_BAD_COUNT);
+    CHECK_EQ(bad, 1);
+    /* floats: a height beyond a float's range or NaN is named */
+    float out[6];
+    CHECK_EQ(psdl_hf_to_f32(&c, out, &bad), PSDL_OK);
+    CHECK(out[1] == (float)(300 + 0.01 * 100.0));
+    double big[3] = {1, 2, 1e300};
+    psdl_heightfield hb = {1, 3, PSDL_HF_F64, big, 0, 1};
+    CHECK_EQ(psdl_hf_to_f32(&hb, out, &bad), PSDL_E_INVALID);
+    CHECK_EQ(bad, 2);
+    CHECK_EQ(psdl_hf_check_f32(&g, &bad), PSDL_E_INVALID);
+    CHECK_EQ(bad, 1);
+    CHECK_EQ(psdl_hf_check_f32(&d, &bad), PSDL_OK);
+    double d64[6];
+    psdl_hf_to_f64(&c, d64);
+    CHECK(d64[5] == 300 + 0.01 * 500.0);
+}
+
+static float hf_height(void *ud, size_t k) { return psdl_hf_get_f32((const psdl_heightfield *)ud, k); }
+
+static void test_heightfield_nhtg(void) {
+    set_ctx("NHTG encoded from a heightfield");
+    psdl_nhtg *t = psdl_nhtg_new(NULL, 3, 2, "Desert", 6, 320.0f);
+    if (!t) {
+        CHECK(t != NULL);
+        return;
+    }
+    double h[12];
+    for (int k = 0; k < 12; k++) h[k] = 300 + 1.25 * k;
+    for (int k = 0; k < 12; k++) t->heights[k] = (float)h[k];
+    psdl_heightfield f = {4, 3, PSDL_HF_F64, h, 0, 1};
+    size_t n = psdl_nhtg_encoded_size(t);
+    unsigned char *x = malloc(n), *y = malloc(n);
+    psdl_error err;
+    CHECK_STATUS(psdl_nhtg_encode(t, x, n, NULL, &err), PSDL_OK, err);
+    float *keep = t->heights;
+    t->heights = NULL; /* read only through the callback */
+    CHECK_STATUS(psdl_nhtg_encode_from(t, hf_height, &f, y, n, NULL, &err), PSDL_OK, err);
+    CHECK(memcmp(x, y, n) == 0);
+    h[7] = NAN;
+    CHECK_STATUS(psdl_nhtg_encode_from(t, hf_height, &f, y, n, NULL, &err), PSDL_E_INVALID, err);
+    CHECK_MSG(err, "row 2, column 1");
+    t->heights = keep;
+    free(x);
+    free(y);
+    psdl_nhtg_free(t);
+}
+
+static void test_heightfield_raster(void) {
+    set_ctx("city ground rasterised");
+    /* one triangle over a 4 x 4 grid of 10 m cells, plane y = 100 + x / 10 + z / 5 */
+    double tri[9] = {0, 100, 0, 30, 103, 0, 0, 106, 30};
+    double best[16];
+    for (int k = 0; k < 16; k++) best[k] = -HUGE_VAL;
+    psdl_hf_rasterize(tri, 1, 0, 0, 10, 4, 4, best);
+    /* covered: j + i <= 3 */
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double want = i + j <= 3 ? 100 + j + 2.0 * i : -HUGE_VAL;
+            CHECKF(fabs(best[i * 4 + j] - want) < 1e-9 || best[i * 4 + j] == want, "point %d %d: %g, want %g", i, j,
+                   best[i * 4 + j], want);
+        }
+    /* a higher triangle wins; NaN and far-away triangles change nothing */
+    double tri2[27] = {0, 200, 0, 10, 200, 0, 0, 200, 10, NAN, 0, 0, 1, 1, 1, 2, 2, 2,
+                       1e300, 5, 1e300, 2e300, 5, 1e300, 1e300, 5, 2e300};
+    psdl_hf_rasterize(tri2, 3, 0, 0, 10, 4, 4, best);
+    CHECK(best[0] == 200 && best[1] == 200 && best[4] == 200 && best[5] == 103);
+    /* filling: one covered point spreads breadth first */
+    double g[6] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL, 7, -HUGE_VAL};
+    uint8_t cov[6];
+    size_t queue[6];
+    CHECK_EQ(psdl_hf_fill_nearest(g, cov, 2, 3, queue), 1);
+    CHECK(cov[4] == 1 && cov[0] == 0);
+    for (int k = 0; k < 6; k++) CHECK(g[k] == 7);
+}
+
 /* ==================================================================== main */
 
 /* A DIR naming tens of thousands of entries: matched through a sorted index, not record x
@@ -1152,6 +1340,11 @@ int main(int argc, char **argv) {
     printf("f) heightmap rasters\n");
     test_raster_fixtures();
     test_raster_errors();
+    printf("g) heightfields\n");
+    test_png_in_place();
+    test_heightfield_sampling();
+    test_heightfield_nhtg();
+    test_heightfield_raster();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -74,7 +74,7 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true, package = true, strict = true, auto_junctions = true }
+               blocks = true, package = true, strict = true, auto_junctions = true, run_rooms = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -87,6 +87,10 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   (curves get more: one every 7.5 degrees of turn);
 -- * `room_length` (m, 100): road rooms are about this long (a road shorter than 1.5 times
 --   it is one room);
+-- * `run_rooms` (false): road rooms may span a through node (where two roads of the same
+--   profile, textures and divider continue each other), so a run of roads between junctions
+--   needs as few rooms as `room_length` allows (`psdl package` uses it for an OSM extract with
+--   more rooms than a package may hold);
 -- * `radius` (m, 5): curb radius at intersection corners;
 -- * `bend_angle` (degrees, 45): where two roads of the same profile meet at a node at a
 --   smaller turn, one road runs smoothly through it; at a larger turn the node gets a bend
@@ -161,7 +165,7 @@ function M.new(opts)
     bend_angle = opts.bend_angle or 45, dead_end = opts.dead_end, margin = opts.margin or 40,
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
     props = opts.props, package = opts.package, profile_table = ptab, height_fn = height, terrain = on_terrain,
-    auto_junctions = opts.auto_junctions and true or false,
+    auto_junctions = opts.auto_junctions and true or false, run_rooms = opts.run_rooms and true or false,
     nodes = {}, roads = {}, node_by_id = {},
   }, City)
   if on_terrain then -- road centre lines follow the ground (psdl.city.terrain)
@@ -314,7 +318,9 @@ end
 -- @tparam[opt] table opts `buildings` (false, or `{floors = {min, max}, floor_height,
 -- bay_width, setback, gap = {min, max}, depth = {min, max}, facades}`), `margin` (m, the
 -- apron; default the city's), `overrides` (`{ {point = {x, z}, park = true | plaza = true |
--- buildings = {...}}, ... }`); `false` builds no blocks
+-- buildings = {...}}, ... }`), `room` and `apron` (splitting limits of block and apron rooms,
+-- `{max_area, max_points, max_length, step}`: `psdl.city.blocks.DEFAULTS`; larger ones give
+-- fewer, larger rooms); `false` builds no blocks
 -- @treturn City self
 function City:blocks(opts)
   if opts == false then self.block_opts = false; return self end
@@ -420,7 +426,7 @@ local function build(self, opts)
       end
       local ok2, rep2 = pcall(blocks.fill, b, {
         style = self.style, rng = brng:fn(), margin = margin,
-        buildings = bo.buildings or false, overrides = bo.overrides, height = varied and block_height(self) or nil,
+        buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and block_height(self) or nil,
         footprints = self.footprints, apron_ring = tplan and tplan.ring,
         apron_ground = tplan and cterrain.apron_limits(tr, tplan), apron_texture = tplan and tr.texture,
         ground_limits = tplan and cterrain.apron_limits(tr, tplan),

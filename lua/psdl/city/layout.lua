@@ -809,6 +809,25 @@ end
 
 local tangent_cut
 
+-- Tables equal key by key, nested tables compared the same way (profiles, textures).
+local function same_value(a, b2)
+  if a == b2 then return true end
+  if type(a) ~= "table" or type(b2) ~= "table" then return false end
+  for k, v in pairs(a) do if not same_value(v, b2[k]) then return false end end
+  for k in pairs(b2) do if a[k] == nil then return false end end
+  return true
+end
+
+-- True when two pieces of a run (a through node between them) build the same street: the
+-- same oriented profile, textures and divider, so one room may span the node.
+local function same_street(p, q)
+  local a, c = p.road.spec, q.road.spec
+  if profiles.oriented_key(a, p.forward) ~= profiles.oriented_key(c, q.forward) then return false end
+  local pa = p.forward and a.builder or builder.mirror_profile(a.builder)
+  local pc = q.forward and c.builder or builder.mirror_profile(c.builder)
+  return same_value(pa, pc) and same_value(a.textures, c.textures) and same_value(a.divider, c.divider)
+end
+
 local function build_run(city, b, run, rng)
   local pieces = run.pieces
   local first, last = pieces[1], pieces[#pieces]
@@ -998,6 +1017,23 @@ local function build_run(city, b, run, rng)
       if ib < #pts then sub(ib, #pts, ramp) end
     end
   end
+  -- `run_rooms` (psdl.city.new): plain road pieces that continue each other through a node
+  -- build one street, so that its rooms may span the node (fewer rooms, the same road)
+  if city.run_rooms and #subs > 1 then
+    local merged = {}
+    for _, s in ipairs(subs) do
+      local prev = merged[#merged]
+      if prev and prev.kind == "road" and s.kind == "road" and same_street(prev.piece, s.piece) then
+        for i = 2, #s.pts do prev.pts[#prev.pts + 1] = s.pts[i] end
+        prev.length = prev.length + s.length
+        prev.also[#prev.also + 1] = s.piece.road
+      else
+        s.also = {}
+        merged[#merged + 1] = s
+      end
+    end
+    subs = merged
+  end
   -- streets
   local rooms = {}
   local style = city.style
@@ -1067,6 +1103,7 @@ local function build_run(city, b, run, rng)
       rm.city_kind = s.kind
       rooms[#rooms + 1] = rm
       r.rooms[#r.rooms + 1] = rm
+      for _, o2 in ipairs(s.also or {}) do o2.rooms[#o2.rooms + 1] = rm end
     end
   end
   run.rooms = rooms

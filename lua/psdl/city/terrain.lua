@@ -423,8 +423,8 @@ end
 --   edges), `like` (a Terrain whose grid to use: origin, cell size, rows, columns), `warp`
 --   (true: tunnel and bridge rooms count too), `fill` ("nearest", the default, or a height
 --   for the points nothing covers)
--- @treturn Terrain (from `psdl.terrain.from_grid`), with `covered` (a list of booleans, one
---   per point, true where a surface was found), or `nil, message`
+-- @treturn Terrain (from `psdl.terrain.from_grid`), with `covered` (a read-only Heightfield
+--   mask: one boolean per point, true where a surface was found), or `nil, message`
 -- @treturn table `{triangles, covered, filled}`
 function M.from_city(what, opts)
   opts = opts or {}
@@ -490,63 +490,12 @@ function M.from_city(what, opts)
   end
   cols, rows = math.tointeger(cols) or cols, math.tointeger(rows) or rows
   if cols < 2 or rows < 2 then return nil, string_format("a grid of %d x %d points: at least 2 x 2 needed", cols, rows) end
-  local best = {}
-  local NONE = -huge
-  for q = 1, cols * rows do best[q] = NONE end
-  local eps = 1e-7
-  for q = 1, #tris, 9 do
-    local ax, ay, az, bx, by, bz, cx, cy, cz =
-      tris[q], tris[q + 1], tris[q + 2], tris[q + 3], tris[q + 4], tris[q + 5], tris[q + 6], tris[q + 7], tris[q + 8]
-    local j0 = max(0, ceil((min(ax, bx, cx) - ox) / cell - 1e-6))
-    local j1 = min(cols - 1, floor((max(ax, bx, cx) - ox) / cell + 1e-6))
-    local i0 = max(0, ceil((min(az, bz, cz) - oz) / cell - 1e-6))
-    local i1 = min(rows - 1, floor((max(az, bz, cz) - oz) / cell + 1e-6))
-    if j0 <= j1 and i0 <= i1 then
-      local d = (bz - cz) * (ax - cx) + (cx - bx) * (az - cz)
-      for i = i0, i1 do
-        local z = oz + i * cell
-        for j = j0, j1 do
-          local x = ox + j * cell
-          local l1 = ((bz - cz) * (x - cx) + (cx - bx) * (z - cz)) / d
-          local l2 = ((cz - az) * (x - cx) + (ax - cx) * (z - cz)) / d
-          local l3 = 1 - l1 - l2
-          if l1 >= -eps and l2 >= -eps and l3 >= -eps then
-            local y = l1 * ay + l2 * by + l3 * cy
-            local k = i * cols + j + 1
-            if y > best[k] and y < huge then best[k] = y end
-          end
-        end
-      end
-    end
-  end
-  -- points nothing covers: the nearest covered one's height (breadth first), or a constant
-  local covered, queue, ncov = {}, {}, 0
-  for k = 1, cols * rows do
-    covered[k] = best[k] ~= NONE
-    if covered[k] then ncov = ncov + 1; queue[#queue + 1] = k end
-  end
+  -- per point, in C (src/psdl_heightfield.c): the highest triangle over each point, then
+  -- the points nothing covers from the nearest covered one (breadth first), or a constant
+  local best, covered, ncov = core.heightfield_rasterize(tris, ox, oz, cell, rows, cols,
+    type(opts.fill) == "number" and opts.fill or nil)
   if ncov == 0 then return nil, "no grid point lies on the city's ground (is the grid over the city?)" end
   local filled = cols * rows - ncov
-  if filled > 0 then
-    if type(opts.fill) == "number" then
-      for k = 1, cols * rows do if not covered[k] then best[k] = opts.fill end end
-    else
-      local head = 1
-      while head <= #queue do
-        local k = queue[head]
-        head = head + 1
-        local i, j = (k - 1) // cols, (k - 1) % cols
-        local v = best[k]
-        local function visit(ii, jj)
-          if ii >= 0 and ii < rows and jj >= 0 and jj < cols then
-            local kk = ii * cols + jj + 1
-            if best[kk] == NONE then best[kk] = v; queue[#queue + 1] = kk end
-          end
-        end
-        visit(i - 1, j); visit(i + 1, j); visit(i, j - 1); visit(i, j + 1)
-      end
-    end
-  end
   local T = require("psdl.terrain").from_grid({ rows = rows, cols = cols, heights = best, cell_size = cell },
     { cell_size = cell, origin = { x = ox, z = oz } })
   T.covered = covered

@@ -150,13 +150,6 @@ function M.same_file(a, b)
   return x.dev == y.dev and x.ino == y.ino
 end
 
---- Refuse a command whose output would replace one of its inputs: raises a `usage`
--- failure (exit 1) naming both when any output is the same file as any input
--- (`same_file`). Call it before anything is written.
--- @tparam table inputs input paths (nil entries skipped)
--- @tparam table outputs `{ {path, option}, ... }`: each output and the option naming it
---   (e.g. `"-o"`); nil paths skipped
--- @raise a failure (`usage`)
 -- A path's identity for comparing outputs that may not exist yet: the real path of its
 -- folder and its own name (or the path as given when the folder cannot be resolved).
 local function path_key(path)
@@ -177,7 +170,18 @@ local function path_key(path)
   return full
 end
 
-function M.refuse_overwrite(inputs, outputs)
+--- Check every output of a command before anything is built or written: no two outputs
+-- are the same file, no output is one of the inputs (`same_file`; a `usage` failure, exit
+-- 1, naming both), and each output can be written (`check_outputs`; an `io` failure, exit
+-- 3). Call it before any work, so a bad `--preview` folder is found before the city is
+-- built and nothing is written.
+-- @tparam table inputs input paths (nil entries skipped)
+-- @tparam table outputs `{ {path, option}, ... }`: each output and the option naming it
+--   (e.g. `"-o"`); nil paths and `"-"` (standard output) skipped
+-- @tparam[opt] table opts `folders_made = true`: the command makes the outputs' folders
+--   itself (retexture --out), so their writability is not checked here
+-- @raise a failure (`usage` or `io`)
+function M.refuse_overwrite(inputs, outputs, opts)
   -- two outputs of one command must not be the same file either (the second would
   -- replace the first after both were reported written)
   local seen = {}
@@ -200,6 +204,26 @@ function M.refuse_overwrite(inputs, outputs)
           M.failure("usage", string.format("%s %s is the input file %s: refusing to overwrite an input "
             .. "(choose another output name)", option, path, input))
         end
+      end
+    end
+  end
+  if not (opts and opts.folders_made) then M.check_outputs(outputs) end
+end
+
+--- Raise an `io` failure (exit 3) unless every output can be written: not a folder, its
+-- folder exists and takes new files (`psdl.core.check_output`). Writes nothing.
+-- @tparam table outputs `{ {path, option}, ... }` (nil paths and `"-"` skipped)
+-- @raise a failure (`io`) naming the option and the path
+function M.check_outputs(outputs)
+  local ok, core = pcall(require, "psdl.core")
+  if not ok or type(core) ~= "table" or not core.check_output then return end -- the build hint comes later
+  for _, out in ipairs(outputs) do
+    local path, option = out[1], out[2]
+    if path and path ~= "-" then
+      local good, msg = core.check_output(path)
+      if not good then
+        msg = msg:gsub("^psdl: [%w_]+: ", ""):gsub("^" .. path:gsub("%p", "%%%0") .. ":%s*", "")
+        M.failure("io", string.format("%s %s: %s", option, path, msg))
       end
     end
   end

@@ -310,6 +310,45 @@ local function json_stats(s)
   return s
 end
 
+--- What an add-on package (`.ar`, a zip) holds, read from its central directory (nothing is
+-- unpacked): each entry's name, sizes and what the game does with it
+-- (`psdl.package.validate.describe`; `psdl validate` checks the contents).
+-- @tparam string bytes
+-- @treturn[1] table `{kind = "package", maps = {...}, files = n, size =, compressed =,
+--   entries = { {name, size, compressed, method, what}, ... }}`
+-- @treturn[2] nil
+-- @treturn[2] string why it is not a readable package
+function M.package_stats(bytes)
+  local pv = require "psdl.package.validate"
+  local entries, problems, cities = pv.entries(bytes)
+  if not entries then
+    return nil, "not a readable zip archive: " .. ((problems[1] or {}).message or "no central directory")
+  end
+  local s = { kind = "package", maps = {}, files = #entries, size = 0, compressed = 0, entries = {} }
+  for _, c in ipairs(cities) do s.maps[#s.maps + 1] = c.map end
+  for _, e in ipairs(entries) do
+    s.size, s.compressed = s.size + e.size, s.compressed + e.csize
+    s.entries[#s.entries + 1] = { name = e.name, size = e.size, compressed = e.csize,
+                                  method = e.method == 8 and "deflate" or e.method == 0 and "store" or tostring(e.method),
+                                  what = pv.describe(e.low, cities) or "not read by the game for this city" }
+  end
+  return s
+end
+
+--- Print `package_stats` as text.
+function M.print_package(out, file, s)
+  out:write(string.format("%s: MM2 add-on package (zip), %s files, %s bytes unpacked (%s in the archive)\n", file,
+    common.int(s.files), common.int(s.size), common.int(s.compressed)))
+  out:write(string.format("  map%s: %s\n", #s.maps == 1 and "" or "s",
+    #s.maps > 0 and table.concat(s.maps, ", ") or "none (no tune/<map>.cinfo: the game does not list it)"))
+  local w = 0
+  for _, e in ipairs(s.entries) do w = math.max(w, #e.name) end
+  for _, e in ipairs(s.entries) do
+    out:write(string.format("  %-" .. w .. "s %12s  %s\n", e.name, common.int(e.size), e.what))
+  end
+  out:write("  (psdl validate checks every file and the cross-checks)\n")
+end
+
 --- Run `psdl info`.
 -- @tparam table args parsed arguments (`files`, `json`)
 -- @tparam table ctx the command context (see `psdl.cli`)
@@ -322,23 +361,30 @@ function M.run(args, ctx)
   for _, file in ipairs(args.files) do
     local doc, size, fcode
     local bytes, rerr, rcode = common.read_file(file)
+    -- a package or a companion file: its stats (or the failure), printed or kept for JSON
+    local function other(s, err, ecode, printer)
+      if not s then
+        code = math.max(code, ctx:fail(common.exit_for(ecode), err))
+        results[#results + 1] = { file = file, error = { code = ecode, message = err } }
+      elseif args.json then
+        s.file = file
+        results[#results + 1] = s
+      else
+        if shown > 0 then ctx.stdout:write("\n") end
+        shown = shown + 1
+        printer(ctx.stdout, file, s)
+      end
+    end
+    if bytes and (file:lower():match("%.ar$") or bytes:sub(1, 4) == "PK\3\4") then
+      local s, err = M.package_stats(bytes)
+      other(s, s == nil and (file .. ": " .. err) or nil, "bad_input", M.print_package)
+      goto continue
+    end
     local cfmt = bytes and companion.format_of(file, bytes)
     if cfmt then
       local ok, t, csize = companion.load(file, bytes)
-      if not ok then
-        code = math.max(code, ctx:fail(common.exit_for(csize), t))
-        results[#results + 1] = { file = file, error = { code = csize, message = t } }
-      else
-        local s = companion.stats(cfmt, t, csize)
-        if args.json then
-          s.file = file
-          results[#results + 1] = s
-        else
-          if shown > 0 then ctx.stdout:write("\n") end
-          shown = shown + 1
-          companion.print_text(ctx.stdout, file, s)
-        end
-      end
+      if not ok then other(nil, t, csize)
+      else other(companion.stats(cfmt, t, csize), nil, nil, companion.print_text) end
       goto continue
     end
     if bytes then

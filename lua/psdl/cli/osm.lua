@@ -525,7 +525,9 @@ local function run_import(args, ctx)
     local t_city = os.clock()
     local ok, d, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report, {
       style = args.style, seed = seed or 1, name = args.name, strict = args.strict, procedural = args.procedural,
-      progress = opts.progress })
+      progress = opts.progress,
+      -- a package is the target: the city must fit its rooms (coarser rooms, then simplified)
+      max_rooms = args.package and require("psdl.package").MAX_ROOMS or nil })
     if not ok then
       local m = tostring(d)
       if m:find("does not validate", 1, true) then

@@ -69,8 +69,10 @@ local function load_input(psdl, args, seed)
     local d, _, _, meta = require("psdl.cli.source").script_document(psdl, input, { seed = seed })
     return d, meta.package or {}, meta.name
   elseif low:match("%.osm$") then
-    local d = require("psdl.cli.source").osm_document(psdl, input, { style = args.style, seed = seed or 1 })
-    return d, {}, nil
+    -- the city must fit a package's rooms: built coarser, then simplified (psdl.osm.city)
+    local d, _, res = require("psdl.cli.source").osm_document(psdl, input, { style = args.style, seed = seed or 1,
+      max_rooms = require("psdl.package").MAX_ROOMS })
+    return d, {}, nil, res
   else
     local d, msg, code = psdl.read(input)
     if not d then common.failure(common.exit_for(code), common.clean(msg)) end
@@ -88,12 +90,24 @@ end
 -- @tparam string|nil ar the .ar path
 -- @tparam string|nil dir the folder
 -- @tparam table|nil inputs paths that must not be overwritten
-function M.package(doc, args, script, default_name, ctx, ar, dir, inputs)
+-- @tparam[opt] table import the result of `psdl.osm.city.build` for an OSM extract: what was
+--   simplified to fit the package's rooms is printed with the kept fraction of road length
+function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import)
   local psdl = common.psdl()
   local pkg = require "psdl.package"
   local opts = {}
   for k, v in pairs(script or {}) do opts[k] = v end
-  opts.name = args.name or opts.name or pkg.text.name_from(default_name or "city")
+  opts.name = args.name or opts.name
+  if not opts.name then
+    local whole
+    opts.name, whole = pkg.text.name_from(default_name or "city")
+    -- the map name names every file of the package and the 31-character texture
+    -- hudmap_<map>_NN, so it holds 21 characters at most (CF §6.1): a longer one is cut, said here
+    if whole then
+      ctx.stderr:write(string.format("psdl package: warning: the map name %s is longer than the 21 characters a map "
+        .. "name may have; the package uses %s (--name sets another)\n", whole, opts.name))
+    end
+  end
   if args.title then opts.title = args.title end
   if args.density then
     opts.density = tonumber(args.density)
@@ -143,6 +157,12 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs)
       dir or ar, report.map, report.files, report.rooms, report.roads, report.intersections, report.start,
       report.cpvs.mean, report.cpvs.longest,
       report.signs > 0 and string.format(", %d stop signs", report.signs) or "", s.total, s.cpvs))
+    if import and #(import.simplified or {}) > 0 then
+      ctx.stdout:write(string.format("  note: simplified to fit %d rooms, %.1f %% of the drivable length kept "
+        .. "(%.2f of %.2f km):\n", pkg.MAX_ROOMS, 100 * import.kept.fraction, import.kept.kept / 1000,
+        import.kept.input / 1000))
+      for _, w in ipairs(import.simplified) do ctx.stdout:write("    " .. w .. "\n") end
+    end
     for _, n in ipairs(report.notes) do ctx.stdout:write("  note: " .. n .. "\n") end
   end
   return report
@@ -164,8 +184,8 @@ function M.run(args, ctx)
   end
   common.refuse_overwrite({ args.input }, { { args.output, "-o" } })
   local psdl = common.psdl()
-  local doc, script, cname = load_input(psdl, args, seed)
-  M.package(doc, args, script, cname or base(args.input), ctx, args.output, args.dir, { args.input })
+  local doc, script, cname, import = load_input(psdl, args, seed)
+  M.package(doc, args, script, cname or base(args.input), ctx, args.output, args.dir, { args.input }, import)
   return ctx.exit.ok
 end
 

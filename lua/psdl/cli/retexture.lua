@@ -464,7 +464,8 @@ function M.run(args, ctx)
     local reals = {}
     for _, file in ipairs(files) do reals[#reals + 1] = file.path end
     for _, file in ipairs(files) do
-      common.refuse_overwrite(reals, { { args.out:gsub("/+$", "") .. "/" .. file.rel, "--out" } })
+      common.refuse_overwrite(reals, { { args.out:gsub("/+$", "") .. "/" .. file.rel, "--out" } },
+        { folders_made = true })
     end
   end
   local bar = progress_bar(ctx, #files > M.PROGRESS_AFTER and (args.progress or stderr_is_tty(ctx)), #files)

@@ -138,9 +138,11 @@ end
 -- (footprint buildings, cleaned network).
 -- @tparam table psdl
 -- @tparam string path
--- @tparam[opt] table opts `seed`, `style`
+-- @tparam[opt] table opts `seed`, `style`, `max_rooms` (a package's room limit: the city is
+--   built in coarser rooms, then simplified, until it fits; `psdl.osm.city.build`)
 -- @treturn table document
 -- @treturn table the city's build report
+-- @treturn table the import result (`kept`, `simplified`, ...; `psdl.osm.city.build`)
 -- @raise a failure naming the extract
 function M.osm_document(psdl, path, opts)
   opts = opts or {}
@@ -150,8 +152,8 @@ function M.osm_document(psdl, path, opts)
   local net, report = osm.network(data, {})
   if #net.roads == 0 then common.failure("bad_input", path .. ": no roads left to build a city from") end
   -- the same repairing, limit-fitting build as `psdl osm -o` (psdl.osm.city)
-  local ok, doc, rep = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report,
-    { style = opts.style, seed = opts.seed or 1, name = opts.name })
+  local ok, doc, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report,
+    { style = opts.style, seed = opts.seed or 1, name = opts.name, max_rooms = opts.max_rooms })
   if not ok then
     local m = tostring(doc)
     if m:find("does not validate", 1, true) then
@@ -161,7 +163,7 @@ function M.osm_document(psdl, path, opts)
     common.failure("bad_input", path .. ": the city cannot be built: "
       .. first_line((m:gsub("^the city cannot be built: ", ""))))
   end
-  return doc, rep
+  return doc, rep, res
 end
 
 --- The kind of an input by its name: `"script"` (.lua), `"osm"` (.osm), else `"psdl"`.

@@ -103,10 +103,12 @@ local function cleaned(path, msg)
 end
 
 -- Load a source into {kind, nhtg?, grid, pkg?, entry?}; raises a failure on bad input.
-local function load_source(T, path, opts)
-  local bytes = read(path)
+-- bytes: the file's contents when already read. The file's bytes are not kept: a full
+-- collection afterwards returns them (a 2048 x 2048 NHTG is 21 MB).
+local function load_source(T, path, opts, bytes)
+  bytes = bytes or read(path)
   local kind = T.detect(bytes)
-  local r = { kind = kind, path = path, bytes = bytes }
+  local r = { kind = kind, path = path }
   if kind == "package" then
     local pkg, msg, code = T.decode_package(bytes)
     if not pkg then common.failure(common.exit_for(code), cleaned(path, msg)) end
@@ -164,11 +166,8 @@ local function describe(T, path)
     local grid
     grid, msg, code = T.decode_heightmap(bytes)
     if not grid then return nil, cleaned(path, msg), code end
-    local lo, hi = math.huge, -math.huge
-    for _, v in ipairs(grid.samples) do
-      if v < lo then lo = v end
-      if v > hi then hi = v end
-    end
+    local raw = grid.samples:stats()
+    local lo, hi = raw.min, raw.max
     local s = T.stats(grid)
     d.heightmap = {
       format = kind, width = grid.cols, height = grid.rows, maxval = grid.maxval,
@@ -295,8 +294,10 @@ local function run_export(args, ctx, T)
       .. "%s filled from their neighbours", args.source, common.int(info.triangles), grid.cols, grid.rows,
       common.num(grid.cell_size), common.num(grid.origin.x), common.num(grid.origin.z), common.int(info.filled)))
   else
-    src = load_source(T, args.source)
+    src = load_source(T, args.source, nil, head)
   end
+  head = nil -- the file's bytes are garbage from here on
+  collectgarbage()
   local bytes, mapping
   if fmt == "nhtg" then
     local nhtg = src.nhtg
@@ -340,6 +341,7 @@ local function run_import(args, ctx, T)
   end
   common.refuse_overwrite({ args.source }, { { args.output, "-o" } })
   local src = load_source(T, args.source, { offset = args.offset, scale = args.scale })
+  collectgarbage() -- the source file's bytes
   local target = args.output
   local target_kind
   if exists(target) then
@@ -389,6 +391,7 @@ local function run_import(args, ctx, T)
   if not eok then common.failure("bad_input", args.source .. ": " .. common.clean(bytes)) end
 
   if target_kind == "package" then
+    bytes = nil -- write_package_nhtg encodes it again: let the collector have this copy
     local compress = nil
     if args.compress then compress = true elseif args.no_compress then compress = false end
     local ok, info, code = T.write_package_nhtg(target, nhtg, { compress = compress, resize = args.resize })

@@ -8,8 +8,10 @@
 -- with its severity instead (docs/validate.md describes them).
 --
 -- Exit code: 0 when every file is clean (no errors; with `--strict`, no warnings either),
--- 1 when a file fails the check, 2 when a file is not a PSDL file that can be decoded,
--- 3 when a file cannot be read (the largest applies).
+-- 1 when a file fails the check, 2 when a file is not a PSDL file that can be decoded (or an
+-- `.ar` that cannot be unpacked: not a zip, a damaged or duplicate-named entry, over the
+-- unpacking limits of `psdl.package.validate`), 3 when a file cannot be read (the largest
+-- applies).
 -- @module psdl.cli.validate
 
 local common = require "psdl.cli.common"
@@ -125,13 +127,26 @@ function M.run(args, ctx)
     local doc, msg, fcode
     local ar_result
     if file:lower():match("%.ar$") then
-      local bytes, rmsg = common.read_file(file)
-      if not bytes then
-        msg, fcode = rmsg, "io"
+      local pv = require "psdl.package.validate"
+      local bytes, rmsg
+      local f = io.open(file, "rb")
+      local size = f and f:seek("end")
+      if f then f:close() end
+      if size and size > pv.MAX_UNPACKED then
+        -- not read at all: the archive alone is over the limit (docs/package.md)
+        ar_result = { ok = false, errors = 1, warnings = 0, unreadable = true, problems = { {
+          severity = "error", rule = "zip_too_large", path = "", message = string.format("the archive is %d bytes, "
+            .. "more than the %d (%d MiB) psdl validate reads", size, pv.MAX_UNPACKED, pv.MAX_UNPACKED >> 20) } } }
       else
-        local problems, counts = require("psdl.package.validate").check(bytes, file)
+        bytes, rmsg = common.read_file(file)
+      end
+      if not ar_result and not bytes then
+        msg, fcode = rmsg, "io"
+      elseif not ar_result then
+        local problems, counts, info = pv.check(bytes, file)
+        -- an archive that cannot be unpacked is bad input (exit 2), as a PSDL that does not decode
         ar_result = { ok = counts.errors == 0 and not (args.strict and counts.warnings > 0), errors = counts.errors,
-                      warnings = counts.warnings, problems = problems }
+                      warnings = counts.warnings, problems = problems, unreadable = info.unreadable }
       end
     else
       -- a companion file (.bai, .cpvs, .inst, .pathset, .pkg, .tex: docs/companion.md) gets its
@@ -153,7 +168,10 @@ function M.run(args, ctx)
     end
     if ar_result then
       local r = ar_result
-      if r.ok then clean = clean + 1 else
+      if r.unreadable then
+        unreadable = unreadable + 1
+        code = math.max(code, ctx.exit.bad_input)
+      elseif r.ok then clean = clean + 1 else
         failed = failed + 1
         code = math.max(code, ctx.exit.problems)
       end

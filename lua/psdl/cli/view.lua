@@ -206,6 +206,7 @@ function M.run(args, ctx)
   if out and not out:lower():match("%.html?$") then
     common.failure("usage", "-o: the page is HTML: name it .html, got " .. out)
   end
+  common.check_outputs({ { out, "-o" } }) -- before the city is built
   local psdl = common.psdl()
   local view = require "psdl.view"
   local ok, terr = view.template()

@@ -157,6 +157,20 @@ M.LEVELS = {
   end,
 }
 
+--- Which of `LEVELS` can take rooms away (roads left out); the others only save vertices.
+M.LEVEL_ROOMS = { false, false, true, true }
+
+--- The coarser rooms tried first when a city has more rooms than `opts.max_rooms`: options
+-- of `psdl.city.new` (`city`) and of `City:blocks` (`blocks`), and the line for
+-- `result.simplified` (`what`, formatted with the room count and the limit).
+M.COARSE = {
+  city = { room_length = 1e6, dead_end = "open", run_rooms = true },
+  blocks = { room = { max_area = 1e9, max_points = 240, max_length = 1e6 },
+             apron = { max_area = 1e9, max_points = 240, max_length = 1e6 } },
+  what = "coarser rooms (%d rooms, %d at most): one room a road between its junctions, one block room "
+    .. "a face where its outline allows, dead ends without turning circles",
+}
+
 --- How many roads a build may drop because they run along another road (conflicts of the
 -- network that no junction resolves, `psdl.city.layout`) before it gives up.
 M.MAX_CONFLICT_DROPS = 200
@@ -192,21 +206,30 @@ function M.build(net, report, opts)
   local simplified = {}
   local conflict_drops = {}
   local doc, rep, city
-  for level = 0, #M.LEVELS do
-    if level > 0 then
+  local max_rooms = opts.max_rooms
+  local coarse, redo, over_rooms = false, false, false
+  local level = 0
+  while true do
+    if level > 0 and not redo then
       local what
       cur, what = M.LEVELS[level](cur)
       simplified[#simplified + 1] = what
       if opts.progress then opts.progress("simplifying: " .. what) end
     end
+    redo = false
     if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
     local ok, d, r
     -- a road the conflict check refuses (it runs along another road from a shared node: no
     -- junction can part them) is dropped and the city built again; at most MAX_CONFLICT_DROPS
     for _ = 0, M.MAX_CONFLICT_DROPS do
-      city = psdl_city.from_network(cur, { style = opts.style, seed = opts.seed or 1, name = opts.name,
-                                            strict = opts.strict })
-      city:blocks { buildings = opts.procedural and {} or false }
+      local copts = { style = opts.style, seed = opts.seed or 1, name = opts.name, strict = opts.strict }
+      local bopts = { buildings = opts.procedural and {} or false }
+      if coarse then
+        for k, v in pairs(M.COARSE.city) do copts[k] = v end
+        for k, v in pairs(M.COARSE.blocks) do bopts[k] = v end
+      end
+      city = psdl_city.from_network(cur, copts)
+      city:blocks(bopts)
       ok, d, r = pcall(city.build, city, { seed = opts.seed, strict = opts.strict, progress = opts.progress })
       local i = not ok and not opts.strict and tostring(d):match("^roads%[(%d+)%][^\n]- runs along ")
       local bad = i and cur.roads[tonumber(i)]
@@ -221,15 +244,40 @@ function M.build(net, report, opts)
       cur = filter_roads(cur, function(x) return x ~= bad end)
       if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
     end
+    over_rooms = false
+    if ok and max_rooms and #simplified > 0 then
+      -- with a room limit, each step says how many rooms it left
+      simplified[#simplified] = string_format("%s: %d rooms", simplified[#simplified], #d.rooms)
+    end
+    if ok and max_rooms and #d.rooms > max_rooms then
+      -- Over the room limit of a package (a CPVS row describes room ids below 2,048 only,
+      -- CF §3.3): first the same network in coarser rooms (no road length lost: one room a road
+      -- between its nodes, one block room a face where its outline allows, dead ends without a
+      -- turning-circle room), then the simplification steps that take roads out.
+      over_rooms = true
+      if not coarse then
+        coarse, redo, ok = true, true, false
+        local what = string_format(M.COARSE.what, #d.rooms, max_rooms)
+        simplified[#simplified + 1] = what
+        if opts.progress then opts.progress("simplifying: " .. what) end
+      else
+        ok, d = false, string_format("%d rooms, more than the %d a package may hold (the room budget of its "
+          .. "visibility rows, CF §3.3)", #d.rooms, max_rooms)
+      end
+    end
     if ok then
       doc, rep = d, r
       break
     end
-    local msg = tostring(d)
-    if not M.is_limit(msg) or opts.strict then error(msg, 0) end
-    if level == #M.LEVELS then
-      error(string_format("the city does not fit the game's limits even simplified (%s): %s; import a smaller "
-        .. "area with --bbox minlon,minlat,maxlon,maxlat", table.concat(simplified, "; "), msg:match("^[^\n]*")), 0)
+    if not redo then
+      local msg = tostring(d)
+      if not over_rooms and (not M.is_limit(msg) or opts.strict) then error(msg, 0) end
+      -- steps that cannot take rooms away are skipped when rooms are the problem
+      repeat level = level + 1 until level > #M.LEVELS or not over_rooms or M.LEVEL_ROOMS[level]
+      if level > #M.LEVELS then
+        error(string_format("the city does not fit the game's limits even simplified (%s): %s; import a smaller "
+          .. "area with --bbox minlon,minlat,maxlon,maxlat", table.concat(simplified, "; "), msg:match("^[^\n]*")), 0)
+      end
     end
   end
   -- positions in degrees

@@ -18,8 +18,9 @@
 -- symmetry; bench/README.md).
 --
 -- Limits (CF §3.3, §3.4): the game decompresses a row into a 512-byte buffer, so room ids
--- must stay below 2,048; a city with more rooms is refused here (a CPVS cannot describe it:
--- split the city). A row may list at most 511 other rooms (`cityLevel::Draw` stops at
+-- must stay below 2,048; a city with more rooms is refused here (a CPVS cannot describe it;
+-- `psdl.package.generate` refuses it first with the fix, and an OSM extract packaged by the
+-- command line is fitted to 2,047 rooms beforehand: docs/package.md). A row may list at most 511 other rooms (`cityLevel::Draw` stops at
 -- 512): a longer row keeps the room itself, its neighbours, the rooms rays hit and then the
 -- rooms only the rings or `close` added (nearest by bounding-box distance first within each),
 -- and the package report says how many rows were cut.

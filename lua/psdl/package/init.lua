@@ -33,6 +33,28 @@ local dressing = require "psdl.package.dressing"
 
 local M = {}
 
+--- Most rooms a packaged city may have: a visibility row describes room ids below 2,048 only
+-- (the game's 512-byte row buffer, CF §3.3; §11 q6 open). What happens beyond it: an OSM
+-- extract packaged by `psdl package x.osm` or `psdl osm --package` is built in coarser rooms
+-- and then simplified until it fits (`psdl.osm.city.build`'s `max_rooms`, reported); a city
+-- script or a PSDL with more rooms is refused by `generate` with a message naming the limit and
+-- the fix (the CLI exits 2, docs/package.md).
+M.MAX_ROOMS = cpvs_gen.MAX_ROOM_ID
+
+--- The refusal of a city with more than `MAX_ROOMS` rooms (nil when it fits).
+-- @tparam table doc
+-- @treturn string|nil
+function M.too_many_rooms(doc)
+  local n = #doc.rooms
+  if n <= M.MAX_ROOMS then return nil end
+  return string_format("the city has %d rooms; a package holds at most %d (a visibility row describes room ids "
+    .. "below 2,048 only: the game's 512-byte row buffer, CF §3.3). Fewer rooms: an OSM extract is fitted by "
+    .. "'psdl package x.osm' or 'psdl osm --package' itself; a city script can ask for longer road rooms "
+    .. "(psdl.city.new{room_length = 400, run_rooms = true, dead_end = \"open\"}), larger block rooms (city:blocks{room = "
+    .. "{max_area = 1e9, max_length = 1e6}}) or fewer roads; a PSDL given as it is must be split into smaller "
+    .. "cities", n, M.MAX_ROOMS)
+end
+
 M.bai_gen, M.cpvs_gen, M.text, M.minimap, M.dressing = bai_gen, cpvs_gen, text, minimap, dressing
 
 local function clock()
@@ -161,6 +183,8 @@ function M.generate(doc, opts)
   for _, k in ipairs({ "name", "title", "left_hand", "density", "speed", "police", "vehicles", "peds", "lights" }) do
     topts[k] = opts[k]
   end
+  local too_many = M.too_many_rooms(doc)
+  if too_many then error(too_many, 0) end
   local s = text.settings(topts)
   local map = s.name
   local work = copy_doc_rooms_flags(doc)

@@ -46,12 +46,18 @@ end
 --- A map name from any text (a file name, a title): lower case, `_` for the rest, at most 21
 -- characters, `london`/`sf` removed.
 -- @tparam string s
--- @treturn string
+-- @treturn string the name
+-- @treturn string|nil the whole name when it had to be cut to 21 characters (callers say so:
+--   `psdl package` warns and names `--name`)
 function M.name_from(s)
   local n = tostring(s):lower():gsub("%.[%w]+$", ""):gsub("[^a-z0-9_]+", "_")
   n = n:gsub("london", "ldn"):gsub("sf", "s_f"):gsub("^_+", ""):gsub("_+$", "")
   if n == "" then n = "city" end
-  return n:sub(1, 21)
+  if #n > 21 then
+    local cut = n:sub(1, 21):gsub("_+$", "")
+    return cut, n
+  end
+  return n
 end
 
 --- A menu title from a map name: `_` as spaces, words capitalised (`old_town` -> `Old Town`).

@@ -14,8 +14,18 @@ local string_format, unpack = string.format, string.unpack
 
 local M = {}
 
---- Most bytes an archive may unpack to (a guard against zip bombs).
-M.MAX_UNPACKED = 1 << 30
+--- Limits of what `check` unpacks (a guard against zip bombs, docs/package.md): the sum of the
+-- sizes the central directory declares (`MAX_UNPACKED`, 128 MiB), one entry's declared size
+-- (`MAX_ENTRY`, 64 MiB) and the declared ratio of a deflated entry (`MAX_RATIO`: deflate
+-- cannot do better than about 1,032 to 1, so a larger ratio is a false size). The archive
+-- itself may be at most `MAX_UNPACKED` bytes. They are checked on the central directory before
+-- anything is unpacked; libzip then unpacks each entry to its declared size only (a longer
+-- stream fails its size and CRC checks), so memory stays below about the archive plus
+-- `MAX_UNPACKED` plus one entry. A packaged city is far below them (a London-scale package is
+-- a few MB).
+M.MAX_UNPACKED = 128 << 20
+M.MAX_ENTRY = 64 << 20
+M.MAX_RATIO = 1100
 
 -- the zip structure (CF §8.2), from the raw bytes
 local function check_zip(bytes, add)
@@ -75,8 +85,15 @@ local function check_zip(bytes, add)
     if low:match("^tune/") and not low:match("^tune/.*%.[^/]*$") then
       add("error", "zip_name", where, "a file under tune/ without an extension crashes stock MM2 (CF §8.2)")
     end
-    if seen[low] then add("error", "zip_duplicate", where, "a second entry of the same name (case-insensitive)") end
-    seen[low] = true
+    if seen[name] then
+      add("error", "zip_duplicate", where, "a second entry of the same name: the archive cannot be unpacked "
+        .. "(which one the game reads is not known; keep one)")
+      entries.duplicate = entries.duplicate or name
+    elseif seen[low] then
+      add("error", "zip_duplicate", where, "a second entry of the same name (case-insensitive: the game's "
+        .. "names are): only one of " .. seen[low] .. " and " .. name .. " is read")
+    end
+    seen[low], seen[name] = seen[low] or name, name
     -- the local header: same name and method, no extra field (the game reads the data at
     -- local offset + 30 + name length, CF §8.2)
     local lp = loff + 1
@@ -92,7 +109,7 @@ local function check_zip(bytes, add)
         add("error", "zip_local_header", where, "local header CRC or sizes differ from the central directory")
       end
     end
-    entries[#entries + 1] = { name = name, low = low }
+    entries[#entries + 1] = { name = name, low = low, size = usize, csize = csize, method = method }
     pos = pos + 46 + nlen + xlen + mlen
   end
   for i = 2, #entries do
@@ -192,10 +209,47 @@ function M.check(bytes, label)
     problems[#problems + 1] = { severity = sev, rule = rule, path = path, message = msg }
   end
   local info = { files = 0 }
-  local entries = check_zip(bytes, add)
+  if #bytes > M.MAX_UNPACKED then
+    add("error", "zip_too_large", "", string_format("the archive is %d bytes, more than the %d (%d MiB) psdl "
+      .. "validate reads", #bytes, M.MAX_UNPACKED, M.MAX_UNPACKED >> 20))
+    info.unreadable = true
+    return M.finish(problems, info)
+  end
+  -- (no entries: the directory is damaged or not where the game looks; libzip may still read
+  -- it, within MAX_UNPACKED, so the files are checked too)
+  local entries = check_zip(bytes, add) or {}
+  if entries.duplicate then
+    add("error", "zip_read", "", "the archive is not unpacked: the name " .. entries.duplicate .. " occurs twice")
+    info.unreadable = true
+    return M.finish(problems, info)
+  end
+  -- declared sizes first: nothing is unpacked from an archive that would go over the limits
+  local total, bomb = 0, false
+  for _, e in ipairs(entries) do
+    total = total + e.size
+    if e.size > M.MAX_ENTRY then
+      add("error", "zip_too_large", e.name, string_format("declares %d bytes unpacked, more than the %d (%d MiB) "
+        .. "psdl validate unpacks for one file", e.size, M.MAX_ENTRY, M.MAX_ENTRY >> 20))
+      bomb = true
+    elseif e.method == 8 and e.size > 1 << 20 and e.size > M.MAX_RATIO * math.max(e.csize, 1) then
+      add("error", "zip_ratio", e.name, string_format("declares %d bytes unpacked from %d: a ratio deflate cannot "
+        .. "reach (more than %d to 1; a zip bomb or a false size)", e.size, e.csize, M.MAX_RATIO))
+      bomb = true
+    end
+  end
+  if total > M.MAX_UNPACKED then
+    add("error", "zip_too_large", "", string_format("the entries declare %d bytes unpacked, more than the %d "
+      .. "(%d MiB) psdl validate unpacks", total, M.MAX_UNPACKED, M.MAX_UNPACKED >> 20))
+    bomb = true
+  end
+  if bomb then
+    info.unreadable = true
+    return M.finish(problems, info)
+  end
   local got, err = require("psdl.core").zip_read(bytes, M.MAX_UNPACKED)
   if not got then
     add("error", "zip_read", "", "the archive does not unpack: " .. tostring(err))
+    info.unreadable = true
     return M.finish(problems, info)
   end
   info.files = #got
@@ -211,12 +265,14 @@ function M.check(bytes, label)
     add("error", "missing_file", "tune/<map>.cinfo", "no .cinfo: the game does not list the city (CF §6.1, §8.6)")
     return M.finish(problems, info)
   end
+  local cities = {}
   for _, cname in ipairs(cinfos) do
     local v = M.cinfo(cname, by[cname], add)
     local map = v and v.MapName and v.MapName:lower()
     if map then
       info.map = info.map or map
       local race = (v.RaceDir or map):lower()
+      cities[#cities + 1] = { map = map, race = race }
       local function need(name, sev, why)
         if not by[name] then add(sev, "missing_file", name, why) end
         return by[name]
@@ -251,10 +307,10 @@ function M.check(bytes, label)
         end
       end
       local tables = {}
-      local function decode(fmt, name, b)
+      local function decode(fmt, name, b, vopts)
         local t, msg = psdl[fmt].decode(b)
         if not t then add("error", "decode", name, msg); return nil end
-        local _, probs = psdl[fmt].validate(t, doc)
+        local _, probs = psdl[fmt].validate(t, doc, vopts)
         for _, p in ipairs(probs or {}) do
           add(p.severity, fmt .. "_" .. p.rule, name .. (p.path and p.path ~= "" and (": " .. p.path) or ""), p.message)
         end
@@ -267,59 +323,43 @@ function M.check(bytes, label)
       local inst = by["city/" .. map .. ".inst"]
       if inst then decode("inst", "city/" .. map .. ".inst", inst) end
       if hbytes then
-        local pkg = decode("pkg", "geometry/hudmap_" .. map .. ".pkg", hbytes)
-        if pkg then
-          local has_h = false
-          for _, ch in ipairs(pkg.chunks) do
-            if ch.name == "H" and ch.geometry then has_h = true end
-            if ch.shaders then
-              for _, job in ipairs(ch.shaders.paint_jobs) do
-                for _, sh in ipairs(job) do
-                  if sh.texture then
-                    local tn = sh.texture:lower()
-                    if not (by["texture/" .. tn .. ".tex"] or by["texture/" .. tn .. ".tga"] or by["texture/" .. tn .. ".bmp"]) then
-                      add("error", "missing_texture", "geometry/hudmap_" .. map .. ".pkg",
-                        "shader texture " .. sh.texture .. " is not in the archive (texture/" .. sh.texture .. ".tex)")
-                    end
-                  end
-                end
-              end
-            end
+        -- the minimap checks of psdl.pkg (chunk H, height, cover), then its textures in the archive
+        local pkg = decode("pkg", "geometry/hudmap_" .. map .. ".pkg", hbytes, { hudmap = true })
+        for _, tex in ipairs(pkg and psdl.pkg.textures(pkg) or {}) do
+          local tn = tex:lower()
+          if not (by["texture/" .. tn .. ".tex"] or by["texture/" .. tn .. ".tga"] or by["texture/" .. tn .. ".bmp"]) then
+            add("error", "missing_texture", "geometry/hudmap_" .. map .. ".pkg",
+              "shader texture " .. tex .. " is not in the archive (texture/" .. tex .. ".tex)")
           end
-          if not has_h then add("error", "hudmap_lod", "geometry/hudmap_" .. map .. ".pkg", "no geometry chunk H (CF §7.2: the map is looked up at the high LOD)") end
         end
       end
-      -- prop rules (CF §5.3)
+      -- prop rules (CF §5.3): the pair read and checked as the game reads it (psdl.propcsv); the
+      -- rules with both rows go to the cross-check against the PSDL's road records
       local pr = by["city/" .. map .. "/proprules.csv"]
       local pd = by["city/" .. map .. "/propdefs.csv"]
       if (pr == nil) ~= (pd == nil) then
         add("error", "prop_csv_pair", "city/" .. map .. "/", "propdefs.csv and proprules.csv are read as a pair (CF §5.3)")
       end
-      local rules = {}
+      local full = {}
       if pr and pd then
-        local defs = {}
-        for line in pd:gmatch("[^\r\n]+") do
-          local n = line:match("^([^,#]+)")
-          if n then defs[n:lower()] = true end
+        local propcsv = psdl.propcsv
+        local rules_t = propcsv.parse(pr)
+        local _, probs = propcsv.validate(propcsv.parse(pd), rules_t)
+        for _, p in ipairs(probs or {}) do
+          add(p.severity, "propcsv_" .. p.rule, "city/" .. map .. "/" .. (p.path or ""), p.message)
         end
-        for line in pr:gmatch("[^\r\n]+") do
-          local cells = {}
-          for c in (line:gsub("#.*", "") .. ","):gmatch("([^,]*),") do cells[#cells + 1] = c end
-          local num, side = (cells[1] or ""):lower():match("^n(%d%d)(%a+)$")
-          if num then
-            if side == "left" then rules[tonumber(num)] = (rules[tonumber(num)] or 0) | 1 end
-            if side == "right" then rules[tonumber(num)] = (rules[tonumber(num)] or 0) | 2 end
-            for k = 2, #cells do
-              if cells[k] ~= "" and not defs[cells[k]:lower()] then
-                add("error", "prop_def_missing", "city/" .. map .. "/proprules.csv: " .. cells[1],
-                  "propdef " .. cells[k] .. " is not in propdefs.csv: MM2 quits (CF §5.3)")
-              end
-            end
+        local col = 1
+        for i, cname in ipairs(rules_t.columns) do if cname == "rulename" then col = i; break end end
+        local sides = {}
+        for _, row in ipairs(rules_t.rows) do
+          local num, side = (row[col] or ""):lower():match("^n(%d%d)(%a+)$")
+          if num and (side == "left" or side == "right") then
+            local r = tonumber(num)
+            sides[r] = (sides[r] or 0) | (side == "left" and 1 or 2)
           end
         end
+        for r, m in pairs(sides) do if m == 3 then full[r] = true end end
       end
-      local full = {}
-      for r, m in pairs(rules) do if m == 3 then full[r] = true end end
       if doc then
         local ppath = require "psdl.package"
         for _, msg in ipairs(ppath.cross_check(doc, map, { bai = tables.bai, cpvs = tables.cpvs, inst = tables.inst,
@@ -327,6 +367,14 @@ function M.check(bytes, label)
           add("error", "cross_check", msg:match("^([^:]+)") or "", msg:gsub("^[^:]+: ", ""))
         end
       end
+    end
+  end
+  -- files the game does not read for these cities (CF §8.4) are named
+  for name in pairs(by) do
+    if not M.known_file(name, cities) then
+      add("warning", "unknown_file", name, "not a file the game reads for this city (CF §8.4: tune/<map>.*, "
+        .. "city/<map>.*, city/<map>/*, race/<RaceDir>/*, geometry/*.pkg, texture/*.tex|tga|bmp): shipped for "
+        .. "nothing, or it overrides another add-on's file of the same name")
     end
   end
   -- every other known file decodes
@@ -342,6 +390,68 @@ function M.check(bytes, label)
     end
   end
   return M.finish(problems, info)
+end
+
+local CITY_EXT = { psdl = "the city's geometry (PSDL)", bai = "AI roads and intersections (CF §2)",
+                   cpvs = "visibility sets (CF §3)", aimap = "ambient traffic setup (CF §6.3)",
+                   inst = "placed models (CF §4)", sky = "sky model (CF §8.4)", water = "water rooms (CF §8.4)" }
+local CITY_DIR = { ["propdefs.csv"] = "prop definitions (CF §5.3)", ["proprules.csv"] = "prop rules (CF §5.3)",
+                   ["props.pathset"] = "prop paths (CF §5)", ["decals.pathset"] = "decal paths (CF §5)" }
+
+--- What a file of an add-on is, by its name (the tree of CF §8.4), or nil when the game does
+-- not read it for any of the cities.
+-- @tparam string name lower-case, '/'-separated
+-- @tparam table cities `{ {map =, race =}, ... }` (from the archive's `tune/<map>.cinfo`)
+-- @treturn string|nil
+function M.describe(name, cities)
+  for _, c in ipairs(cities) do
+    local m = c.map
+    if name == "tune/" .. m .. ".cinfo" then return "registers the city in the game's list (CF §6.1)" end
+    if name == "tune/" .. m .. ".mmhudmap" then return "minimap parameters (CF §7.4)" end
+    if name == "city/" .. m .. "_ai.inst" then return "placed traffic signs (CF §4.5)" end
+    if name == "city/" .. m .. "_fog.csv" then return "fog per time and weather (CF §8.4)" end
+    if name == "geometry/hudmap_" .. m .. ".pkg" then return "minimap model (CF §7)" end
+    local ext = name:sub(1, #m + 6) == "city/" .. m .. "." and name:sub(#m + 7)
+    if ext and CITY_EXT[ext] then return CITY_EXT[ext] end
+    if ext and ext:match("^lt%d%d$") then return "lighting (CF §8.4)" end
+    if name:sub(1, #m + 6) == "city/" .. m .. "/" and CITY_DIR[name:sub(#m + 7)] then return CITY_DIR[name:sub(#m + 7)] end
+    if name:sub(1, #c.race + 6) == "race/" .. c.race .. "/" and not name:find("/", #c.race + 7, true) then
+      if name:match("/roam%.aimap$") then return "cruise setup (CF §6.4)" end
+      if name:match("/roam%.aimap_p$") then return "cruise setup, professional (CF §6.4)" end
+      return "race file (CF §8.4)"
+    end
+    if name:match("^texture/hudmap_" .. m .. "_%d+%.tex$") then return "minimap texture tile (CF §9)" end
+  end
+  if name:match("^texture/[^/]+%.tex$") or name:match("^texture/[^/]+%.tga$") or name:match("^texture/[^/]+%.bmp$")
+      or name:match("^jpg/[^/]+%.jpg$") then
+    return "texture (CF §9)"
+  end
+  if name:match("^geometry/[^/]+%.pkg$") then return "model (PKG3, CF §8.4)" end
+  if name:match("^bound/[^/]+%.bnd$") or name:match("^bound/[^/]+%.bbnd$") then return "collision bound (CF §8.4)" end
+  return nil
+end
+
+--- True when the game reads a file of this name for one of the cities (`describe`).
+function M.known_file(name, cities)
+  return M.describe(name, cities) ~= nil
+end
+
+--- The entries of an archive from its central directory (nothing unpacked), for `psdl info`.
+-- @tparam string bytes
+-- @treturn table|nil `{ {name, size, csize, method}, ... }`
+-- @treturn table problems found reading the directory
+-- @treturn table cities `{ {map =, race =} }` from the names `tune/<map>.cinfo` (RaceDir = map)
+function M.entries(bytes)
+  local problems = {}
+  local entries = check_zip(bytes, function(sev, rule, path, msg)
+    problems[#problems + 1] = { severity = sev, rule = rule, path = path, message = msg }
+  end)
+  local cities = {}
+  for _, e in ipairs(entries or {}) do
+    local m = e.low:match("^tune/([^/]+)%.cinfo$")
+    if m then cities[#cities + 1] = { map = m, race = m } end
+  end
+  return entries, problems, cities
 end
 
 function M.finish(problems, info)

@@ -1,0 +1,177 @@
+--- Blocks and buildings of psdl.builder: `Builder:block` (a block room whose ground is fans over
+-- an outline) and `Builder:building` (facade bounds, facades, slivers and a roof in a room).
+local core = require "psdl.core"
+local geom = require "psdl.geom"
+local check = require "psdl.check"
+
+
+local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
+local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
+local table_insert = table.insert
+local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local os_clock = os.clock
+local argerr, shown, num_problem = check.argerr, check.shown, check.num_problem
+local opt_problem, points_problem = check.opt_problem, check.points_problem
+local polygon_problem = check.polygon_problem
+check.own(debug.getinfo(1, "S").source)
+
+-- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
+-- classes, P the builder's private helpers shared between its files.
+return function(M, Builder, Room, P)
+  local CHECKED, as_group = P.CHECKED, P.as_group
+
+  --- A block room (flag 0x04) whose ground is fans over an outline (with holes).
+  -- @tparam table o `outline` (points, a simple polygon), `holes` (rings inside it: the
+  -- perimeter takes them in through keyhole cuts, see `Builder:room`), `texture` (group or
+  -- name; default the style's paving), `room`: options of `Builder:room`. Put the outline on a
+  -- road room's outer edge, at sidewalk height, where it meets one: rooms link only through
+  -- shared vertices (`finish` warns otherwise).
+  -- @treturn Room
+  function Builder:block(o)
+    if type(o) ~= "table" or type(o.outline) ~= "table" then argerr(1, "block", "outline expected") end
+    local m = polygon_problem(o.outline, o.holes, "outline", "holes")
+    if not m and o.room ~= nil and type(o.room) ~= "table" then m = "room: table expected, got " .. type(o.room) end
+    if m then argerr(1, "block", m) end
+    local ropts = {}
+    for k, v in pairs(o.room or {}) do ropts[k] = v end
+    ropts.kind = ropts.kind or "block"
+    ropts.outline = o.outline
+    ropts.holes = o.holes
+    ropts[CHECKED] = true -- checked above: the room and its fan need not check it again
+    local r = self:room(ropts)
+    r:fan(o.outline, o.texture or self.style.ground.paving[1], { holes = o.holes, [CHECKED] = true })
+    return r
+  end
+
+  --- A building in a room: facade bounds per wall run, facades (a ground floor and upper
+  -- floors), slivers where the ground under a wall is lower than the facades' base, and a roof
+  -- (§2.4 0x3, 0x7, 0xB, 0xC). Facades face outward (the outline is put in retail winding).
+  -- @tparam Room room usually the block room the building stands in
+  -- @tparam table o `outline`: footprint points at ground level (a row of facades along an
+  -- open line with `closed = false`: no roof; its points must run so that (−dz, 0, dx) faces
+  -- out); `floors` (3), `floor_height` (3 m), `bay_width` (4 m); `base`: facade bottom height
+  -- (default the highest ground point); `ground_height` (m of ground floor, 0 = none) and
+  -- `ground` (its facade texture); `facade`, `roof`, `sliver` textures; `sliver_density`
+  -- (repeats per metre, 0.25). The footprint must lie inside the room's outline, when it has
+  -- one (to within `BUILDING_SLACK`), and the building must have some height (`floors = 0`
+  -- with a `ground_height` is a ground floor alone).
+  -- @treturn table `{base, top, runs, facades, slivers}`
+  function Builder:building(room, o)
+    if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
+    if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
+    local closed = o.closed ~= false
+    -- every check here, once: the attributes below are made without Room's own checks
+    local m, flat, area
+    if closed then m, flat, area = polygon_problem(o.outline, nil, "outline")
+    else m, flat = points_problem(o.outline, "outline", 2) end
+    m = m or opt_problem(o.floors, "floors", "nonneg") or opt_problem(o.floor_height, "floor_height", "positive")
+      or opt_problem(o.ground_height, "ground_height", "nonneg") or opt_problem(o.bay_width, "bay_width", "positive")
+      or opt_problem(o.base, "base") or opt_problem(o.top, "top") or opt_problem(o.sliver_density, "sliver_density", "positive")
+    if m then argerr(2, "building", m) end
+    local outline = o.outline
+    local n = #outline
+    if closed and area > 0 then -- retail winding (geom.retail)
+      local r, f = {}, {}
+      for i = 1, n do
+        local p = outline[n + 1 - i]
+        r[i] = p
+        f[3 * i - 2], f[3 * i - 1], f[3 * i] = p[1], p[2] or 0, p[3]
+      end
+      outline, flat = r, f
+    end
+    local base = o.base
+    if not base then
+      base = -huge
+      for i = 2, 3 * n, 3 do base = max(base, flat[i]) end
+    end
+    local fh = o.floor_height or 3
+    local floors = o.floors or 3
+    local gh = o.ground_height or 0
+    local top = o.top or (base + gh + floors * fh)
+    m = num_problem(top, "top") or num_problem(base + gh, "base + ground_height")
+    if m then argerr(2, "building", m) end
+    if not (top > base) then
+      argerr(2, "building", string_format("the building has no height: top %s, base %s (floors, floor_height, "
+        .. "ground_height or top)", shown(top), shown(base)))
+    end
+    if top < base + gh then
+      argerr(2, "building", string_format("top (%s) is below the ground floor's top (base + ground_height = %s)",
+        shown(top), shown(base + gh)))
+    end
+    if gh > 0 and not (base + gh > base) then
+      argerr(2, "building", string_format("ground_height %s vanishes at base %s", shown(gh), shown(base)))
+    end
+    if room.outline then
+      -- the room's outline as doubles kept in C, made once per room (again when the outline
+      -- is replaced or changes length), not once per building
+      local rflat = room.outline_flat
+      if not rflat or room.outline_flat_of ~= room.outline or #rflat ~= #room.outline then
+        rflat = core.points(self.vpool:points(room.outline))
+        room.outline_flat, room.outline_flat_of = rflat, room.outline
+      end
+      local k = core.first_outside(rflat, flat, closed, max(self.eps, M.BUILDING_SLACK))
+      if k then
+        local p = outline[k]
+        argerr(2, "building", string_format("building outline leaves the outline of %s at point %d (x = %s, z = %s)",
+          room:label(), k, shown(p[1]), shown(p[3])))
+      end
+    end
+    local style = self.style
+    local vup = max(1, floor((top - base - gh) / fh + 0.5))
+    local vgh = max(1, floor(gh / fh + 0.5))
+    if vup > 32767 or vgh > 32767 then
+      room:fail("facade: repeats %s x %s outside 1..32767", 1, max(vup, vgh))
+    end
+    -- the geometry in C (psdl_building): psdl_facades' wall segments, a bound per run, a
+    -- sliver, ground-floor and upper facade per segment, the roof's fans; points and heights
+    -- pooled in the order one attribute call after another would add them. A: 6 numbers per
+    -- attribute (kind, two vertex references, two height references, light or u); R: the
+    -- roof's fans ({m, refs...} each) and its height reference last
+    local A, R = core.building(self.vpool, self.hpool, flat, { base = base, top = top, floor_height = fh,
+      ground_height = gh, bay_width = o.bay_width or 4, sliver_density = o.sliver_density or 0.25, snap = self.snap,
+      closed = closed })
+    room:check_budget()
+    local ops = room.ops
+    local no = #ops
+    local gup, gground, gsliver
+    local runs, facades, slivers = 0, 0, 0
+    for q = 1, #A, 6 do
+      local kind, refs = A[q], { A[q + 1], A[q + 2] }
+      no = no + 1
+      if kind == 1 then
+        ops[no] = { type = "facade_bound", light = A[q + 5], top = A[q + 3], refs = refs }
+        runs = runs + 1
+      elseif kind == 2 then
+        gsliver = gsliver or as_group(self, o.sliver or style.slivers[1], "single", "sliver")
+        ops[no] = { type = "sliver", group = gsliver, top = A[q + 3], density = A[q + 4], refs = refs }
+        slivers = slivers + 1
+      elseif kind == 3 then
+        gground = gground or as_group(self, o.ground or style.facades.ground[1], "single", "facade")
+        ops[no] = { type = "facade", group = gground, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vgh,
+                    refs = refs }
+        facades = facades + 1
+      else -- floors above the ground floor
+        gup = gup or as_group(self, o.facade or style.facades.upper[1], "single", "facade")
+        ops[no] = { type = "facade", group = gup, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vup, refs = refs }
+        facades = facades + 1
+      end
+    end
+    if closed then -- the roof (Room:roof): fans over the outline at the top
+      local g = as_group(self, o.roof or style.roofs[1], "single", "roof")
+      local nr = #R
+      if nr <= 1 then room:fail("roof: the polygon has no area") end
+      local hr = R[nr]
+      local i = 1
+      while i < nr do
+        local m = R[i]
+        local rr = {}
+        for k = 1, m do rr[k] = R[i + k] end
+        no = no + 1
+        ops[no] = { type = "roof", group = g, refs = rr, height = hr }
+        i = i + 1 + m
+      end
+    end
+    return { base = base, top = top, runs = runs, facades = facades, slivers = slivers }
+  end
+end

@@ -1,0 +1,302 @@
+--- Build PSDL documents from shapes: textures by name, rooms filled through one call per
+-- attribute type (0x0–0xC), streets, intersections, blocks and buildings, and `finish()`,
+-- which computes perimeters, repairs T-junctions, links neighbours, sets room flags and
+-- bounds, validates and returns a document for `psdl.write`.
+--
+-- Nothing here counts vertices, picks subtypes or winds a fan by hand: points go into a
+-- deduplicating vertex pool (exact float32 equality; vertex 1, file vertex 0, is a reserved
+-- dummy, psdl-format.md §3.2), heights into a height pool, texture names into groups that
+-- `finish` lays out in the texture table (§2.3), and the encoder picks forms and sets LAST
+-- on each room's final attribute.
+--
+-- Errors: misuse (a wrong argument, a limit of the format: the vertex budget of 65,024,
+-- 255 perimeter points, texture values above 2047, divider textures above 255, ...) raises
+-- with a message naming the room, e.g. `room 12 ("Main St"): 256 perimeter points; the game
+-- keeps the count in one byte, 255 at most (§3.2)`. Arguments are checked before anything
+-- is built (coordinates finite and within float32, widths not negative, polygons simple,
+-- ...; README "Building cities from shapes"): a bad one raises `bad argument #1 to 'street'
+-- (path[2]: x is not a finite number)` at the script's line.
+--
+-- Sides: a profile's `left` / `right` (and `sidewalk_left` / `sidewalk_right`) are the
+-- format's L and R columns (§2.4): L is the first column of a cross-section, on the side
+-- (tz, −tx) of the direction of travel (tx, tz), travelling +Z at +X (§4.2). With x east and
+-- z north (docs/network.md) that is the driver's right-hand side on a north-up map.
+--
+-- @module psdl.builder
+-- @usage
+-- local psdl = require "psdl"
+-- local b = psdl.builder.new{ style = "london" }
+-- local rooms = b:street{ path = { {0, 0, 0}, {0, 0, 60} },
+--                         profile = { kind = "road", left = 5, right = 5,
+--                                     sidewalk_left = 3, sidewalk_right = 3 } }
+-- local doc = b:finish()
+-- assert(psdl.write(doc, "street.psdl"))
+
+local core = require "psdl.core"
+local geom = require "psdl.geom"
+local check = require "psdl.check"
+
+local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
+local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
+local table_insert = table.insert
+local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local os_clock = os.clock
+local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
+local opt_problem, point_problem = check.opt_problem, check.point_problem
+check.own(debug.getinfo(1, "S").source)
+
+local M = {}
+
+--- Largest vertex pool the game takes safely (§3.2).
+M.VERTEX_BUDGET = 65024
+--- Perimeter points per room (§3.2).
+M.MAX_PERIMETER = 255
+--- Largest texture value (§2.3).
+M.MAX_TEXTURE = 2047
+--- Largest divider texture value (one byte, §2.4 0x8).
+M.MAX_DIVIDER_TEXTURE = 255
+--- How far (m) a building outline may stray outside its room's outline before
+-- `Builder:building` raises (footprints computed against curved streets stray a few cm).
+M.BUILDING_SLACK = 0.25
+
+--- Room flag bits (§1.6).
+M.FLAGS = { subterranean = 0x02, standard = 0x04, road = 0x08, intersection = 0x10,
+            special_bound = 0x20, warp = 0x40, instance = 0x80 }
+
+--- Texture group kinds and their slot names, in slot order (§2.3).
+M.GROUPS = {
+  road = { "surface", "sidewalk", "lod" },
+  intersection = { "surface", "sidewalk", "crosswalk", "lod" },
+  divider = { "side", "strip", "top", "cap" },
+  tunnel = { "wall_l", "wall_r", "ceiling", "rail_r", "rail_l", "underside" },
+  single = { "name" },
+}
+
+--- Divider types (§2.4 0x8): names to the type number.
+M.DIVIDERS = { none = 0, invisible = 0, flat = 1, elevated = 2, wedge = 3 }
+
+--- Tunnel / railing flag bits (§2.4 0x9).
+M.TUNNEL = { left = 0x0001, right = 0x0002, wall = 0x0004, flat_ceiling = 0x0008,
+             closed_start_left = 0x0010, closed_end_left = 0x0020, closed_start_right = 0x0040,
+             closed_end_right = 0x0080, curved_ceiling = 0x0100, offset_start_left = 0x0200,
+             offset_end_left = 0x0400, offset_start_right = 0x0800, offset_end_right = 0x1000,
+             curved_sides = 0x2000, outer = 0x4000 }
+
+local STRIDE = { road = 4, divided_road = 6, walkway = 2, sidewalk_strip = 2 }
+local STRIP = { road = true, divided_road = true, walkway = true }
+local SURFACE = { road = true, divided_road = true, walkway = true, sidewalk_strip = true,
+                  crosswalk = true, road_fan = true, fan = true }
+
+local Builder = {}
+Builder.__index = Builder
+local Room = {}
+Room.__index = Room
+
+local CHECKED = {}
+
+--- Reverse a list (a copy).
+function M.reverse(list)
+  local r = {}
+  for i = #list, 1, -1 do r[#r + 1] = list[i] end
+  return r
+end
+
+--- A profile seen from the other end of its road: left and right swapped.
+function M.mirror_profile(p)
+  local q = {}
+  for k, v in pairs(p) do q[k] = v end
+  q.left, q.right = p.right, p.left
+  q.sidewalk_left, q.sidewalk_right = p.sidewalk_right, p.sidewalk_left
+  return q
+end
+
+-- ============================================================== construction
+
+--- Start an empty document.
+-- @tparam[opt] table opts `style`: "london", "sf" or a style table (psdl.styles); the
+-- defaults for textures not given. `eps`: T-junction tolerance in metres (0.005).
+-- `snap`: round coordinates to this grid (metres) before pooling (default: exact).
+-- `name`: the city name, checked by validation (§3.4). `vertex_budget`: the vertex count
+-- that raises (65,024 by default, §3.2; `false` for none: only for timing documents too big
+-- for the game, which then fail validation).
+-- @treturn Builder
+function M.new(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then argerr(1, "new", "table expected, got " .. type(opts)) end
+  local style = opts.style or "london"
+  if type(style) == "string" then
+    local ok, s = pcall(require, "psdl.styles." .. style)
+    if not ok then argerr(1, "new", "unknown style '" .. style .. "' (london or sf)") end
+    style = s
+  elseif type(style) ~= "table" then
+    argerr(1, "new", "style: name or table expected, got " .. type(style))
+  end
+  local m = opt_problem(opts.eps, "eps", "nonneg") or opt_problem(opts.snap, "snap", "positive")
+  if not m and opts.vertex_budget ~= nil and opts.vertex_budget ~= false then
+    m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)
+  end
+  if m then argerr(1, "new", m) end
+  local b = setmetatable({
+    style = style,
+    eps = opts.eps or 0.005,
+    snap = opts.snap,
+    name = opts.name,
+    vpool = core.pool(3, true),
+    hpool = core.pool(1, false),
+    groups = {}, group_by_key = {},
+    rooms = {},
+    records = {},
+    clamped = 0,
+    budget = opts.vertex_budget == nil and M.VERTEX_BUDGET or opts.vertex_budget,
+  }, Builder)
+  return b
+end
+
+-- ============================================================== pools
+
+--- Vertex reference (1-based, as in the document) of a point, added if new.
+-- @tparam table p `{x, y, z}`
+-- @treturn integer
+function Builder:vertex(p)
+  local m = point_problem(p, "p")
+  if m then argerr(1, "vertex", m) end
+  local x, y, z = p[1], p[2] or 0, p[3]
+  local s = self.snap
+  if s then x, y, z = floor(x / s + 0.5) * s, floor(y / s + 0.5) * s, floor(z / s + 0.5) * s end
+  return self.vpool:add(x, y, z)
+end
+
+-- Vertex references of a flat `{x1, y1, z1, ...}` array of numbers already checked.
+local function pool_flat(b, flat)
+  local s = b.snap
+  if s then
+    for i = 1, #flat do flat[i] = floor(flat[i] / s + 0.5) * s end
+  end
+  return b.vpool:add_flat(flat)
+end
+
+-- Vertex references of points already checked, added in one call.
+local function trusted_refs(room, points)
+  return pool_flat(room.builder, (core.flatten_points(points)))
+end
+
+--- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
+function Builder:vertices_flat(flat)
+  if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
+  for i = 1, #flat do
+    local v = flat[i]
+    if type(v) ~= "number" or not (v > -FLT_MAX and v < FLT_MAX) then
+      argerr(1, "vertices_flat", string_format("flat[%d]: finite number expected, got %s", i, shown(v)))
+    end
+  end
+  return pool_flat(self, flat)
+end
+
+--- Height-pool reference (1-based) of a height in metres, added if new.
+function Builder:height(h)
+  local m = num_problem(h, "h")
+  if m then argerr(1, "height", m) end
+  return self.hpool:add(h)
+end
+
+--- The point of a vertex reference `{x, y, z}`.
+function Builder:point(ref)
+  local x, y, z = self.vpool:get(ref)
+  return { x, y, z }
+end
+
+-- ============================================================== textures
+
+local function group_key(kind, names)
+  return kind .. "\0" .. table_concat(names, "\0")
+end
+
+--- A texture group: consecutive texture slots that attributes read as n, n+1, ... (§2.3).
+-- The same kind and names give the same group. Slots are assigned by `finish` (divider
+-- groups first, within the first 255 slots; a group is never split).
+-- @tparam string kind "road" (surface, sidewalk, lod), "intersection" (surface, sidewalk,
+-- crosswalk, lod), "divider" (side, strip, top, cap), "tunnel" (wall_l, wall_r, ceiling,
+-- rail_r, rail_l, underside) or "single" (name)
+-- @param names a table with those fields (a style entry), a list of names in slot order,
+-- or one name (repeated in every slot)
+-- @treturn table the group handle
+function Builder:textures(kind, names)
+  local slots = M.GROUPS[kind]
+  if not slots then argerr(1, "textures", "unknown group kind '" .. tostring(kind) .. "'") end
+  local list = {}
+  if type(names) == "string" then
+    for i = 1, #slots do list[i] = names end
+  elseif type(names) == "table" then
+    for i, slot in ipairs(slots) do
+      local v = names[slot] or names[i]
+      if kind == "single" then v = names.name or names[1] end
+      if type(v) ~= "string" then
+        argerr(2, "textures", string_format("%s group: texture name for slot '%s' expected, got %s", kind, slot, type(v)))
+      end
+      list[i] = v
+    end
+  else
+    argerr(2, "textures", "names: table or string expected, got " .. type(names))
+  end
+  for i, n in ipairs(list) do
+    if #n == 0 or #n > 31 then
+      argerr(2, "textures", string_format("texture name %q (slot %d) has %d characters; texture names have 1..31 (§1.3)",
+        n, i, #n))
+    end
+  end
+  local key = group_key(kind, list)
+  local g = self.group_by_key[key]
+  if not g then
+    g = { kind = kind, names = list, key = key, index = #self.groups + 1 }
+    self.groups[#self.groups + 1] = g
+    self.group_by_key[key] = g
+  end
+  return g
+end
+
+--- A one-slot group for a single texture name (ground, walkway, facade, roof, sliver).
+function Builder:texture(name)
+  if type(name) ~= "string" then argerr(1, "texture", "name: string expected, got " .. type(name)) end
+  if #name == 0 or #name > 31 then
+    argerr(1, "texture", string_format("name %q has %d characters; texture names have 1..31 (§1.3)", name, #name))
+  end
+  return self:textures("single", name)
+end
+
+-- A group from a handle, a style entry table or a name; `kind` is the kind the reader needs
+-- ("sidewalk": a road or intersection group, whose slot 2 is the sidewalk). A name or a
+-- single group is spread over every slot of that kind.
+local function as_group(b, g, kind, fname)
+  local wrap = kind == "sidewalk" and "road" or kind
+  if type(g) == "string" then return b:textures(wrap, g) end
+  if type(g) ~= "table" then argerr(2, fname, "texture group or name expected, got " .. type(g), 3) end
+  if g.key and g.kind then
+    if g.kind == kind or kind == "single" then return g end
+    if kind == "sidewalk" and (g.kind == "road" or g.kind == "intersection") then return g end
+    if g.kind == "single" then return b:textures(wrap, g.names[1]) end
+    argerr(2, fname, string_format("a %s texture group expected, got a %s group", kind, g.kind), 3)
+  end
+  -- a style entry: guess the kind from its fields
+  if kind == "sidewalk" then kind = g.crosswalk and "intersection" or "road" end
+  if kind == "single" then
+    local name = g.surface or g.name or g.wall_l or g.side or g[1]
+    return b:textures("single", name)
+  end
+  return b:textures(kind, g)
+end
+
+-- ============================================================== the other files
+
+-- Private helpers shared between the builder's files (never part of the API).
+local P = { CHECKED = CHECKED, as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs,
+            STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
+for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish" }) do
+  local exports = require("psdl.builder." .. part)(M, Builder, Room, P)
+  for k, v in pairs(exports or {}) do P[k] = v end
+end
+
+M.Builder = Builder
+M.Room = Room
+
+return M

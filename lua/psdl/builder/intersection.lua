@@ -1,0 +1,132 @@
+--- Intersections of psdl.builder: `Builder:intersection`, an intersection room where road ends
+-- meet at a node (psdl.geom.junction).
+local core = require "psdl.core"
+local geom = require "psdl.geom"
+local check = require "psdl.check"
+
+
+local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
+local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
+local table_insert = table.insert
+local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local os_clock = os.clock
+local argerr, opt_problem, point_problem = check.argerr, check.opt_problem, check.point_problem
+local dir_problem = check.dir_problem
+check.own(debug.getinfo(1, "S").source)
+
+-- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
+-- classes, P the builder's private helpers shared between its files.
+return function(M, Builder, Room, P)
+  local as_group, pool_flat, fans_of_flat, finite = P.as_group, P.pool_flat, P.fans_of_flat, P.finite
+  local nonneg, profile_ok, profile_problem = P.nonneg, P.profile_ok, P.profile_problem
+
+  --- An intersection room where road ends meet at a node (psdl.geom.junction): flat road fans
+  -- (0x5), corner sidewalk strips with rounded curbs and caps where a sidewalk stops (0x1),
+  -- a crosswalk across each carriageway (0x4), one texture group, flag 0x10.
+  -- @tparam table o `center` `{x, y, z}`; `arms`: `{ {dir = {x, z}, profile = {...},
+  -- crosswalk = m (3 by default for roads, 0 for walkways), min_distance = m}, ... }`, each
+  -- profile seen travelling outward; `radius` (curb corner radius, 5), `arc_step` (degrees,
+  -- 15); `textures` (intersection group, default the style's); `room`: options of
+  -- `Builder:room`; `tunnel`: options of `Room:junction_tunnel`
+  -- @treturn Room
+  -- @treturn table info `{sections = {rows...} (per arm, outward left to right), centers =
+  -- {points} (per arm, where its road starts), dirs = {{x, z}...}, distance = {...},
+  -- outline = points, junction = the raw psdl.geom.junction result}`; pass `{info, i}` as a
+  -- street's `from` or `to`
+  function Builder:intersection(o)
+    if type(o) ~= "table" then argerr(1, "intersection", "table expected, got " .. type(o)) end
+    local c = o.center
+    local m = point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
+      or opt_problem(o.arc_step, "arc_step", "positive")
+    if not m and (type(o.arms) ~= "table" or #o.arms == 0) then m = "arms: a list of arms expected" end
+    if not m then
+      for _, f in ipairs({ "room", "tunnel" }) do
+        if o[f] ~= nil and type(o[f]) ~= "table" then m = string_format("%s: table expected, got %s", f, type(o[f])); break end
+      end
+    end
+    local angles = {}
+    for i = 1, m and 0 or #o.arms do
+      local a = o.arms[i]
+      local d = type(a) == "table" and a.dir
+      if not (type(d) == "table" and finite(d[1]) and finite(d[2]) and d[1] * d[1] + d[2] * d[2] >= 1e-24
+              and (a.profile == nil or profile_ok(a.profile)) and (a.crosswalk == nil or nonneg(a.crosswalk))
+              and (a.min_distance == nil or nonneg(a.min_distance))) then -- something is wrong: which
+        local an = "arms[" .. i .. "]"
+        if type(a) ~= "table" then m = string_format("%s: table expected, got %s", an, type(a)); break end
+        m = dir_problem(a.dir, an .. ".dir") or (a.profile ~= nil and profile_problem(a.profile, an .. ".profile"))
+          or opt_problem(a.crosswalk, an .. ".crosswalk", "nonneg") or opt_problem(a.min_distance, an .. ".min_distance", "nonneg")
+        if m then break end
+      end
+      local ang = geom.angle(a.dir[1], a.dir[2])
+      for k, other in ipairs(angles) do
+        local d = abs(ang - other) % 360
+        if min(d, 360 - d) < 1 then
+          m = string_format("arms[%d] and arms[%d] are less than 1 degree apart", k, i)
+          break
+        end
+      end
+      if m then break end
+      angles[i] = ang
+    end
+    if m then argerr(1, "intersection", m) end
+    local arms = {}
+    for i, a in ipairs(o.arms) do
+      local p = a.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
+      local cw = a.crosswalk
+      if cw == nil then cw = (p.kind or "road") == "walkway" and 0 or 3 end
+      arms[i] = { dir = a.dir, profile = p, crosswalk = cw, min_distance = a.min_distance }
+    end
+    local ok, j = pcall(core.junction, { c[1], c[2] or 0, c[3] }, arms, { radius = o.radius or 5, arc_step = o.arc_step })
+    if not ok then error("intersection at (" .. c[1] .. ", " .. c[3] .. "): " .. tostring(j):gsub("^.-%(", "("), 2) end
+    local jp = j.points
+    local copy = {}
+    for i = 1, #jp do copy[i] = jp[i] end
+    local jrefs = pool_flat(self, copy)
+    local function R(list)
+      local out = {}
+      for i = 1, #list do out[i] = jrefs[list[i]] end
+      return out
+    end
+    local function P(list)
+      local out = {}
+      for i = 1, #list do
+        local k = 3 * (list[i] - 1)
+        out[i] = { jp[k + 1], jp[k + 2], jp[k + 3] }
+      end
+      return out
+    end
+    local ropts = {}
+    for k, v in pairs(o.room or {}) do ropts[k] = v end
+    ropts.kind = "intersection"
+    ropts.outline_refs = R(j.outline)
+    local r = self:room(ropts)
+    local g = as_group(self, o.textures or self.style.intersection, "intersection", "intersection")
+    if o.tunnel then r:junction_tunnel(o.tunnel) end
+    -- road fans over the surface (flat at the node's height)
+    local surf = j.surface
+    local sflat = {}
+    for i = 1, #surf do
+      local k = 3 * (surf[i] - 1)
+      sflat[3 * i - 2], sflat[3 * i - 1], sflat[3 * i] = jp[k + 1], jp[k + 2], jp[k + 3]
+    end
+    fans_of_flat(r, sflat, R(surf), nil, "road_fan", g)
+    for _, s in ipairs(j.strips) do
+      local refs = R(s.pairs)
+      if s.start_cap then r:push({ type = "sidewalk_strip", group = g, cap = "start", refs = { refs[1], refs[2] } }) end
+      r:push({ type = "sidewalk_strip", group = g, refs = refs })
+      local n = #refs
+      if s.end_cap then r:push({ type = "sidewalk_strip", group = g, cap = "end", refs = { refs[n - 1], refs[n] } }) end
+    end
+    for _, cw in ipairs(j.crosswalks) do r:push({ type = "crosswalk", group = g, refs = R(cw) }) end
+    local info = { sections = {}, centers = {}, dirs = {}, distance = j.distance, outline = P(j.outline), junction = j,
+                   room = r }
+    for i, a in ipairs(arms) do
+      info.sections[i] = P(j.sections[i])
+      local dx, dz = geom.unit(a.dir[1], a.dir[2])
+      info.dirs[i] = { dx, dz }
+      info.centers[i] = { c[1] + dx * j.distance[i], c[2] or 0, c[3] + dz * j.distance[i] }
+    end
+    return r, info
+  end
+end

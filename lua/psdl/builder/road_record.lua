@@ -1,0 +1,47 @@
+--- Road records of psdl.builder: `Builder:road_record` (§1.7).
+local core = require "psdl.core"
+local geom = require "psdl.geom"
+local check = require "psdl.check"
+
+
+local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
+local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
+local table_insert = table.insert
+local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local os_clock = os.clock
+local argerr, num_problem, opt_problem = check.argerr, check.num_problem, check.opt_problem
+check.own(debug.getinfo(1, "S").source)
+
+-- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
+-- classes, P the builder's private helpers shared between its files.
+return function(M, Builder, Room, P)
+
+  --- A road record (§1.7) for rooms of one road run, in order; `finish` fills the crossroads
+  -- from the first section of the first room's road attribute and the last section of the
+  -- last room's.
+  -- @tparam table o `rooms` (Room list), `flags` (default: 0x40 with sidewalks, 0x08 divided,
+  -- 0x10 walkway), `lanes_left`, `lanes_right` (lists of lane values, default `{0.5}`),
+  -- `stop_lights` (`{0, 0}`)
+  function Builder:road_record(o)
+    if type(o) ~= "table" or type(o.rooms) ~= "table" or #o.rooms == 0 then argerr(1, "road_record", "rooms expected") end
+    for i, r in ipairs(o.rooms) do
+      if getmetatable(r) ~= Room then argerr(1, "road_record", "rooms[" .. i .. "]: Room expected") end
+    end
+    local m = opt_problem(o.flags, "flags", "int", 0, 255)
+    for _, f in ipairs({ "lanes_left", "lanes_right", "stop_lights" }) do
+      local list = o[f]
+      if m then break end
+      if list ~= nil then
+        if type(list) ~= "table" then m = string_format("%s: list of numbers expected, got %s", f, type(list)); break end
+        for i = 1, #list do
+          m = num_problem(list[i], string_format("%s[%d]", f, i))
+          if m then break end
+        end
+      end
+    end
+    if m then argerr(1, "road_record", m) end
+    self.records[#self.records + 1] = o
+    return o
+  end
+end

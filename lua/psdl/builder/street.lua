@@ -1,0 +1,299 @@
+--- Streets of psdl.builder: `Builder:street`, a road, divided road or walkway along a centre
+-- line in one or more road rooms, and the profile checks it shares with intersections.
+local core = require "psdl.core"
+local geom = require "psdl.geom"
+local check = require "psdl.check"
+
+
+local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
+local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
+local table_insert = table.insert
+local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local os_clock = os.clock
+local argerr, shown, opt_problem = check.argerr, check.shown, check.opt_problem
+local points_problem, dir_problem = check.points_problem, check.dir_problem
+check.own(debug.getinfo(1, "S").source)
+
+-- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
+-- classes, P the builder's private helpers shared between its files.
+return function(M, Builder, Room, P)
+  local as_group, pool_flat = P.as_group, P.pool_flat
+
+  -- Spline options for a profile.
+  local function half_width(p)
+    local m = (p.median or 0) / 2
+    return m + max((p.left or 0) + (p.sidewalk_left or 0), (p.right or 0) + (p.sidewalk_right or 0))
+  end
+
+  local function kind_of_profile(p)
+    local k = p.kind or "road"
+    if k == "road" then return "road", 4 end
+    if k == "divided" then return "divided_road", 6 end
+    if k == "walkway" then return "walkway", 2 end
+    error("bad profile kind '" .. tostring(k) .. "' (road, divided or walkway)", 3)
+  end
+
+  -- A street's `from` / `to`: {info, arm} with info from Builder:intersection.
+  local function end_problem(e, name)
+    if e == nil then return nil end
+    if type(e) ~= "table" then return string_format("%s: {info, arm} expected, got %s", name, type(e)) end
+    local info, i = e[1], e[2]
+    if type(info) ~= "table" or type(info.centers) ~= "table" or type(info.dirs) ~= "table"
+       or type(info.sections) ~= "table" then
+      return string_format("%s[1]: the info table of Builder:intersection expected, got %s", name,
+        type(info) == "table" and "another table" or type(info))
+    end
+    local n = #info.sections
+    if type(i) ~= "number" or i % 1 ~= 0 or i < 1 or i > n then
+      return string_format("%s[2]: arm number 1..%d expected (the junction has %d arm%s), got %s", name, n, n,
+        n == 1 and "" or "s", shown(i))
+    end
+  end
+
+  -- A section: `stride` points.
+  local function section_problem(row, name, stride)
+    if row == nil then return nil end
+    if type(row) ~= "table" then return string_format("%s: %d points expected, got %s", name, stride, type(row)) end
+    if #row ~= stride then return string_format("%s: %d points expected (the profile's section), got %d", name, stride, #row) end
+    return points_problem(row, name)
+  end
+
+  -- Plan length of a polyline of points.
+  local function plan_length(pts)
+    local len = 0
+    for i = 2, #pts do len = len + geom.dist2(pts[i - 1], pts[i]) end
+    return len
+  end
+
+  local WIDTHS = { "left", "right", "sidewalk_left", "sidewalk_right", "median" }
+  local STREET_TABLES = { "room", "tunnel", "railing", "divider" }
+
+  -- Quick tests that pass exactly the values the *_problem checks pass, without building the
+  -- field names their messages need (checks run once per street, arm and building).
+  local function finite(v) return type(v) == "number" and v > -huge and v < huge end
+  local function nonneg(v) return type(v) == "number" and v >= 0 and v < huge end
+
+  local function profile_ok(p)
+    if type(p) ~= "table" then return false end
+    local k = p.kind or "road"
+    if k ~= "road" and k ~= "divided" and k ~= "walkway" then return false end
+    for i = 1, #WIDTHS do
+      local v = p[WIDTHS[i]]
+      if v ~= nil and not nonneg(v) then return false end
+    end
+    if (p.curb ~= nil and not finite(p.curb)) or (p.miter_limit ~= nil and not finite(p.miter_limit)) then return false end
+    if k == "divided" and not ((p.left or 0) > 0 and (p.right or 0) > 0) then return false end
+    return (p.left or 0) + (p.right or 0) > 0
+  end
+
+  -- A street or arm profile: a known kind, widths finite and not negative, some carriageway.
+  local function profile_problem(p, name)
+    if profile_ok(p) then return nil end
+    if type(p) ~= "table" then return string_format("%s: table expected, got %s", name, type(p)) end
+    local k = p.kind or "road"
+    if k ~= "road" and k ~= "divided" and k ~= "walkway" then
+      return string_format("%s.kind: \"road\", \"divided\" or \"walkway\" expected, got %s", name, shown(k))
+    end
+    for _, f in ipairs(WIDTHS) do
+      local m = opt_problem(p[f], name .. "." .. f, "nonneg")
+      if m then return m end
+    end
+    local m = opt_problem(p.curb, name .. ".curb") or opt_problem(p.miter_limit, name .. ".miter_limit")
+    if m then return m end
+    if k == "divided" and not ((p.left or 0) > 0 and (p.right or 0) > 0) then
+      return string_format("%s: a divided road needs positive left and right widths, got %s and %s", name,
+        shown(p.left or 0), shown(p.right or 0))
+    end
+    if not ((p.left or 0) + (p.right or 0) > 0) then
+      return string_format("%s: left + right must be positive (the carriageway has no width)", name)
+    end
+  end
+
+  --- A street: a road, divided road or walkway along a centre line, in one or more road rooms.
+  -- @tparam table o fields:
+  --
+  -- * `path`: control points `{ {x, y, z}, ... }` of a smooth centre line (psdl.geom.spline),
+  --   or `center`: an already sampled centre line;
+  -- * `from`, `to`: `{junction_info, arm}` (from `Builder:intersection`): the street starts
+  --   (ends) on that arm's end section, square to the arm, and `path` only needs the via
+  --   points between (or nothing);
+  -- * `profile`: `{kind = "road"|"divided"|"walkway", left, right, sidewalk_left,
+  --   sidewalk_right, median}` (metres, seen in the direction of travel);
+  -- * `textures`: road group (default the style's road, or its alley for walkways);
+  --   `divider`: options of `Room:divided_road`;
+  -- * `spacing` (5 m), `max_angle` (7.5°), `planar_tol` (0.02 m): sampling;
+  -- * `start_section`, `end_section`: rows of points that replace the first / last section
+  --   (in the direction of travel); `start_dir`, `end_dir`: end tangents `{x, z}`;
+  -- * `split`: most sections per room (default 64; the road is cut at full sections);
+  -- * `tunnel` or `railing`: options of `Room:tunnel` for every room (a railing defaults to
+  --   `{height = 1.5, height2 = 1.0, outer = true}` and the style's railing textures);
+  -- * `room`: options of `Builder:room` for every room (`prop_rule` goes to the first only);
+  -- * `allow_clamp`: accept sections clamped on curves tighter than the road.
+  -- @treturn table the rooms in order
+  -- @treturn table info `{center = points, sections = n, stride = points per section, flat =
+  -- every section's points as a flat x, y, z array, refs = their vertex references, first,
+  -- last = the end sections (points), left, right = the outer-left / outer-right points of
+  -- every section}` (the rails are what a block beside the street shares)
+  function Builder:street(o)
+    if type(o) ~= "table" then argerr(1, "street", "table expected, got " .. type(o)) end
+    local profile = o.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
+    local m = profile_problem(profile, "profile")
+    if m then argerr(1, "street", m) end
+    local akind, stride = kind_of_profile(profile)
+    m = opt_problem(o.spacing, "spacing", "positive") or opt_problem(o.max_angle, "max_angle", "positive")
+      or opt_problem(o.planar_tol, "planar_tol", "positive") or opt_problem(o.split, "split", "int", 2)
+      or (o.start_dir ~= nil and dir_problem(o.start_dir, "start_dir")) or (o.end_dir ~= nil and dir_problem(o.end_dir, "end_dir"))
+      or (o.path ~= nil and points_problem(o.path, "path")) or (o.via ~= nil and points_problem(o.via, "via"))
+      or (o.center ~= nil and points_problem(o.center, "center", 2))
+      or end_problem(o.from, "from") or end_problem(o.to, "to")
+      or section_problem(o.start_section, "start_section", stride) or section_problem(o.end_section, "end_section", stride)
+    if not m then
+      for _, f in ipairs(STREET_TABLES) do
+        local t = o[f]
+        if t ~= nil and type(t) ~= "table" then m = string_format("%s: table expected, got %s", f, type(t)); break end
+        if t ~= nil and f ~= "room" then
+          m = opt_problem(t.height, f .. ".height") or opt_problem(t.height2, f .. ".height2")
+            or opt_problem(t.value, f .. ".value") or opt_problem(t.repeats, f .. ".repeats")
+          if m then break end
+        end
+      end
+    end
+    if m then argerr(1, "street", m) end
+    local ctrl, start_dir, end_dir = {}, o.start_dir, o.end_dir
+    local start_section, end_section = o.start_section, o.end_section
+    if o.from then
+      local info, i = o.from[1], o.from[2]
+      ctrl[1] = info.centers[i]
+      start_dir = start_dir or info.dirs[i]
+      start_section = start_section or info.sections[i]
+    end
+    for _, p in ipairs(o.path or o.via or {}) do ctrl[#ctrl + 1] = p end
+    if o.to then
+      local info, i = o.to[1], o.to[2]
+      ctrl[#ctrl + 1] = info.centers[i]
+      local d = info.dirs[i]
+      end_dir = end_dir or { -d[1], -d[2] }
+      end_section = end_section or M.reverse(info.sections[i])
+    end
+    local cflat
+    if o.center then
+      if plan_length(o.center) < 1e-6 then argerr(1, "street", "center has zero horizontal length") end
+      cflat = geom.flatten(o.center)
+    else
+      if #ctrl < 2 then argerr(1, "street", "path: 2 or more points expected (or from / to)") end
+      if plan_length(ctrl) < 1e-6 then
+        argerr(1, "street", "path has zero horizontal length" .. ((o.from or o.to) and " (with from / to)" or ""))
+      end
+      cflat = core.spline(geom.flatten(ctrl), {
+        spacing = o.spacing, max_angle = o.max_angle, half_width = half_width(profile),
+        planar_tol = o.planar_tol, start_dir = start_dir, end_dir = end_dir })
+      if #cflat < 6 then argerr(1, "street", "path has zero horizontal length") end
+    end
+    local prof = {}
+    for k, v in pairs(profile) do prof[k] = v end
+    prof.kind = profile.kind or "road"
+    local sf, clamped = core.sections(cflat, prof, start_dir, end_dir)
+    local nsec = #sf // (3 * stride)
+    local function put_row(k, row, what)
+      local pm = section_problem(row, what, stride)
+      if pm then argerr(1, "street", pm) end
+      for c = 1, stride do
+        local p, i = row[c], 3 * ((k - 1) * stride + c - 1)
+        sf[i + 1], sf[i + 2], sf[i + 3] = p[1], p[2] or 0, p[3]
+      end
+    end
+    if start_section then put_row(1, start_section, o.start_section and "start_section" or "from: the arm's end section") end
+    if end_section then put_row(nsec, end_section, o.end_section and "end_section" or "to: the arm's end section") end
+    self.clamped = self.clamped + clamped
+    local split = o.split or 64
+    local ropts = o.room or {}
+    local tunnel = o.tunnel
+    if o.railing then
+      tunnel = {}
+      for k, v in pairs(o.railing) do tunnel[k] = v end
+      if tunnel.height == nil then tunnel.height = 1.5 end
+      if tunnel.height2 == nil then tunnel.height2 = 1.0 end
+      if tunnel.outer == nil and not tunnel.flags then tunnel.outer = true end
+      tunnel.textures = tunnel.textures or self.style.tunnels.railing
+    end
+    local textures = o.textures
+    if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
+    if split < 2 then argerr(1, "street", "split: at least 2 sections per room") end
+    local all = {}
+    for i = 1, #sf do all[i] = sf[i] end
+    local srefs = pool_flat(self, all) -- numbers checked: the sections of a checked line
+    local rooms = {}
+    local nrooms = (nsec - 2) // (split - 1) + 1 -- rooms of at most `split` sections, as even as can be
+    local first = 1
+    while first < nsec do
+      local last = min(nsec, first + (nsec - first + (nrooms - #rooms) - 1) // (nrooms - #rooms))
+      local refs = {}
+      for i = (first - 1) * stride + 1, last * stride do refs[#refs + 1] = srefs[i] end
+      local is_tunnel = ropts.tunnel
+      if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
+      local r = self:room{ kind = "road", name = ropts.name, tunnel = is_tunnel,
+                           bridge = ropts.bridge, flags = ropts.flags,
+                           prop_rule = #rooms == 0 and ropts.prop_rule or 0 }
+      if clamped > 0 and not o.allow_clamp then
+        r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
+          .. "curve or pass allow_clamp", clamped)
+      end
+      if tunnel then r:tunnel(tunnel) end
+      if akind == "road" then
+        r:push({ type = "road", group = as_group(self, textures, "road", "street"), refs = refs })
+      elseif akind == "walkway" then
+        r:push({ type = "walkway", group = as_group(self, textures, "single", "street"), refs = refs })
+      else
+        local dv = {}
+        for k, v in pairs(o.divider or {}) do dv[k] = v end
+        dv.cap_start = first == 1 and (o.divider or {}).cap_start
+        dv.cap_end = last == nsec and (o.divider or {}).cap_end
+        r:divided_refs(refs, textures, dv)
+      end
+      -- the outline of the strip: first section left to right, the right rail, the last
+      -- section right to left, the left rail back (retail winding, §4.2)
+      local ns = #refs // stride
+      local out = {}
+      local function put(v) if out[#out] ~= v then out[#out + 1] = v end end
+      for c = 1, stride do put(refs[c]) end
+      for k = 2, ns do put(refs[k * stride]) end
+      for c = stride - 1, 1, -1 do put(refs[(ns - 1) * stride + c]) end
+      for k = ns - 1, 2, -1 do put(refs[(k - 1) * stride + 1]) end
+      while #out > 1 and out[#out] == out[1] do out[#out] = nil end
+      r.outline = out
+      rooms[#rooms + 1] = r
+      first = last
+    end
+    local left, right = {}, {}
+    for k = 1, nsec do
+      local i, j = 3 * (k - 1) * stride, 3 * (k * stride - 1)
+      left[k] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+      right[k] = { sf[j + 1], sf[j + 2], sf[j + 3] }
+    end
+    local function row(k)
+      local t = {}
+      for c = 1, stride do
+        local i = 3 * ((k - 1) * stride + c - 1)
+        t[c] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+      end
+      return t
+    end
+    return rooms, { center = geom.unflatten(cflat), flat = sf, stride = stride, refs = srefs, left = left,
+                    right = right, first = row(1), last = row(nsec), sections = nsec }
+  end
+
+  return {
+    finite = finite,
+    nonneg = nonneg,
+    profile_ok = profile_ok,
+    profile_problem = profile_problem,
+    half_width = half_width,
+    kind_of_profile = kind_of_profile,
+    end_problem = end_problem,
+    section_problem = section_problem,
+    plan_length = plan_length,
+    WIDTHS = WIDTHS,
+    STREET_TABLES = STREET_TABLES,
+  }
+end

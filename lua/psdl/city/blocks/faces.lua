@@ -1,0 +1,342 @@
+--- Faces of the road network for psdl.city.blocks (step 1 of `fill`): room outlines, the
+-- network's boundary loops, faces with holes, portals and decks (`M.faces`).
+local core = require "psdl.core"
+local plan = require "psdl.plan"
+
+local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
+local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
+local atan, pi, acos = math.atan, math.pi, math.acos
+local table_sort, table_insert, string_format = table.sort, table.insert, string.format
+local os_clock = os.clock
+local area2, dist, inside = plan.area2, plan.dist, plan.inside
+
+-- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
+-- context class of one `fill`, private the helpers shared between the blocks files.
+return function(M, Ctx, private)
+  local poly, push = private.poly, private.push
+
+  -- ================================================================ network and faces
+
+  local SURFACE = { road = true, divided_road = true, walkway = true, sidewalk_strip = true,
+                    crosswalk = true, road_fan = true, fan = true }
+
+  local function is_warp(r)
+    if r.is_tunnel or r.is_bridge then return true end
+    return r.flags ~= nil and (r.flags & 0x40) ~= 0
+  end
+
+  -- A room's outline as vertex references: its own, or that of its ground geometry.
+  local function room_outline(b, r)
+    if r.outline then return r.outline end
+    local tris = {}
+    for _, op in ipairs(r.ops) do
+      if SURFACE[op.type] and op.cap == nil then
+        local t = core.surface_triangles(op.type, op.refs)
+        local n = #tris
+        for i = 1, #t do tris[n + i] = t[i] end
+      end
+    end
+    if #tris == 0 then return nil end
+    return core.boundary(tris, b.vpool)
+  end
+
+  local function ukey(a, c)
+    if a < c then return a * 4294967296 + c end
+    return c * 4294967296 + a
+  end
+
+  -- Splits a loop of references at a vertex it visits twice (a pinch) into simple loops.
+  local function split_pinches(loop, out)
+    local seen = {}
+    for i, v in ipairs(loop) do
+      local j = seen[v]
+      if j then
+        local a, c = {}, {}
+        for k = j, i - 1 do a[#a + 1] = loop[k] end
+        for k = i, #loop do c[#c + 1] = loop[k] end
+        for k = 1, j - 1 do c[#c + 1] = loop[k] end
+        split_pinches(a, out)
+        split_pinches(c, out)
+        return
+      end
+      seen[v] = i
+    end
+    out[#out + 1] = loop
+  end
+
+  --- The faces of the road layout placed in a builder so far.
+  -- @tparam Builder b
+  -- @tparam[opt] table opts `skip`: a set of rooms to leave out
+  -- @treturn table `{faces = {{refs, pts, kinds, holes = {...}, area}...}, outlines =
+  -- {...} (the network's outer loops not inside a face, wound S > 0: holes of the apron),
+  -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
+  function M.faces(b, opts)
+    opts = opts or {}
+    local base, tunnel_edges, deck_edges = {}, {}, {}
+    for _, r in ipairs(b.rooms) do
+      if not (opts.skip and opts.skip[r]) then
+        local out = room_outline(b, r)
+        if out and #out >= 3 then
+          if is_warp(r) then
+            local set = (r.is_tunnel or (r.flags and (r.flags & 0x02) ~= 0)) and tunnel_edges or deck_edges
+            local n = #out
+            for k = 1, n do set[ukey(out[k], out[k % n + 1])] = true end
+          else
+            local c = {}
+            for k, v in ipairs(out) do c[k] = v end
+            base[#base + 1] = c
+          end
+        end
+      end
+    end
+    -- split edges at vertices of other rooms lying inside them (T-junctions)
+    if #base > 1 then
+      local t = core.tjunctions(b.vpool, base, b.eps)
+      local by = {}
+      for i = 1, #t, 3 do
+        local ri, e, v = t[i], t[i + 1], t[i + 2]
+        local l = by[ri]
+        if not l then l = {}; by[ri] = l end
+        l[#l + 1] = { e = e, v = v, o = #l }
+      end
+      for ri = 1, #base do
+        local l = by[ri]
+        if l then
+          table_sort(l, function(x, y) if x.e ~= y.e then return x.e > y.e end return x.o > y.o end)
+          local per = base[ri]
+          for _, x in ipairs(l) do table_insert(per, x.e + 1, x.v) end
+        end
+      end
+    end
+    -- boundary edges: used by exactly one room, directed as in that room
+    local count = {}
+    for _, per in ipairs(base) do
+      local n = #per
+      for k = 1, n do
+        local a, c = per[k], per[k % n + 1]
+        if a ~= c then
+          local key = ukey(a, c)
+          count[key] = (count[key] or 0) + 1
+        end
+      end
+    end
+    local edges, outs = {}, {}
+    for _, per in ipairs(base) do
+      local n = #per
+      for k = 1, n do
+        local a, c = per[k], per[k % n + 1]
+        if a ~= c and count[ukey(a, c)] == 1 then
+          local e = { a = a, c = c }
+          edges[#edges + 1] = e
+          local l = outs[a]
+          if not l then l = {}; outs[a] = l end
+          l[#l + 1] = e
+        end
+      end
+    end
+    local P = {}
+    local function pt(v)
+      local p = P[v]
+      if not p then p = b:point(v); P[v] = p end
+      return p
+    end
+    -- Rooms that overlap or leave a sliver between them leave chains that end where no other
+    -- begins: join each loose end to the nearest loose start within 12 m (nearest pairs first).
+    local warnings = {}
+    do
+      local deg = {}
+      local order_v = {}
+      for _, e in ipairs(edges) do
+        if not deg[e.a] then deg[e.a] = 0; order_v[#order_v + 1] = e.a end
+        if not deg[e.c] then deg[e.c] = 0; order_v[#order_v + 1] = e.c end
+        deg[e.a] = deg[e.a] + 1
+        deg[e.c] = deg[e.c] - 1
+      end
+      local ends, starts = {}, {}
+      for _, v in ipairs(order_v) do
+        local d = deg[v]
+        for _ = 1, -d do ends[#ends + 1] = v end
+        for _ = 1, d do starts[#starts + 1] = v end
+      end
+      if #ends > 0 then
+        local pairs_ = {}
+        for i, u in ipairs(ends) do
+          for j, v in ipairs(starts) do
+            local d = dist(pt(u), pt(v))
+            if d <= 12 and u ~= v then pairs_[#pairs_ + 1] = { i, j, d } end
+          end
+        end
+        table_sort(pairs_, function(x, y)
+          if x[3] ~= y[3] then return x[3] < y[3] end
+          if x[1] ~= y[1] then return x[1] < y[1] end
+          return x[2] < y[2]
+        end)
+        local ue, us = {}, {}
+        for _, pr in ipairs(pairs_) do
+          if not ue[pr[1]] and not us[pr[2]] then
+            ue[pr[1]], us[pr[2]] = true, true
+            local a, c = ends[pr[1]], starts[pr[2]]
+            local e = { a = a, c = c, virtual = true }
+            edges[#edges + 1] = e
+            local l = outs[a]
+            if not l then l = {}; outs[a] = l end
+            l[#l + 1] = e
+            local p, q = pt(a), pt(c)
+            warnings[#warnings + 1] = string_format("a gap of %.2f m between rooms' outlines at (%.1f, %.1f) - (%.1f, %.1f) "
+              .. "(overlapping or parted rooms) was closed", pr[3], p[1], p[3], q[1], q[3])
+          end
+        end
+      end
+    end
+    -- trace loops; the face lies on the left (math) of each edge: take the sharpest left turn
+    local loops = {}
+    for _, e0 in ipairs(edges) do
+      if not e0.used then
+        e0.used = true
+        local loop = { e0.a }
+        local e = e0
+        local ok = true
+        for _ = 1, #edges + 1 do
+          local v = e.c
+          local cand = outs[v]
+          local best, bestang
+          if cand then
+            local pv, pu = pt(v), pt(e.a)
+            local bx, bz = pu[1] - pv[1], pu[3] - pv[3]
+            local back = atan(bz, bx)
+            for _, f in ipairs(cand) do
+              if not f.used or f == e0 then
+                local q = pt(f.c)
+                local ang = (back - atan(q[3] - pv[3], q[1] - pv[1])) % (2 * pi)
+                if ang <= 1e-12 then ang = 2 * pi end
+                if not bestang or ang < bestang then best, bestang = f, ang end
+              end
+            end
+          end
+          if not best then ok = false; break end
+          if best == e0 then break end
+          best.used = true
+          loop[#loop + 1] = v
+          e = best
+        end
+        if ok then
+          split_pinches(loop, loops)
+        else
+          warnings[#warnings + 1] = string_format("an open chain of %d boundary edges from vertex %d was left out", #loop, e0.a)
+        end
+      end
+    end
+    local function edge_kind(a, c)
+      local key = ukey(a, c)
+      if tunnel_edges[key] then return "portal" end
+      if deck_edges[key] then return "deck" end
+      return "street"
+    end
+    -- classify: S > 0 bounds a face, S < 0 is an outline of the network
+    local faces, outlines = {}, {}
+    for _, loop in ipairs(loops) do
+      if #loop >= 3 then
+        local pts = {}
+        for i, v in ipairs(loop) do pts[i] = pt(v) end
+        local s = area2(pts)
+        if abs(s) > 2 * 0.5 then
+          local Q = poly()
+          if s > 0 then -- reverse into retail winding
+            for i = #loop, 1, -1 do
+              local j = i == 1 and #loop or i - 1 -- edge (loop[i] -> loop[i-1]) reversed original (loop[i-1] -> loop[i])
+              local a, c = loop[i], loop[j]
+              push(Q, pts[i], a, edge_kind(a, c))
+            end
+            Q.area = s / 2
+            Q.holes = {}
+            faces[#faces + 1] = Q
+          else
+            local n = #loop
+            for i = 1, n do
+              local a, c = loop[i], loop[i % n + 1]
+              push(Q, pts[i], a, edge_kind(a, c))
+            end
+            Q.area = -s / 2
+            outlines[#outlines + 1] = Q
+          end
+        end
+      end
+    end
+    -- islands: an outline inside a face is a hole of the smallest face holding it
+    local order = {}
+    for i = 1, #faces do order[i] = i end
+    table_sort(order, function(x, y) if faces[x].area ~= faces[y].area then return faces[x].area < faces[y].area end return x < y end)
+    local apron = {}
+    for _, L in ipairs(outlines) do
+      local host
+      local p = L.pts[1]
+      for _, fi in ipairs(order) do
+        local F = faces[fi]
+        if F.area > L.area and inside(F.pts, p[1], p[3]) then host = F; break end
+      end
+      -- holes run against the region's winding (S > 0)
+      local H = poly()
+      for i = #L.pts, 1, -1 do
+        local j = i == 1 and #L.pts or i - 1
+        push(H, L.pts[i], L.refs[i], L.kinds[j])
+      end
+      H.area = L.area
+      if host then host.holes[#host.holes + 1] = H else apron[#apron + 1] = H end
+    end
+    return { faces = faces, outlines = apron, warnings = warnings }
+  end
+
+  -- Moves the points of edges shared with warp rooms to the ground: a tunnel portal's
+  -- points up to the ground above (no ground lid over the ramp, city-layout §4.2), a bridge
+  -- deck's end down to the ground under it (clearance under the deck). The height function
+  -- gives that ground, else the highest (portal) or lowest (deck) of the polygon's other
+  -- boundary points within 80 m. The street edges next to a moved point are no longer shared
+  -- with the road: no buildings there.
+  local function lift_portals(ctx, Q)
+    local n = #Q.pts
+    local mode = {}
+    local any = false
+    for i = 1, n do
+      local k = Q.kinds[i]
+      if k == "portal" or k == "deck" then
+        mode[i] = mode[i] or k
+        mode[i % n + 1] = mode[i % n + 1] or k
+        any = true
+      end
+    end
+    if not any then return end
+    local new = {}
+    for i = 1, n do
+      local md = mode[i]
+      if md then
+        local p = Q.pts[i]
+        local y = ctx:h(p[1], p[3], nil)
+        if not y then
+          for j = 1, n do
+            local q = Q.pts[j]
+            if not mode[j] and dist(p, q) < 80 then
+              if not y or (md == "portal" and q[2] > y) or (md == "deck" and q[2] < y) then y = q[2] end
+            end
+          end
+          y = y or p[2]
+        end
+        new[i] = { ctx:new_point(p[1], y, p[3]) }
+      end
+    end
+    for i = 1, n do
+      if new[i] then
+        Q.pts[i], Q.refs[i] = new[i][1], new[i][2]
+        if Q.kinds[i] == "street" then Q.kinds[i] = "portal" end
+        local pi_ = (i - 2) % n + 1
+        if Q.kinds[pi_] == "street" then Q.kinds[pi_] = "portal" end
+      end
+    end
+  end
+
+  return {
+    SURFACE = SURFACE,
+    is_warp = is_warp,
+    room_outline = room_outline,
+    lift_portals = lift_portals,
+  }
+end

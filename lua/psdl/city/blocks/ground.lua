@@ -1,0 +1,95 @@
+--- Ground of psdl.city.blocks (step 3 of `fill`): fans over each room, cut again under a
+-- height function so that inner points follow it.
+local core = require "psdl.core"
+local plan = require "psdl.plan"
+
+local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
+local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
+local atan, pi, acos = math.atan, math.pi, math.acos
+local table_sort, table_insert, string_format = table.sort, table.insert, string.format
+local os_clock = os.clock
+
+-- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
+-- context class of one `fill`, private the helpers shared between the blocks files.
+return function(M, Ctx, private)
+
+  -- ================================================================ ground
+
+  -- Heights of the ground surface at plan points, from its triangles (flat rooms: constant).
+  local function sampler(tris, flat_y)
+    if flat_y then return function() return flat_y end end
+    local cell = 12
+    local grid = {}
+    for ti, t in ipairs(tris) do
+      local x0, x1 = min(t[1], t[4], t[7]), max(t[1], t[4], t[7])
+      local z0, z1 = min(t[3], t[6], t[9]), max(t[3], t[6], t[9])
+      for gx = floor(x0 / cell), floor(x1 / cell) do
+        for gz = floor(z0 / cell), floor(z1 / cell) do
+          local key = gx * 1000003 + gz
+          local l = grid[key]
+          if not l then l = {}; grid[key] = l end
+          l[#l + 1] = ti
+        end
+      end
+    end
+    return function(x, z)
+      local l = grid[floor(x / cell) * 1000003 + floor(z / cell)]
+      local bestd, besty = huge, nil
+      if l then
+        for _, ti in ipairs(l) do
+          local t = tris[ti]
+          local ax, az, bx, bz, cx, cz = t[1], t[3], t[4], t[6], t[7], t[9]
+          local d = (bz - cz) * (ax - cx) + (cx - bx) * (az - cz)
+          if abs(d) > 1e-12 then
+            local l1 = ((bz - cz) * (x - cx) + (cx - bx) * (z - cz)) / d
+            local l2 = ((cz - az) * (x - cx) + (ax - cx) * (z - cz)) / d
+            local l3 = 1 - l1 - l2
+            local m = min(l1, l2, l3)
+            if m >= -1e-6 then return l1 * t[2] + l2 * t[5] + l3 * t[8] end
+            if -m < bestd then bestd, besty = -m, l1 * t[2] + l2 * t[5] + l3 * t[8] end
+          end
+        end
+      end
+      if besty then return besty end
+      -- outside every triangle (a point on the rim): the nearest vertex
+      local bd, by = huge, 0
+      for _, t in ipairs(tris) do
+        for k = 0, 6, 3 do
+          local dx, dz = t[k + 1] - x, t[k + 3] - z
+          local dd = dx * dx + dz * dz
+          if dd < bd then bd, by = dd, t[k + 2] end
+        end
+      end
+      return by
+    end
+  end
+
+  -- Ground fans of a room over polygon pieces (hubs the decomposition adds follow the height
+  -- function); returns the fans' triangles (x, y, z of three points each) as drawn.
+  local function ground(ctx, r, pieces, texture)
+    local b = ctx.b
+    local tris = {}
+    local hub = ctx.height and function(x, z) return ctx:h(x, z, nil) end or nil
+    for _, g in ipairs(pieces) do
+      local n0 = #r.ops
+      r:fan(g.pts, texture, { hub_height = hub })
+      for k = n0 + 1, #r.ops do
+        local op = r.ops[k]
+        if op.type == "fan" then
+          local f = b:flat_of(op.refs) -- the fan's points, x, y, z each, in one call
+          local hx, hy, hz = f[1], f[2], f[3]
+          for j = 3, #op.refs do
+            local i = 3 * j
+            tris[#tris + 1] = { hx, hy, hz, f[i - 5], f[i - 4], f[i - 3], f[i - 2], f[i - 1], f[i] }
+          end
+        end
+      end
+    end
+    return tris
+  end
+
+  return {
+    ground = ground,
+    sampler = sampler,
+  }
+end

@@ -1,0 +1,360 @@
+--- Splitting for psdl.city.blocks (step 2 of `fill`): chords across a face's dominant
+-- direction, holes bridged to the outer ring, convex pieces as the fallback.
+local core = require "psdl.core"
+local plan = require "psdl.plan"
+
+local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
+local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
+local atan, pi, acos = math.atan, math.pi, math.acos
+local table_sort, table_insert, string_format = table.sort, table.insert, string.format
+local os_clock = os.clock
+local area2, dist, inside, segs_meet = plan.area2, plan.dist, plan.inside, plan.segs_meet
+local in_cone, chord_angle, chord_valid = plan.in_cone, plan.chord_angle, plan.chord_valid
+local shape, clipped_area, part_area, bbox = plan.shape, plan.clipped_area, plan.part_area, plan.bbox
+
+-- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
+-- context class of one `fill`, private the helpers shared between the blocks files.
+return function(M, Ctx, private)
+  local poly, push = private.poly, private.push
+
+  -- ================================================================ splitting
+
+  -- The best chord splitting the polygon across its major axis near the middle (nil if none).
+  -- The line square to the axis at the half-area station crosses the polygon in spans; the
+  -- chords tried join the vertices next to the two ends of a span (a few each side), so they
+  -- run nearly along that line. Other stations are tried when none fits.
+  local function find_chord(pts, sh, obstacles)
+    local n = #pts
+    local A = sh.area
+    local cx, cz, dx, dz = sh.cx, sh.cz, sh.dx, sh.dz
+    local ux, uz = -dz, dx
+    local function station(frac)
+      local lo, hi = sh.tmin, sh.tmax
+      for _ = 1, 11 do
+        local mid = (lo + hi) / 2
+        if clipped_area(pts, cx, cz, dx, dz, mid) < A * frac then lo = mid else hi = mid end
+      end
+      return (lo + hi) / 2
+    end
+    local function candidates(tau)
+      -- crossings of the line t = tau: edge index and position u along the line
+      local xs = {}
+      local t = {}
+      for i = 1, n do t[i] = (pts[i][1] - cx) * dx + (pts[i][3] - cz) * dz - tau end
+      for k = 1, n do
+        local k2 = k % n + 1
+        local a, c = t[k], t[k2]
+        if (a <= 0) ~= (c <= 0) then
+          local f = a / (a - c)
+          local x = pts[k][1] + (pts[k2][1] - pts[k][1]) * f
+          local z = pts[k][3] + (pts[k2][3] - pts[k][3]) * f
+          xs[#xs + 1] = { k = k, u = (x - cx) * ux + (z - cz) * uz }
+        end
+      end
+      table_sort(xs, function(p, q) if p.u ~= q.u then return p.u < q.u end return p.k < q.k end)
+      local out = {}
+      local W = 3
+      for s = 1, #xs - 1, 2 do
+        local e1, e2 = xs[s], xs[s + 1]
+        local near1, near2 = {}, {}
+        for w = -W + 1, W do
+          near1[#near1 + 1] = (e1.k - 1 + w) % n + 1
+          near2[#near2 + 1] = (e2.k - 1 + w) % n + 1
+        end
+        for _, i in ipairs(near1) do
+          for _, j in ipairs(near2) do
+            if i ~= j then out[#out + 1] = { i, j, abs(t[i]) + abs(t[j]) } end
+          end
+        end
+      end
+      table_sort(out, function(p, q)
+        if p[3] ~= q[3] then return p[3] < q[3] end
+        if p[1] ~= q[1] then return p[1] < q[1] end
+        return p[2] < q[2]
+      end)
+      return out
+    end
+    local function evaluate(i, j, minfrac)
+      local a, c = pts[i], pts[j]
+      local ddx, ddz = c[1] - a[1], c[3] - a[3]
+      if i % n + 1 == j or j % n + 1 == i then return nil end
+      if not in_cone(pts, i, c[1], c[3]) or not in_cone(pts, j, a[1], a[3]) then return nil end
+      if chord_angle(pts, i, ddx, ddz) < 0.35 or chord_angle(pts, j, -ddx, -ddz) < 0.35 then return nil end
+      local frac = part_area(pts, min(i, j), max(i, j)) / A
+      if frac < minfrac or frac > 1 - minfrac then return nil end
+      if not chord_valid(pts, i, j) then return nil end
+      if obstacles and obstacles.hit(a, c) then return nil end
+      local len = dist(a, c)
+      return abs(frac - 0.5) * 2 + 0.6 * len / sqrt(A) + 1.5 * abs(ddx * dx + ddz * dz) / len
+    end
+    local best, bs = nil, huge
+    for _, frac in ipairs({ 0, 0.5, 0.42, 0.58, 0.33, 0.67, 0.25, 0.75 }) do
+      -- first the line through the centroid (the half-area line of a symmetric shape)
+      local tau = frac == 0 and 0 or station(frac)
+      local valid = 0
+      for _, cd in ipairs(candidates(tau)) do
+        local s = evaluate(cd[1], cd[2], frac == 0 and 0.3 or 0.12)
+        if s then
+          valid = valid + 1
+          if s < bs then best, bs = { cd[1], cd[2] }, s end
+          if valid >= 4 then break end
+        end
+      end
+      if best then return best end
+    end
+    if obstacles then return find_chord(pts, sh, nil) end -- through a building if need be
+    return nil
+  end
+
+  -- Cuts polygon P along the chord i-j (with points every `step` m): two polygons.
+  local function cut(ctx, P, i, j, step)
+    if i > j then i, j = j, i end
+    local n = #P.pts
+    local mp, mr = ctx:chord_points(P.pts[i], P.pts[j], step)
+    local A, B = poly(), poly()
+    for k = i, j - 1 do push(A, P.pts[k], P.refs[k], P.kinds[k]) end
+    push(A, P.pts[j], P.refs[j], "cut")
+    for m = #mp, 1, -1 do push(A, mp[m], mr[m], "cut") end
+    for k = j, n do push(B, P.pts[k], P.refs[k], P.kinds[k]) end
+    for k = 1, i - 1 do push(B, P.pts[k], P.refs[k], P.kinds[k]) end
+    push(B, P.pts[i], P.refs[i], "cut")
+    for m = 1, #mp do push(B, mp[m], mr[m], "cut") end
+    return A, B
+  end
+
+  -- Splits P recursively until it fits the limits; appends the pieces to out.
+  local function split(ctx, P, lim, out, depth)
+    depth = depth or 0
+    local n = #P.pts
+    if n <= lim.max_points then
+      -- clearly within the limits (area and bounding-box diagonal): no need for the axes
+      local bb = bbox(P.pts)
+      local dx, dz = bb[2] - bb[1], bb[4] - bb[3]
+      if dx * dx + dz * dz <= lim.max_length * lim.max_length and abs(area2(P.pts)) / 2 <= lim.max_area then
+        out[#out + 1] = P
+        return
+      end
+    end
+    local sh = shape(P.pts)
+    local need = sh.area > lim.max_area or n > lim.max_points or sh.extent > lim.max_length
+    if need and depth < 24 and sh.area > 4 then
+      local ch = find_chord(P.pts, sh, ctx.obstacles)
+      if ch then
+        local A, B = cut(ctx, P, ch[1], ch[2], lim.step)
+        split(ctx, A, lim, out, depth + 1)
+        split(ctx, B, lim, out, depth + 1)
+        return
+      end
+      if n > 250 then
+        error(string_format("psdl.city.blocks: a block of %d boundary points near (%.1f, %.1f) cannot be cut into "
+          .. "rooms of at most 255 perimeter points", n, P.pts[1][1], P.pts[1][3]), 0)
+      end
+      ctx.unsplit = (ctx.unsplit or 0) + 1
+    end
+    out[#out + 1] = P
+  end
+
+  -- Is the segment a-c free of every ring's edges (except those at its ends) and inside the
+  -- region (outer minus holes)?
+  local function visible(rings, a, c, outer, holes)
+    local ax, az, cx, cz = a[1], a[3], c[1], c[3]
+    for _, R in ipairs(rings) do
+      local pts = R.pts
+      local n = #pts
+      local p = pts[n]
+      for k = 1, n do
+        local q = pts[k]
+        if p ~= a and p ~= c and q ~= a and q ~= c then
+          if segs_meet(ax, az, cx, cz, p[1], p[3], q[1], q[3]) then return false end
+        end
+        p = q
+      end
+    end
+    local mx, mz = (ax + cx) / 2, (az + cz) / 2
+    if not inside(outer.pts, mx, mz) then return false end
+    for _, H in ipairs(holes) do
+      if inside(H.pts, mx, mz) then return false end
+    end
+    return true
+  end
+
+  -- Cuts a polygon with holes into simple polygons: each hole is joined to the outer ring
+  -- by two chords (from its extreme points along x), which splits the region in two.
+  local function bridge_holes(ctx, outer, holes, step, out)
+    if #holes == 0 then out[#out + 1] = outer; return end
+    local rings = { outer }
+    for _, h in ipairs(holes) do rings[#rings + 1] = h end
+    -- the first hole (in order) whose two extreme points both see the outer ring: another
+    -- hole may hide the outer ring from the first one's
+    local H, rest, hp, lo, hi, w1, w2
+    -- the smallest angle (radians) between the chord from point k of ring pts (towards x, z)
+    -- and the ring's two edges at k: a chord almost along an edge cuts off a sliver
+    local function edge_angle(pts, k, x, z)
+      local n = #pts
+      local p = pts[k]
+      local cx, cz = x - p[1], z - p[3]
+      local cl = sqrt(cx * cx + cz * cz)
+      if cl < 1e-9 then return 0 end
+      local best = pi
+      for _, q in ipairs({ pts[(k - 2) % n + 1], pts[k % n + 1] }) do
+        local ex, ez = q[1] - p[1], q[3] - p[3]
+        local el = sqrt(ex * ex + ez * ez)
+        if el > 1e-9 then
+          local c = (cx * ex + cz * ez) / (cl * el)
+          best = min(best, acos(max(-1, min(1, c))))
+        end
+      end
+      return best
+    end
+    local SLIVER = 10 * pi / 180
+    local function target(hk, avoid, other)
+      local h = hp[hk]
+      local cands = {}
+      for k, p in ipairs(outer.pts) do
+        if k ~= avoid then cands[#cands + 1] = { k, dist(h, p) } end
+      end
+      table_sort(cands, function(x, y) if x[2] ~= y[2] then return x[2] < y[2] end return x[1] < y[1] end)
+      for pass = 1, 2 do -- first without chords along an edge, then any
+        for _, cd in ipairs(cands) do
+          local p = outer.pts[cd[1]]
+          if in_cone(outer.pts, cd[1], h[1], h[3]) and visible(rings, h, p, outer, holes)
+             and (pass == 2 or (edge_angle(hp, hk, p[1], p[3]) >= SLIVER
+                                and edge_angle(outer.pts, cd[1], h[1], h[3]) >= SLIVER)) then
+            if not other or not segs_meet(h[1], h[3], p[1], p[3], other[1][1], other[1][3], other[2][1], other[2][3]) then
+              return cd[1]
+            end
+          end
+        end
+      end
+      return nil
+    end
+    for hi_ = 1, #holes do
+      H = holes[hi_]
+      hp = H.pts
+      lo, hi = 1, 1
+      for k = 2, #hp do
+        if hp[k][1] < hp[lo][1] or (hp[k][1] == hp[lo][1] and hp[k][3] < hp[lo][3]) then lo = k end
+        if hp[k][1] > hp[hi][1] or (hp[k][1] == hp[hi][1] and hp[k][3] > hp[hi][3]) then hi = k end
+      end
+      w1 = target(lo)
+      w2 = w1 and target(hi, w1, { hp[lo], outer.pts[w1] })
+      if w1 and w2 and lo ~= hi then
+        rest = {}
+        for k = 1, #holes do if k ~= hi_ then rest[#rest + 1] = holes[k] end end
+        break
+      end
+    end
+    if not rest then
+      error("psdl.city.blocks: cannot join a hole of the network outline to the ground around it", 0)
+    end
+    local c1p, c1r = ctx:chord_points(outer.pts[w1], hp[lo], step) -- w1 -> h(lo)
+    local c2p, c2r = ctx:chord_points(outer.pts[w2], hp[hi], step) -- w2 -> h(hi)
+    local no, nh = #outer.pts, #hp
+    local function piece(wa, wb, ca, cb, ha, hb)
+      -- outer wa -> wb, chord wb -> h(hb) (cb forward), hole hb -> ha, chord h(ha) -> wa (ca reversed)
+      local Q = poly()
+      local k = wa
+      while true do
+        push(Q, outer.pts[k], outer.refs[k], k == wb and "cut" or outer.kinds[k])
+        if k == wb then break end
+        k = k % no + 1
+      end
+      for m = 1, #cb[1] do push(Q, cb[1][m], cb[2][m], "cut") end
+      k = hb
+      while true do
+        push(Q, hp[k], H.refs[k], k == ha and "cut" or H.kinds[k])
+        if k == ha then break end
+        k = k % nh + 1
+      end
+      for m = #ca[1], 1, -1 do push(Q, ca[1][m], ca[2][m], "cut") end
+      return Q
+    end
+    local X = piece(w1, w2, { c1p, c1r }, { c2p, c2r }, lo, hi)
+    local Y = piece(w2, w1, { c2p, c2r }, { c1p, c1r }, hi, lo)
+    if area2(X.pts) >= 0 or area2(Y.pts) >= 0 then
+      error("psdl.city.blocks: joining a hole of the network outline gave a piece wound the wrong way", 0)
+    end
+    local hx, hy = {}, {}
+    for _, h in ipairs(rest) do
+      local p = h.pts[1]
+      if inside(X.pts, p[1], p[3]) then hx[#hx + 1] = h else hy[#hy + 1] = h end
+    end
+    bridge_holes(ctx, X, hx, step, out)
+    bridge_holes(ctx, Y, hy, step, out)
+  end
+
+  -- The kernel's convex pieces (Hertel-Mehlhorn, no added point) of a region with holes, as
+  -- polygons: the fallback when joining holes or cutting fails.
+  local function convex_pieces(F, holes)
+    local pts, refs, ekind, starts = {}, {}, {}, {}
+    local function add_ring(Q)
+      local n = #Q.pts
+      for i = 1, n do
+        pts[#pts + 1], refs[#refs + 1] = Q.pts[i], Q.refs[i]
+        ekind[Q.refs[i] * 4294967296 + Q.refs[i % n + 1]] = Q.kinds[i]
+      end
+    end
+    add_ring(F)
+    for _, H in ipairs(holes) do
+      starts[#starts + 1] = #pts + 1
+      add_ring(H)
+    end
+    local flat = {}
+    for i, p in ipairs(pts) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
+    local idx = core.fans(flat, #starts > 0 and starts or nil)
+    local n = #pts
+    local out = {}
+    for _, f0 in ipairs(idx) do
+      -- the piece's ring: the fan's points, or its rim when the hub is an added point
+      local f = f0
+      if f0[1] > n then
+        f = {}
+        for j = 2, #f0 - 1 do f[#f + 1] = f0[j] end
+      end
+      local Q = poly()
+      local m = #f
+      for j = 1, m do
+        local a, c = refs[f[j]], refs[f[j % m + 1]]
+        push(Q, pts[f[j]], a, ekind[a * 4294967296 + c] or "cut")
+      end
+      if area2(Q.pts) > 0 then -- keep retail winding
+        local R = poly()
+        for j = m, 1, -1 do push(R, Q.pts[j], Q.refs[j], Q.kinds[(j - 2) % m + 1]) end
+        Q = R
+      end
+      out[#out + 1] = Q
+    end
+    return out
+  end
+
+  -- Simple polygons within the limits covering a region (outer ring and holes): holes joined
+  -- by chords, then cut; when that fails, the kernel's convex pieces, cut where they can be.
+  local function region_pieces(ctx, F, holes, lim, what)
+    local ok, res = false, "convex pieces asked for"
+    if ctx.mode ~= "convex" then ok, res = pcall(function()
+      local simple_pieces, polys = {}, {}
+      bridge_holes(ctx, F, holes, lim.step, simple_pieces)
+      for _, S in ipairs(simple_pieces) do split(ctx, S, lim, polys) end
+      return polys
+    end) end
+    if ok then return res end
+    local w = ctx.report.warnings
+    if ctx.mode ~= "convex" then w[#w + 1] = string_format("%s: %s; convex pieces used instead", what, tostring(res):gsub("^psdl%.city%.blocks: ", "")) end
+    local polys = {}
+    for _, Q in ipairs(convex_pieces(F, holes)) do
+      local part = {}
+      if pcall(split, ctx, Q, lim, part) then
+        for _, x in ipairs(part) do polys[#polys + 1] = x end
+      else
+        polys[#polys + 1] = Q
+      end
+    end
+    return polys
+  end
+
+  return {
+    region_pieces = region_pieces,
+    convex_pieces = convex_pieces,
+    split = split,
+  }
+end

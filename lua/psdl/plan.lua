@@ -1,0 +1,372 @@
+--- Plan geometry on points {x, y, z} (the plan is x, z), shared by the city modules:
+-- signed area, distances, point in polygon (one query or many), segment tests, chords of a
+-- polygon, insets, overlaps, bounding boxes and simplicity. S = Σ (x_i z_{i+1} − x_{i+1} z_i) < 0
+-- is the retail winding (psdl-format.md §4.2); the interior of a retail polygon lies on the
+-- side (tz, −tx) of each edge direction (tx, tz). Units: metres.
+--
+-- @module psdl.plan
+local core = require "psdl.core"
+
+local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
+local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
+local atan, pi, acos = math.atan, math.pi, math.acos
+local table_sort, table_insert, string_format = table.sort, table.insert, string.format
+local os_clock = os.clock
+
+local M = {}
+
+-- Points are {x, y, z}; the plan is x, z. S = Σ (x_i z_{i+1} − x_{i+1} z_i) < 0 is the
+-- retail winding (§4.2); the interior of a retail polygon lies on the side (tz, −tx) of
+-- each edge direction (tx, tz).
+
+local function area2(pts)
+  local s, n = 0, #pts
+  local p = pts[n]
+  for i = 1, n do
+    local q = pts[i]
+    s = s + p[1] * q[3] - q[1] * p[3]
+    p = q
+  end
+  return s
+end
+
+local function cross(ax, az, bx, bz, cx, cz) return (bx - ax) * (cz - az) - (bz - az) * (cx - ax) end
+
+local function dist(a, b)
+  local dx, dz = b[1] - a[1], b[3] - a[3]
+  return sqrt(dx * dx + dz * dz)
+end
+
+local function inside(pts, x, z)
+  local c, n = false, #pts
+  local p = pts[n]
+  for i = 1, n do
+    local q = pts[i]
+    if (q[3] > z) ~= (p[3] > z) then
+      local xi = q[1] + (z - q[3]) * (p[1] - q[1]) / (p[3] - q[3])
+      if x < xi then c = not c end
+    end
+    p = q
+  end
+  return c
+end
+
+-- A point-in-polygon test for many queries: the edges binned into z slabs.
+local function locator(pts)
+  local n = #pts
+  local z0, z1 = huge, -huge
+  for i = 1, n do
+    local z = pts[i][3]
+    if z < z0 then z0 = z end
+    if z > z1 then z1 = z end
+  end
+  local h = max((z1 - z0) / max(1, floor(n / 4)), 1)
+  local slabs = {}
+  local p = pts[n]
+  for i = 1, n do
+    local q = pts[i]
+    local a, c = p[3], q[3]
+    if a ~= c then
+      local lo, hi = floor((min(a, c) - z0) / h), floor((max(a, c) - z0) / h)
+      for k = lo, hi do
+        local l = slabs[k]
+        if not l then l = {}; slabs[k] = l end
+        l[#l + 1] = { p[1], a, q[1], c }
+      end
+    end
+    p = q
+  end
+  return function(x, z)
+    local l = slabs[floor((z - z0) / h)]
+    if not l then return false end
+    local c = false
+    for i = 1, #l do
+      local e = l[i]
+      local ax, az, bx, bz = e[1], e[2], e[3], e[4]
+      if (bz > z) ~= (az > z) then
+        if x < bx + (z - bz) * (ax - bx) / (az - bz) then c = not c end
+      end
+    end
+    return c
+  end
+end
+
+local function seg_dist(px, pz, ax, az, bx, bz)
+  local dx, dz = bx - ax, bz - az
+  local l2 = dx * dx + dz * dz
+  local t = l2 > 0 and ((px - ax) * dx + (pz - az) * dz) / l2 or 0
+  if t < 0 then t = 0 elseif t > 1 then t = 1 end
+  local ex, ez = ax + t * dx - px, az + t * dz - pz
+  return sqrt(ex * ex + ez * ez)
+end
+
+local TOUCH = 1e-3
+
+-- Do closed segments ab and cd meet (cross, or touch within TOUCH)?
+local function segs_meet(ax, az, bx, bz, cx, cz, dx, dz)
+  if max(ax, bx) < min(cx, dx) - TOUCH or max(cx, dx) < min(ax, bx) - TOUCH
+     or max(az, bz) < min(cz, dz) - TOUCH or max(cz, dz) < min(az, bz) - TOUCH then
+    return false
+  end
+  local d1, d2 = cross(cx, cz, dx, dz, ax, az), cross(cx, cz, dx, dz, bx, bz)
+  local d3, d4 = cross(ax, az, bx, bz, cx, cz), cross(ax, az, bx, bz, dx, dz)
+  if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and ((d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)) then
+    return true
+  end
+  return seg_dist(ax, az, cx, cz, dx, dz) < TOUCH or seg_dist(bx, bz, cx, cz, dx, dz) < TOUCH
+      or seg_dist(cx, cz, ax, az, bx, bz) < TOUCH or seg_dist(dx, dz, ax, az, bx, bz) < TOUCH
+end
+
+-- Do segments ab and cd cross properly (interiors, not at touching ends)?
+local function segs_cross(ax, az, bx, bz, cx, cz, dx, dz)
+  local d1, d2 = cross(cx, cz, dx, dz, ax, az), cross(cx, cz, dx, dz, bx, bz)
+  local d3, d4 = cross(ax, az, bx, bz, cx, cz), cross(ax, az, bx, bz, dx, dz)
+  local e = 1e-9
+  return ((d1 > e and d2 < -e) or (d1 < -e and d2 > e)) and ((d3 > e and d4 < -e) or (d3 < -e and d4 > e))
+end
+
+-- Is the direction from vertex i towards (bx, bz) inside the polygon's interior angle at i?
+-- (O'Rourke's InCone for a counter-clockwise polygon; ours run the other way, so the
+-- neighbours swap.)
+local function in_cone(pts, i, bx, bz)
+  local n = #pts
+  local a, a0, a1 = pts[i], pts[i % n + 1], pts[(i - 2) % n + 1]
+  local ax, az = a[1], a[3]
+  if cross(ax, az, a1[1], a1[3], a0[1], a0[3]) >= 0 then -- convex
+    return cross(ax, az, bx, bz, a0[1], a0[3]) > 0 and cross(bx, bz, ax, az, a1[1], a1[3]) > 0
+  end
+  return not (cross(ax, az, bx, bz, a1[1], a1[3]) >= 0 and cross(bx, bz, ax, az, a0[1], a0[3]) >= 0)
+end
+
+-- Smallest angle (radians) between the chord direction (dx, dz) from vertex i and the two
+-- boundary edges at i.
+local function chord_angle(pts, i, dx, dz)
+  local n = #pts
+  local a, p, q = pts[i], pts[(i - 2) % n + 1], pts[i % n + 1]
+  local l = sqrt(dx * dx + dz * dz)
+  local best = pi
+  for _, o in ipairs({ p, q }) do
+    local ex, ez = o[1] - a[1], o[3] - a[3]
+    local el = sqrt(ex * ex + ez * ez)
+    if el > 0 and l > 0 then
+      local c = (ex * dx + ez * dz) / (el * l)
+      if c > 1 then c = 1 elseif c < -1 then c = -1 end
+      local ang = math.acos(c)
+      if ang < best then best = ang end
+    end
+  end
+  return best
+end
+
+-- Is the chord i-j a diagonal of the simple polygon (inside it, touching no other vertex
+-- or edge)?
+local function chord_valid(pts, i, j)
+  local n = #pts
+  if i == j or i % n + 1 == j or j % n + 1 == i then return false end
+  local a, c = pts[i], pts[j]
+  local ax, az, cx, cz = a[1], a[3], c[1], c[3]
+  if not in_cone(pts, i, cx, cz) or not in_cone(pts, j, ax, az) then return false end
+  local x0, x1 = min(ax, cx) - TOUCH, max(ax, cx) + TOUCH
+  local z0, z1 = min(az, cz) - TOUCH, max(az, cz) + TOUCH
+  local p = pts[n]
+  local pi_ = n
+  for k = 1, n do
+    local q = pts[k]
+    local px, pz, qx, qz = p[1], p[3], q[1], q[3]
+    if not ((px < x0 and qx < x0) or (px > x1 and qx > x1) or (pz < z0 and qz < z0) or (pz > z1 and qz > z1))
+       and pi_ ~= i and pi_ ~= j and k ~= i and k ~= j then
+      if segs_meet(ax, az, cx, cz, px, pz, qx, qz) then return false end
+    end
+    p, pi_ = q, k
+  end
+  return true
+end
+
+-- Area, centroid, major axis direction and extent along it.
+local function shape(pts)
+  local n = #pts
+  local ox, oz = pts[1][1], pts[1][3]
+  local A, cx, cz, ixx, izz, ixz = 0, 0, 0, 0, 0, 0
+  for i = 1, n do
+    local p, q = pts[i], pts[i % n + 1]
+    local x0, z0, x1, z1 = p[1] - ox, p[3] - oz, q[1] - ox, q[3] - oz
+    local c = x0 * z1 - x1 * z0
+    A = A + c
+    cx = cx + (x0 + x1) * c
+    cz = cz + (z0 + z1) * c
+    ixx = ixx + (x0 * x0 + x0 * x1 + x1 * x1) * c
+    izz = izz + (z0 * z0 + z0 * z1 + z1 * z1) * c
+    ixz = ixz + (x0 * z1 + 2 * x0 * z0 + 2 * x1 * z1 + x1 * z0) * c
+  end
+  A = A / 2
+  if abs(A) < 1e-12 then return { area = 0, cx = ox, cz = oz, dx = 1, dz = 0, extent = 0, tmin = 0, tmax = 0 } end
+  cx, cz = cx / (6 * A), cz / (6 * A)
+  local sxx = ixx / (12 * A) - cx * cx
+  local szz = izz / (12 * A) - cz * cz
+  local sxz = ixz / (24 * A) - cx * cz
+  local function extent(dx, dz)
+    local tmin, tmax = huge, -huge
+    for i = 1, n do
+      local t = (pts[i][1] - ox - cx) * dx + (pts[i][3] - oz - cz) * dz
+      if t < tmin then tmin = t end
+      if t > tmax then tmax = t end
+    end
+    return tmin, tmax
+  end
+  -- the cut runs across the longer side of the frame of the dominant edge direction (edges
+  -- of a street grid), or across the major axis of inertia when no direction dominates
+  local sc, ss, tl = 0, 0, 0
+  for i = 1, n do
+    local p, q = pts[i], pts[i % n + 1]
+    local ex, ez = q[1] - p[1], q[3] - p[3]
+    local l = sqrt(ex * ex + ez * ez)
+    if l > 0 then
+      -- (cos 4θ, sin 4θ) of the edge direction, without trigonometry
+      local c, sn = ex / l, ez / l
+      local c2, s2 = c * c - sn * sn, 2 * c * sn
+      sc, ss, tl = sc + l * (c2 * c2 - s2 * s2), ss + l * 2 * s2 * c2, tl + l
+    end
+  end
+  local dx, dz
+  if tl > 0 and sqrt(sc * sc + ss * ss) > 0.5 * tl then
+    local phi = atan(ss, sc) / 4
+    local ax, az = math.cos(phi), math.sin(phi)
+    local a0, a1 = extent(ax, az)
+    local b0, b1 = extent(-az, ax)
+    if a1 - a0 >= b1 - b0 then dx, dz = ax, az else dx, dz = -az, ax end
+  else
+    local th = 0.5 * atan(2 * sxz, sxx - szz)
+    dx, dz = math.cos(th), math.sin(th)
+  end
+  local tmin, tmax = extent(dx, dz)
+  return { area = abs(A), cx = cx + ox, cz = cz + oz, dx = dx, dz = dz, extent = tmax - tmin, tmin = tmin, tmax = tmax }
+end
+
+-- Area of the polygon's part where (p − c)·d <= tau (Sutherland-Hodgman against a
+-- half-plane, right for concave polygons too; the clipped ring's shoelace sum is taken on
+-- the fly).
+local function clipped_area(pts, cx, cz, dx, dz, tau)
+  local n = #pts
+  local p = pts[n]
+  local px, pz = p[1], p[3]
+  local tp = (px - cx) * dx + (pz - cz) * dz - tau
+  local sum, fx, fz, lx, lz = 0, nil, nil, nil, nil
+  for i = 1, n do
+    local q = pts[i]
+    local qx, qz = q[1], q[3]
+    local tq = (qx - cx) * dx + (qz - cz) * dz - tau
+    if (tp <= 0) ~= (tq <= 0) then
+      local f = tp / (tp - tq)
+      local x, z = px + (qx - px) * f, pz + (qz - pz) * f
+      if lx then sum = sum + lx * z - x * lz else fx, fz = x, z end
+      lx, lz = x, z
+    end
+    if tq <= 0 then
+      if lx then sum = sum + lx * qz - qx * lz else fx, fz = qx, qz end
+      lx, lz = qx, qz
+    end
+    px, pz, tp = qx, qz, tq
+  end
+  if not lx then return 0 end
+  sum = sum + lx * fz - fx * lz
+  return abs(sum) / 2
+end
+
+-- Area of the part of the ring from index i to j (inclusive), closed by the chord.
+local function part_area(pts, i, j)
+  local s = 0
+  local p = pts[j]
+  for k = i, j do
+    local q = pts[k]
+    s = s + p[1] * q[3] - q[1] * p[3]
+    p = q
+  end
+  return abs(s) / 2
+end
+
+-- Inset of a retail polygon by d (mitred, clamped): for overlap tests.
+local function inset(pts, d)
+  local n, out = #pts, {}
+  for i = 1, n do
+    local p, a, c = pts[i], pts[(i - 2) % n + 1], pts[i % n + 1]
+    local ax, az = p[1] - a[1], p[3] - a[3]
+    local cx, cz = c[1] - p[1], c[3] - p[3]
+    local la, lc = sqrt(ax * ax + az * az), sqrt(cx * cx + cz * cz)
+    if la > 0 then ax, az = ax / la, az / la end
+    if lc > 0 then cx, cz = cx / lc, cz / lc end
+    local nx, nz = az + cz, -ax - cx
+    local nl = sqrt(nx * nx + nz * nz)
+    if nl < 1e-9 then nx, nz = cz, -cx else nx, nz = nx / nl, nz / nl end
+    local k = nx * cz - nz * cx
+    if k < 0.3 then k = 0.3 end
+    out[i] = { p[1] + nx * d / k, p[2], p[3] + nz * d / k }
+  end
+  return out
+end
+
+-- Do two simple polygons overlap (an edge crossing, or a vertex of one inside the other)?
+local function overlap(a, ab, b, bb)
+  if ab[2] < bb[1] or bb[2] < ab[1] or ab[4] < bb[3] or bb[4] < ab[3] then return false end
+  local na, nb = #a, #b
+  for i = 1, na do
+    local p, q = a[i], a[i % na + 1]
+    for j = 1, nb do
+      local r, s = b[j], b[j % nb + 1]
+      if segs_meet(p[1], p[3], q[1], q[3], r[1], r[3], s[1], s[3]) then return true end
+    end
+  end
+  return inside(b, a[1][1], a[1][3]) or inside(a, b[1][1], b[1][3])
+end
+
+local function bbox(pts)
+  local x0, x1, z0, z1 = huge, -huge, huge, -huge
+  for _, p in ipairs(pts) do
+    if p[1] < x0 then x0 = p[1] end
+    if p[1] > x1 then x1 = p[1] end
+    if p[3] < z0 then z0 = p[3] end
+    if p[3] > z1 then z1 = p[3] end
+  end
+  return { x0, x1, z0, z1 }
+end
+
+-- Is the simple polygon a self-intersection-free ring?
+local ring_simple, flatten_points = core.ring_simple, core.flatten_points
+local function simple(pts)
+  local n = #pts
+  if n < 3 then return false end
+  local flat = ring_simple and flatten_points(pts)
+  if flat then return ring_simple(flat, TOUCH) end -- the same test in C (psdl_ring_simple)
+  for i = 1, n do
+    local p, q = pts[i], pts[i % n + 1]
+    if dist(p, q) < 1e-6 then return false end
+    for j = i + 2, n do
+      if not (i == 1 and j == n) then
+        local r, s = pts[j], pts[j % n + 1]
+        if segs_meet(p[1], p[3], q[1], q[3], r[1], r[3], s[1], s[3]) then return false end
+      end
+    end
+  end
+  return true
+end
+
+M.area2 = area2
+M.cross = cross
+M.dist = dist
+M.inside = inside
+M.locator = locator
+M.seg_dist = seg_dist
+M.TOUCH = TOUCH
+M.segs_meet = segs_meet
+M.segs_cross = segs_cross
+M.in_cone = in_cone
+M.chord_angle = chord_angle
+M.chord_valid = chord_valid
+M.shape = shape
+M.clipped_area = clipped_area
+M.part_area = part_area
+M.inset = inset
+M.overlap = overlap
+M.bbox = bbox
+M.simple = simple
+
+return M
