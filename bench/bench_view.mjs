@@ -8,7 +8,7 @@
 // frame drawn (best and median of `runs` fresh pages, split: script start, payload decoded,
 // scene built; then when the tiles and levels of detail are ready), and, for the whole city
 // in view while orbiting, with the levels of detail and at full detail (alternating, so both
-// see the same load): frames per second (requestAnimationFrame: paced by the display, 60 at
+// see the same load), then for a neighbourhood seen from 250 m: frames per second (requestAnimationFrame: paced by the display, 60 at
 // most), the time of one frame drawn and waited for (best and median), triangles and draw
 // calls, and Chromium's CPU time per frame (all its processes, from /proc). The machine's
 // load average is printed with every figure: on a busy machine the wall-clock times mostly
@@ -62,7 +62,7 @@ const browser = await launch();
 const pid = browser.process().pid;
 const loads = [];
 const FRAMES = 60, DRAWN = 20;
-const orbit = { lod: [], full: [] };
+const orbit = { lod: [], full: [], near: [] };
 let info = null;
 for (let i = 0; i < runs; i++) {
   const c0 = cpuMs(pid);
@@ -77,8 +77,16 @@ for (let i = 0; i < runs; i++) {
   loads.push(t);
   info = t.stats;
   if (i === runs - 1) {
-    for (const mode of ["lod", "full", "lod", "full"]) {
-      await page.evaluate((m) => { psdlViewer.internals.city.maxLevel = m === "full" ? 0 : Infinity; psdlViewer.frameCity(); }, mode);
+    for (const mode of ["lod", "full", "lod", "full", "near"]) {
+      await page.evaluate((m) => {
+        psdlViewer.internals.city.maxLevel = m === "full" ? 0 : Infinity;
+        psdlViewer.frameCity();
+        if (m === "near") {
+          // a neighbourhood: 250 m from the city's centre, looking down at 35 degrees
+          const t = psdlViewer.target();
+          psdlViewer.view([t.x, t.y, t.z], [t.x + 150, t.y + 145, t.z + 150]);
+        }
+      }, mode);
       const c1 = cpuMs(pid);
       const fps = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
       const cpuFrame = (cpuMs(pid) - c1) / FRAMES;
@@ -100,9 +108,11 @@ for (const [name, l] of [["best", loads[0]], ["median", med]]) {
     `payload decoded ${f(l.decoded)}, scene built ${f(l.built)}); Chromium CPU time ${f(l.cpu)} ms; ` +
     `levels of detail ready at ${f(l.levels)} ms (${f(l.levelsMs)} ms to build)`);
 }
-for (const mode of ["lod", "full"]) {
+const label = { lod: "whole city in view, levels of detail", full: "whole city in view, full detail     ",
+  near: "a neighbourhood (250 m away), levels of detail" };
+for (const mode of ["lod", "full", "near"]) {
   for (const o of orbit[mode]) {
-    console.log(`orbit, whole city in view, ${mode === "lod" ? "levels of detail" : "full detail     "} (load ${o.load}): ` +
+    console.log(`orbit, ${label[mode]} (load ${o.load}): ` +
       `${o.fps.toFixed(1)} frames/s, Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; a frame drawn and waited for: ` +
       `best ${o.drawn.best.toFixed(1)} ms, median ${o.drawn.median.toFixed(1)} ms; ${o.st.triangles} triangles, ` +
       `${o.st.drawCalls} draw calls, tiles per level ${o.st.levels.join("/")}`);
