@@ -1,26 +1,27 @@
-// Viewer benchmark: a London-scale city (bench/london_city.lua, 19 x 19 nodes: ~1,441
-// rooms, ~44,800 vertices with buildings) written by `psdl view`, opened in headless
-// Chromium with WebGL on its software renderer (SwiftShader), the way the browser tests
-// run it.
+// Viewer benchmark: a London-scale city (bench/london_city.lua, 19 x 19 nodes: 1,441 rooms,
+// 44,767 PSDL vertices with buildings) written by `psdl view`, opened in headless Chromium
+// with WebGL on its software renderer (SwiftShader), the way the browser tests run it.
 //
 //   node bench/bench_view.mjs [runs=3]        (after building: cmake --build build)
 //
-// Prints: the time `psdl view` takes (Lua: build the city from the script, payload, page),
-// the page size, the time from navigation to the first frame drawn (best and median of
-// `runs` fresh pages, with the split: script start, payload decoded, scene built), frames
-// per second while orbiting (requestAnimationFrame: paced by the display, 60 at most), and
-// the drawing cost per frame drawn back to back, and Chromium's CPU time (all its
-// processes) for each: on a busy machine the wall-clock times mostly measure waiting.
+// Prints: the time `psdl view` takes, the page size, the time from navigation to the first
+// frame drawn (best and median of `runs` fresh pages, split: script start, payload decoded,
+// scene built; then when the tiles and levels of detail are ready), and, for the whole city
+// in view while orbiting, with the levels of detail and at full detail (alternating, so both
+// see the same load): frames per second (requestAnimationFrame: paced by the display, 60 at
+// most), the time of one frame drawn and waited for (best and median), triangles and draw
+// calls, and Chromium's CPU time per frame (all its processes, from /proc). The machine's
+// load average is printed with every figure: on a busy machine the wall-clock times mostly
+// measure the wait for a core; SwiftShader's worker threads spin while they wait for work,
+// so its CPU time is an upper bound of the work too.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, statSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, statSync, rmSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir, cpus } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readdirSync, readFileSync } from "node:fs";
 import { launch, openViewer } from "../viewer/tests/browser.mjs";
 
-// CPU time (ms, user + system) of a process and all its descendants, from /proc: on a busy
-// machine the wall-clock figures mostly measure the wait for a core; this is the work.
+// CPU time (ms, user + system) of a process and all its descendants, from /proc.
 function cpuMs(root) {
   const stat = {};
   for (const d of readdirSync("/proc")) {
@@ -43,6 +44,7 @@ function cpuMs(root) {
   for (const pid of want) total += stat[pid] ? stat[pid].ticks : 0;
   return total * 10; // 100 ticks per second
 }
+const load = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const runs = Number(process.argv[2] || 3);
@@ -50,7 +52,7 @@ const tmp = mkdtempSync(join(tmpdir(), "psdl-bench-view-"));
 const env = { ...process.env, PSDL_BUILD_DIR: process.env.PSDL_BUILD_DIR || join(ROOT, "build") };
 const psdlFile = join(tmp, "bench_city.psdl"), html = join(tmp, "bench_city.html");
 execFileSync("lua5.4", [join(ROOT, "scripts/psdl"), "build", join(ROOT, "bench/london_city.lua"), "-o", psdlFile, "-q", "--trust"], { env });
-let t0 = performance.now();
+const t0 = performance.now();
 const said = execFileSync("lua5.4", [join(ROOT, "scripts/psdl"), "view", psdlFile, "-o", html], { env, encoding: "utf8" });
 const viewMs = performance.now() - t0;
 console.log(said.trim());
@@ -59,22 +61,31 @@ console.log(`psdl view of the .psdl: ${viewMs.toFixed(0)} ms; page ${(statSync(h
 const browser = await launch();
 const pid = browser.process().pid;
 const loads = [];
-let fps = 0, drawMs = 0, info = null, orbitCpu = 0;
-const FRAMES = 120;
+const FRAMES = 60, DRAWN = 20;
+const orbit = { lod: [], full: [] };
+let info = null;
 for (let i = 0; i < runs; i++) {
   const c0 = cpuMs(pid);
-  const { page, errors } = await openViewer(browser, "file://" + html, { timeout: 60000 });
+  const { page, errors } = await openViewer(browser, "file://" + html, { timeout: 120000 });
   const cpu = cpuMs(pid) - c0;
   if (errors.length) throw new Error("console errors: " + errors.join("; "));
-  const t = await page.evaluate(() => ({ ...psdlViewer.timings, stats: psdlViewer.meta.stats }));
+  await page.waitForFunction(() => psdlViewer.internals.city.levels, { timeout: 120000 });
+  const t = await page.evaluate(() => ({ ...psdlViewer.timings, stats: psdlViewer.meta.stats,
+    levels: psdlViewer.internals.city.levels.at, levelsMs: psdlViewer.internals.city.levels.ms }));
   t.cpu = cpu;
+  t.load = load();
   loads.push(t);
   info = t.stats;
   if (i === runs - 1) {
-    const c1 = cpuMs(pid);
-    fps = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
-    orbitCpu = (cpuMs(pid) - c1) / FRAMES;
-    drawMs = await page.evaluate(() => psdlViewer.drawMs(30));
+    for (const mode of ["lod", "full", "lod", "full"]) {
+      await page.evaluate((m) => { psdlViewer.internals.city.maxLevel = m === "full" ? 0 : Infinity; psdlViewer.frameCity(); }, mode);
+      const c1 = cpuMs(pid);
+      const fps = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
+      const cpuFrame = (cpuMs(pid) - c1) / FRAMES;
+      const drawn = await page.evaluate((n) => psdlViewer.frameTimes(n), DRAWN);
+      const st = await page.evaluate(() => psdlViewer.internals.city.stats);
+      orbit[mode].push({ fps, cpuFrame, drawn, st, load: load() });
+    }
   }
   await page.close();
 }
@@ -83,12 +94,18 @@ rmSync(tmp, { recursive: true, force: true });
 loads.sort((a, b) => a.firstFrame - b.firstFrame);
 const med = loads[Math.floor(loads.length / 2)];
 const f = (x) => x.toFixed(0);
-console.log(`city: ${info.rooms} rooms, ${info.vertices} vertices, ${info.triangles} triangles (${info.drawn_vertices} drawn vertices)`);
+console.log(`city: ${info.rooms} rooms, ${info.vertices} PSDL vertices, ${info.triangles} triangles (${info.drawn_vertices} drawn vertices)`);
 for (const [name, l] of [["best", loads[0]], ["median", med]]) {
-  console.log(`open (${name} of ${runs}): first frame at ${f(l.firstFrame)} ms (script starts ${f(l.start)}, ` +
-    `payload decoded ${f(l.decoded)}, scene built ${f(l.built)}); Chromium CPU time ${f(l.cpu)} ms`);
+  console.log(`open (${name} of ${runs}, load ${l.load}): first frame at ${f(l.firstFrame)} ms (script starts ${f(l.start)}, ` +
+    `payload decoded ${f(l.decoded)}, scene built ${f(l.built)}); Chromium CPU time ${f(l.cpu)} ms; ` +
+    `levels of detail ready at ${f(l.levels)} ms (${f(l.levelsMs)} ms to build)`);
 }
-console.log(`orbit: ${fps.toFixed(1)} frames/s (requestAnimationFrame, ${FRAMES} frames), Chromium CPU time ` +
-  `${orbitCpu.toFixed(1)} ms per frame (all threads); ${drawMs.toFixed(1)} ms per frame drawn back to back`);
-const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-console.log(`machine: ${(await import("node:os")).cpus().length} cores, load average ${load}`);
+for (const mode of ["lod", "full"]) {
+  for (const o of orbit[mode]) {
+    console.log(`orbit, whole city in view, ${mode === "lod" ? "levels of detail" : "full detail     "} (load ${o.load}): ` +
+      `${o.fps.toFixed(1)} frames/s, Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; a frame drawn and waited for: ` +
+      `best ${o.drawn.best.toFixed(1)} ms, median ${o.drawn.median.toFixed(1)} ms; ${o.st.triangles} triangles, ` +
+      `${o.st.drawCalls} draw calls, tiles per level ${o.st.levels.join("/")}`);
+  }
+}
+console.log(`machine: ${cpus().length} cores, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);

@@ -119,10 +119,14 @@ describe("psdl.view payload", function()
   end)
 
   it("describes each room: kind from its flags, perimeter, neighbours, attributes, road records", function()
-    local meta = decode((view.payload(doc)))
+    local meta, b = decode((view.payload(doc)))
     assert.equal(#doc.rooms, #meta.rooms)
+    assert.equal(#doc.rooms + 1, #b.room_attributes_offsets)
     for r, room in ipairs(doc.rooms) do
       local m = meta.rooms[r]
+      -- the attributes: JSON text of their own, per room
+      local o = b.room_attributes_offsets
+      m.attributes = cjson.decode(string.char(table.unpack(b.room_attributes, o[r] + 1, o[r + 1])))
       assert.equal(r, m.id)
       assert.equal(room.flags, m.flags)
       assert.equal(room.prop_rule, m.prop_rule)
@@ -240,6 +244,54 @@ describe("psdl view (command)", function()
     local code2, _, err = run { "view", script, "-o", out }
     assert.equal(2, code2)
     assert.truthy(err:find(script .. ":4:", 1, true), err)
+  end)
+
+  it("opens a package (.ar): the city inside with its AI lanes and visibility sets", function()
+    local dir = H.tmpname("")
+    local script, ar, out = dir .. "-street.lua", dir .. "-street.ar", dir .. "-street.html"
+    finally(function() for _, f in ipairs { script, ar, out } do os.remove(f) end end)
+    H.write_bytes(script, "local c = psdl.city.new{ style = 'london', seed = 1 }\nlocal a = c:node(0, 0)\n"
+      .. "local b = c:node(120, 0)\nc:road(a, b)\nc:road(b, c:node(240, 0))\nc:road(b, c:node(120, 120))\nreturn c\n")
+    local pcode, ptext, perr = run { "package", script, "-o", ar, "-q" }
+    assert.equal(0, pcode, ptext .. perr)
+    local code, text, err = run { "view", ar, "-o", out }
+    assert.equal(0, code, err)
+    assert.truthy(text:find("AI lanes, visibility", 1, true), text)
+    local html = H.read_bytes(out)
+    local b64 = html:match('<script id="psdl%-data" type="application/octet%-stream">([^<]*)</script>')
+    local meta = decode(require("zlib").inflate()(require("mime").unb64(b64)))
+    -- the PSDL, lanes and rows of the archive
+    local files = {}
+    for _, e in ipairs(assert(require("psdl.core").zip_read(H.read_bytes(ar), 1 << 30))) do files[e.name:lower()] = e.data end
+    local name
+    for f in pairs(files) do name = name or f:match("^city/([^/]+)%.psdl$") end
+    local doc = assert(psdl.decode(files["city/" .. name .. ".psdl"]))
+    local bai = assert(psdl.bai.decode(files["city/" .. name .. ".bai"]))
+    assert.equal(#doc.rooms, meta.stats.rooms)
+    assert.equal(#bai.roads, meta.bai.roads)
+    assert.equal(#doc.rooms, meta.cpvs.rows)
+    -- --watch does not take a package; what is not a package is refused naming it
+    local wcode, _, werr = run { "view", ar, "--watch" }
+    assert.equal(1, wcode)
+    assert.truthy(werr:find("is a package", 1, true), werr)
+    H.write_bytes(ar, "not a zip")
+    local bcode, _, berr = run { "view", ar, "-o", out }
+    assert.equal(2, bcode)
+    assert.truthy(berr:find(ar .. ": not a readable package", 1, true), berr)
+    local archive = require "psdl.package.archive"
+    local none = assert(require("psdl.core").zip_build({ { "tune/x.txt", "x" } }, 6))
+    local _, why = archive.read(none, "none.ar")
+    assert.equal("none.ar: no city/<map>.psdl in the package", why)
+    local psdl_bytes = files["city/" .. name .. ".psdl"]
+    local two = assert(require("psdl.core").zip_build({ { "city/a.psdl", psdl_bytes }, { "city/b.psdl", psdl_bytes } }, 6))
+    _, why = archive.read(two, "two.ar")
+    assert.equal("two.ar: 2 cities (a, b) and no .cinfo naming one of them", why)
+    -- a lone city without .bai: viewed, with a note
+    local lone = archive.read(assert(require("psdl.core").zip_build({ { "city/a.psdl", psdl_bytes } }, 6)), "lone.ar")
+    assert.equal("a", lone.map)
+    assert.equal(#doc.rooms, #lone.doc.rooms)
+    assert.is_nil(lone.bai)
+    assert.equal("lone.ar: no city/a.bai (shown without it)", lone.notes[1])
   end)
 
   it("finds texture images by name, without regard to case", function()

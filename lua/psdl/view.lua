@@ -25,6 +25,10 @@
 -- (x, y, -z) in metres, the game's z mirrored (as `psdl.export` does), so the city is not
 -- mirrored and north (+z in the file) is -z on the page.
 --
+-- Each room's attribute list is JSON text in the buffer `room_attributes` (room r: bytes
+-- `room_attributes_offsets[r] .. room_attributes_offsets[r + 1] - 1`, 0-based), read by the
+-- page when the room is shown.
+--
 -- Payload layout (little-endian): `"PSDLVIEW"`, u32 format version (1), u32 byte length of
 -- the JSON that follows, the JSON (UTF-8), zero padding to a multiple of 4, then the
 -- buffers the JSON's `buffers` names by byte offset (from the start of the buffer area),
@@ -291,6 +295,11 @@ function M.payload(doc, opts)
     end
   end
   local stats_attr = mesh.stats.attributes or {}
+  -- each room's attributes as JSON text in one buffer (room r: bytes offsets[r] + 1 ..
+  -- offsets[r + 1]): the page parses a room's list when it is shown, not all at the start
+  -- (they are most of the description: 5 of 5.2 MB for a London-scale city)
+  cjson.encode_sparse_array(true)
+  local attr_json, attr_off = {}, { 0 }
   for r, room in ipairs(doc.rooms) do
     local per, nb = {}, {}
     local sy, ny = 0, 0
@@ -341,9 +350,13 @@ function M.payload(doc, opts)
     rooms[r] = {
       id = r, flags = room.flags or 0, prop_rule = room.prop_rule or 0, kind = M.kind(room.flags),
       center = { num(cx or 0), cy, -num(cz or 0) }, perimeter = per, neighbours = nb,
-      attributes = attrs, roads = road_of[r] or {},
+      roads = road_of[r] or {},
     }
+    attr_json[r] = cjson.encode(attrs)
+    attr_off[r + 1] = attr_off[r] + #attr_json[r]
   end
+  buf.add_bytes("room_attributes", concat(attr_json))
+  buf.add("room_attributes_offsets", "u32", attr_off, nrooms + 1)
   buf.add("facade_bounds", "f32", fb, nfb)
   buf.add("facade_bound_rooms", nrooms < 65536 and "u16" or "u32", fb_room, #fb_room)
 

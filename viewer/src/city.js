@@ -1,32 +1,140 @@
-// The city in the three.js scene: one indexed geometry (all rooms, sorted by material), a
-// shader that hides attribute types and room kinds and highlights rooms per vertex (room
-// id, role, type attributes; a room-state texture), and the line overlays (perimeters,
-// neighbour links, road-record paths, facade bounds, the selection) and problem markers.
+// The city in the three.js scene: one indexed geometry (all rooms, sorted by material)
+// drawn through square tiles at levels of detail (lod.js), a shader that hides attribute
+// types and room kinds and highlights rooms per vertex (role colour, type and state
+// attributes), and the line overlays (perimeters, neighbour links, road-record paths, facade
+// bounds, the selection) and problem pins.
 import * as THREE from "three";
 import { list } from "./payload.js";
+import { representatives, simplify } from "./lod.js";
 
-const ROOM_TEX_WIDTH = 1024;
+/** Vertex state: hidden (its room's kind is switched off). */
+const HIDDEN = 255;
+
+/** Cells (metres) of the coarse levels of detail, finest first (see lod.js). */
+export const LOD_CELLS = [2, 5, 12];
+/** A tile is drawn at the coarsest level whose cell covers at most this many pixels. */
+export const LOD_PIXELS = 2.5;
+/** Tiles: squares of the ground at least TILE metres wide, at most MAX_TILES a side. */
+const TILE = 150, MAX_TILES = 12;
+/** Problem pins: a cone PIN_HEIGHT x PIN_WIDTH metres, scaled up to stay PIN_PIXELS tall. */
+const PIN_HEIGHT = 4, PIN_WIDTH = 2.4, PIN_PIXELS = 26;
+
+const frustum = new THREE.Frustum();
+const m4 = new THREE.Matrix4();
+
+/**
+ * The tiles and levels of detail of a city mesh: triangles bucketed into square tiles by
+ * their centre, each tile at the full level (repeated triangles dropped) and at each cell
+ * of `cells`, all in one index buffer (level, then material, then tile: the tiles in view
+ * at one level draw as one range per material). Returns { index, cells, tiles: [{ box,
+ * ranges: [level] -> [{ start, count, materialIndex }], pick: the tile's full triangles }] }.
+ */
+export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
+  const pos = geo.getAttribute("position").array;
+  const room = geo.getAttribute("room").array;
+  const info = geo.getAttribute("info").array;
+  const box = geo.boundingBox;
+  const nx = Math.max(1, Math.min(MAX_TILES, Math.ceil((box.max.x - box.min.x) / TILE)));
+  const nz = Math.max(1, Math.min(MAX_TILES, Math.ceil((box.max.z - box.min.z) / TILE)));
+  const sx = (box.max.x - box.min.x) / nx || 1, sz = (box.max.z - box.min.z) / nz || 1;
+  const ntiles = nx * nz;
+  const mats = [...new Set(groups.map((g) => g.materialIndex))];
+  const nb = mats.length * ntiles;
+  // bucket (material, tile) of every triangle; tiles in rows along x, so that neighbours
+  // in view are neighbours in the buffer
+  let ntri = 0;
+  for (const g of groups) ntri += Math.floor(g.count / 3);
+  const bucketOf = new Int32Array(ntri);
+  const counts = new Int32Array(nb + 1);
+  const lo = new Float32Array(ntiles * 3).fill(Infinity), hi = new Float32Array(ntiles * 3).fill(-Infinity);
+  let n = 0;
+  for (const g of groups) {
+    const m = mats.indexOf(g.materialIndex);
+    for (let t = g.start; t + 2 < g.start + g.count; t += 3, n++) {
+      const a = 3 * index[t], b = 3 * index[t + 1], c = 3 * index[t + 2];
+      const cx = (pos[a] + pos[b] + pos[c]) / 3, cz = (pos[a + 2] + pos[b + 2] + pos[c + 2]) / 3;
+      const i = Math.min(nx - 1, Math.max(0, Math.floor((cx - box.min.x) / sx)));
+      const j = Math.min(nz - 1, Math.max(0, Math.floor((cz - box.min.z) / sz)));
+      const k = j * nx + i;
+      bucketOf[n] = m * ntiles + k;
+      counts[m * ntiles + k + 1] += 3;
+      for (let d = 0; d < 3; d++) {
+        const x0 = pos[a + d], x1 = pos[b + d], x2 = pos[c + d];
+        const l = Math.min(x0, x1, x2), h = Math.max(x0, x1, x2);
+        if (l < lo[3 * k + d]) lo[3 * k + d] = l;
+        if (h > hi[3 * k + d]) hi[3 * k + d] = h;
+      }
+    }
+  }
+  for (let k = 0; k < nb; k++) counts[k + 1] += counts[k]; // start of each bucket
+  const sorted = new Uint32Array(counts[nb]);
+  const fill = counts.slice(0, nb);
+  n = 0;
+  for (const g of groups) {
+    for (let t = g.start; t + 2 < g.start + g.count; t += 3, n++) {
+      const o = fill[bucketOf[n]];
+      sorted[o] = index[t]; sorted[o + 1] = index[t + 1]; sorted[o + 2] = index[t + 2];
+      fill[bucketOf[n]] = o + 3;
+    }
+  }
+  const tiles = [];
+  for (let k = 0; k < ntiles; k++) {
+    tiles.push({
+      box: new THREE.Box3(new THREE.Vector3(lo[3 * k], lo[3 * k + 1], lo[3 * k + 2]), new THREE.Vector3(hi[3 * k], hi[3 * k + 1], hi[3 * k + 2])),
+      ranges: Array.from({ length: cells.length + 1 }, () => []),
+      pick: null,
+    });
+  }
+  // every level, by material then tile, into one buffer (a level keeps at most what the
+  // full level has)
+  let all = new Uint32Array(sorted.length * (cells.length + 1));
+  let at = 0;
+  for (let level = 0; level <= cells.length; level++) {
+    const rep = level === 0 ? null : representatives(pos, room, info, cells[level - 1]);
+    mats.forEach((mat, m) => {
+      for (let k = 0; k < ntiles; k++) {
+        const b = m * ntiles + k;
+        const end = simplify(sorted, counts[b], counts[b + 1] - counts[b], rep, all, at);
+        if (end > at) tiles[k].ranges[level].push({ start: at, count: end - at, materialIndex: mat });
+        at = end;
+      }
+    });
+  }
+  all = pos.length / 3 > 65535 ? all.slice(0, at) : Uint16Array.from(all.subarray(0, at));
+  // picking: each tile's triangles at full detail, every material
+  const Index = pos.length / 3 > 65535 ? Uint32Array : Uint16Array;
+  for (let k = 0; k < ntiles; k++) {
+    let len = 0;
+    for (let m = 0; m < mats.length; m++) len += counts[m * ntiles + k + 1] - counts[m * ntiles + k];
+    const pick = new Index(len);
+    let o = 0;
+    for (let m = 0; m < mats.length; m++) {
+      const b = m * ntiles + k;
+      pick.set(sorted.subarray(counts[b], counts[b + 1]), o);
+      o += counts[b + 1] - counts[b];
+    }
+    tiles[k].pick = pick;
+  }
+  return { index: all, cells, tiles: tiles.filter((t) => isFinite(t.box.min.x)) };
+}
 
 // Kept cheap for software renderers: no dynamic indexing of uniform arrays (the role
-// colour is a vertex attribute, type visibility a bit mask), one texel fetch per vertex.
+// colour is a vertex attribute, type visibility a bit mask), no texture fetch (the room's
+// state is a vertex attribute, rewritten when the selection or the kind layers change).
 const VERTEX = /* glsl */ `
-attribute float room;
 attribute vec2 info;
 attribute vec3 roleColor;
-uniform highp sampler2D roomState;
-uniform int roomStateWidth;
+attribute float state;
 uniform int typeMask;
 varying vec3 vWorld;
 varying vec3 vColor;
 varying float vState;
 varying vec2 vUv;
 void main() {
-  int r = int(room + 0.5);
-  vec4 st = texelFetch(roomState, ivec2(r % roomStateWidth, r / roomStateWidth), 0);
   int t = int(info.y + 0.5);
-  if (st.r < 0.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
+  if (state > 254.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   vColor = roleColor;
-  vState = floor(st.g * 255.0 + 0.5);
+  vState = state;
   vUv = uv;
   vec4 wp = modelMatrix * vec4(position, 1.0);
   vWorld = wp.xyz;
@@ -120,9 +228,9 @@ export class City {
     this.scene = scene;
     this.root = new THREE.Group();
     scene.add(this.root);
+    // tiles and levels of detail for the camera of each frame
+    scene.onBeforeRender = (renderer, _scene, camera) => this.update(camera, renderer.domElement.height);
     this.uniforms = {
-      roomState: { value: null },
-      roomStateWidth: { value: ROOM_TEX_WIDTH },
       typeMask: { value: 0xffff },
     };
     this.typeOn = new Array(16).fill(true);
@@ -132,6 +240,7 @@ export class City {
     this.uniforms.typeMask.value = this.mask();
     this.selected = 0;
     this.textures = [];
+    this.maxLevel = Infinity; // coarsest level of detail used (benchmarks set 0: full detail)
   }
 
   /** Replace the city with a parsed payload ({meta, buffers}). */
@@ -143,12 +252,9 @@ export class City {
     const nrooms = meta.rooms.length;
     this.verts = buffers.vertices || new Float32Array(0);
 
-    // room state: r = visible, g = 0 plain / 1 selected / 2 neighbour
-    const h = Math.max(1, Math.ceil((nrooms + 1) / ROOM_TEX_WIDTH));
-    this.state = new Uint8Array(ROOM_TEX_WIDTH * h * 4);
-    this.stateTex = new THREE.DataTexture(this.state, ROOM_TEX_WIDTH, h, THREE.RGBAFormat, THREE.UnsignedByteType);
-    this.stateTex.magFilter = this.stateTex.minFilter = THREE.NearestFilter;
-    this.uniforms.roomState.value = this.stateTex;
+    // room state per room and per vertex: 0 plain, 1 selected, 2 neighbour, 3 seen and 4
+    // not seen by the selected room (.cpvs), HIDDEN
+    this.roomState = new Uint8Array(nrooms + 1);
 
     const geo = new THREE.BufferGeometry();
     const pos = buffers.position || new Float32Array(0);
@@ -164,6 +270,8 @@ export class City {
       rc[3 * v] = c[0]; rc[3 * v + 1] = c[1]; rc[3 * v + 2] = c[2];
     }
     geo.setAttribute("roleColor", new THREE.BufferAttribute(rc, 3, true));
+    this.vertexRoom = buffers.room || new Uint16Array(0);
+    geo.setAttribute("state", new THREE.BufferAttribute(new Uint8Array(this.vertexRoom.length), 1));
     const uv = buffers.uv || new Float32Array((pos.length / 3) * 2);
     geo.setAttribute("uv", new THREE.BufferAttribute(uv, 2));
     geo.computeBoundingBox();
@@ -190,8 +298,36 @@ export class City {
       return mats.length - 1;
     });
     this.materials = mats;
-    this.chunks = this.tiles(geo, buffers.index || new Uint16Array(0), meta.groups.map((g) => ({ ...g, mat: matIndex[g.material] ?? 0 })), mats);
-    for (const c of this.chunks) this.root.add(c);
+    // until the levels of detail are ready: the whole index, one draw per material
+    const index = buffers.index || new Uint16Array(0);
+    geo.setIndex(new THREE.BufferAttribute(index, 1));
+    this.fullGroups = meta.groups.map((g) => ({ start: g.start, count: g.count, materialIndex: matIndex[g.material] ?? 0 }));
+    geo.groups = this.fullGroups.slice();
+    this.mesh = new THREE.Mesh(geo, mats);
+    this.mesh.frustumCulled = false; // the tiles are culled in update()
+    this.root.add(this.mesh);
+    this.levels = null;
+    this.pickMeshes = null;
+    const generation = (this.generation = (this.generation || 0) + 1);
+    // built after the first frame is on screen (a few hundred ms for a London-scale city)
+    this.levelsTimer = setTimeout(() => {
+      if (generation !== this.generation) return;
+      const t0 = performance.now();
+      this.levels = buildLevels(geo, index, this.fullGroups);
+      this.levels.ms = performance.now() - t0;
+      this.levels.at = performance.now();
+      this.pickMeshes = this.levels.tiles.map((t) => {
+        const g = new THREE.BufferGeometry();
+        for (const [name, attr] of Object.entries(geo.attributes)) g.setAttribute(name, attr);
+        g.setIndex(new THREE.BufferAttribute(t.pick, 1));
+        g.boundingBox = t.box.clone();
+        g.boundingSphere = t.box.getBoundingSphere(new THREE.Sphere());
+        return new THREE.Mesh(g, mats[0]);
+      });
+      geo.setIndex(new THREE.BufferAttribute(this.levels.index, 1));
+      this.onchange?.();
+    }, 0);
+    this.stats = { drawCalls: 0, triangles: 0, levels: [] };
 
     // room centres and bounds
     this.box = geo.boundingBox && isFinite(geo.boundingBox.min.x) ? geo.boundingBox.clone()
@@ -201,53 +337,67 @@ export class City {
   }
 
   /**
-   * Split the triangles into square tiles of the ground (and by material), one mesh each,
-   * all sharing the vertex buffers: three.js skips the tiles out of view, and picking
-   * tests only the tiles the ray passes.
+   * Choose what to draw for a camera (called before every frame): the tiles in view, each
+   * at the coarsest level whose cell stays under LOD_PIXELS pixels at the tile's distance;
+   * contiguous ranges merged into one draw call.
    */
-  tiles(geo, index, groups, mats) {
-    const pos = geo.getAttribute("position").array;
-    const box = geo.boundingBox;
-    // at most 3 x 3 tiles: each mesh costs at its first drawing (about 0.1 s each in a
-    // software renderer for a London-scale city: 14 x 14 tiles of 160 m took 12 s)
-    const TILE = 300; // metres, at least
-    const nx = Math.max(1, Math.min(3, Math.ceil((box.max.x - box.min.x) / TILE)));
-    const nz = Math.max(1, Math.min(3, Math.ceil((box.max.z - box.min.z) / TILE)));
-    const sx = (box.max.x - box.min.x) / nx || 1, sz = (box.max.z - box.min.z) / nz || 1;
-    const buckets = new Map();
-    for (const g of groups) {
-      for (let t = g.start; t < g.start + g.count; t += 3) {
-        const a = index[t], b = index[t + 1], c = index[t + 2];
-        const cx = (pos[3 * a] + pos[3 * b] + pos[3 * c]) / 3, cz = (pos[3 * a + 2] + pos[3 * b + 2] + pos[3 * c + 2]) / 3;
-        const i = Math.min(nx - 1, Math.max(0, Math.floor((cx - box.min.x) / sx)));
-        const j = Math.min(nz - 1, Math.max(0, Math.floor((cz - box.min.z) / sz)));
-        const key = (i * nz + j) * 1024 + g.mat;
-        let bk = buckets.get(key);
-        if (!bk) buckets.set(key, (bk = { mat: g.mat, tris: [], lo: [Infinity, Infinity, Infinity], hi: [-Infinity, -Infinity, -Infinity] }));
-        bk.tris.push(a, b, c);
-        const lo = bk.lo, hi = bk.hi;
-        for (let k = 0; k < 3; k++) {
-          const v = 3 * (k === 0 ? a : k === 1 ? b : c);
-          for (let d = 0; d < 3; d++) {
-            const x = pos[v + d];
-            if (x < lo[d]) lo[d] = x;
-            if (x > hi[d]) hi[d] = x;
-          }
-        }
-      }
+  update(camera, heightPx) {
+    this.scalePins(camera, heightPx);
+    if (!this.levels || !this.mesh) return;
+    const L = this.levels;
+    frustum.setFromProjectionMatrix(m4.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
+    const mpp = (2 * Math.tan((camera.fov * Math.PI) / 360)) / Math.max(1, heightPx); // metres per pixel per metre
+    const ranges = [];
+    const used = new Array(L.cells.length + 1).fill(0);
+    for (let t = 0; t < L.tiles.length; t++) {
+      const tile = L.tiles[t];
+      if (!frustum.intersectsBox(tile.box)) continue;
+      const px = Math.max(1e-6, tile.box.distanceToPoint(camera.position) * mpp);
+      let level = 0;
+      while (level < Math.min(L.cells.length, this.maxLevel) && L.cells[level] <= (this.lodPixels || LOD_PIXELS) * px) level++;
+      used[level]++;
+      for (const r of tile.ranges[level]) ranges.push(r);
     }
-    const big = pos.length / 3 > 65535;
-    const meshes = [];
-    for (const bk of buckets.values()) {
-      const g = new THREE.BufferGeometry();
-      for (const [name, attr] of Object.entries(geo.attributes)) g.setAttribute(name, attr);
-      g.setIndex(new THREE.BufferAttribute(big ? new Uint32Array(bk.tris) : new Uint16Array(bk.tris), 1));
-      g.boundingBox = new THREE.Box3(new THREE.Vector3(...bk.lo), new THREE.Vector3(...bk.hi));
-      g.boundingSphere = g.boundingBox.getBoundingSphere(new THREE.Sphere());
-      const mesh = new THREE.Mesh(g, mats[bk.mat]);
-      meshes.push(mesh);
+    ranges.sort((a, b) => a.start - b.start);
+    const groups = [];
+    let tris = 0;
+    for (const r of ranges) {
+      tris += r.count / 3;
+      const g = groups[groups.length - 1];
+      if (g && g.start + g.count === r.start && g.materialIndex === r.materialIndex) g.count += r.count;
+      else groups.push({ start: r.start, count: r.count, materialIndex: r.materialIndex });
     }
-    return meshes;
+    this.mesh.geometry.groups = groups;
+    this.stats = { drawCalls: groups.length, triangles: tris, levels: used };
+  }
+
+  /** Scale the problem pins so that each stays at least PIN_PIXELS tall on screen. */
+  scalePins(camera, heightPx) {
+    const placed = this.placed;
+    if (!placed || !placed.length || !this.markers.visible) return;
+    const mpp = (2 * Math.tan((camera.fov * Math.PI) / 360)) / Math.max(1, heightPx);
+    let changed = false;
+    for (let i = 0; i < placed.length; i++) {
+      const at = placed[i].at;
+      const d = Math.hypot(camera.position.x - at[0], camera.position.y - at[1], camera.position.z - at[2]);
+      const s = Math.max(1, (d * mpp * PIN_PIXELS) / PIN_HEIGHT);
+      if (Math.abs(s - this.pinScale[i]) < 0.02 * s) continue;
+      this.pinScale[i] = s;
+      m4.makeScale(s, s, s).setPosition(at[0], at[1], at[2]);
+      this.markers.setMatrixAt(i, m4);
+      changed = true;
+    }
+    if (changed) {
+      this.markers.instanceMatrix.needsUpdate = true;
+      this.markers.boundingSphere = null; // raycasting recomputes it
+    }
+  }
+
+  /** The problem whose pin is under a ray (null: none, or the pins are hidden). */
+  pickProblem(raycaster) {
+    if (!this.markers || !this.markers.visible || !this.placed.length) return null;
+    const hits = raycaster.intersectObject(this.markers, false);
+    return hits.length ? this.placed[hits[0].instanceId] : null;
   }
 
   material(map) {
@@ -322,18 +472,19 @@ export class City {
     const ll = new Float32Array(lanes);
     for (let i = 1; i < ll.length; i += 3) ll[i] += 0.6;
     this.lanes = segments(ll, 0xff00aa, { renderOrder: 3 });
-    // problem markers: a pin per placed problem
+    // problem markers: a pin per placed problem, kept at least PIN_PIXELS tall on screen
+    // (update()) so that it can be seen and clicked at any distance
     const placed = meta.problems.filter((p) => Array.isArray(p.at));
-    const cone = new THREE.ConeGeometry(1.2, 4, 8);
+    this.placed = placed;
+    const cone = new THREE.ConeGeometry(PIN_WIDTH / 2, PIN_HEIGHT, 8);
     cone.rotateX(Math.PI);
-    cone.translate(0, 2.5, 0);
+    cone.translate(0, PIN_HEIGHT / 2 + 0.5, 0);
     this.markers = new THREE.InstancedMesh(cone, new THREE.MeshBasicMaterial({ depthTest: false, transparent: true, opacity: 0.95 }), Math.max(1, placed.length));
     this.markers.count = placed.length;
     this.markers.renderOrder = 5;
-    const m4 = new THREE.Matrix4();
+    this.pinScale = new Float32Array(placed.length).fill(1);
     placed.forEach((p, i) => {
-      m4.makeTranslation(p.at[0], p.at[1], p.at[2]);
-      this.markers.setMatrixAt(i, m4);
+      this.markers.setMatrixAt(i, m4.makeTranslation(p.at[0], p.at[1], p.at[2]));
       this.markers.setColorAt(i, new THREE.Color(p.severity === "error" ? 0xe0201b : 0xf59e0b));
     });
     this.markers.frustumCulled = false;
@@ -387,18 +538,20 @@ export class City {
 
   refreshState() {
     if (!this.meta) return;
-    const st = this.state;
+    const st = this.roomState;
     st.fill(0);
     const sel = this.meta.rooms[this.selected - 1];
     const nbs = new Set(sel ? sel.neighbours.filter((n) => n > 0) : []);
     const seen = sel && this.overlay.visibility ? this.visibleFrom(sel.id) : null;
     const sees = seen ? new Set(seen) : null;
     for (const r of this.meta.rooms) {
-      const o = 4 * r.id;
-      st[o] = this.kindOn[r.kind] ? 255 : 0;
-      st[o + 1] = r.id === this.selected ? 1 : sees ? (sees.has(r.id) ? 3 : 4) : nbs.has(r.id) ? 2 : 0;
+      st[r.id] = !this.kindOn[r.kind] ? HIDDEN
+        : r.id === this.selected ? 1 : sees ? (sees.has(r.id) ? 3 : 4) : nbs.has(r.id) ? 2 : 0;
     }
-    this.stateTex.needsUpdate = true;
+    const attr = this.geometry.getAttribute("state");
+    const out = attr.array, room = this.vertexRoom;
+    for (let v = 0; v < out.length; v++) out[v] = st[room[v]];
+    attr.needsUpdate = true;
   }
 
   /** Select a room (0: none): highlight, perimeter, links to its neighbours. */
@@ -429,8 +582,9 @@ export class City {
 
   /** The room under a ray (hidden rooms and types skipped), or 0. */
   pick(raycaster) {
-    if (!this.chunks) return { room: 0 };
-    const hits = raycaster.intersectObjects(this.chunks, false);
+    if (!this.mesh) return { room: 0 };
+    // the full level: per tile once the tiles are built, else the whole mesh
+    const hits = raycaster.intersectObjects(this.pickMeshes || [this.mesh], false);
     const room = this.geometry.getAttribute("room").array;
     const info = this.geometry.getAttribute("info").array;
     for (const h of hits) {
@@ -452,8 +606,12 @@ export class City {
     }
     for (const t of this.textures) t.dispose();
     this.textures = [];
-    this.stateTex?.dispose();
-    this.chunks = null;
+    for (const m of this.pickMeshes || []) m.geometry.dispose();
+    clearTimeout(this.levelsTimer);
+    this.generation = (this.generation || 0) + 1;
+    this.pickMeshes = null;
+    this.levels = null;
+    this.mesh = null;
     this.perimeters = null;
   }
 }

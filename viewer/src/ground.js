@@ -1,9 +1,19 @@
 // Heights of the drivable surface for the drive camera: the triangles of roads,
 // intersections, sidewalks, crosswalks, walkways, dividers and ground, in a grid of cells
-// so a height lookup tests a few triangles.
+// so a height lookup tests a few triangles; and the walls it must not pass (facades,
+// slivers, tunnel walls: their near-vertical triangles seen from above as segments).
 
 const DRIVABLE = new Set(["ground", "road", "intersection", "walkway", "sidewalk", "crosswalk", "divider"]);
+const WALLS = new Set(["facade", "sliver", "wall"]);
 const CELL = 8; // metres
+/** A wall stops the camera when it reaches below this height over the road (metres)... */
+const WALL_LOW = 1.0;
+/** ...and rises above this one (kerbs and small steps do not stop it). */
+const WALL_HIGH = 0.3;
+/** The camera keeps this distance (metres) from a wall ahead. */
+export const WALL_GAP = 0.6;
+
+const cellKey = (i, j) => i * 73856093 ^ j * 19349663;
 
 export class Ground {
   constructor(meta, buffers) {
@@ -30,6 +40,64 @@ export class Ground {
       }
     }
     this.index = index;
+    // walls: [x0, z0, x1, z1, ymin, ymax] per near-vertical triangle, by cell
+    this.walls = [];
+    this.wallCells = new Map();
+    const walls = meta.roles.map((r) => WALLS.has(r.name));
+    for (let t = 0; t + 2 < index.length; t += 3) {
+      const a = index[t], b = index[t + 1], c = index[t + 2];
+      if (!walls[info[2 * a]]) continue;
+      const P = [a, b, c].map((v) => [pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]]);
+      const u = [P[1][0] - P[0][0], P[1][1] - P[0][1], P[1][2] - P[0][2]];
+      const w = [P[2][0] - P[0][0], P[2][1] - P[0][1], P[2][2] - P[0][2]];
+      const n = [u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]];
+      const len = Math.hypot(n[0], n[1], n[2]);
+      if (!(len > 1e-9) || Math.abs(n[1]) > 0.3 * len) continue; // not a wall
+      // seen from above a vertical triangle is a segment: its two farthest corners
+      let best = -1, p = P[0], q = P[1];
+      for (const [i, j] of [[0, 1], [1, 2], [0, 2]]) {
+        const d = (P[i][0] - P[j][0]) ** 2 + (P[i][2] - P[j][2]) ** 2;
+        if (d > best) { best = d; p = P[i]; q = P[j]; }
+      }
+      if (best < 1e-4) continue;
+      const k = this.walls.length;
+      this.walls.push([p[0], p[2], q[0], q[2], Math.min(P[0][1], P[1][1], P[2][1]), Math.max(P[0][1], P[1][1], P[2][1])]);
+      const x0 = Math.floor(Math.min(p[0], q[0]) / CELL), x1 = Math.floor(Math.max(p[0], q[0]) / CELL);
+      const z0 = Math.floor(Math.min(p[2], q[2]) / CELL), z1 = Math.floor(Math.max(p[2], q[2]) / CELL);
+      if (!(x1 - x0 < 64 && z1 - z0 < 64)) continue;
+      for (let i = x0; i <= x1; i++) {
+        for (let j = z0; j <= z1; j++) {
+          let l = this.wallCells.get(cellKey(i, j));
+          if (!l) this.wallCells.set(cellKey(i, j), (l = []));
+          l.push(k);
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether a wall stands across the move from (x0, z0) to (x1, z1) for a camera over a
+   * road at height y (the move is lengthened by WALL_GAP so the camera stops short of it).
+   */
+  blocked(x0, z0, x1, z1, y) {
+    const dx = x1 - x0, dz = z1 - z0, d = Math.hypot(dx, dz);
+    if (d < 1e-9) return false;
+    const ex = x1 + (dx / d) * WALL_GAP, ez = z1 + (dz / d) * WALL_GAP;
+    const seen = new Set();
+    const i0 = Math.floor(Math.min(x0, ex) / CELL), i1 = Math.floor(Math.max(x0, ex) / CELL);
+    const j0 = Math.floor(Math.min(z0, ez) / CELL), j1 = Math.floor(Math.max(z0, ez) / CELL);
+    for (let i = i0; i <= i1; i++) {
+      for (let j = j0; j <= j1; j++) {
+        for (const k of this.wallCells.get(cellKey(i, j)) || []) {
+          if (seen.has(k)) continue;
+          seen.add(k);
+          const [ax, az, bx, bz, ylo, yhi] = this.walls[k];
+          if (ylo > y + WALL_LOW || yhi < y + WALL_HIGH) continue;
+          if (crosses(x0, z0, ex, ez, ax, az, bx, bz)) return true;
+        }
+      }
+    }
+    return false;
   }
 
   /**
@@ -82,4 +150,13 @@ export class Ground {
     }
     return null;
   }
+}
+
+// Whether segments p-q and a-b cross (touching counts).
+function crosses(px, pz, qx, qz, ax, az, bx, bz) {
+  const side = (ox, oz, ux, uz, x, z) => (ux - ox) * (z - oz) - (uz - oz) * (x - ox);
+  const d1 = side(ax, az, bx, bz, px, pz), d2 = side(ax, az, bx, bz, qx, qz);
+  const d3 = side(px, pz, qx, qz, ax, az), d4 = side(px, pz, qx, qz, bx, bz);
+  return ((d1 <= 0 && d2 >= 0) || (d1 >= 0 && d2 <= 0)) && ((d3 <= 0 && d4 >= 0) || (d3 >= 0 && d4 <= 0))
+    && !(d1 === 0 && d2 === 0); // collinear: moving along a wall, not through it
 }

@@ -92,24 +92,39 @@ function select(id, fly) {
 }
 
 function flyToProblem(p) {
+  const i = city.meta.problems.indexOf(p);
+  api.problem = i;
+  for (const li of document.querySelectorAll("#problems li.current")) li.classList.remove("current");
+  const li = document.querySelector(`#problems li[data-index="${i}"]`);
+  if (li) {
+    li.classList.add("current");
+    li.closest("details").open = true;
+    li.scrollIntoView({ block: "nearest" });
+  }
   if (p.room && city.meta.rooms[p.room - 1]) select(p.room);
   if (Array.isArray(p.at)) nav.flyTo(new THREE.Vector3(p.at[0], p.at[1], p.at[2]), 60);
   dirty = true;
 }
 
 const raycaster = new THREE.Raycaster();
-function pickAt(clientX, clientY) {
+function rayAt(clientX, clientY) {
   const rect = renderer.domElement.getBoundingClientRect();
   const ndc = new THREE.Vector2(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
-  return city.pick(raycaster).room;
+  return raycaster;
+}
+function pickAt(clientX, clientY) {
+  return city.pick(rayAt(clientX, clientY)).room;
 }
 
 let down = null;
 renderer.domElement.addEventListener("pointerdown", (e) => { down = { x: e.clientX, y: e.clientY }; });
 renderer.domElement.addEventListener("pointerup", (e) => {
   if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4 || e.button !== 0) return;
-  select(pickAt(e.clientX, e.clientY));
+  // a problem pin (drawn over everything) first, then the surface
+  const p = city.pickProblem(rayAt(e.clientX, e.clientY));
+  if (p) flyToProblem(p);
+  else select(pickAt(e.clientX, e.clientY));
 });
 nav.orbit.addEventListener("change", () => { dirty = true; });
 
@@ -207,6 +222,18 @@ api.project = (id) => {
   return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height, visible: v.z < 1 };
 };
 api.select = (id) => select(id, false);
+/** Screen position (CSS pixels, page coordinates) of the middle of problem i's pin. */
+api.projectPin = (i) => {
+  const p = city.meta.problems[i];
+  const k = city.placed ? city.placed.indexOf(p) : -1;
+  if (k < 0) return null;
+  camera.updateMatrixWorld();
+  const m = new THREE.Matrix4();
+  city.markers.getMatrixAt(k, m);
+  const v = new THREE.Vector3(0, 2.5, 0).applyMatrix4(m).project(camera);
+  const rect = renderer.domElement.getBoundingClientRect();
+  return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height, visible: v.z < 1 };
+};
 /** Draw a frame; resolves (with the frame count) once it is drawn. */
 api.redraw = () => new Promise((resolve) => { waiting.push(resolve); dirty = true; });
 api.topView = () => { nav.topView(); dirty = true; };
@@ -227,8 +254,12 @@ api.groundHeight = (x, z, near) => {
   if (!ground) ground = new Ground(city.meta, city.buffers);
   return ground.height(x, z, near);
 };
+/** The orbit target (the point the camera looks at and flies to). */
+api.target = () => ({ x: nav.orbit.target.x, y: nav.orbit.target.y, z: nav.orbit.target.z });
 api.camera = () => ({ x: camera.position.x, y: camera.position.y, z: camera.position.z, mode: nav.mode });
 api.pickAt = pickAt;
+/** The scene's objects, for benchmarks (bench/bench_view.mjs) that take the frame apart. */
+api.internals = { THREE, renderer, scene, camera, city };
 /** Render n frames orbiting the target; resolves to frames per second. */
 api.orbitFrames = (n) => new Promise((resolve) => {
   const t = nav.orbit.target.clone();
@@ -250,22 +281,27 @@ api.orbitFrames = (n) => new Promise((resolve) => {
   requestAnimationFrame(step);
 });
 
-/** Milliseconds per frame drawn back to back while orbiting (n frames, each waited for
- * with a one-pixel read back): the drawing cost without the display's frame pacing. */
-api.drawMs = (n) => {
+/**
+ * Frames drawn while orbiting, each waited for (a one-pixel read back): the drawing cost
+ * without the display's frame pacing. Resolves to { best, median } milliseconds.
+ */
+api.frameTimes = (n) => {
   const t = nav.orbit.target.clone();
   const off = camera.position.clone().sub(t);
   const gl = renderer.getContext();
   const px = new Uint8Array(4);
-  const t0 = performance.now();
+  const times = [];
   for (let i = 0; i < n; i++) {
     off.applyAxisAngle(new THREE.Vector3(0, 1, 0), (2 * Math.PI) / n);
     camera.position.copy(t).add(off);
     camera.lookAt(t);
+    const t0 = performance.now();
     renderer.render(scene, camera);
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    times.push(performance.now() - t0);
   }
-  return (performance.now() - t0) / n;
+  times.sort((a, b) => a - b);
+  return { best: times[0], median: times[Math.floor(n / 2)] };
 };
 
 // ---------------------------------------------------------------- watch

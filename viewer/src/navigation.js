@@ -1,5 +1,5 @@
 // Camera navigation: orbit (three's OrbitControls), fly (drag to look, keys to move), drive
-// (eye height over the drivable surface, keys for speed and steering), top view, and
+// (eye height over the drivable surface, stopped by walls, keys for speed and steering), top view, and
 // animated flights to a point.
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
@@ -142,7 +142,10 @@ export class Navigation {
       const steer = (k.has("a") || k.has("arrowleft") ? 1 : 0) - (k.has("d") || k.has("arrowright") ? 1 : 0);
       this.yaw += steer * dt * 1.2;
       const next = cam.position.clone().addScaledVector(fwd, this.speed * dt);
-      const y = this.ground ? this.ground.height(next.x, next.z, cam.position.y - EYE_HEIGHT) : null;
+      const road = cam.position.y - EYE_HEIGHT;
+      // stop at walls (facades, tunnel walls) and where there is nothing to drive on
+      const wall = this.ground && this.ground.blocked(cam.position.x, cam.position.z, next.x, next.z, road);
+      const y = this.ground && !wall ? this.ground.height(next.x, next.z, road) : null;
       if (y !== null) { next.y = y + EYE_HEIGHT; cam.position.copy(next); } else { this.speed = 0; }
       moved = true;
     }

@@ -79,7 +79,7 @@ export function showRoom(meta, id, go, seen) {
         + `${rec.lanes_left.length} left / ${rec.lanes_right.length} right, rooms ${ids.join(" ")}`);
   });
   const vis = seen ? el("div", { id: "room-visible" }, `sees ${seen.length} rooms (.cpvs)`) : null;
-  box.replaceChildren(table, vis, el("div", { class: "group" }, "attributes"), attrs, ...roads);
+  box.replaceChildren(...[table, vis, el("div", { class: "group" }, "attributes"), attrs, ...roads].filter((c) => c !== null));
 }
 
 /** Checkboxes for the layers; `on(kind, key, checked)` applies one. */
@@ -92,7 +92,7 @@ export function layers(meta, state, on) {
     crosswalk: "crosswalk", road_fan: "intersection", fan: "ground", roof: "roof", facade: "facade", sliver: "sliver",
     tunnel: "wall", junction_tunnel: "wall" };
   const color = (t) => meta.roles.find((r) => r.name === roleOf[t])?.color;
-  box.replaceChildren(
+  box.replaceChildren(...[
     el("div", { class: "group" }, "attribute types"),
     ...meta.types.map((t, i) => check(`layer-type-${t}`, t, state.types[i], (c) => on("type", i, c), t === "facade_bound" ? 0x8a4fff : color(t))),
     el("div", { class: "group" }, "room kinds"),
@@ -106,7 +106,7 @@ export function layers(meta, state, on) {
     meta.cpvs ? check("layer-visibility", "what the selected room sees (.cpvs)", state.overlay.visibility, (c) => on("overlay", "visibility", c), 0x33d94d) : null,
     el("div", { class: "group" }, "colours"),
     ...meta.roles.map((r) => el("label", {}, el("span", { class: "swatch", style: `background:${css(r.color)}` }), r.label)),
-  );
+  ].filter((c) => c !== null)); // replaceChildren would write a null as the text "null"
 }
 
 /** The problem list; `go(problem)` flies to one. */

@@ -72,12 +72,23 @@ export function parse(bytes) {
   meta.problems = list(meta.problems);
   meta.materials = list(meta.materials);
   meta.groups = list(meta.groups);
-  for (const r of meta.rooms) {
+  // a room's attributes: JSON text in a buffer, parsed when first asked for
+  const text = buffers.room_attributes, off = buffers.room_attributes_offsets;
+  const utf8 = new TextDecoder();
+  meta.rooms.forEach((r, i) => {
     r.perimeter = list(r.perimeter);
     r.neighbours = list(r.neighbours);
-    r.attributes = list(r.attributes);
     r.roads = list(r.roads);
-  }
+    if (text && off && i + 1 < off.length) {
+      let parsed = null;
+      Object.defineProperty(r, "attributes", {
+        enumerable: true,
+        get: () => (parsed ??= list(JSON.parse(utf8.decode(text.subarray(off[i], off[i + 1]))))),
+      });
+    } else {
+      r.attributes = list(r.attributes);
+    }
+  });
   for (const r of meta.roads) {
     r.rooms = list(r.rooms);
     r.lanes_left = list(r.lanes_left);

@@ -256,11 +256,29 @@ test("a city with a known validation problem lists it; clicking it selects the r
   await pg.click(`#problems li[data-index="${i}"]`);
   assert.equal(await pg.evaluate(() => psdlViewer.selected), 9);
   assert.ok(await pg.evaluate(() => psdlViewer.meta.problems.filter((p) => Array.isArray(p.at)).length) > 0, "markers placed");
+  // a pin in 3D: clicking it flies to its problem, selects its room and marks it in the list
+  const probs = await pg.evaluate(() => psdlViewer.meta.problems);
+  const j = probs.findIndex((p) => Array.isArray(p.at) && p.room && p.room !== 9);
+  assert.ok(j >= 0, "a placed problem in another room");
+  await pg.evaluate(() => psdlViewer.select(0));
+  await pg.evaluate((at) => psdlViewer.lookDown(at[0] + 30, at[2] + 30, 400), probs[j].at);
+  await pg.evaluate(() => psdlViewer.redraw());
+  const pin = await pg.evaluate((k) => psdlViewer.projectPin(k), j);
+  assert.ok(pin && pin.visible && pin.x > 0 && pin.x < 950 && pin.y > 0 && pin.y < 800, "pin on screen: " + JSON.stringify(pin));
+  await pg.mouse.click(pin.x, pin.y);
+  const k = await pg.evaluate(() => psdlViewer.problem);
+  assert.ok(k >= 0, "a problem was chosen by its pin");
+  const d = Math.hypot(probs[k].at[0] - probs[j].at[0], probs[k].at[2] - probs[j].at[2]);
+  assert.ok(d < 3, `the pin clicked is problem ${j}'s (or one at the same place): got ${k}, ${d.toFixed(1)} m away`);
+  assert.equal(await pg.evaluate(() => psdlViewer.selected), probs[k].room || 0, "its room selected");
+  assert.equal(await pg.$eval("#problems li.current", (e) => Number(e.dataset.index)), k, "marked in the list");
+  // the camera flies to it: the orbit target ends at the problem
+  await pg.waitForFunction((at) => { const c = psdlViewer.target(); return Math.hypot(c.x - at[0], c.z - at[2]) < 1; }, { timeout: 10000 }, probs[k].at);
   assert.deepEqual(errors, []);
   await pg.close();
 });
 
-test("a packaged city shows its AI lanes (.bai) and what the selected room sees (.cpvs)", async () => {
+test("a packaged city (folder or .ar) shows its AI lanes (.bai) and what the selected room sees (.cpvs)", async () => {
   const b = await getBrowser();
   const dir = join(TMP, "pkg");
   psdl("package", join(ROOT, "examples", "downtown.lua"), "--dir", dir, "-q");
@@ -294,6 +312,22 @@ test("a packaged city shows its AI lanes (.bai) and what the selected room sees 
   }
   assert.deepEqual(errors, []);
   await pg.close();
+  // the same package as one .ar (same script, same seed: the same files): psdl view opens it
+  // directly, lanes and visibility from inside the archive
+  const ar = join(TMP, "downtown.ar");
+  psdl("package", join(ROOT, "examples", "downtown.lua"), "-o", ar, "-q");
+  const arOut = join(TMP, "ar.html");
+  assert.match(psdl("view", ar, "-o", arOut), /AI lanes, visibility/);
+  const { page: pa, errors: arErrors } = await openViewer(b, "file://" + arOut);
+  const arMeta = await pa.evaluate(() => psdlViewer.meta);
+  assert.equal(arMeta.rooms.length, meta.rooms.length);
+  assert.deepEqual(arMeta.bai, meta.bai);
+  assert.ok(await pa.$("#layer-lanes"), "the lanes layer is offered");
+  await pa.evaluate((id) => psdlViewer.select(id), mid.id);
+  await pa.click("#layer-visibility");
+  assert.equal(await pa.$eval("#room-visible", (e) => e.textContent), `sees ${seen.length} rooms (.cpvs)`);
+  assert.deepEqual(arErrors, []);
+  await pa.close();
 });
 
 test("watch: editing the script rebuilds the open page in place; a script error shows its line", async () => {

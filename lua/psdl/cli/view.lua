@@ -1,8 +1,9 @@
 --- `psdl view CITY [-o CITY.html] [--open] [--textures DIR] [--watch [--port N]]`: the city
 -- in an interactive 3D page (docs/viewer.md).
 --
--- CITY is a PSDL file, a city script (.lua, built as `psdl build` does) or an OpenStreetMap
--- extract (.osm, imported as `psdl osm -o` does). The page is one self-contained HTML file:
+-- CITY is a PSDL file, a city script (.lua, built as `psdl build` does), an OpenStreetMap
+-- extract (.osm, imported as `psdl osm -o` does) or a package (.ar, as `psdl package`
+-- writes it: the city inside, with its AI lanes (.bai) and visibility sets (.cpvs)). The page is one self-contained HTML file:
 -- three.js, the viewer and the city's geometry inside (`psdl.view`); it needs no network.
 --
 -- With `--watch` the command serves the page on http://127.0.0.1:PORT/ and builds again
@@ -16,8 +17,8 @@
 
 local common = require "psdl.cli.common"
 local source = require "psdl.cli.source"
-local string, os, io, require, tonumber, tostring, type, math, pcall, ipairs =
-  string, os, io, require, tonumber, tostring, type, math, pcall, ipairs
+local string, os, io, require, tonumber, tostring, type, math, pcall, ipairs, pairs =
+  string, os, io, require, tonumber, tostring, type, math, pcall, ipairs, pairs
 
 local M = {}
 
@@ -28,13 +29,14 @@ M.summary = "The city in an interactive 3D page (one HTML file), optionally rebu
 M.description = "Write one self-contained HTML page showing the city in 3D (three.js): orbit, fly and "
   .. "drive cameras, click a surface to inspect its room, layers by attribute type and room kind, "
   .. "perimeters, neighbour links, road records, and the validation problems. CITY is a .psdl file, a "
-  .. "city script (.lua) or an OpenStreetMap extract (.osm). --watch serves the page on 127.0.0.1 and "
+  .. "city script (.lua), an OpenStreetMap extract (.osm) or a package (.ar: with its AI lanes and visibility). --watch serves the page on 127.0.0.1 and "
   .. "rebuilds when the script (or a file it loads) changes: the open page reloads the city in place."
 
 --- Declare the command's arguments.
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
-  cmd:argument("city", "City: .psdl, a city script (.lua) or an OSM extract (.osm).")
+  cmd:argument("city", "City: .psdl, a city script (.lua), an OSM extract (.osm) or a package (.ar, from "
+    .. "psdl package: its city with the AI lanes and visibility sets).")
   cmd:option("-o --output", "Page to write (default: the city's name with .html, in the current folder)."):argname("<html>")
   cmd:flag("--open", "Open the page (or, with --watch, its address) in the system's browser.")
   cmd:option("--textures", "Folder of the game's textures (NAME.tex as in the game's texture folder, "
@@ -111,12 +113,13 @@ end
 -- The package files shown with the city: `--bai`/`--cpvs`, else NAME.bai/NAME.cpvs next to
 -- a NAME.psdl. A file named on the command line that cannot be read is a failure; one
 -- found next to the city is a note.
-local function package_files(psdl, args, ctx)
+local function package_files(psdl, args, ctx, inside)
   local out = {}
+  for k, v in pairs(inside or {}) do out[k] = v end
   local base = source.kind(args.city) == "psdl" and args.city:gsub("%.[^./]*$", "") or nil
   for _, ext in ipairs { "bai", "cpvs" } do
     local path, given = args[ext], args[ext] ~= nil
-    if not path and base then
+    if not path and base and not out[ext] then
       local f = io.open(base .. "." .. ext, "rb")
       if f then f:close(); path = base .. "." .. ext end
     end
@@ -132,6 +135,23 @@ local function package_files(psdl, args, ctx)
     end
   end
   return out
+end
+
+-- A package (`psdl package`'s .ar) is viewed as the city inside with its lanes and
+-- visibility sets.
+local function is_package(path)
+  return path:lower():match("%.ar$") ~= nil
+end
+
+-- The document of a package and its .bai/.cpvs (`{bai =, cpvs =}`); a failure naming the
+-- archive when it holds no readable city.
+local function package_city(path, ctx)
+  local bytes, err, code = common.read_file(path)
+  if not bytes then common.failure(common.exit_for(code), common.clean(err)) end
+  local city, why = require("psdl.package.archive").read(bytes, path)
+  if not city then common.failure("bad_input", why) end
+  for _, n in ipairs(city.notes) do ctx:note(n) end
+  return city.doc, { bai = city.bai, cpvs = city.cpvs }
 end
 
 local function shell_quote(s)
@@ -192,9 +212,19 @@ function M.run(args, ctx)
   local ok, terr = view.template()
   if not ok then common.failure("internal", terr) end
   local name = args.city:match("([^/\\]*)$")
-  if args.watch then return M.watch(args, ctx, psdl, port, seed, name) end
+  if args.watch then
+    if is_package(args.city) then
+      common.failure("usage", "--watch rebuilds a script or an extract: " .. args.city .. " is a package (view it without --watch)")
+    end
+    return M.watch(args, ctx, psdl, port, seed, name)
+  end
 
-  local doc = source.document(psdl, args.city, { seed = seed, validate = false })
+  local doc, inside
+  if is_package(args.city) then
+    doc, inside = package_city(args.city, ctx)
+  else
+    doc = source.document(psdl, args.city, { seed = seed, validate = false })
+  end
   local images
   if args.textures then
     local found, missing, notes
@@ -205,7 +235,7 @@ function M.run(args, ctx)
         args.textures, missing))
     end
   end
-  local pkg = package_files(psdl, args, ctx)
+  local pkg = package_files(psdl, args, ctx, inside)
   local html, stats = view.html(doc, { name = name, images = images, bai = pkg.bai, cpvs = pkg.cpvs })
   if not html then common.failure("internal", stats) end
   local wok, err, code = common.write_file_atomic(out, html)
