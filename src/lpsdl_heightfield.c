@@ -184,14 +184,17 @@ static int hf_index(lua_State *L) {
 /* Give the field at index 1 its own array of doubles (before a write to shared memory, or
  * to floats or integer samples). The old block stays while other fields read it. */
 static void make_f64(lua_State *L, lpsdl_hf *h) {
-    psdl_heightfield old = h->f;
     lua_getiuservalue(L, 1, 1); /* keep the old block alive until the copy is made */
     lua_pushvalue(L, 1);
+    /* the field is left as it was if this raises (out of memory) */
+    hf_block *b = new_block(L, h, psdl_hf_count(&h->f) * sizeof(double));
+    double *p = (double *)(void *)((char *)b + BLOCK_HEADER);
+    psdl_hf_to_f64(&h->f, p);
     h->f.type = PSDL_HF_F64;
-    double *p = (double *)lpsdl_hf_alloc(L, h);
-    psdl_hf_to_f64(&old, p);
+    h->f.data = p;
     h->f.offset = 0;
     h->f.scale = 1;
+    h->writable = 1;
     lua_pop(L, 2);
 }
 
