@@ -132,6 +132,13 @@ local function segs_meet(ax, az, bx, bz, cx, cz, dx, dz)
   if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and ((d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)) then
     return true
   end
+  -- both ends of one segment on the same side of the other's line, farther than TOUCH from
+  -- it: no end comes within TOUCH of the other segment (d = cross / length)
+  local t2 = TOUCH * TOUCH
+  local l2 = ((dx - cx) * (dx - cx) + (dz - cz) * (dz - cz)) * t2
+  if ((d1 > 0 and d2 > 0) or (d1 < 0 and d2 < 0)) and d1 * d1 > l2 and d2 * d2 > l2 then return false end
+  l2 = ((bx - ax) * (bx - ax) + (bz - az) * (bz - az)) * t2
+  if ((d3 > 0 and d4 > 0) or (d3 < 0 and d4 < 0)) and d3 * d3 > l2 and d4 * d4 > l2 then return false end
   return seg_dist(ax, az, cx, cz, dx, dz) < TOUCH or seg_dist(bx, bz, cx, cz, dx, dz) < TOUCH
       or seg_dist(cx, cz, ax, az, bx, bz) < TOUCH or seg_dist(dx, dz, ax, az, bx, bz) < TOUCH
 end

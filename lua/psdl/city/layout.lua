@@ -178,10 +178,18 @@ local function ref_line(x) return x.a and M.road_ref(x) or M.node_label(x) end
 -- stable order (`s`: plan distance along the road from its from node; `d` the node's
 -- distance from its centre line, `need` the distance a dead end needs; `own` a dead end's
 -- road)
-function M.conflicts(city)
+-- @tparam[opt] table only `{roads = set, nodes = set}`: the network had no conflict when it
+--   was last checked, and only these roads and nodes changed since (`psdl.city.repair`
+--   checking its repairs): pairs of two other at-grade roads, and other nodes on other
+--   roads, are not tested again (the result is the same as without `only`; every bridge and
+--   tunnel is still measured against every road for its `crossings`)
+function M.conflicts(city, only)
   local out = {}
   local cell = 50
   local g = grid_new(cell)
+  -- (with `only`: a grid of the segments of the changed roads and of bridges and tunnels,
+  -- met by the segments of the other roads and by the other nodes)
+  local small = only and grid_new(cell)
   local lines = {}
   for _, n in ipairs(city.nodes) do n.roads = {} end
   for _, r in ipairs(city.roads) do
@@ -193,9 +201,13 @@ function M.conflicts(city)
     local pts = plan_line(r)
     lines[r] = pts
     local hw = r.spec.half_width or 0
+    local both = small and (only.roads[r] or level(r))
     for i = 1, #pts - 1 do
       local p, q = pts[i], pts[i + 1]
-      g.add({ r = r, i = i }, min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw)
+      local it = { r = r, i = i }
+      local x0, z0, x1, z1 = min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw
+      g.add(it, x0, z0, x1, z1)
+      if both then small.add(it, x0, z0, x1, z1) end
     end
   end
   -- crossings
@@ -204,9 +216,10 @@ function M.conflicts(city)
   for _, r in ipairs(city.roads) do
     do
       local pts = lines[r]
+      local gr = (small and not only.roads[r] and not level(r)) and small or g
       for i = 1, #pts - 1 do
         local p, q = pts[i], pts[i + 1]
-        local cand = g.query(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
+        local cand = gr.query(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
         for _, c in ipairs(cand) do
           local o = c.r
           local u, v = lines[o][c.i], lines[o][c.i + 1]
@@ -253,7 +266,8 @@ function M.conflicts(city)
       -- them would be no block, and the curves between the nodes bulge a little)
       local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
       if deg > 0 then
-        local cand = g.query(n.x - reach, n.z - reach, n.x + reach, n.z + reach, {}, {})
+        local gr = (small and not only.nodes[n]) and small or g
+        local cand = gr.query(n.x - reach, n.z - reach, n.x + reach, n.z + reach, {}, {})
         local best
         for _, c in ipairs(cand) do
           local o = c.r
@@ -376,10 +390,18 @@ end
 -- Resolves the conflicts: an error naming both script lines, or with `auto_junctions` a
 -- node at each crossing (both roads split there) and each road split at a node on its body
 -- (it then runs through that node). Repeats until none is left.
+-- With `city.only` (`psdl.city.repair` checking its repairs on a part of the city) and a
+-- network found free of conflicts the last time, the first check is of what changed.
 local function resolve_conflicts(city)
+  local only = city.conflicts_clean and city.only or nil
+  city.conflicts_clean = false
   for _ = 1, 8 do
-    local list = M.conflicts(city)
-    if #list == 0 then return end
+    local list = M.conflicts(city, only)
+    only = nil -- (what this pass changes is checked with everything)
+    if #list == 0 then
+      city.conflicts_clean = true
+      return
+    end
     if not city.auto_junctions then
       local c = list[1]
       if c.kind == "cross" then
@@ -418,7 +440,7 @@ local function resolve_conflicts(city)
           if r.b == c.node then p, q = pts[#pts], pts[#pts - 1] end
           local ux, uz = unit(q[1] - p[1], q[2] - p[2])
           if ux and abs(ux * c.dir[2] - uz * c.dir[1]) < sin(15 * pi / 180) then
-            error(string_format("%s runs along %s from %s: their rooms would overlap (roads side by side need their "
+            error(string_format("%s: it runs along %s from %s: their rooms would overlap (roads side by side need their "
               .. "widths apart; join them into one road or move one)", M.road_label(r), M.road_ref(c.road),
               M.node_label(c.node)), 0)
           end

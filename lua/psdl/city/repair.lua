@@ -21,7 +21,10 @@
 --   grade"`);
 -- * a road too short for the intersections at its ends, two roads leaving a node in the same
 --   direction, an intersection that cannot be built: the least road involved (fewest lanes,
---   then shortest) is dropped.
+--   then shortest) is dropped;
+-- * a road that leaves a node along the body of another road (`auto_junctions`: the layout's
+--   conflict check; no junction can part them) is dropped (`"runs along another road"`)
+--   where it was found, without building the city again from the start.
 --
 -- Mistakes in a script (bad arguments, unknown profiles) are not repairs: they raise at once
 -- from `psdl.city` (`City:road`, `City:node`) as before.
@@ -351,6 +354,13 @@ local function repair_road(city, r, msg, log, layout)
     local kind = r.bridge and "bridge" or "tunnel"
     r.bridge, r.tunnel = nil, nil
     log:road(r, "repaired", kind .. " made at grade", msg)
+    return true
+  end
+  -- a road leaving a node along another road's body (the conflict check of the layout): no
+  -- junction can part them, and no simpler shape of it would leave the node elsewhere
+  if what:find(": it runs along ", 1, true) then
+    log:road(r, "dropped", "runs along another road", msg)
+    M.remove_road(city, r)
     return true
   end
   if what:find("coincide", 1, true) then

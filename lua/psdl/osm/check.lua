@@ -117,12 +117,13 @@ function M.graph(g, opts)
       end
     end
   end
-  for _, c in ipairs(fit.overlaps(g, dims)) do
+  for _, c in ipairs(fit.overlaps(g, dims, nil, reach)) do
     local edges, nodes = {}, {}
     for _, o in ipairs({ c.p, c.q }) do
       if fit.is_edge(o) then edges[#edges + 1] = o else nodes[#nodes + 1] = o end
     end
     add("overlap", string_format("%s overlaps %s in plan by %.1f m", owner(c.p), owner(c.q), c.depth), edges, nodes)
+    problems[#problems]._overlap = c -- the overlap record, for the clean-up's last resort
   end
   return problems
 end

@@ -160,6 +160,30 @@ local function ccw_gap(a1, a2) -- angle from a1 turning counter-clockwise to a2,
 end
 M.ccw_gap = ccw_gap
 
+-- (`clearance`) d raised to x when the corner (x, z) lies in the strip |z| <= w
+local function clear_corner(d, w, x, z)
+  if x > d and z <= w and z >= -w then return x end
+  return d
+end
+
+-- (`clearance`) d raised to the largest x where side a-b crosses z = w or z = -w
+local function clear_side(d, w, xa, za, xb, zb)
+  local dz = zb - za
+  if dz ~= 0 then
+    local t = (w - za) / dz
+    if t >= 0 and t <= 1 then
+      local x = xa + t * (xb - xa)
+      if x > d then d = x end
+    end
+    t = (-w - za) / dz
+    if t >= 0 and t <= 1 then
+      local x = xa + t * (xb - xa)
+      if x > d then d = x end
+    end
+  end
+  return d
+end
+
 --- How far along a road (half width w, leaving the node along +x) its corridor meets the
 -- corridor of another road leaving the same node at angle phi (radians, counter-clockwise),
 -- of half width wo and length lo: the largest x of the other corridor (a rectangle from
@@ -176,26 +200,10 @@ function M.clearance(phi, w, wo, lo)
   local x3, z3 = ux - nx, uz - nz
   local x4, z4 = -nx, -nz
   local d = 0
-  local function corner(x, z)
-    if x > d and z <= w and z >= -w then d = x end
-  end
-  local function side(xa, za, xb, zb)
-    local dz = zb - za
-    if dz ~= 0 then
-      local t = (w - za) / dz
-      if t >= 0 and t <= 1 then
-        local x = xa + t * (xb - xa)
-        if x > d then d = x end
-      end
-      t = (-w - za) / dz
-      if t >= 0 and t <= 1 then
-        local x = xa + t * (xb - xa)
-        if x > d then d = x end
-      end
-    end
-  end
-  corner(x1, z1) corner(x2, z2) corner(x3, z3) corner(x4, z4)
-  side(x1, z1, x2, z2) side(x2, z2, x3, z3) side(x3, z3, x4, z4) side(x4, z4, x1, z1)
+  d = clear_corner(d, w, x1, z1) d = clear_corner(d, w, x2, z2)
+  d = clear_corner(d, w, x3, z3) d = clear_corner(d, w, x4, z4)
+  d = clear_side(d, w, x1, z1, x2, z2) d = clear_side(d, w, x2, z2, x3, z3)
+  d = clear_side(d, w, x3, z3, x4, z4) d = clear_side(d, w, x4, z4, x1, z1)
   return d
 end
 
@@ -362,9 +370,10 @@ end
 -- convex hull of its roads' cross-sections at their reaches. Each piece:
 -- `{ poly =, owner = edge|node, level =, minx, minz, maxx, maxz }`. Also returns, per
 -- edge, the clear interval `e._clear = {s0, s1}` (s0 > s1 when the edge is too short).
-function M.pieces(g, dims)
+-- `reach`: the graph's `reach_table` when the caller has it (measured here otherwise).
+function M.pieces(g, dims, reach)
   local pieces = {}
-  local reach = M.reach_table(g, dims)
+  reach = reach or M.reach_table(g, dims)
   for _, n in ipairs(g:node_list()) do
     local ends = reach.ends[n]
     if #ends >= 3 then
@@ -462,9 +471,10 @@ end
 -- @tparam table g graph
 -- @tparam table dims
 -- @tparam[opt=0.25] number tol overlaps shallower than this are ignored
-function M.overlaps(g, dims, tol)
+-- @tparam[opt] table reach the graph's current `reach_table`, when the caller has one
+function M.overlaps(g, dims, tol, reach)
   tol = tol or 0.25
-  local pieces = M.pieces(g, dims)
+  local pieces = M.pieces(g, dims, reach)
   local grid = G.grid(40)
   for _, p in ipairs(pieces) do grid:insert(p, p.minx, p.minz, p.maxx, p.maxz) end
   local found, list = {}, {}

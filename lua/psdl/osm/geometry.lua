@@ -267,19 +267,37 @@ function Grid:insert_segment(item, ax, az, bx, bz, pad)
 end
 
 --- Call fn(item) once for every item in the cells near segment ab (within `pad`); a true
--- return stops the query.
+-- return stops the query. (The cells are visited as `chunks` cuts the segment, without
+-- the closures `query` would need.)
 function Grid:query_segment(ax, az, bx, bz, pad, fn)
+  pad = pad or 0
+  local s = self.size
+  local cells = self.cells
   local seen = {}
-  local stop = false
-  chunks(self.size, ax, az, bx, bz, pad or 0, function(x0, z0, x1, z1)
-    if stop then return end
-    self:query(x0, z0, x1, z1, function(it)
-      if not seen[it] then
-        seen[it] = true
-        if fn(it) then stop = true return true end
+  local dx, dz = bx - ax, bz - az
+  local l = math_sqrt(dx * dx + dz * dz)
+  local n = math_max(1, math_floor(l / s) + 1)
+  for k = 0, n - 1 do
+    local t0, t1 = k / n, (k + 1) / n
+    local x0, z0 = ax + t0 * dx, az + t0 * dz
+    local x1, z1 = ax + t1 * dx, az + t1 * dz
+    local i0, i1 = math_floor((math_min(x0, x1) - pad) / s), math_floor((math_max(x0, x1) + pad) / s)
+    local j0, j1 = math_floor((math_min(z0, z1) - pad) / s), math_floor((math_max(z0, z1) + pad) / s)
+    for i = i0, i1 do
+      for j = j0, j1 do
+        local c = cells[key(i, j)]
+        if c then
+          for m = 1, #c do
+            local it = c[m]
+            if not seen[it] then
+              seen[it] = true
+              if fn(it) then return end
+            end
+          end
+        end
       end
-    end)
-  end)
+    end
+  end
 end
 
 M.max, M.min = math_max, math_min

@@ -15,6 +15,7 @@ local G = require "psdl.osm.geometry"
 local setmetatable, ipairs, pairs, table_sort, table_concat, tostring, type, next =
   setmetatable, ipairs, pairs, table.sort, table.concat, tostring, type, next
 local math_sqrt = math.sqrt
+local table_move = table.move
 local tonumber, assert = tonumber, assert
 
 local M = {}
@@ -38,6 +39,8 @@ function Graph:node(x, z, id, prefix)
   end
   local n = { k = self.nk, id = id, x = x, z = z, edges = {} }
   self.nodes[n] = true
+  local nl = self.nlist -- (creation counters grow: the sorted list stays sorted)
+  if nl then nl[#nl + 1] = n end
   return n
 end
 
@@ -48,6 +51,8 @@ function Graph:edge(a, b, pts, attr, src)
   pts[#pts] = { b.x, b.z }
   local e = { k = self.ek, a = a, b = b, pts = pts, attr = attr, src = src }
   self.edges[e] = true
+  local el = self.elist
+  if el then el[#el + 1] = e end
   local ae = a.edges
   ae[#ae + 1] = e
   if b ~= a then
@@ -69,6 +74,7 @@ function Graph:remove_edge(e)
   if e.dead then return end
   e.dead = true
   self.edges[e] = nil
+  self.elist_gone = true
   detach(e.a, e)
   if e.b ~= e.a then detach(e.b, e) end
 end
@@ -78,6 +84,7 @@ function Graph:remove_node(n)
   while #n.edges > 0 do self:remove_edge(n.edges[1]) end
   n.dead = true
   self.nodes[n] = nil
+  self.nlist_gone = true
 end
 
 --- Length of an edge (cached until its points change).
@@ -90,20 +97,37 @@ function M.len(e)
   return l
 end
 
---- The edges of the graph sorted by creation (deterministic order).
-function Graph:edge_list()
-  local list = {}
-  for e in pairs(self.edges) do list[#list + 1] = e end
-  table_sort(list, function(p, q) return p.k < q.k end)
-  return list
+-- The members of `set` sorted by creation, kept between calls in `self[key]` (items are
+-- appended as they are made, which keeps the order; removed ones are filtered out when
+-- `self[gone]` says some went): a copy the caller may keep while the graph changes.
+local function sorted(self, set, key, gone)
+  local list = self[key]
+  if not list then
+    list = {}
+    for x in pairs(set) do list[#list + 1] = x end
+    table_sort(list, function(p, q) return p.k < q.k end)
+    self[key], self[gone] = list, false
+  elseif self[gone] then
+    local j = 0
+    for i = 1, #list do
+      local x = list[i]
+      if set[x] then j = j + 1; list[j] = x end
+    end
+    for i = #list, j + 1, -1 do list[i] = nil end
+    self[gone] = false
+  end
+  return table_move(list, 1, #list, 1, {})
 end
 
---- The nodes of the graph sorted by creation.
+--- The edges of the graph sorted by creation (deterministic order): a new list each call,
+-- O(edges) (the order is kept between calls).
+function Graph:edge_list()
+  return sorted(self, self.edges, "elist", "elist_gone")
+end
+
+--- The nodes of the graph sorted by creation (a new list each call, O(nodes)).
 function Graph:node_list()
-  local list = {}
-  for n in pairs(self.nodes) do list[#list + 1] = n end
-  table_sort(list, function(p, q) return p.k < q.k end)
-  return list
+  return sorted(self, self.nodes, "nlist", "nlist_gone")
 end
 
 --- Degree of a node (a self-loop counts twice).
@@ -156,8 +180,11 @@ function Graph:merge(keep, gone, x, z)
   gone.dead = true
   gone.merged_into = keep
   self.nodes[gone] = nil
+  self.nlist_gone = true
   keep.absorbed = (keep.absorbed or 0) + 1 + (gone.absorbed or 0)
   if gone.roundabout then keep.roundabout = true end
+  if gone.turning_circle then keep.turning_circle = true end
+  if gone.boundary and not keep.osm then keep.boundary = true end
   self:move(keep, x or keep.x, z or keep.z)
   return keep
 end
@@ -259,6 +286,7 @@ function Graph:join(n, force, attr)
   self:remove_edge(e2)
   n.dead = true
   self.nodes[n] = nil
+  self.nlist_gone = true
   local e = self:edge(a, b, pts, keep, src)
   e.chain = e1.chain == e2.chain and e1.chain or nil
   return e

@@ -82,8 +82,9 @@ return function(M, Ctx, private)
       if chord_angle(pts, i, ddx, ddz) < 0.35 or chord_angle(pts, j, -ddx, -ddz) < 0.35 then return nil end
       local frac = part_area(pts, min(i, j), max(i, j)) / A
       if frac < minfrac or frac > 1 - minfrac then return nil end
-      if not chord_valid(pts, i, j) then return nil end
+      -- (the footprints first: near buildings most chords cross one, and that test is cheaper)
       if obstacles and obstacles.hit(a, c) then return nil end
+      if not chord_valid(pts, i, j) then return nil end
       local len = dist(a, c)
       return abs(frac - 0.5) * 2 + 0.6 * len / sqrt(A) + 1.5 * abs(ddx * dx + ddz * dz) / len
     end
