@@ -362,8 +362,9 @@ local ring_simple, flatten_points = core.ring_simple, core.flatten_points
 local function simple(pts)
   local n = #pts
   if n < 3 then return false end
-  local flat = ring_simple and flatten_points(pts)
+  local flat = flatten_points(pts)
   if flat then return ring_simple(flat, TOUCH) end -- the same test in C (psdl_ring_simple)
+  -- points the core refuses (not finite): the same test in Lua
   for i = 1, n do
     local p, q = pts[i], pts[i % n + 1]
     if dist(p, q) < 1e-6 then return false end

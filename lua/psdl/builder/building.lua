@@ -1,16 +1,13 @@
 --- Blocks and buildings of psdl.builder: `Builder:block` (a block room whose ground is fans over
 -- an outline) and `Builder:building` (facade bounds, facades, slivers and a roof in a room).
 local core = require "psdl.core"
-local geom = require "psdl.geom"
 local check = require "psdl.check"
 
 
-local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
-local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
-local table_insert = table.insert
-local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
-local string_format, table_concat, table_sort = string.format, table.concat, table.sort
-local os_clock = os.clock
+local type, pairs = type, pairs
+local getmetatable = getmetatable
+local floor, max, huge = math.floor, math.max, math.huge
+local string_format = string.format
 local argerr, shown, num_problem = check.argerr, check.shown, check.num_problem
 local opt_problem, points_problem = check.opt_problem, check.points_problem
 local polygon_problem = check.polygon_problem

@@ -5,10 +5,10 @@ local geom = require "psdl.geom"
 local check = require "psdl.check"
 
 
-local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
-local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
+local type, error, ipairs, pairs = type, error, ipairs, pairs
+local require = require
 local table_insert = table.insert
-local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
+local max, abs, sqrt = math.max, math.abs, math.sqrt
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
 check.own(debug.getinfo(1, "S").source)
@@ -29,6 +29,18 @@ return function(M, Builder, Room, P)
       end
     end
     return tris
+  end
+
+  --- A room's outline as vertex references: its own (`outline`), or the boundary of its
+  -- ground geometry (its surface attributes); nil when it has neither. The builder's read API
+  -- for modules that place rooms around the others (psdl.city.blocks).
+  -- @tparam Room r a room of this builder
+  -- @treturn table|nil vertex references (1-based, as in the document)
+  function Builder:room_outline(r)
+    if r.outline then return r.outline end
+    local tris = room_triangles(r)
+    if #tris == 0 then return nil end
+    return core.boundary(tris, self.vpool)
   end
 
   -- Texture layout: divider groups first, then the others in order of first use.

@@ -6,11 +6,9 @@ local check = require "psdl.check"
 
 
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
-local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
-local table_insert = table.insert
-local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
-local string_format, table_concat, table_sort = string.format, table.concat, table.sort
-local os_clock = os.clock
+local pcall = pcall
+local min, abs = math.min, math.abs
+local string_format = string.format
 local argerr, opt_problem, point_problem = check.argerr, check.opt_problem, check.point_problem
 local dir_problem = check.dir_problem
 check.own(debug.getinfo(1, "S").source)

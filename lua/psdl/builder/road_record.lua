@@ -1,15 +1,10 @@
 --- Road records of psdl.builder: `Builder:road_record` (§1.7).
-local core = require "psdl.core"
-local geom = require "psdl.geom"
 local check = require "psdl.check"
 
 
-local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
-local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
-local table_insert = table.insert
-local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
-local string_format, table_concat, table_sort = string.format, table.concat, table.sort
-local os_clock = os.clock
+local type, ipairs = type, ipairs
+local getmetatable = getmetatable
+local string_format = string.format
 local argerr, num_problem, opt_problem = check.argerr, check.num_problem, check.opt_problem
 check.own(debug.getinfo(1, "S").source)
 

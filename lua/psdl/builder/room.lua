@@ -7,11 +7,9 @@ local check = require "psdl.check"
 
 
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
-local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
-local table_insert = table.insert
-local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
-local string_format, table_concat, table_sort = string.format, table.concat, table.sort
-local os_clock = os.clock
+local setmetatable = setmetatable
+local floor, max, abs = math.floor, math.max, math.abs
+local string_format = string.format
 local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 local flatten_points, points_problem = check.flatten_points, check.points_problem

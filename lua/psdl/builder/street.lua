@@ -6,11 +6,8 @@ local check = require "psdl.check"
 
 
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
-local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
-local table_insert = table.insert
-local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
-local string_format, table_concat, table_sort = string.format, table.concat, table.sort
-local os_clock = os.clock
+local max, min, huge = math.max, math.min, math.huge
+local string_format = string.format
 local argerr, shown, opt_problem = check.argerr, check.shown, check.opt_problem
 local points_problem, dir_problem = check.points_problem, check.dir_problem
 check.own(debug.getinfo(1, "S").source)

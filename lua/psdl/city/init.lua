@@ -409,41 +409,35 @@ local function build(self, opts)
   local block_report, terrain_report
   if progress then progress("city: blocks") end
   if self.block_opts ~= false then
-    local ok, blocks = pcall(require, "psdl.city.blocks")
-    if not ok then
-      if not tostring(blocks):find("module 'psdl.city.blocks' not found", 1, true) then error(blocks, 0) end
-      blocks = nil
+    local blocks = require "psdl.city.blocks"
+    local bo = self.block_opts or {}
+    local brng = rng:derive("blocks")
+    local margin = bo.margin or self.margin
+    local tr, tplan, cterrain = self.terrain, nil, nil
+    if tr and tr.ground then -- terrain ground: the apron out to the ground grid's inner edge
+      cterrain = require "psdl.city.terrain"
+      margin = math.max(tonumber(margin) or 0, 1)
+      tplan = cterrain.plan(tr, b, margin)
     end
-    if blocks then
-      local bo = self.block_opts or {}
-      local brng = rng:derive("blocks")
-      local margin = bo.margin or self.margin
-      local tr, tplan, cterrain = self.terrain, nil, nil
-      if tr and tr.ground then -- terrain ground: the apron out to the ground grid's inner edge
-        cterrain = require "psdl.city.terrain"
-        margin = math.max(tonumber(margin) or 0, 1)
-        tplan = cterrain.plan(tr, b, margin)
-      end
-      local ok2, rep2 = pcall(blocks.fill, b, {
-        style = self.style, rng = brng:fn(), margin = margin,
-        buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and block_height(self) or nil,
-        footprints = self.footprints, apron_ring = tplan and tplan.ring,
-        apron_ground = tplan and cterrain.apron_limits(tr, tplan), apron_texture = tplan and tr.texture,
-        ground_limits = tplan and cterrain.apron_limits(tr, tplan),
-      })
-      if not ok2 then
-        error("blocks: " .. tostring(rep2):gsub("^[^\n]-psdl/city/blocks%.lua:%d+: ", ""), 0)
-      end
-      block_report = rep2
-      if tplan then
-        local g = self.style.ground or {}
-        local tex = tr.texture or (g.grass or g.paving or {})[1] or "s_concrt"
-        local ok3, rooms = pcall(cterrain.ground, b, tr, tplan, tex)
-        if not ok3 then error("terrain: " .. tostring(rooms):gsub("^[^\n]-psdl/city/terrain%.lua:%d+: ", ""), 0) end
-        terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,
-                           extent = tplan.extent, rect = tplan.rect, network = tplan.box,
-                           grid = { #tplan.xs, #tplan.zs } }
-      end
+    local ok2, rep2 = pcall(blocks.fill, b, {
+      style = self.style, rng = brng:fn(), margin = margin,
+      buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and block_height(self) or nil,
+      footprints = self.footprints, apron_ring = tplan and tplan.ring,
+      apron_ground = tplan and cterrain.apron_limits(tr, tplan), apron_texture = tplan and tr.texture,
+      ground_limits = tplan and cterrain.apron_limits(tr, tplan),
+    })
+    if not ok2 then
+      error("blocks: " .. tostring(rep2):gsub("^[^\n]-psdl/city/blocks[%w_/]*%.lua:%d+: ", ""), 0)
+    end
+    block_report = rep2
+    if tplan then
+      local g = self.style.ground or {}
+      local tex = tr.texture or (g.grass or g.paving or {})[1] or "s_concrt"
+      local ok3, rooms = pcall(cterrain.ground, b, tr, tplan, tex)
+      if not ok3 then error("terrain: " .. tostring(rooms):gsub("^[^\n]-psdl/city/terrain%.lua:%d+: ", ""), 0) end
+      terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,
+                         extent = tplan.extent, rect = tplan.rect, network = tplan.box,
+                         grid = { #tplan.xs, #tplan.zs } }
     end
   end
   local t2 = os_clock()
@@ -547,7 +541,7 @@ function M.summary(report, label)
     lines[#lines + 1] = string_format("  blocks: %s blocks, %s buildings, %s parks%s", int(bl.blocks), int(bl.buildings),
       int(bl.parks), bl.apron and ", ground apron" or "")
   else
-    lines[#lines + 1] = "  blocks: none (psdl.city.blocks not available or blocks = false)"
+    lines[#lines + 1] = "  blocks: none (blocks = false)"
   end
   local tg = report.terrain
   if tg then

@@ -1,9 +1,9 @@
 --- Files of psdl.export: paths, images next to the textures, and the OBJ + MTL, glTF and GLB
 -- writers.
-local string, table, math, io, os = string, table, math, io, os
+local string, table, io = string, table, io
 local type, ipairs, tostring, tonumber, error, require, pcall, setmetatable, utf8 =
   type, ipairs, tostring, tonumber, error, require, pcall, setmetatable, utf8
-local floor, sqrt, huge = math.floor, math.sqrt, math.huge
+local huge = math.huge
 local string_format, pack = string.format, string.pack
 
 -- Installed by psdl.export (export/init.lua): M is the module table, private the helpers shared

@@ -1,10 +1,9 @@
 --- Triangles of psdl.export: the mesh builder (materials, strips, fans, faces, UVs of §4.3)
 -- and the drawing of every attribute type (the table at the top of export/init.lua).
-local string, table, math, io, os = string, table, math, io, os
 local type, ipairs, tostring, tonumber, error, require, pcall, setmetatable, utf8 =
   type, ipairs, tostring, tonumber, error, require, pcall, setmetatable, utf8
 local floor, sqrt, huge = math.floor, math.sqrt, math.huge
-local string_format, pack = string.format, string.pack
+local string_format = string.format
 
 -- Installed by psdl.export (export/init.lua): M is the module table, private the helpers shared
 -- between its files.

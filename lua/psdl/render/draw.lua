@@ -1,8 +1,7 @@
 --- Drawing of psdl.render: the page layout (map, legend band, scale bar) and the drawing
 -- operations of a scene and its legend, shared by the PNG and SVG outputs.
-local export = require "psdl.export"
 
-local string, table, math = string, table, math
+local table, math = table, math
 local type, ipairs, pairs, tostring, error, require, tonumber, next, select, setmetatable, utf8 =
   type, ipairs, pairs, tostring, error, require, tonumber, next, select, setmetatable, utf8
 local floor, ceil, sqrt, abs, huge, max, min = math.floor, math.ceil, math.sqrt, math.abs, math.huge,

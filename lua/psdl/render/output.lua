@@ -1,7 +1,6 @@
 --- Outputs of psdl.render: PNG through the C rasterizer (psdl.core) and SVG text.
-local export = require "psdl.export"
 
-local string, table, math = string, table, math
+local table, math = table, math
 local type, ipairs, pairs, tostring, error, require, tonumber, next, select, setmetatable, utf8 =
   type, ipairs, pairs, tostring, error, require, tonumber, next, select, setmetatable, utf8
 local floor, ceil, sqrt, abs, huge, max, min = math.floor, math.ceil, math.sqrt, math.abs, math.huge,

@@ -3,11 +3,10 @@
 local core = require "psdl.core"
 local plan = require "psdl.plan"
 
-local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
-local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
-local atan, pi, acos = math.atan, math.pi, math.acos
-local table_sort, table_insert, string_format = table.sort, table.insert, string.format
-local os_clock = os.clock
+local type, error, ipairs, pairs = type, error, ipairs, pairs
+local abs, sqrt, floor, max, min, huge = math.abs, math.sqrt, math.floor, math.max, math.min, math.huge
+local atan, pi = math.atan, math.pi
+local string_format = string.format
 local area2, dist, locator, seg_dist = plan.area2, plan.dist, plan.locator, plan.seg_dist
 local segs_cross, inset, overlap, bbox = plan.segs_cross, plan.inset, plan.overlap, plan.bbox
 local simple = plan.simple
@@ -117,7 +116,7 @@ return function(M, Ctx, private)
       if not rf then
         rf = {}
         for i, p in ipairs(room) do rf[3 * i - 2], rf[3 * i - 1], rf[3 * i] = p[1], p[2], p[3] end
-        if core.points then rf = core.points(rf) end -- converted once for all the room's tests
+        rf = core.points(rf) -- converted once for all the room's tests
         R.flat = rf
       end
       local ff = {}

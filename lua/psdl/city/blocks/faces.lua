@@ -3,11 +3,10 @@
 local core = require "psdl.core"
 local plan = require "psdl.plan"
 
-local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
-local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
-local atan, pi, acos = math.atan, math.pi, math.acos
+local ipairs = ipairs
+local abs = math.abs
+local atan, pi = math.atan, math.pi
 local table_sort, table_insert, string_format = table.sort, table.insert, string.format
-local os_clock = os.clock
 local area2, dist, inside = plan.area2, plan.dist, plan.inside
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
@@ -17,28 +16,13 @@ return function(M, Ctx, private)
 
   -- ================================================================ network and faces
 
-  local SURFACE = { road = true, divided_road = true, walkway = true, sidewalk_strip = true,
-                    crosswalk = true, road_fan = true, fan = true }
-
   local function is_warp(r)
     if r.is_tunnel or r.is_bridge then return true end
     return r.flags ~= nil and (r.flags & 0x40) ~= 0
   end
 
   -- A room's outline as vertex references: its own, or that of its ground geometry.
-  local function room_outline(b, r)
-    if r.outline then return r.outline end
-    local tris = {}
-    for _, op in ipairs(r.ops) do
-      if SURFACE[op.type] and op.cap == nil then
-        local t = core.surface_triangles(op.type, op.refs)
-        local n = #tris
-        for i = 1, #t do tris[n + i] = t[i] end
-      end
-    end
-    if #tris == 0 then return nil end
-    return core.boundary(tris, b.vpool)
-  end
+  local function room_outline(b, r) return b:room_outline(r) end
 
   local function ukey(a, c)
     if a < c then return a * 4294967296 + c end
@@ -334,7 +318,6 @@ return function(M, Ctx, private)
   end
 
   return {
-    SURFACE = SURFACE,
     is_warp = is_warp,
     room_outline = room_outline,
     lift_portals = lift_portals,

@@ -1,13 +1,8 @@
 --- Ground of psdl.city.blocks (step 3 of `fill`): fans over each room, cut again under a
 -- height function so that inner points follow it.
-local core = require "psdl.core"
-local plan = require "psdl.plan"
 
-local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
-local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
-local atan, pi, acos = math.atan, math.pi, math.acos
-local table_sort, table_insert, string_format = table.sort, table.insert, string.format
-local os_clock = os.clock
+local ipairs = ipairs
+local abs, floor, max, min, huge = math.abs, math.floor, math.max, math.min, math.huge
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.

@@ -150,28 +150,22 @@ local function poly_index(list, cell)
   return idx
 end
 
--- Does a ring (with holes: polygons {pts}) cross itself? The kernel's test when the core has
--- it, else a quadratic one (small rings only).
+-- Does a ring (with holes: polygons {pts}) cross itself? (psdl_self_crossing)
 local function crosses(Q, holes)
-  local f = core.self_crossing
-  if f then
-    local flat, starts = {}, nil
-    local function add(pts)
-      for _, p in ipairs(pts) do
-        local n = #flat
-        flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2], p[3]
-      end
+  local flat, starts = {}, nil
+  local function add(pts)
+    for _, p in ipairs(pts) do
+      local n = #flat
+      flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2], p[3]
     end
-    add(Q.pts)
-    for _, H in ipairs(holes or {}) do
-      starts = starts or {}
-      starts[#starts + 1] = #flat // 3 + 1
-      add(H.pts)
-    end
-    return f(flat, starts) ~= nil
   end
-  if #Q.pts <= 400 and not (holes and #holes > 0) then return not simple(Q.pts) end
-  return false
+  add(Q.pts)
+  for _, H in ipairs(holes or {}) do
+    starts = starts or {}
+    starts[#starts + 1] = #flat // 3 + 1
+    add(H.pts)
+  end
+  return core.self_crossing(flat, starts) ~= nil
 end
 
 -- Removes small folds from a ring: where two edges at most three apart cross (an outline
@@ -179,7 +173,6 @@ end
 -- them are dropped. Returns the number of folds removed.
 local function unfold(Q, warnings, what)
   local f = core.self_crossing
-  if not f then return 0 end
   local removed = 0
   for _ = 1, 16 do
     local n = #Q.pts

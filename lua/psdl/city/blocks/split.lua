@@ -3,11 +3,10 @@
 local core = require "psdl.core"
 local plan = require "psdl.plan"
 
-local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
-local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
-local atan, pi, acos = math.atan, math.pi, math.acos
-local table_sort, table_insert, string_format = table.sort, table.insert, string.format
-local os_clock = os.clock
+local error, ipairs, tostring = error, ipairs, tostring
+local abs, sqrt, max, min, huge = math.abs, math.sqrt, math.max, math.min, math.huge
+local pi, acos = math.pi, math.acos
+local table_sort, string_format = table.sort, string.format
 local area2, dist, inside, segs_meet = plan.area2, plan.dist, plan.inside, plan.segs_meet
 local in_cone, chord_angle, chord_valid = plan.in_cone, plan.chord_angle, plan.chord_valid
 local shape, clipped_area, part_area, bbox = plan.shape, plan.clipped_area, plan.part_area, plan.bbox
