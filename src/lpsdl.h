@@ -22,7 +22,8 @@ enum { LPSDL_HF_HEIGHTS = 0, LPSDL_HF_SAMPLES = 1, LPSDL_HF_MASK = 2 };
 void lpsdl_open_heightfield(lua_State *L);
 /* Push a new, empty field (type: a psdl_hf_type; view: LPSDL_HF_*); no memory yet. */
 lpsdl_hf *lpsdl_hf_push(lua_State *L, uint32_t rows, uint32_t cols, int type, int view);
-/* Allocate the field's samples (rows * cols, from Lua's allocator); raises when too big. */
+/* Allocate the samples (rows * cols) of the field on top of the stack, in a new block of Lua
+ * memory; raises when too big. */
 void *lpsdl_hf_alloc(lua_State *L, lpsdl_hf *h);
 /* Hand a decoded raster / NHTG to the field, which frees it (its samples / heights). */
 void lpsdl_hf_own_raster(lpsdl_hf *h, struct psdl_raster *r);

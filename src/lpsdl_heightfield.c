@@ -12,9 +12,9 @@
  * Methods: h:size() -> rows, cols; h:type() -> "f32" | "f64" | "u16" | "u8"; h:view();
  * h:copy(); h:mapped(offset, scale) (heights over a samples view, sharing its memory);
  * h:stats([water]); h:point(i, j); h:bilinear(u, v); h:quantize(offset, scale, maxval);
- * h:to_table(). Memory comes from Lua's allocator (so psdl.sandbox's --max-memory counts it)
- * and lives in a block userdata ("psdl.HeightfieldBlock", freed by __gc) that the fields
- * using it hold as their user value: copies and mapped views share a block and are
+ * h:to_table(). The samples live in a block userdata ("psdl.HeightfieldBlock": Lua memory,
+ * counted by the collector and by psdl.sandbox's --max-memory; a decoded NHTG or raster is
+ * freed by its __gc) that the fields using it hold as their user value: copies and mapped views share a block and are
  * copied on their first write (copy-on-write), so h:copy() costs nothing until then.
  *
  *   core.heightfield(rows, cols [, init]) -> heights (doubles): init nil (0), a number (every
@@ -40,15 +40,16 @@
 
 #define BLOCK_MT "psdl.HeightfieldBlock"
 
-/* The memory one or more fields read. */
+/* The memory one or more fields read: samples allocated with the block (after its header,
+ * inside the userdata, so that the collector counts them and paces itself), or a decoded
+ * core object whose array the fields read. */
 typedef struct hf_block {
-    void *owned;         /* allocated here */
-    size_t owned_size;
-    psdl_raster *raster; /* or a decoded core object whose array the fields read */
+    psdl_raster *raster;
     psdl_nhtg *nhtg;
-    lua_Alloc alloc;
-    void *ud;
 } hf_block;
+
+/* the samples start this far into a block userdata (Lua aligns userdata for any type) */
+#define BLOCK_HEADER ((sizeof(hf_block) + 15u) & ~(size_t)15u)
 
 struct lpsdl_hf {
     psdl_heightfield f;
@@ -59,8 +60,6 @@ struct lpsdl_hf {
 
 static int block_gc(lua_State *L) {
     hf_block *b = (hf_block *)luaL_checkudata(L, 1, BLOCK_MT);
-    if (b->owned) b->alloc(b->ud, b->owned, b->owned_size, 0);
-    b->owned = NULL;
     psdl_raster_free(b->raster);
     b->raster = NULL;
     psdl_nhtg_free(b->nhtg);
@@ -68,12 +67,12 @@ static int block_gc(lua_State *L) {
     return 0;
 }
 
-/* A new empty block, made the user value of the field on top of the stack. */
-static hf_block *new_block(lua_State *L, lpsdl_hf *h) {
-    hf_block *b = (hf_block *)lua_newuserdatauv(L, sizeof *b, 0);
+/* A new block with room for bytes of samples, made the user value of the field on top of
+ * the stack. */
+static hf_block *new_block(lua_State *L, lpsdl_hf *h, size_t bytes) {
+    hf_block *b = (hf_block *)lua_newuserdatauv(L, BLOCK_HEADER + bytes, 0);
     memset(b, 0, sizeof *b);
     luaL_setmetatable(L, BLOCK_MT);
-    b->alloc = lua_getallocf(L, &b->ud);
     lua_setiuservalue(L, -2, 1);
     h->block = b;
     return b;
@@ -100,7 +99,7 @@ static lpsdl_hf *push_field(lua_State *L, uint32_t rows, uint32_t cols, int type
 
 lpsdl_hf *lpsdl_hf_push(lua_State *L, uint32_t rows, uint32_t cols, int type, int view) {
     lpsdl_hf *h = push_field(L, rows, cols, type, view);
-    new_block(L, h);
+    new_block(L, h, 0);
     return h;
 }
 
@@ -117,11 +116,8 @@ static lpsdl_hf *push_sharing(lua_State *L, int idx, const lpsdl_hf *src, int vi
 void *lpsdl_hf_alloc(lua_State *L, lpsdl_hf *h) {
     size_t n = psdl_hf_count(&h->f), es = psdl_hf_sample_size(h->f.type);
     if (n == 0 || n > HF_MAX_POINTS) luaL_error(L, "a height grid of %d x %d points", (int)h->f.rows, (int)h->f.cols);
-    hf_block *b = h->block;
-    void *p = b->alloc(b->ud, NULL, 0, n * es);
-    if (!p) luaL_error(L, "not enough memory for a height grid of %d x %d points", (int)h->f.rows, (int)h->f.cols);
-    b->owned = p;
-    b->owned_size = n * es;
+    hf_block *b = new_block(L, h, n * es); /* replaces the field's empty block */
+    void *p = (char *)b + BLOCK_HEADER;
     h->f.data = p;
     h->writable = h->f.type == PSDL_HF_F64 && h->view == LPSDL_HF_HEIGHTS;
     return p;
@@ -191,15 +187,12 @@ static void make_f64(lua_State *L, lpsdl_hf *h) {
     psdl_heightfield old = h->f;
     lua_getiuservalue(L, 1, 1); /* keep the old block alive until the copy is made */
     lua_pushvalue(L, 1);
-    h->block = NULL;
-    new_block(L, h);
-    lua_pop(L, 1);
     h->f.type = PSDL_HF_F64;
     double *p = (double *)lpsdl_hf_alloc(L, h);
     psdl_hf_to_f64(&old, p);
     h->f.offset = 0;
     h->f.scale = 1;
-    lua_pop(L, 1);
+    lua_pop(L, 2);
 }
 
 static int hf_newindex(lua_State *L) {

@@ -579,7 +579,8 @@ local function id_less(p, q)
 end
 
 --- A city from a road-network table (docs/network.md): `nodes` keyed by id
--- (`{x, z, y}`), `roads` (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
+-- (`{x, z, y, dead_end}`; `dead_end`: "cul_de_sac" or "open" where one road ends), `roads`
+-- (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
 -- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
 -- Nodes are added in id order (numbers, then strings), roads in list order, so the same
 -- table gives the same city. `auto_junctions` is on unless `opts` turns it off: an
@@ -610,7 +611,11 @@ function M.from_network(net, opts)
     if type(n) ~= "table" or type(n.x) ~= "number" or type(n.z) ~= "number" then
       argerr(1, "from_network", "nodes[" .. tostring(id) .. "]: {x =, z =} expected")
     end
-    city:node(n.x, n.z, { y = n.y, id = id, name = n.name, where = "nodes[" .. tostring(id) .. "]" })
+    if n.dead_end ~= nil and n.dead_end ~= "cul_de_sac" and n.dead_end ~= "open" then
+      argerr(1, "from_network", "nodes[" .. tostring(id) .. "].dead_end: \"cul_de_sac\" or \"open\" expected")
+    end
+    city:node(n.x, n.z, { y = n.y, id = id, name = n.name, dead_end = n.dead_end,
+                          where = "nodes[" .. tostring(id) .. "]" })
   end
   for i, r in ipairs(net.roads) do
     if type(r) ~= "table" then argerr(1, "from_network", "roads[" .. i .. "]: table expected") end

@@ -412,7 +412,12 @@ function M.import_report(args, net, report, result, city_report, failure)
   for _, e in ipairs(repairs) do local k = "repaired: " .. e.reason; by_reason[k] = (by_reason[k] or 0) + 1 end
   for _, e in ipairs(dropped) do local k = "dropped: " .. e.reason; by_reason[k] = (by_reason[k] or 0) + 1 end
   local structures = { freeways = 0, slip_roads = 0, bridges = 0, tunnels = 0, roundabout_roads = 0, divided = 0,
-                       oneway = 0, dead_ends = report.counts and report.counts.dead_ends or 0 }
+                       oneway = 0, dead_ends = report.counts and report.counts.dead_ends or 0,
+                       turning_circles = 0, open_ends = 0 }
+  for _, n in pairs(net.nodes) do
+    if n.turning_circle then structures.turning_circles = structures.turning_circles + 1 end
+    if n.dead_end == "open" then structures.open_ends = structures.open_ends + 1 end
+  end
   for _, r in ipairs(net.roads) do
     if r.profile == "freeway" then structures.freeways = structures.freeways + 1 end
     if r.link then structures.slip_roads = structures.slip_roads + 1 end
@@ -440,7 +445,9 @@ function M.import_report(args, net, report, result, city_report, failure)
   end
   if city_report then
     doc.city = obj { rooms = city_report.rooms, vertices = city_report.vertices, road_records = city_report.roads,
-      errors = city_report.counts.errors, warnings = city_report.counts.warnings }
+      errors = city_report.counts.errors, warnings = city_report.counts.warnings,
+      bridge_rooms = city_report.kinds and city_report.kinds.bridge or 0,
+      tunnel_rooms = city_report.kinds and city_report.kinds.tunnel or 0 }
   end
   return doc
 end

@@ -123,6 +123,7 @@ function M.graph(g, opts)
       if fit.is_edge(o) then edges[#edges + 1] = o else nodes[#nodes + 1] = o end
     end
     add("overlap", string_format("%s overlaps %s in plan by %.1f m", owner(c.p), owner(c.q), c.depth), edges, nodes)
+    problems[#problems]._overlap = c -- the overlap record, for the clean-up's last resort
   end
   return problems
 end

@@ -36,9 +36,12 @@
 --    cross grow over their approach roads; when a round changes nothing, **overlaps**: the
 --    lesser of two roads or junctions that still overlap in plan is dropped, and the rounds
 --    go on.
--- 8. **Last resort**: the least road involved in each problem `psdl.osm.check` still
---    finds is dropped (a bend without room first loses its shape points), until none is
---    left; then isolated fragments shorter than `min_road_length` are removed.
+-- 8. **Last resort**: for each problem `psdl.osm.check` still finds, as little as can be
+--    is given up, until none is left: a bend without room loses its shape points; a road
+--    overlapping another loses the overlapping stretch; of two roads leaving a node too
+--    flat the lesser is re-attached to the other where they part (at most twice), else
+--    only its end there is cut away; else the least road involved is dropped. Then isolated
+--    fragments shorter than `min_road_length` are removed.
 --
 -- What the last resort could not resolve (nothing, in every test) ends in
 -- `report.warnings`, as do bridges that end too close to what they cross.
@@ -1019,6 +1022,9 @@ end
 
 ------------------------------------------------------------------------ 7c. acute junctions
 
+--- The angle (degrees) at which a re-attached road leaves the road it ran along.
+M.REATTACH_ANGLE = 35
+
 -- Re-attach edge m (leaving node n) to edge M where it parts from it.
 local function reattach(ctx, n, m, Mj)
   local g, dims = ctx.g, ctx.dims
@@ -1043,11 +1049,13 @@ local function reattach(ctx, n, m, Mj)
     -- rest: polyline from the parting point to m's far end (oriented away from n)
     local pts = { { start.x, start.z } }
     for _, p in ipairs(rest) do pts[#pts + 1] = p end
+    local e
     if into_n then
-      g:edge(far_m, start, G.reversed(pts), m.attr, m.src)
+      e = g:edge(far_m, start, G.reversed(pts), m.attr, m.src)
     else
-      g:edge(start, far_m, pts, m.attr, m.src)
+      e = g:edge(start, far_m, pts, m.attr, m.src)
     end
+    e.turn_off = into_n and "b" or "a" -- the end that turns off M (the shape pass keeps its bend)
   end
   local function node_on_M(sM)
     if sM >= LM - 1 then return far_M end
@@ -1091,6 +1099,13 @@ local function reattach(ctx, n, m, Mj)
     local _, sM = G.project(pM, x, z)
     if sM <= 1 then return false end
     local rest = fit.sub(pm, sp, Lm)
+    -- the new junction goes back along M so that m leaves it at REATTACH_ANGLE: at the foot
+    -- of the parting point m would run off at a right angle, but the shape pass straightens
+    -- it inside the junction and it would leave M as flat as before (and be re-attached again
+    -- and again, a stretch lost each time)
+    local dM = G.project(pM, x, z)
+    local sQ = sM - dM / math.tan(math_rad(M.REATTACH_ANGLE))
+    if sQ > 1 + clear then sM = sQ end
     g:remove_edge(m)
     local q = node_on_M(sM)
     both_ways(q)
@@ -1381,6 +1396,23 @@ end
 
 function M.shape(ctx)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
+  local min_angle = math_rad(opts.min_angle)
+  -- whether edge e along pts (from its end at node n) leaves n less than min_angle from
+  -- another road there
+  local function flat_at(e, n, pts, from_a)
+    if degree(n) < 3 then return false end
+    local L = G.length(pts)
+    local d = math_min(L * 0.5, fit.HEADING_DISTANCE)
+    local x, z = G.at(pts, from_a and d or L - d)
+    local a = math_atan(z - n.z, x - n.x)
+    for _, en in ipairs(fit.ends(n, dims)) do
+      if en.e ~= e then
+        local gap = math_abs(G.wrap(en.angle - a))
+        if gap < min_angle then return true end
+      end
+    end
+    return false
+  end
   local changed = false
   local reach = fit.reach_table(g, dims)
   local function reach_at(n, e, from_a)
@@ -1405,7 +1437,12 @@ function M.shape(ctx)
           if acc > ra and acc < L - rb then keep[#keep + 1] = pts[i] end
         end
         keep[#keep + 1] = pts[#pts]
-        pts = keep
+        -- not where the straight road would leave a junction flatter than min_angle to
+        -- another road while the bent one does not (a re-attached road's turn-off)
+        if #keep < #pts and not (e.turn_off == "a" and flat_at(e, e.a, keep, true) and not flat_at(e, e.a, pts, true))
+          and not (e.turn_off == "b" and flat_at(e, e.b, keep, false) and not flat_at(e, e.b, pts, false)) then
+          pts = keep
+        end
       end
       -- 3. room for the bends
       local hw = fit.hw(e, dims)
@@ -1418,7 +1455,15 @@ function M.shape(ctx)
         if i1 == 1 then victim = i2
         elseif i2 == #pts then victim = i1
         else victim = need[i1] >= need[i2] and i1 or i2 end
-        table_remove(pts, victim)
+        local fewer = {}
+        for i = 1, #pts do if i ~= victim then fewer[#fewer + 1] = pts[i] end end
+        -- as above: a bend that keeps the road off another one at a junction stays (the
+        -- final check straightens it, or the layout eases it, if it must go)
+        if (e.turn_off == "a" and victim == 2 and flat_at(e, e.a, fewer, true) and not flat_at(e, e.a, pts, true))
+          or (e.turn_off == "b" and victim == #pts - 1 and flat_at(e, e.b, fewer, false) and not flat_at(e, e.b, pts, false)) then
+          break
+        end
+        pts = fewer
       end
       if #pts ~= n0 then
         e.pts = pts
@@ -1739,6 +1784,7 @@ function M.enforce(ctx)
   local check = require "psdl.osm.check"
   local copts = { dimensions = ctx.dims, min_angle = ctx.opts.min_angle, min_road_length = ctx.opts.min_road_length }
   local problems
+  local reattached = {}
   for _ = 1, 1000 do
     problems = check.graph(g, copts)
     if #problems == 0 then break end
@@ -1766,7 +1812,53 @@ function M.enforce(ctx)
         else
           victim = least(edges)
         end
-        if victim and M.narrow(ctx, victim) then
+        local n = nodes[1]
+        local vkey = victim and Graph.source_text(victim.src)
+        if p.kind == "angle" and victim and #edges == 2 and n and (reattached[vkey] or 0) < 2
+          and rank(victim) < rank(victim == edges[1] and edges[2] or edges[1]) then
+          -- two roads leaving a node too close together: the lesser first joins the other
+          -- where they part (as the acute pass does), before it is given up
+          local e, f = edges[1], edges[2]
+          local Mj = victim == e and f or e
+          reattached[vkey] = (reattached[vkey] or 0) + 1
+          if e ~= f and e.a ~= e.b and f.a ~= f.b and other(e, n) == other(f, n)
+            and fit.level(e.attr) == fit.level(f.attr) and len(victim) > 4 * (fit.hw(e, ctx.dims) + fit.hw(f, ctx.dims)) then
+            -- both run to the same far node: the lesser gets a node half-way, so that only
+            -- its first half joins the other
+            local _, e1, e2 = g:split_at(victim, len(victim) / 2, 0, "h")
+            if e1 and e2 then victim = (e1.a == n or e1.b == n) and e1 or e2 end
+          end
+          if e ~= f and e.a ~= e.b and f.a ~= f.b and other(victim, n) ~= other(Mj, n)
+            and fit.level(e.attr) == fit.level(f.attr) and reattach(ctx, n, victim, Mj) then
+            remove_orphans(g)
+            did = true
+            victim = nil
+          end
+        end
+        local cut_end = false
+        if p.kind == "angle" and victim and n and victim.a ~= victim.b and (victim.a == n or victim.b == n) then
+          -- rather than the whole road, only its end at the flat junction goes: the rest
+          -- stays as a dead end (when long enough to be worth it)
+          local Mj = victim == edges[1] and edges[2] or edges[1]
+          local clear = fit.hw(victim, ctx.dims) + fit.hw(Mj, ctx.dims)
+          local L = len(victim)
+          local cut = 2 * clear + ctx.opts.min_road_length
+          if L > 3 * cut then
+            local _, e1, e2 = g:split_at(victim, victim.a == n and cut or L - cut, 0, "c")
+            if e1 and e2 then
+              local piece = (e1.a == n or e1.b == n) and e1 or e2
+              drop(ctx, piece, "end at a junction too flat cut away",
+                string_format("its end at node %s cut away (%.0f m): %s", tostring(n.id), len(piece), p.message))
+              remove_orphans(g)
+              did, cut_end = true, true
+            end
+          end
+        end
+        if not victim or cut_end then -- handled above
+        elseif victim and M.narrow(ctx, victim) then
+          did = true
+        elseif victim and p._overlap and M.cut_overlap(ctx, victim, p._overlap) then
+          -- only the overlapping stretch goes (listed in report.dropped)
           did = true
         elseif victim then
           drop(ctx, victim, "could not be fitted (" .. p.kind .. ")",

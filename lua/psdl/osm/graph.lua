@@ -183,6 +183,8 @@ function Graph:merge(keep, gone, x, z)
   self.nlist_gone = true
   keep.absorbed = (keep.absorbed or 0) + 1 + (gone.absorbed or 0)
   if gone.roundabout then keep.roundabout = true end
+  if gone.turning_circle then keep.turning_circle = true end
+  if gone.boundary and not keep.osm then keep.boundary = true end
   self:move(keep, x or keep.x, z or keep.z)
   return keep
 end

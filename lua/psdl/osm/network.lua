@@ -363,6 +363,8 @@ function M.build(data, opts)
         local c = xz(r)
         n = g:node(c[1], c[2], tostring(r))
         n.osm = r
+        local tg = data.node_tags and data.node_tags[r]
+        if tg and (tg.highway == "turning_circle" or tg.highway == "turning_loop") then n.turning_circle = true end
         gnodes[r] = n
       end
       return n
@@ -560,6 +562,13 @@ function M.export(g, buildings, opts, report)
       local node = { x = r2(n.x), z = r2(n.z) }
       if n.osm and n.id == tostring(n.osm) then node.source = "node " .. n.id end
       if n.roundabout then node.roundabout = true end
+      if #n.edges == 1 and n.edges[1].a ~= n.edges[1].b then
+        -- a dead end: a turning circle where the map has one (highway=turning_circle or
+        -- turning_loop on the node), an open end where the road was cut at the edge of the
+        -- area (it goes on beyond the map); other dead ends get city generation's default
+        if n.turning_circle then node.dead_end = "cul_de_sac" node.turning_circle = true
+        elseif n.boundary then node.dead_end = "open" end
+      end
       net.nodes[n.id] = node
       ids[#ids + 1] = n.id
       see(n.x, n.z)

@@ -120,7 +120,8 @@ function M.oneway(tags, class)
 end
 
 --- The level a way is on: its `layer` tag, else 1 for a bridge, -1 for a tunnel, else 0.
--- Two ways cross at grade only when their levels, bridge and tunnel flags are the same.
+-- Two ways cross at grade only when their levels, bridge and tunnel flags are the same. A
+-- positive layer without a bridge or tunnel tag counts as a bridge.
 -- @tparam table tags
 -- @treturn integer layer
 -- @treturn boolean bridge
@@ -132,6 +133,12 @@ function M.level(tags)
   local layer = tonumber(tags.layer)
   layer = layer and math_tointeger(math_floor(layer + 0.5))
   if not layer then layer = bridge and 1 or tunnel and -1 or 0 end
+  -- a way above the ground (a positive layer) without a bridge tag is on a structure all
+  -- the same (a viaduct, an overpass on an embankment): where it crosses a road it gets a
+  -- deck with ramps, elsewhere the clean-up makes it an ordinary road
+  -- (`psdl.osm.clean.bridges`). (A negative layer without a tunnel tag is mostly a cutting
+  -- whose tunnel part is tagged: it stays as it is.)
+  if layer > 0 and not bridge and not tunnel then bridge = true end
   return layer, bridge, tunnel
 end
 
