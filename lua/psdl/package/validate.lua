@@ -212,7 +212,9 @@ M.CITY_AIMAP = {
   ["Ambient Types/Density"] = { kind = "list", fields = ROSTER.fields, need = true },
   ["GoodWeatherPedName / BadWeatherPedName"] = { kind = "list", fields = { "s", "s" }, need = true },
   ["Traffic Lights"] = { kind = "value", fields = { "s", "s" }, need = true },
-  ["Ped Pool"] = { kind = "value", fields = { "d" }, need = true },
+  -- retail London comments [Ped Pool] out and KM2CB does not write it (CF §6.3): the game
+  -- uses its default (100), so a missing one is a warning
+  ["Ped Pool"] = { kind = "value", fields = { "d" }, need = "warn" },
 }
 M.RACE_AIMAP = {
   ["AmbientLaneChanges"] = { kind = "value", fields = { "d" }, need = true, flag = true },
@@ -323,7 +325,11 @@ function M.aimap(name, text, add, schema)
   end
   table.sort(missing)
   for _, sec in ipairs(missing) do
-    add("error", "aimap_missing", name, string_format("no [%s] section (CF §6.3/§6.4)", sec))
+    if schema[sec].need == "warn" then
+      add("warning", "aimap_missing", name, string_format("no [%s] section: the game uses its default (CF §6.3)", sec))
+    else
+      add("error", "aimap_missing", name, string_format("no [%s] section (CF §6.3/§6.4)", sec))
+    end
   end
   return found
 end
