@@ -20,8 +20,10 @@
 --
 -- Exit code: 0 done; 1 usage error, or the city does not validate, or `--strict` and the
 -- network still has problems or the city has validation warnings; 2 the input is not OSM XML
--- (the message gives the line), or the city cannot be built from it; 3 a file cannot be read
--- or written.
+-- (the message gives the line), or the city cannot be built from it, or its area is larger
+-- than `--max-extent` km (default 5) on one side (refused before any heavy work, with the size
+-- in km and the `--bbox` remedy: `psdl.osm.extent`, docs/osm.md "Area limit"); 3 a file cannot
+-- be read or written.
 -- @module psdl.cli.osm
 
 local common = require "psdl.cli.common"
