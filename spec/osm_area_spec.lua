@@ -95,3 +95,40 @@ describe("psdl osm area limit", function()
     assert.are.equal(1, #n2.roads)
   end)
 end)
+
+describe("psdl.city area limit", function()
+  it("psdl build refuses a script whose network spans over 5 km, naming the line of the far road", function()
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/far.lua"
+    H.write_bytes(script, table.concat({
+      'local city = require("psdl.city").new()',
+      "local a, b, c = city:node(0, 0), city:node(200, 0), city:node(200, 200)",
+      "city:road(a, b)",
+      "city:road(b, c)",
+      'city:road(c, city:node(200, 9000), { name = "Long Rd" })',
+      "return city", "" }, "\n"))
+    local out = dir .. "/far.psdl"
+    local code, _, stderr = H.cli("build", script, "-o", out)
+    assert.are.equal(2, code)
+    assert.matches("far.lua:5: the road network spans 0.20 km east-west by 9.00 km north-south, more than the "
+      .. "5.00 km a city can span", stderr, 1, true)
+    assert.matches("roads[3] (Long Rd) reaches x = 200, z = 9000 m", stderr, 1, true)
+    assert.is_nil(io.open(out, "rb"))
+  end)
+
+  it("max_extent raises or lifts the limit and is checked", function()
+    local pc = require "psdl.city"
+    local function long(opts)
+      local city = pc.new(opts)
+      city:road(city:node(0, 0), city:node(0, 5200), { via = { { 30, 2600 } } })
+      return city
+    end
+    local ok, err = pcall(long().build, long())
+    assert.is_false(ok)
+    assert.matches("spans 0.03 km east-west by 5.20 km north-south", err, 1, true)
+    -- the limit applies before any room is made; a raised one lets the check pass
+    local city = long({ max_extent = 6000, blocks = false })
+    assert.has_no_error(function() city:build() end)
+    assert.has_error(function() pc.new({ max_extent = 0 }) end)
+  end)
+end)
