@@ -22,6 +22,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1585,7 +1586,19 @@ static int l_check_output(lua_State *L) {
     return 1;
 }
 
+/* core.default_interrupt(): give SIGINT (Ctrl-C) back its default action, ending the process
+ * at once with the status shells report as 130. The `psdl` command calls it: lua5.4 would
+ * otherwise turn Ctrl-C into an "interrupted!" error raised inside whatever runs, which the
+ * city builder's repair loops and error wrappers then report as a failed road or an internal
+ * error. Outputs are written atomically (psdl_write_file), so nothing half-written stays.
+ * Not called by `require "psdl"`: a host program keeps its own signal handling. */
+static int l_default_interrupt(lua_State *L) {
+    lua_pushboolean(L, signal(SIGINT, SIG_DFL) != SIG_ERR);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
+    {"default_interrupt", l_default_interrupt},
     {"write_file", l_write_file},
     {"check_output", l_check_output},
     {"real_path", l_real_path},
