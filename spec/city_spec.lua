@@ -804,6 +804,12 @@ describe("psdl.city", function()
     ok, err = pcall(function() city:road(a, b, { profile = "avenu" }) end)
     assert.matches("city_spec.lua:" .. (line + 3) .. ":", err)
     assert.has_error(function() city:road(a, a) end)
+    -- two nodes at one place (before: "the document has no vertices", no line named)
+    local same = city:node(0, 0)
+    line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() city:road(a, same) end)
+    assert.matches("city_spec.lua:" .. line .. ": bad argument #2 to 'road' %(a road needs length: nodes 1 and 3 are both at %(0, 0%)%)", err)
+    assert.has_no_error(function() city:road(a, same, { via = { { 50, 50 }, { -50, 50 } } }) end) -- a loop is fine
     assert.has_error(function() city:node(0 / 0, 1) end)
     assert.has_error(function() city:road(a, b, { wdith = 3 }) end, "bad argument #3 to 'road' (unknown option 'wdith')")
     -- roads too short for their intersections: named with the line that made them (strict:

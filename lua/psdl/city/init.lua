@@ -299,6 +299,10 @@ function City:road(a, b, opts)
       via[i] = { v[1], v[2], v[3] }
     end
   end
+  if #via == 0 and math.abs(na.x - nb.x) < 0.01 and math.abs(na.z - nb.z) < 0.01 then
+    argerr(2, "road", string_format("a road needs length: nodes %s and %s are both at (%g, %g)",
+      tostring(na.id), tostring(nb.id), na.x, na.z))
+  end
   local idx = #self.roads + 1
   local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
               where = opts.where or where(2) }
