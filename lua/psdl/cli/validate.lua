@@ -69,9 +69,11 @@ function M.check(psdl, doc, file, strict, drivable)
   }
 end
 
+-- (paths and messages are escaped: a corrupted byte they quote reaches the terminal as \xNN)
 local function problem_line(file, p)
-  local where = (p.path and p.path ~= "") and (" " .. p.path) or ""
-  return string.format("%s: %s %s%s: %s\n", file, p.severity, p.rule, where, p.message)
+  local esc = require("psdl.package.validate").escape
+  local where = (p.path and p.path ~= "") and (" " .. esc(p.path)) or ""
+  return string.format("%s: %s %s%s: %s\n", file, p.severity, p.rule, where, esc(p.message))
 end
 
 local function print_text(out, file, r, all, strict)

@@ -10,6 +10,7 @@
 
 local string, table, math = string, table, math
 local ipairs, pairs, type, tostring, require, pcall, tonumber = ipairs, pairs, type, tostring, require, pcall, tonumber
+local utf8 = utf8
 local string_format, unpack = string.format, string.unpack
 
 local M = {}
@@ -49,7 +50,7 @@ local function check_zip(bytes, add)
     return nil
   end
   local entries, pos = {}, cd_off + 1
-  local seen = {}
+  local seen, seen_low = {}, {} -- exact names; lower-case names -> the first entry's name
   for i = 1, n_total do
     if pos + 46 > n or bytes:sub(pos, pos + 3) ~= "PK\1\2" then
       add("error", "zip_directory", "", string_format("central header %d missing at offset 0x%x", i, pos - 1))
@@ -89,11 +90,11 @@ local function check_zip(bytes, add)
       add("error", "zip_duplicate", where, "a second entry of the same name: the archive cannot be unpacked "
         .. "(which one the game reads is not known; keep one)")
       entries.duplicate = entries.duplicate or name
-    elseif seen[low] then
+    elseif seen_low[low] then
       add("error", "zip_duplicate", where, "a second entry of the same name (case-insensitive: the game's "
-        .. "names are): only one of " .. seen[low] .. " and " .. name .. " is read")
+        .. "names are): only one of " .. seen_low[low] .. " and " .. name .. " is read")
     end
-    seen[low], seen[name] = seen[low] or name, name
+    seen_low[low], seen[name] = seen_low[low] or name, true
     -- the local header: same name and method, no extra field (the game reads the data at
     -- local offset + 30 + name length, CF §8.2)
     local lp = loff + 1
@@ -122,6 +123,30 @@ local function check_zip(bytes, add)
   return entries
 end
 
+--- A string made safe to print: bytes below 0x20, 0x7f and bytes that are not part of a valid
+-- UTF-8 sequence become `\xNN` (a corrupted byte in a file must not reach the terminal raw).
+-- @tparam string s
+-- @treturn string
+function M.escape(s)
+  s = tostring(s)
+  if not s:find("[%z\1-\31\127-\255]") then return s end
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local b = s:byte(i)
+    local len = (b >= 0xC2 and b <= 0xDF and 2) or (b >= 0xE0 and b <= 0xEF and 3) or (b >= 0xF0 and b <= 0xF4 and 4) or 1
+    if b >= 0x20 and b < 0x7f then
+      out[#out + 1] = string.char(b); i = i + 1
+    elseif len > 1 and i + len - 1 <= n and s:sub(i + 1, i + len - 1):match("^[\128-\191]+$")
+        and utf8.len(s:sub(i, i + len - 1)) == 1 then
+      out[#out + 1] = s:sub(i, i + len - 1); i = i + len
+    else
+      out[#out + 1] = string_format("\\x%02x", b); i = i + 1
+    end
+  end
+  return table.concat(out)
+end
+local escape = M.escape
+
 -- line-format checks of the text files
 local function check_crlf(name, text, add)
   if text:find("[^\r]\n") or text:sub(1, 1) == "\n" then
@@ -129,29 +154,46 @@ local function check_crlf(name, text, add)
   end
 end
 
+local function split_lines(text)
+  local lines = {}
+  local t = text:gsub("\r\n", "\n")
+  if t:sub(-1) ~= "\n" then t = t .. "\n" end
+  for line in t:gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  return lines
+end
+
 local CINFO = { "LocalizedName", "MapName", "RaceDir", "BlitzCount", "CircuitCount", "CheckpointCount",
                 "BlitzNames", "CircuitNames", "CheckpointNames" }
 
---- Parse and check a `.cinfo` (CF §6.1).
--- @treturn table|nil `{LocalizedName =, MapName =, ...}`
+--- Parse and check a `.cinfo` (CF §6.1). Every bad line is reported (its text escaped).
+-- @treturn table|nil `{LocalizedName =, MapName =, ...}`, nil when a line does not match (the
+--   game drops the city)
 function M.cinfo(name, text, add)
   check_crlf(name, text, add)
-  local lines = {}
-  for line in (text:gsub("\r\n", "\n") .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
-  local v = {}
+  local lines = split_lines(text)
+  local v, bad = {}, false
   for i, key in ipairs(CINFO) do
     local line = lines[i] or ""
+    local where = name .. ": line " .. i
     local val = line:match("^" .. key .. "=(.*)$")
     if not val then
-      add("error", "cinfo_line", name .. ": line " .. i, string_format("%q expected as %s=... (CF §6.1: nine lines in a fixed order)", line, key))
-      return nil
+      add("error", "cinfo_line", where, string_format("\"%s\" where %s=... is expected (CF §6.1: nine lines in a "
+        .. "fixed order)", escape(line), key))
+      bad = true
+    else
+      if val == "" then add("error", "cinfo_empty", where, key .. " is empty: the whole file fails to parse (CF §6.1)"); bad = true end
+      if i <= 3 and #val > 39 then add("error", "cinfo_length", where, key .. " longer than 39 characters") end
+      if (i == 2 or i == 3) and val:find("%s") then add("error", "cinfo_word", where, key .. " must be one word") end
+      if i >= 4 and i <= 6 and not val:match("^%-?%d+$") then
+        add("error", "cinfo_count", where, string_format("%s must be an integer, not \"%s\"", key, escape(val)))
+      end
+      if val ~= "" and not utf8.len(val) then
+        add("error", "cinfo_bytes", where, string_format("%s holds bytes that are not UTF-8 text: \"%s\"", key, escape(val)))
+      end
+      v[key] = val
     end
-    if val == "" then add("error", "cinfo_empty", name .. ": line " .. i, key .. " is empty: the whole file fails to parse (CF §6.1)") end
-    if i <= 3 and #val > 39 then add("error", "cinfo_length", name .. ": line " .. i, key .. " longer than 39 characters") end
-    if (i == 2 or i == 3) and val:find("%s") then add("error", "cinfo_word", name .. ": line " .. i, key .. " must be one word") end
-    if i >= 4 and i <= 6 and not val:match("^%-?%d+$") then add("error", "cinfo_count", name .. ": line " .. i, key .. " must be an integer") end
-    v[key] = val
   end
+  if bad or not v.MapName or v.MapName == "" then return nil end
   if v.MapName ~= v.RaceDir then add("warning", "cinfo_racedir", name, "MapName and RaceDir differ (CF §6.1: keep them equal)") end
   if v.MapName ~= v.MapName:lower() then add("error", "cinfo_case", name, "MapName must be lower case (CF §6.1)") end
   if v.MapName:find("london", 1, true) or v.MapName:find("sf", 1, true) then
@@ -160,41 +202,183 @@ function M.cinfo(name, text, add)
   return v
 end
 
---- Check an aimap's grammar (CF §6.2): list sections have a count line and that many rows.
-function M.aimap(name, text, add, lists)
+-- The sections of the aimap files (CF §6.3, §6.4): `kind` "value" (one line) or "list" (a
+-- count line, then that many rows); `fields` the fields of the value line or of a row: "s" a
+-- name, "f" a number, "d" an integer; `need` true when the file must have the section.
+local ROSTER = { kind = "list", fields = { "s", "f", "d" } }
+M.CITY_AIMAP = {
+  ["Speed Limit"] = { kind = "value", fields = { "f" }, need = true },
+  ["Ambients Drive On The Left"] = { kind = "value", fields = { "d" }, need = true, flag = true },
+  ["Ambient Types/Density"] = { kind = "list", fields = ROSTER.fields, need = true },
+  ["GoodWeatherPedName / BadWeatherPedName"] = { kind = "list", fields = { "s", "s" }, need = true },
+  ["Traffic Lights"] = { kind = "value", fields = { "s", "s" }, need = true },
+  ["Ped Pool"] = { kind = "value", fields = { "d" }, need = true },
+}
+M.RACE_AIMAP = {
+  ["AmbientLaneChanges"] = { kind = "value", fields = { "d" }, need = true, flag = true },
+  ["Exceptions"] = { kind = "list", fields = { "d", "f", "f" }, need = true },
+  ["Police"] = { kind = "list", fields = { "s", "f", "f", "f", "f", "d", "d", "f", "f" }, need = true },
+  ["Opponent"] = { kind = "list", fields = { "s", "s", "f", "d", "f", "f", "d", "d", "d", "d", "d", "f" }, need = true },
+  ["Hookmen"] = { kind = "list", fields = { "s", "s", "f", "f", "f", "f", "d" }, need = true },
+  ["CopChaseDistance"] = { kind = "value", fields = { "f" } },
+  ["Ambient Types/Density"] = ROSTER,
+}
+
+local FIELD_NAME = { s = "a name", f = "a number", d = "an integer" }
+
+-- checks the fields of one line against a field list; returns the first problem or nil
+local function check_fields(line, fields)
+  local toks = {}
+  for tok in line:gmatch("%S+") do toks[#toks + 1] = tok end
+  if #toks < #fields then
+    return string_format("%d values expected, %d found in \"%s\"", #fields, #toks, escape(line))
+  end
+  for k, f in ipairs(fields) do
+    local tok = toks[k]
+    if f == "f" and not tonumber(tok) then
+      return string_format("value %d \"%s\" is not a number (%s expected)", k, escape(tok), FIELD_NAME[f])
+    elseif f == "d" and not (tok:match("^[+-]?%d+$")) then
+      return string_format("value %d \"%s\" is not an integer", k, escape(tok))
+    end
+  end
+  return nil, toks
+end
+
+--- Check an aimap (CF §6.2-§6.4) against its section table (`M.CITY_AIMAP` or `M.RACE_AIMAP`):
+-- every section is known and appears once, the needed ones are there, a value section has
+-- its value line, a list section an integer count and that many rows, and every value has the
+-- field count and types of the doc's formats. Problems name the file and line.
+-- @treturn table the sections found (name -> line number)
+function M.aimap(name, text, add, schema)
   check_crlf(name, text, add)
-  local lines = {}
-  for line in (text:gsub("\r\n", "\n")):gmatch("([^\n]*)\n?") do lines[#lines + 1] = line end
-  local i = 1
+  local lines = split_lines(text)
   local found = {}
-  while i <= #lines do
-    local sec = lines[i]:match("^%[(.-)%]%s*$")
-    if sec then
-      found[sec] = true
-      if lists[sec] then
-        local cnt = tonumber((lines[i + 1] or ""):match("^%s*(%-?%d+)"))
-        if not cnt or cnt < 0 then
-          add("error", "aimap_count", name .. ": [" .. sec .. "]", "a list section needs a count line (CF §6.2)")
+  local i, n = 1, #lines
+  local function skip(k) -- next line that is not blank or a comment
+    while k <= n and (lines[k]:match("^%s*$") or lines[k]:match("^%s*#")) do k = k + 1 end
+    return k
+  end
+  local function at(k) return name .. ": line " .. k end
+  i = skip(1)
+  while i <= n do
+    local line = lines[i]
+    local sec = line:match("^%s*%[(.-)%]%s*$")
+    if not sec then
+      add("error", "aimap_line", at(i), string_format("\"%s\" is outside any section or beyond a list's count "
+        .. "(CF §6.2)", escape(line)))
+      i = skip(i + 1)
+    else
+      local spec = schema[sec]
+      if not spec then
+        add("error", "aimap_section", at(i), string_format("unknown section [%s] (CF §6.3/§6.4)", escape(sec)))
+        -- skip its body up to the next section
+        i = i + 1
+        while i <= n and not lines[i]:match("^%s*%[.-%]%s*$") do i = i + 1 end
+      else
+        if found[sec] then
+          add("error", "aimap_section", at(i), string_format("section [%s] again (first at line %d)", sec, found[sec]))
+        end
+        found[sec] = found[sec] or i
+        local k = skip(i + 1)
+        local nxt = lines[k]
+        if not nxt or nxt:match("^%s*%[.-%]%s*$") then
+          add("error", spec.kind == "list" and "aimap_count" or "aimap_value", at(i),
+            string_format("[%s] has no %s line (CF §6.2)", sec, spec.kind == "list" and "count" or "value"))
+          i = k
+        elseif spec.kind == "value" then
+          local msg, toks = check_fields(nxt, spec.fields)
+          if msg then add("error", "aimap_value", at(k), "[" .. sec .. "]: " .. msg)
+          elseif spec.flag and toks[1] ~= "0" and toks[1] ~= "1" then
+            add("error", "aimap_value", at(k), string_format("[%s]: 0 or 1 expected, not \"%s\"", sec, escape(toks[1])))
+          end
+          i = skip(k + 1)
         else
-          local rows = 0
-          for k = i + 2, i + 1 + cnt do
-            local l = lines[k]
-            if l and l ~= "" and not l:match("^%[") and not l:match("^#") then rows = rows + 1 end
+          local cnt = nxt:match("^%s*(%d+)%s*$")
+          if not cnt then
+            add("error", "aimap_count", at(k), string_format("[%s]: the count \"%s\" is not a non-negative integer "
+              .. "(CF §6.2)", sec, escape(nxt)))
+            i = k + 1
+            while i <= n and not lines[i]:match("^%s*%[.-%]%s*$") do i = i + 1 end
+          else
+            cnt = tonumber(cnt)
+            local rows, r = 0, skip(k + 1)
+            while rows < cnt and r <= n and not lines[r]:match("^%s*%[.-%]%s*$") do
+              rows = rows + 1
+              local msg = check_fields(lines[r], spec.fields)
+              if msg then add("error", "aimap_row", at(r), string_format("[%s] row %d: %s", sec, rows, msg)) end
+              r = skip(r + 1)
+            end
+            if rows < cnt then
+              add("error", "aimap_rows", at(k), string_format("[%s]: count %d, but %d rows follow (CF §6.2)", sec, cnt, rows))
+            end
+            i = r
           end
-          if rows < cnt then
-            add("error", "aimap_rows", name .. ": [" .. sec .. "]", string_format("count %d, but %d rows follow (CF §6.2)", cnt, rows))
-          end
-          i = i + 1 + cnt
         end
       end
     end
-    i = i + 1
+  end
+  local missing = {}
+  for sec, spec in pairs(schema) do
+    if spec.need and not found[sec] then missing[#missing + 1] = sec end
+  end
+  table.sort(missing)
+  for _, sec in ipairs(missing) do
+    add("error", "aimap_missing", name, string_format("no [%s] section (CF §6.3/§6.4)", sec))
   end
   return found
 end
 
-local CITY_LISTS = { ["Ambient Types/Density"] = true, ["GoodWeatherPedName / BadWeatherPedName"] = true }
-local RACE_LISTS = { Exceptions = true, Police = true, Opponent = true, Hookmen = true, ["Ambient Types/Density"] = true }
+-- the keys of the `mmHudMap` block (CF §7.4) and their number of numeric values
+M.MMHUDMAP = { Size = 2, Pos = 2, ZoomIn = 1, ["Approach Rate"] = 1, ZoomInDist = 1, ZoomOutDist = 1,
+               IconScaleMin = 1, IconScaleMax = 1, ZoomInDistFS = 1, ZoomOutDistFS = 1,
+               IconScaleMinFS = 1, IconScaleMaxFS = 1, ["Ocean Color"] = 3 }
+
+--- Check a `tune/<map>.mmhudmap` (CF §7.4): the `type: a` header, one `mmHudMap { }` block,
+-- each key known, once, with its count of numbers. Problems name the file and line.
+function M.mmhudmap(name, text, add)
+  check_crlf(name, text, add)
+  local lines = split_lines(text)
+  local function at(k) return name .. ": line " .. k end
+  if text:sub(1, 7) ~= "type: a" then add("error", "mmhudmap_header", at(1), "must start with 'type: a' (CF §7.4)") end
+  local state, seen = "head", {}
+  for k, line in ipairs(lines) do
+    if k == 1 and line:match("^type: a%s*$") then -- the header
+    elseif line:match("^%s*$") then -- blank
+    elseif state == "head" then
+      if line:match("^%s*mmHudMap%s*{%s*$") then state = "block"
+      else add("error", "mmhudmap_block", at(k), string_format("\"%s\" where 'mmHudMap {' is expected (CF §7.4)", escape(line))) end
+    elseif state == "block" then
+      if line:match("^%s*}%s*$") then state = "done"
+      else
+        local toks = {}
+        for tok in line:gmatch("%S+") do toks[#toks + 1] = tok end
+        local key, first = toks[1], 2
+        if not M.MMHUDMAP[key] and toks[2] and M.MMHUDMAP[key .. " " .. toks[2]] then key, first = key .. " " .. toks[2], 3 end
+        local want = M.MMHUDMAP[key]
+        if not want then
+          add("error", "mmhudmap_key", at(k), string_format("unknown key \"%s\" (CF §7.4)", escape(toks[1])))
+        else
+          if seen[key] then add("error", "mmhudmap_key", at(k), string_format("%s again (first at line %d)", key, seen[key])) end
+          seen[key] = seen[key] or k
+          local got = #toks - first + 1
+          if got ~= want then
+            add("error", "mmhudmap_value", at(k), string_format("%s takes %d number%s, %d found (CF §7.4)", key, want,
+              want == 1 and "" or "s", got))
+          end
+          for t = first, #toks do
+            if not tonumber(toks[t]) then
+              add("error", "mmhudmap_value", at(k), string_format("%s: \"%s\" is not a number", key, escape(toks[t])))
+            end
+          end
+        end
+      end
+    else
+      add("error", "mmhudmap_block", at(k), string_format("\"%s\" after the end of the mmHudMap block", escape(line)))
+    end
+  end
+  if state == "head" then add("error", "mmhudmap_block", name, "no mmHudMap { } block (CF §7.4)")
+  elseif state == "block" then add("error", "mmhudmap_block", name, "the mmHudMap block has no closing '}' (CF §7.4)") end
+end
 
 --- Check the bytes of an `.ar`.
 -- @tparam string bytes
@@ -253,8 +437,16 @@ function M.check(bytes, label)
     return M.finish(problems, info)
   end
   info.files = #got
-  local by = {}
-  for _, e in ipairs(got) do by[e.name:lower():gsub("\\", "/")] = e.data end
+  -- by lower-case '/' name: the first entry of that name (in directory order) is checked; a
+  -- later case variant (already a zip_duplicate error) is decoded on its own, under its own name
+  local by, real, extra = {}, {}, {}
+  for _, e in ipairs(got) do
+    local low = e.name:lower():gsub("\\", "/")
+    if by[low] == nil then by[low], real[low] = e.data, e.name
+    else extra[#extra + 1] = e end
+  end
+  -- the entry name a lower-case name stands for (messages name the entry whose bytes are read)
+  local function nm(low) return real[low] or low end
   -- the city: its .cinfo
   local cinfos = {}
   for name in pairs(by) do
@@ -267,7 +459,7 @@ function M.check(bytes, label)
   end
   local cities = {}
   for _, cname in ipairs(cinfos) do
-    local v = M.cinfo(cname, by[cname], add)
+    local v = M.cinfo(nm(cname), by[cname], add)
     local map = v and v.MapName and v.MapName:lower()
     if map then
       info.map = info.map or map
@@ -285,29 +477,26 @@ function M.check(bytes, label)
       local am = need("city/" .. map .. ".aimap", "warning", "ambient setup (CF §6.3)")
       local r1 = need("race/" .. race .. "/roam.aimap", "warning", "cruise setup (CF §6.4)")
       local r2 = need("race/" .. race .. "/roam.aimap_p", "warning", "cruise setup, professional (CF §6.4)")
-      if am then M.aimap("city/" .. map .. ".aimap", am, add, CITY_LISTS) end
-      if r1 then M.aimap("race/" .. race .. "/roam.aimap", r1, add, RACE_LISTS) end
-      if r2 then M.aimap("race/" .. race .. "/roam.aimap_p", r2, add, RACE_LISTS) end
+      if am then M.aimap(nm("city/" .. map .. ".aimap"), am, add, M.CITY_AIMAP) end
+      if r1 then M.aimap(nm("race/" .. race .. "/roam.aimap"), r1, add, M.RACE_AIMAP) end
+      if r2 then M.aimap(nm("race/" .. race .. "/roam.aimap_p"), r2, add, M.RACE_AIMAP) end
       local mh = by["tune/" .. map .. ".mmhudmap"]
-      if mh then
-        check_crlf("tune/" .. map .. ".mmhudmap", mh, add)
-        if mh:sub(1, 7) ~= "type: a" then add("error", "mmhudmap_header", "tune/" .. map .. ".mmhudmap", "must start with 'type: a' (CF §7.4)") end
-        if not mh:find("mmHudMap%s*{") then add("error", "mmhudmap_block", "tune/" .. map .. ".mmhudmap", "no mmHudMap { } block (CF §7.4)") end
-      end
+      if mh then M.mmhudmap(nm("tune/" .. map .. ".mmhudmap"), mh, add) end
       local doc
       if pbytes then
         local d, msg = psdl.decode(pbytes)
-        if not d then add("error", "decode", "city/" .. map .. ".psdl", msg)
+        if not d then add("error", "decode", nm("city/" .. map .. ".psdl"), msg)
         else
           doc = d
           local _, probs = psdl.validate(d, { name = map })
           for _, p in ipairs(probs or {}) do
-            if p.severity == "error" then add("error", "psdl_" .. p.rule, "city/" .. map .. ".psdl: " .. (p.path or ""), p.message) end
+            if p.severity == "error" then add("error", "psdl_" .. p.rule, nm("city/" .. map .. ".psdl") .. ": " .. (p.path or ""), p.message) end
           end
         end
       end
       local tables = {}
       local function decode(fmt, name, b, vopts)
+        name = nm(name)
         local t, msg = psdl[fmt].decode(b)
         if not t then add("error", "decode", name, msg); return nil end
         local _, probs = psdl[fmt].validate(t, doc, vopts)
@@ -328,7 +517,7 @@ function M.check(bytes, label)
         for _, tex in ipairs(pkg and psdl.pkg.textures(pkg) or {}) do
           local tn = tex:lower()
           if not (by["texture/" .. tn .. ".tex"] or by["texture/" .. tn .. ".tga"] or by["texture/" .. tn .. ".bmp"]) then
-            add("error", "missing_texture", "geometry/hudmap_" .. map .. ".pkg",
+            add("error", "missing_texture", nm("geometry/hudmap_" .. map .. ".pkg"),
               "shader texture " .. tex .. " is not in the archive (texture/" .. tex .. ".tex)")
           end
         end
@@ -369,9 +558,10 @@ function M.check(bytes, label)
       end
     end
   end
-  -- files the game does not read for these cities (CF §8.4) are named
+  -- files the game does not read for these cities (CF §8.4) are named (not when no .cinfo
+  -- parsed: then every file would be named, the .cinfo errors say why)
   for name in pairs(by) do
-    if not M.known_file(name, cities) then
+    if #cities > 0 and not M.known_file(name, cities) then
       add("warning", "unknown_file", name, "not a file the game reads for this city (CF §8.4: tune/<map>.*, "
         .. "city/<map>.*, city/<map>/*, race/<RaceDir>/*, geometry/*.pkg, texture/*.tex|tga|bmp): shipped for "
         .. "nothing, or it overrides another add-on's file of the same name")
@@ -382,11 +572,22 @@ function M.check(bytes, label)
     local fmt
     if name:match("%.tex$") then fmt = "tex" elseif name:match("%.pathset$") then fmt = "pathset" end
     if fmt then
+      name = nm(name)
       local t, msg = psdl[fmt].decode(data)
       if not t then add("error", "decode", name, msg) else
         local _, probs = psdl[fmt].validate(t)
         for _, p in ipairs(probs or {}) do add(p.severity, fmt .. "_" .. p.rule, name .. (p.path and p.path ~= "" and (": " .. p.path) or ""), p.message) end
       end
+    end
+  end
+  -- the later case variants of a name: decoded by their extension, under their own names
+  local DECODERS = { psdl = true, bai = true, cpvs = true, inst = true, pkg = true, tex = true, pathset = true }
+  for _, e in ipairs(extra) do
+    local ext = e.name:lower():match("%.([%w_]+)$")
+    if ext and DECODERS[ext] then
+      local dec = ext == "psdl" and psdl.decode or psdl[ext].decode
+      local ok, t, msg = pcall(dec, e.data)
+      if not ok or not t then add("error", "decode", e.name, tostring(ok and msg or t)) end
     end
   end
   return M.finish(problems, info)
@@ -455,6 +656,9 @@ function M.entries(bytes)
 end
 
 function M.finish(problems, info)
+  for _, p in ipairs(problems) do
+    p.path, p.message = escape(p.path or ""), escape(p.message or "")
+  end
   table.sort(problems, function(a, b)
     if a.severity ~= b.severity then return a.severity == "error" end
     if a.path ~= b.path then return a.path < b.path end
