@@ -91,6 +91,11 @@ M.parse = reader.parse
 -- * `dimensions = { lane = 5, sidewalk = 5, walkway = 3, crosswalk = 3, divider = {...} }`:
 --   the cross-section the checks assume (`network.footprint`).
 -- * `progress = function(stage) end`: called at the start of each stage.
+-- * `max_extent = false`: metres; when set, an area (the `bbox`, else the `<bounds>` it is
+--   clipped to, else the extent of the drivable ways kept) larger than this on one side is
+--   refused before it is projected (`network` returns nil, message, "bad_input";
+--   `psdl.osm.extent`, whose `LIMIT` of 5,000 m `psdl osm` uses). With a `bbox` the report
+--   gets `area_note` when the ways cover under a quarter of the box.
 M.defaults = network.defaults
 
 --- Build the network of data read by `read` or `parse`.
@@ -101,7 +106,8 @@ M.defaults = network.defaults
 -- @treturn table report `{ input = {nodes, ways, relations, deleted}, skipped = {[reason]
 --   = n}, changes = {[what] = n}, dropped = {{source, reason}...}, warnings = {...},
 --   counts = {nodes, junctions, dead_ends, roads, by_profile, buildings, length},
---   timings = {...} }`
+--   timings = {...}, area_note = string|nil }`
+-- @return[2] nil, message, "bad_input" when the area is over `opts.max_extent`
 function M.network(data, opts)
   if type(data) ~= "table" or type(data.nodes) ~= "table" or type(data.ways) ~= "table" then
     error("bad argument #1 to 'network' (OSM data from psdl.osm.read expected)", 2)
@@ -120,7 +126,8 @@ function M.import(path, opts)
   local data, msg, code = reader.read(path)
   if not data then return nil, msg, code end
   local t_read = os.clock() - t0
-  local net, report = network.build(data, opts)
+  local net, report, code2 = network.build(data, opts)
+  if not net then return nil, report, code2 end
   report.timings.read = t_read
   return net, report
 end

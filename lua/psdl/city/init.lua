@@ -74,7 +74,8 @@ end
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
                terrain = true, terrain_opts = true, transition = true, arc_step = true, max_angle = true,
-               blocks = true, package = true, strict = true, auto_junctions = true, run_rooms = true }
+               blocks = true, package = true, strict = true, auto_junctions = true, run_rooms = true,
+               max_extent = true }
 
 --- A new, empty city.
 -- @tparam[opt] table opts
@@ -83,6 +84,8 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   names of every road, intersection, divider, tunnel, facade, roof and ground;
 -- * `seed`: integer or string (default 1); `psdl build --seed` overrides it;
 -- * `name`: the city name for validation (names holding `london` or `sf` warn, §3.4);
+-- * `max_extent` (m, `MAX_EXTENT` = 5,000; false: no limit): `build` refuses a road network
+--   wider or deeper than this, naming the script line of the road reaching furthest out;
 -- * `spacing` (m, 20): largest distance between road cross-sections on straight stretches
 --   (curves get more: one every 7.5 degrees of turn);
 -- * `room_length` (m, 100): road rooms are about this long (a road shorter than 1.5 times
@@ -158,6 +161,11 @@ function M.new(opts)
     end
   end
   if opts.spacing and opts.spacing < 0.5 then argerr(1, "new", "spacing: at least 0.5 m") end
+  local max_extent = opts.max_extent
+  if max_extent == nil then max_extent = M.MAX_EXTENT end
+  if max_extent and (type(max_extent) ~= "number" or not (max_extent > 0)) then
+    argerr(1, "new", "max_extent: false or a positive number of metres expected, got " .. tostring(max_extent))
+  end
   local city = setmetatable({
     style = style, style_name = type(opts.style) == "string" and opts.style or style.style or "london",
     seed = opts.seed == nil and 1 or opts.seed, name = opts.name,
@@ -166,7 +174,7 @@ function M.new(opts)
     transition = opts.transition or 5, arc_step = opts.arc_step, max_angle = opts.max_angle,
     props = opts.props, package = opts.package, profile_table = ptab, height_fn = height, terrain = on_terrain,
     auto_junctions = opts.auto_junctions and true or false, run_rooms = opts.run_rooms and true or false,
-    nodes = {}, roads = {}, node_by_id = {},
+    max_extent = max_extent, nodes = {}, roads = {}, node_by_id = {},
   }, City)
   if on_terrain then -- road centre lines follow the ground (psdl.city.terrain)
     local drape, fn, blend = require("psdl.city.terrain").drape, on_terrain.height, on_terrain.blend
@@ -391,9 +399,54 @@ local function block_height(city)
   end
 end
 
+--- The largest span of a city's road network on either axis, metres (5,000, the limit of
+-- `psdl.osm.extent`): the ground apron fills the network's whole bounding box with block rooms,
+-- and a 3.3 km square already needs more than the game's 2,047 rooms (docs/osm.md, "Area
+-- limit"). `psdl.city.new{max_extent = m | false}` changes it.
+M.MAX_EXTENT = require("psdl.osm.extent").LIMIT
+
+-- Refuse a network wider or deeper than `self.max_extent`, before any room is made: the
+-- message gives the span in km and names the road (script line) reaching furthest from the
+-- median of the nodes, the usual culprit (a typo'd coordinate, a road off into the distance).
+local function check_extent(self)
+  local limit = self.max_extent
+  if not limit then return end
+  local minx, minz, maxx, maxz = huge, huge, -huge, -huge
+  local function see(x, z)
+    if x < minx then minx = x end
+    if x > maxx then maxx = x end
+    if z < minz then minz = z end
+    if z > maxz then maxz = z end
+  end
+  for _, r in ipairs(self.roads) do
+    see(r.a.x, r.a.z); see(r.b.x, r.b.z)
+    for _, v in ipairs(r.via) do see(v[1], v[2]) end
+  end
+  if maxx - minx <= limit and maxz - minz <= limit then return end
+  local xs, zs = {}, {}
+  for i, n in ipairs(self.nodes) do xs[i], zs[i] = n.x, n.z end
+  table.sort(xs); table.sort(zs)
+  local mx, mz = xs[(#xs + 1) // 2], zs[(#zs + 1) // 2]
+  local worst, wd, wx, wz
+  for _, r in ipairs(self.roads) do
+    local function far(x, z)
+      local d = math.max(math.abs(x - mx), math.abs(z - mz))
+      if not wd or d > wd then worst, wd, wx, wz = r, d, x, z end
+    end
+    far(r.a.x, r.a.z); far(r.b.x, r.b.z)
+    for _, v in ipairs(r.via) do far(v[1], v[2]) end
+  end
+  error(string_format("%sthe road network spans %.2f km east-west by %.2f km north-south, more than the %.2f km a "
+    .. "city can span (the game's 2,047 rooms; docs/osm.md, \"Area limit\"): roads[%d]%s reaches x = %.0f, z = %.0f m, "
+    .. "%.2f km from the middle of the nodes (x = %.0f, z = %.0f m); psdl.city.new{max_extent = metres} raises the limit",
+    worst.where and (worst.where .. ": ") or "", (maxx - minx) / 1000, (maxz - minz) / 1000, limit / 1000,
+    worst.index, worst.name and (" (" .. tostring(worst.name) .. ")") or "", wx, wz, wd / 1000, mx, mz), 0)
+end
+
 -- The build itself (City:build without the collector tuning).
 local function build(self, opts)
   if #self.roads == 0 then error("the city has no roads (add some with city:road(a, b))", 0) end
+  check_extent(self)
   local t0 = os_clock()
   local seed = opts.seed
   if seed == nil then seed = self.seed end

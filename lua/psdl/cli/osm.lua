@@ -20,8 +20,10 @@
 --
 -- Exit code: 0 done; 1 usage error, or the city does not validate, or `--strict` and the
 -- network still has problems or the city has validation warnings; 2 the input is not OSM XML
--- (the message gives the line), or the city cannot be built from it; 3 a file cannot be read
--- or written.
+-- (the message gives the line), or the city cannot be built from it, or its area is larger
+-- than `--max-extent` km (default 5) on one side (refused before any heavy work, with the size
+-- in km and the `--bbox` remedy: `psdl.osm.extent`, docs/osm.md "Area limit"); 3 a file cannot
+-- be read or written.
 -- @module psdl.cli.osm
 
 local common = require "psdl.cli.common"
@@ -111,6 +113,9 @@ function M.configure(cmd)
   cmd:flag("-v --verbose", "List every dropped road and every problem left; state the peak memory.")
   cmd:option("--max-input", "Refuse an extract larger than this many MB (default 1024).", "1024"):argname("<mb>")
     :convert(positive)
+  cmd:option("--max-extent", "Refuse an area (--bbox, the file's <bounds>, else the drivable ways) larger than "
+    .. "this many km on one side (default 5: the game's 2,047 rooms; docs/osm.md, \"Area limit\").", "5")
+    :argname("<km>"):convert(positive)
   cmd:option("--max-memory", "Stop when the import's Lua memory passes this many MB (default 4096).", "4096")
     :argname("<mb>"):convert(positive)
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
@@ -550,8 +555,16 @@ local function run_import(args, ctx)
   local data, msg, code = osm.read(args.file)
   if not data then fail(common.exit_for(code), common.clean(msg)) end
   local t_read = os.clock() - t0
-  local net, report = osm.network(data, opts)
+  opts.max_extent = args.max_extent * 1000
+  local net, report, ncode = osm.network(data, opts)
+  if not net then
+    -- over the area limit (psdl.osm.extent): refused before anything was projected
+    fail(common.exit_for(ncode), args.file .. ": " .. (report:gsub("^the area to import %(the bbox", "the area to import (--bbox")))
+  end
   report.timings.read = t_read
+  if report.area_note and not args.quiet then
+    ctx.stderr:write("psdl osm: warning: ", report.area_note, " (fit --bbox to the data to centre the city)\n")
+  end
 
   -- the city: built, validated and written (atomically) before anything else is written
   local city_report, doc, result

@@ -222,7 +222,9 @@ function M.build(net, report, opts)
     -- a road the conflict check refuses (it runs along another road from a shared node: no
     -- junction can part them) is dropped and the city built again; at most MAX_CONFLICT_DROPS
     for _ = 0, M.MAX_CONFLICT_DROPS do
-      local copts = { style = opts.style, seed = opts.seed or 1, name = opts.name, strict = opts.strict }
+      -- the area limit was checked on the import (psdl.osm.extent, in real km)
+      local copts = { style = opts.style, seed = opts.seed or 1, name = opts.name, strict = opts.strict,
+                      max_extent = false }
       local bopts = { buildings = opts.procedural and {} or false }
       if coarse then
         for k, v in pairs(M.COARSE.city) do copts[k] = v end

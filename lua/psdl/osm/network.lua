@@ -9,6 +9,7 @@ local Graph = require "psdl.osm.graph"
 local P = require "psdl.osm.projection"
 local B = require "psdl.osm.buildings"
 local fit = require "psdl.osm.fit"
+local E = require "psdl.osm.extent"
 
 local ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall =
   ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall
@@ -30,6 +31,7 @@ M.defaults = {
   roundabouts = "auto",
   dimensions = false,
   progress = false,
+  max_extent = false,
 }
 
 --- Default cross-section dimensions (`psdl.osm.fit.dimensions`).
@@ -187,6 +189,9 @@ local function resolve_options(opts)
   if o.roundabouts ~= "auto" and o.roundabouts ~= "keep" and o.roundabouts ~= "collapse" then
     error("bad argument #2 to 'network' (roundabouts: 'auto', 'keep' or 'collapse' expected)", 3)
   end
+  if o.max_extent and (type(o.max_extent) ~= "number" or not (o.max_extent > 0)) then
+    error("bad argument #2 to 'network' (max_extent: false or a positive number of metres expected)", 3)
+  end
   if type(o.scale) ~= "number" or not (o.scale > 0) then
     error("bad argument #2 to 'network' (scale: a positive number expected)", 3)
   end
@@ -202,6 +207,9 @@ end
 -- @tparam[opt] table opts see `M.defaults` and `psdl.osm.network`
 -- @treturn table network (docs/network.md)
 -- @treturn table report
+-- @return[2] nil, message, "bad_input" when `opts.max_extent` (metres) is set and the area
+--   (bbox, else `<bounds>` when clipping, else the drivable ways kept) is larger on one side
+--   (`psdl.osm.extent.check`)
 function M.build(data, opts)
   opts = resolve_options(opts)
   local t_start = os_clock()
@@ -285,6 +293,32 @@ function M.build(data, opts)
     end
     for _, refs in ipairs(kept) do
       pieces[#pieces + 1] = { refs = refs, attr = s.attr, way = w }
+    end
+  end
+
+  -- the size of the area, before anything is projected or cleaned (psdl.osm.extent): a
+  -- bbox, <bounds> or set of ways beyond `max_extent` is refused here, in milliseconds
+  local ways_rect = E.of_pieces(pieces, nodes)
+  if opts.max_extent then
+    local r, what = rect, nil
+    if rect then
+      what = rect.from == "bbox" and "the bbox" or "the file's <bounds>"
+    else
+      r, what = ways_rect, "the extent of the drivable ways kept"
+    end
+    if r then
+      local ok, msg = E.check(r, opts.max_extent, what)
+      if not ok then return nil, msg, "bad_input" end
+    end
+  end
+  if rect and rect.from == "bbox" and ways_rect then
+    -- a bbox much larger than the data: the origin (its centre) may be far from the roads
+    local bw, bh = E.size(rect.minlat, rect.minlon, rect.maxlat, rect.maxlon)
+    local ww, wh = E.size(ways_rect.minlat, ways_rect.minlon, ways_rect.maxlat, ways_rect.maxlon)
+    if ww * wh < 0.25 * bw * bh then
+      report.area_note = string_format("the drivable ways cover %s by %s of the %s by %s bbox; the city's origin "
+        .. "(the bbox's centre) is %s from their centre", E.km(ww), E.km(wh), E.km(bw), E.km(bh),
+        E.km(E.centre_distance(rect, ways_rect)))
     end
   end
 
