@@ -312,30 +312,12 @@ local function signed_dist(px, pz, poly)
 end
 M.signed_dist = signed_dist
 
--- A uniform grid of items by bounding box.
+-- A uniform grid of items by bounding box: the city layout's (psdl.city.layout.grid), with a
+-- query that returns a fresh list.
 local function grid_index(cell)
-  local g = { cell = cell, cells = {} }
-  function g.add(item, x0, z0, x1, z1)
-    for i = math.floor(x0 / cell), math.floor(x1 / cell) do
-      for j = math.floor(z0 / cell), math.floor(z1 / cell) do
-        local k = i * 1000003 + j
-        local l = g.cells[k]
-        if not l then l = {}; g.cells[k] = l end
-        l[#l + 1] = item
-      end
-    end
-  end
-  function g.query(x0, z0, x1, z1)
-    local out, seen = {}, {}
-    for i = math.floor(x0 / cell), math.floor(x1 / cell) do
-      for j = math.floor(z0 / cell), math.floor(z1 / cell) do
-        for _, it in ipairs(g.cells[i * 1000003 + j] or {}) do
-          if not seen[it] then seen[it] = true; out[#out + 1] = it end
-        end
-      end
-    end
-    return out
-  end
+  local g = require("psdl.city.layout").grid(cell)
+  local query = g.query
+  function g.query(x0, z0, x1, z1) return query(x0, z0, x1, z1, {}, {}) end
   return g
 end
 
