@@ -19,23 +19,13 @@
 -- assert(psdl.write(doc, "out.psdl"))
 
 local core = require "psdl.core"
+local document = require "psdl.document"
 
 local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
-local type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable =
-  type, tostring, pcall, error, ipairs, pairs, require, getmetatable, setmetatable
-local string_format, table_concat = string.format, table.concat
+local type, tostring, error, pairs, require, getmetatable, setmetatable =
+  type, tostring, error, pairs, require, getmetatable, setmetatable
 
 local M = {}
-
--- Raise when opts holds a key that is not an option of fname (a misspelt option would
--- otherwise be ignored without a word).
-local function check_options(opts, allowed, fname, argn)
-  for k in pairs(opts) do
-    if not allowed[k] then
-      error(string_format("bad argument #%d to '%s' (unknown option '%s')", argn, fname, tostring(k)), 3)
-    end
-  end
-end
 
 --- Version of the library (the C core's `PSDL_VERSION`).
 M._VERSION = core._VERSION
@@ -88,89 +78,10 @@ function M.read(path, limits)
   return M.decode(bytes, limits)
 end
 
--- Last path component without a ".psdl" extension ("cities/london.psdl" -> "london").
-local function base_name(name)
-  local base = name:match("([^/\\]*)$") or name
-  return (base:gsub("%.[Pp][Ss][Dd][Ll]$", ""))
-end
-
--- validate's work: the problems, the counts and, when want_bytes, the encoded bytes of the
--- document just checked (so write converts the document once).
-local function check(doc, opts, want_bytes)
-  local ok, problems, nerr, nwarn, bytes = pcall(function()
-    return core.validate(doc, want_bytes, opts.drivable == false)
-  end)
-  if not ok then
-    -- the raise message without the position luaL_error prefixes (a line of this file)
-    local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
-    -- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail
-    local inner = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
-    local path, detail = inner:match("^([%w_%.%[%]]+): (.*)$")
-    problems = { {
-      severity = "error", rule = "encodable", message = detail or inner, path = path or "",
-    } }
-    nerr, nwarn = 1, 0
-  end
-  local name = opts.name
-  if type(name) == "string" then
-    local base = base_name(name):lower()
-    if base:find("london", 1, true) or base:find("sf", 1, true) then
-      problems[#problems + 1] = {
-        severity = "warning", rule = "city_name", path = "",
-        message = string_format("city name %q contains %q: the game special-cases such cities "
-          .. "(hand-placed warps or room flags, psdl-format.md §3.4); rename the city",
-          base, base:find("london", 1, true) and "london" or "sf"),
-      }
-      nwarn = nwarn + 1
-    end
-  end
-  local good = nerr == 0 and not (opts.strict and nwarn > 0)
-  return good, problems, { errors = nerr, warnings = nwarn }, bytes
-end
-
---- Check a document against the format's rules (psdl-format.md §3).
---
--- Each problem is a table `{severity = "error"|"warning", rule = "vertex_index", path =
--- "rooms[3].attributes[2].vertices[1]", message = "...", room = 3, attribute = 2, road = nil}`
--- (`room`, `attribute`, `road` only when they apply; `attribute` and `road` 1-based).
--- A document that cannot be encoded at all gives a single error with rule `"encodable"`
--- whose message is the one `encode` would raise.
--- @tparam table doc document
--- Besides the format's rules (§3) it runs the drivability rules of docs/validate.md (holes,
--- overlaps, floor outside its room, reachability, perimeter shape, numbers); each problem
--- then also has `rooms` ({room[, other room]}) and its position `x`, `z` in metres.
--- @tparam[opt] table opts `strict` (warnings count as failures too), `name` (city or file
--- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4), `drivable`
--- (false: the format's rules only, for fragments of a city and the synthetic codec fixtures)
--- @treturn boolean ok: no errors (and no warnings when `opts.strict`)
--- @treturn table problems, errors first as the core reports them
--- @treturn table counts `{errors = n, warnings = m}`
-function M.validate(doc, opts)
-  if type(doc) ~= "table" then
-    error("bad argument #1 to 'validate' (table expected, got " .. type(doc) .. ")", 2)
-  end
-  if opts ~= nil and type(opts) ~= "table" then
-    error("bad argument #2 to 'validate' (table expected, got " .. type(opts) .. ")", 2)
-  end
-  opts = opts or {}
-  check_options(opts, { strict = true, name = true, drivable = true }, "validate", 2)
-  return check(doc, opts, false)
-end
-
--- "<n> errors: <path>: <message>; ..." for the first few failures.
-local function summary(problems, counts, strict)
-  local parts, shown = {}, 0
-  for _, p in ipairs(problems) do
-    if p.severity == "error" or strict then
-      shown = shown + 1
-      if shown > 3 then break end
-      parts[#parts + 1] = (p.path ~= "" and p.path .. ": " or "") .. p.message
-    end
-  end
-  local n = counts.errors + (strict and counts.warnings or 0)
-  local more = n > 3 and string_format(" (and %d more)", n - 3) or ""
-  return string_format("%d problem%s: %s%s", n, n == 1 and "" or "s", table_concat(parts, "; "), more)
-end
+--- Check a document against the format's rules (psdl-format.md §3) and the drivability
+-- rules of docs/validate.md: `psdl.document.validate` (lua/psdl/document.lua).
+-- @function validate
+M.validate = document.validate
 
 --- Replace a file with bytes, atomically: a temporary file in the same folder is written,
 -- synced, given the old file's permissions and renamed over the target, so a failure leaves
@@ -195,43 +106,10 @@ M.write_file = core.write_file
 -- @treturn[2] string code `"io"`
 M.real_path = core.real_path
 
---- Validate, encode and write a document atomically.
---
--- The bytes go to a temporary file in the target's folder, which is then renamed over the
--- target, so readers see the old file or the new one, never a part. On any failure the
--- temporary file is removed and an existing target is left untouched.
--- @tparam table doc document
--- @tparam string path file name
--- @tparam[opt] table opts `force` or `validate = false` (write even if validation finds
--- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`),
--- `drivable` (false: check the format's rules only, see `validate`)
--- @treturn boolean true
--- @return[2] nil
--- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
--- @treturn[2] string code: `"invalid"` or `"io"`
--- @raise as `encode` when validation is skipped and the document cannot be encoded
-function M.write(doc, path, opts)
-  if type(doc) ~= "table" then
-    error("bad argument #1 to 'write' (table expected, got " .. type(doc) .. ")", 2)
-  end
-  if type(path) ~= "string" then
-    error("bad argument #2 to 'write' (string expected, got " .. type(path) .. ")", 2)
-  end
-  if opts ~= nil and type(opts) ~= "table" then
-    error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
-  end
-  opts = opts or {}
-  check_options(opts, { force = true, validate = true, strict = true, name = true, drivable = true }, "write", 3)
-  local bytes
-  if not opts.force and opts.validate ~= false then
-    local ok, problems, counts
-    ok, problems, counts, bytes = check(doc, { strict = opts.strict, name = opts.name or path, drivable = opts.drivable }, true)
-    if not ok then
-      return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
-    end
-  end
-  return core.write_file(path, bytes or core.encode(doc))
-end
+--- Validate, encode and write a document atomically, on one conversion of the document:
+-- `psdl.document.write` (lua/psdl/document.lua).
+-- @function write
+M.write = document.write
 
 ------------------------------------------------------------------------ texture editing, diff, export
 

@@ -381,9 +381,11 @@ return function(M, Builder, Room, P)
   -- get the low ids, as retail; `first_road_room` is then the first non-block id)
   -- @treturn table document (docs/document-model.md)
   -- @treturn table report `{rooms, vertices, heights, textures, tjunctions = {found, repaired,
-  -- unrepaired}, warnings, problems, counts, seconds}`; `warnings`: block perimeter edges that
-  -- run along a road or intersection room's edge at another height (a block at ground level
-  -- beside a sidewalk 0.15 m up), which therefore stay unlinked
+  -- unrepaired}, warnings, problems, counts, checked, seconds}`; `warnings`: block perimeter
+  -- edges that run along a road or intersection room's edge at another height (a block at
+  -- ground level beside a sidewalk 0.15 m up), which therefore stay unlinked; `checked`: the
+  -- document's bytes with the problems validation found (`psdl.document.check`), for
+  -- `psdl.document.write_checked` as long as the document is not changed
   -- @raise when a room breaks a limit of the format, or validation fails
   function Builder:finish(opts)
     opts = opts or {}
@@ -566,10 +568,11 @@ return function(M, Builder, Room, P)
                      clamped = self.clamped, warnings = height_mismatches(self, rooms, linked) }
     phase("warnings")
     if opts.validate ~= false then
-      local psdl = require "psdl"
       local strict = opts.strict ~= false
-      local ok, problems, counts = psdl.validate(doc, { strict = strict, name = self.name, drivable = opts.drivable })
-      report.problems, report.counts = problems, counts
+      -- (one conversion: the bytes of the document checked are kept for writing it)
+      local ok, problems, counts, checked = require("psdl.document").check(doc,
+        { strict = strict, name = self.name, drivable = opts.drivable }, true)
+      report.problems, report.counts, report.checked = problems, counts, checked
       if strict and #report.warnings > 0 then ok = false end
       if not ok then
         local lines = {}

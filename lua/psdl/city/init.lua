@@ -514,7 +514,7 @@ local function build(self, opts)
     rooms = rep.rooms, vertices = rep.vertices, heights = rep.heights, textures = rep.textures,
     roads = #doc.roads, kinds = kinds, nodes = info.classes, runs = #info.runs, blocks = block_report,
     terrain = terrain_report,
-    problems = problems, counts = counts, tjunctions = rep.tjunctions, seed = seed, builder = b,
+    problems = problems, counts = counts, checked = rep.checked, tjunctions = rep.tjunctions, seed = seed, builder = b,
     seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
     run_list = info.runs, repairs = log.entries,
   }
@@ -537,8 +537,9 @@ end
 -- `blocks` (what `psdl.city.blocks` returned, or nil when it is not available or off),
 -- `terrain` (with the `terrain` option: `{cell, rooms, room_list, apron_rooms, extent,
 -- rect, network, grid}` of the terrain ground),
--- `problems` (validation warnings), `counts` (`{errors, warnings}`), `tjunctions`,
--- `seed`, `seconds` (`{roads, blocks, finish, total}`)
+-- `problems` (validation warnings), `counts` (`{errors, warnings}`), `checked` (the
+-- document's bytes as validated, `Builder:finish`; nil with `validate = false`),
+-- `tjunctions`, `seed`, `seconds` (`{roads, blocks, finish, total}`)
 -- @raise with a message naming the script line of the node or road at fault, or when the
 -- document does not validate
 function City:build(opts)
@@ -568,7 +569,15 @@ function City:save(path, opts)
   if type(path) ~= "string" then argerr(1, "save", "path expected") end
   opts = opts or {}
   local doc, report = self:build(opts)
-  local ok, err, code = require("psdl").write(doc, path, { strict = opts.strict, name = self.name })
+  -- (just built: the bytes finish validated are written, not converted and checked again)
+  local document = require "psdl.document"
+  local wopts = { strict = opts.strict, name = self.name, drivable = opts.drivable }
+  local ok, err, code
+  if report.checked then
+    ok, err, code = document.write_checked(report.checked, path, wopts)
+  else
+    ok, err, code = document.write(doc, path, wopts)
+  end
   if not ok then return nil, err, code end
   return true, report
 end

@@ -111,12 +111,17 @@ function M.run(args, ctx)
   if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
   local box = M.sandbox_settings(args)
   if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box) end
-  local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box })
+  local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box,
+                                                                          decode = false })
   M.write(args, ctx, psdl, doc, report, out, size, meta)
   return ctx.exit.ok
 end
 
 --- Write a built city, print its summary and draw the preview (`psdl build` after a build).
+-- The bytes validated in the sandbox (`report.checked`) are written as they are; the
+-- document table is made from them only for what needs one (a document's summary, the
+-- preview, the package).
+-- @tparam table|nil doc the document, or nil when `report.checked` has its bytes
 -- @raise a failure when the file cannot be written
 function M.write(args, ctx, psdl, doc, report, out, size, meta)
   -- roads the build had to repair or drop (psdl.city.repair): warnings naming the script line
@@ -124,8 +129,18 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     ctx.stderr:write(string.format("psdl build: warning: %s %s: %s\n", e.action, e.reason,
       tostring(e.detail):match("^[^\n]*")))
   end
-  local ok, err, code = psdl.write(doc, out, { strict = args.strict })
+  local ok, err, code
+  if report.checked then
+    ok, err, code = require("psdl.document").write_checked(report.checked, out, { strict = args.strict })
+  else
+    ok, err, code = psdl.write(doc, out, { strict = args.strict })
+  end
   if not ok then common.failure(common.exit_for(code), common.clean(err)) end
+  if not doc and (not report.kinds or args.package or args.preview) then
+    local derr
+    doc, derr = psdl.decode(report.checked.bytes)
+    if not doc then common.failure("internal", out .. ": the built city does not decode: " .. tostring(derr)) end
+  end
   if not args.quiet then
     if report.kinds then
       ctx.stdout:write(psdl.city.summary(report, out), "\n")
@@ -165,7 +180,7 @@ function M.watch(args, ctx, psdl, out, seed, size, box)
       local files
       local ok, err = pcall(function()
         local doc, report, f, meta = source.script_document(psdl, args.script,
-          { seed = seed, strict = args.strict, sandbox = box })
+          { seed = seed, strict = args.strict, sandbox = box, decode = false })
         files = f
         M.write(args, ctx, psdl, doc, report, out, size, meta)
       end)

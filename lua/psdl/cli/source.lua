@@ -111,9 +111,13 @@ end
 -- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`), `validate`
 --   (false: a city with validation errors is returned too, for `psdl view` to show them),
 --   `poll` (function() -> true to abandon the run; called every few thousand instructions
---   of the script and its build, see `psdl.sandbox`)
--- @treturn table document
--- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`)
+--   of the script and its build, see `psdl.sandbox`), `decode` (false: no document table
+--   when the report has the checked bytes; `psdl build` decodes them only for a preview or
+--   a package)
+-- @treturn table|nil document
+-- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`; with
+--   `checked`, the bytes as validated in the sandbox, `psdl.document.check`, unless
+--   validation was off)
 -- @treturn table files the script loaded
 -- @treturn table `{name =, package =}`: the City's name and `package` options (empty for a document)
 -- @raise a failure naming the script (line)
@@ -136,21 +140,24 @@ function M.script_document(psdl, path, opts)
       end
       local po = result.package
       if po ~= nil and type(po) ~= "table" then return nil, path .. ": package: a table expected", "bad_input" end
-      return psdl.encode(d), plain_report(rep), nil,
+      -- (the bytes finish validated: the document is not converted again)
+      return rep.checked and rep.checked.bytes or psdl.encode(d), plain_report(rep), nil,
         { name = type(result.name) == "string" and result.name or nil, package = sandbox.plain_copy(po or {}) }
     elseif type(result) == "table" and type(result.rooms) == "table" and type(result.vertices) == "table" then
-      local vok, problems, counts = psdl.validate(result, { strict = opts.strict })
+      local vok, problems, counts, checked = require("psdl.document").check(result, { strict = opts.strict }, true)
       if opts.validate ~= false and (counts.errors > 0 or (opts.strict and not vok)) then
         local p = problems[1]
         return nil, string.format("%s: the document does not validate: %d errors, %d warnings (%s %s: %s)",
           path, counts.errors, counts.warnings, p.rule, p.path, p.message), "problems"
       end
-      return psdl.encode(result), sandbox.plain_copy({ problems = problems, counts = counts }), nil, {}
+      return checked and checked.bytes or psdl.encode(result),
+        sandbox.plain_copy({ problems = problems, counts = counts, checked = checked }), nil, {}
     end
     return nil, path .. ": the script must return a city (psdl.city.new{...}) or a document, got "
       .. (result == nil and "nothing" or type(result)), "bad_input"
   end)
   if not bytes then common.failure(kind, report) end
+  if opts.decode == false and report.checked then return nil, report, files, meta or {} end
   local doc, derr = psdl.decode(bytes)
   if not doc then common.failure("internal", path .. ": the built city does not decode: " .. tostring(derr)) end
   return doc, report, files, meta or {}

@@ -1,0 +1,217 @@
+--- Validate, encode and write a document on ONE conversion of the Lua table to C.
+--
+-- `psdl.validate` and `psdl.write` are this module's `validate` and `write`. The core's
+-- `validate` converts the document once and, asked to, returns the bytes of the document it
+-- just checked: `write` writes those. `Builder:finish` checks with the bytes too and keeps
+-- them in its report (`report.checked`), so a city that was just built is written with
+-- `write_checked` without converting or validating it again (`City:save`, `psdl build`).
+--
+-- A checked document is `{bytes = string, problems = list, errors = n, warnings = m,
+-- drivable = boolean}`: the bytes of a document and the problems the core found in it
+-- (without the name check, which depends on the name a caller writes under).
+-- @module psdl.document
+
+local core = require "psdl.core"
+
+local type, tostring, pcall, error, ipairs, pairs = type, tostring, pcall, error, ipairs, pairs
+local string_format, table_concat = string.format, table.concat
+
+local M = {}
+
+-- Raise when opts holds a key that is not an option of fname (a misspelt option would
+-- otherwise be ignored without a word).
+local function check_options(opts, allowed, fname, argn)
+  for k in pairs(opts) do
+    if not allowed[k] then
+      error(string_format("bad argument #%d to '%s' (unknown option '%s')", argn, fname, tostring(k)), 3)
+    end
+  end
+end
+M.check_options = check_options
+
+-- Last path component without a ".psdl" extension ("cities/london.psdl" -> "london").
+local function base_name(name)
+  local base = name:match("([^/\\]*)$") or name
+  return (base:gsub("%.[Pp][Ss][Dd][Ll]$", ""))
+end
+
+-- The core's check of a document: problems, errors, warnings and, when want_bytes, the
+-- bytes of the document just checked (nil when it cannot be encoded: the single problem
+-- then has rule "encodable").
+local function core_check(doc, drivable, want_bytes)
+  local ok, problems, nerr, nwarn, bytes = pcall(function()
+    return core.validate(doc, want_bytes, not drivable)
+  end)
+  if not ok then
+    -- the raise message without the position luaL_error prefixes (a line of this file)
+    local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
+    -- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail
+    local inner = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
+    local path, detail = inner:match("^([%w_%.%[%]]+): (.*)$")
+    return { { severity = "error", rule = "encodable", message = detail or inner, path = path or "" } }, 1, 0, nil
+  end
+  return problems, nerr, nwarn, bytes
+end
+
+-- The verdict on a checked document written or shown under `opts.name`: a name containing
+-- "london" or "sf" adds a `city_name` warning (psdl-format.md §3.4). Returns good, the
+-- problems (the checked list, or a copy with the warning), counts.
+local function verdict(problems, nerr, nwarn, opts)
+  local name = opts.name
+  if type(name) == "string" then
+    local base = base_name(name):lower()
+    if base:find("london", 1, true) or base:find("sf", 1, true) then
+      local list = {}
+      for i, p in ipairs(problems) do list[i] = p end
+      list[#list + 1] = {
+        severity = "warning", rule = "city_name", path = "",
+        message = string_format("city name %q contains %q: the game special-cases such cities "
+          .. "(hand-placed warps or room flags, psdl-format.md §3.4); rename the city",
+          base, base:find("london", 1, true) and "london" or "sf"),
+      }
+      problems, nwarn = list, nwarn + 1
+    end
+  end
+  local good = nerr == 0 and not (opts.strict and nwarn > 0)
+  return good, problems, { errors = nerr, warnings = nwarn }
+end
+
+--- Check a document, with its bytes from the same conversion.
+-- @tparam table doc
+-- @tparam table opts `strict`, `name`, `drivable` as for `validate`
+-- @tparam[opt] boolean want_bytes also return the checked document
+-- @treturn boolean good
+-- @treturn table problems
+-- @treturn table counts `{errors, warnings}`
+-- @treturn table|nil the checked document `{bytes, problems, errors, warnings, drivable}`
+--   (want_bytes, and the document could be encoded)
+function M.check(doc, opts, want_bytes)
+  local drivable = opts.drivable ~= false
+  local problems, nerr, nwarn, bytes = core_check(doc, drivable, want_bytes)
+  local good, list, counts = verdict(problems, nerr, nwarn, opts)
+  local checked = bytes and { bytes = bytes, problems = problems, errors = nerr, warnings = nwarn,
+                              drivable = drivable } or nil
+  return good, list, counts, checked
+end
+
+--- Check a document against the format's rules (psdl-format.md §3).
+--
+-- Each problem is a table `{severity = "error"|"warning", rule = "vertex_index", path =
+-- "rooms[3].attributes[2].vertices[1]", message = "...", room = 3, attribute = 2, road = nil}`
+-- (`room`, `attribute`, `road` only when they apply; `attribute` and `road` 1-based).
+-- A document that cannot be encoded at all gives a single error with rule `"encodable"`
+-- whose message is the one `encode` would raise.
+-- @tparam table doc document
+-- Besides the format's rules (§3) it runs the drivability rules of docs/validate.md (holes,
+-- overlaps, floor outside its room, reachability, perimeter shape, numbers); each problem
+-- then also has `rooms` ({room[, other room]}) and its position `x`, `z` in metres.
+-- @tparam[opt] table opts `strict` (warnings count as failures too), `name` (city or file
+-- name: one containing "london" or "sf" gets a `"city_name"` warning, §3.4), `drivable`
+-- (false: the format's rules only, for fragments of a city and the synthetic codec fixtures)
+-- @treturn boolean ok: no errors (and no warnings when `opts.strict`)
+-- @treturn table problems, errors first as the core reports them
+-- @treturn table counts `{errors = n, warnings = m}`
+function M.validate(doc, opts)
+  if type(doc) ~= "table" then
+    error("bad argument #1 to 'validate' (table expected, got " .. type(doc) .. ")", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #2 to 'validate' (table expected, got " .. type(opts) .. ")", 2)
+  end
+  opts = opts or {}
+  check_options(opts, { strict = true, name = true, drivable = true }, "validate", 2)
+  local good, problems, counts = M.check(doc, opts, false)
+  return good, problems, counts
+end
+
+-- "<n> errors: <path>: <message>; ..." for the first few failures.
+local function summary(problems, counts, strict)
+  local parts, shown = {}, 0
+  for _, p in ipairs(problems) do
+    if p.severity == "error" or strict then
+      shown = shown + 1
+      if shown > 3 then break end
+      parts[#parts + 1] = (p.path ~= "" and p.path .. ": " or "") .. p.message
+    end
+  end
+  local n = counts.errors + (strict and counts.warnings or 0)
+  local more = n > 3 and string_format(" (and %d more)", n - 3) or ""
+  return string_format("%d problem%s: %s%s", n, n == 1 and "" or "s", table_concat(parts, "; "), more)
+end
+
+-- Writes checked bytes under path when the verdict (opts: force, validate, strict, name)
+-- lets it.
+local function write_bytes(checked, path, opts)
+  if not opts.force and opts.validate ~= false then
+    local good, problems, counts = verdict(checked.problems, checked.errors, checked.warnings,
+      { strict = opts.strict, name = opts.name or path })
+    if not good then
+      return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
+    end
+  end
+  return core.write_file(path, checked.bytes)
+end
+
+local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = true, drivable = true }
+
+--- Validate, encode and write a document atomically.
+--
+-- The bytes go to a temporary file in the target's folder, which is then renamed over the
+-- target, so readers see the old file or the new one, never a part. On any failure the
+-- temporary file is removed and an existing target is left untouched.
+-- @tparam table doc document
+-- @tparam string path file name
+-- @tparam[opt] table opts `force` or `validate = false` (write even if validation finds
+-- errors), `strict` (refuse on warnings too), `name` (city name for the check; default `path`),
+-- `drivable` (false: check the format's rules only, see `validate`)
+-- @treturn boolean true
+-- @return[2] nil
+-- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
+-- @treturn[2] string code: `"invalid"` or `"io"`
+-- @raise as `encode` when validation is skipped and the document cannot be encoded
+function M.write(doc, path, opts)
+  if type(doc) ~= "table" then
+    error("bad argument #1 to 'write' (table expected, got " .. type(doc) .. ")", 2)
+  end
+  if type(path) ~= "string" then
+    error("bad argument #2 to 'write' (string expected, got " .. type(path) .. ")", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
+  end
+  opts = opts or {}
+  check_options(opts, WRITE_OPTIONS, "write", 3)
+  if opts.force or opts.validate == false then return core.write_file(path, core.encode(doc)) end
+  local good, problems, counts, checked = M.check(doc, { strict = opts.strict, name = opts.name or path,
+                                                         drivable = opts.drivable }, true)
+  if not checked then -- (not encodable: its one problem says why)
+    return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
+  end
+  return write_bytes(checked, path, opts)
+end
+
+--- Write a document checked before (`Builder:finish`'s `report.checked`, passed on by
+-- `City:build`) without converting or validating it again: the verdict is made from the
+-- problems found then, with this call's `strict` and `name`.
+-- @tparam table checked `{bytes, problems, errors, warnings, drivable}` (`check`)
+-- @tparam string path
+-- @tparam[opt] table opts as for `write`; `drivable` must be what the check used
+-- @return as `write`
+-- @raise when `checked` is no checked document or was checked with other `drivable`
+function M.write_checked(checked, path, opts)
+  if type(checked) ~= "table" or type(checked.bytes) ~= "string" or type(checked.problems) ~= "table" then
+    error("bad argument #1 to 'write_checked' (a checked document {bytes, problems, ...} expected)", 2)
+  end
+  if type(path) ~= "string" then
+    error("bad argument #2 to 'write_checked' (string expected, got " .. type(path) .. ")", 2)
+  end
+  opts = opts or {}
+  check_options(opts, WRITE_OPTIONS, "write_checked", 3)
+  if (opts.drivable ~= false) ~= checked.drivable then
+    error("bad argument #3 to 'write_checked' (drivable: the document was checked with drivable = "
+      .. tostring(checked.drivable) .. ")", 2)
+  end
+  return write_bytes(checked, path, opts)
+end
+
+return M
