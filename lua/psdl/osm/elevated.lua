@@ -22,9 +22,9 @@
 -- 4. **merge**: the elevated roads go back into the ground graph as bridge roads; their nodes
 --    are **elevated** (`bridge = true` nodes of the network, at deck height: only bridge
 --    roads meet there, without a ramp) except the contacts, which become the ground nodes
---    they were copied from (where those survived the clean-up): there the road has its ramp
---    at grade. An elevated part with no contact left has no way up: it is dropped, with
---    that reason.
+--    they were copied from (where those survived the clean-up), and its dead ends that the
+--    map's edge did not cut: there the road has its ramp at grade. An elevated part with
+--    neither has no way up: it is dropped, with that reason.
 -- @module psdl.osm.elevated
 
 local G = require "psdl.osm.geometry"
@@ -130,11 +130,13 @@ local function along_length(list, grid, dims)
   return total, over, length
 end
 
---- The lifted edges of a graph that form elevated roads (see the module text).
+--- Every structure of a graph measured: `{edges, length, along, over, elevated}` (metres:
+-- its length, how much of it runs along ground roads, how much passes over them at any
+-- angle; `elevated` whether it becomes an elevated road), in a stable order.
 -- @tparam table g graph (`psdl.osm.graph`)
 -- @tparam table dims resolved dimensions (`psdl.osm.fit.resolve`)
--- @treturn table list of edge lists, one per structure, in a stable order
-function M.select(g, dims)
+-- @treturn table list
+function M.survey(g, dims)
   local ramp = dims.ramp or 60
   local grid = G.grid(50)
   for _, e in ipairs(g:edge_list()) do
@@ -150,7 +152,20 @@ function M.select(g, dims)
   local out = {}
   for _, list in ipairs(structures(g)) do
     local along, over, length = along_length(list, grid, dims)
-    if along >= M.ALONG or (over - along > 0 and length >= 2 * ramp + M.SPARE) then out[#out + 1] = list end
+    out[#out + 1] = { edges = list, length = length, along = along, over = over,
+      elevated = along >= M.ALONG or (over - along > 0 and length >= 2 * ramp + M.SPARE) }
+  end
+  return out
+end
+
+--- The lifted edges of a graph that form elevated roads (see the module text).
+-- @tparam table g graph (`psdl.osm.graph`)
+-- @tparam table dims resolved dimensions (`psdl.osm.fit.resolve`)
+-- @treturn table list of edge lists, one per structure, in a stable order
+function M.select(g, dims)
+  local out = {}
+  for _, s in ipairs(M.survey(g, dims)) do
+    if s.elevated then out[#out + 1] = s.edges end
   end
   return out
 end
@@ -214,6 +229,12 @@ local function live(n)
   return nil
 end
 
+-- a dead end of the structure that is neither a contact nor cut by the map's edge: the
+-- structure comes down to the ground there (a ramp to a dead end at grade)
+local function loose(n)
+  return #n.edges == 1 and not n.contact and not n.boundary
+end
+
 --- Join the elevated graph back into the ground graph as bridge roads (step 4).
 -- @tparam table g the cleaned ground graph
 -- @tparam table E the cleaned elevated graph
@@ -244,7 +265,7 @@ function M.merge(g, E, dims, drop)
         local x = stack[#stack]
         stack[#stack] = nil
         c.nodes[#c.nodes + 1] = x
-        if x.contact and live(x.contact) then c.up = true end
+        if (x.contact and live(x.contact)) or loose(x) then c.up = true end
         for _, e in ipairs(x.edges) do
           local y = other(e, x)
           if not comp[y] then comp[y] = c stack[#stack + 1] = y end
@@ -264,7 +285,7 @@ function M.merge(g, E, dims, drop)
       t.osm, t.boundary, t.turning_circle = n.osm, n.boundary, n.turning_circle
       -- a contact whose ground roads the clean-up dropped: the ramp still comes down there
       -- (a dead end at grade)
-      if not n.contact then
+      if not n.contact and not loose(n) then
         t.elevated = true
         nodes = nodes + 1
       end
