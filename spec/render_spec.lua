@@ -659,10 +659,8 @@ describe("psdl.render files and options", function()
     assert.same({ "map.png", "map.svg" }, names)
     assert.equal(a.bytes, H.read_bytes(png)) -- untouched
     -- unknown format
-    local r, msg, code = render.render(doc, { output = dir .. "/map.gif" })
-    assert.is_nil(r)
-    assert.equal("usage", code)
-    assert.matches("unknown image format", msg)
+    assert.error_matches(function() render.render(doc, { output = dir .. "/map.gif" }) end,
+      "bad argument #2 to 'render' %(.*unknown image format")
     assert.is_false(exists(dir .. "/map.gif"))
     os.remove(png)
     os.remove(svg)

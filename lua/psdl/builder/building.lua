@@ -1,6 +1,7 @@
 --- Blocks and buildings of psdl.builder: `Builder:block` (a block room whose ground is fans over
 -- an outline) and `Builder:building` (facade bounds, facades, slivers and a roof in a room).
 local core = require "psdl.core"
+local styles = require "psdl.styles"
 local check = require "psdl.check"
 
 
@@ -37,7 +38,7 @@ return function(M, Builder, Room, P)
     ropts.holes = o.holes
     ropts[CHECKED] = true -- checked above: the room and its fan need not check it again
     local r = self:room(ropts)
-    r:fan(o.outline, o.texture or self.style.ground.paving[1], { holes = o.holes, [CHECKED] = true })
+    r:fan(o.outline, o.texture or styles.ground(self.style, "paving"), { holes = o.holes, [CHECKED] = true })
     return r
   end
 
@@ -140,22 +141,22 @@ return function(M, Builder, Room, P)
         ops[no] = { type = "facade_bound", light = A[q + 5], top = A[q + 3], refs = refs }
         runs = runs + 1
       elseif kind == 2 then
-        gsliver = gsliver or as_group(self, o.sliver or style.slivers[1], "single", "sliver")
+        gsliver = gsliver or as_group(self, o.sliver or styles.sliver(style), "single", "sliver")
         ops[no] = { type = "sliver", group = gsliver, top = A[q + 3], density = A[q + 4], refs = refs }
         slivers = slivers + 1
       elseif kind == 3 then
-        gground = gground or as_group(self, o.ground or style.facades.ground[1], "single", "facade")
+        gground = gground or as_group(self, o.ground or styles.facade(style, "ground"), "single", "facade")
         ops[no] = { type = "facade", group = gground, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vgh,
                     refs = refs }
         facades = facades + 1
       else -- floors above the ground floor
-        gup = gup or as_group(self, o.facade or style.facades.upper[1], "single", "facade")
+        gup = gup or as_group(self, o.facade or styles.facade(style, "upper"), "single", "facade")
         ops[no] = { type = "facade", group = gup, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vup, refs = refs }
         facades = facades + 1
       end
     end
     if closed then -- the roof (Room:roof): fans over the outline at the top
-      local g = as_group(self, o.roof or style.roofs[1], "single", "roof")
+      local g = as_group(self, o.roof or styles.roofs(style)[1], "single", "roof")
       local nr = #R
       if nr <= 1 then room:fail("roof: the polygon has no area") end
       local hr = R[nr]

@@ -33,6 +33,7 @@
 -- assert(psdl.write(doc, "street.psdl"))
 
 local core = require "psdl.core"
+local styles = require "psdl.styles"
 local geom = require "psdl.geom"
 local check = require "psdl.check"
 
@@ -124,14 +125,8 @@ end
 function M.new(opts)
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "new", "table expected, got " .. type(opts)) end
-  local style = opts.style or "london"
-  if type(style) == "string" then
-    local ok, s = pcall(require, "psdl.styles." .. style)
-    if not ok then argerr(1, "new", "unknown style '" .. style .. "' (london or sf)") end
-    style = s
-  elseif type(style) ~= "table" then
-    argerr(1, "new", "style: name or table expected, got " .. type(style))
-  end
+  local style, serr = styles.load(opts.style or "london")
+  if not style then argerr(1, "new", serr) end
   local m = opt_problem(opts.eps, "eps", "nonneg") or opt_problem(opts.snap, "snap", "positive")
   if not m and opts.vertex_budget ~= nil and opts.vertex_budget ~= false then
     m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)

@@ -2,6 +2,7 @@
 -- 0x0–0xC (psdl-format.md §2.4): road, divided road, walkway, sidewalk, sliver, crosswalk,
 -- road fans, fans, facade bounds, facades, roofs, tunnels and raw textures.
 local core = require "psdl.core"
+local styles = require "psdl.styles"
 local geom = require "psdl.geom"
 local check = require "psdl.check"
 
@@ -233,7 +234,7 @@ return function(M, Builder, Room, P)
     if type(opts) ~= "table" or type(opts.top) ~= "number" then self:fail("sliver: opts.top (metres) expected") end
     local m = num_problem(opts.top, "opts.top") or opt_problem(opts.density, "opts.density", "positive")
     if m then argerr(3, "sliver", m) end
-    local g = as_group(b, opts.texture or b.style.slivers[1], "single", "sliver")
+    local g = as_group(b, opts.texture or styles.sliver(b.style), "single", "sliver")
     local refs = self:refs({ left, right }, "sliver")
     return self:push({ type = "sliver", group = g, top = b:height(opts.top), density = b:height(opts.density or 0.25),
                        refs = refs })
@@ -322,7 +323,7 @@ return function(M, Builder, Room, P)
   -- a hub point the decomposition adds inside a piece (default: on the piece's plane)
   function Room:fan(polygon, textures, opts)
     local b = self.builder
-    local g = as_group(b, textures or b.style.ground.paving[1], "single", "fan")
+    local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan")
     return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height, opts and opts[CHECKED])
   end
 
@@ -367,7 +368,7 @@ return function(M, Builder, Room, P)
     local u = opts.u or max(1, floor(len / 4 + 0.5))
     local v = opts.v or max(1, floor((opts.top - opts.bottom) / 3 + 0.5))
     if u < 1 or u > 32767 or v < 1 or v > 32767 then self:fail("facade: repeats %s x %s outside 1..32767", u, v) end
-    local g = as_group(b, opts.texture or b.style.facades.upper[1], "single", "facade")
+    local g = as_group(b, opts.texture or styles.facade(b.style, "upper"), "single", "facade")
     return self:push({ type = "facade", group = g, bottom = b:height(opts.bottom), top = b:height(opts.top),
                        u = u, v = v, refs = self:refs({ left, right }, "facade") })
   end
@@ -381,7 +382,7 @@ return function(M, Builder, Room, P)
     if type(height) ~= "number" then self:fail("roof: height (metres) expected") end
     local m = num_problem(height, "height")
     if m then argerr(2, "roof", m) end
-    local g = as_group(b, textures or b.style.roofs[1], "single", "roof")
+    local g = as_group(b, textures or styles.roofs(b.style)[1], "single", "roof")
     return add_fans(self, polygon, opts and opts.holes, "roof", g, { height = b:height(height) })
   end
 

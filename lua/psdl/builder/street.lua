@@ -1,6 +1,7 @@
 --- Streets of psdl.builder: `Builder:street`, a road, divided road or walkway along a centre
 -- line in one or more road rooms, and the profile checks it shares with intersections.
 local core = require "psdl.core"
+local styles = require "psdl.styles"
 local geom = require "psdl.geom"
 local check = require "psdl.check"
 
@@ -212,7 +213,7 @@ return function(M, Builder, Room, P)
       if tunnel.height == nil then tunnel.height = 1.5 end
       if tunnel.height2 == nil then tunnel.height2 = 1.0 end
       if tunnel.outer == nil and not tunnel.flags then tunnel.outer = true end
-      tunnel.textures = tunnel.textures or self.style.tunnels.railing
+      tunnel.textures = tunnel.textures or styles.tunnel(self.style, "railing")
     end
     local textures = o.textures
     if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end

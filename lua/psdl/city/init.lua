@@ -32,6 +32,7 @@
 -- assert(psdl.write(doc, "triangle.psdl"))
 
 local builder = require "psdl.builder"
+local styles = require "psdl.styles"
 local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
 local road = require "psdl.city.road"
@@ -488,8 +489,7 @@ local function build(self, opts)
     end
     block_report = rep2
     if tplan then
-      local g = self.style.ground or {}
-      local tex = tr.texture or (g.grass or g.paving or {})[1] or "s_concrt"
+      local tex = tr.texture or styles.ground(self.style, "grass")
       local ok3, rooms = pcall(cterrain.ground, b, tr, tplan, tex)
       if not ok3 then error("terrain: " .. tostring(rooms):gsub("^[^\n]-psdl/city/terrain%.lua:%d+: ", ""), 0) end
       terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,

@@ -10,6 +10,7 @@
 local builder = require "psdl.builder"
 local network = require "psdl.city.network"
 local tunnel = require "psdl.city.tunnel"
+local styles = require "psdl.styles"
 
 local type, error, ipairs, tostring, pcall = type, error, ipairs, tostring, pcall
 local string_format = string.format
@@ -42,10 +43,7 @@ local function build_junction(city, b, n)
   local room = { name = n.name or string_format("%s %s", n.class, tostring(n.id)), tunnel = n.underground,
                  bridge = n.elevated and not n.underground }
   local tunnel_opts = tunnel.junction_options(city, n)
-  local textures = n.opts.textures
-  if type(textures) == "string" and city.style.intersections and city.style.intersections[textures] then
-    textures = city.style.intersections[textures]
-  end
+  local textures = styles.intersection(city.style, n.opts.textures)
   local ok, r, info = pcall(b.intersection, b, {
     center = { n.x, n.y, n.z }, arms = arms, radius = n.opts.radius or city.radius or 5,
     arc_step = city.arc_step, textures = textures, room = room, tunnel = tunnel_opts })

@@ -10,6 +10,8 @@
 -- presets use (city-layout.md §7).
 -- @module psdl.city.profiles
 
+local styles = require "psdl.styles"
+
 local type, error, pairs, ipairs, tostring, require, pcall = type, error, pairs, ipairs, tostring, require, pcall
 local floor, max, abs = math.floor, math.max, math.abs
 local string_format, table_concat = string.format, table.concat
@@ -50,30 +52,12 @@ local FIELDS = { "kind", "lanes", "lane_width", "width", "sidewalk", "sides", "m
                  "textures", "crosswalk", "props", "freeway", "oneway", "sidewalk_left", "sidewalk_right",
                  "divider_height", "divider_repeats" }
 
---- A style table from a name or a table.
+--- A style table from a name or a table (`psdl.styles.load`).
+-- @raise "unknown style 'x' (london or sf, or a style table)" at the caller `level` up
 function M.style(style, level)
-  if type(style) == "string" then
-    local ok, s = pcall(require, "psdl.styles." .. style)
-    if not ok or type(s) ~= "table" then
-      error(string_format("unknown style '%s' (london or sf, or a style table)", style), (level or 1) + 1)
-    end
-    return s
-  end
-  if type(style) ~= "table" then error("style: name or table expected, got " .. type(style), (level or 1) + 1) end
-  return style
-end
-
--- The style's road entry for a lane count: rN (oneway variant when asked and present),
--- else the nearest count below, else above.
-local function lanes_entry(style, n, oneway)
-  local roads = style.roads or {}
-  if oneway and roads["lanes" .. n .. "_oneway"] then return roads["lanes" .. n .. "_oneway"], "lanes" .. n .. "_oneway" end
-  if roads["lanes" .. n] then return roads["lanes" .. n], "lanes" .. n end
-  for d = 1, 8 do
-    if roads["lanes" .. (n - d)] then return roads["lanes" .. (n - d)], "lanes" .. (n - d) end
-    if roads["lanes" .. (n + d)] then return roads["lanes" .. (n + d)], "lanes" .. (n + d) end
-  end
-  return style.road, "road"
+  local s, err = styles.load(style)
+  if not s then error(err, (level or 1) + 1) end
+  return s
 end
 
 -- Texture names of a group or style entry, for the compatibility key.
@@ -167,25 +151,14 @@ function M.resolve(style, profiles, o, where)
   -- textures
   local textures, tkey = o.textures or p.textures, nil
   local oneway = p.oneway and true or false
-  if textures == nil then
-    if kind == "walkway" then textures = style.alley
-    else textures = lanes_entry(style, lanes, oneway) end
-  elseif type(textures) == "string" then
-    if textures == "alley" then textures = style.alley
-    elseif textures == "walkway" then textures = (style.walkways and style.walkways[3]) or style.alley.surface
-    elseif textures == "freeway" then
-      textures = (style.roads and style.roads.freeway) or lanes_entry(style, lanes, false)
-    elseif style.roads and style.roads[textures] then textures = style.roads[textures]
-    end -- else: a plain texture name
-  end
+  textures = styles.road(style, textures, kind, lanes, oneway) -- (a plain texture name stays)
   tkey = tex_key(textures)
   -- divider
   local divider
   if kind == "divided" then
     local dt = p.divider or "elevated"
     local dtex = p.divider_textures
-    if type(dtex) == "string" and style.dividers and style.dividers[dtex] then dtex = style.dividers[dtex]
-    elseif dtex == nil then dtex = style.divider end
+    dtex = styles.divider(style, dtex)
     divider = { divider = dt, divider_textures = dtex, height = p.divider_height, repeats = p.divider_repeats }
     tkey = tkey .. "|" .. tostring(dt) .. "|" .. tex_key(dtex)
   end

@@ -9,6 +9,7 @@
 
 local geom = require "psdl.geom"
 local network = require "psdl.city.network"
+local styles = require "psdl.styles"
 
 local type, error, ipairs = type, error, ipairs
 local sqrt, abs, max, huge = math.sqrt, math.abs, math.max, math.huge
@@ -146,27 +147,25 @@ function M.street_options(s, style, o, room)
   local lv = s.levels
   if s.kind == "bore" then
     local t = type(lv.opts) == "table" and lv.opts or {}
-    o.tunnel = { textures = t.textures or (style.tunnels and (style.tunnels.road or style.tunnels.subway)) or style.tunnel,
+    o.tunnel = { textures = t.textures or styles.tunnel(style, "bore"),
                  ceiling = t.ceiling or M.TUNNEL.ceiling, height = t.height or M.TUNNEL.height,
                  height2 = t.height2 or M.TUNNEL.height2 }
     room.tunnel = true
   elseif s.kind == "cut" then
     local t = type(lv.opts) == "table" and lv.opts or {}
-    local walls = t.walls or (style.tunnels and (style.tunnels.retaining_wall or style.tunnels.brick_wall
-      or style.tunnels.railing)) or style.tunnel
+    local walls = t.walls or styles.tunnel(style, "wall")
     o.tunnel = { textures = walls, wall = true, height = t.wall_height or M.TUNNEL.wall_height,
                  height2 = t.wall_height2 or M.TUNNEL.wall_height2 }
     room.tunnel = false
   elseif s.kind == "deck" then
     local t = type(lv.opts) == "table" and lv.opts or {}
-    o.railing = { textures = t.railing or (style.tunnels and (style.tunnels.bridge_railing or style.tunnels.railing))
-                    or style.tunnel,
+    o.railing = { textures = t.railing or styles.tunnel(style, "bridge_railing"),
                   height = t.railing_height or M.BRIDGE.railing_height,
                   height2 = t.railing_height2 or M.BRIDGE.railing_height2 }
     room.bridge = true
   elseif s.kind == "ramp" then
     local t = type(lv.opts) == "table" and lv.opts or {}
-    o.railing = { textures = t.ramp_railing or (style.tunnels and style.tunnels.railing) or style.tunnel,
+    o.railing = { textures = t.ramp_railing or styles.tunnel(style, "railing"),
                   height = 1.0, height2 = 1.0 }
   end
 end
@@ -179,8 +178,7 @@ function M.junction_options(city, n)
   local tunnel
   if n.underground then
     local t = type(n.opts.tunnel) == "table" and n.opts.tunnel or {}
-    tunnel = { textures = t.textures or city.style.tunnels and (city.style.tunnels.road or city.style.tunnels.subway)
-                 or city.style.tunnel,
+    tunnel = { textures = t.textures or styles.tunnel(city.style, "bore"),
                height = t.height or M.TUNNEL.height, height2 = t.height2 or M.TUNNEL.height2,
                ceiling = t.ceiling ~= false, walls = t.walls or "outside" }
   end

@@ -159,7 +159,7 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size, rooms = args.rooms,
       title = out:match("([^/\\]*)$") })
     if not r then
-      common.failure(rcode == "usage" and "usage" or common.exit_for(rcode), (common.clean(rerr):gsub("^usage: ", "")))
+      common.failure(common.exit_for(rcode), common.clean(rerr))
     end
     if not args.quiet then
       ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))

@@ -47,6 +47,8 @@ function M.run(args, ctx)
   local stem = args.output:gsub("%.[^./]*$", "")
   common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { stem .. ".mtl", "-o (its .mtl)" },
     { stem .. ".bin", "-o (its .bin)" } })
+  local _, ferr = export.format_of(args.output, args.format)
+  if ferr then common.failure("usage", ferr) end
   local doc, msg, code = common.load(psdl, args.file)
   if not doc then common.failure(common.exit_for(code), msg) end
   local rooms
@@ -62,7 +64,7 @@ function M.run(args, ctx)
     source = args.file:match("([^/\\]*)$"),
   })
   if not stats then
-    common.failure(ecode == "usage" and "usage" or common.exit_for(ecode), common.clean(err):gsub("^usage: ", ""))
+    common.failure(common.exit_for(ecode), common.clean(err))
   end
   if not args.quiet then
     ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s vertices, %s materials (%.2f s)\n",

@@ -661,7 +661,7 @@ local function run_import(args, ctx)
     local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size,
       title = args.output:match("([^/\\]*)$") })
     if not r then
-      common.failure(rcode == "usage" and "usage" or common.exit_for(rcode), (common.clean(rerr):gsub("^usage: ", "")))
+      common.failure(common.exit_for(rcode), common.clean(rerr))
     end
     if not args.quiet and not args.json then
       ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))

@@ -55,6 +55,8 @@ function M.run(args, ctx)
   local psdl = common.psdl()
   local render = require "psdl.render"
   common.refuse_overwrite({ args.file }, { { args.output, "-o" } })
+  local _, ferr = render.format_of(args.output, args.format)
+  if ferr then common.failure("usage", ferr) end
   local t0 = os.clock()
   local doc, msg, code = common.load(psdl, args.file)
   if not doc then common.failure(common.exit_for(code), msg) end
@@ -64,7 +66,7 @@ function M.run(args, ctx)
     title = args.file:match("([^/\\]*)$"),
   })
   if not result then
-    common.failure(ecode == "usage" and "usage" or common.exit_for(ecode), (common.clean(err):gsub("^usage: ", "")))
+    common.failure(common.exit_for(ecode), common.clean(err))
   end
   if not args.quiet then
     local p = result.problems

@@ -212,6 +212,20 @@ end
 
 ------------------------------------------------------------------------ export
 
+--- The format of an export: `format`, else the extension of `path`.
+-- @tparam string path
+-- @tparam[opt] string format
+-- @treturn string "obj", "gltf" or "glb"
+-- @return[2] nil
+-- @treturn[2] string `<path>: unknown export format "stl" (use .obj, .gltf or .glb)`
+function M.format_of(path, format)
+  format = format or (path:match("%.([^./]+)$") or ""):lower()
+  if format ~= "obj" and format ~= "gltf" and format ~= "glb" then
+    return nil, string_format("%s: unknown export format %q (use .obj, .gltf or .glb)", path, format)
+  end
+  return format
+end
+
 --- Export a document to a file.
 -- @tparam table doc
 -- @tparam string path `*.obj` (writes the `.mtl` next to it), `*.gltf` or `*.glb`
@@ -221,15 +235,13 @@ end
 --   embedded base64), `double_sided`, `keep_axes`, `source` (name recorded in the file)
 -- @treturn table statistics (`triangles`, `vertices`, `rooms`, `materials`, `by_type`,
 --   `files` = the files written)
--- @return[2] nil, message, code (`"io"`, or `"usage"` for an unknown format)
+-- @return[2] nil, message, code (`"io"`)
+-- @raise on a bad argument, or an unknown format (`format_of`)
 function M.export(doc, path, opts)
   if type(path) ~= "string" then error("bad argument #2 to 'export' (string expected)", 2) end
   opts = opts or {}
-  local format = opts.format or (path:match("%.([^./]+)$") or ""):lower()
-  if format ~= "obj" and format ~= "gltf" and format ~= "glb" then
-    return nil, string_format("psdl: usage: %s: unknown export format %q (use .obj, .gltf or .glb)", path, format),
-      "usage"
-  end
+  local format, ferr = M.format_of(path, opts.format)
+  if not format then error("bad argument #2 to 'export' (" .. ferr .. ")", 2) end
   local mesh = M.build(doc, { rooms = opts.rooms, merge = opts.merge, name = opts.source and stem(opts.source) })
   local iok, ierr, icode = attach_images(mesh, opts.textures)
   if not iok then return nil, ierr, icode end

@@ -534,6 +534,21 @@ local OPTIONS = { output = true, format = true, size = true, rooms = true, probl
 -- 8192 x 8192). SVG maps take up to 16384.
 M.PNG_MAX_SIZE = 8192
 
+--- The image format of a map: `format`, else the extension of `output`, else "png".
+-- @tparam[opt] string output
+-- @tparam[opt] string format
+-- @treturn string "png" or "svg"
+-- @return[2] nil
+-- @treturn[2] string `<output>: unknown image format "gif" (use .png or .svg)`
+function M.format_of(output, format)
+  if format == nil and output then format = (output:match("%.([^./]+)$") or ""):lower() end
+  format = format or "png"
+  if format ~= "png" and format ~= "svg" then
+    return nil, string_format("%s: unknown image format %q (use .png or .svg)", tostring(output or "render"), format)
+  end
+  return format
+end
+
 --- Render a top-down map of a document.
 -- @tparam table doc a document (`psdl.read`, `psdl.decode`, or built by hand)
 -- @tparam[opt] table opts
@@ -551,9 +566,10 @@ M.PNG_MAX_SIZE = 8192
 --   [i, i+1) x [j, j+1)), counts = {[class] = triangles}, triangles =, rooms =, problems =
 --   {errors =, warnings =, placed =, unplaced =} (with `problems`), output = path (with
 --   `output`)}`
--- @return[2] nil, message, code: `"usage"` (unknown format), `"io"` (the file cannot be
---   written; nothing is left behind), `"nomem"`
--- @raise on a bad argument or option
+-- @return[2] nil, message, code: `"io"` (the file cannot be written; nothing is left
+--   behind), `"nomem"`
+-- @raise on a bad argument or option (the option named), an unknown image format
+--   (`format_of`) or a PNG `size` above `PNG_MAX_SIZE`
 function M.render(doc, opts)
   if type(doc) ~= "table" or type(doc.rooms) ~= "table" then
     error("bad argument #1 to 'render' (document expected, got " .. type(doc) .. ")", 2)
@@ -583,16 +599,11 @@ function M.render(doc, opts)
   if opts.problems ~= nil and type(opts.problems) ~= "boolean" and type(opts.problems) ~= "table" then
     error("bad argument #2 to 'render' (problems: boolean or list expected)", 2)
   end
-  local format = opts.format
-  if format == nil and opts.output then format = (opts.output:match("%.([^./]+)$") or ""):lower() end
-  format = format or "png"
-  if format ~= "png" and format ~= "svg" then
-    return nil, string_format("psdl: usage: %s: unknown image format %q (use .png or .svg)",
-      tostring(opts.output or "render"), format), "usage"
-  end
+  local format, ferr = M.format_of(opts.output, opts.format)
+  if not format then error("bad argument #2 to 'render' (" .. ferr .. ")", 2) end
   if format == "png" and size and size > M.PNG_MAX_SIZE then
-    return nil, string_format("psdl: usage: size %d: a PNG map is at most %d px on the long side (its canvas "
-      .. "holds 64 Mpixels); use SVG for a larger map", size, M.PNG_MAX_SIZE), "usage"
+    error(string_format("bad argument #2 to 'render' (size %d: a PNG map is at most %d px on the long side (its "
+      .. "canvas holds 64 Mpixels); use SVG for a larger map)", size, M.PNG_MAX_SIZE), 2)
   end
 
   local core = require "psdl.core"

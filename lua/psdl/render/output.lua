@@ -20,9 +20,9 @@ return function(M, private)
     local ss = opts.supersample or 2
     local budget = opts.supersample and (1 << 26) or (1 << 25)
     while ss > 1 and (max(W, H) * ss > 16384 or W * H * ss * ss > budget) do ss = ss - 1 end
-    if W * H > (1 << 26) then
-      return nil, string_format("psdl: usage: a PNG map of %d x %d px is above the 64 Mpixel canvas limit "
-        .. "(about 8192 x 8192): use a smaller size, or SVG", W, H), "usage"
+    if W * H > (1 << 26) then -- (render refuses a size above PNG_MAX_SIZE before)
+      error(string_format("bad argument #2 to 'render' (a PNG map of %d x %d px is above the 64 Mpixel canvas "
+        .. "limit (about 8192 x 8192): use a smaller size, or SVG)", W, H), 0)
     end
     local hi, err, code = core.canvas_new(W * ss, H * ss, M.colors.background)
     if not hi then return nil, err, code end

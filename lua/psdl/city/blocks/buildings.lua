@@ -1,6 +1,7 @@
 --- Buildings of psdl.city.blocks (step 4 of `fill`): given footprints, then rows along each
 -- run of street edges (corner buildings, bays, gaps, setbacks), each a `Builder:building`.
 local core = require "psdl.core"
+local styles = require "psdl.styles"
 local plan = require "psdl.plan"
 
 local type, error, ipairs, pairs = type, error, ipairs, pairs
@@ -503,8 +504,8 @@ return function(M, Ctx, private)
     return {
       floors = { f1, f2 }, floor_height = o.floor_height, bay_width = o.bay_width, setback = o.setback or 0,
       gap = { g1, g2 }, depth = { d1, d2 }, width = { w1, w2 }, facades = groups(facades), ground_facades = groups(gf),
-      roofs = groups(names(nil, o.roofs, style.roofs) or { "s_concrt" }),
-      sliver = b:texture(o.sliver or (style.slivers and style.slivers[1]) or "sliver"),
+      roofs = groups(names(nil, o.roofs, styles.roofs(style)) or { "s_concrt" }),
+      sliver = b:texture(o.sliver or styles.sliver(style)),
       sliver_density = o.sliver_density,
     }
   end

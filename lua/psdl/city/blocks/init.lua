@@ -49,6 +49,7 @@
 -- local doc = b:finish()
 
 local core = require "psdl.core"
+local styles = require "psdl.styles"
 local plan = require "psdl.plan"
 
 local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
@@ -337,11 +338,7 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
 end
 
 -- Texture name of a ground kind from the style.
-local function ground_texture(style, kind)
-  local g = style.ground or {}
-  local list = g[kind] or g.paving
-  return list and list[1] or "s_concrt"
-end
+local ground_texture = styles.ground
 
 --- Fill a builder's road layout with block rooms (see the module comment).
 -- @tparam Builder b a psdl.builder Builder holding the road and intersection rooms
@@ -379,7 +376,11 @@ function M.fill(b, opts)
   end
   if type(opts) ~= "table" then error("bad argument #2 to 'fill' (table expected)", 2) end
   local style = opts.style or b.style
-  if type(style) == "string" then style = require("psdl.styles." .. style) end
+  if type(style) == "string" then
+    local err
+    style, err = styles.load(style)
+    if not style then error("bad argument #2 to 'fill' (" .. err .. ")", 2) end
+  end
   local rng = opts.rng
   if rng == nil then
     local state = 0x2545F491
