@@ -54,20 +54,8 @@ function M.problems()
   return P
 end
 
--- "<n> problems: <path>: <message>; ..." for the first few failures.
-local function summary(problems, counts, strict)
-  local parts, shown = {}, 0
-  for _, p in ipairs(problems) do
-    if p.severity == "error" or strict then
-      shown = shown + 1
-      if shown > 3 then break end
-      parts[#parts + 1] = (p.path ~= "" and p.path .. ": " or "") .. p.message
-    end
-  end
-  local n = counts.errors + (strict and counts.warnings or 0)
-  local more = n > 3 and string_format(" (and %d more)", n - 3) or ""
-  return string_format("%d problem%s: %s%s", n, n == 1 and "" or "s", table_concat(parts, "; "), more)
-end
+-- "<n> problems: <path>: <message>; ..." for the first few failures (as `psdl.write` says it).
+local summary = require("psdl.document").summary
 
 --- Build the module of one format.
 -- @tparam string name `"bai"`, `"cpvs"`, ...

@@ -124,7 +124,12 @@ function M.validate(doc, opts)
   return good, problems, counts
 end
 
--- "<n> errors: <path>: <message>; ..." for the first few failures.
+--- One line about the failures of a check: "<n> problems: <path>: <message>; ..." (the
+-- first three; with `strict`, warnings count too). Also used by the companion formats.
+-- @tparam table problems
+-- @tparam table counts `{errors, warnings}`
+-- @tparam[opt] boolean strict
+-- @treturn string
 local function summary(problems, counts, strict)
   local parts, shown = {}, 0
   for _, p in ipairs(problems) do
@@ -151,6 +156,8 @@ local function write_bytes(checked, path, opts)
   end
   return core.write_file(path, checked.bytes)
 end
+
+M.summary = summary
 
 local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = true, drivable = true }
 
