@@ -17,7 +17,7 @@ check.own(debug.getinfo(1, "S").source)
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
 return function(M, Builder, Room, P)
-  local CHECKED, as_group = P.CHECKED, P.as_group
+  local as_group = P.as_group
 
   --- A block room (flag 0x04) whose ground is fans over an outline (with holes).
   -- @tparam table o `outline` (points, a simple polygon), `holes` (rings inside it: the
@@ -36,9 +36,9 @@ return function(M, Builder, Room, P)
     ropts.kind = ropts.kind or "block"
     ropts.outline = o.outline
     ropts.holes = o.holes
-    ropts[CHECKED] = true -- checked above: the room and its fan need not check it again
-    local r = self:room(ropts)
-    r:fan(o.outline, o.texture or styles.ground(self.style, "paving"), { holes = o.holes, [CHECKED] = true })
+    -- (checked above: the room and its fan need not check it again)
+    local r = P.new_room(self, ropts, true)
+    P.checked_fan(r, o.outline, o.texture, o.holes)
     return r
   end
 

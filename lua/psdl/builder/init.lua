@@ -94,8 +94,6 @@ Builder.__index = Builder
 local Room = {}
 Room.__index = Room
 
-local CHECKED = {}
-
 --- Reverse a list (a copy).
 function M.reverse(list)
   local r = {}
@@ -284,7 +282,7 @@ end
 -- ============================================================== the other files
 
 -- Private helpers shared between the builder's files (never part of the API).
-local P = { CHECKED = CHECKED, as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs,
+local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs,
             STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)

@@ -20,7 +20,8 @@ check.own(debug.getinfo(1, "S").source)
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
 return function(M, Builder, Room, P)
-  local CHECKED, as_group, pool_flat, trusted_refs = P.CHECKED, P.as_group, P.pool_flat, P.trusted_refs
+  local as_group, pool_flat, trusted_refs = P.as_group, P.pool_flat, P.trusted_refs
+  local new_room
 
   --- Add a room.
   -- @tparam[opt] table opts `kind`: "road" (flag 0x08), "intersection" (0x10) or "block"
@@ -32,7 +33,11 @@ return function(M, Builder, Room, P)
   -- so that the game's point-in-perimeter test leaves them out and a room inside a hole
   -- becomes a neighbour
   -- @treturn Room
-  function Builder:room(opts)
+  function Builder:room(opts) return new_room(self, opts, false) end
+
+  -- Builder:room; `checked`: the outline and holes were checked by the caller
+  -- (`Builder:block`), so they are not checked again.
+  new_room = function(self, opts, checked)
     opts = opts or {}
     if type(opts) ~= "table" then argerr(1, "room", "table expected, got " .. type(opts)) end
     local kind = opts.kind or "block"
@@ -40,7 +45,7 @@ return function(M, Builder, Room, P)
       argerr(1, "room", "kind: \"road\", \"intersection\" or \"block\" expected, got " .. tostring(kind))
     end
     local m = opt_problem(opts.prop_rule, "prop_rule", "int", 0, 255) or opt_problem(opts.flags, "flags", "int", 0, 255)
-    if not m and opts.outline ~= nil and not opts.outline_refs and not opts[CHECKED] then
+    if not m and opts.outline ~= nil and not opts.outline_refs and not checked then
       m = polygon_problem(opts.outline, opts.holes, "outline", "holes")
     elseif not m and opts.outline == nil and opts.holes ~= nil and not opts.outline_refs then
       m = "holes: an outline is needed with holes"
@@ -74,6 +79,7 @@ return function(M, Builder, Room, P)
     r:check_budget()
     return r
   end
+  P.new_room = new_room
 
   -- Flat x, y, z of vertex references.
   function Builder:flat_of(refs)
@@ -324,7 +330,14 @@ return function(M, Builder, Room, P)
   function Room:fan(polygon, textures, opts)
     local b = self.builder
     local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan")
-    return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height, opts and opts[CHECKED])
+    return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height, false)
+  end
+
+  -- Room:fan of a polygon and holes the caller checked (`Builder:block`).
+  P.checked_fan = function(room, polygon, textures, holes)
+    local b = room.builder
+    local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan")
+    return add_fans(room, polygon, holes, "fan", g, nil, nil, true)
   end
 
   --- Facade bound (0x7): an invisible collision wall from the two base points up to `top`,
