@@ -460,7 +460,10 @@ local function build(self, opts)
   local varied = node_heights(self)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
-    return b, layout.build_roads(self, b, rng)
+    local info = layout.build_roads(self, b, rng)
+    -- rooms that overlap are repaired now, before any block is built around them
+    repair.overlap_failures(self, b)
+    return b, info
   end)
   local t1 = os_clock()
   local block_report, terrain_report

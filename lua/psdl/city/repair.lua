@@ -408,6 +408,7 @@ local function repair_road(city, r, msg, log, layout)
   end
   local reason = "cannot be built"
   if what:find("too short for its ends", 1, true) then reason = "too short for its intersections"
+  elseif what:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif bendy then reason = "bends too tight" end
   log:road(r, "dropped", reason, msg)
   M.remove_road(city, r)
@@ -446,11 +447,89 @@ local function repair_node(city, n, msg, log, layout, named)
   if not victim then return false end
   local reason = "cannot be built at its node"
   if msg:find("same direction", 1, true) then reason = "leaves a node along another road"
+  elseif msg:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
     reason = "meets a tunnel or bridge node at grade" end
   log:road(victim, "dropped", reason, msg)
   M.remove_road(city, victim)
   return true
+end
+
+-- Is a builder room a warp room (a bridge deck or tunnel bore, flag 0x40): the validator lets
+-- those overlap anything.
+local function is_warp(rm)
+  if rm.is_tunnel or rm.is_bridge then return true end
+  return rm.flags ~= nil and (rm.flags & 0x40) ~= 0
+end
+
+--- Rooms of a road layout that overlap in plan by more than the validator's room_overlap rule
+-- allows (0.5 m², docs/validate.md; the same C code, `psdl.core.overlaps`), found right after
+-- the layout so that the roads at fault are repaired before any block is placed: the
+-- validation of the finished city would find them too, but only after the whole city (blocks
+-- and buildings) had been built once for nothing.
+-- @tparam table city a City whose layout was just built (`road.rooms`, `node.rooms`)
+-- @tparam Builder b the builder it was built into
+-- @treturn table `{{a = Room, b = Room, owner_a = road or node, owner_b = road or node, x, z,
+--   message}, ...}` (owners nil for a room neither made)
+function M.overlaps(city, b)
+  local core = require "psdl.core"
+  local owner = {}
+  for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
+  for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
+  local per, warp, list = {}, {}, {}
+  for _, rm in ipairs(b.rooms) do
+    local out = b:room_outline(rm)
+    if out and #out >= 3 then
+      local k = #per + 1
+      per[k], warp[k], list[k] = out, is_warp(rm), rm
+    end
+  end
+  local out = {}
+  for _, o in ipairs(core.overlaps(b.vpool, per, warp)) do
+    local ra, rb = list[o.room], list[o.other]
+    out[#out + 1] = { a = ra, b = rb, owner_a = owner[ra], owner_b = owner[rb], x = o.x, z = o.z,
+                      message = o.message }
+  end
+  return out
+end
+
+--- After a layout that built without failures (`city.failures` collected, not in strict mode):
+-- its rooms that overlap (`M.overlaps`) become failures of the roads or nodes that made them,
+-- for `M.run` to repair like any other: a road room is blamed before an intersection room,
+-- and of two roads the least (fewest lanes, then shortest); two intersection rooms blame the
+-- first node. In strict mode nothing is checked here: the validation of the finished city
+-- refuses the overlap as before.
+-- @tparam table city
+-- @tparam Builder b
+-- @treturn integer the number of overlaps found
+function M.overlap_failures(city, b)
+  local list = city.failures
+  if not list or #list > 0 then return 0 end
+  local layout = require "psdl.city.layout"
+  local function ref(o)
+    if o.spec then return layout.road_ref(o) end
+    return "the intersection of " .. layout.node_label(o)
+  end
+  local found = M.overlaps(city, b)
+  for _, o in ipairs(found) do
+    local p, q = o.owner_a, o.owner_b
+    if p and q then
+      local culprit, other = p, q
+      if p.spec and q.spec then
+        culprit = least({ p, q })
+        other = culprit == p and q or p
+      elseif q.spec then
+        culprit, other = q, p
+      end
+      local label = culprit.spec and layout.road_label(culprit) or layout.node_label(culprit)
+      local whose = culprit.spec and "its room" or "its intersection room"
+      list[#list + 1] = string_format("%s: %s overlaps %s by %s: the car would be in two rooms at once "
+        .. "(the room_overlap rule, docs/validate.md)", label, whose,
+        other == culprit and "another room of its own" or ref(other),
+        (o.message:match("overlap by ([%d.]+ m² around %([^)]*%))") or string_format("more than 0.5 m² around (%.2f, %.2f)", o.x, o.z)))
+    end
+  end
+  return #found
 end
 
 --- Run the layout (`attempt()` builds the road rooms into a fresh builder and returns what
@@ -528,7 +607,9 @@ end
 -- document has validation errors in rooms of roads or intersections, repair those roads one
 -- step down their ladder (or drop the least road at the intersection) and build again, at
 -- most `VALIDATION_ROUNDS` times. Errors in other rooms (blocks, the apron), in strict mode,
--- or left after the last round are raised as they are.
+-- or left after the last round are raised as they are. Rooms that overlap are found and
+-- repaired earlier, right after the layout (`overlap_failures`), so a second build is rare;
+-- the report's `builds` says how many there were.
 -- @tparam table city
 -- @tparam table opts the options of `City:build`
 -- @tparam function build
@@ -538,7 +619,10 @@ function M.validated(city, opts, build)
   local layout = require "psdl.city.layout"
   for round = 1, M.VALIDATION_ROUNDS + 1 do
     local ok, doc, report = pcall(build, city, opts)
-    if ok then return doc, report end
+    if ok then
+      report.builds = round
+      return doc, report
+    end
     local msg = tostring(doc)
     local log = city.repair_log
     if round > M.VALIDATION_ROUNDS or not msg:find("does not validate", 1, true) or not log or log.strict
