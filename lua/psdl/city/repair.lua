@@ -498,13 +498,18 @@ end
 -- for `M.run` to repair like any other: a road room is blamed before an intersection room,
 -- and of two roads the least (fewest lanes, then shortest); two intersection rooms blame the
 -- first node. In strict mode nothing is checked here: the validation of the finished city
--- refuses the overlap as before.
+-- refuses the overlap as before; neither on a part of a script's city (`city.only` without
+-- `auto_junctions`).
 -- @tparam table city
 -- @tparam Builder b
 -- @treturn integer the number of overlaps found
 function M.overlap_failures(city, b)
   local list = city.failures
   if not list or #list > 0 then return 0 end
+  -- a script's roads (no auto_junctions) checked on a part of the city: rooms of unrelated
+  -- roads that overlap are the script's mistake, which the layout refuses with both script
+  -- lines once the whole city is built (`psdl.city.layout`), not a repair
+  if city.only and not city.auto_junctions then return 0 end
   local layout = require "psdl.city.layout"
   local function ref(o)
     if o.spec then return layout.road_ref(o) end
