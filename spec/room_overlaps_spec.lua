@@ -83,7 +83,7 @@ describe("psdl.city.repair.overlap_failures", function()
   local function laid_out(city)
     local b = builder.new{ style = city.style }
     city.failures = {}
-    require("psdl.city.layout").build_roads(city, b, require("psdl.city.random").seeded(1))
+    require("psdl.city.road").build_roads(city, b, require("psdl.city.random").seeded(1))
     return b
   end
 
@@ -104,9 +104,9 @@ describe("psdl.city.repair.overlap_failures", function()
     assert.is_true(#repair.overlaps(city, b) >= 1)
     assert.is_true(repair.overlap_failures(city, b) >= 1)
     local msg = city.failures[1]
-    local layout = require "psdl.city.layout"
-    assert.are.equal(layout.road_label(west) .. ": its room overlaps", msg:sub(1, #layout.road_label(west) + 19))
-    assert.matches("the intersection of " .. layout.node_label(c):gsub("%p", "%%%0"), msg)
+    local network = require "psdl.city.network"
+    assert.are.equal(network.road_label(west) .. ": its room overlaps", msg:sub(1, #network.road_label(west) + 19))
+    assert.matches("the intersection of " .. network.node_label(c):gsub("%p", "%%%0"), msg)
     assert.matches("room_overlap", msg, 1, true)
   end)
 
