@@ -19,6 +19,10 @@
 --   each way (`"road narrowed"`), then it is dropped;
 -- * a bridge or tunnel too short for its ramps: built at grade (`"bridge/tunnel made at
 --   grade"`);
+-- * a road of an importer's network (`auto_junctions`) shorter than `COLLAPSE` and too short
+--   for the intersections at its ends, at the end of its ladder: its two nodes become one junction (`"collapsed into one junction"`),
+--   the roads of one moved to the other through its old place, rather than leaving a dead
+--   end beside the node it led to;
 -- * a road too short for the intersections at its ends, two roads leaving a node in the same
 --   direction, an intersection that cannot be built: the least road involved (fewest lanes,
 --   then shortest) is dropped;
@@ -247,6 +251,66 @@ local function narrow(city, r)
   return true
 end
 
+--- Roads shorter than this (metres, in plan) that are too short for the intersections at
+-- their ends collapse into one node before they would be dropped (`collapse`).
+M.COLLAPSE = 15
+
+-- The roads of a city at node n.
+local function roads_at(city, n)
+  local list = {}
+  for _, q in ipairs(city.roads) do
+    if q.a == n or q.b == n then list[#list + 1] = q end
+  end
+  return list
+end
+
+-- A short road collapses: its two nodes become one (the node with more roads stays, the
+-- other's roads move to it, each keeping the old node's place as a shape point so that its
+-- path does not move) and the road is removed. Dropping it instead would leave a dead end,
+-- or a bend, next to the node it led to, whose rooms then overlap. False (nothing changed)
+-- for a bridge or tunnel, a node under or over the ground or with options of its own, or
+-- roads that would run from the node back to itself or twice between the same nodes.
+-- Recorded in `log` ("collapsed into one junction").
+local function collapse(city, r, log, msg)
+  local a, b = r.a, r.b
+  -- (an importer's network, `auto_junctions`; a script's nodes stay where its author put them)
+  if not city.auto_junctions or a == b or r.bridge or r.tunnel or plan_length(road_points(r)) >= M.COLLAPSE then
+    return false
+  end
+  local ra, rb = roads_at(city, a), roads_at(city, b)
+  local keep, gone, moved = a, b, rb
+  if #rb > #ra then keep, gone, moved = b, a, ra end
+  for _, n in ipairs({ keep, gone }) do
+    if n.opts and (n.opts.tunnel or n.opts.bridge or n.opts.junction or n.opts.radius) then return false end
+  end
+  local far = {}
+  for _, q in ipairs(roads_at(city, keep)) do
+    if q ~= r then far[q.a == keep and q.b or q.a] = true end
+  end
+  for _, q in ipairs(moved) do
+    if q ~= r then
+      if q.bridge or q.tunnel or q.a == q.b then return false end
+      local o = q.a == gone and q.b or q.a
+      if o == keep or far[o] then return false end
+      far[o] = true
+    end
+  end
+  log:road(r, "dropped", "collapsed into one junction", msg)
+  for _, q in ipairs(moved) do
+    if q ~= r then
+      if q.a == gone then
+        q.a = keep
+        table.insert(q.via, 1, { gone.x, gone.z })
+      else
+        q.b = keep
+        q.via[#q.via + 1] = { gone.x, gone.z }
+      end
+    end
+  end
+  M.remove_road(city, r)
+  return true
+end
+
 --- Remove a road from a city (the other roads are renumbered).
 -- @tparam table city
 -- @tparam table r
@@ -414,6 +478,8 @@ local function repair_road(city, r, msg, log, network)
       end
     end
   end
+  -- a short road between two intersections that need more of it: the two become one
+  if what:find("too short for its ends", 1, true) and collapse(city, r, log, msg) then return true end
   local reason = "cannot be built"
   if what:find("too short for its ends", 1, true) then reason = "too short for its intersections"
   elseif what:find("room_overlap", 1, true) then reason = "rooms overlap"
