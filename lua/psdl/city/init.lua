@@ -400,9 +400,8 @@ local function block_height(city)
 end
 
 --- The largest span of a city's road network on either axis, metres (5,000, the limit of
--- `psdl.osm.extent`): the ground apron fills the network's whole bounding box with block rooms,
--- and a 3.3 km square already needs more than the game's 2,047 rooms (docs/osm.md, "Area
--- limit"). `psdl.city.new{max_extent = m | false}` changes it.
+-- `psdl.osm.extent`): a street network that large usually needs more than the game's 2,047
+-- rooms (docs/osm.md, "Area limit"). `psdl.city.new{max_extent = m | false}` changes it.
 M.MAX_EXTENT = require("psdl.osm.extent").LIMIT
 
 -- Refuse a network wider or deeper than `self.max_extent`, before any room is made: the
