@@ -81,32 +81,49 @@ local function area(pts) return plan.area2(pts) / 2 end
 
 local inside = plan.inside
 
--- Checks that the ordinary rooms tile the margin rectangle: areas sum to the union's and
--- sample points each lie in exactly one perimeter.
-local function assert_tiles(doc, step)
+-- Checks that the ordinary rooms tile the ground out to the apron's edge (`margin` m out
+-- from the network, psdl.city.blocks.apron, found on a grid of `cell` m): sample points
+-- closer than margin - cell to a room other than the apron's lie in exactly one perimeter,
+-- the others in at most one; rep is blocks.fill's report.
+local function assert_tiles(doc, step, rep, margin, cell)
+  margin, cell = margin or 30, cell or 12
+  local apron = {}
+  for _, r in ipairs(rep.apron_rooms) do apron[r.id] = true end
   local x0, x1, z0, z1 = math.huge, -math.huge, math.huge, -math.huge
-  local polys, total = {}, 0
-  for _, r in ipairs(doc.rooms) do
+  local polys, net = {}, {}
+  for i, r in ipairs(doc.rooms) do
     if r.flags & 0x40 == 0 then
       local pts = perimeter_pts(doc, r)
       polys[#polys + 1] = pts
-      total = total + math.abs(area(pts))
+      if not apron[i] then net[#net + 1] = pts end
       for _, p in ipairs(pts) do
         x0, x1, z0, z1 = math.min(x0, p[1]), math.max(x1, p[1]), math.min(z0, p[3]), math.max(z1, p[3])
       end
     end
   end
-  -- the apron reaches a rectangle: the union is that rectangle
-  assert.is_near((x1 - x0) * (z1 - z0), total, 1e-3 * total)
-  local misses, doubles = 0, 0
+  local reach = margin - cell - 0.5
+  local function near_network(x, z)
+    for _, pts in ipairs(net) do
+      if inside(pts, x, z) then return true end
+      local n = #pts
+      for k = 1, n do
+        local a, c = pts[k], pts[k % n + 1]
+        if plan.seg_dist(x, z, a[1], a[3], c[1], c[3]) < reach then return true end
+      end
+    end
+    return false
+  end
+  local misses, doubles, covered = 0, 0, 0
   for x = x0 + 0.37, x1, step do
     for z = z0 + 0.61, z1, step * 0.93 do
       local n = 0
       for _, pts in ipairs(polys) do if inside(pts, x, z) then n = n + 1 end end
-      if n == 0 then misses = misses + 1 elseif n > 1 then doubles = doubles + 1 end
+      if n == 0 and near_network(x, z) then misses = misses + 1 elseif n > 1 then doubles = doubles + 1 end
+      if n == 1 then covered = covered + 1 end
     end
   end
-  assert.are.equal(0, misses, "sample points in no room")
+  assert.is_true(covered > 0)
+  assert.are.equal(0, misses, "sample points near the network in no room")
   assert.are.equal(0, doubles, "sample points in two rooms")
 end
 
@@ -214,7 +231,7 @@ describe("psdl.city.blocks", function()
     end)
 
     it("tiles the area with road, intersection and block rooms: no gap, no overlap", function()
-      assert_tiles(doc, 3.1)
+      assert_tiles(doc, 3.1, rep)
     end)
 
     it("shares the road rooms' boundary vertices: every block room links to a road", function()
@@ -374,7 +391,7 @@ describe("psdl.city.blocks", function()
     it("validates strictly and tiles the area", function()
       assert_clean(doc, frep)
       assert_symmetric(doc)
-      assert_tiles(doc, 4.3)
+      assert_tiles(doc, 4.3, rep)
     end)
 
     it("makes parks grass and plazas paving, with no facades", function()
@@ -436,7 +453,7 @@ describe("psdl.city.blocks", function()
     it("validates strictly and tiles the area", function()
       assert_clean(doc, frep)
       assert_symmetric(doc)
-      assert_tiles(doc, 4.7)
+      assert_tiles(doc, 4.7, rep)
     end)
 
     it("follows the height function inside the blocks", function()
@@ -528,7 +545,7 @@ describe("psdl.city.blocks", function()
       local doc, frep = b:finish()
       assert_clean(doc, frep)
       assert_symmetric(doc)
-      assert_tiles(doc, 5.3)
+      assert_tiles(doc, 5.3, rep)
     end)
 
     it("covers a tunnel with ground (no lid over the portal) and leaves room under a bridge deck", function()
@@ -585,7 +602,8 @@ describe("psdl.city.blocks", function()
         -- across the block's middle, where a cut would run: the cut goes round it
         { outline = { { 140, 140 }, { 160, 140 }, { 160, 160 }, { 140, 160 } }, levels = 3 },
         { outline = { { -5, 100 }, { 5, 100 }, { 5, 110 }, { -5, 110 } } },      -- on the street: skipped
-        { outline = { { 340, 100 }, { 355, 100 }, { 355, 112 } }, height = 6 },   -- in the apron
+        -- in the apron (within its 30 m margin of the east street; the apron follows the roads)
+        { outline = { { 316, 100 }, { 330, 100 }, { 330, 112 } }, height = 6 },
       }
       local rep = blocks.fill(b, { rng = lcg(4), footprints = fps })
       local doc, frep = b:finish()
@@ -646,7 +664,7 @@ describe("psdl.city.blocks", function()
                                     fill = { rng = lcg(8), buildings = {}, split = "convex" } }
       assert_clean(doc, frep)
       assert_symmetric(doc)
-      assert_tiles(doc, 4.1)
+      assert_tiles(doc, 4.1, rep)
       assert.are.equal(2, rep.blocks)
       assert.is_true(rep.buildings > 0)
     end)
@@ -660,5 +678,55 @@ describe("psdl.city.blocks", function()
       assert.has_error(function() blocks.fill(b, { split = "voronoi" }) end)
       assert.has_error(function() blocks.fill(b, { height = 3 }) end)
     end)
+  end)
+end)
+
+describe("psdl.city.blocks apron along the roads", function()
+  local city_mod = require "psdl.city"
+  -- a lone straight road from (0, 0) to (d, d) with the default 30 m apron
+  local function diagonal(len)
+    local city = city_mod.new{ style = "london", seed = 1, max_extent = false }
+    local d = len / math.sqrt(2)
+    city:road(city:node(0, 0), city:node(d, d))
+    city:blocks{}
+    local doc, report = city:build()
+    return doc, report, d
+  end
+
+  it("gives a lone long road a number of apron rooms that grows with its length, not its box", function()
+    local doc1, rep1 = diagonal(1000)
+    local doc3, rep3, d = diagonal(3000)
+    assert.equal(0, rep1.counts.errors)
+    assert.equal(0, rep3.counts.errors)
+    local a1, a3 = #rep1.blocks.apron_rooms, #rep3.blocks.apron_rooms
+    -- three times the length: about three times the rooms (the bounding box would need nine)
+    assert.is_true(a3 >= 2 * a1 and a3 <= 4 * a1, string.format("%d apron rooms for 1 km, %d for 3 km", a1, a3))
+    -- every point of the apron lies within the margin (plus the 12 m grid and the road's own
+    -- half width) of the road's centre line
+    for _, r in ipairs(rep3.blocks.apron_rooms) do
+      for _, p in ipairs(doc3.rooms[r.id].perimeter) do
+        local v = doc3.vertices[p.vertex]
+        local t = math.max(0, math.min(1, (v[1] + v[3]) / (2 * d)))
+        local dist = math.sqrt((v[1] - t * d) ^ 2 + (v[3] - t * d) ^ 2)
+        assert.is_true(dist < 30 + 12 + 15, string.format("apron point (%.1f, %.1f) is %.1f m from the road", v[1], v[3], dist))
+      end
+    end
+  end)
+
+  it("joins parts of the network far apart with a strip of apron, so every road room is reachable", function()
+    local city = city_mod.new{ style = "london", seed = 1 }
+    city:road(city:node(0, 0), city:node(200, 0))
+    city:road(city:node(0, 400), city:node(200, 400))
+    city:blocks{}
+    local doc, report = city:build() -- the validator's unreachable rule is an error for road rooms
+    assert.equal(0, report.counts.errors)
+    local _, problems = psdl.validate(doc)
+    for _, p in ipairs(problems) do assert.not_equal("unreachable", p.rule, p.message) end
+    -- one apron, not a rectangle: the ground between the roads is a strip, not 200 m wide
+    local area = 0
+    for _, r in ipairs(report.blocks.apron_rooms) do
+      area = area + math.abs(plan.area2(perimeter_pts(doc, doc.rooms[r.id]))) / 2
+    end
+    assert.is_true(area < 0.8 * (200 + 60) * (400 + 60), string.format("apron of %.0f m²", area))
   end)
 end)

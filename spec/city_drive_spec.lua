@@ -277,3 +277,39 @@ describe("psdl.city bridges over walkways and dead ends (reduced from random tow
     assert_drivable(doc, report)
   end)
 end)
+
+describe("psdl.city short roads between intersections (reduced from random towns)", function()
+  -- bench/city_fuzz.lua seed 779: the clean-up left a 7.3 m service road between a bend of
+  -- two alleys (a5) and the start of a one-way street (n35); the layout needs 14 m for the
+  -- two intersections. Dropped, it left the street a dead end whose turning circle overlapped
+  -- the bend 7 m away, with a hole beside them; now the two nodes become one junction.
+  it("collapses a road too short for its intersections into one junction instead of leaving a dead end", function()
+    local net = {
+      nodes = {
+        n35 = { x = -90.1, z = 296.25 }, n42 = { x = -19.7, z = 367.71 }, n28 = { x = -132.02, z = 221.09 },
+        a5 = { x = -93.67, z = 289.85 }, a2 = { x = -106.52, z = 172.95 },
+      },
+      roads = {
+        { from = "n35", to = "n42", profile = "street", oneway = true, via = { { -57.51, 334.54 }, { -39.18, 351.69 } } },
+        { from = "n28", to = "a5", profile = "alley" },
+        { from = "a5", to = "n35", profile = "alley" },
+        { from = "a2", to = "a5", profile = "alley", via = { { -101.76, 204.75 }, { -98.50, 250.67 }, { -92.82, 281.50 } } },
+      },
+    }
+    local city = city_mod.from_network(net, { style = "london", seed = 779, auto_junctions = true })
+    city:blocks{ buildings = false }
+    local doc, report = city:build{ validate = false }
+    local _, vproblems, counts = require("psdl").validate(doc)
+    assert.equal(0, counts.errors, vproblems[1] and vproblems[1].message)
+    assert.same({}, problems(doc))
+    assert.equal(1, #report.repairs)
+    local e = report.repairs[1]
+    assert.equal("dropped", e.action)
+    assert.equal("collapsed into one junction", e.reason)
+    assert.matches("road 3: too short for its ends", e.detail, 1, true)
+    -- the one-way street now starts at a5, through n35's place
+    local street = city.roads[1]
+    assert.equal("a5", street.a.id)
+    assert.same({ -90.1, 296.25 }, { street.via[1][1], street.via[1][2] })
+  end)
+end)

@@ -75,6 +75,9 @@ describe("psdl osm on every real extract", function()
       for _, v in pairs(r.by_reason) do n = n + v end
       assert.are.equal(#r.dropped + #r.repairs, n)
       assert.are.equal(0, r.city.errors)
+      -- overlapping road rooms are repaired right after the layout: the city (blocks
+      -- included) is built once, not built, refused by its validation and built again
+      assert.are.equal(1, r.city.builds)
       assert.is_number(r.city.bridge_rooms)
       assert.is_number(r.city.tunnel_rooms)
       for key, least in pairs(STRUCTURES[base] or {}) do

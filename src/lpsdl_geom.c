@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "lpsdl.h"
+#include "psdl.h"
 #include "psdl_geom.h"
 
 #define POOL "psdl.Pool"
@@ -1080,6 +1081,84 @@ static int l_tjunctions(lua_State *L) {
     return 1;
 }
 
+/* Overlaps collected by l_overlaps (psdl_check_overlaps must not be left by a longjmp). */
+typedef struct overlap_list {
+    psdl_problem *items;
+    size_t n, cap;
+    int nomem;
+} overlap_list;
+
+static int on_overlap(void *ud, const psdl_problem *pr) {
+    overlap_list *o = (overlap_list *)ud;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 16;
+        psdl_problem *items = (psdl_problem *)realloc(o->items, cap * sizeof *items);
+        if (!items) {
+            o->nomem = 1;
+            return 1;
+        }
+        o->items = items;
+        o->cap = cap;
+    }
+    o->items[o->n++] = *pr;
+    return 0;
+}
+
+/***
+ * Rooms overlapping in plan by more than 0.5 m² (psdl_check_overlaps: the validator's
+ * room_overlap rule on rooms that are no document yet).
+ * @function overlaps
+ * @param points flat x, y, z array or a vertex Pool
+ * @tparam table perimeters `{{v, ...}, ...}` (1-based references into points)
+ * @tparam[opt] table warp per room: true for a warp room (left out)
+ * @treturn table `{{room = a, other = b, x = x, z = z, message = text}, ...}`: 1-based rooms
+ * of the list (a < b), the overlap's centroid in metres, the validator's message
+ */
+static int l_overlaps(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
+    size_t np, nr;
+    const double *p = get_points(L, 1, &np, "points");
+    uint32_t *start, *verts;
+    get_perimeters(L, 2, np, &start, &verts, &nr);
+    unsigned char *warp = NULL;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        warp = (unsigned char *)scratch(L, nr + 1, 1);
+        for (size_t r = 0; r < nr; r++) {
+            warp[r] = (unsigned char)(lua_rawgeti(L, 3, (lua_Integer)r + 1) != LUA_TNIL && lua_toboolean(L, -1));
+            lua_pop(L, 1);
+        }
+    }
+    overlap_list o = {NULL, 0, 0, 0};
+    int rc = psdl_check_overlaps(p, np, start, verts, nr, warp, on_overlap, &o, NULL);
+    if (rc != 0 || o.nomem) {
+        free(o.items);
+        return luaL_error(L, "not enough memory");
+    }
+    /* copied into a scratch block first, so that a raise while making the tables frees it */
+    psdl_problem *items = (psdl_problem *)scratch(L, o.n ? o.n : 1, sizeof *items);
+    if (o.n) memcpy(items, o.items, o.n * sizeof *items);
+    free(o.items);
+    size_t n = o.n;
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        const psdl_problem *pr = &items[i];
+        lua_createtable(L, 0, 5);
+        lua_pushinteger(L, (lua_Integer)pr->room);
+        lua_setfield(L, -2, "room");
+        lua_pushinteger(L, (lua_Integer)pr->other_room);
+        lua_setfield(L, -2, "other");
+        lua_pushnumber(L, pr->x);
+        lua_setfield(L, -2, "x");
+        lua_pushnumber(L, pr->z);
+        lua_setfield(L, -2, "z");
+        lua_pushstring(L, pr->message);
+        lua_setfield(L, -2, "message");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 /***
  * Block edges beside road edges at another height (psdl_height_mismatches).
  * @function height_mismatches
@@ -1356,6 +1435,7 @@ static const luaL_Reg geom_funcs[] = {
     {"boundary", l_boundary},
     {"link", l_link},
     {"tjunctions", l_tjunctions},
+    {"overlaps", l_overlaps},
     {"height_mismatches", l_height_mismatches},
     {"pool", pool_new},
     {NULL, NULL},

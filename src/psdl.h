@@ -320,6 +320,20 @@ void psdl_validate_ex(const psdl_doc *doc, unsigned flags, psdl_problem_fn fn, v
 void psdl_check_drivable(const psdl_doc *doc, psdl_problem_fn fn, void *ud,
                          psdl_validate_result *result);
 
+/** The room_overlap rule of psdl_check_drivable on rooms that are no document yet (a
+ *  builder's road and intersection rooms before the blocks are placed around them). Rooms in
+ *  CSR form: room i (0-based) has the perimeter verts[start[i] .. start[i + 1] - 1], 0-based
+ *  indices into pts (x, y, z doubles, npts points; the plan is x, z); warp[i] non-zero marks
+ *  a warp room, which is skipped as in the document rule (warp may be NULL: none). Each pair
+ *  of rooms overlapping in plan by more than 0.5 m² is reported through fn as a
+ *  "room_overlap" error whose room and other_room are the 1-based positions in the list
+ *  (room < other_room) and whose position is the overlap's centroid. A room with a vertex
+ *  >= npts or not finite, or with fewer than 3 distinct points, takes no part. Adds to
+ *  result's counts. Returns 0, or -1 when out of memory (what was found so far is
+ *  reported). fn must return normally. Time: near-linear (a uniform grid of room boxes). */
+int psdl_check_overlaps(const double *pts, size_t npts, const uint32_t *start, const uint32_t *verts, size_t nrooms,
+                        const unsigned char *warp, psdl_problem_fn fn, void *ud, psdl_validate_result *result);
+
 /** One rule of psdl_validate, for listings (`psdl validate --rules`). */
 typedef struct psdl_rule_info {
     const char *name;     /* stable rule name */

@@ -131,33 +131,69 @@ static double dist2(double x, double z) { return sqrt(x * x + z * z); }
 
 static int finite_vec(const psdl_vec3 *p) { return isfinite(p->x) && isfinite(p->y) && isfinite(p->z); }
 
-/* Fill the plan: cleaned, counter-clockwise perimeters. Returns 0 when out of memory. */
-static int plan_build(plan *P, const psdl_doc *d) {
+/* Where a plan's perimeters come from: the rooms 1.. of a document, or a list of rooms
+ * given as perimeters over a point array (psdl_check_overlaps: list entry i is room i + 1). */
+typedef struct ring_src {
+    const psdl_doc *doc;
+    const double *pts; /* x, y, z */
+    size_t npts;
+    const uint32_t *start, *verts;
+    const unsigned char *warp;
+} ring_src;
+
+static uint32_t src_count(const ring_src *s, uint32_t r) {
+    if (s->doc) return s->doc->rooms[r].nperimeter;
+    return s->start[r] - s->start[r - 1];
+}
+
+/* Point k of room r's perimeter in (x, z): 0 when its vertex is missing or not finite. */
+static int src_point(const ring_src *s, uint32_t r, uint32_t k, double *x, double *z) {
+    if (s->doc) {
+        const psdl_doc *d = s->doc;
+        uint16_t vi = d->rooms[r].perimeter[k].vertex;
+        if (vi >= d->nvertices || !finite_vec(&d->vertices[vi])) return 0;
+        *x = d->vertices[vi].x, *z = d->vertices[vi].z;
+        return 1;
+    }
+    uint32_t vi = s->verts[s->start[r - 1] + k];
+    if (vi >= s->npts) return 0;
+    const double *p = &s->pts[3 * (size_t)vi];
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) return 0;
+    *x = p[0], *z = p[2];
+    return 1;
+}
+
+static int src_warp(const ring_src *s, uint32_t r) {
+    if (s->doc) return (s->doc->rooms[r].flags & FLAG_WARP) != 0;
+    return s->warp && s->warp[r - 1];
+}
+
+/* Fill the plan of rooms 1 .. nrooms - 1: cleaned, counter-clockwise perimeters. Returns 0
+ * when out of memory. */
+static int plan_build_src(plan *P, const ring_src *src, uint32_t nrooms) {
     memset(P, 0, sizeof *P);
-    P->doc = d;
-    P->nrooms = d->nrooms;
+    P->doc = src->doc;
+    P->nrooms = nrooms;
     size_t total = 0;
-    for (uint32_t r = 1; r < d->nrooms; r++) total += d->rooms[r].nperimeter;
-    P->rooms = calloc(d->nrooms ? d->nrooms : 1, sizeof *P->rooms);
+    for (uint32_t r = 1; r < nrooms; r++) total += src_count(src, r);
+    P->rooms = calloc(nrooms ? nrooms : 1, sizeof *P->rooms);
     P->pts = malloc((total + 1) * 2 * sizeof(double));
     P->orig = malloc((total + 1) * sizeof(uint32_t));
     if (!P->rooms || !P->pts || !P->orig) return 0;
     uint32_t at = 0;
-    for (uint32_t r = 1; r < d->nrooms; r++) {
-        const psdl_room *rm = &d->rooms[r];
+    for (uint32_t r = 1; r < nrooms; r++) {
+        uint32_t count = src_count(src, r);
         droom *R = &P->rooms[r];
         R->off = at;
-        R->warp = (rm->flags & FLAG_WARP) != 0;
+        R->warp = src_warp(src, r);
         int ok = 1;
         uint32_t n = 0;
-        for (uint32_t k = 0; k < rm->nperimeter; k++) {
-            uint16_t vi = rm->perimeter[k].vertex;
-            if (vi >= d->nvertices || !finite_vec(&d->vertices[vi]) || fabsf(d->vertices[vi].x) > COORD_LIMIT ||
-                fabsf(d->vertices[vi].z) > COORD_LIMIT) {
+        for (uint32_t k = 0; k < count; k++) {
+            double x, z;
+            if (!src_point(src, r, k, &x, &z) || fabs(x) > COORD_LIMIT || fabs(z) > COORD_LIMIT) {
                 ok = 0;
                 break;
             }
-            double x = d->vertices[vi].x, z = d->vertices[vi].z;
             if (n > 0 && P->pts[2 * (at + n - 1)] == x && P->pts[2 * (at + n - 1) + 1] == z) continue;
             P->pts[2 * (at + n)] = x;
             P->pts[2 * (at + n) + 1] = z;
@@ -169,11 +205,11 @@ static int plan_build(plan *P, const psdl_doc *d) {
             n--;
         if (!ok) { /* the box of what can be read: no hole is concluded there */
             R->minx = R->minz = INFINITY, R->maxx = R->maxz = -INFINITY;
-            for (uint32_t k = 0; k < rm->nperimeter; k++) {
-                uint16_t vi = rm->perimeter[k].vertex;
-                if (vi >= d->nvertices || !finite_vec(&d->vertices[vi])) continue;
-                R->minx = fmin(R->minx, d->vertices[vi].x), R->maxx = fmax(R->maxx, d->vertices[vi].x);
-                R->minz = fmin(R->minz, d->vertices[vi].z), R->maxz = fmax(R->maxz, d->vertices[vi].z);
+            for (uint32_t k = 0; k < count; k++) {
+                double x, z;
+                if (!src_point(src, r, k, &x, &z)) continue;
+                R->minx = fmin(R->minx, x), R->maxx = fmax(R->maxx, x);
+                R->minz = fmin(R->minz, z), R->maxz = fmax(R->maxz, z);
             }
             R->broken = 1;
         }
@@ -222,6 +258,14 @@ static int plan_build(plan *P, const psdl_doc *d) {
     /* clipping buffers for polygons of up to 2 * maxn points (grown rooms) */
     P->scratch = malloc((size_t)2 * (8 * (size_t)P->maxn + 64) * 2 * sizeof(double));
     return P->scratch != NULL;
+}
+
+/* The plan of a document's rooms. */
+static int plan_build(plan *P, const psdl_doc *d) {
+    ring_src s;
+    memset(&s, 0, sizeof s);
+    s.doc = d;
+    return plan_build_src(P, &s, d->nrooms);
 }
 
 static void plan_free(plan *P) {
@@ -1283,4 +1327,21 @@ void psdl_check_drivable(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl
                 "out of memory while checking drivability: the city was not fully checked");
     grid_free(&g);
     plan_free(&P);
+}
+
+int psdl_check_overlaps(const double *pts, size_t npts, const uint32_t *start, const uint32_t *verts, size_t nrooms,
+                        const unsigned char *warp, psdl_problem_fn fn, void *ud, psdl_validate_result *result) {
+    psdl_validate_result local = {0, 0};
+    if (!result) result = &local;
+    if (nrooms >= UINT32_MAX) return -1;
+    dctx c = {NULL, fn, ud, result, 0};
+    ring_src s = {NULL, pts, npts, start, verts, warp};
+    plan P;
+    grid g;
+    memset(&g, 0, sizeof g);
+    int ok = plan_build_src(&P, &s, (uint32_t)nrooms + 1) && grid_rooms(&g, &P);
+    if (ok) ok = check_overlaps(&c, &P, &g);
+    grid_free(&g);
+    plan_free(&P);
+    return ok ? 0 : -1;
 }

@@ -304,6 +304,47 @@ static void test_overlaps(void) {
     CHECK_EQ(run_rule(b, "room_overlap", E), 1);
 }
 
+/* psdl_check_overlaps: the same rule on rooms given as perimeters over a point array. */
+static int count_overlap(void *ud, const psdl_problem *p) {
+    psdl_problem *last = (psdl_problem *)ud;
+    *last = *p;
+    return 0;
+}
+
+static void test_check_overlaps(void) {
+    /* three 10 x 10 squares: 1 and 2 overlap by 0.051 x 10 m, 3 touches 2, a fourth refers
+     * to a vertex past the points (takes no part) */
+    double pts[12 * 3];
+    double sq[3][4] = {{0, 0, 10, 10}, {9.949, 0, 20, 10}, {20, 0, 30, 10}};
+    for (int r = 0; r < 3; r++) {
+        double c[4][2] = {{sq[r][0], sq[r][1]}, {sq[r][2], sq[r][1]}, {sq[r][2], sq[r][3]}, {sq[r][0], sq[r][3]}};
+        for (int k = 0; k < 4; k++) {
+            pts[3 * (4 * r + k)] = c[k][0];
+            pts[3 * (4 * r + k) + 1] = 0;
+            pts[3 * (4 * r + k) + 2] = c[k][1];
+        }
+    }
+    uint32_t start[5] = {0, 4, 8, 12, 15};
+    uint32_t verts[15] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 99};
+    psdl_problem last;
+    memset(&last, 0, sizeof last);
+    psdl_validate_result res = {0, 0};
+    set_ctx("psdl_check_overlaps: one pair of four rooms");
+    CHECK_EQ(psdl_check_overlaps(pts, 12, start, verts, 4, NULL, count_overlap, &last, &res), 0);
+    CHECK_EQ(res.errors, 1);
+    CHECK(strcmp(last.rule, "room_overlap") == 0);
+    CHECK_EQ(last.room, 1);
+    CHECK_EQ(last.other_room, 2);
+    CHECK(last.has_position && fabs(last.x - 9.9745) < 0.01 && fabs(last.z - 5) < 0.01);
+    set_ctx("psdl_check_overlaps: a warp room is exempt");
+    unsigned char warp[4] = {0, 1, 0, 0};
+    res.errors = 0;
+    CHECK_EQ(psdl_check_overlaps(pts, 12, start, verts, 4, warp, count_overlap, &last, &res), 0);
+    CHECK_EQ(res.errors, 0);
+    set_ctx("psdl_check_overlaps: no rooms");
+    CHECK_EQ(psdl_check_overlaps(pts, 12, start, verts, 0, NULL, NULL, NULL, NULL), 0);
+}
+
 /* ---------------------------------------------------------------- floor outside its room */
 
 /* A 10 x 10 m road room with a fan over [0, 10 + e] x [0, 10]. */
@@ -542,6 +583,7 @@ int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "spec/fixtures";
     test_holes();
     test_overlaps();
+    test_check_overlaps();
     test_floors();
     test_reach();
     test_shapes();

@@ -401,9 +401,8 @@ local function block_height(city)
 end
 
 --- The largest span of a city's road network on either axis, metres (5,000, the limit of
--- `psdl.osm.extent`): the ground apron fills the network's whole bounding box with block rooms,
--- and a 3.3 km square already needs more than the game's 2,047 rooms (docs/osm.md, "Area
--- limit"). `psdl.city.new{max_extent = m | false}` changes it.
+-- `psdl.osm.extent`): a street network that large usually needs more than the game's 2,047
+-- rooms (docs/osm.md, "Area limit"). `psdl.city.new{max_extent = m | false}` changes it.
 M.MAX_EXTENT = require("psdl.osm.extent").LIMIT
 
 -- Refuse a network wider or deeper than `self.max_extent`, before any room is made: the
@@ -461,7 +460,10 @@ local function build(self, opts)
   local varied = node_heights(self)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
-    return b, road.build_roads(self, b, rng)
+    local info = road.build_roads(self, b, rng)
+    -- rooms that overlap are repaired now, before any block is built around them
+    repair.overlap_failures(self, b)
+    return b, info
   end)
   local t1 = os_clock()
   local block_report, terrain_report

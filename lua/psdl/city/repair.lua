@@ -19,6 +19,10 @@
 --   each way (`"road narrowed"`), then it is dropped;
 -- * a bridge or tunnel too short for its ramps: built at grade (`"bridge/tunnel made at
 --   grade"`);
+-- * a road of an importer's network (`auto_junctions`) shorter than `COLLAPSE` and too short
+--   for the intersections at its ends, at the end of its ladder: its two nodes become one junction (`"collapsed into one junction"`),
+--   the roads of one moved to the other through its old place, rather than leaving a dead
+--   end beside the node it led to;
 -- * a road too short for the intersections at its ends, two roads leaving a node in the same
 --   direction, an intersection that cannot be built: the least road involved (fewest lanes,
 --   then shortest) is dropped;
@@ -247,6 +251,66 @@ local function narrow(city, r)
   return true
 end
 
+--- Roads shorter than this (metres, in plan) that are too short for the intersections at
+-- their ends collapse into one node before they would be dropped (`collapse`).
+M.COLLAPSE = 15
+
+-- The roads of a city at node n.
+local function roads_at(city, n)
+  local list = {}
+  for _, q in ipairs(city.roads) do
+    if q.a == n or q.b == n then list[#list + 1] = q end
+  end
+  return list
+end
+
+-- A short road collapses: its two nodes become one (the node with more roads stays, the
+-- other's roads move to it, each keeping the old node's place as a shape point so that its
+-- path does not move) and the road is removed. Dropping it instead would leave a dead end,
+-- or a bend, next to the node it led to, whose rooms then overlap. False (nothing changed)
+-- for a bridge or tunnel, a node under or over the ground or with options of its own, or
+-- roads that would run from the node back to itself or twice between the same nodes.
+-- Recorded in `log` ("collapsed into one junction").
+local function collapse(city, r, log, msg)
+  local a, b = r.a, r.b
+  -- (an importer's network, `auto_junctions`; a script's nodes stay where its author put them)
+  if not city.auto_junctions or a == b or r.bridge or r.tunnel or plan_length(road_points(r)) >= M.COLLAPSE then
+    return false
+  end
+  local ra, rb = roads_at(city, a), roads_at(city, b)
+  local keep, gone, moved = a, b, rb
+  if #rb > #ra then keep, gone, moved = b, a, ra end
+  for _, n in ipairs({ keep, gone }) do
+    if n.opts and (n.opts.tunnel or n.opts.bridge or n.opts.junction or n.opts.radius) then return false end
+  end
+  local far = {}
+  for _, q in ipairs(roads_at(city, keep)) do
+    if q ~= r then far[q.a == keep and q.b or q.a] = true end
+  end
+  for _, q in ipairs(moved) do
+    if q ~= r then
+      if q.bridge or q.tunnel or q.a == q.b then return false end
+      local o = q.a == gone and q.b or q.a
+      if o == keep or far[o] then return false end
+      far[o] = true
+    end
+  end
+  log:road(r, "dropped", "collapsed into one junction", msg)
+  for _, q in ipairs(moved) do
+    if q ~= r then
+      if q.a == gone then
+        q.a = keep
+        table.insert(q.via, 1, { gone.x, gone.z })
+      else
+        q.b = keep
+        q.via[#q.via + 1] = { gone.x, gone.z }
+      end
+    end
+  end
+  M.remove_road(city, r)
+  return true
+end
+
 --- Remove a road from a city (the other roads are renumbered).
 -- @tparam table city
 -- @tparam table r
@@ -414,8 +478,11 @@ local function repair_road(city, r, msg, log, network)
       end
     end
   end
+  -- a short road between two intersections that need more of it: the two become one
+  if what:find("too short for its ends", 1, true) and collapse(city, r, log, msg) then return true end
   local reason = "cannot be built"
   if what:find("too short for its ends", 1, true) then reason = "too short for its intersections"
+  elseif what:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif bendy then reason = "bends too tight" end
   log:road(r, "dropped", reason, msg)
   M.remove_road(city, r)
@@ -454,11 +521,94 @@ local function repair_node(city, n, msg, log, network, named)
   if not victim then return false end
   local reason = "cannot be built at its node"
   if msg:find("same direction", 1, true) then reason = "leaves a node along another road"
+  elseif msg:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
     reason = "meets a tunnel or bridge node at grade" end
   log:road(victim, "dropped", reason, msg)
   M.remove_road(city, victim)
   return true
+end
+
+-- Is a builder room a warp room (a bridge deck or tunnel bore, flag 0x40): the validator lets
+-- those overlap anything.
+local function is_warp(rm)
+  if rm.is_tunnel or rm.is_bridge then return true end
+  return rm.flags ~= nil and (rm.flags & 0x40) ~= 0
+end
+
+--- Rooms of a road layout that overlap in plan by more than the validator's room_overlap rule
+-- allows (0.5 m², docs/validate.md; the same C code, `psdl.core.overlaps`), found right after
+-- the layout so that the roads at fault are repaired before any block is placed: the
+-- validation of the finished city would find them too, but only after the whole city (blocks
+-- and buildings) had been built once for nothing.
+-- @tparam table city a City whose layout was just built (`road.rooms`, `node.rooms`)
+-- @tparam Builder b the builder it was built into
+-- @treturn table `{{a = Room, b = Room, owner_a = road or node, owner_b = road or node, x, z,
+--   message}, ...}` (owners nil for a room neither made)
+function M.overlaps(city, b)
+  local core = require "psdl.core"
+  local owner = {}
+  for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
+  for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
+  local per, warp, list = {}, {}, {}
+  for _, rm in ipairs(b.rooms) do
+    local out = b:room_outline(rm)
+    if out and #out >= 3 then
+      local k = #per + 1
+      per[k], warp[k], list[k] = out, is_warp(rm), rm
+    end
+  end
+  local out = {}
+  for _, o in ipairs(core.overlaps(b.vpool, per, warp)) do
+    local ra, rb = list[o.room], list[o.other]
+    out[#out + 1] = { a = ra, b = rb, owner_a = owner[ra], owner_b = owner[rb], x = o.x, z = o.z,
+                      message = o.message }
+  end
+  return out
+end
+
+--- After a layout that built without failures (`city.failures` collected, not in strict mode):
+-- its rooms that overlap (`M.overlaps`) become failures of the roads or nodes that made them,
+-- for `M.run` to repair like any other: a road room is blamed before an intersection room,
+-- and of two roads the least (fewest lanes, then shortest); two intersection rooms blame the
+-- first node. In strict mode nothing is checked here: the validation of the finished city
+-- refuses the overlap as before; neither on a part of a script's city (`city.only` without
+-- `auto_junctions`).
+-- @tparam table city
+-- @tparam Builder b
+-- @treturn integer the number of overlaps found
+function M.overlap_failures(city, b)
+  local list = city.failures
+  if not list or #list > 0 then return 0 end
+  -- a script's roads (no auto_junctions) checked on a part of the city: rooms of unrelated
+  -- roads that overlap are the script's mistake, which the layout refuses with both script
+  -- lines once the whole city is built (`psdl.city.road`), not a repair
+  if city.only and not city.auto_junctions then return 0 end
+  local network = require "psdl.city.network"
+  local function ref(o)
+    if o.spec then return network.road_ref(o) end
+    return "the intersection of " .. network.node_label(o)
+  end
+  local found = M.overlaps(city, b)
+  for _, o in ipairs(found) do
+    local p, q = o.owner_a, o.owner_b
+    if p and q then
+      local culprit, other = p, q
+      if p.spec and q.spec then
+        culprit = least({ p, q })
+        other = culprit == p and q or p
+      elseif q.spec then
+        culprit, other = q, p
+      end
+      local label = culprit.spec and network.road_label(culprit) or network.node_label(culprit)
+      local whose = culprit.spec and "its room" or "its intersection room"
+      list[#list + 1] = string_format("%s: %s overlaps %s by %s: the car would be in two rooms at once "
+        .. "(the room_overlap rule, docs/validate.md)", label, whose,
+        other == culprit and "another room of its own" or ref(other),
+        (o.message:match("overlap by ([%d.]+ m² around %([^)]*%))") or string_format("more than 0.5 m² around (%.2f, %.2f)", o.x, o.z)))
+    end
+  end
+  return #found
 end
 
 --- Run the layout (`attempt()` builds the road rooms into a fresh builder and returns what
@@ -536,7 +686,9 @@ end
 -- document has validation errors in rooms of roads or intersections, repair those roads one
 -- step down their ladder (or drop the least road at the intersection) and build again, at
 -- most `VALIDATION_ROUNDS` times. Errors in other rooms (blocks, the apron), in strict mode,
--- or left after the last round are raised as they are.
+-- or left after the last round are raised as they are. Rooms that overlap are found and
+-- repaired earlier, right after the layout (`overlap_failures`), so a second build is rare;
+-- the report's `builds` says how many there were.
 -- @tparam table city
 -- @tparam table opts the options of `City:build`
 -- @tparam function build
@@ -546,7 +698,10 @@ function M.validated(city, opts, build)
   local network = require "psdl.city.network"
   for round = 1, M.VALIDATION_ROUNDS + 1 do
     local ok, doc, report = pcall(build, city, opts)
-    if ok then return doc, report end
+    if ok then
+      report.builds = round
+      return doc, report
+    end
     local msg = tostring(doc)
     local log = city.repair_log
     if round > M.VALIDATION_ROUNDS or not msg:find("does not validate", 1, true) or not log or log.strict

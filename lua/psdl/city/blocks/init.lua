@@ -68,7 +68,8 @@ M.DEFAULTS = {
   room = { max_area = 8000, max_points = 120, max_length = 150, step = 10 },
   --- ground pieces inside a room when a height function is given
   ground = { max_area = 1200, max_points = 60, max_length = 45, step = 8 },
-  --- apron: points on the margin rectangle every `step` m
+  --- apron: points on its outer edge every `step` m (also the spacing of the grid that edge is
+  -- found on, at most half the margin)
   apron = { max_area = 8000, max_points = 120, max_length = 150, step = 12 },
   buildings = {
     floors = { 2, 6 }, floor_height = 3.5, bay_width = 4, setback = 0, gap = { 0, 3 },
@@ -532,7 +533,8 @@ function M.fill(b, opts)
     ::continue::
   end
   local t_apron = os_clock()
-  -- the apron: a rectangle `margin` beyond the network, minus its outlines
+  -- the apron: the ground within `margin` of the network (its outer edge follows the roads,
+  -- psdl.city.blocks.apron), minus the network's outlines
   local margin = opts.margin
   if margin == nil then margin = M.DEFAULTS.margin end
   if margin and margin > 0 and #net.outlines > 0 then
@@ -590,31 +592,69 @@ function M.fill(b, opts)
       end
       return by
     end
-    -- the rectangle in retail winding: (x0, z0) -> (x0, z1) -> (x1, z1) -> (x1, z0)
-    local Rr = poly()
-    local corners = { { x0, z0 }, { x0, z1 }, { x1, z1 }, { x1, z0 } }
     local step = ctx.apron_lim.step
-    -- or the caller's ring around the whole network (retail winding; psdl.city.terrain: the
-    -- inner edge of its terrain grid, so the two share these points exactly)
+    -- the outer rings with the network outlines inside each (holes of the apron)
+    local regions = {}
     if opts.apron_ring then
+      -- the caller's ring around the whole network (retail winding; psdl.city.terrain: the
+      -- inner edge of its terrain grid, so the two share these points exactly)
+      local Rr = poly()
       for _, q in ipairs(opts.apron_ring) do
         local p, ref = ctx:new_point(q[1], q[2] or ground_y(q[1], q[3]), q[3])
         push(Rr, p, ref, "margin")
       end
-      corners = {}
-    end
-    for k = 1, #corners do
-      local a, c = corners[k], corners[k % 4 + 1]
-      local len = sqrt((c[1] - a[1]) ^ 2 + (c[2] - a[2]) ^ 2)
-      local n = max(1, ceil(len / step - 1e-9))
-      for i = 0, n - 1 do
-        local t = i / n
-        local x, z = a[1] + (c[1] - a[1]) * t, a[2] + (c[2] - a[2]) * t
-        local p, ref = ctx:new_point(x, ground_y(x, z), z)
-        push(Rr, p, ref, "margin")
+      regions[1] = { ring = Rr, holes = net.outlines }
+    else
+      -- the line `margin` out from the network's outlines (psdl.city.blocks.apron): the apron
+      -- follows the roads, its area grows with their length, not with their bounding box
+      -- (bridge decks and tunnel bores count as network too: the ground runs under a deck
+      -- and over a bore, and they join the ground of the roads at their ends)
+      local lines = {}
+      for k, H in ipairs(net.outlines) do lines[k] = H.pts end
+      for i = 1, existing do
+        local r = b.rooms[i]
+        if r.is_tunnel or r.is_bridge or (r.flags and r.flags & 0x40 ~= 0) then
+          local out = room_outline(b, r)
+          if out and #out >= 3 then
+            local pts = {}
+            for k, v in ipairs(out) do pts[k] = b:point(v) end
+            lines[#lines + 1] = pts
+          end
+        end
+      end
+      local rings = require("psdl.city.blocks.apron").rings(lines, margin, min(step, margin / 2))
+      for _, ring in ipairs(rings) do
+        local Rr = poly()
+        local n = #ring
+        for k = 1, n do
+          local a, c = ring[k], ring[k % n + 1]
+          local len = sqrt((c[1] - a[1]) ^ 2 + (c[2] - a[2]) ^ 2)
+          local m = max(1, ceil(len / step - 1e-9))
+          for i = 0, m - 1 do
+            local t = i / m
+            local x, z = a[1] + (c[1] - a[1]) * t, a[2] + (c[2] - a[2]) * t
+            local p, ref = ctx:new_point(x, ground_y(x, z), z)
+            push(Rr, p, ref, "margin")
+          end
+        end
+        regions[#regions + 1] = { ring = Rr, holes = {} }
+      end
+      for _, H in ipairs(net.outlines) do
+        local p, host = H.pts[1], nil
+        for _, R in ipairs(regions) do
+          if inside(R.ring.pts, p[1], p[3]) then host = R; break end
+        end
+        if not host then
+          error(string_format("psdl.city.blocks: the apron's edge leaves out the network outline at (%.1f, %.1f)",
+            p[1], p[3]), 0)
+        end
+        host.holes[#host.holes + 1] = H
       end
     end
-    local polys = region_pieces(ctx, Rr, net.outlines, ctx.apron_lim, "apron")
+    local polys = {}
+    for _, R in ipairs(regions) do
+      for _, Pp in ipairs(region_pieces(ctx, R.ring, R.holes, ctx.apron_lim, "apron")) do polys[#polys + 1] = Pp end
+    end
     local tex = opts.apron_texture or tex_park
     local abs_ = opts.apron_buildings and default_bs or nil
     local block_ground = ctx.ground_lim
