@@ -339,13 +339,14 @@ describe("psdl.osm network from hand-written snippets", function()
     assert.are.same({ 1, 3 }, { math.min(dw[walk[1].from], dw[walk[1].to]), math.max(dw[walk[1].from], dw[walk[1].to]) })
   end)
 
-  it("roundabouts: a big one stays a ring, a small one becomes one node", function()
+  it("roundabouts: a big one stays a ring, a small one grows to the game's widths and stays a ring", function()
     local net, report = import("roundabout.osm")
-    assert.are.equal(1, report.changes["roundabouts kept as a ring of roads"])
-    assert.are.equal(1, report.changes["roundabouts collapsed into one junction"])
+    assert.are.equal(2, report.changes["roundabouts kept as a ring of roads"])
+    assert.are.equal(1, report.changes["roundabouts enlarged to the game's widths"])
+    assert.is_nil(report.changes["roundabouts collapsed into one junction"])
     local ring = {}
     for _, r in ipairs(net.roads) do if r.roundabout then ring[#ring + 1] = r end end
-    assert.are.equal(4, #ring)
+    assert.are.equal(8, #ring)
     local d = degrees(net)
     local next_of = {}
     for _, r in ipairs(ring) do
@@ -353,20 +354,35 @@ describe("psdl.osm network from hand-written snippets", function()
       assert.are.equal(3, d[r.from])
       next_of[r.from] = r.to
     end
-    -- the ring roads run round in one direction: a cycle through four junctions
-    local start = ring[1].from
-    local at, steps = start, 0
-    repeat at, steps = next_of[at], steps + 1 until at == start or steps > 4
-    assert.are.equal(4, steps)
-    -- the ring keeps its round shape (shape points between the junctions)
+    -- each ring's roads run round in one direction: a cycle through four junctions
+    for _, first in ipairs({ ring[1], ring[#ring] }) do
+      local start = first.from
+      local at, steps = start, 0
+      repeat at, steps = next_of[at], steps + 1 until at == start or steps > 4
+      assert.are.equal(4, steps)
+    end
+    -- the rings keep their round shape (shape points between the junctions)
     for _, r in ipairs(ring) do assert.is_true(r.via ~= nil and #r.via >= 1) end
-    local centres = {}
-    for id, n in pairs(net.nodes) do if n.roundabout then centres[#centres + 1] = id end end
-    assert.are.equal(1, #centres)
-    assert.are.equal(4, d[centres[1]])
-    local c = net.nodes[centres[1]]
-    local big, bd = nearest_node(net, c.x - 600, c.z)
-    assert.is_true(bd > 25) -- nothing at the big ring's centre: it is a ring
+    for _, n in pairs(net.nodes) do assert.is_nil(n.roundabout) end
+    -- the small ring (radius 7 m, centre about 600 m east of the big one's) has grown: its
+    -- junctions stand at least the street's width plus an island from its centre, nothing at
+    -- the centre
+    local c = net.nodes["200"]
+    local east = {}
+    for _, r in ipairs(ring) do
+      local n = net.nodes[r.from]
+      if n.x > 150 then east[#east + 1] = n end
+    end
+    assert.are.equal(4, #east)
+    local cx, cz = 0, 0
+    for _, n in ipairs(east) do cx, cz = cx + n.x / 4, cz + n.z / 4 end
+    for _, n in ipairs(east) do
+      local r = math.sqrt((n.x - cx) ^ 2 + (n.z - cz) ^ 2)
+      assert.is_true(r > 2 * 7, "grown ring radius " .. r)
+    end
+    local _, bd = nearest_node(net, cx, cz)
+    assert.is_true(bd > 15)
+    assert.is_nil(c and c.roundabout)
     assert_clean(net)
     -- options: keep or collapse every ring
     local kept, rep1 = import("roundabout.osm", { roundabouts = "keep" })

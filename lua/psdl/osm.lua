@@ -87,7 +87,10 @@ M.parse = reader.parse
 --   merge two opposite one-way roads of the same class and name whose centre lines run
 --   within this distance of each other over at least this length.
 -- * `roundabouts = "auto"`: `"keep"` rings, `"collapse"` them into one node, or `"auto"`:
---   keep a ring when its junctions fit on it, collapse it otherwise.
+--   keep a ring when its junctions fit on it, grow it to the game's widths when its approach
+--   roads leave the room, collapse it otherwise.
+-- * `elevated = true`: viaducts running along (or long ones crossing) the roads below become
+--   elevated roads (`psdl.osm.elevated`); false: the clean-up's bridge model for all.
 -- * `dimensions = { lane = 5, sidewalk = 5, walkway = 3, crosswalk = 3, divider = {...} }`:
 --   the cross-section the checks assume (`network.footprint`).
 -- * `progress = function(stage) end`: called at the start of each stage.
