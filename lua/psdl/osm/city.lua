@@ -9,7 +9,8 @@
 -- **Limits.** When a build goes over a limit of the format (the vertex budget of 65,024, or
 -- another "limit"/"budget" error of `psdl.builder`), the network is simplified one step at a
 -- time and built again (`LEVELS`): building footprints simplified, footprints left out, service
--- roads and living streets left out, residential dead ends left out and shape points thinned.
+-- roads and living streets left out (over a room limit: a few at a time, `fit_service`), residential
+-- dead ends left out and shape points thinned.
 -- What was simplified is listed in `result.simplified`. When even the last step does not fit,
 -- `build` raises a message naming the limit and suggesting a smaller `--bbox`.
 -- @module psdl.osm.city
