@@ -315,9 +315,13 @@ end
 -- (`psdl.package.validate.describe`; `psdl validate` checks the contents).
 -- @tparam string bytes
 -- @treturn[1] table `{kind = "package", maps = {...}, files = n, size =, compressed =,
---   entries = { {name, size, compressed, method, what}, ... }}`
+--   entries = { {name, size, compressed, method, what}, ... }, problems = { {severity, rule,
+--   path, message}, ... }}`: problems are what the directory shows that the game's reader
+--   rejects (CF §8.2: an archive comment, extra fields, directory entries, ...), the same
+--   rules `psdl validate` reports
 -- @treturn[2] nil
--- @treturn[2] string why it is not a readable package
+-- @treturn[2] string why it is not a readable zip (no end-of-central-directory record, a
+--   damaged directory)
 function M.package_stats(bytes)
   local pv = require "psdl.package.validate"
   local entries, problems, cities = pv.entries(bytes)
