@@ -34,7 +34,7 @@
 local builder = require "psdl.builder"
 local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
-local layout = require "psdl.city.layout"
+local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
@@ -460,7 +460,7 @@ local function build(self, opts)
   local varied = node_heights(self)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
-    return b, layout.build_roads(self, b, rng)
+    return b, road.build_roads(self, b, rng)
   end)
   local t1 = os_clock()
   local block_report, terrain_report

@@ -31,7 +31,7 @@ local M = {}
 -- one-sided street 2 lanes and 4 m sidewalks; avenue and boulevard 4 lanes, 5 m
 -- sidewalks, 2 m and 8 m medians; freeway 6 lanes, 3 m median, no sidewalks; alley 5 m,
 -- walkway 4 m; 3 m crosswalks at junctions except on alleys, walkways and freeways; bridge
--- and tunnel roads start and end with 60 m ramps at grade (`psdl.city.layout` BRIDGE and
+-- and tunnel roads start and end with 60 m ramps at grade (`psdl.city.tunnel` BRIDGE and
 -- TUNNEL `ramp`).
 M.dimensions = {
   lane = 5, crosswalk = 3, ramp = 60,
