@@ -665,8 +665,13 @@ function M.from_network(net, opts)
     if n.dead_end ~= nil and n.dead_end ~= "cul_de_sac" and n.dead_end ~= "open" then
       argerr(1, "from_network", "nodes[" .. tostring(id) .. "].dead_end: \"cul_de_sac\" or \"open\" expected")
     end
-    city:node(n.x, n.z, { y = n.y, id = id, name = n.name, dead_end = n.dead_end,
-                          where = "nodes[" .. tostring(id) .. "]" })
+    -- a node on a bridge deck (`bridge = true`) is at deck height unless it says otherwise
+    local y = n.y
+    if n.bridge and y == nil then y = require("psdl.city.layout").BRIDGE.height end
+    local node = city:node(n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
+                                       bridge = n.bridge and true or nil, where = "nodes[" .. tostring(id) .. "]" })
+    -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
+    if n.bridge and n.y == nil then node.deck_height = true end
   end
   for i, r in ipairs(net.roads) do
     if type(r) ~= "table" then argerr(1, "from_network", "roads[" .. i .. "]: table expected") end

@@ -353,6 +353,14 @@ local function repair_road(city, r, msg, log, network)
   if what:find("ramps", 1, true) and (r.bridge or r.tunnel) then
     local kind = r.bridge and "bridge" or "tunnel"
     r.bridge, r.tunnel = nil, nil
+    -- a node on a deck or underground that this road reaches now meets a road at grade:
+    -- it comes to the ground (its other structures get a ramp or cut at this end instead)
+    for _, n in ipairs({ r.a, r.b }) do
+      if n.opts.bridge or n.opts.tunnel then
+        n.opts.bridge, n.opts.tunnel = nil, nil
+        if n.deck_height then n.y0, n.deck_height = nil, nil end
+      end
+    end
     log:road(r, "repaired", kind .. " made at grade", msg)
     return true
   end
