@@ -18,9 +18,11 @@ local b = psdl.builder.new{ style = "london" }
 local rise, length = 6, 120
 local function ground(z) return 0.15 + rise * z / length end   -- sidewalk level along the street
 
-local _, street = b:street{ path = { { 0, 0, 0 }, { 0, rise, length } },
-                            profile = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 },
-                            room = { name = "Hill Street", prop_rule = 4 } }
+local rooms, street = b:street{ path = { { 0, 0, 0 }, { 0, rise, length } },
+                                profile = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 },
+                                room = { name = "Hill Street", prop_rule = 4 } }
+-- one road record (a lane each way): traffic and pedestrians in a package come from it
+b:road_record{ rooms = rooms, lanes_left = { 0.5 }, lanes_right = { 0.5 } }
 
 -- the block on the left of the street (+X), 40 m deep, sloping with the street
 local x0 = street.left[1][1]

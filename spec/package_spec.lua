@@ -28,8 +28,12 @@ local built = {}
 local function city_doc(script)
   if not built[script] then
     local env = setmetatable({ psdl = psdl, arg = { [0] = script } }, { __index = _G })
-    local city = assert(loadfile(script, "t", env))()
-    built[script] = { doc = (city:build()), city = city }
+    local result = assert(loadfile(script, "t", env))()
+    if type(result) == "table" and result.build then
+      built[script] = { doc = (result:build()), city = result }
+    else
+      built[script] = { doc = result } -- a builder script returns its document
+    end
   end
   return built[script].doc, built[script].city
 end
@@ -55,7 +59,12 @@ local function poly_of(doc, room)
   return p
 end
 
-local EXAMPLE_CITIES = { "downtown", "facade_rows", "hills", "ring", "terrain_city" }
+local EXAMPLE_CITIES = { "avenue", "bridge", "downtown", "facade_rows", "facades", "hills", "junctions", "ring",
+                         "street", "terrain_city", "tunnel" }
+-- every example, through the command line (reskin.lua loads junctions.lua with require, as
+-- `psdl build` runs it)
+local EXAMPLES = { "avenue", "bridge", "downtown", "facade_rows", "facades", "hills", "junctions", "reskin", "ring",
+                   "street", "terrain_city", "tunnel" }
 local OSM = { "bridge", "building", "crossroads", "dual_carriageway", "dual_crossing", "houston-fourth-ward",
               "leeds-potternewton", "missing_node", "roundabout", "tee", "tunnel" }
 
@@ -146,6 +155,73 @@ describe("psdl package", function()
         local files, report = pkg.generate(doc, { name = "pk" .. name:gsub("_", ""), dressing = true })
         check_properties(doc, files, report)
       end)
+    end
+  end)
+
+  it("the list of examples is complete", function()
+    local found = {}
+    local p = assert(io.popen("ls examples"))
+    for line in p:lines() do
+      local n = line:match("^(.-)%.lua$")
+      if n then found[#found + 1] = n end
+    end
+    p:close()
+    table.sort(found)
+    assert.same(EXAMPLES, found)
+  end)
+
+  describe("every example with psdl package and psdl validate", function()
+    for _, name in ipairs(EXAMPLES) do
+      it(name .. ".lua", function()
+        local ar = H.tmpname(".ar")
+        finally(function() os.remove(ar) end)
+        local log, ok = sh_psdl("package examples/" .. name .. ".lua -o " .. q(ar) .. " -q")
+        assert.is_true(ok, log)
+        local vlog, vok = sh_psdl("validate " .. q(ar))
+        assert.is_true(vok, vlog)
+        assert.truthy(vlog:find(": ok: 0 errors", 1, true), vlog)
+        -- the cruise start (CF §2.9): an intersection at position >= 2 whose room is not
+        -- subterranean or a warp, none of whose roads is a freeway or an alley
+        local city = assert(require("psdl.package.archive").read(H.read_bytes(ar), ar))
+        local bai, doc = assert(city.bai), city.doc
+        local start = false
+        for j = 2, #bai.intersections do
+          local it2 = bai.intersections[j]
+          local fine = doc.rooms[it2.room].flags & 0x42 == 0 and #it2.roads > 0
+          for _, k in ipairs(it2.roads) do
+            if bai.roads[k].flags & 0x6 ~= 0 then fine = false end
+          end
+          start = start or fine
+        end
+        assert.is_true(start, name .. ": no cruise start")
+      end)
+    end
+  end)
+
+  it("a PSDL without road records is refused naming its road rooms and the record to add", function()
+    local doc = city_doc("examples/street.lua")
+    local bare = psdl.decode(psdl.encode(doc))
+    bare.roads = {}
+    local ok, err = pcall(pkg.generate, bare, { name = "bare" })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("no road records (3 rooms with the road flag 0x08)", 1, true), err)
+    assert.truthy(tostring(err):find("road_record", 1, true), err)
+  end)
+
+  it("a city of one street: two dead-end intersections inside the road's end rooms, the second the start", function()
+    local doc = city_doc("examples/street.lua")
+    local files, report = pkg.generate(doc, { name = "onestreet" })
+    check_properties(doc, files, report)
+    assert.equal(2, report.start)
+    local bai = assert(psdl.bai.decode(files_by_name(files)["city/onestreet.bai"]))
+    assert.equal(2, #bai.intersections)
+    for _, it2 in ipairs(bai.intersections) do
+      assert.equal(1, #it2.roads)
+      assert.equal(0x08, doc.rooms[it2.room].flags)
+      -- inside the room, not on its boundary (FindRoomId of the centre is the start room)
+      local poly = poly_of(doc, it2.room)
+      assert.is_true(bai_gen.inside(poly, it2.center[1], it2.center[3]))
+      assert.is_true(bai_gen.distance_to_polygon(poly, it2.center[1], it2.center[3]) >= 0.9)
     end
   end)
 
@@ -411,7 +487,8 @@ print(len(names), "files ok")
     local tampered = ar:sub(1, n - 2) .. string.pack("<I2", 4) .. "hey!"
     local problems, counts = pvalidate.check(tampered)
     assert.is_true(counts.errors > 0)
-    assert.equal("zip_end_record", problems[1].rule)
+    assert.equal("zip_comment", problems[1].rule)
+    assert.truthy(problems[1].message:find("an archive comment of 4 bytes", 1, true))
     -- an extra field in a central header: rebuild the archive with one through libzip is not
     -- possible, so patch the first central header's extra length
     local cd_off = string.unpack("<I4", ar, n - 5)

@@ -18,9 +18,11 @@
 -- by no BAI intersection or by several),
 -- `trams` (W: rails written), `trailing` (W).
 --
--- Not checked: the cruise start's room-info flags (0x24, 0x0A in §2.9) are the game's
--- runtime room flags, which the doc ties to PSDL room flags only as [INFER]; this validator
--- checks the road flags of the start candidates only.
+-- With the PSDL, a start candidate must also lie in a room without the PSDL flags
+-- `START_ROOM_FLAGS` (0x02 subterranean, which the game turns into its room-info flags
+-- 0x02/0x08, and 0x40 warp as a precaution; the room is the intersection's `room` field, the
+-- game looks the centre up with FindRoomId). Not checked: room-info 0x04 (deep water) and
+-- 0x20 (rooms of `.inst` landmarks, flag 0x100), which come from files besides the BAI.
 -- @module psdl.bai
 
 local companion = require "psdl.companion"
@@ -48,6 +50,10 @@ local function check_lengths(P, row, pts, path, rec)
     end
   end
 end
+
+--- PSDL room flags that keep an intersection from being the cruise start (§2.9; the
+-- reasoning is in psdl.package.bai_gen, which uses the same value): 0x02 subterranean, 0x40 warp.
+local START_ROOM_FLAGS = 0x42
 
 local function validate(t, doc, opts)
   local P = companion.problems()
@@ -156,11 +162,14 @@ local function validate(t, doc, opts)
         if (r.flags or 0) & 0x6 ~= 0 then bad_road = true end
       end
     end
-    if j >= 2 and not bad_road and #x.roads > 0 then start_found = true end
+    local room = doc and doc.rooms and doc.rooms[x.room]
+    local bad_room = room ~= nil and (room.flags or 0) & START_ROOM_FLAGS ~= 0
+    if j >= 2 and not bad_road and not bad_room and #x.roads > 0 then start_found = true end
   end
   if nx >= 2 and not start_found then
     P.error("cruise_start", "intersections", nil, "no intersection at position >= 2 without freeway or "
-      .. "alley roads: the cruise start retries forever (§2.9)")
+      .. "alley roads%s: the cruise start retries forever (§2.9)",
+      doc and " in a room without PSDL flags 0x02 (subterranean) or 0x40 (warp)" or "")
   end
 
   local cr = t.cull_rooms or 0
@@ -220,4 +229,5 @@ local function validate(t, doc, opts)
 end
 
 local M = companion.codec("bai", validate)
+M.START_ROOM_FLAGS = START_ROOM_FLAGS
 return M

@@ -315,22 +315,33 @@ end
 -- (`psdl.package.validate.describe`; `psdl validate` checks the contents).
 -- @tparam string bytes
 -- @treturn[1] table `{kind = "package", maps = {...}, files = n, size =, compressed =,
---   entries = { {name, size, compressed, method, what}, ... }}`
+--   entries = { {name, size, compressed, method, what}, ... }, problems = { {severity, rule,
+--   path, message}, ... }}`: problems are what the directory shows that the game's reader
+--   rejects (CF §8.2: an archive comment, extra fields, directory entries, ...), the same
+--   rules `psdl validate` reports
 -- @treturn[2] nil
--- @treturn[2] string why it is not a readable package
+-- @treturn[2] string why it is not a readable zip (no end-of-central-directory record, a
+--   damaged directory)
 function M.package_stats(bytes)
   local pv = require "psdl.package.validate"
   local entries, problems, cities = pv.entries(bytes)
   if not entries then
     return nil, "not a readable zip archive: " .. ((problems[1] or {}).message or "no central directory")
   end
-  local s = { kind = "package", maps = {}, files = #entries, size = 0, compressed = 0, entries = {} }
+  local s = { kind = "package", maps = {}, files = #entries, size = 0, compressed = 0, entries = {}, problems = {} }
   for _, c in ipairs(cities) do s.maps[#s.maps + 1] = c.map end
   for _, e in ipairs(entries) do
     s.size, s.compressed = s.size + e.size, s.compressed + e.csize
+    local what = pv.describe(e.low, cities) or "not read by the game for this city"
+    if e.name:sub(-1) == "/" then what = "a directory entry (the game's reader wants none, CF §8.2)" end
     s.entries[#s.entries + 1] = { name = e.name, size = e.size, compressed = e.csize,
                                   method = e.method == 8 and "deflate" or e.method == 0 and "store" or tostring(e.method),
-                                  what = pv.describe(e.low, cities) or "not read by the game for this city" }
+                                  what = what }
+  end
+  -- what the directory shows that the game's reader rejects (comment, extra fields, ...): info
+  -- still lists the contents; psdl validate checks them all
+  for _, p in ipairs(problems) do
+    s.problems[#s.problems + 1] = { severity = p.severity, rule = p.rule, path = p.path, message = p.message }
   end
   return s
 end
@@ -344,7 +355,12 @@ function M.print_package(out, file, s)
   local w = 0
   for _, e in ipairs(s.entries) do w = math.max(w, #e.name) end
   for _, e in ipairs(s.entries) do
-    out:write(string.format("  %-" .. w .. "s %12s  %s\n", e.name, common.int(e.size), e.what))
+    out:write(string.format("  %-" .. w .. "s %12s  %-7s  %s\n", e.name, common.int(e.size), e.method, e.what))
+  end
+  for _, p in ipairs(s.problems or {}) do
+    local pv = require "psdl.package.validate"
+    out:write(string.format("  %s %s%s: %s\n", p.severity, p.rule, p.path ~= "" and (" " .. pv.escape(p.path)) or "",
+      pv.escape(p.message)))
   end
   out:write("  (psdl validate checks every file and the cross-checks)\n")
 end

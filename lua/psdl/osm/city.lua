@@ -9,7 +9,8 @@
 -- **Limits.** When a build goes over a limit of the format (the vertex budget of 65,024, or
 -- another "limit"/"budget" error of `psdl.builder`), the network is simplified one step at a
 -- time and built again (`LEVELS`): building footprints simplified, footprints left out, service
--- roads and living streets left out, residential dead ends left out and shape points thinned.
+-- roads and living streets left out (over a room limit: a few at a time, `fit_service`), residential
+-- dead ends left out and shape points thinned.
 -- What was simplified is listed in `result.simplified`. When even the last step does not fit,
 -- `build` raises a message naming the limit and suggesting a smaller `--bbox`.
 -- @module psdl.osm.city
@@ -160,6 +161,56 @@ M.LEVELS = {
 --- Which of `LEVELS` can take rooms away (roads left out); the others only save vertices.
 M.LEVEL_ROOMS = { false, false, true, true }
 
+--- The step of `LEVELS` that leaves service roads out; over a room limit it is taken road by
+-- road (`fit_service`) before the whole step.
+M.SERVICE_LEVEL = 3
+
+--- Most builds `fit_service` may spend looking for how many service roads to leave out.
+M.FIT_BUILDS = 5
+
+--- True for the roads the service step leaves out.
+local function is_service(r)
+  return r.highway == "service" or r.highway == "living_street" or r.highway == "track" or r.walkway
+end
+
+local function road_length(net, r)
+  local a, b = net.nodes[r.from], net.nodes[r.to]
+  local px, pz, len = a.x, a.z, 0
+  for _, v in ipairs(r.via or {}) do
+    len = len + math.sqrt((v[1] - px) ^ 2 + (v[2] - pz) ^ 2)
+    px, pz = v[1], v[2]
+  end
+  return len + math.sqrt((b.x - px) ^ 2 + (b.z - pz) ^ 2)
+end
+
+--- The service roads of a network in the order `fit_service` leaves them out: least length
+-- per room saved first. The rooms a road saves are estimated from the network's shape, in
+-- coarse rooms (`COARSE`): its own road room; at an end node of degree 3 the junction room
+-- and the split of the through road (2); one block room when it joins the network at both
+-- ends (it divides a face). The build measures the real saving; the estimate only orders.
+-- @tparam table net
+-- @treturn table `{ {road =, length = metres, rooms = estimate}, ... }` in that order
+function M.service_order(net)
+  local deg = degrees(net)
+  local list = {}
+  for i, r in ipairs(net.roads) do
+    if is_service(r) then
+      local rooms = 1
+      for _, id in ipairs({ r.from, r.to }) do
+        if deg[id] == 3 then rooms = rooms + 2 end
+      end
+      if (deg[r.from] or 0) >= 2 and (deg[r.to] or 0) >= 2 then rooms = rooms + 1 end
+      list[#list + 1] = { road = r, length = road_length(net, r), rooms = rooms, index = i }
+    end
+  end
+  table.sort(list, function(a, b)
+    local ka, kb = a.length / a.rooms, b.length / b.rooms
+    if ka ~= kb then return ka < kb end
+    return a.index < b.index
+  end)
+  return list
+end
+
 --- The coarser rooms tried first when a city has more rooms than `opts.max_rooms`: options
 -- of `psdl.city.new` (`city`) and of `City:blocks` (`blocks`), and the line for
 -- `result.simplified` (`what`, formatted with the room count and the limit).
@@ -208,19 +259,13 @@ function M.build(net, report, opts)
   local doc, rep, city
   local max_rooms = opts.max_rooms
   local coarse, redo, over_rooms = false, false, false
+  local rooms_over -- the rooms of the last build over max_rooms
   local level = 0
-  while true do
-    if level > 0 and not redo then
-      local what
-      cur, what = M.LEVELS[level](cur)
-      simplified[#simplified + 1] = what
-      if opts.progress then opts.progress("simplifying: " .. what) end
-    end
-    redo = false
-    if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
+  -- one build of a network: a road the conflict check refuses (it runs along another road
+  -- from a shared node: no junction can part them) is dropped and the city built again, at
+  -- most MAX_CONFLICT_DROPS times; returns ok, doc or message, report, and the network built
+  local function attempt(cur)
     local ok, d, r
-    -- a road the conflict check refuses (it runs along another road from a shared node: no
-    -- junction can part them) is dropped and the city built again; at most MAX_CONFLICT_DROPS
     for _ = 0, M.MAX_CONFLICT_DROPS do
       -- the area limit was checked on the import (psdl.osm.extent, in real km)
       local copts = { style = opts.style, seed = opts.seed or 1, name = opts.name, strict = opts.strict,
@@ -246,6 +291,70 @@ function M.build(net, report, opts)
       cur = filter_roads(cur, function(x) return x ~= bad end)
       if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
     end
+    return ok, d, r, cur, city
+  end
+  -- Over the room limit in coarse rooms: leave service roads out a few at a time, least length
+  -- per room first, until the city fits; the number is found by at most FIT_BUILDS builds,
+  -- each guessing from the rooms the last ones saved (a secant on the estimate of
+  -- `service_order`). Returns the fitting build (ok, doc, report, network, what) or nil when
+  -- even all of them out does not fit in those builds (the whole step then runs as before).
+  local function fit_service(base, rooms0)
+    local order = M.service_order(base)
+    local n = #order
+    if n == 0 then return nil end
+    local est = { [0] = 0 }
+    for k = 1, n do est[k] = est[k - 1] + order[k].rooms end
+    local lo, hi, best = 0, nil, nil -- lo: known over the limit; hi: fewest known to fit
+    local factor, builds = 1, 0
+    while builds < M.FIT_BUILDS do
+      -- the fewest roads whose estimated saving, scaled by what the builds measured, is enough
+      local need = (rooms0 - max_rooms) / factor
+      local k = n
+      for j = 1, n do
+        if est[j] >= need then k = j; break end
+      end
+      if k <= lo then k = lo + 1 end
+      if hi and k >= hi then k = hi - 1 end
+      if k <= lo then break end -- hi = lo + 1: hi is the answer
+      builds = builds + 1
+      local drop = {}
+      for j = 1, k do drop[order[j].road] = true end
+      local net = filter_roads(base, function(r) return not drop[r] end)
+      if opts.progress then
+        opts.progress(string_format("simplifying: %d of %d service roads left out", k, n))
+      end
+      local ok, d, r, built, bcity = attempt(net)
+      if not ok then
+        if M.is_limit(d) then lo = k else error(tostring(d), 0) end
+      elseif #d.rooms <= max_rooms then
+        hi, best = k, { ok, d, r, built, bcity }
+      else
+        lo = k
+        if k == n then break end -- all of them out is not enough
+      end
+      local rooms = ok and #d.rooms or rooms0
+      if est[k] > 0 and rooms < rooms0 then factor = (rooms0 - rooms) / est[k] end
+    end
+    if not best then return nil end
+    local kept_len, kept_n = 0, 0
+    for j = hi + 1, n do kept_len, kept_n = kept_len + order[j].length, kept_n + 1 end
+    local what = string_format("service roads, living streets and walkways left out: %d of %d, least length per "
+      .. "room first (%d kept, %.1f km)", hi, n, kept_n, kept_len / 1000)
+    city = best[5]
+    return best[1], best[2], best[3], best[4], what
+  end
+  local tried_service = false
+  while true do
+    if level > 0 and not redo then
+      local what
+      cur, what = M.LEVELS[level](cur)
+      simplified[#simplified + 1] = what
+      if opts.progress then opts.progress("simplifying: " .. what) end
+    end
+    redo = false
+    if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
+    local ok, d, r
+    ok, d, r, cur = attempt(cur)
     over_rooms = false
     if ok and max_rooms and #simplified > 0 then
       -- with a room limit, each step says how many rooms it left
@@ -263,6 +372,7 @@ function M.build(net, report, opts)
         simplified[#simplified + 1] = what
         if opts.progress then opts.progress("simplifying: " .. what) end
       else
+        rooms_over = #d.rooms
         ok, d = false, string_format("%d rooms, more than the %d a package may hold (the room budget of its "
           .. "visibility rows, CF §3.3)", #d.rooms, max_rooms)
       end
@@ -276,6 +386,16 @@ function M.build(net, report, opts)
       if not over_rooms and (not M.is_limit(msg) or opts.strict) then error(msg, 0) end
       -- steps that cannot take rooms away are skipped when rooms are the problem
       repeat level = level + 1 until level > #M.LEVELS or not over_rooms or M.LEVEL_ROOMS[level]
+      if over_rooms and level == M.SERVICE_LEVEL and not tried_service then
+        tried_service = true
+        local fok, fd, fr, fnet, what = fit_service(cur, rooms_over)
+        if fok then
+          cur, doc, rep = fnet, fd, fr
+          simplified[#simplified + 1] = string_format("%s: %d rooms", what, #fd.rooms)
+          if opts.progress then opts.progress("simplifying: " .. what) end
+          break
+        end
+      end
       if level > #M.LEVELS then
         error(string_format("the city does not fit the game's limits even simplified (%s): %s; import a smaller "
           .. "area with --bbox minlon,minlat,maxlon,maxlat", table.concat(simplified, "; "), msg:match("^[^\n]*")), 0)

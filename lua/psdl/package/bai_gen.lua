@@ -17,8 +17,12 @@
 --   bigger crossing); stop signs on the minor approaches where one or two major arms (a
 --   major road passing) meet minor ones; an all-way stop where all arms are minor; no control
 --   at bends and dead ends, nor on an approach that no lane arrives by;
--- * a road end with no junction room next to it gets a stub intersection in the road's end
---   room (CF §2.9 "dead-end stubs need one too");
+-- * a road end with no junction room next to it gets a dead-end (stub) intersection in the
+--   road's end room, not a new junction room: CF §2.8 says "dead-end stubs need one too",
+--   §2.6 that the intersection room is a junction room (flag 0x10) in >90 % of retail, i.e.
+--   not always, and a built cap room would change the city's PSDL; the stub's centre lies 1 m
+--   inside the end room so that it can be the cruise start (CF §2.9: a city of one street has
+--   two stubs, the second is the start); how the game drives a dead end is open (CF §11 q4);
 -- * culling: a road is in a room's near list when the rooms' bounding boxes (XZ) are within
 --   `near` metres (200) of one of the road's rooms, in the in list within `in_range` (120) and
 --   when the road has a walkable side (CF §2.10, PEDIT's rule with boxes).
@@ -38,6 +42,15 @@ M.AIPATH = { divided = 0x1, alley = 0x2, freeway = 0x4, flat = 0x8 }
 M.RULE = { stop = 0, light = 1, none = 3 }
 --- Most lanes a side can describe (CF §2.9, §2.5).
 M.MAX_LANES = 4
+--- PSDL room flags that keep an intersection from being the cruise start (CF §2.9). The
+-- game tests its own lvlRoomInfo flags 0x24 and 0x0A, which it derives at load and which are
+-- not the PSDL's (PF §11 item 11): room-info 0x02/0x08 come from PSDL flag 0x02
+-- (subterranean), 0x04 from deep water (no room of ours), 0x20 from `.inst` landmarks (flag
+-- 0x100; our `_ai.inst` signs have flags 0). So PSDL road (0x08), junction (0x10) and block
+-- (0x04) rooms all qualify; the generator keeps off subterranean rooms (0x02) and, as a
+-- precaution of ours, warp rooms (0x40: a bridge deck or tunnel, where the point may be
+-- claimed by the room above or below). Same value as `psdl.bai.START_ROOM_FLAGS`.
+M.START_ROOM_FLAGS = require("psdl.bai").START_ROOM_FLAGS
 
 local function sub(a, b) return { a[1] - b[1], a[2] - b[2], a[3] - b[3] } end
 local function mid(a, b) return { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, (a[3] + b[3]) / 2 } end
@@ -353,7 +366,14 @@ function M.generate(doc, opts)
   local R = #doc.rooms + 1
   local notes = {}
   if #records == 0 then
-    error("the city has no road records: a BAI is made from them (CF §2.8)", 0)
+    local road_rooms = 0
+    for _, r in ipairs(doc.rooms) do
+      if r.flags & 0x08 ~= 0 then road_rooms = road_rooms + 1 end
+    end
+    error(string_format("the city has no road records (%d room%s with the road flag 0x08): the AI roads, "
+      .. "intersections and the cruise start are made from them (CF §2.8, §2.9); add one road record per "
+      .. "street, listing its road rooms in order (a builder script: b:road_record{rooms = rooms, lanes_left = "
+      .. "{0.5}, lanes_right = {0.5}} after b:street; psdl.city adds them itself)", road_rooms, road_rooms == 1 and "" or "s"), 0)
   end
   -- junction rooms: flag 0x10
   local junction_rooms = {}
@@ -437,8 +457,14 @@ function M.generate(doc, opts)
       if best and bd <= 1.0 then
         key = best
       else
+        -- a dead end: the stub's centre goes 1 m (at most half the end segment) into the end
+        -- room along the road, so that the game's FindRoomId of the centre (the cruise start,
+        -- CF §2.6, §2.9) lands in this room and not on its boundary
         key = "stub:" .. k .. ":" .. e
-        stubs[#stubs + 1] = { key = key, room = room, center = copy3(o), road = k }
+        local dir, seg = unit(inward), len3(inward)
+        local c = copy3(o)
+        if dir then c = { o[1] + dir[1] * min(1, seg / 2), o[2] + dir[2] * min(1, seg / 2), o[3] + dir[3] * min(1, seg / 2) } end
+        stubs[#stubs + 1] = { key = key, room = room, center = c, road = k }
       end
       arms_at[key] = arms_at[key] or {}
       local arm = { road = k, ["end"] = e, angle = atan(inward[3], inward[1]) }
@@ -517,7 +543,7 @@ function M.generate(doc, opts)
   local function qualifies(i)
     local it = inters[i]
     local room = doc.rooms[it.room]
-    if not room or room.flags & 0x2E ~= 0 then return false end
+    if not room or room.flags & M.START_ROOM_FLAGS ~= 0 then return false end
     if #it.roads == 0 then return false end
     for _, k in ipairs(it.roads) do
       if roads[k].flags & (M.AIPATH.freeway | M.AIPATH.alley) ~= 0 then return false end
@@ -540,8 +566,10 @@ function M.generate(doc, opts)
     start = 2
   end
   if not start then
-    error("no intersection qualifies as a cruise start (CF §2.9: a junction room without flags 0x24/0x0A whose "
-      .. "roads are neither freeways nor alleys); the game would hang at load", 0)
+    error(string_format("no intersection qualifies as a cruise start (CF §2.9: the game retries forever and hangs "
+      .. "at load): each of the %d intersections is in a subterranean or warp room (PSDL flags 0x02/0x40) or "
+      .. "has a freeway or alley road; add an ordinary street (a road record without flags 0x10/0x20) whose "
+      .. "junction or dead end lies in a surface room", #inters), 0)
   end
   -- culling lists (CF §2.10)
   local near_r, in_r = opts.near or 200, opts.in_range or 120

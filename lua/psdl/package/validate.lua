@@ -29,15 +29,41 @@ M.MAX_ENTRY = 64 << 20
 M.MAX_RATIO = 1100
 
 -- the zip structure (CF §8.2), from the raw bytes
+-- Where the end-of-central-directory record starts (1-based), searched backwards from the last
+-- 22 bytes over at most a 65,535-byte comment; nil when there is none. A record whose comment
+-- length reaches exactly to the end of the file wins over one that does not.
+local function find_end_record(bytes)
+  local n = #bytes
+  if n < 22 then return nil end
+  local fallback
+  for p = n - 21, math.max(1, n - 21 - 65535), -1 do
+    if bytes:byte(p) == 0x50 and bytes:sub(p, p + 3) == "PK\5\6" then
+      local clen = unpack("<I2", bytes, p + 20)
+      if p + 21 + clen == n then return p end
+      fallback = fallback or p
+    end
+  end
+  return fallback
+end
+
 local function check_zip(bytes, add)
   local n = #bytes
-  if n < 22 or bytes:sub(n - 21, n - 18) ~= "PK\5\6" then
-    add("error", "zip_end_record", "", "the end-of-central-directory record is not the last 22 bytes: an archive "
-      .. "comment or not a zip (CF §8.2: the game looks only there)")
+  local e = find_end_record(bytes)
+  if not e then
+    add("error", "zip_end_record", "", "no end-of-central-directory record in the last 65,557 bytes (CF §8.2)")
     return nil
   end
-  local disk, cd_disk, n_here, n_total, cd_size, cd_off, clen = unpack("<I2I2I2I2I4I4I2", bytes, n - 17)
-  if clen ~= 0 then add("error", "zip_comment", "", "archive comment of " .. clen .. " bytes (CF §8.2)") end
+  local disk, cd_disk, n_here, n_total, cd_size, cd_off, clen = unpack("<I2I2I2I2I4I4I2", bytes, e + 4)
+  local after = n - (e + 21) -- bytes after the fixed 22-byte record
+  if clen ~= 0 or after ~= 0 then
+    -- the game reads the end record from the last 22 bytes only (CF §8.2): it cannot open this
+    add("error", clen ~= 0 and "zip_comment" or "zip_end_record", "", string_format("%s: the end-of-central-"
+      .. "directory record is not the last 22 bytes, and the game's reader looks only there (CF §8.2), so it "
+      .. "cannot open the archive; write it again without %s (psdl package does; Info-ZIP: zip -z with an "
+      .. "empty comment)", clen ~= 0 and string_format("an archive comment of %d byte%s", clen, clen == 1 and "" or "s")
+      or string_format("%d byte%s after the end record", after, after == 1 and "" or "s"),
+      clen ~= 0 and "the comment" or "them"))
+  end
   if disk ~= 0 or cd_disk ~= 0 or n_here ~= n_total then
     add("error", "zip_multipart", "", "a multi-part archive (CF §8.2: single part only)")
   end
@@ -45,7 +71,7 @@ local function check_zip(bytes, add)
     add("error", "zip64", "", "ZIP64 markers in the end record (CF §8.2)")
     return nil
   end
-  if cd_off + cd_size > n - 22 then
+  if cd_off + cd_size > e - 1 then
     add("error", "zip_directory", "", "the central directory runs past the end record")
     return nil
   end
@@ -83,7 +109,7 @@ local function check_zip(bytes, add)
     if name:find("\\", 1, true) then add("warning", "zip_name", where, "'\\' in a name (the game reads it as '/')") end
     if name:sub(-1) == "/" then add("error", "zip_directory_entry", where, "a directory entry (CF §8.2)") end
     local low = name:lower():gsub("\\", "/")
-    if low:match("^tune/") and not low:match("^tune/.*%.[^/]*$") then
+    if low:match("^tune/") and low:sub(-1) ~= "/" and not low:match("^tune/.*%.[^/]*$") then
       add("error", "zip_name", where, "a file under tune/ without an extension crashes stock MM2 (CF §8.2)")
     end
     if seen[name] then
@@ -106,7 +132,8 @@ local function check_zip(bytes, add)
       if bytes:sub(lp + 30, lp + 29 + lnlen) ~= name then add("error", "zip_local_header", where, "local and central names differ") end
       if lmethod ~= method then add("error", "zip_local_header", where, "local and central methods differ") end
       if lflags & 0x8 ~= 0 then add("error", "zip_data_descriptor", where, "data descriptor in the local header (CF §8.2)") end
-      if lcrc ~= crc or lcsize ~= csize or lusize ~= usize then
+      -- (with a data descriptor, reported above, the local CRC and sizes are zeros by design)
+      if lflags & 0x8 == 0 and (lcrc ~= crc or lcsize ~= csize or lusize ~= usize) then
         add("error", "zip_local_header", where, "local header CRC or sizes differ from the central directory")
       end
     end
@@ -567,7 +594,7 @@ function M.check(bytes, label)
   -- files the game does not read for these cities (CF §8.4) are named (not when no .cinfo
   -- parsed: then every file would be named, the .cinfo errors say why)
   for name in pairs(by) do
-    if #cities > 0 and not M.known_file(name, cities) then
+    if #cities > 0 and name:sub(-1) ~= "/" and not M.known_file(name, cities) then
       add("warning", "unknown_file", name, "not a file the game reads for this city (CF §8.4: tune/<map>.*, "
         .. "city/<map>.*, city/<map>/*, race/<RaceDir>/*, geometry/*.pkg, texture/*.tex|tga|bmp): shipped for "
         .. "nothing, or it overrides another add-on's file of the same name")
