@@ -23,12 +23,12 @@ else
   doc = assert(loadfile(path, "t", env))():build()
 end
 local ref_opts = { rays = tonumber(arg[2]) or 30720, eyes = tonumber(arg[3]) or 64, targeted = tonumber(arg[4]) or 128,
-                   seed = 7, dilate = 0, symmetric = false }
+                   seed = 7, dilate = 0, symmetric = false, random_height = true }
 
 local c0 = os.clock()
 -- PSDL_VIS_OPTS="targeted=24,dilate=1" overrides the defaults under test
 local dopts = {}
-for k, v in (os.getenv("PSDL_VIS_OPTS") or ""):gmatch("(%w+)=(%d+)") do dopts[k] = tonumber(v) end
+for k, v in (os.getenv("PSDL_VIS_OPTS") or ""):gmatch("([%w_]+)=(%d+)") do dopts[k] = tonumber(v) end
 local def, dinfo = gen.generate(doc, dopts)
 local c1 = os.clock()
 -- PSDL_REF_CACHE=file keeps the reference rows between runs (one line per room)

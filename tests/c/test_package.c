@@ -35,7 +35,7 @@ static void test_visibility(void) {
     n = add_quad(tris, rooms, n, 0, 10, 0, 10, 0, 1);
     n = add_quad(tris, rooms, n, 10, 20, 0, 10, 0, 2);
     n = add_quad(tris, rooms, n, 300, 310, 0, 10, 0, 3);
-    psdl_vis_opts o = {1000.0, 2000, 8, 8, 3, 2};
+    psdl_vis_opts o = {.range = 1000.0, .rays = 2000, .eyes = 8, .targeted = 8, .seed = 3, .threads = 2};
     psdl_vis *v = psdl_vis_new(tris, rooms, n, 4, NULL);
     CHECK(v != NULL);
     CHECK_EQ(psdl_vis_triangles(v), 6);
