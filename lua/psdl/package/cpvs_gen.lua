@@ -2,28 +2,30 @@
 -- (companion-formats.md §3, "CF"). The result is the table `psdl.cpvs.encode` takes
 -- (docs/companion.md): `{rooms = R, rows = {[r] = {visible = {ids...}}}}`.
 --
--- Per room, the C caster (src/psdl_visibility.c) casts rays from eye points over the room's
--- walkable surfaces against every triangle the game draws (ground, roads, facades, roofs,
--- tunnel walls; `psdl.export` makes them), up to the view range (CF §3.5: 1,000 m), then
--- aims rays from every eye at each room in range that no random ray hit. A row is then: the
--- rooms its rays hit and the rooms whose rays hit it (`symmetric`), `dilate` (2) rings of
--- perimeter neighbours around those, the room itself,
+-- Per room, the C caster (src/psdl_visibility.c) casts rays from 48 eye points over the room's
+-- walkable surfaces, 15 m up (the top of the camera's range: over ground and building prisms
+-- the top eye sees all a lower one at the same spot sees), against every triangle the game
+-- draws (ground, roads, facades, roofs, tunnel walls; `psdl.export` makes them), up to the view
+-- range (CF §3.5: 1,000 m), then aims rays from every eye at each room in range that no random
+-- ray hit. A row is then: the rooms its rays hit and the rooms whose rays hit it
+-- (`symmetric`), `dilate` (2) rings of perimeter neighbours around those, the room itself,
 -- its perimeter neighbours and every room whose bounding box is within `close` metres (40 m:
 -- what a sampled ray cast can miss close by costs little to draw). The rings make the rows
 -- conservative: a far room seen through a narrow gap from one eye point is usually seen from
 -- others through the same gap together with the rooms next to it, and a missed room pops in
 -- while an extra one only costs draw time (CF §3.5's recipe errs the same way). Against a
--- sampling with ten times the rays and three times the eyes, downtown misses 0.7 % of the
--- room pairs and the London-scale bench city 2.8 % (28 % and 31 % before the rings and the
--- symmetry; bench/README.md).
+-- sampling with ten times the rays, eyes at random heights and more aimed rays, downtown
+-- misses 0.2 % of the room pairs and the London-scale bench city 1.6 % (bench/README.md).
 --
 -- Limits (CF §3.3, §3.4): the game decompresses a row into a 512-byte buffer, so room ids
 -- must stay below 2,048; a city with more rooms is refused here (a CPVS cannot describe it;
 -- `psdl.package.generate` refuses it first with the fix, and an OSM extract packaged by the
--- command line is fitted to 2,047 rooms beforehand: docs/package.md). A row may list at most 511 other rooms (`cityLevel::Draw` stops at
--- 512): a longer row keeps the room itself, its neighbours, the rooms rays hit and then the
--- rooms only the rings or `close` added (nearest by bounding-box distance first within each),
--- and the package report says how many rows were cut.
+-- command line is fitted to 2,047 rooms beforehand: docs/package.md). A row may list at most
+-- 511 other rooms (`cityLevel::Draw` stops at 512, in id order, so the game itself would drop
+-- the highest ids whatever their distance): a longer row keeps the room itself, its
+-- neighbours, the rooms rays hit and then the rooms only the rings or `close` added (within
+-- each, the rooms that look largest from here first: distance / extent), and the report's
+-- `cut` says how many rows were cut.
 -- @module psdl.package.cpvs_gen
 
 local string, table, math = string, table, math
