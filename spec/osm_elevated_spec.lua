@@ -57,7 +57,7 @@ describe("psdl.osm elevated roads", function()
     -- the elevated junction stands at deck height
     local n22 = c.node_by_id["22"]
     assert.is_true(n22.opts.bridge)
-    assert.are.equal(require("psdl.city.layout").BRIDGE.height, n22.y)
+    assert.are.equal(require("psdl.city.tunnel").BRIDGE.height, n22.y)
     -- every metre of the extract appears as road (the viaduct over the road below)
     local kept = require "psdl.osm.kept"
     local m = kept.measure(net.input, kept.city_roads(c))

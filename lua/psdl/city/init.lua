@@ -667,7 +667,7 @@ function M.from_network(net, opts)
     end
     -- a node on a bridge deck (`bridge = true`) is at deck height unless it says otherwise
     local y = n.y
-    if n.bridge and y == nil then y = require("psdl.city.layout").BRIDGE.height end
+    if n.bridge and y == nil then y = require("psdl.city.tunnel").BRIDGE.height end
     local node = city:node(n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
                                        bridge = n.bridge and true or nil, where = "nodes[" .. tostring(id) .. "]" })
     -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
