@@ -4,7 +4,9 @@
 --   lua5.4 bench/bench_cpvs_miss.lua CITY [ref_rays=30720] [ref_eyes=64] [ref_aimed=128]
 --
 -- CITY is a city script (examples/downtown.lua, bench/london_city.lua) or an .osm extract
--- (imported with `psdl.osm`, blocks without buildings, as the package spec does).
+-- (imported with `psdl.osm`, blocks without buildings, as the package spec does). The
+-- reference samples eye heights at random (1-15 m, as CF §3.5's PVSGEN does); the default
+-- puts its eyes at the top of that range.
 local here = (arg and arg[0] or "bench/bench_cpvs_miss.lua"):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
@@ -23,12 +25,12 @@ else
   doc = assert(loadfile(path, "t", env))():build()
 end
 local ref_opts = { rays = tonumber(arg[2]) or 30720, eyes = tonumber(arg[3]) or 64, targeted = tonumber(arg[4]) or 128,
-                   seed = 7, dilate = 0, symmetric = false }
+                   seed = 7, dilate = 0, symmetric = false, random_height = true }
 
 local c0 = os.clock()
 -- PSDL_VIS_OPTS="targeted=24,dilate=1" overrides the defaults under test
 local dopts = {}
-for k, v in (os.getenv("PSDL_VIS_OPTS") or ""):gmatch("(%w+)=(%d+)") do dopts[k] = tonumber(v) end
+for k, v in (os.getenv("PSDL_VIS_OPTS") or ""):gmatch("([%w_]+)=(%d+)") do dopts[k] = tonumber(v) end
 local def, dinfo = gen.generate(doc, dopts)
 local c1 = os.clock()
 -- PSDL_REF_CACHE=file keeps the reference rows between runs (one line per room)
@@ -57,8 +59,10 @@ else
 end
 local c2 = os.clock()
 local miss, total, extra = gen.compare(def, ref)
-print(string.format("%s: %d rooms; default %.2f s CPU, mean row %.1f; reference (%d/%d/%d) %.2f s CPU, mean row %.1f",
-  path, #doc.rooms, c1 - c0, dinfo.mean, ref_opts.rays, ref_opts.eyes, ref_opts.targeted, c2 - c1, rinfo.mean))
+print(string.format("%s: %d rooms; default %.2f s CPU, mean row %.1f, longest %d, %d rows cut; reference (%d/%d/%d) "
+  .. "%.2f s CPU, mean row %.1f; load %s", path, #doc.rooms, c1 - c0, dinfo.mean, dinfo.longest, dinfo.cut, ref_opts.rays,
+  ref_opts.eyes, ref_opts.targeted, c2 - c1, rinfo.mean,
+  (io.open("/proc/loadavg") and io.open("/proc/loadavg"):read("l") or "?"):match("^(%S+)")))
 print(string.format("missed %d of %d reference pairs (%.2f %%); %d pairs only in the default", miss, total,
   100 * miss / math.max(total, 1), extra))
 -- where the misses are: by distance between the rooms' centres

@@ -3,11 +3,14 @@
  * lpsdl_open_package): the visibility caster (psdl_visibility.h) and the zip container
  * (psdl_zip.h).
  *
- *   core.visibility(tris, rooms, R [, subterranean]) -> psdl.Visibility
+ *   core.visibility(tris, rooms, R [, subterranean [, neighbours]]) -> psdl.Visibility
  *       tris: flat array of 9 numbers per triangle (metres); rooms: the game room id of
  *       each triangle; R: the PSDL room-count field; subterranean: array of room ids whose
- *       eyes stay low. Raises on a wrong argument.
- *   vis:rows(first, last, {range =, rays =, eyes =, targeted =, seed =, threads =}) -> {[r] = {ids...}}
+ *       eyes stay low; neighbours: flat array of room-id pairs a1, b1, a2, b2, ... (perimeter
+ *       neighbours, for the `frontier` flood). Raises on a wrong argument.
+ *   vis:rows(first, last, {range =, rays =, eyes =, targeted =, frontier =, seed =, threads =,
+ *            random_height =})
+ *       -> {[r] = {ids...}}
  *       rows of rooms first..last (1 <= first <= last < R): ascending room ids hit by rays
  *   vis:triangles() -> number of finite triangles kept
  *   core.zip_build(files, level) -> bytes | nil, message, "invalid"
@@ -49,7 +52,7 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
 }
 
 static int l_visibility(lua_State *L) {
-    lua_settop(L, 4); /* the scratch buffers below go above the arguments */
+    lua_settop(L, 5); /* the scratch buffers below go above the arguments */
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer R = luaL_checkinteger(L, 3);
@@ -95,6 +98,28 @@ static int l_visibility(lua_State *L) {
     luaL_setmetatable(L, VIS);
     b->v = psdl_vis_new(tri, room, ntri, (uint32_t)R, sub);
     if (!b->v) return luaL_error(L, "not enough memory");
+    if (!lua_isnoneornil(L, 5)) {
+        luaL_checktype(L, 5, LUA_TTABLE);
+        size_t np = (size_t)lua_rawlen(L, 5);
+        luaL_argcheck(L, np % 2 == 0, 5, "pairs of room ids expected");
+        uint32_t *pairs = malloc((np ? np : 1) * sizeof(uint32_t));
+        if (!pairs) return luaL_error(L, "not enough memory");
+        for (size_t i = 0; i < np; i++) {
+            lua_rawgeti(L, 5, (lua_Integer)i + 1);
+            int ok;
+            lua_Integer r = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || r < 0 || r >= R) {
+                free(pairs);
+                return luaL_argerror(L, 5, lua_pushfstring(L, "element %d: room id 0..%d expected", (int)i + 1,
+                                                           (int)R - 1));
+            }
+            pairs[i] = (uint32_t)r;
+        }
+        int rc = psdl_vis_set_neighbours(b->v, pairs, np / 2);
+        free(pairs);
+        if (rc != 0) return luaL_error(L, "not enough memory");
+    }
     return 1;
 }
 
@@ -117,15 +142,19 @@ static int m_rows(lua_State *L) {
     lua_Integer first = luaL_checkinteger(L, 2), last = luaL_checkinteger(L, 3);
     luaL_argcheck(L, first >= 1 && first < (lua_Integer)b->nrooms, 2, "room id 1..R-1 expected");
     luaL_argcheck(L, last >= first && last < (lua_Integer)b->nrooms, 3, "room id first..R-1 expected");
-    psdl_vis_opts o = {1000.0, 2048, 16, 8, 1, 2};
+    psdl_vis_opts o = {1000.0, 2048, 16, 8, 0, 1, 2, 0};
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
         o.range = opt_field(L, 4, "range", o.range, 1.0, 1e6);
         o.rays = (uint32_t)opt_field(L, 4, "rays", o.rays, 1, 1e7);
         o.eyes = (uint32_t)opt_field(L, 4, "eyes", o.eyes, 1, 256);
         o.targeted = (uint32_t)opt_field(L, 4, "targeted", o.targeted, 0, 1e5);
+        o.frontier = (uint32_t)opt_field(L, 4, "frontier", o.frontier, 0, 1e5);
         o.seed = (uint64_t)opt_field(L, 4, "seed", (lua_Number)o.seed, 0, 9007199254740991.0);
         o.threads = (int)opt_field(L, 4, "threads", o.threads, 1, 16);
+        lua_getfield(L, 4, "random_height");
+        o.random_height = lua_toboolean(L, -1);
+        lua_pop(L, 1);
     }
     size_t stride = ((size_t)b->nrooms + 7) / 8;
     size_t nrow = (size_t)(last - first + 1);

@@ -2,9 +2,10 @@
  * psdl_visibility.c -- room-to-room visibility by ray casting (psdl_visibility.h,
  * companion-formats.md §3.5).
  *
- * A bounding volume hierarchy over the triangles (median split of the centroids on the
- * longest axis, at most 4 triangles per leaf), closest-hit traversal with a slab test and
- * the Moller-Trumbore triangle test (two-sided: facades and roofs occlude from both sides).
+ * A bounding volume hierarchy over the triangles (binned surface-area splits, the median
+ * when none helps, at most 4 triangles per leaf), closest-hit traversal for random rays
+ * and any-hit traversal for aimed ones, both nearest child first, with a slab test and the
+ * Moller-Trumbore triangle test (two-sided: facades and roofs occlude from both sides).
  * Rooms are spread over POSIX threads in a fixed interleaving; each room draws its random
  * numbers from its own generator, so rows are the same whatever the thread count.
  */
@@ -47,6 +48,8 @@ struct psdl_vis {
     tri_list up;         /* up-facing triangles per room: eye points */
     tri_list all;        /* every triangle per room: target points */
     float *box;          /* per room: min x, min z, max x, max z of its triangles */
+    uint32_t *adj_start; /* perimeter neighbours of room r: adj[adj_start[r] .. adj_start[r+1]) */
+    uint32_t *adj;       /* (NULL until psdl_vis_set_neighbours) */
 };
 
 /* ------------------------------------------------------------------ building */
@@ -354,7 +357,42 @@ void psdl_vis_free(psdl_vis *v) {
     free_list(&v->up);
     free_list(&v->all);
     free(v->box);
+    free(v->adj_start);
+    free(v->adj);
     free(v);
+}
+
+int psdl_vis_set_neighbours(psdl_vis *v, const uint32_t *pairs, size_t npairs) {
+    if (!v) return -1;
+    uint32_t nrooms = v->nrooms;
+    uint32_t *start = calloc((size_t)nrooms + 1, sizeof(uint32_t));
+    uint32_t *adj = malloc((npairs ? 2 * npairs : 1) * sizeof(uint32_t));
+    uint32_t *fill = calloc((size_t)nrooms + 1, sizeof(uint32_t));
+    if (!start || !adj || !fill) {
+        free(start);
+        free(adj);
+        free(fill);
+        return -1;
+    }
+    for (size_t k = 0; k < npairs; k++) {
+        uint32_t a = pairs[2 * k], b = pairs[2 * k + 1];
+        if (a == 0 || b == 0 || a >= nrooms || b >= nrooms || a == b) continue;
+        start[a + 1]++;
+        start[b + 1]++;
+    }
+    for (uint32_t r = 0; r < nrooms; r++) start[r + 1] += start[r];
+    for (size_t k = 0; k < npairs; k++) {
+        uint32_t a = pairs[2 * k], b = pairs[2 * k + 1];
+        if (a == 0 || b == 0 || a >= nrooms || b >= nrooms || a == b) continue;
+        adj[start[a] + fill[a]++] = b;
+        adj[start[b] + fill[b]++] = a;
+    }
+    free(fill);
+    free(v->adj_start);
+    free(v->adj);
+    v->adj_start = start;
+    v->adj = adj;
+    return 0;
 }
 
 size_t psdl_vis_triangles(const psdl_vis *v) { return v ? v->ntri : 0; }
@@ -446,6 +484,57 @@ static long cast(const psdl_vis *v, const double od[3], const double dd[3], doub
     return best;
 }
 
+/* Whether a triangle of a room other than skip crosses o + t d, 1e-4 < t < tmax (any hit:
+ * the traversal stops at the first one found; nearest children first, so blockers near
+ * the eye, the usual ones in a street, are found early). */
+static int occluded(const psdl_vis *v, const double od[3], const double dd[3], double tmax, uint32_t skip) {
+    if (v->ntri == 0) return 0;
+    float o[3] = {(float)od[0], (float)od[1], (float)od[2]}, d[3] = {(float)dd[0], (float)dd[1], (float)dd[2]};
+    float inv[3];
+    for (int a = 0; a < 3; a++) inv[a] = d[a] != 0.0f ? 1.0f / d[a] : (d[a] >= 0 ? 1e30f : -1e30f);
+    uint32_t stack[STACK_MAX];
+    int sp = 0;
+    float bt = (float)tmax;
+    if (box_enter(&v->nodes[0], o, inv, bt) == INFINITY) return 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const node *nd = &v->nodes[stack[--sp]];
+        if (nd->count) {
+            for (uint32_t k = nd->first; k < nd->first + nd->count; k++) {
+                if (v->room[k] == skip) continue;
+                const tri3 *tr = &v->tris[k];
+                const float *e1 = tr->e1, *e2 = tr->e2;
+                float p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
+                float det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+                if (det > -1e-9f && det < 1e-9f) continue;
+                float id = 1.0f / det;
+                float s[3] = {o[0] - tr->v0[0], o[1] - tr->v0[1], o[2] - tr->v0[2]};
+                float u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * id;
+                if (u < 0.0f || u > 1.0f) continue;
+                float q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
+                float w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * id;
+                if (w < 0.0f || u + w > 1.0f) continue;
+                float t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * id;
+                if (t > 1e-4f && t < bt) return 1;
+            }
+        } else if (sp + 2 <= STACK_MAX) {
+            uint32_t l = nd->first, r = nd->first + 1;
+            float tl = box_enter(&v->nodes[l], o, inv, bt), tr = box_enter(&v->nodes[r], o, inv, bt);
+            if (tl > tr) {
+                uint32_t su = l;
+                l = r;
+                r = su;
+                float st = tl;
+                tl = tr;
+                tr = st;
+            }
+            if (tr != INFINITY) stack[sp++] = r;
+            if (tl != INFINITY) stack[sp++] = l;
+        }
+    }
+    return 0;
+}
+
 typedef struct {
     uint64_t s;
 } rng;
@@ -481,13 +570,19 @@ static int pick_point(const psdl_vis *v, const tri_list *l, uint32_t r, rng *g, 
     return 0;
 }
 
-/* A random eye point of room r: 0 and the point in eye, or -1 when none could be found. */
-static int pick_eye(const psdl_vis *v, uint32_t r, rng *g, double eye[3]) {
+/* A random eye point of room r (at the top of the camera's range, or a random 1-15 m /
+ * 0.5-5 m up when random_height): 0 and the point in eye, or -1 when none could be found. */
+static int pick_eye(const psdl_vis *v, uint32_t r, int random_height, rng *g, double eye[3]) {
     int low = v->subterranean[r] != 0;
     for (int attempt = 0; attempt < 8; attempt++) {
         double p[3];
         if (pick_point(v, &v->up, r, g, p) != 0) return -1;
-        double h = low ? 0.5 + 4.5 * rng_unit(g) : 1.0 + 14.0 * rng_unit(g);
+        /* the top of the camera's range (§3.5: 0-15 m, 0-5 m subterranean): over ground and
+         * building prisms (no overhang) a segment from a higher eye to a point lies above the
+         * one from a lower eye at the same spot, so the top eye sees all the lower ones see;
+         * ceilings, roofs and decks above the point clamp it below them */
+        double h = low ? 5.0 : 15.0;
+        if (random_height) h = low ? 0.5 + 4.5 * rng_unit(g) : 1.0 + 14.0 * rng_unit(g);
         double o[3] = {p[0], p[1] + 0.05, p[2]}, up[3] = {0.0, 1.0, 0.0}, th;
         long hit = cast(v, o, up, h + 0.5, &th);
         if (hit >= 0) {
@@ -505,19 +600,52 @@ static int pick_eye(const psdl_vis *v, uint32_t r, rng *g, double eye[3]) {
     return -1;
 }
 
+/* Rays aimed from the eyes at random points of room t (area-weighted over its triangles):
+ * 1 when one reaches its point with no triangle of another room in between (t's own
+ * triangles never block: the ray reaches t either way), 0 when all are blocked, t has no
+ * triangles or lies beyond range of the eyes' bounds eb (min x, min z, max x, max z).
+ * n rays within 150 m, n * 150 m / distance beyond (at least 2): a far room covers less of
+ * the view. The rays spread over all the eyes, starting at a different eye for each room,
+ * so that a room with few rays is still tried from every side. */
+static int aim(const psdl_vis *v, const double (*eyes)[3], uint32_t have, const double eb[4], uint32_t t,
+               uint32_t n, double range, rng *g) {
+    const float *b = v->box + 4 * (size_t)t;
+    if (b[0] > b[2]) return 0; /* no triangles */
+    double dx = fmax(0.0, fmax(b[0] - eb[2], eb[0] - b[2])), dz = fmax(0.0, fmax(b[1] - eb[3], eb[1] - b[3]));
+    double dd = dx * dx + dz * dz;
+    if (dd > range * range) return 0;
+    uint32_t nt = n;
+    if (dd > 150.0 * 150.0) {
+        nt = (uint32_t)(n * 150.0 / sqrt(dd));
+        if (nt < 2) nt = 2 < n ? 2 : n;
+    }
+    for (uint32_t k = 0; k < nt; k++) {
+        double p[3];
+        if (pick_point(v, &v->all, t, g, p) != 0) return 0;
+        const double *eye = eyes[(t + (size_t)k * have / nt) % have];
+        double d[3] = {p[0] - eye[0], p[1] - eye[1], p[2] - eye[2]};
+        double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (len < 1e-3 || len > range) continue;
+        for (int c = 0; c < 3; c++) d[c] /= len;
+        if (!occluded(v, eye, d, len - 0.05, t)) return 1;
+    }
+    return 0;
+}
+
 #define EYES_MAX 256
 
 /* Row of room r: random rays from its eyes, then, for every room within range not hit yet,
  * `targeted` rays from an eye to a random point of that room (visible when nothing else is
  * hit first). */
-static void room_row(const psdl_vis *v, uint32_t r, const psdl_vis_opts *o, uint8_t *row) {
+static void room_row(const psdl_vis *v, uint32_t r, const psdl_vis_opts *o, uint8_t *row, uint32_t *queue,
+                     uint8_t *tried) {
     rng g = {o->seed * 0x9E3779B97F4A7C15ull ^ ((uint64_t)r * 0xD1B54A32D192ED03ull) ^ 0x5DEECE66Dull};
     uint32_t neyes = o->eyes ? o->eyes : 1;
     if (neyes > EYES_MAX) neyes = EYES_MAX;
     double eyes[EYES_MAX][3];
     uint32_t have = 0;
     for (uint32_t e = 0; e < neyes; e++)
-        if (pick_eye(v, r, &g, eyes[have]) == 0) have++;
+        if (pick_eye(v, r, o->random_height, &g, eyes[have]) == 0) have++;
     if (have == 0) return;
     uint32_t per = o->rays / have;
     const double two_pi = 6.283185307179586;
@@ -534,7 +662,6 @@ static void room_row(const psdl_vis *v, uint32_t r, const psdl_vis_opts *o, uint
             }
         }
     }
-    if (o->targeted == 0) return;
     /* eye bounds, for the range test */
     double ex0 = INFINITY, ez0 = INFINITY, ex1 = -INFINITY, ez1 = -INFINITY;
     for (uint32_t e = 0; e < have; e++) {
@@ -543,34 +670,38 @@ static void room_row(const psdl_vis *v, uint32_t r, const psdl_vis_opts *o, uint
         if (eyes[e][2] < ez0) ez0 = eyes[e][2];
         if (eyes[e][2] > ez1) ez1 = eyes[e][2];
     }
-    for (uint32_t t = 1; t < v->nrooms; t++) {
-        if (row[t >> 3] & (1u << (t & 7))) continue;
-        const float *b = v->box + 4 * (size_t)t;
-        if (b[0] > b[2]) continue; /* no triangles */
-        double dx = fmax(0.0, fmax(b[0] - ex1, ex0 - b[2])), dz = fmax(0.0, fmax(b[1] - ez1, ez0 - b[3]));
-        double dd = dx * dx + dz * dz;
-        if (dd > o->range * o->range) continue;
-        /* fewer aimed rays the farther the room: a far room covers less of the view */
-        uint32_t nt = o->targeted;
-        if (dd > 150.0 * 150.0) {
-            nt = (uint32_t)(o->targeted * 150.0 / sqrt(dd));
-            if (nt < 2) nt = 2 < o->targeted ? 2 : o->targeted;
-        }
-        for (uint32_t k = 0; k < nt; k++) {
-            double p[3];
-            if (pick_point(v, &v->all, t, &g, p) != 0) break;
-            /* the rays of a room spread over all the eyes, starting at a different eye for
-             * each room, so that a room with few rays is still tried from every side */
-            const double *eye = eyes[(t + (size_t)k * have / nt) % have];
-            double d[3] = {p[0] - eye[0], p[1] - eye[1], p[2] - eye[2]};
-            double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            if (len < 1e-3 || len > o->range) continue;
-            for (int c = 0; c < 3; c++) d[c] /= len;
-            double th;
-            long hit = cast(v, eye, d, len + 0.05, &th);
-            if (hit < 0 || v->room[hit] == t || th >= len - 0.05) {
+    const double eb[4] = {ex0, ez0, ex1, ez1};
+    if (o->targeted > 0)
+        for (uint32_t t = 1; t < v->nrooms; t++) {
+            if (row[t >> 3] & (1u << (t & 7))) continue;
+            if (aim(v, (const double (*)[3])eyes, have, eb, t, o->targeted, o->range, &g))
                 row[t >> 3] |= (uint8_t)(1u << (t & 7));
-                break;
+        }
+    if (o->frontier == 0 || !v->adj) return;
+    /* flood: every perimeter neighbour of a visible room gets `frontier` aimed rays of its
+     * own (once); a neighbour found visible is flooded in turn. Rooms seen through a gap
+     * usually have visible neighbours seen through the same gap, so the rays go where
+     * visibility is likely instead of everywhere. */
+    memset(tried, 0, ((size_t)v->nrooms + 7) / 8);
+    /* the room itself first (its neighbours are tried even when no ray hit it), then every
+     * room found visible */
+    uint32_t qn = 0;
+    queue[qn++] = r;
+    tried[r >> 3] |= (uint8_t)(1u << (r & 7));
+    for (uint32_t t = 1; t < v->nrooms; t++)
+        if (t != r && (row[t >> 3] & (1u << (t & 7)))) {
+            queue[qn++] = t;
+            tried[t >> 3] |= (uint8_t)(1u << (t & 7));
+        }
+    for (uint32_t qi = 0; qi < qn; qi++) {
+        uint32_t u = queue[qi];
+        for (uint32_t k = v->adj_start[u]; k < v->adj_start[u + 1]; k++) {
+            uint32_t w = v->adj[k];
+            if (tried[w >> 3] & (1u << (w & 7))) continue;
+            tried[w >> 3] |= (uint8_t)(1u << (w & 7));
+            if (aim(v, (const double (*)[3])eyes, have, eb, w, o->frontier, o->range, &g)) {
+                row[w >> 3] |= (uint8_t)(1u << (w & 7));
+                queue[qn++] = w;
             }
         }
     }
@@ -583,12 +714,14 @@ typedef struct {
     uint8_t *out;
     size_t stride;
     int index, step;
+    uint32_t *queue; /* scratch of the flood: R room ids */
+    uint8_t *tried;  /* and ceil(R / 8) bytes */
 } job;
 
 static void *worker(void *arg) {
     job *j = arg;
     for (uint32_t r = j->first + (uint32_t)j->index; r <= j->last; r += (uint32_t)j->step)
-        room_row(j->v, r, j->o, j->out + (size_t)(r - j->first) * j->stride);
+        room_row(j->v, r, j->o, j->out + (size_t)(r - j->first) * j->stride, j->queue, j->tried);
     return NULL;
 }
 
@@ -602,7 +735,15 @@ int psdl_vis_rows(const psdl_vis *v, uint32_t first, uint32_t last, const psdl_v
     job jobs[16];
     pthread_t th[16];
     int started = 0;
-    for (int i = 0; i < nt; i++) jobs[i] = (job){v, first, last, opts, out, stride, i, nt};
+    uint32_t *queue = malloc((size_t)nt * v->nrooms * sizeof(uint32_t));
+    uint8_t *tried = malloc((size_t)nt * stride);
+    if (!queue || !tried) {
+        free(queue);
+        free(tried);
+        return -1;
+    }
+    for (int i = 0; i < nt; i++)
+        jobs[i] = (job){v, first, last, opts, out, stride, i, nt, queue + (size_t)i * v->nrooms, tried + (size_t)i * stride};
     for (int i = 1; i < nt; i++) {
         if (pthread_create(&th[i], NULL, worker, &jobs[i]) != 0) break;
         started = i;
@@ -611,5 +752,7 @@ int psdl_vis_rows(const psdl_vis *v, uint32_t first, uint32_t last, const psdl_v
     worker(&jobs[0]);
     for (int i = started + 1; i < nt; i++) worker(&jobs[i]);
     for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+    free(queue);
+    free(tried);
     return 0;
 }

@@ -35,7 +35,7 @@ static void test_visibility(void) {
     n = add_quad(tris, rooms, n, 0, 10, 0, 10, 0, 1);
     n = add_quad(tris, rooms, n, 10, 20, 0, 10, 0, 2);
     n = add_quad(tris, rooms, n, 300, 310, 0, 10, 0, 3);
-    psdl_vis_opts o = {1000.0, 2000, 8, 8, 3, 2};
+    psdl_vis_opts o = {.range = 1000.0, .rays = 2000, .eyes = 8, .targeted = 8, .seed = 3, .threads = 2};
     psdl_vis *v = psdl_vis_new(tris, rooms, n, 4, NULL);
     CHECK(v != NULL);
     CHECK_EQ(psdl_vis_triangles(v), 6);
@@ -65,6 +65,37 @@ static void test_visibility(void) {
     CHECK_EQ(psdl_vis_rows(v, 1, 3, &o1, b), 0);
     CHECK(memcmp(a, b, 3) == 0);
     psdl_vis_free(v);
+
+    /* the flood: rooms 1-3 side by side, neighbours 1-2 and 2-3, a wall at x = 150 before
+     * room 4 (x 300); no aimed rays, one random ray: the flood reaches 2 and 3, not 4 */
+    {
+        float ft[9 * 16];
+        uint32_t fr[16];
+        size_t fn = 0;
+        fn = add_quad(ft, fr, fn, 0, 10, 0, 10, 0, 1);
+        fn = add_quad(ft, fr, fn, 10, 20, 0, 10, 0, 2);
+        fn = add_quad(ft, fr, fn, 20, 30, 0, 10, 0, 3);
+        fn = add_quad(ft, fr, fn, 300, 310, 0, 10, 0, 4);
+        fn = add_wall(ft, fr, fn, 150, 100, 0);
+        psdl_vis *fv = psdl_vis_new(ft, fr, fn, 5, NULL);
+        CHECK(fv != NULL);
+        /* skipped: room 0, an id >= R, a room paired with itself */
+        const uint32_t pairs[] = {1, 2, 3, 2, 0, 4, 3, 9, 4, 4, 3, 4};
+        CHECK_EQ(psdl_vis_set_neighbours(fv, pairs, 6), 0);
+        psdl_vis_opts fo = {.range = 1000.0, .rays = 1, .eyes = 4, .targeted = 0, .frontier = 8, .seed = 5, .threads = 2};
+        uint8_t f1[4], f2[4];
+        CHECK_EQ(psdl_vis_rows(fv, 1, 4, &fo, f1), 0);
+        CHECK(bit(f1, 2) && bit(f1, 3) && !bit(f1, 4));
+        fo.threads = 1;
+        CHECK_EQ(psdl_vis_rows(fv, 1, 4, &fo, f2), 0);
+        CHECK(memcmp(f1, f2, 4) == 0);
+        /* eyes at random heights sample differently but still see the open ground */
+        fo.random_height = 1;
+        CHECK_EQ(psdl_vis_rows(fv, 1, 4, &fo, f2), 0);
+        CHECK(bit(f2, 2) && bit(f2, 3) && !bit(f2, 4));
+        psdl_vis_free(fv);
+        CHECK_EQ(psdl_vis_set_neighbours(NULL, pairs, 1), -1);
+    }
 
     /* an empty world and a room without triangles */
     v = psdl_vis_new(tris, rooms, 0, 4, NULL);

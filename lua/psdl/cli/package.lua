@@ -163,9 +163,11 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
   if not args.quiet then
     local s = report.seconds
     ctx.stdout:write(string.format("%s: map %s, %d files; %d rooms, %d AI roads, %d intersections (cruise start %d), "
-      .. "visibility %.1f rooms a row on average (longest %d)%s; %.2f s (visibility %.2f s)\n",
+      .. "visibility %.1f rooms a row on average (longest %d%s)%s; %.2f s (visibility %.2f s)\n",
       dir or ar, report.map, report.files, report.rooms, report.roads, report.intersections, report.start,
       report.cpvs.mean, report.cpvs.longest,
+      report.cpvs.cut > 0 and string.format("; %d rows cut to %d rooms, the game's draw cap", report.cpvs.cut,
+        pkg.cpvs_gen.MAX_VISIBLE) or "",
       report.signs > 0 and string.format(", %d stop signs", report.signs) or "", s.total, s.cpvs))
     if import and #(import.simplified or {}) > 0 then
       ctx.stdout:write(string.format("  note: simplified to fit %d rooms, %.1f %% of the drivable length kept "
