@@ -1,7 +1,7 @@
 --- City-building benchmark (psdl.city): a downtown-like network of N x N nodes (blocks
 -- 110 m by 90 m, an avenue every fifth row, a boulevard every sixth column, a curved street
 -- across the middle of each eighth block row), built into a document: roads and
--- intersections (`psdl.city.layout`), block rooms (`psdl.city.blocks`: ground, building rows)
+-- intersections (`psdl.city.road`), block rooms (`psdl.city.blocks`: ground, building rows)
 -- and `Builder:finish` (perimeters, T-junctions, links, flags, bounds, validation).
 --
 --   lua5.4 bench/bench_city.lua [N=19] [runs=3] [--no-buildings] [--no-scale]

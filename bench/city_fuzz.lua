@@ -312,10 +312,10 @@ local function signed_dist(px, pz, poly)
 end
 M.signed_dist = signed_dist
 
--- A uniform grid of items by bounding box: the city layout's (psdl.city.layout.grid), with a
+-- A uniform grid of items by bounding box: the city network's (psdl.city.network.grid), with a
 -- query that returns a fresh list.
 local function grid_index(cell)
-  local g = require("psdl.city.layout").grid(cell)
+  local g = require("psdl.city.network").grid(cell)
   local query = g.query
   function g.query(x0, z0, x1, z1) return query(x0, z0, x1, z1, {}, {}) end
   return g

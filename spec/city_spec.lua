@@ -1,5 +1,6 @@
--- City generation: lua/psdl/city/ (psdl.city, profiles, layout, random), `psdl build`, the
--- city examples (examples/downtown.lua, ring.lua, hills.lua, facade_rows.lua).
+-- City generation: lua/psdl/city/ (psdl.city, profiles, random; network, road, intersection
+-- and tunnel have their own specs), `psdl build`, the city examples (examples/downtown.lua,
+-- ring.lua, hills.lua, facade_rows.lua).
 local psdl = require "psdl"
 local geom = require "psdl.geom"
 local core = require "psdl.core"
@@ -11,8 +12,8 @@ local H = require "helper"
 local build_dir = os.getenv("PSDL_BUILD_DIR") or "./build"
 local HAVE_BLOCKS = pcall(require, "psdl.city.blocks")
 
-local FLAG = { subterranean = 0x02, standard = 0x04, road = 0x08, intersection = 0x10, warp = 0x40 }
-local ROAD_TYPES = { road = true, divided_road = true, walkway = true }
+local FLAG = H.FLAG
+local perimeter_poly, bbox, road_attrs, intersection_rooms = H.perimeter_poly, H.bbox, H.road_attrs, H.intersection_rooms
 
 ------------------------------------------------------------------------ helpers
 
@@ -62,20 +63,6 @@ end
 
 local function V(doc, i) return doc.vertices[i] end
 
--- Plan polygon {x, z} of a room's perimeter, consecutive repeated vertices dropped.
-local function perimeter_poly(doc, room)
-  local poly, last = {}, nil
-  for _, p in ipairs(room.perimeter) do
-    if p.vertex ~= last then
-      local v = V(doc, p.vertex)
-      poly[#poly + 1] = { v[1], v[3] }
-      last = p.vertex
-    end
-  end
-  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
-  return poly
-end
-
 local plan_seg_dist = require("psdl.plan").seg_dist
 -- Plan distance from (px, pz) to the segment a-b of points {x, z}.
 local function seg_dist(px, pz, a, b) return plan_seg_dist(px, pz, a[1], a[2], b[1], b[2]) end
@@ -92,15 +79,6 @@ local function inside(px, pz, poly, eps)
     end
   end
   return c
-end
-
-local function bbox(poly)
-  local x0, z0, x1, z1 = math.huge, math.huge, -math.huge, -math.huge
-  for _, p in ipairs(poly) do
-    x0, x1 = math.min(x0, p[1]), math.max(x1, p[1])
-    z0, z1 = math.min(z0, p[2]), math.max(z1, p[2])
-  end
-  return x0, z0, x1, z1
 end
 
 -- Spatial index of room perimeters: rooms whose box holds a point.
@@ -205,13 +183,6 @@ local function asymmetric(doc)
 end
 
 -- The road-type attributes of a room.
-local function road_attrs(room)
-  local list = {}
-  for _, a in ipairs(room.attributes) do
-    if ROAD_TYPES[a.type] then list[#list + 1] = a end
-  end
-  return list
-end
 
 -- Bounded faces of a city's network (straight between nodes and via points), each with an
 -- interior point as far as possible from its edges. Faces are walked with the next edge
@@ -539,13 +510,6 @@ end)
 ------------------------------------------------------------------------ the API
 
 -- A built city's rooms that are on no road record and have the intersection flag.
-local function intersection_rooms(doc)
-  local out = {}
-  for id, room in ipairs(doc.rooms) do
-    if room.flags & FLAG.intersection ~= 0 then out[#out + 1] = id end
-  end
-  return out
-end
 
 local function texture_names(doc, room)
   local names = {}
@@ -557,102 +521,6 @@ end
 
 describe("psdl.city", function()
   local city_mod = psdl.city
-
-  it("builds an intersection room where three or more roads meet, and roads between them", function()
-    local city = city_mod.new{ blocks = false }
-    local c = city:node(0, 0)
-    local e, n, w, s = city:node(150, 0), city:node(0, 150), city:node(-150, 0), city:node(0, -150)
-    for _, o in ipairs({ e, n, w, s }) do city:road(c, o) end
-    local doc, rep = city:build()
-    -- the centre is an intersection, the four ends turning circles (dead ends)
-    assert.equal(1, rep.nodes.junction)
-    assert.equal(4, rep.nodes.dead_end)
-    assert.equal(5, rep.kinds.intersection)
-    assert.equal(4, #doc.roads)
-    local junctions = intersection_rooms(doc)
-    -- the one with four crosswalks and four corner sidewalks is the centre
-    local centre
-    for _, id in ipairs(junctions) do
-      local cw = 0
-      for _, a in ipairs(doc.rooms[id].attributes) do if a.type == "crosswalk" then cw = cw + 1 end end
-      if cw == 4 then centre = id end
-    end
-    assert.truthy(centre)
-    -- every road starts on the centre's perimeter: its start crossroads are perimeter points there
-    local on = {}
-    for _, p in ipairs(doc.rooms[centre].perimeter) do on[p.vertex] = true end
-    for _, road in ipairs(doc.roads) do
-      for _, v in ipairs(road.start_crossroads) do assert.is_true(on[v], "crossroads vertex " .. v) end
-      -- and ends on its dead end's turning circle, an intersection room too
-      local last = doc.rooms[road.rooms[#road.rooms]]
-      local linked = false
-      for _, p in ipairs(last.perimeter) do
-        local nb = p.neighbour > 0 and doc.rooms[p.neighbour]
-        if nb and nb.flags & FLAG.intersection ~= 0 and p.neighbour ~= centre then linked = true end
-      end
-      assert.is_true(linked)
-    end
-  end)
-
-  it("runs a road smoothly through a gentle node, puts a bend room at a sharp one and a transition "
-    .. "room where the profile changes", function()
-    local city = city_mod.new{ blocks = false, dead_end = "open" }
-    local a, b, c, d, e = city:node(0, 0), city:node(200, 0), city:node(400, 40), city:node(400, 300),
-      city:node(560, 300)
-    city:road(a, b)
-    city:road(b, c)                          -- 11 degrees: through
-    city:road(c, d)                          -- 79 degrees: a bend room
-    city:road(d, e, { profile = "avenue" })  -- another profile: a transition room
-    local doc, rep = city:build()
-    assert.equal(1, rep.nodes.through)
-    assert.equal(1, rep.nodes.bend)
-    assert.equal(1, rep.nodes.transition)
-    assert.equal(2, rep.nodes.open)
-    assert.equal(2, #intersection_rooms(doc))
-    -- three runs: a-b-c (one record over both roads), c-d, d-e
-    assert.equal(3, #doc.roads)
-    local first = doc.roads[1]
-    assert.equal(4, #first.rooms) -- about 400 m in rooms of about 100 m
-    local len = 0
-    for _, id in ipairs(first.rooms) do
-      local poly = perimeter_poly(doc, doc.rooms[id])
-      local x0, _, x1 = bbox(poly)
-      len = len + (x1 - x0)
-    end
-    assert.near(400, len, 12) -- the run covers both roads from a to c
-    -- the avenue is divided: flag 0x08 with sidewalks 0x40; the streets 0x40 only
-    assert.equal(0x40, doc.roads[1].flags)
-    assert.equal(0x48, doc.roads[3].flags)
-    -- the divider is capped at both ends of its run only
-    local caps = 0
-    for _, id in ipairs(doc.roads[3].rooms) do
-      for _, at in ipairs(doc.rooms[id].attributes) do
-        if at.type == "divided_road" then
-          caps = caps + (at.cap_start and 1 or 0) + (at.cap_end and 1 or 0)
-        end
-      end
-    end
-    assert.equal(2, caps)
-  end)
-
-  it("splits long roads into rooms of about room_length at full cross-sections", function()
-    local city = city_mod.new{ blocks = false, dead_end = "open", room_length = 100 }
-    city:road(city:node(0, 0), city:node(520, 0))
-    local doc = city:build()
-    assert.equal(1, #doc.roads)
-    local rooms = doc.roads[1].rooms
-    assert.equal(5, #rooms)
-    for k, id in ipairs(rooms) do
-      local poly = perimeter_poly(doc, doc.rooms[id])
-      local x0, _, x1 = bbox(poly)
-      assert.is_true(x1 - x0 > 80 and x1 - x0 < 130, "room " .. k .. " is " .. (x1 - x0) .. " m long")
-      if k > 1 then -- consecutive rooms share the full section
-        local prev = road_attrs(doc.rooms[rooms[k - 1]])[1].vertices
-        local cur = road_attrs(doc.rooms[id])[1].vertices
-        assert.same({ prev[#prev - 3], prev[#prev - 2], prev[#prev - 1], prev[#prev] }, { cur[1], cur[2], cur[3], cur[4] })
-      end
-    end
-  end)
 
   it("resolves profiles, lanes and overrides into cross-sections, textures and record flags", function()
     local city = city_mod.new{ style = "sf", blocks = false, dead_end = "open", props = false }
@@ -843,79 +711,6 @@ describe("psdl.city", function()
     assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
   end)
 
-  it("makes tunnel bores subterranean warp rooms between walled cuts, and bridge decks warp rooms", function()
-    local city = city_mod.new{ style = "sf", blocks = false, dead_end = "open" }
-    city:road(city:node(0, 0), city:node(400, 0), { tunnel = { depth = 9, ramp = 60 } })
-    city:road(city:node(0, 100), city:node(400, 100), { bridge = { height = 8, ramp = 60 } })
-    local doc = city:build{ drivable = false } -- separate roads, no blocks: no whole city
-    assert.equal(2, #doc.roads)
-    local function kinds(k)
-      local out = {}
-      for _, id in ipairs(doc.roads[k].rooms) do
-        local room = doc.rooms[id]
-        local tun
-        for _, a in ipairs(room.attributes) do if a.type == "tunnel" then tun = a end end
-        local lo, hi = math.huge, -math.huge
-        for _, p in ipairs(room.perimeter) do
-          local y = V(doc, p.vertex)[2]
-          lo, hi = math.min(lo, y), math.max(hi, y)
-        end
-        out[#out + 1] = { flags = room.flags, tunnel = tun, lo = lo, hi = hi }
-      end
-      return out
-    end
-    local t = kinds(1)
-    assert.equal(FLAG.road, t[1].flags)                 -- the cut going down, walls
-    assert.equal(0x0004, t[1].tunnel.flags & 0x0004)
-    assert.near(-9, t[1].lo, 0.01)
-    local bore = t[2]
-    assert.equal(0x4A, bore.flags)
-    assert.equal(0x0100, bore.tunnel.flags & 0x0100)
-    -- the bore's height band (top perimeter point + tunnel height2) stays under the ground
-    assert.is_true(bore.hi + bore.tunnel.height2 < 0, "band top " .. (bore.hi + bore.tunnel.height2))
-    assert.equal(FLAG.road, t[#t].flags)
-    local b = kinds(2)
-    assert.equal(FLAG.road, b[1].flags)                 -- ramp with a low railing
-    assert.near(1.0, b[1].tunnel.height1, 1e-6)
-    local deck = b[2]
-    assert.equal(0x48, deck.flags)
-    assert.near(8, deck.lo, 0.01)                       -- the deck is level: its band starts at 7 m
-    assert.near(1.5, deck.tunnel.height1, 1e-6)
-    assert.equal(0x4000, deck.tunnel.flags & 0x4000)
-    -- an underground junction: tunnel roads meet there without ramps; junction-tunnel walls
-    local c4 = city_mod.new{ style = "sf", blocks = false, dead_end = "open" }
-    local u = c4:node(0, 200, { y = -9, tunnel = true })
-    c4:road(c4:node(0, 0), u, { tunnel = true })
-    c4:road(u, c4:node(0, 400), { tunnel = true })
-    c4:road(u, c4:node(200, 200), { tunnel = true })
-    local d4 = c4:build()
-    local under = intersection_rooms(d4)
-    assert.equal(1, #under)
-    assert.equal(FLAG.intersection | FLAG.subterranean | FLAG.warp, d4.rooms[under[1]].flags)
-    local jt
-    for _, a in ipairs(d4.rooms[under[1]].attributes) do if a.type == "junction_tunnel" then jt = a end end
-    assert.truthy(jt)
-    assert.is_true(jt.wall_mask ~= 0)
-    -- each road: a cut, then the bore straight on to the junction (no ramp at the underground end)
-    for _, road in ipairs(d4.roads) do
-      assert.equal(2, #road.rooms)
-    end
-    -- a junction underground takes tunnel roads only
-    local c5 = city_mod.new{ blocks = false }
-    local u5 = c5:node(0, 0, { y = -9, tunnel = true })
-    c5:road(u5, c5:node(200, 0))
-    assert.error_matches(function() c5:build() end, "underground")
-    -- too short for its ramps: an error in strict mode, else built at grade with a warning
-    local c3 = city_mod.new{ blocks = false, strict = true }
-    c3:road(c3:node(0, 0), c3:node(100, 0), { tunnel = true })
-    assert.error_matches(function() c3:build() end, "ramps")
-    c3.strict = false
-    local _, rep3 = c3:build()
-    assert.are.equal("tunnel made at grade", rep3.repairs[1].reason)
-    assert.are.equal(0, rep3.kinds.tunnel)
-    assert.are.equal(0, rep3.counts.errors)
-  end)
-
   it("is deterministic: the same seed gives the same document, another seed another one", function()
     local function make(seed)
       local city = city_mod.new{ seed = seed }
@@ -1012,35 +807,3 @@ describe("psdl build", function()
   end)
 end)
 
-describe("psdl.city.layout.conflicts after a repair", function()
-  it("checks only the changed roads and nodes and finds what a full check finds", function()
-    local pcity = require "psdl.city"
-    local layout = require "psdl.city.layout"
-    local c = pcity.new { auto_junctions = true }
-    local a, b = c:node(0, 0), c:node(200, 0)
-    local f, g = c:node(0, 150), c:node(200, 150)
-    local d, e = c:node(100, 60), c:node(100, 110)
-    c:road(a, b)
-    c:road(f, g)
-    local r = c:road(d, e)
-    assert.are.same({}, layout.conflicts(c))
-    -- a repair moved r's shape: it now runs across road a-b twice
-    r.via = { { 100, -20 }, { 120, 40 } }
-    local full = layout.conflicts(c)
-    local part = layout.conflicts(c, { roads = { [r] = true }, nodes = { [d] = true, [e] = true } })
-    assert.is_true(#full >= 2, #full .. " conflicts")
-    assert.are.equal(#full, #part)
-    for i, x in ipairs(full) do
-      local y = part[i]
-      assert.are.equal(x.kind, y.kind)
-      assert.are.equal(x.a, y.a)
-      assert.are.equal(x.b, y.b)
-      assert.is_true(math.abs(x.x - y.x) < 1e-9 and math.abs(x.z - y.z) < 1e-9)
-    end
-    -- an unchanged pair is not tested again: two roads crossing that nobody marked changed
-    local h, k = c:node(50, -50), c:node(50, 100)
-    c:road(h, k)
-    local marked = layout.conflicts(c, { roads = { [r] = true }, nodes = { [d] = true, [e] = true } })
-    assert.are.equal(#part, #marked)
-  end)
-end)

@@ -170,4 +170,51 @@ function H.sh(cmd)
   return out
 end
 
+--- Room flags of psdl-format.md §2.3 the city specs test.
+H.FLAG = { subterranean = 0x02, standard = 0x04, road = 0x08, intersection = 0x10, warp = 0x40 }
+
+--- Plan polygon {x, z} of a room's perimeter, consecutive repeated vertices dropped.
+function H.perimeter_poly(doc, room)
+  local poly, last = {}, nil
+  for _, p in ipairs(room.perimeter) do
+    if p.vertex ~= last then
+      local v = doc.vertices[p.vertex]
+      poly[#poly + 1] = { v[1], v[3] }
+      last = p.vertex
+    end
+  end
+  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
+  return poly
+end
+
+--- Plan bounding box of {x, z} points: x0, z0, x1, z1.
+function H.bbox(poly)
+  local x0, z0, x1, z1 = math.huge, math.huge, -math.huge, -math.huge
+  for _, p in ipairs(poly) do
+    x0, x1 = math.min(x0, p[1]), math.max(x1, p[1])
+    z0, z1 = math.min(z0, p[2]), math.max(z1, p[2])
+  end
+  return x0, z0, x1, z1
+end
+
+local ROAD_TYPES = { road = true, divided_road = true, walkway = true }
+
+--- The road attributes of a room (road, divided road, walkway), in order.
+function H.road_attrs(room)
+  local list = {}
+  for _, a in ipairs(room.attributes) do
+    if ROAD_TYPES[a.type] then list[#list + 1] = a end
+  end
+  return list
+end
+
+--- Indices of the intersection rooms (flag 0x10) of a document.
+function H.intersection_rooms(doc)
+  local out = {}
+  for id, room in ipairs(doc.rooms) do
+    if room.flags & H.FLAG.intersection ~= 0 then out[#out + 1] = id end
+  end
+  return out
+end
+
 return H

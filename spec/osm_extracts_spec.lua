@@ -28,12 +28,13 @@ local EXTRACTS = {
 -- docs/osm.md, "Known limits") and are held to the figure they reach, so that a change that
 -- loses more is caught.
 local MIN_KEPT = 0.95
-local BELOW = { ["nairobi-chiromo.osm"] = 0.87 }
+local BELOW = { ["nairobi-chiromo.osm"] = 0.935 }
 
 -- Structures the extracts carry in their tags and the city must show as rooms of that kind
 -- (docs/osm.md): North 9th Street in Philadelphia is `tunnel=yes` under the streets around
--- it.
-local STRUCTURES = { ["philadelphia-temple.osm"] = { tunnel_rooms = 1 } }
+-- it; the Nairobi Expressway is an elevated road (psdl.osm.elevated) over Waiyaki Way.
+local STRUCTURES = { ["philadelphia-temple.osm"] = { tunnel_rooms = 1 },
+                     ["nairobi-chiromo.osm"] = { bridge_rooms = 10 } }
 
 describe("psdl osm on every real extract", function()
   for _, file in ipairs(EXTRACTS) do

@@ -704,11 +704,9 @@ describe("psdl.osm.check", function()
       assert.are.equal((theirs.crosswalk or 0) > 0, mine.crosswalk == true, name .. " crosswalk")
       if theirs.crosswalk and theirs.crosswalk > 0 then assert.are.equal(theirs.crosswalk, fit.dimensions.crosswalk) end
     end
-    local lok, layout = pcall(require, "psdl.city.layout")
-    if lok and type(layout) == "table" and layout.BRIDGE then
-      assert.are.equal(layout.BRIDGE.ramp, fit.dimensions.ramp)
-      assert.are.equal(layout.TUNNEL.ramp, fit.dimensions.ramp)
-    end
+    local tunnel = require "psdl.city.tunnel"
+    assert.are.equal(tunnel.BRIDGE.ramp, fit.dimensions.ramp)
+    assert.are.equal(tunnel.TUNNEL.ramp, fit.dimensions.ramp)
   end)
 
   it("measures road widths the way city generation builds them", function()

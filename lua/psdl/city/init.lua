@@ -34,7 +34,7 @@
 local builder = require "psdl.builder"
 local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
-local layout = require "psdl.city.layout"
+local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
@@ -460,7 +460,7 @@ local function build(self, opts)
   local varied = node_heights(self)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
-    return b, layout.build_roads(self, b, rng)
+    return b, road.build_roads(self, b, rng)
   end)
   local t1 = os_clock()
   local block_report, terrain_report
@@ -665,8 +665,13 @@ function M.from_network(net, opts)
     if n.dead_end ~= nil and n.dead_end ~= "cul_de_sac" and n.dead_end ~= "open" then
       argerr(1, "from_network", "nodes[" .. tostring(id) .. "].dead_end: \"cul_de_sac\" or \"open\" expected")
     end
-    city:node(n.x, n.z, { y = n.y, id = id, name = n.name, dead_end = n.dead_end,
-                          where = "nodes[" .. tostring(id) .. "]" })
+    -- a node on a bridge deck (`bridge = true`) is at deck height unless it says otherwise
+    local y = n.y
+    if n.bridge and y == nil then y = require("psdl.city.layout").BRIDGE.height end
+    local node = city:node(n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
+                                       bridge = n.bridge and true or nil, where = "nodes[" .. tostring(id) .. "]" })
+    -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
+    if n.bridge and n.y == nil then node.deck_height = true end
   end
   for i, r in ipairs(net.roads) do
     if type(r) ~= "table" then argerr(1, "from_network", "roads[" .. i .. "]: table expected") end

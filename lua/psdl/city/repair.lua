@@ -1,6 +1,6 @@
 --- Repairs of roads and nodes a city cannot build as given: degrade, never give up.
 --
--- `psdl.city` builds its road and intersection rooms (`psdl.city.layout`) with this module
+-- `psdl.city` builds its road and intersection rooms (`psdl.city.road`) with this module
 -- around it. A road or node the layout cannot build as written is repaired and the layout is
 -- run again, or, when no repair is left to try, the road is dropped; every step is recorded
 -- (`Log.entries`) with the road's script line or network source, the reason and where it is.
@@ -277,13 +277,13 @@ function M.prepare(city, log)
     elseif changed then
       log:road(r, "repaired", "coincident points merged",
         string_format("%s: %d point%s of its path coincided with the one before and were merged",
-          require("psdl.city.layout").road_label(r), before - #r.via, before - #r.via == 1 and "" or "s"))
+          require("psdl.city.network").road_label(r), before - #r.via, before - #r.via == 1 and "" or "s"))
     end
   end
   for k = #gone, 1, -1 do
     local r = gone[k]
     log:road(r, "dropped", "zero length", string_format("%s: its two ends are at the same place (%.2f, %.2f)",
-      require("psdl.city.layout").road_label(r), r.a.x, r.a.z))
+      require("psdl.city.network").road_label(r), r.a.x, r.a.z))
     M.remove_road(city, r)
   end
 end
@@ -297,18 +297,18 @@ function M.is_limit(msg)
   return msg:find("vertex pool reaches", 1, true) ~= nil
 end
 
--- The road a layout message is about: the label it starts with (`layout.road_label`).
-local function culprit(city, msg, layout)
+-- The road a layout message is about: the label it starts with (`network.road_label`).
+local function culprit(city, msg, network)
   local best, bestlen = nil, 0
   for _, r in ipairs(city.roads) do
-    local l = layout.road_label(r)
+    local l = network.road_label(r)
     if #l > bestlen and msg:sub(1, #l) == l and (msg:sub(#l + 1, #l + 1) == ":" or msg:sub(#l + 1, #l + 1) == "") then
       best, bestlen = r, #l
     end
   end
   if best then return "road", best end
   for _, n in ipairs(city.nodes) do
-    local l = layout.node_label(n)
+    local l = network.node_label(n)
     if msg:sub(1, #l) == l and msg:sub(#l + 1, #l + 1) == ":" then return "node", n end
   end
   return nil
@@ -336,7 +336,7 @@ local function least(list)
   return v
 end
 
--- Roads named in a message as `layout.road_ref` writes them ("road 12 (...)").
+-- Roads named in a message as `network.road_ref` writes them ("road 12 (...)").
 local function named_roads(city, msg)
   local list, seen = {}, {}
   for d in msg:gmatch("road (%d+)") do
@@ -347,12 +347,20 @@ local function named_roads(city, msg)
 end
 
 -- Apply the next repair to a road the layout failed on; returns true when something changed.
-local function repair_road(city, r, msg, log, layout)
+local function repair_road(city, r, msg, log, network)
   local what = msg
   r.repairs = (r.repairs or 0) + 1
   if what:find("ramps", 1, true) and (r.bridge or r.tunnel) then
     local kind = r.bridge and "bridge" or "tunnel"
     r.bridge, r.tunnel = nil, nil
+    -- a node on a deck or underground that this road reaches now meets a road at grade:
+    -- it comes to the ground (its other structures get a ramp or cut at this end instead)
+    for _, n in ipairs({ r.a, r.b }) do
+      if n.opts.bridge or n.opts.tunnel then
+        n.opts.bridge, n.opts.tunnel = nil, nil
+        if n.deck_height then n.y0, n.deck_height = nil, nil end
+      end
+    end
     log:road(r, "repaired", kind .. " made at grade", msg)
     return true
   end
@@ -414,7 +422,7 @@ local function repair_road(city, r, msg, log, layout)
   return true
 end
 
-local function repair_node(city, n, msg, log, layout, named)
+local function repair_node(city, n, msg, log, network, named)
   local cands = {}
   for _, r in ipairs(named or named_roads(city, msg)) do
     if not r.removed then cands[#cands + 1] = r end
@@ -465,7 +473,7 @@ end
 -- @raise the layout's message in strict mode, when the culprit cannot be found, or when the
 --   city has no road left
 function M.run(city, log, attempt)
-  local layout = require "psdl.city.layout"
+  local network = require "psdl.city.network"
   local limit = #city.roads * M.RETRIES_PER_ROAD + 10
   local changed = nil -- roads repaired since the last whole build, when checking a part
   for _ = 1, limit do
@@ -493,7 +501,7 @@ function M.run(city, log, attempt)
       local seen, todo = {}, {}
       for _, msg in ipairs(failures) do
         if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
-        local kind, obj = culprit(city, msg, layout)
+        local kind, obj = culprit(city, msg, network)
         if not obj then error(msg, 0) end
         if not seen[obj] then
           seen[obj] = true
@@ -505,9 +513,9 @@ function M.run(city, log, attempt)
         local kind, obj, msg = t[1], t[2], t[3]
         local done = false
         if kind == "road" then
-          done = obj.removed or repair_road(city, obj, msg, log, layout)
+          done = obj.removed or repair_road(city, obj, msg, log, network)
         elseif kind == "node" then
-          done = repair_node(city, obj, msg, log, layout, t[4])
+          done = repair_node(city, obj, msg, log, network, t[4])
         end
         if not done then error(msg, 0) end
       end
@@ -535,7 +543,7 @@ end
 -- @return what `build` returns
 M.VALIDATION_ROUNDS = 4
 function M.validated(city, opts, build)
-  local layout = require "psdl.city.layout"
+  local network = require "psdl.city.network"
   for round = 1, M.VALIDATION_ROUNDS + 1 do
     local ok, doc, report = pcall(build, city, opts)
     if ok then return doc, report end
@@ -569,10 +577,10 @@ function M.validated(city, opts, build)
       local o, line = t[1], t[2]
       if o.spec then -- a road
         if not o.removed then
-          repair_road(city, o, layout.road_label(o) .. ": " .. line, log, layout)
+          repair_road(city, o, network.road_label(o) .. ": " .. line, log, network)
         end
       else
-        repair_node(city, o, layout.node_label(o) .. ": " .. line, log, layout, {})
+        repair_node(city, o, network.node_label(o) .. ": " .. line, log, network, {})
       end
     end
     city.built = nil

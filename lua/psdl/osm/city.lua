@@ -172,7 +172,7 @@ M.COARSE = {
 }
 
 --- How many roads a build may drop because they run along another road (conflicts of the
--- network that no junction resolves, `psdl.city.layout`) before it gives up.
+-- network that no junction resolves, `psdl.city.network`) before it gives up.
 M.MAX_CONFLICT_DROPS = 200
 
 --- True for a build error about a limit of the format (the vertex budget and the like).

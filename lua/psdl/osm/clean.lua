@@ -51,6 +51,7 @@ local G = require "psdl.osm.geometry"
 local Graph = require "psdl.osm.graph"
 local fit = require "psdl.osm.fit"
 local T = require "psdl.osm.tags"
+local elevated = require "psdl.osm.elevated"
 
 local ipairs, pairs, type, tostring, next = ipairs, pairs, type, tostring, next
 local math_sqrt, math_abs, math_max, math_min, math_huge, math_pi, math_rad, math_deg, math_cos, math_atan, math_floor =
@@ -1875,14 +1876,38 @@ end
 
 ------------------------------------------------------------------------ run
 
+local run_level
+
 --- Run every pass on a graph.
 -- @tparam table g graph (`psdl.osm.graph`)
 -- @tparam table opts resolved options (`psdl.osm.network`)
 -- @tparam table report filled in
 function M.run(g, opts, report)
-  local ctx = { g = g, opts = opts, dims = opts.dimensions, report = report, warned = {} }
   report.dropped_by_reason = report.dropped_by_reason or {}
   report.change_list = report.change_list or {}
+  -- elevated roads (viaducts along the roads below): a level of their own (psdl.osm.elevated)
+  local E = opts.elevated ~= false and elevated.split(g, elevated.select(g, opts.dimensions)) or nil
+  local problems = 0
+  if E then
+    local eopts = {}
+    for k, v in pairs(opts) do eopts[k] = v end
+    eopts.progress = false
+    run_level(E, eopts, report)
+    problems = report.problems or 0
+  end
+  run_level(g, opts, report)
+  if E then
+    local ectx = { g = E, opts = opts, dims = opts.dimensions, report = report, warned = {} }
+    local roads, nodes = elevated.merge(g, E, opts.dimensions, function(e, key, reason) drop(ectx, e, key, reason) end)
+    if roads > 0 then change({ report = report }, "elevated roads (bridge decks along the roads below)", roads) end
+    if nodes > 0 then change({ report = report }, "elevated junctions and ends (on bridge decks)", nodes) end
+    report.problems = (report.problems or 0) + problems
+  end
+end
+
+-- One level of the network through every pass (`M.run`).
+function run_level(g, opts, report)
+  local ctx = { g = g, opts = opts, dims = opts.dimensions, report = report, warned = {} }
   local function stage(name) if opts.progress then opts.progress(name) end end
   stage("merge")
   M.merge_close(ctx)

@@ -31,7 +31,7 @@ local M = {}
 -- one-sided street 2 lanes and 4 m sidewalks; avenue and boulevard 4 lanes, 5 m
 -- sidewalks, 2 m and 8 m medians; freeway 6 lanes, 3 m median, no sidewalks; alley 5 m,
 -- walkway 4 m; 3 m crosswalks at junctions except on alleys, walkways and freeways; bridge
--- and tunnel roads start and end with 60 m ramps at grade (`psdl.city.layout` BRIDGE and
+-- and tunnel roads start and end with 60 m ramps at grade (`psdl.city.tunnel` BRIDGE and
 -- TUNNEL `ramp`).
 M.dimensions = {
   lane = 5, crosswalk = 3, ramp = 60,
@@ -114,9 +114,11 @@ function M.hw(e, dims)
   return h
 end
 
---- The level key of a road: roads cross at grade only when their keys are equal.
+--- The level key of a road: roads cross at grade only when their keys are equal. `deck` is
+-- the OSM layer of a road cleaned in the elevated graph (`psdl.osm.elevated`), where every
+-- road is off the ground: decks of different layers cross without a junction.
 function M.level(attr)
-  return (attr.layer or 0) * 4 + (attr.bridge and 1 or 0) + (attr.tunnel and 2 or 0)
+  return (attr.layer or 0) * 4 + (attr.bridge and 1 or 0) + (attr.tunnel and 2 or 0) + (attr.deck or 0) * 256
 end
 
 -- point at arc length s from the end `from_a` (true: from pts[1]) of a polyline

@@ -29,6 +29,7 @@ M.defaults = {
   min_angle = 25, min_road_length = 3,
   dual_carriageways = true, dual_max_separation = 40, dual_min_length = 30,
   roundabouts = "auto",
+  elevated = true,
   dimensions = false,
   progress = false,
   max_extent = false,
@@ -596,6 +597,7 @@ function M.export(g, buildings, opts, report)
       local node = { x = r2(n.x), z = r2(n.z) }
       if n.osm and n.id == tostring(n.osm) then node.source = "node " .. n.id end
       if n.roundabout then node.roundabout = true end
+      if n.elevated then node.bridge = true end
       if #n.edges == 1 and n.edges[1].a ~= n.edges[1].b then
         -- a dead end: a turning circle where the map has one (highway=turning_circle or
         -- turning_loop on the node), an open end where the road was cut at the edge of the

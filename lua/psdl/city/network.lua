@@ -1,38 +1,31 @@
---- The road side of city generation: from the network of a `psdl.city` (nodes, roads with
--- via points, resolved profiles) to builder rooms: an intersection room at every node where
--- three or more roads meet, a bend room where two roads meet at a sharp angle, a transition
--- room where the profile changes, a turning circle at a dead end; road runs through the
--- nodes where two matching roads meet at a gentle angle, one smooth centre line per run, cut
--- into road rooms of about `room_length` metres at full cross-sections; tunnel and bridge
--- pieces with their ramps; and one road record per run (city-layout.md §1.3–1.5, §3.3, §4).
+--- The network of a `psdl.city` before anything is built: road polylines with heights, the
+-- conflicts of the network (city-layout.md §1.3: roads meet only at nodes) and their
+-- resolution (a junction at a crossing, a road split at a node on its body, a dead end pulled
+-- back), the ends of roads at nodes sorted by angle, node classes (junction, bend,
+-- transition, through, dead end), road runs through the "through" nodes; and, once built,
+-- the overlaps of the rooms of unrelated parts of the network.
 --
--- Internal to `psdl.city` (its `build` calls `build_roads`); the shapes it leaves on the
--- nodes and roads (`node.class`, `node.junction`, `road.rooms`, `run.rooms`) are what
--- `psdl.city` reports.
--- @module psdl.city.layout
+-- Internal to `psdl.city` (`psdl.city.road` builds on it; `psdl.city.repair` reads the labels
+-- its messages start with).
+-- @module psdl.city.network
 
-local core = require "psdl.core"
-local geom = require "psdl.geom"
-local builder = require "psdl.builder"
 local profiles = require "psdl.city.profiles"
 
-local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
-local sqrt, atan, acos, abs, floor, ceil, max, min, pi, huge, sin =
-  math.sqrt, math.atan, math.acos, math.abs, math.floor, math.ceil, math.max, math.min, math.pi, math.huge, math.sin
+local ipairs, pairs, tostring = ipairs, pairs, tostring
+local error = error
+local sqrt, atan, acos, abs, floor, max, min, pi, huge, sin =
+  math.sqrt, math.atan, math.acos, math.abs, math.floor, math.max, math.min, math.pi, math.huge, math.sin
 local string_format, table_sort = string.format, table.sort
 
 local M = {}
-
---- Defaults of the tunnel and bridge options (metres).
-M.TUNNEL = { depth = 9, ramp = 60, height = 7.0, height2 = 7.0, ceiling = "curved", wall_height = 5.0,
-             wall_height2 = 2.0 }
-M.BRIDGE = { height = 8, ramp = 60, railing_height = 1.5, railing_height2 = 1.0 }
 
 local function unit(x, z)
   local l = sqrt(x * x + z * z)
   if l < 1e-9 then return nil end
   return x / l, z / l
 end
+-- Unit vector of (x, z), or nil for a zero vector.
+M.unit = unit
 
 -- Message prefix naming a road: "downtown.lua:12: road 3 (Main St)".
 function M.road_label(r)
@@ -158,6 +151,9 @@ local function seg_cross(p, q, u, v)
 end
 
 local function level(r) return r.bridge ~= nil or r.tunnel ~= nil end
+
+--- Closest point of segment p-q ({x, z} points) to (x, z): distance, parameter 0..1.
+M.seg_closest = seg_closest
 
 --- A dead end closer than this (m) to another road's room is on that road's body.
 M.DEAD_END_GAP = 1.0
@@ -386,7 +382,6 @@ local function pull_back(r, n, o, need)
     r.via = via
   end
 end
-
 -- Resolves the conflicts: an error naming both script lines, or with `auto_junctions` a
 -- node at each crossing (both roads split there) and each road split at a node on its body
 -- (it then runs through that node). Repeats until none is left.
@@ -483,6 +478,10 @@ local function resolve_conflicts(city)
   end
 end
 
+--- Resolves the conflicts of the network (an error, or with `auto_junctions` junctions
+-- inserted and roads split); repeats until none is left.
+-- @tparam table city
+M.resolve_conflicts = resolve_conflicts
 
 -- ============================================================== overlaps of what was built
 
@@ -705,543 +704,14 @@ local function runs_of(city)
   return runs
 end
 
--- ============================================================== intersections
+--- Ends of roads at nodes (`node.ends`, `road.ea`, `road.eb`, `road.poly`, `road.length`)
+-- and node classes (`node.class`).
+-- @tparam table city
+M.classify = classify
 
-local function arm_profile(e)
-  local bp = e.road.spec.builder
-  if e.at == "a" then return bp end
-  return builder.mirror_profile(bp)
-end
-
-local function build_junction(city, b, n)
-  local ends = n.ends
-  local arms = {}
-  local deg = #ends
-  for i, e in ipairs(ends) do
-    local spec = e.road.spec
-    local cw = 0
-    if n.class == "junction" and deg >= 3 then
-      cw = e.road.opts.crosswalk
-      if cw == nil then cw = spec.crosswalk end
-      if cw == false then cw = 0 end
-    end
-    local md = n.opts.min_distance
-    if md == nil and deg == 2 then md = city.transition or 5 end
-    arms[i] = { dir = e.dir, profile = arm_profile(e), crosswalk = cw, min_distance = md }
-    e.arm = i
-  end
-  local room = { name = n.name or string_format("%s %s", n.class, tostring(n.id)), tunnel = n.underground,
-                 bridge = n.elevated and not n.underground }
-  local tunnel
-  if n.underground then
-    local t = type(n.opts.tunnel) == "table" and n.opts.tunnel or {}
-    tunnel = { textures = t.textures or city.style.tunnels and (city.style.tunnels.road or city.style.tunnels.subway)
-                 or city.style.tunnel,
-               height = t.height or M.TUNNEL.height, height2 = t.height2 or M.TUNNEL.height2,
-               ceiling = t.ceiling ~= false, walls = t.walls or "outside" }
-  end
-  local textures = n.opts.textures
-  if type(textures) == "string" and city.style.intersections and city.style.intersections[textures] then
-    textures = city.style.intersections[textures]
-  end
-  local ok, r, info = pcall(b.intersection, b, {
-    center = { n.x, n.y, n.z }, arms = arms, radius = n.opts.radius or city.radius or 5,
-    arc_step = city.arc_step, textures = textures, room = room, tunnel = tunnel })
-  if not ok then error(string_format("%s: %s", M.node_label(n), tostring(r):gsub("^.-:%d+: ", "")), 0) end
-  n.room, n.junction = r, info
-  n.rooms = { r }
-end
-
--- ============================================================== runs
-
--- Height profile of a tunnel or bridge piece: y at plan distance s along a piece of length
--- L, given the levels at the ends of the middle part and the ramp lengths.
-local function piece_levels(city, piece, y0, y1, L, pts, acc)
-  local r = piece.road
-  local t = r.tunnel or r.bridge
-  if not t then return nil end
-  local is_tunnel = r.tunnel ~= nil
-  local D = is_tunnel and M.TUNNEL or M.BRIDGE
-  local depth = is_tunnel and (t.depth or D.depth) or (t.height or D.height)
-  local sign = is_tunnel and -1 or 1
-  local from, to = piece.from, piece.to
-  -- a ramp at an end whose node is at grade (not underground / elevated)
-  local special_from = is_tunnel and from.underground or (not is_tunnel and from.elevated)
-  local special_to = is_tunnel and to.underground or (not is_tunnel and to.elevated)
-  local ramp = t.ramp or D.ramp
-  if depth == 0 then ramp = 0 end
-  local ra = special_from and 0 or ramp
-  local rb = special_to and 0 or ramp
-  -- roads at grade passing under a bridge or over a tunnel: the ramps stop short of them
-  -- (shortened down to a 40 % slope when the road did not set `ramp`)
-  for _, c in ipairs(pts and r.crossings or {}) do
-    local best, sc = huge, nil
-    for i = 1, #pts - 1 do
-      local d, t = seg_closest(c.x, c.z, { pts[i][1], pts[i][3] }, { pts[i + 1][1], pts[i + 1][3] })
-      if d < best then best, sc = d, acc[i] + t * (acc[i + 1] - acc[i]) end
-    end
-    if sc and best < c.half + 5 then
-      local lo, hi = sc - c.half, L - (sc + c.half)
-      local least = 2.5 * abs(depth)
-      local function fit(cur, room)
-        if cur <= room or cur == 0 then return cur end
-        if t.ramp == nil and room >= least then return room end
-        error(string_format("%s: its %s ramp would reach %s where it passes at (%.1f, %.1f): %.1f m of ramp fit "
-          .. "before it, %g m are needed%s", M.road_label(r), is_tunnel and "tunnel" or "bridge", M.road_ref(c.road),
-          c.x, c.z, max(0, room), t.ramp or least, t.ramp and " (ramp = ... shorter)" or
-          " (a lower height or depth, or move the crossing nearer the middle)"), 0)
-      end
-      ra, rb = fit(ra, lo), fit(rb, hi)
-    end
-  end
-  if ra + rb > L - 10 and ra + rb > 0 then
-    error(string_format("%s: its %s ramps (%g m each) need more than its %.1f m of length (ramp = ... shorter, "
-      .. "or a longer road)", M.road_label(r), is_tunnel and "tunnel" or "bridge", ramp, L), 0)
-  end
-  local la = special_from and y0 or (y0 + sign * depth)
-  local lb = special_to and y1 or (y1 + sign * depth)
-  return { ra = ra, rb = rb, la = la, lb = lb, y0 = y0, y1 = y1, tunnel = is_tunnel, opts = t }
-end
-
--- Inserts a sample at plan distance s into a point list with cumulative distances; returns
--- its index.
-local function insert_at(pts, acc, s)
-  for i = 2, #pts do
-    if acc[i] >= s - 1e-6 then
-      if abs(acc[i] - s) < 0.5 then return i end
-      if abs(acc[i - 1] - s) < 0.5 then return i - 1 end
-      local t = (s - acc[i - 1]) / (acc[i] - acc[i - 1])
-      local p = geom.lerp(pts[i - 1], pts[i], t)
-      table.insert(pts, i, p)
-      table.insert(acc, i, s)
-      return i
-    end
-  end
-  return #pts
-end
-
-local function cumulative(pts)
-  local acc = { 0 }
-  for i = 2, #pts do
-    local dx, dz = pts[i][1] - pts[i - 1][1], pts[i][3] - pts[i - 1][3]
-    acc[i] = acc[i - 1] + sqrt(dx * dx + dz * dz)
-  end
-  return acc
-end
-
-local tangent_cut
-
--- Tables equal key by key, nested tables compared the same way (profiles, textures).
-local function same_value(a, b2)
-  if a == b2 then return true end
-  if type(a) ~= "table" or type(b2) ~= "table" then return false end
-  for k, v in pairs(a) do if not same_value(v, b2[k]) then return false end end
-  for k in pairs(b2) do if a[k] == nil then return false end end
-  return true
-end
-
--- True when two pieces of a run (a through node between them) build the same street: the
--- same oriented profile, textures and divider, so one room may span the node.
-local function same_street(p, q)
-  local a, c = p.road.spec, q.road.spec
-  if profiles.oriented_key(a, p.forward) ~= profiles.oriented_key(c, q.forward) then return false end
-  local pa = p.forward and a.builder or builder.mirror_profile(a.builder)
-  local pc = q.forward and c.builder or builder.mirror_profile(c.builder)
-  return same_value(pa, pc) and same_value(a.textures, c.textures) and same_value(a.divider, c.divider)
-end
-
-local function build_run(city, b, run, rng)
-  local pieces = run.pieces
-  local first, last = pieces[1], pieces[#pieces]
-  local spec = first.road.spec
-  local sn, fn = run.start, run.finish
-  local se, fe = run.start_end, run.finish_end
-  local sj = sn.junction
-  local fj = fn.junction
-  -- control points
-  local ctrl = {}
-  local start_dir, end_dir, start_section, end_section
-  local d0, d1 = 0, 0
-  if sj then
-    local c = sj.centers[se.arm]
-    ctrl[1] = { c[1], c[2], c[3] }
-    start_dir = sj.dirs[se.arm]
-    start_section = sj.sections[se.arm]
-    d0 = sj.distance[se.arm]
-  else
-    ctrl[1] = { sn.x, sn.y, sn.z }
-  end
-  local cuts = {}
-  for k, p in ipairs(pieces) do
-    local poly = p.road.poly
-    local n = #poly
-    for i = 2, n - 1 do
-      local v = p.forward and poly[i] or poly[n + 1 - i]
-      local keep = true
-      if k == 1 and sj then
-        local dx, dz = v[1] - sn.x, v[3] - sn.z
-        if dx * start_dir[1] + dz * start_dir[2] < d0 + 1 then keep = false end
-      end
-      if k == #pieces and fj then
-        local fd = fj.dirs[fe.arm]
-        local dx, dz = v[1] - fn.x, v[3] - fn.z
-        if dx * fd[1] + dz * fd[2] < fj.distance[fe.arm] + 1 then keep = false end
-      end
-      if keep then ctrl[#ctrl + 1] = { v[1], v[2], v[3] } end
-    end
-    if k < #pieces then
-      local t = p.to
-      ctrl[#ctrl + 1] = { t.x, t.y, t.z }
-      cuts[k] = #ctrl
-    end
-  end
-  if fj then
-    local c = fj.centers[fe.arm]
-    ctrl[#ctrl + 1] = { c[1], c[2], c[3] }
-    local d = fj.dirs[fe.arm]
-    end_dir = { -d[1], -d[2] }
-    end_section = builder.reverse(fj.sections[fe.arm])
-    d1 = fj.distance[fe.arm]
-  else
-    ctrl[#ctrl + 1] = { fn.x, fn.y, fn.z }
-  end
-  -- a shape point just past an intersection's end that the curve, leaving the end square
-  -- to the intersection, could only reach on a bend tighter than the road is wide (the
-  -- sides would fold): dropped, as those inside the intersection are (not the nodes
-  -- between pieces)
-  do
-    local hw = 0
-    for _, p in ipairs(pieces) do hw = max(hw, p.road.spec.half_width or 0) end
-    local is_cut = {}
-    for _, ci in pairs(cuts) do is_cut[ci] = true end
-    -- the curve from end c (leaving along dir) to point p (going on towards q) turns from
-    -- dir to the chord and from the chord to p -> q within the chord's length
-    local function too_tight(c, dir, p, q)
-      local vx, vz = p[1] - c[1], p[3] - c[3]
-      local L = sqrt(vx * vx + vz * vz)
-      if L < 1e-9 then return true end
-      vx, vz = vx / L, vz / L
-      local wx, wz = unit(q[1] - p[1], q[3] - p[3])
-      local s1 = abs(dir[1] * vz - dir[2] * vx)
-      local s2 = abs(vx * wz - vz * wx)
-      if dir[1] * vx + dir[2] * vz < 0 then s1 = 1 end
-      if vx * wx + vz * wz < 0 then s2 = 1 end
-      local s = max(s1, s2)
-      return s > 1e-9 and L / (2 * s) < 2 * hw
-    end
-    local drop = {}
-    if start_dir then
-      for i = 2, #ctrl - 1 do
-        if is_cut[i] or not too_tight(ctrl[1], start_dir, ctrl[i], ctrl[i + 1]) then break end
-        drop[i] = true
-      end
-    end
-    if end_dir then
-      local back = { -end_dir[1], -end_dir[2] }
-      for i = #ctrl - 1, 2, -1 do
-        if drop[i] or is_cut[i] or not too_tight(ctrl[#ctrl], back, ctrl[i], ctrl[i - 1]) then break end
-        drop[i] = true
-      end
-    end
-    if next(drop) then
-      local kept, map = {}, {}
-      for i, p in ipairs(ctrl) do
-        if not drop[i] then kept[#kept + 1] = p; map[i] = #kept end
-      end
-      for k, ci in pairs(cuts) do cuts[k] = map[ci] end
-      ctrl = kept
-    end
-  end
-  -- the ends must not pass each other (intersections taking more than the road's length)
-  do
-    local a, z = ctrl[1], ctrl[#ctrl]
-    local nx = ctrl[2]
-    local dx, dz = nx[1] - a[1], nx[3] - a[3]
-    local len = sqrt(dx * dx + dz * dz)
-    local bad = len < 1
-    if start_dir and not bad then bad = (dx * start_dir[1] + dz * start_dir[2]) <= 0 end
-    local px = ctrl[#ctrl - 1]
-    local ex, ez = z[1] - px[1], z[3] - px[3]
-    if end_dir and not bad then bad = (ex * end_dir[1] + ez * end_dir[2]) <= 0 or sqrt(ex * ex + ez * ez) < 1 end
-    if bad then
-      local r = #pieces == 1 and first.road or nil
-      local total = 0
-      for _, p in ipairs(pieces) do total = total + p.road.length end
-      error(string_format("%s: too short for its ends: %.1f m long, the intersection at %s takes %.1f m of it and "
-        .. "the one at %s %.1f m (move the nodes apart, or make the roads there meet at wider angles)",
-        M.road_label(r or first.road), total, tostring(sn.id), d0, tostring(fn.id), d1), 0)
-    end
-  end
-  local flat = {}
-  for i, p in ipairs(ctrl) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
-  local half = 0
-  for _, p in ipairs(pieces) do half = max(half, p.road.spec.half_width) end
-  local ok, cflat = pcall(core.spline, flat, { spacing = city.spacing or 20, max_angle = city.max_angle,
-                                              half_width = half, start_dir = start_dir, end_dir = end_dir })
-  if not ok or #cflat < 6 then
-    error(string_format("%s: its centre line cannot be built: %s", M.road_label(first.road), tostring(cflat)), 0)
-  end
-  local samples = geom.unflatten(cflat)
-  -- a city on a terrain: the centre line follows the ground between its ends (psdl.city.terrain)
-  if city.drape then
-    samples = city.drape(samples, ctrl, { spacing = city.spacing or 20, max_angle = city.max_angle, half_width = half,
-                                          start_dir = start_dir, end_dir = end_dir })
-  end
-  -- cut the samples at the through nodes (every control point is a sample)
-  local bounds = { 1 }
-  do
-    local k = 1
-    for pi_ = 1, #pieces - 1 do
-      local c = ctrl[cuts[pi_]]
-      local found
-      for i = k + 1, #samples do
-        local s = samples[i]
-        if abs(s[1] - c[1]) < 1e-6 and abs(s[3] - c[3]) < 1e-6 then found = i; break end
-      end
-      if not found then error("internal: a through node is not a sample of the centre line", 0) end
-      bounds[#bounds + 1] = found
-      k = found
-    end
-    bounds[#bounds + 1] = #samples
-  end
-  -- sub-pieces: {points, kind, piece}
-  local subs = {}
-  for k, p in ipairs(pieces) do
-    local pts = {}
-    for i = bounds[k], bounds[k + 1] do pts[#pts + 1] = samples[i] end
-    local acc = cumulative(pts)
-    local L = acc[#acc]
-    local lv = piece_levels(city, p, pts[1][2], pts[#pts][2], L, pts, acc)
-    if not lv then
-      subs[#subs + 1] = { pts = pts, kind = "road", piece = p, length = L }
-    else
-      local ia = lv.ra > 0 and insert_at(pts, acc, lv.ra) or 1
-      local ib = lv.rb > 0 and insert_at(pts, acc, L - lv.rb) or #pts
-      -- heights: ramps linear from the end's grade to the level, the middle linear between levels
-      local sa, sb = acc[ia], acc[ib]
-      for i = 1, #pts do
-        local s, y = acc[i], nil
-        if i <= ia and lv.ra > 0 then y = lv.y0 + (lv.la - lv.y0) * (s / sa)
-        elseif i >= ib and lv.rb > 0 then y = lv.y1 + (lv.lb - lv.y1) * ((L - s) / (L - sb))
-        else y = lv.la + (lv.lb - lv.la) * ((s - sa) / max(1e-9, sb - sa)) end
-        local q = pts[i]
-        pts[i] = { q[1], y, q[3] }
-      end
-      local mid = lv.tunnel and "bore" or "deck"
-      local ramp = lv.tunnel and "cut" or "ramp"
-      local function sub(i0, i1, kind)
-        local s = {}
-        for i = i0, i1 do s[#s + 1] = pts[i] end
-        subs[#subs + 1] = { pts = s, kind = kind, piece = p, length = acc[i1] - acc[i0], levels = lv }
-      end
-      if ia > 1 then sub(1, ia, ramp) end
-      sub(ia, ib, mid)
-      if ib < #pts then sub(ib, #pts, ramp) end
-    end
-  end
-  -- `run_rooms` (psdl.city.new): plain road pieces that continue each other through a node
-  -- build one street, so that its rooms may span the node (fewer rooms, the same road)
-  if city.run_rooms and #subs > 1 then
-    local merged = {}
-    for _, s in ipairs(subs) do
-      local prev = merged[#merged]
-      if prev and prev.kind == "road" and s.kind == "road" and same_street(prev.piece, s.piece) then
-        for i = 2, #s.pts do prev.pts[#prev.pts + 1] = s.pts[i] end
-        prev.length = prev.length + s.length
-        prev.also[#prev.also + 1] = s.piece.road
-      else
-        s.also = {}
-        merged[#merged + 1] = s
-      end
-    end
-    subs = merged
-  end
-  -- streets
-  local rooms = {}
-  local style = city.style
-  local room_length = city.room_length or 100
-  for k, s in ipairs(subs) do
-    local p = s.piece
-    local r = p.road
-    local rs = r.spec
-    local profile = p.forward and rs.builder or builder.mirror_profile(rs.builder)
-    local n = #s.pts
-    local o = { center = s.pts, profile = profile, textures = rs.textures, spacing = city.spacing }
-    o.start_dir = start_dir
-    if k > 1 then
-      local prev = subs[k - 1].pts
-      o.start_dir = tangent_cut(prev, s.pts)
-    end
-    if k < #subs then o.end_dir = tangent_cut(s.pts, subs[k + 1].pts) else o.end_dir = end_dir end
-    if k == 1 then o.start_section = start_section end
-    if k == #subs then o.end_section = end_section end
-    local nrooms = max(1, floor(s.length / room_length + 0.5))
-    -- at most 120 sections a room (240 perimeter points of the 255 a room may have): climbing
-    -- curves get many sections to keep their quads planar
-    o.split = min(120, max(2, ceil((n - 1) / nrooms) + 1))
-    if rs.divider then
-      local dv = {}
-      for kk, v in pairs(rs.divider) do dv[kk] = v end
-      dv.cap_start = k == 1
-      dv.cap_end = k == #subs
-      o.divider = dv
-    end
-    local room = { name = r.name or string_format("road %d", r.index) }
-    if k == 1 then room.prop_rule = run.prop_rule end
-    local lv = s.levels
-    if s.kind == "bore" then
-      local t = type(lv.opts) == "table" and lv.opts or {}
-      o.tunnel = { textures = t.textures or (style.tunnels and (style.tunnels.road or style.tunnels.subway)) or style.tunnel,
-                   ceiling = t.ceiling or M.TUNNEL.ceiling, height = t.height or M.TUNNEL.height,
-                   height2 = t.height2 or M.TUNNEL.height2 }
-      room.tunnel = true
-    elseif s.kind == "cut" then
-      local t = type(lv.opts) == "table" and lv.opts or {}
-      local walls = t.walls or (style.tunnels and (style.tunnels.retaining_wall or style.tunnels.brick_wall
-        or style.tunnels.railing)) or style.tunnel
-      o.tunnel = { textures = walls, wall = true, height = t.wall_height or M.TUNNEL.wall_height,
-                   height2 = t.wall_height2 or M.TUNNEL.wall_height2 }
-      room.tunnel = false
-    elseif s.kind == "deck" then
-      local t = type(lv.opts) == "table" and lv.opts or {}
-      o.railing = { textures = t.railing or (style.tunnels and (style.tunnels.bridge_railing or style.tunnels.railing))
-                      or style.tunnel,
-                    height = t.railing_height or M.BRIDGE.railing_height,
-                    height2 = t.railing_height2 or M.BRIDGE.railing_height2 }
-      room.bridge = true
-    elseif s.kind == "ramp" then
-      local t = type(lv.opts) == "table" and lv.opts or {}
-      o.railing = { textures = t.ramp_railing or (style.tunnels and style.tunnels.railing) or style.tunnel,
-                    height = 1.0, height2 = 1.0 }
-    end
-    o.room = room
-    local ok2, list = pcall(b.street, b, o)
-    if not ok2 then
-      local msg = tostring(list):gsub("^[^\n]-%.lua:%d+: ", ""):gsub("; widen the curve or pass allow_clamp",
-        "; widen the curve (via points further apart) or narrow the road")
-      error(string_format("%s: %s", M.road_label(r), msg), 0)
-    end
-    for _, rm in ipairs(list) do
-      rm.city_kind = s.kind
-      rooms[#rooms + 1] = rm
-      r.rooms[#r.rooms + 1] = rm
-      for _, o2 in ipairs(s.also or {}) do o2.rooms[#o2.rooms + 1] = rm end
-    end
-  end
-  run.rooms = rooms
-  run.subs = #subs
-  -- road record: lanes seen along the run
-  local ll, lr = spec.lanes_left, spec.lanes_right
-  if not first.forward then ll, lr = lr, ll end
-  run.record = b:road_record{ rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags }
-end
-
--- Tangent at the sample shared by two consecutive sub-pieces (last of a, first of b).
-tangent_cut = function(a, b2)
-  local n = #a
-  local p, k, q = a[n - 1], a[n], b2[2]
-  local ax, az = unit(k[1] - p[1], k[3] - p[3])
-  local bx, bz = unit(q[1] - k[1], q[3] - k[3])
-  if not ax then return { bx, bz } end
-  if not bx then return { ax, az } end
-  local tx, tz = unit(ax + bx, az + bz)
-  return { tx or bx, tz or bz }
-end
-
--- Runs f(...); when the city collects failures (`city.failures`, set by psdl.city.repair),
--- a failure is listed there and the build goes on with the next node or run.
-local function guarded(city, f, ...)
-  local list = city.failures
-  if not list then return f(...) end
-  local ok, err = pcall(f, ...)
-  if not ok then list[#list + 1] = tostring(err) end
-end
-
---- Build the road and intersection rooms of a city into a builder.
--- @tparam table city a `psdl.city` City
--- @tparam table b a `psdl.builder` Builder
--- @param rng a `psdl.city.random` generator
--- @treturn table `{runs = {...}, classes = {junction = n, ...}}`
-function M.build_roads(city, b, rng)
-  resolve_conflicts(city)
-  classify(city)
-  local runs = runs_of(city)
-  local classes = {}
-  for _, n in ipairs(city.nodes) do
-    classes[n.class] = (classes[n.class] or 0) + 1
-    n.room, n.junction, n.rooms = nil, nil, {}
-  end
-  for _, r in ipairs(city.roads) do r.rooms = {} end
-  -- underground / elevated nodes: only tunnel / bridge roads may meet there
-  for _, n in ipairs(city.nodes) do
-    if n.underground or n.elevated then
-      for _, e in ipairs(n.ends) do
-        if (n.underground and not e.road.tunnel) or (n.elevated and not n.underground and not e.road.bridge) then
-          error(string_format("%s: it is %s, but %s is no %s", M.node_label(n),
-            n.underground and "underground (tunnel = ...)" or "on a bridge (bridge = ...)", M.road_ref(e.road),
-            n.underground and "tunnel" or "bridge"), 0)
-        end
-      end
-    end
-  end
-  if city.only then -- the nodes at the ends of the runs to build
-    for _, run in ipairs(runs) do
-      for _, p in ipairs(run.pieces) do
-        if city.only.roads[p.road] then
-          city.only.nodes[run.start], city.only.nodes[run.finish] = true, true
-          break
-        end
-      end
-    end
-  end
-  for _, n in ipairs(city.nodes) do
-    local c = n.class
-    if (c == "junction" or c == "bend" or c == "transition" or c == "dead_end")
-      and (not city.only or city.only.nodes[n]) then
-      guarded(city, build_junction, city, b, n)
-    end
-  end
-  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
-  local prng = rng:derive("props")
-  for _, run in ipairs(runs) do
-    -- (psdl.city.repair checks its repairs on a part of the city: `city.only`)
-    local wanted = not city.only
-    if not wanted then
-      for _, p in ipairs(run.pieces) do if city.only.roads[p.road] then wanted = true break end end
-    end
-    if not wanted then goto next_run end
-    local first = run.pieces[1].road
-    local spec = first.spec
-    run.flags = spec.flags
-    local rule = first.opts.prop_rule
-    if rule == nil then
-      local pv = city.props
-      if pv == false then rule = 0
-      elseif type(pv) == "table" and pv[spec.name] ~= nil then rule = pv[spec.name]
-      elseif type(pv) == "function" then rule = pv(first)
-      else rule = spec.props end
-    end
-    run.prop_rule = (spec.flags & profiles.RECORD.sidewalks) ~= 0 and profiles.prop_rule(rule, spec.style, prng) or 0
-    guarded(city, build_run, city, b, run, rng)
-    ::next_run::
-  end
-  -- (roads to repair first: psdl.city.repair runs the layout again; an importer's network,
-  -- auto_junctions: the validator's room_overlap rule judges)
-  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
-  local ov = (city.auto_junctions or city.only) and {} or M.overlaps(city, b)
-  if ov[1] then
-    -- name two roads where there are, else a road and an intersection
-    local c = ov[1]
-    local function rank(x) return (x.a.a and 1 or 0) + (x.b.a and 1 or 0) end
-    for _, o in ipairs(ov) do if rank(o) > rank(c) then c = o end end
-    local what = function(x) return x.a and M.road_label(x) or M.node_label(x) end
-    local ref = function(x) return x.a and M.road_ref(x) or ("the intersection of " .. M.node_label(x)) end
-    -- a script's mistake, refused (not led by "<label>:", so not for psdl.city.repair)
-    error(string_format("%s, its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
-      .. "widths apart; move them apart, join them at a node, or make one a bridge or tunnel", what(c.a),
-      ref(c.b), c.x, c.z), 0)
-  end
-  return { runs = runs, classes = classes }
-end
+--- Road runs: maximal chains of roads through "through" nodes.
+-- @tparam table city (classified)
+-- @treturn table `{ {pieces = {{road, forward, from, to}, ...}, start, start_end, finish, finish_end, index}, ... }`
+M.runs = runs_of
 
 return M

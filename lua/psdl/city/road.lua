@@ -1,0 +1,431 @@
+--- The road side of city generation: from the network of a `psdl.city` (nodes, roads with
+-- via points, resolved profiles) to builder rooms. The network is checked and classified
+-- (`psdl.city.network`), intersection rooms built at its junctions, bends, transitions and
+-- dead ends (`psdl.city.intersection`); road runs through the nodes where two matching roads
+-- meet at a gentle angle get one smooth centre line each, cut into road rooms of about
+-- `room_length` metres at full cross-sections, with tunnel and bridge pieces and their
+-- ramps (`psdl.city.tunnel`); and one road record per run (city-layout.md §1.3–1.5, §3.3,
+-- §4).
+--
+-- Internal to `psdl.city` (its `build` calls `build_roads`); the shapes it leaves on the
+-- nodes and roads (`node.class`, `node.junction`, `road.rooms`, `run.rooms`) are what
+-- `psdl.city` reports.
+-- @module psdl.city.road
+
+local core = require "psdl.core"
+local geom = require "psdl.geom"
+local builder = require "psdl.builder"
+local profiles = require "psdl.city.profiles"
+local network = require "psdl.city.network"
+local intersection = require "psdl.city.intersection"
+local tunnel = require "psdl.city.tunnel"
+
+local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
+local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
+local string_format = string.format
+local unit, road_label, node_label, road_ref = network.unit, network.road_label, network.node_label, network.road_ref
+
+local M = {}
+
+-- Tables equal key by key, nested tables compared the same way (profiles, textures).
+local function same_value(a, b2)
+  if a == b2 then return true end
+  if type(a) ~= "table" or type(b2) ~= "table" then return false end
+  for k, v in pairs(a) do if not same_value(v, b2[k]) then return false end end
+  for k in pairs(b2) do if a[k] == nil then return false end end
+  return true
+end
+
+-- True when two pieces of a run (a through node between them) build the same street: the
+-- same oriented profile, textures and divider, so one room may span the node.
+local function same_street(p, q)
+  local a, c = p.road.spec, q.road.spec
+  if profiles.oriented_key(a, p.forward) ~= profiles.oriented_key(c, q.forward) then return false end
+  local pa = p.forward and a.builder or builder.mirror_profile(a.builder)
+  local pc = q.forward and c.builder or builder.mirror_profile(c.builder)
+  return same_value(pa, pc) and same_value(a.textures, c.textures) and same_value(a.divider, c.divider)
+end
+
+-- Tangent at the sample shared by two consecutive sub-pieces (last of a, first of b).
+local function tangent_cut(a, b2)
+  local n = #a
+  local p, k, q = a[n - 1], a[n], b2[2]
+  local ax, az = unit(k[1] - p[1], k[3] - p[3])
+  local bx, bz = unit(q[1] - k[1], q[3] - k[3])
+  if not ax then return { bx, bz } end
+  if not bx then return { ax, az } end
+  local tx, tz = unit(ax + bx, az + bz)
+  return { tx or bx, tz or bz }
+end
+
+-- The control points of a run's centre line: from the end of the intersection at its start
+-- (or its start node), the via points and through nodes of its pieces (those inside an
+-- intersection dropped), to the end of the intersection at its finish. Returns the points
+-- ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the ends `e`:
+-- `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the lengths the
+-- intersections take).
+local function control_points(run)
+  local pieces = run.pieces
+  local sn, fn = run.start, run.finish
+  local se, fe = run.start_end, run.finish_end
+  local sj = sn.junction
+  local fj = fn.junction
+  local ctrl = {}
+  local e = { d0 = 0, d1 = 0 }
+  if sj then
+    local c = sj.centers[se.arm]
+    ctrl[1] = { c[1], c[2], c[3] }
+    e.start_dir = sj.dirs[se.arm]
+    e.start_section = sj.sections[se.arm]
+    e.d0 = sj.distance[se.arm]
+  else
+    ctrl[1] = { sn.x, sn.y, sn.z }
+  end
+  local start_dir, d0 = e.start_dir, e.d0
+  local cuts = {}
+  for k, p in ipairs(pieces) do
+    local poly = p.road.poly
+    local n = #poly
+    for i = 2, n - 1 do
+      local v = p.forward and poly[i] or poly[n + 1 - i]
+      local keep = true
+      if k == 1 and sj then
+        local dx, dz = v[1] - sn.x, v[3] - sn.z
+        if dx * start_dir[1] + dz * start_dir[2] < d0 + 1 then keep = false end
+      end
+      if k == #pieces and fj then
+        local fd = fj.dirs[fe.arm]
+        local dx, dz = v[1] - fn.x, v[3] - fn.z
+        if dx * fd[1] + dz * fd[2] < fj.distance[fe.arm] + 1 then keep = false end
+      end
+      if keep then ctrl[#ctrl + 1] = { v[1], v[2], v[3] } end
+    end
+    if k < #pieces then
+      local t = p.to
+      ctrl[#ctrl + 1] = { t.x, t.y, t.z }
+      cuts[k] = #ctrl
+    end
+  end
+  if fj then
+    local c = fj.centers[fe.arm]
+    ctrl[#ctrl + 1] = { c[1], c[2], c[3] }
+    local d = fj.dirs[fe.arm]
+    e.end_dir = { -d[1], -d[2] }
+    e.end_section = builder.reverse(fj.sections[fe.arm])
+    e.d1 = fj.distance[fe.arm]
+  else
+    ctrl[#ctrl + 1] = { fn.x, fn.y, fn.z }
+  end
+  return ctrl, cuts, e
+end
+
+-- A shape point just past an intersection's end that the curve, leaving the end square
+-- to the intersection, could only reach on a bend tighter than the road is wide (the
+-- sides would fold): dropped, as those inside the intersection are (not the nodes
+-- between pieces). Returns the control points kept (`cuts` renumbered in place).
+local function drop_tight(pieces, ctrl, cuts, e)
+  local start_dir, end_dir = e.start_dir, e.end_dir
+  local hw = 0
+  for _, p in ipairs(pieces) do hw = max(hw, p.road.spec.half_width or 0) end
+  local is_cut = {}
+  for _, ci in pairs(cuts) do is_cut[ci] = true end
+  -- the curve from end c (leaving along dir) to point p (going on towards q) turns from
+  -- dir to the chord and from the chord to p -> q within the chord's length
+  local function too_tight(c, dir, p, q)
+    local vx, vz = p[1] - c[1], p[3] - c[3]
+    local L = sqrt(vx * vx + vz * vz)
+    if L < 1e-9 then return true end
+    vx, vz = vx / L, vz / L
+    local wx, wz = unit(q[1] - p[1], q[3] - p[3])
+    local s1 = abs(dir[1] * vz - dir[2] * vx)
+    local s2 = abs(vx * wz - vz * wx)
+    if dir[1] * vx + dir[2] * vz < 0 then s1 = 1 end
+    if vx * wx + vz * wz < 0 then s2 = 1 end
+    local s = max(s1, s2)
+    return s > 1e-9 and L / (2 * s) < 2 * hw
+  end
+  local drop = {}
+  if start_dir then
+    for i = 2, #ctrl - 1 do
+      if is_cut[i] or not too_tight(ctrl[1], start_dir, ctrl[i], ctrl[i + 1]) then break end
+      drop[i] = true
+    end
+  end
+  if end_dir then
+    local back = { -end_dir[1], -end_dir[2] }
+    for i = #ctrl - 1, 2, -1 do
+      if drop[i] or is_cut[i] or not too_tight(ctrl[#ctrl], back, ctrl[i], ctrl[i - 1]) then break end
+      drop[i] = true
+    end
+  end
+  if next(drop) then
+    local kept, map = {}, {}
+    for i, p in ipairs(ctrl) do
+      if not drop[i] then kept[#kept + 1] = p; map[i] = #kept end
+    end
+    for k, ci in pairs(cuts) do cuts[k] = map[ci] end
+    ctrl = kept
+  end
+  return ctrl
+end
+
+-- The ends must not pass each other (intersections taking more than the road's length).
+local function check_ends(run, ctrl, e)
+  local pieces = run.pieces
+  local first = pieces[1]
+  local sn, fn = run.start, run.finish
+  local start_dir, end_dir, d0, d1 = e.start_dir, e.end_dir, e.d0, e.d1
+  local a, z = ctrl[1], ctrl[#ctrl]
+  local nx = ctrl[2]
+  local dx, dz = nx[1] - a[1], nx[3] - a[3]
+  local len = sqrt(dx * dx + dz * dz)
+  local bad = len < 1
+  if start_dir and not bad then bad = (dx * start_dir[1] + dz * start_dir[2]) <= 0 end
+  local px = ctrl[#ctrl - 1]
+  local ex, ez = z[1] - px[1], z[3] - px[3]
+  if end_dir and not bad then bad = (ex * end_dir[1] + ez * end_dir[2]) <= 0 or sqrt(ex * ex + ez * ez) < 1 end
+  if bad then
+    local r = #pieces == 1 and first.road or nil
+    local total = 0
+    for _, p in ipairs(pieces) do total = total + p.road.length end
+    error(string_format("%s: too short for its ends: %.1f m long, the intersection at %s takes %.1f m of it and "
+      .. "the one at %s %.1f m (move the nodes apart, or make the roads there meet at wider angles)",
+      road_label(r or first.road), total, tostring(sn.id), d0, tostring(fn.id), d1), 0)
+  end
+end
+
+-- The samples of a run's centre line (`core.spline` through the control points, draped on
+-- a terrain) and the sample where each piece ends (`bounds[k]` to `bounds[k + 1]`: piece k).
+local function centre_line(city, pieces, ctrl, cuts, e)
+  local first = pieces[1]
+  local start_dir, end_dir = e.start_dir, e.end_dir
+  local flat = {}
+  for i, p in ipairs(ctrl) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
+  local half = 0
+  for _, p in ipairs(pieces) do half = max(half, p.road.spec.half_width) end
+  local ok, cflat = pcall(core.spline, flat, { spacing = city.spacing or 20, max_angle = city.max_angle,
+                                              half_width = half, start_dir = start_dir, end_dir = end_dir })
+  if not ok or #cflat < 6 then
+    error(string_format("%s: its centre line cannot be built: %s", road_label(first.road), tostring(cflat)), 0)
+  end
+  local samples = geom.unflatten(cflat)
+  -- a city on a terrain: the centre line follows the ground between its ends (psdl.city.terrain)
+  if city.drape then
+    samples = city.drape(samples, ctrl, { spacing = city.spacing or 20, max_angle = city.max_angle, half_width = half,
+                                          start_dir = start_dir, end_dir = end_dir })
+  end
+  -- cut the samples at the through nodes (every control point is a sample)
+  local bounds = { 1 }
+  do
+    local k = 1
+    for pi_ = 1, #pieces - 1 do
+      local c = ctrl[cuts[pi_]]
+      local found
+      for i = k + 1, #samples do
+        local s = samples[i]
+        if abs(s[1] - c[1]) < 1e-6 and abs(s[3] - c[3]) < 1e-6 then found = i; break end
+      end
+      if not found then error("internal: a through node is not a sample of the centre line", 0) end
+      bounds[#bounds + 1] = found
+      k = found
+    end
+    bounds[#bounds + 1] = #samples
+  end
+  return samples, bounds
+end
+
+-- `run_rooms` (psdl.city.new): plain road pieces that continue each other through a node
+-- build one street, so that its rooms may span the node (fewer rooms, the same road).
+local function merge_streets(subs)
+  local merged = {}
+  for _, s in ipairs(subs) do
+    local prev = merged[#merged]
+    if prev and prev.kind == "road" and s.kind == "road" and same_street(prev.piece, s.piece) then
+      for i = 2, #s.pts do prev.pts[#prev.pts + 1] = s.pts[i] end
+      prev.length = prev.length + s.length
+      prev.also[#prev.also + 1] = s.piece.road
+    else
+      s.also = {}
+      merged[#merged + 1] = s
+    end
+  end
+  return merged
+end
+
+-- The street rooms of a run's sub-pieces (`Builder:street`), listed on their roads; returns
+-- the list of all of them in order.
+local function build_streets(city, b, run, subs, e)
+  local start_dir, end_dir, start_section, end_section = e.start_dir, e.end_dir, e.start_section, e.end_section
+  local rooms = {}
+  local style = city.style
+  local room_length = city.room_length or 100
+  for k, s in ipairs(subs) do
+    local p = s.piece
+    local r = p.road
+    local rs = r.spec
+    local profile = p.forward and rs.builder or builder.mirror_profile(rs.builder)
+    local n = #s.pts
+    local o = { center = s.pts, profile = profile, textures = rs.textures, spacing = city.spacing }
+    o.start_dir = start_dir
+    if k > 1 then
+      local prev = subs[k - 1].pts
+      o.start_dir = tangent_cut(prev, s.pts)
+    end
+    if k < #subs then o.end_dir = tangent_cut(s.pts, subs[k + 1].pts) else o.end_dir = end_dir end
+    if k == 1 then o.start_section = start_section end
+    if k == #subs then o.end_section = end_section end
+    local nrooms = max(1, floor(s.length / room_length + 0.5))
+    -- at most 120 sections a room (240 perimeter points of the 255 a room may have): climbing
+    -- curves get many sections to keep their quads planar
+    o.split = min(120, max(2, ceil((n - 1) / nrooms) + 1))
+    if rs.divider then
+      local dv = {}
+      for kk, v in pairs(rs.divider) do dv[kk] = v end
+      dv.cap_start = k == 1
+      dv.cap_end = k == #subs
+      o.divider = dv
+    end
+    local room = { name = r.name or string_format("road %d", r.index) }
+    if k == 1 then room.prop_rule = run.prop_rule end
+    tunnel.street_options(s, style, o, room)
+    o.room = room
+    local ok2, list = pcall(b.street, b, o)
+    if not ok2 then
+      local msg = tostring(list):gsub("^[^\n]-%.lua:%d+: ", ""):gsub("; widen the curve or pass allow_clamp",
+        "; widen the curve (via points further apart) or narrow the road")
+      error(string_format("%s: %s", road_label(r), msg), 0)
+    end
+    for _, rm in ipairs(list) do
+      rm.city_kind = s.kind
+      rooms[#rooms + 1] = rm
+      r.rooms[#r.rooms + 1] = rm
+      for _, o2 in ipairs(s.also or {}) do o2.rooms[#o2.rooms + 1] = rm end
+    end
+  end
+  return rooms
+end
+
+-- Builds one run: its centre line, its street rooms (tunnel and bridge parts with their
+-- ramps) and its road record (`run.rooms`, `run.subs`, `run.record`).
+local function build_run(city, b, run, rng)
+  local pieces = run.pieces
+  local first = pieces[1]
+  local spec = first.road.spec
+  local ctrl, cuts, e = control_points(run)
+  ctrl = drop_tight(pieces, ctrl, cuts, e)
+  check_ends(run, ctrl, e)
+  local samples, bounds = centre_line(city, pieces, ctrl, cuts, e)
+  -- sub-pieces: {points, kind, piece}
+  local subs = {}
+  for k, p in ipairs(pieces) do
+    local pts = {}
+    for i = bounds[k], bounds[k + 1] do pts[#pts + 1] = samples[i] end
+    tunnel.sub_pieces(city, p, pts, subs)
+  end
+  if city.run_rooms and #subs > 1 then subs = merge_streets(subs) end
+  local rooms = build_streets(city, b, run, subs, e)
+  run.rooms = rooms
+  run.subs = #subs
+  -- road record: lanes seen along the run
+  local ll, lr = spec.lanes_left, spec.lanes_right
+  if not first.forward then ll, lr = lr, ll end
+  run.record = b:road_record{ rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags }
+end
+
+-- Runs f(...); when the city collects failures (`city.failures`, set by psdl.city.repair),
+-- a failure is listed there and the build goes on with the next node or run.
+local function guarded(city, f, ...)
+  local list = city.failures
+  if not list then return f(...) end
+  local ok, err = pcall(f, ...)
+  if not ok then list[#list + 1] = tostring(err) end
+end
+
+--- Build the road and intersection rooms of a city into a builder.
+-- @tparam table city a `psdl.city` City
+-- @tparam table b a `psdl.builder` Builder
+-- @param rng a `psdl.city.random` generator
+-- @treturn table `{runs = {...}, classes = {junction = n, ...}}`
+function M.build_roads(city, b, rng)
+  network.resolve_conflicts(city)
+  network.classify(city)
+  local runs = network.runs(city)
+  local classes = {}
+  for _, n in ipairs(city.nodes) do
+    classes[n.class] = (classes[n.class] or 0) + 1
+    n.room, n.junction, n.rooms = nil, nil, {}
+  end
+  for _, r in ipairs(city.roads) do r.rooms = {} end
+  -- underground / elevated nodes: only tunnel / bridge roads may meet there
+  for _, n in ipairs(city.nodes) do
+    if n.underground or n.elevated then
+      for _, e in ipairs(n.ends) do
+        if (n.underground and not e.road.tunnel) or (n.elevated and not n.underground and not e.road.bridge) then
+          error(string_format("%s: it is %s, but %s is no %s", node_label(n),
+            n.underground and "underground (tunnel = ...)" or "on a bridge (bridge = ...)", road_ref(e.road),
+            n.underground and "tunnel" or "bridge"), 0)
+        end
+      end
+    end
+  end
+  if city.only then -- the nodes at the ends of the runs to build
+    for _, run in ipairs(runs) do
+      for _, p in ipairs(run.pieces) do
+        if city.only.roads[p.road] then
+          city.only.nodes[run.start], city.only.nodes[run.finish] = true, true
+          break
+        end
+      end
+    end
+  end
+  for _, n in ipairs(city.nodes) do
+    local c = n.class
+    if (c == "junction" or c == "bend" or c == "transition" or c == "dead_end")
+      and (not city.only or city.only.nodes[n]) then
+      guarded(city, intersection.build, city, b, n)
+    end
+  end
+  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
+  local prng = rng:derive("props")
+  for _, run in ipairs(runs) do
+    -- (psdl.city.repair checks its repairs on a part of the city: `city.only`)
+    local wanted = not city.only
+    if not wanted then
+      for _, p in ipairs(run.pieces) do if city.only.roads[p.road] then wanted = true break end end
+    end
+    if not wanted then goto next_run end
+    local first = run.pieces[1].road
+    local spec = first.spec
+    run.flags = spec.flags
+    local rule = first.opts.prop_rule
+    if rule == nil then
+      local pv = city.props
+      if pv == false then rule = 0
+      elseif type(pv) == "table" and pv[spec.name] ~= nil then rule = pv[spec.name]
+      elseif type(pv) == "function" then rule = pv(first)
+      else rule = spec.props end
+    end
+    run.prop_rule = (spec.flags & profiles.RECORD.sidewalks) ~= 0 and profiles.prop_rule(rule, spec.style, prng) or 0
+    guarded(city, build_run, city, b, run, rng)
+    ::next_run::
+  end
+  -- (roads to repair first: psdl.city.repair runs the layout again; an importer's network,
+  -- auto_junctions: the validator's room_overlap rule judges)
+  if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
+  local ov = (city.auto_junctions or city.only) and {} or network.overlaps(city, b)
+  if ov[1] then
+    -- name two roads where there are, else a road and an intersection
+    local c = ov[1]
+    local function rank(x) return (x.a.a and 1 or 0) + (x.b.a and 1 or 0) end
+    for _, o in ipairs(ov) do if rank(o) > rank(c) then c = o end end
+    local what = function(x) return x.a and road_label(x) or node_label(x) end
+    local ref = function(x) return x.a and road_ref(x) or ("the intersection of " .. node_label(x)) end
+    -- a script's mistake, refused (not led by "<label>:", so not for psdl.city.repair)
+    error(string_format("%s, its rooms would overlap those of %s at (%.1f, %.1f): roads side by side need their "
+      .. "widths apart; move them apart, join them at a node, or make one a bridge or tunnel", what(c.a),
+      ref(c.b), c.x, c.z), 0)
+  end
+  return { runs = runs, classes = classes }
+end
+
+return M
