@@ -206,7 +206,7 @@ function setRatio(r) {
 function frame(now) {
   const dt = Math.min(0.1, (now - last) / 1000);
   last = now;
-  if (nav.update(dt)) dirty = true;
+  nav.update(dt); // a camera that moved is seen below (drive mode at rest draws nothing)
   camera.updateMatrixWorld();
   if (!camera.matrixWorld.equals(lastView) || !camera.projectionMatrix.equals(lastProjection)) {
     lastView.copy(camera.matrixWorld);
