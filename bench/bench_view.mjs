@@ -8,9 +8,13 @@
 // frame drawn (best and median of `runs` fresh pages, split: script start, payload decoded,
 // scene built; then when the tiles and levels of detail are ready), and, for the whole city
 // in view while orbiting, with the levels of detail and at full detail (alternating, so both
-// see the same load), then for a neighbourhood seen from 250 m: frames per second (requestAnimationFrame: paced by the display, 60 at
-// most), the time of one frame drawn and waited for (best and median), triangles and draw
-// calls, and Chromium's CPU time per frame (all its processes, from /proc). The machine's
+// see the same load), the same with the full resolution kept while moving ("fixed"; the page
+// draws at half the pixel ratio while the camera moves), then for a neighbourhood seen from
+// 250 m: frames drawn per second while the camera turns a step every animation frame (as a
+// drag does; the page draws at most once per requestAnimationFrame: 60 at most), the time
+// of one frame drawn at full resolution and waited for (best and median), triangles and
+// draw calls, and Chromium's CPU time per frame (all its processes, from /proc). Chromium
+// runs as viewer/tests/browser.mjs starts it (WebGL on SwiftShader, software compositing). The machine's
 // load average is printed with every figure: on a busy machine the wall-clock times mostly
 // measure the wait for a core; SwiftShader's worker threads spin while they wait for work,
 // so its CPU time is an upper bound of the work too.
@@ -62,7 +66,7 @@ const browser = await launch();
 const pid = browser.process().pid;
 const loads = [];
 const FRAMES = 60, DRAWN = 20;
-const orbit = { lod: [], full: [], near: [] };
+const orbit = { lod: [], full: [], fixed: [], near: [] };
 let info = null;
 for (let i = 0; i < runs; i++) {
   const c0 = cpuMs(pid);
@@ -71,15 +75,18 @@ for (let i = 0; i < runs; i++) {
   if (errors.length) throw new Error("console errors: " + errors.join("; "));
   await page.waitForFunction(() => psdlViewer.internals.city.levels, { timeout: 120000 });
   const t = await page.evaluate(() => ({ ...psdlViewer.timings, stats: psdlViewer.meta.stats,
-    levels: psdlViewer.internals.city.levels.at, levelsMs: psdlViewer.internals.city.levels.ms }));
+    levels: psdlViewer.internals.city.levels.at, levelsMs: psdlViewer.internals.city.levels.ms,
+    levelsBusy: psdlViewer.internals.city.levels.busy, longest: psdlViewer.internals.city.levels.longest,
+    slices: psdlViewer.internals.city.levels.slices }));
   t.cpu = cpu;
   t.load = load();
   loads.push(t);
   info = t.stats;
   if (i === runs - 1) {
-    for (const mode of ["lod", "full", "lod", "full", "near"]) {
+    for (const mode of ["lod", "full", "fixed", "lod", "full", "fixed", "near"]) {
       await page.evaluate((m) => {
         psdlViewer.internals.city.maxLevel = m === "full" ? 0 : Infinity;
+        psdlViewer.adaptive = m !== "fixed"; // fixed: full resolution while moving too
         psdlViewer.frameCity();
         if (m === "near") {
           // a neighbourhood: 250 m from the city's centre, looking down at 35 degrees
@@ -88,11 +95,13 @@ for (let i = 0; i < runs; i++) {
         }
       }, mode);
       const c1 = cpuMs(pid);
-      const fps = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
+      await page.evaluate(() => psdlViewer.redraw());
+      const { fps, ratio } = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
       const cpuFrame = (cpuMs(pid) - c1) / FRAMES;
+      await page.evaluate(() => psdlViewer.redraw()); // at rest: full resolution again
       const drawn = await page.evaluate((n) => psdlViewer.frameTimes(n), DRAWN);
       const st = await page.evaluate(() => psdlViewer.internals.city.stats);
-      orbit[mode].push({ fps, cpuFrame, drawn, st, load: load() });
+      orbit[mode].push({ fps, ratio, cpuFrame, drawn, st, load: load() });
     }
   }
   await page.close();
@@ -106,14 +115,15 @@ console.log(`city: ${info.rooms} rooms, ${info.vertices} PSDL vertices, ${info.t
 for (const [name, l] of [["best", loads[0]], ["median", med]]) {
   console.log(`open (${name} of ${runs}, load ${l.load}): first frame at ${f(l.firstFrame)} ms (script starts ${f(l.start)}, ` +
     `payload decoded ${f(l.decoded)}, scene built ${f(l.built)}); Chromium CPU time ${f(l.cpu)} ms; ` +
-    `levels of detail ready at ${f(l.levels)} ms (${f(l.levelsMs)} ms to build)`);
+    `levels of detail ready at ${f(l.levels)} ms (${f(l.levelsMs)} ms after the first frame's task, ${f(l.levelsBusy)} ms of work in ` +
+    `${l.slices} slices, the longest ${f(l.longest)} ms)`);
 }
 const label = { lod: "whole city in view, levels of detail", full: "whole city in view, full detail     ",
-  near: "a neighbourhood (250 m away), levels of detail" };
-for (const mode of ["lod", "full", "near"]) {
+  fixed: "whole city, levels of detail, full resolution in motion", near: "a neighbourhood (250 m away), levels of detail" };
+for (const mode of ["lod", "full", "fixed", "near"]) {
   for (const o of orbit[mode]) {
     console.log(`orbit, ${label[mode]} (load ${o.load}): ` +
-      `${o.fps.toFixed(1)} frames/s, Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; a frame drawn and waited for: ` +
+      `${o.fps.toFixed(1)} frames/s at pixel ratio ${o.ratio}, Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; a frame drawn and waited for: ` +
       `best ${o.drawn.best.toFixed(1)} ms, median ${o.drawn.median.toFixed(1)} ms; ${o.st.triangles} triangles, ` +
       `${o.st.drawCalls} draw calls, tiles per level ${o.st.levels.join("/")}`);
   }

@@ -5,7 +5,7 @@
 // bounds, the selection) and problem pins.
 import * as THREE from "three";
 import { list } from "./payload.js";
-import { representatives, simplify } from "./lod.js";
+import { representativeSteps, simplify, STEP } from "./lod.js";
 
 /** Vertex state: hidden (its room's kind is switched off). */
 const HIDDEN = 255;
@@ -30,6 +30,21 @@ const m4 = new THREE.Matrix4();
  * ranges: [level] -> [{ start, count, materialIndex }], pick: the tile's full triangles }] }.
  */
 export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
+  const steps = buildLevelSteps(geo, index, groups, cells);
+  let r;
+  do r = steps.next(); while (!r.done);
+  return r.value;
+}
+
+/** Time (ms) the page spends on the levels of detail before it lets the browser work. */
+export const LEVELS_SLICE_MS = 8;
+
+/**
+ * `buildLevels` in steps: a generator that yields every few thousand triangles or vertices
+ * (a few milliseconds of work), so that the page builds the levels in slices of
+ * LEVELS_SLICE_MS between frames and input events; returns what buildLevels returns.
+ */
+export function* buildLevelSteps(geo, index, groups, cells = LOD_CELLS) {
   const pos = geo.getAttribute("position").array;
   const room = geo.getAttribute("room").array;
   const info = geo.getAttribute("info").array;
@@ -51,6 +66,7 @@ export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
   for (const g of groups) {
     const m = mats.indexOf(g.materialIndex);
     for (let t = g.start; t + 2 < g.start + g.count; t += 3, n++) {
+      if (n % STEP === STEP - 1) yield;
       const a = 3 * index[t], b = 3 * index[t + 1], c = 3 * index[t + 2];
       const cx = (pos[a] + pos[b] + pos[c]) / 3, cz = (pos[a + 2] + pos[b + 2] + pos[c + 2]) / 3;
       const i = Math.min(nx - 1, Math.max(0, Math.floor((cx - box.min.x) / sx)));
@@ -72,6 +88,7 @@ export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
   n = 0;
   for (const g of groups) {
     for (let t = g.start; t + 2 < g.start + g.count; t += 3, n++) {
+      if (n % (4 * STEP) === 4 * STEP - 1) yield;
       const o = fill[bucketOf[n]];
       sorted[o] = index[t]; sorted[o + 1] = index[t + 1]; sorted[o + 2] = index[t + 2];
       fill[bucketOf[n]] = o + 3;
@@ -90,22 +107,31 @@ export function buildLevels(geo, index, groups, cells = LOD_CELLS) {
   let all = new Uint32Array(sorted.length * (cells.length + 1));
   let at = 0;
   for (let level = 0; level <= cells.length; level++) {
-    const rep = level === 0 ? null : representatives(pos, room, info, cells[level - 1]);
-    mats.forEach((mat, m) => {
+    const rep = level === 0 ? null : yield* representativeSteps(pos, room, info, cells[level - 1]);
+    let done = 0;
+    for (let m = 0; m < mats.length; m++) {
+      const mat = mats[m];
       for (let k = 0; k < ntiles; k++) {
         const b = m * ntiles + k;
         const end = simplify(sorted, counts[b], counts[b + 1] - counts[b], rep, all, at);
         if (end > at) tiles[k].ranges[level].push({ start: at, count: end - at, materialIndex: mat });
         at = end;
+        done += counts[b + 1] - counts[b];
+        if (done > 3 * STEP) { done = 0; yield; }
       }
-    });
+    }
   }
-  all = pos.length / 3 > 65535 ? all.slice(0, at) : Uint16Array.from(all.subarray(0, at));
+  yield;
+  const small = pos.length / 3 <= 65535 ? new Uint16Array(at) : null;
+  if (small) small.set(all.subarray(0, at)); // typed-array copy: no per-element iteration
+  all = small || all.slice(0, at);
+  yield;
   // picking: each tile's triangles at full detail, every material
   const Index = pos.length / 3 > 65535 ? Uint32Array : Uint16Array;
   for (let k = 0; k < ntiles; k++) {
     let len = 0;
     for (let m = 0; m < mats.length; m++) len += counts[m * ntiles + k + 1] - counts[m * ntiles + k];
+    if (k % 16 === 15) yield;
     const pick = new Index(len);
     let o = 0;
     for (let m = 0; m < mats.length; m++) {
@@ -129,35 +155,44 @@ uniform int typeMask;
 varying vec3 vWorld;
 varying vec3 vColor;
 varying float vState;
+#ifdef PSDL_MAP
 varying vec2 vUv;
+#endif
 void main() {
   int t = int(info.y + 0.5);
   if (state > 254.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
   vColor = roleColor;
   vState = state;
+#ifdef PSDL_MAP
   vUv = uv;
+#endif
   vec4 wp = modelMatrix * vec4(position, 1.0);
   vWorld = wp.xyz;
   gl_Position = projectionMatrix * viewMatrix * wp;
 }`;
 
+// PSDL_MAP only for materials with an image: a shader that may discard makes SwiftShader
+// test depth after shading, so the plain one (most of the city) has none.
 const FRAGMENT = /* glsl */ `
+#ifdef PSDL_MAP
 uniform sampler2D map;
-uniform float useMap;
+#endif
 varying vec3 vWorld;
 varying vec3 vColor;
 varying float vState;
+#ifdef PSDL_MAP
 varying vec2 vUv;
+#endif
 void main() {
   vec3 n = normalize(cross(dFdx(vWorld), dFdy(vWorld)));
   // flat ground keeps its role colour exactly; walls are shaded by their direction
   float light = 0.6 + 0.4 * abs(n.y) + 0.22 * abs(n.x) * (1.0 - abs(n.y));
   vec3 base = vColor;
-  if (useMap > 0.5) {
-    vec4 t = texture2D(map, vUv);
-    if (t.a < 0.5) discard; // cut-outs (railings, fences)
-    base = t.rgb;
-  }
+#ifdef PSDL_MAP
+  vec4 t = texture2D(map, vUv);
+  if (t.a < 0.5) discard; // cut-outs (railings, fences)
+  base = t.rgb;
+#endif
   vec3 col = min(base * light, vec3(1.0));
   if (vState > 0.5 && vState < 1.5) col = mix(col, vec3(1.0, 0.8, 0.1), 0.5);
   else if (vState > 1.5 && vState < 2.5) col = mix(col, vec3(0.15, 0.7, 1.0), 0.4);
@@ -241,6 +276,7 @@ export class City {
     this.selected = 0;
     this.textures = [];
     this.maxLevel = Infinity; // coarsest level of detail used (benchmarks set 0: full detail)
+    this.frontToBack = false; // draw the tiles nearest first (no gain measured, bench/README.md)
   }
 
   /** Replace the city with a parsed payload ({meta, buffers}). */
@@ -309,13 +345,26 @@ export class City {
     this.levels = null;
     this.pickMeshes = null;
     const generation = (this.generation = (this.generation || 0) + 1);
-    // built after the first frame is on screen (a few hundred ms for a London-scale city)
-    this.levelsTimer = setTimeout(() => {
+    // built after the first frame is on screen (a few hundred ms for a London-scale city),
+    // in slices of LEVELS_SLICE_MS so that the page keeps drawing and answering input
+    const steps = buildLevelSteps(geo, index, this.fullGroups);
+    const timing = { started: performance.now(), busy: 0, longest: 0, slices: 0 };
+    const slice = () => {
       if (generation !== this.generation) return;
       const t0 = performance.now();
-      this.levels = buildLevels(geo, index, this.fullGroups);
-      this.levels.ms = performance.now() - t0;
+      let r;
+      do r = steps.next(); while (!r.done && performance.now() - t0 < LEVELS_SLICE_MS);
+      const ms = performance.now() - t0;
+      timing.busy += ms;
+      timing.longest = Math.max(timing.longest, ms);
+      timing.slices += 1;
+      if (!r.done) { this.levelsTimer = setTimeout(slice, 0); return; }
+      this.levels = r.value;
       this.levels.at = performance.now();
+      this.levels.ms = this.levels.at - timing.started; // wall time, slices and gaps
+      this.levels.busy = timing.busy; // time spent in the slices
+      this.levels.longest = timing.longest; // the longest slice (the page's longest pause)
+      this.levels.slices = timing.slices;
       this.pickMeshes = this.levels.tiles.map((t) => {
         const g = new THREE.BufferGeometry();
         for (const [name, attr] of Object.entries(geo.attributes)) g.setAttribute(name, attr);
@@ -326,7 +375,8 @@ export class City {
       });
       geo.setIndex(new THREE.BufferAttribute(this.levels.index, 1));
       this.onchange?.();
-    }, 0);
+    };
+    this.levelsTimer = setTimeout(slice, 0);
     this.stats = { drawCalls: 0, triangles: 0, levels: [] };
 
     // room centres and bounds
@@ -347,25 +397,37 @@ export class City {
     const L = this.levels;
     frustum.setFromProjectionMatrix(m4.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
     const mpp = (2 * Math.tan((camera.fov * Math.PI) / 360)) / Math.max(1, heightPx); // metres per pixel per metre
-    const ranges = [];
+    // the tiles in view, in buffer order (ranges merge into few draw calls), or nearest
+    // first with frontToBack (hidden pixels of farther tiles could fail the depth test
+    // before they are shaded; SwiftShader showed no gain, bench/README.md "Viewer")
+    const order = this.order || (this.order = []);
+    order.length = 0;
     const used = new Array(L.cells.length + 1).fill(0);
     for (let t = 0; t < L.tiles.length; t++) {
       const tile = L.tiles[t];
       if (!frustum.intersectsBox(tile.box)) continue;
-      const px = Math.max(1e-6, tile.box.distanceToPoint(camera.position) * mpp);
+      const d = tile.box.distanceToPoint(camera.position);
+      const px = Math.max(1e-6, d * mpp);
       let level = 0;
       while (level < Math.min(L.cells.length, this.maxLevel) && L.cells[level] <= (this.lodPixels || LOD_PIXELS) * px) level++;
       used[level]++;
-      for (const r of tile.ranges[level]) ranges.push(r);
+      tile.level = level;
+      tile.distance = this.frontToBack ? d : 0;
+      order.push(tile);
     }
-    ranges.sort((a, b) => a.start - b.start);
+    order.sort((a, b) => a.distance - b.distance || (a.ranges[a.level][0]?.start ?? 0) - (b.ranges[b.level][0]?.start ?? 0));
     const groups = [];
     let tris = 0;
-    for (const r of ranges) {
-      tris += r.count / 3;
-      const g = groups[groups.length - 1];
-      if (g && g.start + g.count === r.start && g.materialIndex === r.materialIndex) g.count += r.count;
-      else groups.push({ start: r.start, count: r.count, materialIndex: r.materialIndex });
+    // per material (three.js draws a mesh's groups of one material in their order), each
+    // range appended to the last group when it continues it
+    for (const tile of order) {
+      for (const r of tile.ranges[tile.level]) {
+        tris += r.count / 3;
+        let g = null;
+        for (let k = groups.length - 1; k >= 0; k--) if (groups[k].materialIndex === r.materialIndex) { g = groups[k]; break; }
+        if (g && g.start + g.count === r.start) g.count += r.count;
+        else groups.push({ start: r.start, count: r.count, materialIndex: r.materialIndex });
+      }
     }
     this.mesh.geometry.groups = groups;
     this.stats = { drawCalls: groups.length, triangles: tris, levels: used };
@@ -401,9 +463,9 @@ export class City {
   }
 
   material(map) {
-    const uniforms = { ...this.uniforms, map: { value: map }, useMap: { value: map ? 1 : 0 } };
+    const uniforms = { ...this.uniforms, map: { value: map } };
     return new THREE.ShaderMaterial({
-      uniforms, vertexShader: VERTEX, fragmentShader: FRAGMENT, side: THREE.DoubleSide,
+      uniforms, defines: map ? { PSDL_MAP: "" } : {}, vertexShader: VERTEX, fragmentShader: FRAGMENT, side: THREE.DoubleSide,
       polygonOffset: true, polygonOffsetFactor: 1, polygonOffsetUnits: 1,
     });
   }

@@ -30,14 +30,30 @@ function mix(h, x) {
  * @returns {Uint32Array} representative index per vertex
  */
 export function representatives(pos, room, info, cell) {
+  const steps = representativeSteps(pos, room, info, cell);
+  let r;
+  do r = steps.next(); while (!r.done);
+  return r.value;
+}
+
+/** Vertices handled between two yields of the step functions (a few milliseconds' work). */
+export const STEP = 8192;
+
+/**
+ * `representatives` in steps: a generator that yields every STEP vertices (so that a page
+ * can spread the work over several tasks) and returns the representatives.
+ */
+export function* representativeSteps(pos, room, info, cell) {
   const n = pos.length / 3;
   const rep = new Uint32Array(n);
   const q = new Int32Array(3 * n);
   const inv = 1 / cell;
   for (let i = 0; i < 3 * n; i++) q[i] = Math.floor(pos[i] * inv);
+  yield;
   const size = tableSize(n), mask = size - 1;
   const slot = new Int32Array(size).fill(-1);
   for (let v = 0; v < n; v++) {
+    if (v % STEP === STEP - 1) yield;
     const x = q[3 * v], y = q[3 * v + 1], z = q[3 * v + 2], r = room[v], role = info[2 * v];
     let h = mix(mix(mix(mix(mix(0x12345, x), y), z), r), role) & mask;
     for (;;) {

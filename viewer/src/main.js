@@ -10,7 +10,7 @@ import * as panel from "./panel.js";
 
 const host = document.getElementById("view");
 const renderer = new THREE.WebGLRenderer({ antialias: false, powerPreference: "high-performance" });
-renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2)); // see api.pixelRatio
 renderer.setClearColor(0xdfe3e6);
 host.appendChild(renderer.domElement);
 const scene = new THREE.Scene();
@@ -167,10 +167,10 @@ window.addEventListener("keydown", (e) => {
 const needle = document.getElementById("needle");
 const scaleBar = document.getElementById("scale-bar");
 const scaleText = document.getElementById("scale-text");
+const dir = new THREE.Vector3();
 function hud() {
   // heading of the screen's up direction: the view direction, or the camera's up when
   // looking straight down
-  const dir = new THREE.Vector3();
   camera.getWorldDirection(dir);
   if (Math.abs(dir.y) > 0.98) dir.set(0, 1, 0).applyQuaternion(camera.quaternion);
   const heading = Math.atan2(dir.x, -dir.z); // 0 = north (-z on the page), clockwise
@@ -186,20 +186,47 @@ function hud() {
 
 // ---------------------------------------------------------------- loop
 
+// Drawn on demand: a frame only when something changed (the camera, a layer, the selection,
+// a texture). While the camera moves, frames are drawn at MOTION_SCALE of the full pixel
+// ratio (a software renderer's frame costs about its pixel count, bench/README.md "Viewer");
+// once it has rested REST_MS, the view is drawn again at full resolution.
+const MOTION_SCALE = 0.5, REST_MS = 150;
+api.pixelRatio = Math.min(window.devicePixelRatio || 1, 2); // full resolution (benchmarks change it)
+api.adaptive = true; // benchmarks switch the lower resolution in motion off
 let last = performance.now();
-const waiting = []; // resolved after the next frame drawn
+let movedAt = -Infinity;
+let renderMs = 0;
+const lastView = new THREE.Matrix4(), lastProjection = new THREE.Matrix4();
+const waiting = []; // resolved after the next frame drawn at full resolution
+function setRatio(r) {
+  if (renderer.getPixelRatio() === r) return;
+  renderer.setPixelRatio(r);
+  renderer.setSize(host.clientWidth || 1, host.clientHeight || 1, false);
+}
 function frame(now) {
   const dt = Math.min(0.1, (now - last) / 1000);
   last = now;
-  if (nav.update(dt)) dirty = true;
+  nav.update(dt); // a camera that moved is seen below (drive mode at rest draws nothing)
+  camera.updateMatrixWorld();
+  if (!camera.matrixWorld.equals(lastView) || !camera.projectionMatrix.equals(lastProjection)) {
+    lastView.copy(camera.matrixWorld);
+    lastProjection.copy(camera.projectionMatrix);
+    if (api.ready) movedAt = now; // the first view is no motion
+    dirty = true;
+  }
+  const moving = api.adaptive && now - movedAt < REST_MS;
+  if (!moving && renderer.getPixelRatio() !== api.pixelRatio) dirty = true; // at rest: full resolution
   if (dirty || api.continuous) {
+    setRatio(moving ? api.pixelRatio * MOTION_SCALE : api.pixelRatio);
     const t0 = performance.now();
     renderer.render(scene, camera);
-    if (!api.ready && api.timings) api.timings.firstRender = performance.now() - t0;
+    const ms = performance.now() - t0;
+    renderMs += ms;
+    if (!api.ready && api.timings) api.timings.firstRender = ms;
     hud();
     api.frames += 1;
     dirty = false;
-    for (const f of waiting.splice(0)) f(api.frames);
+    if (!moving) for (const f of waiting.splice(0)) f(api.frames);
     if (!api.ready && city.meta) {
       api.loadMs = performance.now();
       if (api.timings) api.timings.firstFrame = api.loadMs;
@@ -234,7 +261,7 @@ api.projectPin = (i) => {
   const rect = renderer.domElement.getBoundingClientRect();
   return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height, visible: v.z < 1 };
 };
-/** Draw a frame; resolves (with the frame count) once it is drawn. */
+/** Draw a frame; resolves (with the frame count) once one is drawn at full resolution. */
 api.redraw = () => new Promise((resolve) => { waiting.push(resolve); dirty = true; });
 api.topView = () => { nav.topView(); dirty = true; };
 api.frameCity = () => { frameCity(); dirty = true; };
@@ -260,22 +287,30 @@ api.camera = () => ({ x: camera.position.x, y: camera.position.y, z: camera.posi
 api.pickAt = pickAt;
 /** The scene's objects, for benchmarks (bench/bench_view.mjs) that take the frame apart. */
 api.internals = { THREE, renderer, scene, camera, city };
-/** Render n frames orbiting the target; resolves to frames per second. */
+/**
+ * Orbit the camera around the target by 2 pi / n each animation frame, n times, and let the
+ * page draw as it does for a user's drag (one frame per requestAnimationFrame at most).
+ * Resolves to { fps: frames drawn per second, renderMs: mean time of renderer.render() in
+ * JavaScript, ratio: the pixel ratio of the frames drawn while moving }.
+ */
 api.orbitFrames = (n) => new Promise((resolve) => {
   const t = nav.orbit.target.clone();
   const off = camera.position.clone().sub(t);
+  const axis = new THREE.Vector3(0, 1, 0);
   let i = 0;
-  const t0 = performance.now();
+  const f0 = api.frames, r0 = renderMs;
+  let t0 = 0;
   const step = () => {
-    off.applyAxisAngle(new THREE.Vector3(0, 1, 0), (2 * Math.PI) / n);
+    if (i === 0) t0 = performance.now();
+    off.applyAxisAngle(axis, (2 * Math.PI) / n);
     camera.position.copy(t).add(off);
     camera.lookAt(t);
-    renderer.render(scene, camera);
     i += 1;
-    if (i < n) requestAnimationFrame(step);
+    if (i <= n) requestAnimationFrame(step);
     else {
       renderer.getContext().finish();
-      resolve((n * 1000) / (performance.now() - t0));
+      const drawn = api.frames - f0;
+      resolve({ fps: (drawn * 1000) / (performance.now() - t0), renderMs: (renderMs - r0) / Math.max(1, drawn), ratio: renderer.getPixelRatio() });
     }
   };
   requestAnimationFrame(step);

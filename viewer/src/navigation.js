@@ -138,7 +138,10 @@ export class Navigation {
       // drive: W/S change speed, A/D steer (faster turns when slow), follow the surface
       if (k.has("w") || k.has("arrowup")) this.speed = Math.min(40, this.speed + 12 * dt);
       else if (k.has("s") || k.has("arrowdown")) this.speed = Math.max(-8, this.speed - 20 * dt);
-      else this.speed *= Math.pow(0.6, dt);
+      else {
+        this.speed *= Math.pow(0.6, dt);
+        if (Math.abs(this.speed) < 0.05) this.speed = 0; // stopped: the view stays still and is not redrawn
+      }
       const steer = (k.has("a") || k.has("arrowleft") ? 1 : 0) - (k.has("d") || k.has("arrowright") ? 1 : 0);
       this.yaw += steer * dt * 1.2;
       const next = cam.position.clone().addScaledVector(fwd, this.speed * dt);

@@ -11,14 +11,25 @@ export function chromiumPath() {
   return found;
 }
 
-/** Start headless Chromium with WebGL on its software renderer (SwiftShader). */
-export async function launch() {
+/**
+ * Flags for WebGL on Chromium's software renderer: headless Chromium without a GPU draws
+ * WebGL with SwiftShader (ANGLE over SwiftShader's Vulkan) and composites the page in
+ * software. `--use-angle=swiftshader` would also move the page's compositing onto
+ * SwiftShader, which costs 30-45 ms of CPU per frame even for an empty scene (bench/README.md
+ * "Viewer"), so it is not given.
+ */
+export const SWIFTSHADER = ["--enable-unsafe-swiftshader"];
+
+/**
+ * Start headless Chromium with WebGL on its software renderer (SwiftShader). Benchmarks may
+ * pass other GPU flags (`gpu`, replacing SWIFTSHADER) and another window size (CSS pixels).
+ */
+export async function launch({ gpu = SWIFTSHADER, width = 1280, height = 800 } = {}) {
   return puppeteer.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
-      "--disable-dev-shm-usage", "--window-size=1280,800"],
-    defaultViewport: { width: 1280, height: 800 },
+    args: ["--no-sandbox", ...gpu, "--disable-dev-shm-usage", `--window-size=${width},${height}`],
+    defaultViewport: { width, height },
   });
 }
 

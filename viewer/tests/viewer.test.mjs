@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync, copyFileSync, rmSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync, renameSync, copyFileSync, rmSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +24,13 @@ const pages = {}; // name -> html path
 
 function psdl(...args) {
   return execFileSync("lua5.4", [PSDL, ...args], { env: ENV, cwd: TMP, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+// Save a script as editors that replace the file do (a new file renamed over it): the
+// watcher polls, and an in-place write could be caught half-written (an empty script).
+function save(path, text) {
+  writeFileSync(path + ".part", text);
+  renameSync(path + ".part", path);
 }
 
 function page(name, input) {
@@ -343,7 +350,7 @@ for i = 1, ${n} do
 end
 return city
 `;
-  writeFileSync(script, city(1));
+  save(script, city(1));
   const proc = spawn("lua5.4", [PSDL, "view", script, "--watch", "--port", "0"], { env: ENV, cwd: TMP });
   let out = "", err = "";
   proc.stdout.on("data", (d) => { out += d; });
@@ -361,7 +368,7 @@ return city
     const v1 = await pg.evaluate(() => psdlViewer.version);
     // move the camera: the reload keeps it
     await pg.evaluate(() => psdlViewer.lookDown(60, 0, 333));
-    writeFileSync(script, city(3));
+    save(script, city(3));
     await pg.waitForFunction((v) => psdlViewer.version > v, { timeout: 90000 }, v1);
     const rooms2 = await pg.evaluate(() => psdlViewer.meta.rooms.length);
     assert.ok(rooms2 > rooms1, `more rooms after the edit: ${rooms1} -> ${rooms2}`);
@@ -369,13 +376,13 @@ return city
     const cam = await pg.evaluate(() => psdlViewer.camera());
     assert.ok(Math.abs(cam.y - 333) < 1 && Math.abs(cam.x - 60) < 1, "camera kept: " + JSON.stringify(cam));
     // a broken script: the overlay names the line, the city stays
-    writeFileSync(script, city(3).replace("return city", "city:road(a, nil)\nreturn city"));
+    save(script, city(3).replace("return city", "city:road(a, nil)\nreturn city"));
     await pg.waitForFunction(() => !document.getElementById("overlay").hidden, { timeout: 90000 });
     const msg = await pg.$eval("#overlay-text", (e) => e.textContent);
     assert.match(msg, /live\.lua:9:/);
     assert.equal(await pg.evaluate(() => psdlViewer.meta.rooms.length), rooms2);
     // fixed again: the overlay goes
-    writeFileSync(script, city(2));
+    save(script, city(2));
     await pg.waitForFunction(() => document.getElementById("overlay").hidden, { timeout: 90000 });
     assert.deepEqual(errors, []);
     await pg.close();
@@ -395,7 +402,7 @@ for i = 1, ${n} do
 end
 return city
 `;
-  writeFileSync(script, city(1));
+  save(script, city(1));
   const proc = spawn("lua5.4", [PSDL, "view", script, "--watch", "--port", "0"], { env: ENV, cwd: TMP });
   let out = "", err = "";
   proc.stdout.on("data", (d) => { out += d; });
@@ -419,7 +426,7 @@ return city
     assert.equal(s1.error, null);
     const good = Buffer.from(await (await get(url + "payload")).arrayBuffer());
     // a save that never ends building
-    writeFileSync(script, "while true do end\n");
+    save(script, "while true do end\n");
     await waitFor("the rebuild", /endless\.lua changed, building again/, 10000);
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) {
@@ -433,7 +440,7 @@ return city
       await new Promise((r) => setTimeout(r, 200));
     }
     // a fixed save abandons the endless build at once and builds the new city
-    writeFileSync(script, city(3));
+    save(script, city(3));
     await waitFor("the abandoned build", /endless\.lua changed while building: that build is abandoned/, 10000);
     let s2;
     for (let i = 0; i < 100; i++) {
