@@ -711,6 +711,34 @@ describe("psdl.city", function()
     assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
   end)
 
+  it("does not silently drop via points that make a road turn back across itself", function()
+    -- (newcomer finding #9: the two via points were dropped as if inside the dead ends'
+    -- intersections, and an S-curve through neither was built with no word)
+    local function selfx(strict)
+      local c = city_mod.new{ blocks = false, strict = strict }
+      local a, b = c:node(0, 0), c:node(200, 200)
+      local ln = debug.getinfo(1, "l").currentline + 1
+      c:road(a, b, { via = { { 200, 0 }, { 0, 200 } } })
+      return c, ln
+    end
+    local c, line = selfx(true)
+    local ok, err = pcall(c.build, c)
+    assert.is_false(ok)
+    assert.matches("city_spec%.lua:" .. line .. ": road 1: via point %(200%.0, 0%.0%) lies beside or behind the end "
+      .. "of the road at node 2 at [^ ]*city_spec%.lua:%d+ instead of ahead of it", err)
+    c, line = selfx(false)
+    c:build()
+    local e = c.repair_log.entries[1]
+    assert.are.equal(1, #c.repair_log.entries)
+    assert.are.equal("repaired", e.action)
+    assert.are.equal("bend eased", e.reason)
+    assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
+    -- the road kept runs through the via point left (0, 200), not through neither
+    local via = c.roads[1].via
+    assert.are.same({ { 0, 200 } }, { { via[1][1], via[1][2] } })
+    assert.are.equal(1, #via)
+  end)
+
   it("is deterministic: the same seed gives the same document, another seed another one", function()
     local function make(seed)
       local city = city_mod.new{ seed = seed }

@@ -58,9 +58,26 @@ local function tangent_cut(a, b2)
   return { tx or bx, tz or bz }
 end
 
+-- A via point v of road r that is not past the end of the intersection at node n (it lies
+-- beside or behind it along the arm the road leaves by, d metres long) but well away from it:
+-- the road would come back past its own intersection, so the point is not simply dropped as
+-- one inside the intersection is. Raises (psdl.city.repair eases the bend, with a warning
+-- naming the script line; in strict mode this is the error). Points within the
+-- intersection's reach (d plus the road's width, plus 1 m) return quietly.
+local function check_behind(r, n, v, d)
+  local hw = r.spec.half_width or 0
+  local dx, dz = v[1] - n.x, v[3] - n.z
+  if dx * dx + dz * dz <= (d + 2 * hw + 1) ^ 2 then return end
+  local at = string_format("node %s", tostring(n.id)) .. (n.where and (" at " .. n.where) or "")
+  error(string_format("%s: via point (%.1f, %.1f) lies beside or behind the end of the road at %s instead of "
+    .. "ahead of it: the road would turn back across itself there; move or remove the via point", road_label(r),
+    v[1], v[3], at), 0)
+end
+
 -- The control points of a run's centre line: from the end of the intersection at its start
 -- (or its start node), the via points and through nodes of its pieces (those inside an
--- intersection dropped), to the end of the intersection at its finish. Returns the points
+-- intersection dropped; one well away from it raises, `check_behind`), to the end of the
+-- intersection at its finish. Returns the points
 -- ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the ends `e`:
 -- `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the lengths the
 -- intersections take).
@@ -91,12 +108,18 @@ local function control_points(run)
       local keep = true
       if k == 1 and sj then
         local dx, dz = v[1] - sn.x, v[3] - sn.z
-        if dx * start_dir[1] + dz * start_dir[2] < d0 + 1 then keep = false end
+        if dx * start_dir[1] + dz * start_dir[2] < d0 + 1 then
+          keep = false
+          check_behind(p.road, sn, v, d0)
+        end
       end
       if k == #pieces and fj then
         local fd = fj.dirs[fe.arm]
         local dx, dz = v[1] - fn.x, v[3] - fn.z
-        if dx * fd[1] + dz * fd[2] < fj.distance[fe.arm] + 1 then keep = false end
+        if dx * fd[1] + dz * fd[2] < fj.distance[fe.arm] + 1 then
+          keep = false
+          check_behind(p.road, fn, v, fj.distance[fe.arm])
+        end
       end
       if keep then ctrl[#ctrl + 1] = { v[1], v[2], v[3] } end
     end

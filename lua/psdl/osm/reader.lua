@@ -20,7 +20,8 @@
 -- Errors (returned, never raised): `nil, message, code` with `code` one of
 -- `"io"` (cannot read the file), `"xml"` (not well-formed XML: expat's message with the
 -- line and column), `"not_osm"` (well-formed, but the root element is not `<osm>`), and
--- `"bad_osm"` (an OSM element without a usable id, or a node without valid lat/lon); the
+-- `"bad_osm"` (an OSM element without a usable id, a node without valid lat/lon, or a node
+-- id given twice with different lat/lon; an exact repeat is the same node and is read once); the
 -- message reads `"psdl: <code>: <name>:<line>:<column>: <detail>"`.
 -- @module psdl.osm.reader
 
@@ -94,8 +95,18 @@ local function new_parser(name)
           return fail("bad_osm", string_format("node %d: lat/lon missing or out of range (lat=%s, lon=%s)",
             id, tostring(attrs.lat), tostring(attrs.lon)))
         end
-        nodes[id] = { lat, lon }
-        counts.nodes = counts.nodes + 1
+        local seen = nodes[id]
+        if seen then
+          -- an exact repeat (extracts glued together) is the same node; a node id that
+          -- names two places cannot be resolved without guessing which one the ways meant
+          if seen[1] ~= lat or seen[2] ~= lon then
+            return fail("bad_osm", string_format("node %d appears twice with different lat/lon (first lat=%s, lon=%s; "
+              .. "here lat=%s, lon=%s)", id, tostring(seen[1]), tostring(seen[2]), tostring(attrs.lat), tostring(attrs.lon)))
+          end
+        else
+          nodes[id] = { lat, lon }
+          counts.nodes = counts.nodes + 1
+        end
         current = { id = id, tags = nil }
       elseif el == "way" then
         local id = integer(attrs.id)
