@@ -7,6 +7,26 @@ import { City } from "./city.js";
 import { Navigation } from "./navigation.js";
 import { Ground } from "./ground.js";
 import * as panel from "./panel.js";
+import WebGL from "three/examples/jsm/capabilities/WebGL.js";
+
+// Without WebGL 2 (no GPU and no software renderer, or WebGL switched off) nothing can be
+// drawn: the page says so, the panel still shows the city's summary and problems, and the
+// script stops here (three.js's renderer would fail to start).
+if (!WebGL.isWebGL2Available()) {
+  const message = "WebGL 2 is not available in this browser, so the city cannot be drawn. "
+    + "Turn on hardware acceleration (or WebGL) in the browser's settings, or open the page in "
+    + "another browser. Headless Chromium needs --enable-unsafe-swiftshader.";
+  window.psdlViewer = { ready: false, frames: 0, errors: [message], version: 0, webgl: false };
+  document.getElementById("no-webgl-text").textContent = message;
+  document.getElementById("no-webgl").hidden = false;
+  embedded().then((data) => {
+    if (!data) return;
+    panel.summary(data.meta);
+    panel.problems(data.meta, () => {});
+    window.psdlViewer.meta = data.meta;
+  }).catch((e) => { window.psdlViewer.errors.push(String(e && e.message || e)); });
+  throw new Error(message);
+}
 
 const host = document.getElementById("view");
 const renderer = new THREE.WebGLRenderer({ antialias: false, powerPreference: "high-performance" });

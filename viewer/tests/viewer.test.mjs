@@ -285,6 +285,30 @@ test("a city with a known validation problem lists it; clicking it selects the r
   await pg.close();
 });
 
+test("without WebGL the page says so and still shows the city's summary and problems", async () => {
+  // (newcomer finding #5: the page stayed a blank grey scene with an empty panel)
+  const b = await launch({ gpu: ["--disable-webgl", "--disable-3d-apis"] });
+  try {
+    const { page: pg } = await openViewer(b, page("grid_n2", join(ROOT, "spec", "fixtures", "grid_n2.psdl")));
+    assert.equal(await pg.$eval("#no-webgl", (e) => e.hidden), false, "the notice is shown");
+    const text = await pg.$eval("#no-webgl", (e) => e.innerText);
+    assert.match(text, /WebGL is unavailable/);
+    assert.match(text, /cannot be drawn/);
+    const state = await pg.evaluate(() => ({ ready: psdlViewer.ready, webgl: psdlViewer.webgl, errors: psdlViewer.errors }));
+    assert.equal(state.ready, false);
+    assert.equal(state.webgl, false);
+    assert.match(state.errors[0], /WebGL 2 is not available/);
+    // the panel is filled from the embedded city all the same
+    await pg.waitForFunction(() => psdlViewer.meta, { timeout: 60000 });
+    const rooms = await pg.evaluate(() => psdlViewer.meta.rooms.length);
+    assert.match(await pg.$eval("#summary", (e) => e.textContent), new RegExp(`^${rooms} rooms, `));
+    assert.match(await pg.$eval("#problems-title", (e) => e.textContent), /^Problems \(\d+ errors, \d+ warnings\)$/);
+    await pg.close();
+  } finally {
+    await b.close();
+  }
+});
+
 test("a packaged city (folder or .ar) shows its AI lanes (.bai) and what the selected room sees (.cpvs)", async () => {
   const b = await getBrowser();
   const dir = join(TMP, "pkg");
