@@ -724,19 +724,27 @@ describe("psdl.city", function()
     local c, line = selfx(true)
     local ok, err = pcall(c.build, c)
     assert.is_false(ok)
-    assert.matches("city_spec%.lua:" .. line .. ": road 1: via point %(200%.0, 0%.0%) lies beside or behind the end "
-      .. "of the road at node 2 at [^ ]*city_spec%.lua:%d+ instead of ahead of it", err)
+    assert.matches("city_spec%.lua:" .. line .. ": road 1: via point %(%d+%.0, %d+%.0%) left out: it lies beside or "
+      .. "behind the end of the road at node %d at [^ ]*city_spec%.lua:%d+, %d+ m from it", err)
     c, line = selfx(false)
     c:build()
-    local e = c.repair_log.entries[1]
-    assert.are.equal(1, #c.repair_log.entries)
-    assert.are.equal("repaired", e.action)
-    assert.are.equal("bend eased", e.reason)
-    assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
-    -- the road kept runs through the via point left (0, 200), not through neither
-    local via = c.roads[1].via
-    assert.are.same({ { 0, 200 } }, { { via[1][1], via[1][2] } })
-    assert.are.equal(1, #via)
+    c:build() -- built again: each point is reported once
+    local entries = c.repair_log.entries
+    assert.are.equal(2, #entries)
+    local points = {}
+    for _, e in ipairs(entries) do
+      assert.are.equal("repaired", e.action)
+      assert.are.equal("via point dropped", e.reason)
+      assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
+      points[#points + 1] = e.detail:match("via point %((%d+%.0, %d+%.0)%)")
+    end
+    table.sort(points)
+    assert.are.same({ "0.0, 200.0", "200.0, 0.0" }, points)
+    -- a via point next to the dead end (inside its reach) is left out quietly, as before
+    local c3 = city_mod.new{ blocks = false }
+    c3:road(c3:node(0, 0), c3:node(200, 0), { via = { { 1, 1 }, { 100, 30 } } })
+    c3:build()
+    assert.are.equal(0, #c3.repair_log.entries)
   end)
 
   it("is deterministic: the same seed gives the same document, another seed another one", function()

@@ -59,24 +59,34 @@ local function tangent_cut(a, b2)
 end
 
 -- A via point v of road r that is not past the end of the intersection at node n (it lies
--- beside or behind it along the arm the road leaves by, d metres long) but well away from it:
--- the road would come back past its own intersection, so the point is not simply dropped as
--- one inside the intersection is. Raises (psdl.city.repair eases the bend, with a warning
--- naming the script line; in strict mode this is the error). Points within the
--- intersection's reach (d plus the road's width, plus 1 m) return quietly.
+-- beside or behind it along the arm the road leaves by, d metres long) is left out of the
+-- centre line, as one inside the intersection is. When it lies well away from the
+-- intersection (beyond d plus the road's width, plus 1 m) the road is no longer the one the
+-- author drew: that is recorded as a repair in the city's repair log (`psdl build` prints it
+-- as a warning naming the script line; the `psdl osm` report lists it), once per road and
+-- point however often the layout is tried; in strict mode it raises that message.
 local function check_behind(r, n, v, d)
   local hw = r.spec.half_width or 0
   local dx, dz = v[1] - n.x, v[3] - n.z
   if dx * dx + dz * dz <= (d + 2 * hw + 1) ^ 2 then return end
+  local log = r.city and r.city.repair_log
+  if not log then return end
+  local seen = log.via_dropped
+  if not seen then seen = {} log.via_dropped = seen end
+  local key = string_format("%.3f %.3f", v[1], v[3])
+  local per = seen[r]
+  if not per then per = {} seen[r] = per end
+  if per[key] then return end
+  per[key] = true
   local at = string_format("node %s", tostring(n.id)) .. (n.where and (" at " .. n.where) or "")
-  error(string_format("%s: via point (%.1f, %.1f) lies beside or behind the end of the road at %s instead of "
-    .. "ahead of it: the road would turn back across itself there; move or remove the via point", road_label(r),
-    v[1], v[3], at), 0)
+  log:road(r, "repaired", "via point dropped", string_format("%s: via point (%.1f, %.1f) left out: it lies beside or "
+    .. "behind the end of the road at %s, %.0f m from it, not ahead of it (the centre line leaves the "
+    .. "intersection towards the points ahead and cannot come back beside it); move or remove the via point", road_label(r), v[1], v[3], at, sqrt(dx * dx + dz * dz)))
 end
 
 -- The control points of a run's centre line: from the end of the intersection at its start
 -- (or its start node), the via points and through nodes of its pieces (those inside an
--- intersection dropped; one well away from it raises, `check_behind`), to the end of the
+-- intersection dropped; one well away from it is also reported, `check_behind`), to the end of the
 -- intersection at its finish. Returns the points
 -- ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the ends `e`:
 -- `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the lengths the
