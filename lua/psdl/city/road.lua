@@ -61,14 +61,14 @@ end
 -- A via point v of road r that is not past the end of the intersection at node n (it lies
 -- beside or behind it along the arm the road leaves by, d metres long) is left out of the
 -- centre line, as one inside the intersection is. When it lies well away from the
--- intersection (beyond d plus the road's width, plus 1 m) the road is no longer the one the
+-- intersection (beyond twice d plus the road's width, plus 1 m) the road is no longer the one the
 -- author drew: that is recorded as a repair in the city's repair log (`psdl build` prints it
 -- as a warning naming the script line; the `psdl osm` report lists it), once per road and
 -- point however often the layout is tried; in strict mode it raises that message.
 local function check_behind(r, n, v, d)
   local hw = r.spec.half_width or 0
   local dx, dz = v[1] - n.x, v[3] - n.z
-  if dx * dx + dz * dz <= (d + 2 * hw + 1) ^ 2 then return end
+  if dx * dx + dz * dz <= (2 * (d + 2 * hw) + 1) ^ 2 then return end
   local log = r.city and r.city.repair_log
   if not log then return end
   local seen = log.via_dropped
