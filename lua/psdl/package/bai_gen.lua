@@ -582,22 +582,11 @@ function M.generate(doc, opts)
     road_boxes[k] = boxes
   end
   -- road rooms bucketed on a grid of near_r cells: a room looks at the 3 x 3 cells around it
-  local cell = near_r > 0 and near_r or 1
-  local grid = {}
-  local function key(i, j) return i * 1048576 + j end
-  for k, road in ipairs(roads) do
-    for _, b in ipairs(road_boxes[k]) do
-      if b[1] <= b[3] then
-        for i = math.floor(b[1] / cell), math.floor(b[3] / cell) do
-          for j = math.floor(b[2] / cell), math.floor(b[4] / cell) do
-            local kk = key(i, j)
-            local list = grid[kk]
-            if not list then list = {}; grid[kk] = list end
-            if list[#list] ~= k then list[#list + 1] = k end
-          end
-        end
-      end
-    end
+  -- (psdl.package.room_grid: walks bounded by the occupied cells, so a room with one far
+  -- vertex cannot make it loop over ~1e18 cells)
+  local grid = require("psdl.package.room_grid").new(near_r > 0 and near_r or 1)
+  for k in ipairs(roads) do
+    for _, b in ipairs(road_boxes[k]) do grid:add(b, k) end
   end
   local near, inl = { [0] = {} }, { [0] = {} }
   for id = 1, R - 1 do
@@ -605,13 +594,9 @@ function M.generate(doc, opts)
     local nl, il = {}, {}
     if rb[1] <= rb[3] then
       local cand, seen = {}, {}
-      for i = math.floor(rb[1] / cell) - 1, math.floor(rb[3] / cell) + 1 do
-        for j = math.floor(rb[2] / cell) - 1, math.floor(rb[4] / cell) + 1 do
-          for _, k in ipairs(grid[key(i, j)] or {}) do
-            if not seen[k] then seen[k] = true; cand[#cand + 1] = k end
-          end
-        end
-      end
+      grid:query(rb, 1, function(k)
+        if not seen[k] then seen[k] = true; cand[#cand + 1] = k end
+      end)
       table.sort(cand)
       for _, k in ipairs(cand) do
         local road = roads[k]
