@@ -6,8 +6,8 @@
 -- options here override them. Nothing is written when any file cannot be generated or a
 -- cross-check fails; the archive is written atomically, and never over an input.
 --
--- Exit code: 0 written; 1 usage error or the city fails a check; 2 the input cannot be
--- read, built or packaged; 3 a file cannot be read or written.
+-- Exit code: 0 written; 1 usage error; 2 the input cannot be read, built or packaged (it
+-- fails `psdl validate` with errors, or a cross-check); 3 a file cannot be read or written.
 -- @module psdl.cli.package
 
 local common = require "psdl.cli.common"
@@ -186,6 +186,9 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
   for _, p in ipairs(inputs or {}) do
     if ar and p == ar then common.failure("usage", "the output " .. ar .. " is an input: choose another name") end
   end
+  -- what no package can hold is said first (its fix comes before any other), then validation
+  local cannot = pkg.too_many_rooms(doc) or pkg.bai_gen.no_records(doc)
+  if cannot then common.failure("bad_input", "cannot package the city: " .. cannot) end
   M.check_valid(psdl, doc, inputs and inputs[1] or opts.name)
   local ok, files, report = pcall(pkg.generate, doc, opts)
   if not ok then common.failure("bad_input", "cannot package the city: " .. tostring(files)) end

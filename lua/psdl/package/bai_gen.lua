@@ -352,6 +352,23 @@ local function box_distance(a, b)
   return sqrt(dx * dx + dz * dz)
 end
 
+--- Why a document cannot carry AI roads at all: it has no road records (CF §2.8, §2.9).
+-- Checked by `generate`, and by `psdl package` before it validates the city (the fix named here
+-- is the one a modder needs first).
+-- @tparam table doc PSDL document
+-- @treturn string|nil the message, nil when the document has road records
+function M.no_records(doc)
+  if #(doc.roads or {}) > 0 then return nil end
+  local road_rooms = 0
+  for _, r in ipairs(doc.rooms) do
+    if r.flags & 0x08 ~= 0 then road_rooms = road_rooms + 1 end
+  end
+  return string_format("the city has no road records (%d room%s with the road flag 0x08): the AI roads, "
+    .. "intersections and the cruise start are made from them (CF §2.8, §2.9); add one road record per "
+    .. "street, listing its road rooms in order (a builder script: b:road_record{rooms = rooms, lanes_left = "
+    .. "{0.5}, lanes_right = {0.5}} after b:street; psdl.city adds them itself)", road_rooms, road_rooms == 1 and "" or "s")
+end
+
 --- Generate the BAI table of a document.
 -- @tparam table doc PSDL document with road records (`doc.roads`)
 -- @tparam[opt] table opts `left_hand` (true: equal lane counts on two-way roads, CF §2.4),
@@ -365,16 +382,8 @@ function M.generate(doc, opts)
   local records = doc.roads or {}
   local R = #doc.rooms + 1
   local notes = {}
-  if #records == 0 then
-    local road_rooms = 0
-    for _, r in ipairs(doc.rooms) do
-      if r.flags & 0x08 ~= 0 then road_rooms = road_rooms + 1 end
-    end
-    error(string_format("the city has no road records (%d room%s with the road flag 0x08): the AI roads, "
-      .. "intersections and the cruise start are made from them (CF §2.8, §2.9); add one road record per "
-      .. "street, listing its road rooms in order (a builder script: b:road_record{rooms = rooms, lanes_left = "
-      .. "{0.5}, lanes_right = {0.5}} after b:street; psdl.city adds them itself)", road_rooms, road_rooms == 1 and "" or "s"), 0)
-  end
+  local none = M.no_records(doc)
+  if none then error(none, 0) end
   -- junction rooms: flag 0x10
   local junction_rooms = {}
   for id, r in ipairs(doc.rooms) do

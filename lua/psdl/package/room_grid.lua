@@ -34,12 +34,14 @@ end
 function Grid:add(b, id)
   if not (b[1] <= b[3] and b[2] <= b[4]) then return end
   local c = self.cell
-  local i0, i1, j0, j1 = floor(b[1] / c), floor(b[3] / c), floor(b[2] / c), floor(b[4] / c)
-  if (i1 - i0 + 1) * (j1 - j0 + 1) > M.MAX_CELLS then
+  -- (the count in floating point, from the box: integer cell indices of a 1e12 m box would
+  -- overflow when multiplied)
+  if ((b[3] - b[1]) / c + 2.0) * ((b[4] - b[2]) / c + 2.0) > M.MAX_CELLS then
     local o = self.oversize
     if o[#o] ~= id then o[#o + 1] = id end
     return
   end
+  local i0, i1, j0, j1 = floor(b[1] / c), floor(b[3] / c), floor(b[2] / c), floor(b[4] / c)
   local rows = self.rows
   for i = i0, i1 do
     local row = rows[i]
@@ -70,7 +72,7 @@ function Grid:query(b, margin, fn)
     local j0 = max(floor(b[2] / c) - margin, self.lo_j)
     local j1 = min(floor(b[4] / c) + margin, self.hi_j)
     local function visit_row(row)
-      if j1 - j0 + 1 <= row.n then
+      if (j1 + 0.0) - j0 < row.n then
         for j = j0, j1 do
           local list = row[j]
           if list then for _, id in ipairs(list) do fn(id) end end
@@ -83,7 +85,7 @@ function Grid:query(b, margin, fn)
     end
     if i0 <= i1 and j0 <= j1 then
       local rows = self.rows
-      if i1 - i0 + 1 <= self.nrows then
+      if (i1 + 0.0) - i0 < self.nrows then
         for i = i0, i1 do
           local row = rows[i]
           if row then visit_row(row) end
