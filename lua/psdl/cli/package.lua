@@ -6,8 +6,8 @@
 -- options here override them. Nothing is written when any file cannot be generated or a
 -- cross-check fails; the archive is written atomically, and never over an input.
 --
--- Exit code: 0 written; 1 usage error or the city fails a check; 2 the input cannot be
--- read, built or packaged; 3 a file cannot be read or written.
+-- Exit code: 0 written; 1 usage error; 2 the input cannot be read, built or packaged (it
+-- fails `psdl validate` with errors, or a cross-check); 3 a file cannot be read or written.
 -- @module psdl.cli.package
 
 local common = require "psdl.cli.common"
@@ -89,6 +89,42 @@ function M.check_name(args)
   end
 end
 
+--- How many validation errors `check_valid` quotes before the count.
+M.QUOTE_ERRORS = 3
+
+--- Refuse a document that fails `psdl.validate` (errors only; warnings such as a vertex outside
+-- the bounding box do not stop a package): the game would load a broken city, and the modder
+-- would only learn of it by validating the .ar. Raises the `bad_input` failure (exit 2) with
+-- the error count and the first QUOTE_ERRORS errors in `psdl validate`'s form.
+-- @tparam table psdl the `psdl` module
+-- @tparam table doc
+-- @tparam string label the input's name, quoted in the message
+function M.check_valid(psdl, doc, label)
+  local okv, _, problems, counts = pcall(psdl.validate, doc, { name = label })
+  if not okv then
+    common.failure("bad_input", label .. ": cannot package the city: it cannot be validated: " .. common.clean(_))
+  end
+  local errors = type(counts) == "table" and counts.errors
+  local first = {}
+  local n = 0
+  for _, p in ipairs(problems or {}) do
+    if p.severity == "error" then
+      n = n + 1
+      if #first < M.QUOTE_ERRORS then
+        local where = (p.path and p.path ~= "") and (" " .. p.path) or ""
+        local esc = require("psdl.package.validate").escape
+        first[#first + 1] = esc(string.format("  error %s%s: %s", p.rule, where, p.message))
+      end
+    end
+  end
+  errors = errors or n
+  if errors > 0 then
+    common.failure("bad_input", string.format("%s: cannot package the city: it fails validation with %s error%s "
+      .. "(psdl validate %s lists them all)%s:\n%s", label, common.int(errors), errors == 1 and "" or "s", label,
+      errors > #first and string.format("; the first %d", #first) or "", table.concat(first, "\n")))
+  end
+end
+
 --- Package a document and write it (shared with `build --package` and `osm --package`).
 -- @tparam table doc
 -- @tparam table args parsed options (`name`, `title`, `density`, `left_hand`, `police`,
@@ -150,6 +186,10 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
   for _, p in ipairs(inputs or {}) do
     if ar and p == ar then common.failure("usage", "the output " .. ar .. " is an input: choose another name") end
   end
+  -- what no package can hold is said first (its fix comes before any other), then validation
+  local cannot = pkg.too_many_rooms(doc) or pkg.bai_gen.no_records(doc)
+  if cannot then common.failure("bad_input", "cannot package the city: " .. cannot) end
+  M.check_valid(psdl, doc, inputs and inputs[1] or opts.name)
   local ok, files, report = pcall(pkg.generate, doc, opts)
   if not ok then common.failure("bad_input", "cannot package the city: " .. tostring(files)) end
   if dir then

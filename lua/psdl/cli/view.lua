@@ -143,15 +143,34 @@ local function is_package(path)
   return path:lower():match("%.ar$") ~= nil
 end
 
--- The document of a package and its .bai/.cpvs (`{bai =, cpvs =}`); a failure naming the
--- archive when it holds no readable city.
+-- The document of a package, its .bai/.cpvs (`{bai =, cpvs =}`) and the archive's bytes; a
+-- failure naming the archive when it holds no readable city.
 local function package_city(path, ctx)
   local bytes, err, code = common.read_file(path)
   if not bytes then common.failure(common.exit_for(code), common.clean(err)) end
   local city, why = require("psdl.package.archive").read(bytes, path)
   if not city then common.failure("bad_input", why) end
   for _, n in ipairs(city.notes) do ctx:note(n) end
-  return city.doc, { bai = city.bai, cpvs = city.cpvs }
+  return city.doc, { bai = city.bai, cpvs = city.cpvs }, bytes
+end
+
+-- The problems shown for a package: the city's own (`psdl.validate`, placed on its rooms) and
+-- then the package's (`psdl.package.validate.check`, what `psdl validate X.ar` reports: the
+-- zip structure, missing files, the companion files), less its copy of the city's errors.
+local function package_problems(psdl, doc, bytes, name)
+  local _, problems = psdl.validate(doc, { name = name })
+  local list = {}
+  for _, p in ipairs(problems or {}) do list[#list + 1] = p end
+  local okc, more = pcall(require("psdl.package.validate").check, bytes, name)
+  if not okc then
+    list[#list + 1] = { severity = "error", rule = "package_check", path = "",
+                        message = "the package cannot be checked: " .. common.clean(more) }
+    return list
+  end
+  for _, p in ipairs(more or {}) do
+    if not tostring(p.rule):match("^psdl_") then list[#list + 1] = p end
+  end
+  return list
 end
 
 local function shell_quote(s)
@@ -219,9 +238,11 @@ function M.run(args, ctx)
     return M.watch(args, ctx, psdl, port, seed, name)
   end
 
-  local doc, inside
+  local doc, inside, problems
   if is_package(args.city) then
-    doc, inside = package_city(args.city, ctx)
+    local bytes
+    doc, inside, bytes = package_city(args.city, ctx)
+    problems = package_problems(psdl, doc, bytes, name)
   else
     doc = source.document(psdl, args.city, { seed = seed, validate = false })
   end
@@ -236,7 +257,8 @@ function M.run(args, ctx)
     end
   end
   local pkg = package_files(psdl, args, ctx, inside)
-  local html, stats = view.html(doc, { name = name, images = images, bai = pkg.bai, cpvs = pkg.cpvs })
+  local html, stats = view.html(doc, { name = name, images = images, bai = pkg.bai, cpvs = pkg.cpvs,
+                                         problems = problems })
   if not html then common.failure("internal", stats) end
   local wok, err, code = common.write_file_atomic(out, html)
   if not wok then common.failure(common.exit_for(code), err) end

@@ -352,6 +352,23 @@ local function box_distance(a, b)
   return sqrt(dx * dx + dz * dz)
 end
 
+--- Why a document cannot carry AI roads at all: it has no road records (CF §2.8, §2.9).
+-- Checked by `generate`, and by `psdl package` before it validates the city (the fix named here
+-- is the one a modder needs first).
+-- @tparam table doc PSDL document
+-- @treturn string|nil the message, nil when the document has road records
+function M.no_records(doc)
+  if #(doc.roads or {}) > 0 then return nil end
+  local road_rooms = 0
+  for _, r in ipairs(doc.rooms) do
+    if r.flags & 0x08 ~= 0 then road_rooms = road_rooms + 1 end
+  end
+  return string_format("the city has no road records (%d room%s with the road flag 0x08): the AI roads, "
+    .. "intersections and the cruise start are made from them (CF §2.8, §2.9); add one road record per "
+    .. "street, listing its road rooms in order (a builder script: b:road_record{rooms = rooms, lanes_left = "
+    .. "{0.5}, lanes_right = {0.5}} after b:street; psdl.city adds them itself)", road_rooms, road_rooms == 1 and "" or "s")
+end
+
 --- Generate the BAI table of a document.
 -- @tparam table doc PSDL document with road records (`doc.roads`)
 -- @tparam[opt] table opts `left_hand` (true: equal lane counts on two-way roads, CF §2.4),
@@ -365,16 +382,8 @@ function M.generate(doc, opts)
   local records = doc.roads or {}
   local R = #doc.rooms + 1
   local notes = {}
-  if #records == 0 then
-    local road_rooms = 0
-    for _, r in ipairs(doc.rooms) do
-      if r.flags & 0x08 ~= 0 then road_rooms = road_rooms + 1 end
-    end
-    error(string_format("the city has no road records (%d room%s with the road flag 0x08): the AI roads, "
-      .. "intersections and the cruise start are made from them (CF §2.8, §2.9); add one road record per "
-      .. "street, listing its road rooms in order (a builder script: b:road_record{rooms = rooms, lanes_left = "
-      .. "{0.5}, lanes_right = {0.5}} after b:street; psdl.city adds them itself)", road_rooms, road_rooms == 1 and "" or "s"), 0)
-  end
+  local none = M.no_records(doc)
+  if none then error(none, 0) end
   -- junction rooms: flag 0x10
   local junction_rooms = {}
   for id, r in ipairs(doc.rooms) do
@@ -582,22 +591,11 @@ function M.generate(doc, opts)
     road_boxes[k] = boxes
   end
   -- road rooms bucketed on a grid of near_r cells: a room looks at the 3 x 3 cells around it
-  local cell = near_r > 0 and near_r or 1
-  local grid = {}
-  local function key(i, j) return i * 1048576 + j end
-  for k, road in ipairs(roads) do
-    for _, b in ipairs(road_boxes[k]) do
-      if b[1] <= b[3] then
-        for i = math.floor(b[1] / cell), math.floor(b[3] / cell) do
-          for j = math.floor(b[2] / cell), math.floor(b[4] / cell) do
-            local kk = key(i, j)
-            local list = grid[kk]
-            if not list then list = {}; grid[kk] = list end
-            if list[#list] ~= k then list[#list + 1] = k end
-          end
-        end
-      end
-    end
+  -- (psdl.package.room_grid: walks bounded by the occupied cells, so a room with one far
+  -- vertex cannot make it loop over ~1e18 cells)
+  local grid = require("psdl.package.room_grid").new(near_r > 0 and near_r or 1)
+  for k in ipairs(roads) do
+    for _, b in ipairs(road_boxes[k]) do grid:add(b, k) end
   end
   local near, inl = { [0] = {} }, { [0] = {} }
   for id = 1, R - 1 do
@@ -605,13 +603,9 @@ function M.generate(doc, opts)
     local nl, il = {}, {}
     if rb[1] <= rb[3] then
       local cand, seen = {}, {}
-      for i = math.floor(rb[1] / cell) - 1, math.floor(rb[3] / cell) + 1 do
-        for j = math.floor(rb[2] / cell) - 1, math.floor(rb[4] / cell) + 1 do
-          for _, k in ipairs(grid[key(i, j)] or {}) do
-            if not seen[k] then seen[k] = true; cand[#cand + 1] = k end
-          end
-        end
-      end
+      grid:query(rb, 1, function(k)
+        if not seen[k] then seen[k] = true; cand[#cand + 1] = k end
+      end)
       table.sort(cand)
       for _, k in ipairs(cand) do
         local road = roads[k]

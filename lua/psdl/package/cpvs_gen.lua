@@ -151,21 +151,9 @@ function M.generate(doc, opts)
   tris, rooms = nil, nil
   local boxes = room_boxes(doc)
   -- rooms bucketed on a grid of `close`-sized cells (a room looks at the cells around it)
-  local cell = o.close > 1 and o.close or 1
-  local grid = {}
-  for t = 1, R - 1 do
-    local b = boxes[t]
-    if b[1] <= b[3] then
-      for i = floor(b[1] / cell), floor(b[3] / cell) do
-        for j = floor(b[2] / cell), floor(b[4] / cell) do
-          local k = i * 1048576 + j
-          local list = grid[k]
-          if not list then list = {}; grid[k] = list end
-          list[#list + 1] = t
-        end
-      end
-    end
-  end
+  -- (psdl.package.room_grid: walks bounded by the occupied cells, not by a room's box)
+  local grid = require("psdl.package.room_grid").new(o.close > 1 and o.close or 1)
+  for t = 1, R - 1 do grid:add(boxes[t], t) end
   local rows = {}
   local cut, total, longest = 0, 0, 0
   local copts = { range = o.range, rays = o.rays, eyes = o.eyes, targeted = o.targeted, frontier = o.frontier, seed = floor(seed) % 9007199254740991,
@@ -227,15 +215,9 @@ function M.generate(doc, opts)
         ring = nextr
       end
       local br = boxes[r]
-      if br[1] <= br[3] then
-        for i = floor(br[1] / cell) - 1, floor(br[3] / cell) + 1 do
-          for j = floor(br[2] / cell) - 1, floor(br[4] / cell) + 1 do
-            for _, t in ipairs(grid[i * 1048576 + j] or {}) do
-              if not set[t] and box_distance(br, boxes[t]) <= o.close then set[t] = true end
-            end
-          end
-        end
-      end
+      grid:query(br, 1, function(t)
+        if not set[t] and box_distance(br, boxes[t]) <= o.close then set[t] = true end
+      end)
       local ids = {}
       for t in pairs(set) do ids[#ids + 1] = t end
       if #ids > M.MAX_VISIBLE then

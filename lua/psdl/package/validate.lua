@@ -50,8 +50,10 @@ local function check_zip(bytes, add)
   local n = #bytes
   local e = find_end_record(bytes)
   if not e then
-    add("error", "zip_end_record", "", "no end-of-central-directory record in the last 65,557 bytes (CF §8.2)")
-    return nil
+    add("error", "zip_end_record", "", n == 0 and "the file is empty (0 bytes): not a zip archive, nothing to unpack"
+      or string_format("no end-of-central-directory record in the last 65,557 bytes (CF §8.2): the %d-byte file is "
+        .. "not a zip archive or is cut short, and nothing in it can be unpacked", n))
+    return nil, "no_end_record"
   end
   local disk, cd_disk, n_here, n_total, cd_size, cd_off, clen = unpack("<I2I2I2I2I4I4I2", bytes, e + 4)
   local after = n - (e + 21) -- bytes after the fixed 22-byte record
@@ -434,7 +436,14 @@ function M.check(bytes, label)
   end
   -- (no entries: the directory is damaged or not where the game looks; libzip may still read
   -- it, within MAX_UNPACKED, so the files are checked too)
-  local entries = check_zip(bytes, add) or {}
+  local entries, why = check_zip(bytes, add)
+  if why == "no_end_record" then
+    -- no zip reader (the game's, libzip) finds the directory without it: unreadable (exit 2),
+    -- and the files it would hold are not reported missing one by one
+    info.unreadable = true
+    return M.finish(problems, info)
+  end
+  entries = entries or {}
   if entries.duplicate then
     add("error", "zip_read", "", "the archive is not unpacked: the name " .. entries.duplicate .. " occurs twice")
     info.unreadable = true
