@@ -17,12 +17,12 @@
 --   bigger crossing); stop signs on the minor approaches where one or two major arms (a
 --   major road passing) meet minor ones; an all-way stop where all arms are minor; no control
 --   at bends and dead ends, nor on an approach that no lane arrives by;
--- * a road end with no junction room next to it gets a dead-end (stub) intersection in the
+-- * a road end with no junction room next to it gets a dead-end intersection in the
 --   road's end room, not a new junction room: CF §2.8 says "dead-end stubs need one too",
 --   §2.6 that the intersection room is a junction room (flag 0x10) in >90 % of retail, i.e.
---   not always, and a built cap room would change the city's PSDL; the stub's centre lies 1 m
+--   not always, and a built cap room would change the city's PSDL; its centre lies 1 m
 --   inside the end room so that it can be the cruise start (CF §2.9: a city of one street has
---   two stubs, the second is the start); how the game drives a dead end is open (CF §11 q4);
+--   two dead ends, the second is the start); how the game drives a dead end is open (CF §11 q4);
 -- * culling: a road is in a room's near list when the rooms' bounding boxes (XZ) are within
 --   `near` metres (200) of one of the road's rooms, in the in list within `in_range` (120) and
 --   when the road has a walkable side (CF §2.10, PEDIT's rule with boxes).
@@ -396,7 +396,7 @@ function M.generate(doc, opts)
   local road_of_room = {}
   local roads, arms_at = {}, {} -- arms_at[key] = list of {road, end_name, dir}
   local road_info = {}
-  local stubs = {}
+  local dead_ends = {}
   for k, rec in ipairs(records) do
     local secs, kinds, flipped = record_sections(doc, rec, k)
     local rooms = {}
@@ -466,14 +466,14 @@ function M.generate(doc, opts)
       if best and bd <= 1.0 then
         key = best
       else
-        -- a dead end: the stub's centre goes 1 m (at most half the end segment) into the end
+        -- a dead end: its centre goes 1 m (at most half the end segment) into the end
         -- room along the road, so that the game's FindRoomId of the centre (the cruise start,
         -- CF §2.6, §2.9) lands in this room and not on its boundary
         key = "stub:" .. k .. ":" .. e
         local dir, seg = unit(inward), len3(inward)
         local c = copy3(o)
         if dir then c = { o[1] + dir[1] * min(1, seg / 2), o[2] + dir[2] * min(1, seg / 2), o[3] + dir[3] * min(1, seg / 2) } end
-        stubs[#stubs + 1] = { key = key, room = room, center = c, road = k }
+        dead_ends[#dead_ends + 1] = { key = key, room = room, center = c, road = k }
       end
       arms_at[key] = arms_at[key] or {}
       local arm = { road = k, ["end"] = e, angle = atan(inward[3], inward[1]) }
@@ -481,7 +481,7 @@ function M.generate(doc, opts)
       road_info[k][e] = { key = key, arm = arm }
     end
   end
-  -- intersections: junction rooms in room order, then stubs in road order
+  -- intersections: junction rooms in room order, then dead-end intersections in road order
   local inters, index_of = {}, {}
   local function add_inter(key, room, center)
     local arms = arms_at[key] or {}
@@ -506,7 +506,7 @@ function M.generate(doc, opts)
       add_inter(id, id, jcenter[id] or { 0, 0, 0 })
     end
   end
-  for _, s in ipairs(stubs) do
+  for _, s in ipairs(dead_ends) do
     notes[#notes + 1] = string_format("road %d: no junction room at its %s end; a dead-end intersection in room %d",
       s.road, s.key:match("(%a+)$"), s.room)
     add_inter(s.key, s.room, s.center)
