@@ -66,9 +66,13 @@ export class MotionQuality {
     this.fitting = ms <= FIT_MS ? this.fitting + 1 : 0;
     if (iv.length === WINDOW && this.step < MOTION_STEPS.length - 1) {
       const sorted = iv.slice().sort((a, b) => a - b);
-      if ((sorted[WINDOW / 2 - 1] + sorted[WINDOW / 2]) / 2 > SLOW_MS) {
+      const median = (sorted[WINDOW / 2 - 1] + sorted[WINDOW / 2]) / 2;
+      if (median > SLOW_MS) {
+        // far too slow (a software renderer's first drag): skip steps, one per display
+        // frame the median is over
+        const down = Math.max(1, Math.min(3, Math.floor(median / (1000 / 60)) - 1));
         this.failed[this.step] += 1;
-        this.go(this.step + 1);
+        this.go(Math.min(MOTION_STEPS.length - 1, this.step + down));
         return;
       }
     }
