@@ -64,6 +64,42 @@ describe("psdl.osm elevated roads", function()
     assert.is_true(m.fraction > 0.999, "kept " .. m.fraction)
   end)
 
+  it("stacks a layer-2 bridge above a layer-1 bridge it crosses: decks at different heights, no junction", function()
+    -- both used to be decks at 8 m (warp rooms overlapping at one height), and the layer-2
+    -- way, crossing no road at grade, was flattened into an ordinary road
+    local tunnel = require "psdl.city.tunnel"
+    local net = assert(osm.import("spec/fixtures/osm/layers.osm"))
+    local layer_of = {}
+    for _, r in ipairs(net.roads) do
+      if r.name == "First Deck" or r.name == "Second Deck" then
+        assert.is_true(r.bridge, r.name)
+        layer_of[r.name] = r.layer
+      end
+    end
+    assert.are.same({ ["First Deck"] = 1, ["Second Deck"] = 2 }, layer_of)
+    local c = city_mod.from_network(net, { style = "london", seed = 1 })
+    c:blocks { buildings = false }
+    local doc, report = c:build { validate = false }
+    local _, problems = psdl.validate(doc)
+    assert.are.same({}, problems)
+    -- the warp rooms over the decks' crossing at (0, 100): one at each deck height
+    local render = require "psdl.render"
+    local heights = {}
+    for _, room in ipairs(doc.rooms) do
+      local x, z = render.room_center(doc, room)
+      if x and math.abs(x) < 12 and math.abs(z - 100) < 12 and room.flags & 0x40 ~= 0 then
+        local lo = math.huge
+        for _, p in ipairs(room.perimeter) do lo = math.min(lo, doc.vertices[p.vertex][2]) end
+        heights[#heights + 1] = math.floor(lo + 0.5)
+      end
+    end
+    table.sort(heights)
+    assert.are.same({ tunnel.deck_height(1), tunnel.deck_height(2) }, heights)
+    assert.are.equal(8, tunnel.deck_height(1))
+    assert.are.equal(8 + tunnel.LAYER_STEP, tunnel.deck_height(2))
+    assert.is_true(report.kinds.bridge >= 4)
+  end)
+
   it("keeps the old model with elevated = false: the viaduct flattened, the road below lost", function()
     local net, report = assert(osm.import(FILE, { elevated = false }))
     for _, n in pairs(net.nodes) do assert.is_nil(n.bridge) end

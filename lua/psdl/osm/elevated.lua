@@ -100,6 +100,7 @@ local function along_length(list, grid, dims)
   for _, e in ipairs(list) do
     local hw = fit.hw(e, dims)
     local L = len(e)
+    local mylayer = math_max(1, e.attr.layer or 1)
     length = length + L
     local k = math_max(1, math_floor(L / M.STEP))
     for i = 0, k - 1 do
@@ -110,6 +111,10 @@ local function along_length(list, grid, dims)
       grid:query(x - 40, z - 40, x + 40, z + 40, function(it)
         local f = it.e
         if approach[f] or mine[f] then return false end
+        -- roads at grade, and decks of lower structures (a layer-2 deck over a layer-1 one)
+        if fit.off_ground(f.attr) and not (lifted(f.attr) and math_max(1, f.attr.layer or 1) < mylayer) then
+          return false
+        end
         local reach = hw + fit.hw(f, dims)
         local p, q = f.pts[it.i], f.pts[it.i + 1]
         if G.seg_dist2(x, z, p[1], p[2], q[1], q[2]) < reach * reach then
@@ -140,7 +145,7 @@ function M.survey(g, dims)
   local ramp = dims.ramp or 60
   local grid = G.grid(50)
   for _, e in ipairs(g:edge_list()) do
-    if not fit.off_ground(e.attr) then
+    if not fit.off_ground(e.attr) or lifted(e.attr) then
       local hw = fit.hw(e, dims)
       for i = 1, #e.pts - 1 do
         local p, q = e.pts[i], e.pts[i + 1]
