@@ -64,6 +64,48 @@ describe("psdl.osm elevated roads", function()
     assert.is_true(m.fraction > 0.999, "kept " .. m.fraction)
   end)
 
+  it("pairs a flyover's two ramp feet side by side: both ramps reach the ground and the road they come down to (Nairobi)", function()
+    -- before: each foot road's end lay on the other road, one was cut back round after round
+    -- and dropped with the overlap, and the Down ramp had no way up (259.5 m dropped, kept
+    -- 90.4 %); the structures' top ends were joined away from North Road (a join through a
+    -- node the ramps come down at)
+    local net, report = assert(osm.import("spec/fixtures/osm/ramp_feet.osm"))
+    local by = {}
+    for _, r in ipairs(net.roads) do
+      by[r.name] = by[r.name] or {}
+      table.insert(by[r.name], r)
+    end
+    assert.are.equal(1, #by.Up)
+    assert.are.equal(1, #by.Down)
+    -- both come down at one ground node (the feet made one), which the two foot roads leave
+    local up, down = by.Up[1], by.Down[1]
+    assert.is_true(up.bridge and down.bridge)
+    local foot = up.from
+    assert.are.equal(foot, down.to)
+    assert.is_nil(net.nodes[foot].bridge)
+    local at_foot = 0
+    for _, r in ipairs(net.roads) do
+      if (r.from == foot or r.to == foot) and not r.bridge then at_foot = at_foot + 1 end
+    end
+    assert.are.equal(1, at_foot, "one two-way stretch leaves the feet")
+    assert.are.equal(1, report.changes["opposite one-ways running side by side merged into a two-way road"])
+    -- the top ends stay on North Road
+    assert.are.equal("6", up.to)
+    assert.are.equal("7", down.from)
+    for _, d in ipairs(report.dropped) do
+      assert.is_falsy(d.reason:match("no way up"), d.reason)
+    end
+    local c = city_mod.from_network(net, { style = "london", seed = 1 })
+    c:blocks { buildings = false }
+    local doc, creport = c:build { validate = false }
+    local _, problems = psdl.validate(doc)
+    assert.are.same({}, problems)
+    assert.is_true(creport.kinds.bridge >= 4, "deck rooms: " .. tostring(creport.kinds.bridge))
+    local kept = require "psdl.osm.kept"
+    local m = kept.measure(net.input, kept.city_roads(c))
+    assert.is_true(m.fraction > 0.97, "kept " .. m.fraction)
+  end)
+
   it("stacks a layer-2 bridge above a layer-1 bridge it crosses: decks at different heights, no junction", function()
     -- both used to be decks at 8 m (warp rooms overlapping at one height), and the layer-2
     -- way, crossing no road at grade, was flattened into an ordinary road
