@@ -425,7 +425,9 @@ function M.build(net, report, opts)
       length = e.length, x = e.x, z = e.z }
     if e.action == "dropped" then dropped[#dropped + 1] = t else repairs[#repairs + 1] = t end
   end
-  local m = kept.measure(net.input or {}, kept.city_roads(city))
+  local measured = kept.city_roads(city)
+  for _, d in ipairs(kept.islands(net, city)) do measured[#measured + 1] = d end
+  local m = kept.measure(net.input or {}, measured)
   local bl = rep.blocks or {}
   local nfp = #(cur.buildings or {})
   local left = {}
