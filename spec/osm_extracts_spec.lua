@@ -34,7 +34,11 @@ local BELOW = { ["nairobi-chiromo.osm"] = 0.935 }
 -- (docs/osm.md): North 9th Street in Philadelphia is `tunnel=yes` under the streets around
 -- it; the Nairobi Expressway is an elevated road (psdl.osm.elevated) over Waiyaki Way.
 local STRUCTURES = { ["philadelphia-temple.osm"] = { tunnel_rooms = 1 },
-                     ["nairobi-chiromo.osm"] = { bridge_rooms = 10 } }
+                     ["nairobi-chiromo.osm"] = { bridge_rooms = 10 },
+                     -- their roundabouts, too small for the game's widths with junctions
+                     -- 15-30 m away, grow into rings of road rooms with a junction per arm
+                     ["orange-nsw.osm"] = { roundabout_rooms = 4, roundabout_junctions = 4 },
+                     ["porto-fernao-magalhaes.osm"] = { roundabout_rooms = 3, roundabout_junctions = 3 } }
 
 describe("psdl osm on every real extract", function()
   for _, file in ipairs(EXTRACTS) do
@@ -80,6 +84,8 @@ describe("psdl osm on every real extract", function()
       assert.are.equal(1, r.city.builds)
       assert.is_number(r.city.bridge_rooms)
       assert.is_number(r.city.tunnel_rooms)
+      assert.is_number(r.city.roundabout_rooms)
+      assert.is_true(r.city.roundabout_junctions <= r.city.rooms)
       for key, least in pairs(STRUCTURES[base] or {}) do
         assert.is_true(r.city[key] >= least, string.format("%s: %s %d", base, key, r.city[key]))
       end

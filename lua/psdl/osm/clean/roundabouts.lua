@@ -10,8 +10,8 @@ local C = require "psdl.osm.clean.common"
 
 local ipairs, pairs = ipairs, pairs
 local math_max, math_pi, math_atan, math_sqrt = math.max, math.pi, math.atan, math.sqrt
--- (cosine: a road leaving a junction near a ring at more than about 75 degrees from the
--- ring's radius runs across its approach)
+-- (cosine: a road leaving a junction near a ring at more than 75 degrees from the ring's
+-- radius runs across the approach, within 15 degrees of the ring's tangent)
 local ACROSS = math.cos(math.rad(75))
 local string_format, table_sort, table_remove, table_unpack = string.format, table.sort, table.remove, table.unpack
 local len, other = Graph.len, Graph.other
@@ -56,13 +56,23 @@ M.RING_MARGIN = 1.5
 -- Grow a ring about its centre (every point moved out radially) to the radius its island
 -- (`ISLAND`) and its junctions (the roads joining it, their half widths, crosswalks and
 -- `min_road_length` apart along the ring) need, then in steps of 15 % until each road of
--- the ring is `RING_MARGIN` times as long as its junctions need (`psdl.osm.fit.need`); a
--- dead end joining the ring that the grown ring would cover moves out with it, the other
--- approach roads lose the shape points the ring now covers. Refused (nil, the graph as it
--- was) when the growth is over `RING_GROWTH`, when a road joins the ring twice, when a
--- junction or any other node would come within the grown ring and its width, or when
--- nothing is to be gained. Returns the new radius.
-function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
+-- the ring is `RING_MARGIN` times as long as its junctions need (`psdl.osm.fit.need`).
+-- What lies near the ring makes room for it: a junction at the far end of an approach road
+-- that the grown ring and its width (plus `min_road_length`) would cover is **merged into
+-- its ring node** when its other roads leave outwards (they join the ring there; its links
+-- to the ring go), or **moved** radially just past the ring's outer edge when one of them
+-- runs across the approach (within 15 degrees of the ring's tangent, `ACROSS`); a dead end
+-- moves out with its ring node, at least past the ring and its width, and then far enough
+-- for its junction; the approach roads lose the shape points the ring now covers. Refused
+-- (nil, the graph as it was: moves and merges undone) when the growth is over
+-- `RING_GROWTH`, when a road joins the ring twice, when any other node would come within
+-- the grown ring, its width and `min_road_length`, or when nothing is to be gained.
+-- Returns the new radius (the merges counted as changes).
+-- @tparam table ctx the clean-up context
+-- @tparam table c the ring: `{edges, nodes (set), node_list}`
+-- @tparam table att its attachments (`attachments`)
+-- @tparam number cx, cz its centre; radius its mean radius; hw_ring its half width (m)
+function grow_ring(ctx, c, att, cx, cz, radius, hw_ring)
   local g, dims, opts = ctx.g, ctx.dims, ctx.opts
   if radius < 1 then return nil end
   local need = hw_ring + M.ISLAND / 2 + 0.5
@@ -82,12 +92,9 @@ function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
       if not ringedge[e] and ringnode[other(e, a.n)] then return nil end -- a chord across the ring
     end
   end
-  -- a junction that the grown ring and its width would cover (or bring closer than
-  -- `min_road_length`), at the end of an approach road from a ring node: merged into that
-  -- ring node (the approach between them goes; other approaches from it to the ring too,
-  -- they would run along the ring), so that its roads join the ring there; the next ones
-  -- out are looked at again. Returns how many were merged.
-  local absorbed, undo = 0, {}
+  -- the merges of junctions into ring nodes (`absorb`), each with what it changed, to undo
+  -- them when the ring cannot grow
+  local undo = {}
   local function undo_all()
     for i = #undo, 1, -1 do
       local u = undo[i]
@@ -126,6 +133,8 @@ function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
     end
     return false
   end
+  -- a junction within `reach` of the centre at the far end of an approach road, whose
+  -- roads leave outwards: merged into the ring node; the next ones out are looked at again
   local function absorb(reach)
     local again = true
     while again do
@@ -157,7 +166,6 @@ function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
               for _, e2 in ipairs(links) do g:remove_edge(e2) end
               g:merge(n, f, n.x, n.z)
               undo[#undo + 1] = u
-              absorbed = absorbed + 1
               again = true
               break
             end
@@ -165,6 +173,15 @@ function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
           if again then break end
         end
       end
+    end
+  end
+  -- (what the growth moves, to put it back when the ring cannot grow enough)
+  local saved_nodes, saved_edges = {}, {}
+  local function save_edge(e)
+    if not saved_edges[e] then
+      local pts = {}
+      for i, p in ipairs(e.pts) do pts[i] = p end
+      saved_edges[e] = pts
     end
   end
   -- the far ends of short approach roads inside the grown ring move out with their ring
@@ -209,7 +226,13 @@ function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
     return out
   end
   local function scale(k, shift)
-    for f, p in pairs(shift) do g:move(f, p[1], p[2]) end
+    for f, p in pairs(shift) do
+      if not saved_nodes[f] then
+        saved_nodes[f] = { f.x, f.z }
+        for _, e2 in ipairs(f.edges) do save_edge(e2) end
+      end
+      g:move(f, p[1], p[2])
+    end
     for _, e in ipairs(c.edges) do
       for i = 2, #e.pts - 1 do
         local p = e.pts[i]
@@ -237,15 +260,6 @@ function grow_ring(ctx, c, att, cx, cz, radius, hw_ring, is_ring)
           e.len = nil
         end
       end
-    end
-  end
-  -- (what the growth moves, to put it back when the ring cannot grow enough)
-  local saved_nodes, saved_edges = {}, {}
-  local function save_edge(e)
-    if not saved_edges[e] then
-      local pts = {}
-      for i, p in ipairs(e.pts) do pts[i] = p end
-      saved_edges[e] = pts
     end
   end
   local function save()
@@ -407,7 +421,7 @@ function M.roundabouts(ctx)
           end
         end
       end
-      local R = grow_ring(ctx, c, att, cx, cz, radius, hw_ring, comp_of)
+      local R = grow_ring(ctx, c, att, cx, cz, radius, hw_ring)
       att = attachments(c, comp_of, cx, cz, dims)
       if R then
         change(ctx, "roundabouts enlarged to the game's widths", 1, { x = cx, z = cz, e = c.edges[1] })
