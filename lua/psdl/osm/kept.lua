@@ -11,6 +11,9 @@
 -- there, and both carriageways of a merged dual carriageway count for the divided road).
 -- The fraction is kept length / input length; a fraction of 1 means nothing was lost.
 --
+-- The island of a roundabout kept as a ring counts as kept too (`islands`): a ring grown to
+-- the game's widths leaves the mapped ring inside it.
+--
 -- The measure is geometric, not an account of the clean-up's decisions: a road dropped
 -- because it ran on top of another counts as kept (the place is road in the city), a dead end
 -- cut back loses what was cut.
