@@ -711,6 +711,73 @@ describe("psdl.city", function()
     assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
   end)
 
+  it("refuses a road whose via points make it cross itself, naming the line and the crossing", function()
+    local city = city_mod.new{ blocks = false }
+    local a, b = city:node(0, 0), city:node(200, 0)
+    -- an S whose middle strokes cross (the newcomer's t4.lua): before, built as a smooth S
+    -- through none of the points, with "bend eased" warnings only
+    local line = debug.getinfo(1, "l").currentline + 1
+    local ok, err = pcall(function() city:road(a, b, { via = { { 150, 50 }, { 50, -50 }, { 150, -50 }, { 50, 50 } } }) end)
+    assert.is_false(ok)
+    assert.matches("city_spec.lua:" .. line .. ": road 1 crosses itself at %(75%.0, 25%.0%): its centre line from "
+      .. "node 1 to via%[1%] meets the one from via%[3%] to via%[4%]", err)
+    -- a detour that comes back over its first stretch (t18.lua): before, two via points
+    -- 200 m from the node were dropped as "beside or behind the end"
+    local c = city:node(400, 0)
+    line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() city:road(a, c, { via = { { 400, 200 }, { 200, 200 }, { 200, -200 } } }) end)
+    assert.is_false(ok)
+    assert.matches("city_spec.lua:" .. line .. ": road 1 crosses itself at %(200%.0, 100%.0%)", err)
+    -- a via point on an earlier stretch of the line touches it: refused too
+    ok, err = pcall(function() city:road(a, b, { via = { { 100, 0 }, { 100, 50 }, { 50, 50 }, { 50, 0 } } }) end)
+    assert.matches("road 1 crosses itself at %(50%.0, 0%.0%)", err)
+    assert.are.equal(0, #city.roads)
+    -- repeated points, a zigzag and a loop between two nodes at one place are no crossing
+    assert.has_no_error(function() city:road(a, b, { via = { { 50, 20 }, { 50, 20 }, { 100, -20 }, { 150, 20 } } }) end)
+    local c2 = city_mod.new{ blocks = false }
+    local a2, same = c2:node(0, 0), c2:node(0, 0)
+    assert.has_no_error(function() c2:road(a2, same, { via = { { 50, 50 }, { -50, 50 } } }) end)
+    local doc = city:build{ drivable = false }
+    assert.is_true(#doc.rooms > 1)
+  end)
+
+  it("refuses lanes, widths and coordinates beyond the format's limits at the script line", function()
+    local city = city_mod.new{ blocks = false }
+    local a, b = city:node(0, 0), city:node(200, 0)
+    local lim = core.limits.lane_values
+    -- before: exit 1 "the built document does not validate: ... 500 lane values", no line
+    local line = debug.getinfo(1, "l").currentline + 1
+    local ok, err = pcall(function() city:road(a, b, { lanes = 1000 }) end)
+    assert.is_false(ok)
+    assert.matches("city_spec.lua:" .. line .. ": bad argument #3 to 'road' %(lanes: 1000 lanes put 500 on one side, "
+      .. "at most " .. lim .. " per side", err)
+    ok, err = pcall(function() city:road(a, b, { lanes = lim + 1, oneway = true, width = 20 }) end)
+    assert.matches("at most " .. lim .. " lanes on a one%-way road", err)
+    assert.has_no_error(function() city:road(a, b, { lanes = lim, oneway = true, width = 20 }) end)
+    -- a width no road has (before: a 5 km disc of dead ends, no word)
+    line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() city:road(a, b, { width = 5000 }) end)
+    assert.matches("city_spec.lua:" .. line .. ": bad argument #3 to 'road' %(width 5000 m: wider than any road %(at "
+      .. "most 100 m", err)
+    ok, err = pcall(function() city:road(a, b, { lanes = 30 }) end)
+    assert.matches("width %(30 lanes of 5 m%) 150 m: wider than any road", err)
+    ok, err = pcall(function() city:road(a, b, { profile = "avenue", median = 300 }) end)
+    assert.matches("median 300 m: wider than any road", err)
+    -- a prop rule beyond the room's byte
+    ok, err = pcall(function() city:road(a, b, { prop_rule = core.limits.prop_rule + 1 }) end)
+    assert.is_false(ok)
+    -- coordinates too far out for 32-bit float positions (before: "every road of the city
+    -- had to be dropped ... road_fan: the polygon has no area")
+    line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() city:node(1e9, 1e9) end)
+    assert.matches("city_spec.lua:" .. line .. ": bad argument #1 to 'node' %(%(1e%+09, 1e%+09%) lies too far out: x "
+      .. "and z within %+%-65536 m", err)
+    line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() city:road(a, b, { via = { { 100, -7e4 } } }) end)
+    assert.matches("city_spec.lua:" .. line .. ": bad argument #3 to 'road' %(via%[1%]: %(100, %-70000%) lies too far out", err)
+    assert.has_no_error(function() city:node(city_mod.MAX_COORDINATE, -city_mod.MAX_COORDINATE) end)
+  end)
+
   it("keeps the bend of a road turning back beyond its intersection, drops only points inside it", function()
     -- (real OSM roads bending more than 90 degrees after a junction, Suwon's 72-188 m from
     -- the node: every via point behind the arm's end was left out and the road cut its bend)

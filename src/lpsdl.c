@@ -1061,7 +1061,7 @@ static const char *core_detail(const char *msg) {
 static void check_room(conv *c, int t, psdl_room *rm) {
     lua_State *L = c->L;
     rm->flags = (uint8_t)field_integer(c, t, "flags", 0, 255);
-    rm->prop_rule = (uint8_t)field_integer(c, t, "prop_rule", 0, 255);
+    rm->prop_rule = (uint8_t)field_integer(c, t, "prop_rule", 0, PSDL_MAX_PROP_RULE);
 
     int pt = field_table(c, t, "perimeter", 1);
     size_t np = array_len(c, pt, UINT32_MAX, "perimeter points");
@@ -1154,7 +1154,7 @@ static void check_road(conv *c, int t, psdl_road *rd) {
     int lt[2];
     for (int s = 0; s < 2; s++) {
         lt[s] = field_table(c, t, lanes[s], 1);
-        nl[s] = array_len(c, lt[s], 255, "lane values");
+        nl[s] = array_len(c, lt[s], PSDL_MAX_LANE_VALUES, "lane values");
         leave(c);
     }
     rd->nleft = (uint8_t)nl[0];
@@ -1298,7 +1298,7 @@ static void check_doc(conv *c, int t) {
     int r0 = field_table(c, t, "room0", 0);
     if (r0) {
         doc->rooms[0].flags = (uint8_t)field_opt_integer(c, r0, "flags", 0, 255, 0);
-        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, "prop_rule", 0, 255, 0xCD);
+        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, "prop_rule", 0, PSDL_MAX_PROP_RULE, 0xCD);
         leave(c);
     }
     for (size_t r = 1; r <= nr; r++) {
@@ -1618,8 +1618,11 @@ static const luaL_Reg box_metameth[] = {
 
 /***
  * Opens `psdl.core`: decode, encode, validate, plus `_NAME`, `_VERSION`,
- * `status_names` (status code + 1 -> stable name) and `attribute_types` (valid `type`
- * strings of the document model).
+ * `status_names` (status code + 1 -> stable name), `attribute_types` (valid `type`
+ * strings of the document model) and `limits`, the format's counts and values as
+ * integers: `lane_values` (lane values per side of a road record, §1.7), `prop_rule`
+ * (largest prop rule, §1.6), `texture_value` (largest texture value, §2.3), `perimeter`
+ * (perimeter points per room, §3.2).
  */
 int luaopen_psdl_core(lua_State *L) {
     luaL_checkversion(L);
@@ -1646,6 +1649,16 @@ int luaopen_psdl_core(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "attribute_types");
+    lua_createtable(L, 0, 4);
+    lua_pushinteger(L, PSDL_MAX_LANE_VALUES);
+    lua_setfield(L, -2, "lane_values");
+    lua_pushinteger(L, PSDL_MAX_PROP_RULE);
+    lua_setfield(L, -2, "prop_rule");
+    lua_pushinteger(L, PSDL_MAX_TEXTURE_VALUE);
+    lua_setfield(L, -2, "texture_value");
+    lua_pushinteger(L, PSDL_MAX_PERIMETER);
+    lua_setfield(L, -2, "perimeter");
+    lua_setfield(L, -2, "limits");
     lpsdl_open_terrain(L);
     lpsdl_open_heightfield(L);
     lpsdl_open_render(L);

@@ -374,6 +374,8 @@ psdl_status psdl_check_output(const char *path, psdl_error *err);
 
 #define PSDL_MAX_TEXTURE_VALUE 2047   /* 3-bit subtype + 8-bit data (§2.3) */
 #define PSDL_MAX_PERIMETER 255        /* one-byte count at runtime (§3.2) */
+#define PSDL_MAX_LANE_VALUES 255      /* one-byte lane count per side of a road record (§1.7) */
+#define PSDL_MAX_PROP_RULE 255        /* the room's prop-rule byte (§1.6) */
 #define PSDL_SAFE_VERTEX_BUDGET 65024 /* V + 512 generated vertices <= 65536 (§3.2) */
 #define PSDL_CURB_RISE 0.15f          /* metres (§2.4 0x0) */
 

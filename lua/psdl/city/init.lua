@@ -184,6 +184,13 @@ function M.new(opts)
   return city
 end
 
+--- The largest east or north coordinate of a node or via point, metres (2^16 = 65,536): a
+-- PSDL stores positions as 32-bit floats (psdl-format.md §1.2), whose steps are 4 mm just
+-- below this and grow with distance (8 mm up to 131 km, 64 m at 1e9 m), so a city further
+-- out loses its curb and crosswalk detail and then whole rooms; the game's own cities lie
+-- within a few kilometres of the origin, and a whole city spans at most `MAX_EXTENT`.
+M.MAX_COORDINATE = 65536
+
 local NODE_OPTS = { y = true, name = true, id = true, tunnel = true, bridge = true, junction = true, dead_end = true,
                     radius = true, textures = true, min_distance = true, x = true, z = true, where = true }
 
@@ -208,6 +215,10 @@ function City:node(x, z, opts)
      or z == huge or z == -huge then
     argerr(1, "node", "finite numbers x and z expected")
   end
+  if math.abs(x) > M.MAX_COORDINATE or math.abs(z) > M.MAX_COORDINATE then
+    argerr(1, "node", string_format("(%.6g, %.6g) lies too far out: x and z within +-%d m "
+      .. "(psdl.city.MAX_COORDINATE: 32-bit float positions lose their centimetres further out)", x, z, M.MAX_COORDINATE))
+  end
   if type(opts) ~= "table" then argerr(3, "node", "table expected, got " .. type(opts)) end
   for k in pairs(opts) do
     if not NODE_OPTS[k] then argerr(3, "node", "unknown option '" .. tostring(k) .. "'") end
@@ -231,6 +242,72 @@ local ROAD_OPTS = { profile = true, via = true, lanes = true, lane_width = true,
                     divider = true, divider_textures = true, divider_height = true, divider_repeats = true,
                     textures = true, style = true, oneway = true, crosswalk = true, tunnel = true, bridge = true,
                     name = true, prop_rule = true, source = true, layer = true, where = true }
+
+-- Where the plan polyline pts ({x, z} points: from node, via points, to node) crosses or
+-- touches itself: two segments that are not neighbours meet (a point of one lying on the
+-- other counts, a repeated point does not). Returns x, z and the indices of the two
+-- segments' first and last points (j1, j2, i1, i2 of pts[k].i), or nil. A grid of cells of
+-- 64 m (or 1/64 of the line's extent) keeps long imported ways near linear.
+local function self_crossing(pts)
+  local q = {}
+  for _, p in ipairs(pts) do
+    local l = q[#q]
+    if not l or l[1] ~= p[1] or l[2] ~= p[2] then q[#q + 1] = { p[1], p[2], i = p.i } end
+  end
+  local n = #q
+  if n < 4 then return nil end
+  local function orient(a, b, c) return (b[1] - a[1]) * (c[2] - a[2]) - (b[2] - a[2]) * (c[1] - a[1]) end
+  local function on(a, b, c) -- c on segment ab, given collinear
+    return c[1] >= min(a[1], b[1]) and c[1] <= max(a[1], b[1]) and c[2] >= min(a[2], b[2]) and c[2] <= max(a[2], b[2])
+  end
+  local function meet(p1, p2, p3, p4)
+    local d1, d2, d3, d4 = orient(p3, p4, p1), orient(p3, p4, p2), orient(p1, p2, p3), orient(p1, p2, p4)
+    if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and ((d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)) then
+      local t = d1 / (d1 - d2)
+      return p1[1] + t * (p2[1] - p1[1]), p1[2] + t * (p2[2] - p1[2])
+    end
+    if d3 == 0 and on(p1, p2, p3) then return p3[1], p3[2] end
+    if d4 == 0 and on(p1, p2, p4) then return p4[1], p4[2] end
+    if d1 == 0 and on(p3, p4, p1) then return p1[1], p1[2] end
+    if d2 == 0 and on(p3, p4, p2) then return p2[1], p2[2] end
+  end
+  local lox, loz, hix, hiz = huge, huge, -huge, -huge
+  for _, p in ipairs(q) do
+    lox, hix, loz, hiz = min(lox, p[1]), max(hix, p[1]), min(loz, p[2]), max(hiz, p[2])
+  end
+  local CELL = max(64, (hix - lox) / 64, (hiz - loz) / 64)
+  local grid, best = {}, nil
+  for i = 1, n - 1 do
+    local a, b = q[i], q[i + 1]
+    local seen = {}
+    for cx = floor(min(a[1], b[1]) / CELL), floor(max(a[1], b[1]) / CELL) do
+      for cz = floor(min(a[2], b[2]) / CELL), floor(max(a[2], b[2]) / CELL) do
+        local key = cx * 4194304 + cz
+        local g = grid[key]
+        if g then
+          for _, j in ipairs(g) do
+            if j < i - 1 and not seen[j] then
+              seen[j] = true
+              local x, z = meet(q[j], q[j + 1], a, b)
+              -- (a loop between two nodes at one place closes where it began)
+              if x and j == 1 and i == n - 1 and x == q[1][1] and z == q[1][2] and x == q[n][1] and z == q[n][2] then
+                x = nil
+              end
+              -- the earliest crossing along the road: the lowest first segment, then the
+              -- lowest second one
+              if x and (not best or j < best[3] or (j == best[3] and i < best[4])) then best = { x, z, j, i } end
+            end
+          end
+        else
+          g = {}
+          grid[key] = g
+        end
+        g[#g + 1] = i
+      end
+    end
+  end
+  if best then return best[1], best[2], q[best[3]].i, q[best[3] + 1].i, q[best[4]].i, q[best[4] + 1].i end
+end
 
 -- A node from a node handle or an id.
 function City:resolve_node(v, n, fname)
@@ -265,7 +342,7 @@ end
 --   railing_height2}`: the road climbs ramps with low railings at each end whose node is at
 --   grade to a deck `height` metres up (warp rooms, bridge railings); `height = 0`: the whole
 --   road is a deck at its nodes' heights (over water);
--- * `name` (for messages), `prop_rule` (a number 0..255 or a theme name: the road's run gets it on
+-- * `name` (for messages), `prop_rule` (a number 0..255, `psdl.core.limits.prop_rule`, or a theme name: the road's run gets it on
 --   its first room).
 -- @treturn table the road
 function City:road(a, b, opts)
@@ -291,6 +368,11 @@ function City:road(a, b, opts)
           argerr(3, "road", string_format("via[%d][%d]: finite number expected, got %s", i, c, x ~= x and "nan" or tostring(x)))
         end
       end
+      if math.abs(v[1]) > M.MAX_COORDINATE or math.abs(v[2]) > M.MAX_COORDINATE then
+        argerr(3, "road", string_format("via[%d]: (%.6g, %.6g) lies too far out: x and z within +-%d m "
+          .. "(psdl.city.MAX_COORDINATE: 32-bit float positions lose their centimetres further out)", i, v[1], v[2],
+          M.MAX_COORDINATE))
+      end
       via[i] = { v[1], v[2], v[3] }
     end
   end
@@ -301,9 +383,30 @@ function City:road(a, b, opts)
   local idx = #self.roads + 1
   local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
               where = opts.where or where() }
+  -- a centre line that crosses itself is a mistake of the script, never repaired (docs/city.md)
+  if #via >= 2 then
+    local pts = { { na.x, na.z, i = 0 } }
+    for i, v in ipairs(via) do pts[#pts + 1] = { v[1], v[2], i = i } end
+    pts[#pts + 1] = { nb.x, nb.z, i = #via + 1 }
+    local x, z, j1, j2, i1, i2 = self_crossing(pts)
+    if x then
+      local function lab(k)
+        if k == 0 then return "node " .. tostring(na.id) end
+        if k == #via + 1 then return "node " .. tostring(nb.id) end
+        return string_format("via[%d]", k)
+      end
+      error(string_format("%s crosses itself at (%.1f, %.1f): its centre line from %s to %s meets the one from %s "
+        .. "to %s; move or remove via points, or make it two roads with a junction node there",
+        require("psdl.city.network").road_label(r), x, z, lab(j1), lab(j2), lab(i1), lab(i2)), 0)
+    end
+  end
   local ok, spec = pcall(profiles.resolve, self.style, self.profile_table, opts, "")
   if not ok then argerr(3, "road", tostring(spec)) end
   r.spec = spec
+  if type(opts.prop_rule) == "number" then -- (a theme name is drawn when the city is built)
+    local ok2, e = pcall(profiles.prop_rule, opts.prop_rule, spec.style)
+    if not ok2 then argerr(3, "road", tostring(e)) end
+  end
   local function part(v, what)
     if v == nil or v == false then return nil end
     if v == true then return {} end

@@ -11,6 +11,7 @@
 -- @module psdl.city.profiles
 
 local styles = require "psdl.styles"
+local LIMITS = require("psdl.core").limits
 
 local type, error, pairs, ipairs, tostring, require, pcall = type, error, pairs, ipairs, tostring, require, pcall
 local floor, max, abs = math.floor, math.max, math.abs
@@ -40,6 +41,13 @@ M.PROFILES = {
   freeway = { kind = "divided", lanes = 6, lane_width = 5, median = 3, divider = "wedge", divider_textures = "wedge",
               sidewalk = 0, sides = "none", crosswalk = 0, textures = "freeway", freeway = true, props = false },
 }
+
+--- The widest carriageway, median or sidewalk a road may have, metres (100): the widest
+-- built-in profile is 39 m across (a freeway's 30 m of lanes and 3 m median, a boulevard's
+-- 20 + 8 m and 10 m of sidewalks), and the OpenStreetMap importer ignores `width` tags above
+-- this (`psdl.osm.tags`); a larger figure is a typo (`width = 5000` for 50), refused with the
+-- script line rather than built as a disc of intersection kilometres across.
+M.MAX_WIDTH = 100
 
 --- Names `profile = ...` accepts besides the table keys (network importers' spellings).
 M.ALIASES = { one_side = "one_sided", onesided = "one_sided", walk = "walkway", path = "walkway",
@@ -141,11 +149,29 @@ function M.resolve(style, profiles, o, where)
     if type(lanes) ~= "number" or lanes < 1 or lanes % 1 ~= 0 then
       error(string_format("%slanes: a whole number >= 1 expected, got %s", where, tostring(lanes)), 0)
     end
+    -- a road record holds at most LIMITS.lane_values lane values per side (§1.7)
+    local side = p.oneway and lanes or lanes - floor(lanes / 2)
+    if side > LIMITS.lane_values then
+      error(string_format("%slanes: %d lanes put %d on one side, at most %d per side fit the road record "
+        .. "(psdl-format.md §1.7): at most %d lanes%s", where, lanes, side, LIMITS.lane_values,
+        p.oneway and LIMITS.lane_values or 2 * LIMITS.lane_values, p.oneway and " on a one-way road" or ""), 0)
+    end
     width = width or lanes * lw
   end
   if width <= 0.5 then error(string_format("%swidth %g m: too narrow for a road", where, width), 0) end
   local median = kind == "divided" and num(p.median or 2, "median", where) or nil
   if kind == "divided" and median <= 0 then error(string_format("%sa divided road needs a median wider than 0", where), 0) end
+  -- (psdl.city.profiles.MAX_WIDTH: a figure no road has is a typo, not a road to build)
+  local function wide(v, what)
+    if v and v > M.MAX_WIDTH then
+      error(string_format("%s%s %g m: wider than any road (at most %g m, psdl.city.profiles.MAX_WIDTH)", where, what,
+        v, M.MAX_WIDTH), 0)
+    end
+  end
+  wide(width, (p.width == nil and kind ~= "walkway") and string_format("width (%d lanes of %g m)", lanes, lw) or "width")
+  wide(median, "median")
+  wide(sl, "sidewalk_left")
+  wide(sr, "sidewalk_right")
   local bp = { kind = kind, left = width / 2, right = width / 2, sidewalk_left = sl, sidewalk_right = sr,
                median = median }
   -- textures
@@ -201,7 +227,7 @@ function M.oriented_key(spec, forward)
     spec.oneway and (forward and ">" or "<") or "=")
 end
 
---- A prop rule for a road: a number (0..255) as it is; a theme name or a list of theme
+--- A prop rule for a road: a number (0..255, the room's prop-rule byte, §1.6) as it is; a theme name or a list of theme
 -- names of the style's `proprules.themes` (the first present), one rule drawn from it with
 -- the generator; false or nil: 0.
 -- @param v number, string, list or false
@@ -211,7 +237,10 @@ end
 function M.prop_rule(v, style, rng)
   if v == nil or v == false then return 0 end
   if type(v) == "number" then
-    if v < 0 or v > 255 or v % 1 ~= 0 then error("prop rule " .. tostring(v) .. ": 0..255 expected", 0) end
+    if v < 0 or v > LIMITS.prop_rule or v % 1 ~= 0 then
+      error(string_format("prop rule %s: a whole number 0..%d expected (the room's prop-rule byte, §1.6)", tostring(v),
+        LIMITS.prop_rule), 0)
+    end
     return v
   end
   local themes = style.proprules and style.proprules.themes or {}
