@@ -79,3 +79,18 @@ describe("psdl.city.network.conflicts after a repair", function()
     assert.are.equal(#part, #marked)
   end)
 end)
+
+describe("psdl.city.from_network refuses what an importer must repair first", function()
+  it("names the network road that crosses itself or holds more lanes than a road record", function()
+    local nodes = { [1] = { x = 0, z = 0 }, [2] = { x = 400, z = 0 } }
+    local ok, err = pcall(city_mod.from_network, { nodes = nodes,
+      roads = { { from = 1, to = 2, source = "way 7", via = { { 400, 200 }, { 200, 200 }, { 200, -200 } } } } })
+    assert.is_false(ok)
+    -- the road's place once, not "roads[1]: roads[1] (way 7): ..."
+    assert.matches("^roads%[1%] %(way 7%): road 1 crosses itself at %(200%.0, 100%.0%): its centre line from node 1 "
+      .. "to via%[1%] meets the one from via%[2%] to via%[3%]", err)
+    ok, err = pcall(city_mod.from_network, { nodes = nodes, roads = { { from = 1, to = 2 }, { from = 2, to = 1, lanes = 600 } } })
+    assert.is_false(ok)
+    assert.matches("^roads%[2%]: lanes: 600 lanes put 300 on one side, at most " .. require("psdl.core").limits.lane_values, err)
+  end)
+end)

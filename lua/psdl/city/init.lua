@@ -805,7 +805,12 @@ function M.from_network(net, opts)
     if r.tunnel then o.tunnel = r.tunnel end
     -- via points of the network are {x, z} or {x, z, y}, as here
     local ok, err = pcall(city.road, city, a, b, o)
-    if not ok then error(string_format("roads[%d]: %s", i, tostring(err):gsub("^bad argument #%d to 'road' %((.*)%)$", "%1")), 2) end
+    if not ok then
+      local msg = tostring(err):gsub("^bad argument #%d to 'road' %((.*)%)$", "%1")
+      -- (a message naming the road's place already, as "roads[3] (way 7): road 3 crosses itself")
+      if msg:sub(1, #o.where) ~= o.where then msg = string_format("roads[%d]: %s", i, msg) end
+      error(msg, 2)
+    end
   end
   city.footprints = net.buildings
   return city
