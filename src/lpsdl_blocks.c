@@ -1,8 +1,12 @@
 /*
- * lpsdl_apron.c -- `core.apron_rings`, the binding of psdl_apron.h (the outer edge of a
- * city's ground apron), registered into the module table by lpsdl_open_apron.
+ * lpsdl_blocks.c -- the kernels of psdl.city.blocks, registered into the module table by
+ * lpsdl_open_blocks:
  *
- * Longjmp safety: the points go to Lua userdata scratch before the kernel runs; the kernel's
+ *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
+ *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
+ *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *
+ * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
  * result is copied into scratch and freed before any table is made.
  */
 #include <math.h>
@@ -11,6 +15,7 @@
 
 #include "lpsdl.h"
 #include "psdl_apron.h"
+#include "psdl_region.h"
 
 static void *scratch(lua_State *L, size_t n, size_t size) {
     if (n == 0) n = 1;
@@ -18,7 +23,8 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
     return lua_newuserdatauv(L, n * size, 0);
 }
 
-/* Coordinate c (1 = x, 3 = z) of point i of outline k (the point table on top of the stack). */
+/* Coordinate c (1 = x, 3 = z) of point i of outline (ring) k, the point table on top of the
+ * stack; raises naming it (`outlines[k][i][c]`). */
 static double coord(lua_State *L, lua_Integer k, lua_Integer i, int c) {
     int ok;
     lua_geti(L, -1, c);
@@ -114,9 +120,114 @@ static int l_apron_rings(lua_State *L) {
     return 1;
 }
 
-static const luaL_Reg apron_funcs[] = {
-    {"apron_rings", l_apron_rings},
+/* ================================================================ regions (psdl_region.h) */
+
+#define REGION "psdl.Region"
+
+typedef struct region_box {
+    size_t nrings, npts;
+    size_t *start;  /* nrings + 1, in the same block */
+    uint64_t *ids;  /* npts */
+    double *xz;     /* 2 npts */
+} region_box;
+
+/***
+ * A plan region with holes, kept in C for chord tests (psdl_region.h).
+ * @function region
+ * @tparam table rings list of rings, each a list of points `{x, y, z}` (metres; the plan is x,
+ *   z): the outer ring first, then the holes. A point's identity is its table: the edges at a
+ *   chord's own ends are those of the same tables.
+ * @treturn userdata psdl.Region, with `region:clear(a, c)`
+ * @raise on a point that is not a table of finite x and z (naming ring, point, coordinate)
+ */
+static int l_region(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer nr = luaL_len(L, 1);
+    luaL_argcheck(L, nr >= 1, 1, "at least the outer ring expected");
+    size_t npts = 0;
+    for (lua_Integer r = 1; r <= nr; r++) {
+        if (lua_geti(L, 1, r) != LUA_TTABLE) luaL_argerror(L, 1, lua_pushfstring(L, "rings[%I]: table expected", r));
+        npts += (size_t)luaL_len(L, -1);
+        lua_pop(L, 1);
+    }
+    if ((size_t)nr > ((size_t)-1) / 64 || npts > ((size_t)-1) / 64) return luaL_error(L, "not enough memory");
+    size_t bytes = sizeof(region_box) + ((size_t)nr + 1) * sizeof(size_t) + npts * sizeof(uint64_t) +
+                   2 * npts * sizeof(double);
+    region_box *b = (region_box *)lua_newuserdatauv(L, bytes, 0);
+    b->nrings = (size_t)nr, b->npts = npts;
+    b->xz = (double *)(void *)(b + 1); /* doubles first: aligned */
+    b->ids = (uint64_t *)(void *)(b->xz + 2 * npts);
+    b->start = (size_t *)(void *)(b->ids + npts);
+    luaL_setmetatable(L, REGION);
+    size_t m = 0;
+    for (lua_Integer r = 1; r <= nr; r++) {
+        b->start[r - 1] = m;
+        lua_geti(L, 1, r);
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_geti(L, -1, i) != LUA_TTABLE)
+                luaL_argerror(L, 1, lua_pushfstring(L, "rings[%I][%I]: point table expected", r, i));
+            b->ids[m] = (uint64_t)(uintptr_t)lua_topointer(L, -1);
+            b->xz[2 * m] = coord(L, r, i, 1);
+            b->xz[2 * m + 1] = coord(L, r, i, 3);
+            m++;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    b->start[nr] = m;
+    return 1;
+}
+
+/* The x and z of the point table at idx (argument arg). */
+static void chord_end(lua_State *L, int idx, double *x, double *z) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int okx, okz;
+    lua_geti(L, idx, 1);
+    lua_geti(L, idx, 3);
+    *x = (double)lua_tonumberx(L, -2, &okx);
+    *z = (double)lua_tonumberx(L, -1, &okz);
+    lua_pop(L, 2);
+    if (!okx || !okz) luaL_argerror(L, idx, "point {x, y, z} with numbers expected");
+}
+
+/***
+ * Is the chord from point a to point c clear: no ring edge meets it (psdl.plan.segs_meet)
+ * except the edges at a and c themselves (the same tables), and its midpoint lies inside the
+ * outer ring and outside every hole? (psdl_region_chord_clear)
+ * @function Region:clear
+ * @tparam table a point `{x, y, z}` (metres)
+ * @tparam table c point `{x, y, z}`
+ * @treturn boolean
+ */
+static int l_region_clear(lua_State *L) {
+    region_box *b = (region_box *)luaL_checkudata(L, 1, REGION);
+    double ax, az, cx, cz;
+    chord_end(L, 2, &ax, &az);
+    chord_end(L, 3, &cx, &cz);
+    uint64_t ida = (uint64_t)(uintptr_t)lua_topointer(L, 2), idc = (uint64_t)(uintptr_t)lua_topointer(L, 3);
+    lua_pushboolean(L, psdl_region_chord_clear(b->xz, b->ids, b->start, b->nrings, ida, idc, ax, az, cx, cz));
+    return 1;
+}
+
+static const luaL_Reg region_meth[] = {
+    {"clear", l_region_clear},
     {NULL, NULL},
 };
 
-void lpsdl_open_apron(lua_State *L) { luaL_setfuncs(L, apron_funcs, 0); }
+static const luaL_Reg blocks_funcs[] = {
+    {"apron_rings", l_apron_rings},
+    {"region", l_region},
+    {NULL, NULL},
+};
+
+void lpsdl_open_blocks(lua_State *L) {
+    if (luaL_newmetatable(L, REGION)) {
+        luaL_newlibtable(L, region_meth);
+        luaL_setfuncs(L, region_meth, 0);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_pop(L, 1);
+    luaL_setfuncs(L, blocks_funcs, 0);
+}
