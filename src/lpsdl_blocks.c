@@ -24,14 +24,14 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
 }
 
 /* Coordinate c (1 = x, 3 = z) of point i of outline (ring) k, the point table on top of the
- * stack; raises naming it (`outlines[k][i][c]`). */
-static double coord(lua_State *L, lua_Integer k, lua_Integer i, int c) {
+ * stack; raises naming it (`what[k][i][c]`). */
+static double coord(lua_State *L, const char *what, lua_Integer k, lua_Integer i, int c) {
     int ok;
     lua_geti(L, -1, c);
     double v = (double)lua_tonumberx(L, -1, &ok);
     lua_pop(L, 1);
     if (!ok || !isfinite(v))
-        luaL_argerror(L, 1, lua_pushfstring(L, "outlines[%I][%I][%d]: finite number expected", k, i, c));
+        luaL_argerror(L, 1, lua_pushfstring(L, "%s[%I][%I][%d]: finite number expected", what, k, i, c));
     return v;
 }
 
@@ -71,8 +71,8 @@ static int l_apron_rings(lua_State *L) {
         for (lua_Integer i = 1; i <= n; i++) {
             if (lua_geti(L, -1, i) != LUA_TTABLE)
                 luaL_argerror(L, 1, lua_pushfstring(L, "outlines[%I][%I]: point table expected", k, i));
-            xz[2 * m] = coord(L, k, i, 1);
-            xz[2 * m + 1] = coord(L, k, i, 3);
+            xz[2 * m] = coord(L, "outlines", k, i, 1);
+            xz[2 * m + 1] = coord(L, "outlines", k, i, 3);
             m++;
             lua_pop(L, 1);
         }
@@ -169,8 +169,8 @@ static int l_region(lua_State *L) {
             if (lua_geti(L, -1, i) != LUA_TTABLE)
                 luaL_argerror(L, 1, lua_pushfstring(L, "rings[%I][%I]: point table expected", r, i));
             b->ids[m] = (uint64_t)(uintptr_t)lua_topointer(L, -1);
-            b->xz[2 * m] = coord(L, r, i, 1);
-            b->xz[2 * m + 1] = coord(L, r, i, 3);
+            b->xz[2 * m] = coord(L, "rings", r, i, 1);
+            b->xz[2 * m + 1] = coord(L, "rings", r, i, 3);
             m++;
             lua_pop(L, 1);
         }
