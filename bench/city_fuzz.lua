@@ -232,40 +232,19 @@ end
 
 ------------------------------------------------------------------------ checks
 
-local function perimeter_poly(doc, room)
-  local poly, last = {}, nil
-  for _, p in ipairs(room.perimeter) do
-    if p.vertex ~= last then
-      local v = doc.vertices[p.vertex]
-      poly[#poly + 1] = { v[1], v[3] }
-      last = p.vertex
-    end
-  end
-  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
-  return poly
-end
+-- psdl.plan, loaded when first used (run as a script, the module path is set below).
+local plan_mod
+local function plan() plan_mod = plan_mod or require "psdl.plan"; return plan_mod end
 
--- Plan distance from (px, pz) to the segment a-b of points {x, z} (psdl.plan, loaded when
--- first used: run as a script, the module path is set below).
-local plan_seg_dist
-local function seg_dist(px, pz, a, b)
-  plan_seg_dist = plan_seg_dist or require("psdl.plan").seg_dist
-  return plan_seg_dist(px, pz, a[1], a[2], b[1], b[2])
-end
+-- Plan polygon {x, z} of a room's perimeter (psdl.plan.room_poly).
+local function perimeter_poly(doc, room) return plan().room_poly(doc, room) end
 
--- Strictly inside (crossing number), false within `eps` of the boundary.
-local function inside(px, pz, poly, eps)
-  local n, c = #poly, false
-  for i = 1, n do
-    local a, b = poly[i], poly[i % n + 1]
-    if seg_dist(px, pz, a, b) < (eps or 1e-3) then return false end
-    if (a[2] > pz) ~= (b[2] > pz) then
-      local x = a[1] + (pz - a[2]) * (b[1] - a[1]) / (b[2] - a[2])
-      if px < x then c = not c end
-    end
-  end
-  return c
-end
+-- Plan distance from (px, pz) to the segment a-b of points {x, z}.
+local function seg_dist(px, pz, a, b) return plan().seg_dist(px, pz, a[1], a[2], b[1], b[2]) end
+
+-- Strictly inside (crossing number), false within `eps` (1 mm) of the boundary
+-- (psdl.plan.inside_strict).
+local function inside(px, pz, poly, eps) return plan().inside_strict(poly, px, pz, eps or 1e-3) end
 M.inside = inside
 
 local WARP, ROADF, ISECT = 0x40, 0x08, 0x10

@@ -10,19 +10,23 @@ static double cross(double ax, double az, double bx, double bz, double cx, doubl
     return (bx - ax) * (cz - az) - (bz - az) * (cx - ax);
 }
 
-/* plan distance from (px, pz) to the closed segment a-b */
-static double seg_dist(double px, double pz, double ax, double az, double bx, double bz) {
+double psdl_seg_dist2(double px, double pz, double ax, double az, double bx, double bz) {
     double dx = bx - ax, dz = bz - az;
     double l2 = dx * dx + dz * dz;
     double t = l2 > 0 ? ((px - ax) * dx + (pz - az) * dz) / l2 : 0;
     if (t < 0) t = 0;
     else if (t > 1) t = 1;
     double ex = ax + t * dx - px, ez = az + t * dz - pz;
-    return sqrt(ex * ex + ez * ez);
+    return ex * ex + ez * ez;
 }
 
-int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz) {
-    const double touch = PSDL_REGION_TOUCH;
+/* plan distance from (px, pz) to the closed segment a-b */
+static double seg_dist(double px, double pz, double ax, double az, double bx, double bz) {
+    return sqrt(psdl_seg_dist2(px, pz, ax, az, bx, bz));
+}
+
+int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz,
+                   double touch) {
     if (fmax(ax, bx) < fmin(cx, dx) - touch || fmax(cx, dx) < fmin(ax, bx) - touch ||
         fmax(az, bz) < fmin(cz, dz) - touch || fmax(cz, dz) < fmin(az, bz) - touch)
         return 0;
@@ -65,7 +69,8 @@ int psdl_region_chord_clear(const double *xz, const uint64_t *ids, const size_t 
         for (size_t k = s; k < s + n; k++) {
             uint64_t ip = ids[pi], iq = ids[k];
             if (ip != ida && ip != idc && iq != ida && iq != idc &&
-                psdl_segs_meet(ax, az, cx, cz, xz[2 * pi], xz[2 * pi + 1], xz[2 * k], xz[2 * k + 1]))
+                psdl_segs_meet(ax, az, cx, cz, xz[2 * pi], xz[2 * pi + 1], xz[2 * k], xz[2 * k + 1],
+                               PSDL_REGION_TOUCH))
                 return 0;
             pi = k;
         }

@@ -24,13 +24,21 @@ extern "C" {
 #define PSDL_REGION_TOUCH 1e-3
 
 /**
- * Do the closed segments ab and cd meet: cross, or come within PSDL_REGION_TOUCH of each
- * other? The same test and the same floating-point steps as psdl.plan.segs_meet (boxes apart
- * by more than the touch distance: no; proper crossing: yes; both ends of one segment on the
- * same side of the other's line and further than the touch distance from it: no; else an end
- * within the touch distance of the other segment).
+ * Squared plan distance (m²) from (px, pz) to the closed segment a-b: the nearest point at
+ * t = ((p - a)·(b - a)) / |b - a|² clamped to 0..1 (0 for a zero-length segment), the same
+ * floating-point steps as psdl.plan.seg_dist before its square root.
  */
-int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz);
+double psdl_seg_dist2(double px, double pz, double ax, double az, double bx, double bz);
+
+/**
+ * Do the closed segments ab and cd (plan, metres) meet: cross, or come within `touch` metres
+ * of each other? The same test and the same floating-point steps as psdl.plan.segs_meet with
+ * touch = PSDL_REGION_TOUCH (boxes apart by more than touch: no; proper crossing: yes; both
+ * ends of one segment on the same side of the other's line and further than touch from it:
+ * no; else an end within touch of the other segment). Also psdl_ring_simple's test.
+ */
+int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz,
+                   double touch);
 
 /**
  * Is the chord from point a to point c clear: no edge of any ring meets it (psdl_segs_meet)

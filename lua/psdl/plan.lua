@@ -379,6 +379,41 @@ local function simple(pts)
   return true
 end
 
+--- The plan polygon of a room's perimeter in a document (psdl-format §2.3): `{x, z}` points,
+-- consecutive repeated vertices and a last point equal to the first dropped.
+-- @tparam table doc a document (`vertices`, rooms with `perimeter = {{vertex = i}, ...}`)
+-- @tparam table room one of its rooms
+-- @treturn table `{ {x, z}, ... }` (metres)
+local function room_poly(doc, room)
+  local poly, last = {}, nil
+  for _, p in ipairs(room.perimeter) do
+    if p.vertex ~= last then
+      local v = doc.vertices[p.vertex]
+      poly[#poly + 1] = { v[1], v[3] }
+      last = p.vertex
+    end
+  end
+  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
+  return poly
+end
+
+--- Is (x, z) strictly inside a polygon of `{x, z}` points: false within `eps` metres of its
+-- boundary, else the crossing number.
+-- @tparam table poly `{ {x, z}, ... }` @tparam number x @tparam number z
+-- @tparam number eps metres @treturn boolean
+local function inside_strict(poly, x, z, eps)
+  local n, c = #poly, false
+  for i = 1, n do
+    local a, b = poly[i], poly[i % n + 1]
+    if seg_dist(x, z, a[1], a[2], b[1], b[2]) < eps then return false end
+    if (a[2] > z) ~= (b[2] > z) then
+      local xi = a[1] + (z - a[2]) * (b[1] - a[1]) / (b[2] - a[2])
+      if x < xi then c = not c end
+    end
+  end
+  return c
+end
+
 -- ================================================================ grid
 
 --- A uniform grid over the plan for proximity queries: the one bucket grid of the city,
@@ -430,48 +465,50 @@ function Grid:cell(x, z)
   return self.cells[key(floor(x / s), floor(z / s))]
 end
 
---- Call fn(item) once for every item whose cells meet the box; a true return from fn
--- stops the query. Queries may nest. (A box within one cell passes an item as often as it
--- was inserted there: `insert_segment` can insert it twice.)
-function Grid:query(minx, minz, maxx, maxz, fn)
-  local s = self.size
-  local cells = self.cells
-  local i0, i1, j0, j1 = floor(minx / s), floor(maxx / s), floor(minz / s), floor(maxz / s)
-  local seen = (i1 > i0 or j1 > j0) and {} or nil
+-- Call fn(item) for the items of cells i0..i1 x j0..j1 that `seen` does not hold yet
+-- (marking them there), cells x-major; true when fn returned true (the walk stopped).
+local function walk(cells, i0, i1, j0, j1, seen, fn)
   for i = i0, i1 do
     for j = j0, j1 do
       local c = cells[key(i, j)]
       if c then
         for n = 1, #c do
           local it = c[n]
-          if not seen then
-            if fn(it) then return end
-          elseif not seen[it] then
+          if not seen[it] then
             seen[it] = true
-            if fn(it) then return end
+            if fn(it) then return true end
           end
         end
       end
     end
   end
+  return false
+end
+
+--- Call fn(item) once for every item whose cells meet the box; a true return from fn
+-- stops the query. Queries may nest. (A box within one cell passes an item as often as it
+-- was inserted there: `insert_segment` can insert it twice.)
+function Grid:query(minx, minz, maxx, maxz, fn)
+  local s = self.size
+  local i0, i1, j0, j1 = floor(minx / s), floor(maxx / s), floor(minz / s), floor(maxz / s)
+  if i1 > i0 or j1 > j0 then
+    walk(self.cells, i0, i1, j0, j1, {}, fn)
+    return
+  end
+  local c = self.cells[key(i0, j0)]
+  if c then
+    for n = 1, #c do
+      if fn(c[n]) then return end
+    end
+  end
 end
 
 --- Append to `out` every item whose cells meet the box and that `seen` does not hold yet
--- (marking it there); returns `out`. No callback: for loops that collect candidates.
+-- (marking it there); returns `out`. For loops that collect candidates.
 function Grid:collect(minx, minz, maxx, maxz, out, seen)
   local s = self.size
-  local cells = self.cells
-  for i = floor(minx / s), floor(maxx / s) do
-    for j = floor(minz / s), floor(maxz / s) do
-      local c = cells[key(i, j)]
-      if c then
-        for n = 1, #c do
-          local it = c[n]
-          if not seen[it] then seen[it] = true; out[#out + 1] = it end
-        end
-      end
-    end
-  end
+  walk(self.cells, floor(minx / s), floor(maxx / s), floor(minz / s), floor(maxz / s), seen,
+    function(it) out[#out + 1] = it end)
   return out
 end
 
@@ -505,21 +542,9 @@ function Grid:query_segment(ax, az, bx, bz, pad, fn)
     local t0, t1 = k / n, (k + 1) / n
     local x0, z0 = ax + t0 * dx, az + t0 * dz
     local x1, z1 = ax + t1 * dx, az + t1 * dz
-    local i0, i1 = floor((min(x0, x1) - pad) / s), floor((max(x0, x1) + pad) / s)
-    local j0, j1 = floor((min(z0, z1) - pad) / s), floor((max(z0, z1) + pad) / s)
-    for i = i0, i1 do
-      for j = j0, j1 do
-        local c = cells[key(i, j)]
-        if c then
-          for m = 1, #c do
-            local it = c[m]
-            if not seen[it] then
-              seen[it] = true
-              if fn(it) then return end
-            end
-          end
-        end
-      end
+    if walk(cells, floor((min(x0, x1) - pad) / s), floor((max(x0, x1) + pad) / s),
+            floor((min(z0, z1) - pad) / s), floor((max(z0, z1) + pad) / s), seen, fn) then
+      return
     end
   end
 end
@@ -575,5 +600,7 @@ M.overlap = overlap
 M.bbox = bbox
 M.simple = simple
 M.grid = grid
+M.room_poly = room_poly
+M.inside_strict = inside_strict
 
 return M

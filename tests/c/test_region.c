@@ -9,15 +9,15 @@
 
 static void test_segs_meet(void) {
     set_ctx("segs_meet");
-    CHECK(psdl_segs_meet(0, 0, 10, 10, 0, 10, 10, 0));        /* an X */
-    CHECK(!psdl_segs_meet(0, 0, 10, 0, 0, 1, 10, 1));         /* parallel, 1 m apart */
-    CHECK(psdl_segs_meet(0, 0, 10, 0, 5, 0.0005, 5, 3));      /* an end 0.5 mm off: touching */
-    CHECK(!psdl_segs_meet(0, 0, 10, 0, 5, 0.002, 5, 3));      /* 2 mm off: apart */
-    CHECK(psdl_segs_meet(0, 0, 10, 0, 5, 0, 15, 0));          /* collinear, overlapping */
-    CHECK(!psdl_segs_meet(0, 0, 10, 0, 10.01, 0, 15, 0));     /* collinear, 1 cm apart */
-    CHECK(psdl_segs_meet(0, 0, 10, 0, 10.0005, 0, 15, 0));    /* ends 0.5 mm apart */
-    CHECK(!psdl_segs_meet(0, 0, 1, 1, 5, 5, 6, 7));           /* boxes apart */
-    CHECK(psdl_segs_meet(0, 0, 0, 0, 0, 0, 1, 1));            /* a point on a segment's end */
+    CHECK(psdl_segs_meet(0, 0, 10, 10, 0, 10, 10, 0, PSDL_REGION_TOUCH));        /* an X */
+    CHECK(!psdl_segs_meet(0, 0, 10, 0, 0, 1, 10, 1, PSDL_REGION_TOUCH));         /* parallel, 1 m apart */
+    CHECK(psdl_segs_meet(0, 0, 10, 0, 5, 0.0005, 5, 3, PSDL_REGION_TOUCH));      /* an end 0.5 mm off: touching */
+    CHECK(!psdl_segs_meet(0, 0, 10, 0, 5, 0.002, 5, 3, PSDL_REGION_TOUCH));      /* 2 mm off: apart */
+    CHECK(psdl_segs_meet(0, 0, 10, 0, 5, 0, 15, 0, PSDL_REGION_TOUCH));          /* collinear, overlapping */
+    CHECK(!psdl_segs_meet(0, 0, 10, 0, 10.01, 0, 15, 0, PSDL_REGION_TOUCH));     /* collinear, 1 cm apart */
+    CHECK(psdl_segs_meet(0, 0, 10, 0, 10.0005, 0, 15, 0, PSDL_REGION_TOUCH));    /* ends 0.5 mm apart */
+    CHECK(!psdl_segs_meet(0, 0, 1, 1, 5, 5, 6, 7, PSDL_REGION_TOUCH));           /* boxes apart */
+    CHECK(psdl_segs_meet(0, 0, 0, 0, 0, 0, 1, 1, PSDL_REGION_TOUCH));            /* a point on a segment's end */
 }
 
 static void test_chords(void) {
