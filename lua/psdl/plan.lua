@@ -507,8 +507,19 @@ end
 -- (marking it there); returns `out`. For loops that collect candidates.
 function Grid:collect(minx, minz, maxx, maxz, out, seen)
   local s = self.size
-  walk(self.cells, floor(minx / s), floor(maxx / s), floor(minz / s), floor(maxz / s), seen,
-    function(it) out[#out + 1] = it end)
+  local cells = self.cells
+  -- (the loop of `walk`, inlined: the city network's conflict search calls this per segment)
+  for i = floor(minx / s), floor(maxx / s) do
+    for j = floor(minz / s), floor(maxz / s) do
+      local c = cells[key(i, j)]
+      if c then
+        for n = 1, #c do
+          local it = c[n]
+          if not seen[it] then seen[it] = true; out[#out + 1] = it end
+        end
+      end
+    end
+  end
   return out
 end
 

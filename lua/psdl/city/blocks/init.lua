@@ -106,11 +106,12 @@ local function poly_index(list, cell)
   local idx = {}
   -- the polygons whose boxes meet the box (x0, x1, z0, z1), each once, in list order
   function idx.query(x0, x1, z0, z1)
+    local cand = grid:collect(x0, z0, x1, z1, {}, {})
     local out = {}
-    grid:query(x0, z0, x1, z1, function(i)
+    for _, i in ipairs(cand) do
       local bb = list[i].bb
       if not (bb[2] < x0 or bb[1] > x1 or bb[4] < z0 or bb[3] > z1) then out[#out + 1] = i end
-    end)
+    end
     table_sort(out)
     return out
   end
