@@ -591,9 +591,11 @@ size_t psdl_row_fits(psdl_row_room *r, const double *fp, size_t n);
  *  (widths in whole bays, gaps, depths drawn from rng), each footprint square to the street
  *  between the setback line and the depth, tried with its ends pulled in (2, 4, 7 m) and at
  *  0.65 and 0.4 of its depth (never under 3 m) until psdl_row_fits accepts it; accepted ones
- *  go to place(ud, ...). The number of rng calls and their order follow the description in
- *  city-layout.md §5 exactly, so the same generator gives the same city. Returns the number
- *  of footprints placed, or PSDL_GEOM_NOMEM. */
+ *  go to place(ud, ...). Draws, in this order: per corner a depth and two arm lengths; then
+ *  per gap between corner buildings (and the chain's ends) two gap lengths; then per row
+ *  building a width in bays, a depth and the gap after it (a range whose max <= min draws
+ *  nothing), so the same generator gives the same city. Returns the number of footprints
+ *  placed, or PSDL_GEOM_NOMEM. */
 size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const psdl_row_opts *o, psdl_row_rng rng,
                           psdl_row_place place, void *ud);
 
