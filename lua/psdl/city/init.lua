@@ -528,7 +528,7 @@ end
 -- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
 -- errors too; default false: warnings are reported), `validate` (default true), `drivable`
 -- (false: the format's rules only, for pieces that are no whole city; see `psdl.validate`),
--- `gc_pause` (the collector's pause while building, 1000 by default: a build allocates many
+-- `gc_pause` (the collector's pause while building, 400 by default: a build allocates many
 -- short-lived tables, and the default pause of 200 spends a third of the time collecting;
 -- the build runs the incremental collector, restores the previous pause and leaves the
 -- collector in incremental mode: switching lua5.4 back to generational mode would be a full
@@ -551,7 +551,7 @@ function City:build(opts)
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "build", "table expected, got " .. type(opts)) end
   local pause = opts.gc_pause
-  if pause == nil then pause = 1000 end
+  if pause == nil then pause = 400 end
   if not pause then return repair.validated(self, opts, build) end
   -- incremental from here on (the collector stays so: a long-running program, a watch loop,
   -- keeps collecting; generational mode could only be had back with a full collection)
