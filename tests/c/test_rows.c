@@ -13,39 +13,8 @@
 #include "psdl_geom.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-static unsigned long g_passed, g_failed;
-static const char *g_ctx = "";
-
-static int check_impl(int ok, int line, const char *expr, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int check_impl(int ok, int line, const char *expr, const char *fmt, ...) {
-    if (ok) {
-        g_passed++;
-        return 1;
-    }
-    g_failed++;
-    printf("FAIL test_rows.c:%d [%s] %s", line, g_ctx, expr);
-    if (fmt && *fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf(" -- ");
-        vprintf(fmt, ap);
-        va_end(ap);
-    }
-    printf("\n");
-    return 0;
-}
-
-#define CHECK(c) check_impl((c) ? 1 : 0, __LINE__, #c, "%s", "")
-#define CHECKF(c, ...) check_impl((c) ? 1 : 0, __LINE__, #c, __VA_ARGS__)
+#include "check.h"
 
 /* ================================================================ helpers */
 
@@ -124,7 +93,7 @@ static const psdl_row_opts OPTS = {
 /* ================================================================ fit test */
 
 static void test_fits(void) {
-    g_ctx = "fits";
+    set_ctx("fits");
     psdl_row_room r;
     double room[12];
     rect(room, 0, 0, 100, 50, 2);
@@ -184,7 +153,7 @@ static void test_fits(void) {
     CHECK(r.poly == NULL && r.nplaced == 0);
 
     /* a concave (L-shaped) room: a footprint in the notch is out, one in an arm is in */
-    g_ctx = "fits L";
+    set_ctx("fits L");
     double ell[3 * 6] = {0, 0, 0, 0, 0, 40, 20, 0, 40, 20, 0, 20, 40, 0, 20, 40, 0, 0};
     CHECK(area2(ell, 6) < 0);
     CHECK(psdl_row_room_init(&r, ell, 6) == 0);
@@ -220,7 +189,7 @@ static void check_layout(const placed *pl, size_t got, double x0, double z0, dou
 }
 
 static void test_one_street(void) {
-    g_ctx = "one street";
+    set_ctx("one street");
     /* a 120 x 40 block; only its edge along x = 0 .. 120 at z = 0 is frontage. The retail ring
      * (0,0) (0,40) (120,40) (120,0) runs edge 3 from (120, 0) to (0, 0). */
     double room[12];
@@ -250,7 +219,7 @@ static void test_one_street(void) {
         CHECKF(w >= 4 - 1e-9 && w <= OPTS.width_max * 1.6 + 1e-9, "footprint %zu: width %g", i, w);
     }
     /* the same generator again gives the same footprints with the same number of draws */
-    g_ctx = "repeatable";
+    set_ctx("repeatable");
     psdl_row_room r2;
     CHECK(psdl_row_room_init(&r2, room, 4) == 0);
     placed *pl2 = (placed *)calloc(1, sizeof *pl2);
@@ -270,7 +239,7 @@ static void test_one_street(void) {
     psdl_row_room_free(&r);
 
     /* another seed: another row, still valid */
-    g_ctx = "one street, seed 99";
+    set_ctx("one street, seed 99");
     CHECK(psdl_row_room_init(&r, room, 4) == 0);
     memset(pl, 0, sizeof *pl);
     pl->g.s = 99;
@@ -280,14 +249,14 @@ static void test_one_street(void) {
     psdl_row_room_free(&r);
 
     /* no frontage: nothing placed, no number drawn */
-    g_ctx = "no frontage";
+    set_ctx("no frontage");
     CHECK(psdl_row_room_init(&r, room, 4) == 0);
     memset(pl, 0, sizeof *pl);
     unsigned char none[4] = {0, 0, 0, 0};
     CHECK(psdl_building_rows(&r, none, &OPTS, rows_rng, rows_place, pl) == 0);
     CHECK(pl->n == 0 && pl->g.draws == 0);
     /* depths under 3 m are never tried: nothing fits, numbers are still drawn */
-    g_ctx = "too shallow";
+    set_ctx("too shallow");
     psdl_row_opts shallow = OPTS;
     shallow.depth_min = shallow.depth_max = 2;
     CHECK(psdl_building_rows(&r, front, &shallow, rows_rng, rows_place, pl) == 0);
@@ -297,7 +266,7 @@ static void test_one_street(void) {
 }
 
 static void test_block(void) {
-    g_ctx = "block";
+    set_ctx("block");
     /* a 60 x 60 block with streets all round: one closed chain, four bends of 90 degrees */
     double room[12];
     rect(room, 0, 0, 60, 60, 0);
