@@ -641,7 +641,8 @@ local function id_less(p, q)
 end
 
 --- A city from a road-network table (docs/network.md): `nodes` keyed by id
--- (`{x, z, y, dead_end}`; `dead_end`: "cul_de_sac" or "open" where one road ends), `roads`
+-- (`{x, z, y, dead_end, bridge, layer}`; `dead_end`: "cul_de_sac" or "open" where one road
+-- ends; a `bridge` node without `y` is at the deck height of its `layer`), `roads`
 -- (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
 -- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
 -- Nodes are added in id order (numbers, then strings), roads in list order, so the same
@@ -676,9 +677,10 @@ function M.from_network(net, opts)
     if n.dead_end ~= nil and n.dead_end ~= "cul_de_sac" and n.dead_end ~= "open" then
       argerr(1, "from_network", "nodes[" .. tostring(id) .. "].dead_end: \"cul_de_sac\" or \"open\" expected")
     end
-    -- a node on a bridge deck (`bridge = true`) is at deck height unless it says otherwise
+    -- a node on a bridge deck (`bridge = true`) is at the deck height of its `layer` unless it
+    -- says otherwise (psdl.city.tunnel.deck_height: 8 m for layer 1, 7 m more per layer)
     local y = n.y
-    if n.bridge and y == nil then y = require("psdl.city.tunnel").BRIDGE.height end
+    if n.bridge and y == nil then y = require("psdl.city.tunnel").deck_height(n.layer) end
     local node = city:node(n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
                                        bridge = n.bridge and true or nil, where = "nodes[" .. tostring(id) .. "]" })
     -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
@@ -694,6 +696,15 @@ function M.from_network(net, opts)
                 source = r.source, via = r.via, where = "roads[" .. i .. "]" .. (r.source and (" (" .. r.source .. ")") or "") }
     if r.sidewalk ~= nil then o.sidewalk = r.sidewalk end
     if r.bridge then o.bridge = r.bridge end
+    -- a bridge above layer 1 (`layer` 2, 3, ...) has a higher deck, unless it sets its height
+    if r.bridge and type(r.layer) == "number" and r.layer >= 2 then
+      local h = require("psdl.city.tunnel").deck_height(r.layer)
+      if r.bridge == true then o.bridge = { height = h }
+      elseif type(r.bridge) == "table" and r.bridge.height == nil then
+        o.bridge = copy(r.bridge)
+        o.bridge.height = h
+      end
+    end
     if r.tunnel then o.tunnel = r.tunnel end
     -- via points of the network are {x, z} or {x, z, y}, as here
     local ok, err = pcall(city.road, city, a, b, o)
