@@ -7,10 +7,11 @@
 // Prints: the time `psdl view` takes, the page size, the time from navigation to the first
 // frame drawn (best and median of `runs` fresh pages, split: script start, payload decoded,
 // scene built; then when the tiles and levels of detail are ready), and, for the whole city
-// in view while orbiting, with the levels of detail and at full detail (alternating, so both
-// see the same load), the same with the full resolution kept while moving ("fixed"; the page
-// draws at half the pixel ratio while the camera moves), then for a neighbourhood seen from
-// 250 m: frames drawn per second while the camera turns a step every animation frame (as a
+// in view while orbiting: the page as shipped (its motion quality controller, viewer/src/
+// quality.js, after it settled; its first drag too), the motion picture of the previous
+// rounds (half resolution), the same at full detail, full resolution and detail while moving,
+// and the page with the city hidden (alternating, so all see the same load); then for a
+// neighbourhood seen from 250 m: frames drawn per second while the camera turns a step every animation frame (as a
 // drag does; the page draws at most once per requestAnimationFrame: 60 at most), the time
 // of one frame drawn at full resolution and waited for (best and median), triangles and
 // draw calls, and Chromium's CPU time per frame (all its processes, from /proc). Chromium
@@ -66,7 +67,14 @@ const browser = await launch();
 const pid = browser.process().pid;
 const loads = [];
 const FRAMES = 60, DRAWN = 20;
-const orbit = { lod: [], full: [], fixed: [], near: [] };
+// orbit modes: "adaptive" the page as shipped (the motion quality controller, after a
+// warm-up orbit so that it has settled); "half" the motion picture of the previous rounds
+// (half the pixel ratio, the 2.5-pixel level rule: controller step 1 pinned); "full" the same
+// at full detail; "fixed" full resolution and detail while moving (no controller); "empty"
+// the page as shipped with the city hidden (the browser's own cost of a frame); "near-*" a
+// neighbourhood seen from 250 m
+const MODES = ["adaptive", "half", "full", "fixed", "empty", "adaptive", "half", "full", "fixed", "empty", "near-adaptive", "near-half", "near-adaptive", "near-half"];
+const orbit = Object.fromEntries(MODES.map((m) => [m, []]));
 let info = null;
 for (let i = 0; i < runs; i++) {
   const c0 = cpuMs(pid);
@@ -83,26 +91,35 @@ for (let i = 0; i < runs; i++) {
   loads.push(t);
   info = t.stats;
   if (i === runs - 1) {
-    for (const mode of ["lod", "full", "fixed", "lod", "full", "fixed", "near"]) {
-      await page.evaluate((m) => {
-        psdlViewer.internals.city.maxLevel = m === "full" ? 0 : Infinity;
+    // the controller's first drag: from its start step to where it settles
+    const first = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
+    orbit.first = { ...first, load: load() };
+    for (const mode of MODES) {
+      const m = mode.replace("near-", "");
+      await page.evaluate((m, near) => {
+        const { city } = psdlViewer.internals;
+        city.maxLevel = m === "full" ? 0 : Infinity;
+        city.root.visible = m !== "empty";
         psdlViewer.adaptive = m !== "fixed"; // fixed: full resolution while moving too
+        psdlViewer.quality.fixed = m === "half" || m === "full" ? 1 : null;
         psdlViewer.frameCity();
-        if (m === "near") {
+        if (near) {
           // a neighbourhood: 250 m from the city's centre, looking down at 35 degrees
           const t = psdlViewer.target();
           psdlViewer.view([t.x, t.y, t.z], [t.x + 150, t.y + 145, t.z + 150]);
         }
-      }, mode);
-      const c1 = cpuMs(pid);
+      }, m, mode.startsWith("near-"));
       await page.evaluate(() => psdlViewer.redraw());
-      const { fps, ratio } = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
+      if (m === "adaptive") await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES); // settle
+      const c1 = cpuMs(pid);
+      const r = await page.evaluate((n) => psdlViewer.orbitFrames(n), FRAMES);
       const cpuFrame = (cpuMs(pid) - c1) / FRAMES;
-      await page.evaluate(() => psdlViewer.redraw()); // at rest: full resolution again
-      const drawn = await page.evaluate((n) => psdlViewer.frameTimes(n), DRAWN);
       const st = await page.evaluate(() => psdlViewer.internals.city.stats);
-      orbit[mode].push({ fps, ratio, cpuFrame, drawn, st, load: load() });
+      await page.evaluate(() => psdlViewer.redraw()); // at rest: full resolution again
+      const drawn = m === "empty" ? null : await page.evaluate((n) => psdlViewer.frameTimes(n), DRAWN);
+      orbit[mode].push({ ...r, cpuFrame, drawn, st, load: load() });
     }
+    await page.evaluate(() => { psdlViewer.internals.city.root.visible = true; psdlViewer.quality.fixed = null; psdlViewer.adaptive = true; });
   }
   await page.close();
 }
@@ -118,14 +135,20 @@ for (const [name, l] of [["best", loads[0]], ["median", med]]) {
     `levels of detail ready at ${f(l.levels)} ms (${f(l.levelsMs)} ms after the first frame's task, ${f(l.levelsBusy)} ms of work in ` +
     `${l.slices} slices, the longest ${f(l.longest)} ms)`);
 }
-const label = { lod: "whole city in view, levels of detail", full: "whole city in view, full detail     ",
-  fixed: "whole city, levels of detail, full resolution in motion", near: "a neighbourhood (250 m away), levels of detail" };
-for (const mode of ["lod", "full", "fixed", "near"]) {
+const label = { adaptive: "whole city in view, as shipped (motion quality controller, settled)",
+  half: "whole city in view, half resolution and 2.5-pixel levels (controller step 1 pinned; the previous rounds' motion)",
+  full: "whole city in view, half resolution, full detail", fixed: "whole city in view, full resolution and detail in motion",
+  empty: "the same page with the city hidden (as shipped)",
+  "near-adaptive": "a neighbourhood (250 m away), as shipped", "near-half": "a neighbourhood (250 m away), controller step 1 pinned" };
+const fm = (x) => x.toFixed(1);
+const o1 = orbit.first;
+console.log(`orbit, the controller's first drag (load ${o1.load}): ${fm(o1.fps)} frames/s over ${FRAMES} frames, ${o1.steps} step changes, ending at step ${o1.step} (pixel ratio ${o1.ratio}, ${o1.lodPixels}-pixel levels)`);
+for (const mode of Object.keys(label)) {
   for (const o of orbit[mode]) {
     console.log(`orbit, ${label[mode]} (load ${o.load}): ` +
-      `${o.fps.toFixed(1)} frames/s at pixel ratio ${o.ratio}, Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; a frame drawn and waited for: ` +
-      `best ${o.drawn.best.toFixed(1)} ms, median ${o.drawn.median.toFixed(1)} ms; ${o.st.triangles} triangles, ` +
-      `${o.st.drawCalls} draw calls, tiles per level ${o.st.levels.join("/")}`);
+      `${fm(o.fps)} frames/s at pixel ratio ${o.ratio} (step ${o.step}, ${o.lodPixels}-pixel levels), Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; ` +
+      (o.drawn ? `a frame drawn and waited for: best ${fm(o.drawn.best)} ms, median ${fm(o.drawn.median)} ms; ` : "") +
+      `${o.st.triangles} triangles, ${o.st.drawCalls} draw calls, tiles per level ${o.st.levels.join("/")}`);
   }
 }
 console.log(`machine: ${cpus().length} cores, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);

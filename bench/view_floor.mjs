@@ -2,12 +2,14 @@
 // page of bench_view.mjs drawn under variations, one at a time, each against the same
 // page's default just before it (so that both see the same machine load).
 //
-//   node bench/view_floor.mjs [frames=20] [which=all|page|flags]
+//   node bench/view_floor.mjs [frames=20] [which=all|page|floor|flags]
 //
 // "page" variations (one browser, the tests' flags): canvas size, device pixel ratio,
 // antialiasing, the city's shader against a one-colour shader, draw calls (one per tile),
 // an empty scene, no WebGL drawing at all (requestAnimationFrame alone), the per-frame
-// JavaScript (level-of-detail choice, HUD). "flags" variations: Chromium command lines.
+// JavaScript (level-of-detail choice, HUD). "floor": the motion quality controller's last
+// step (viewer/src/quality.js) against an empty page, back-face culling, 16-bit positions, a
+// one-colour shader and half the triangles. "flags" variations: Chromium command lines.
 // For each: frames per second through requestAnimationFrame while orbiting (what a user
 // sees; 60 at most), the time of renderer.render() in JavaScript, a frame drawn and waited
 // for (render + one-pixel read back, median), Chromium's CPU time per frame (all
@@ -102,6 +104,68 @@ const SETUPS = {
     renderer.render = () => {};
     return () => { renderer.render = render; };
   },
+  // the motion quality controller's floor (the last step: quarter resolution, 6-pixel level
+  // rule, the 25 m level) and variations of it
+  floor: () => {
+    psdlViewer.adaptive = true;
+    psdlViewer.quality.fixed = psdlViewer.motionSteps.length - 1;
+    return () => { psdlViewer.quality.fixed = null; };
+  },
+  floorEmpty: ({ city }) => {
+    psdlViewer.adaptive = true;
+    psdlViewer.quality.fixed = psdlViewer.motionSteps.length - 1;
+    city.root.visible = false;
+    return () => { psdlViewer.quality.fixed = null; city.root.visible = true; };
+  },
+  floorBackFaces: ({ THREE, city }) => {
+    // back faces culled (the payload mirrors z, so three.js's BackSide keeps the faces that
+    // face the camera: roads from above, facades from the street)
+    psdlViewer.adaptive = true;
+    psdlViewer.quality.fixed = psdlViewer.motionSteps.length - 1;
+    city.materials.forEach((m) => { m.side = THREE.BackSide; m.needsUpdate = true; });
+    return () => { psdlViewer.quality.fixed = null; city.materials.forEach((m) => { m.side = THREE.DoubleSide; m.needsUpdate = true; }); };
+  },
+  floorInt16: ({ THREE, city }) => {
+    // positions as normalized 16-bit integers over the city's box (4 cm steps), the mesh
+    // scaled back: 6 bytes a vertex instead of 12
+    psdlViewer.adaptive = true;
+    psdlViewer.quality.fixed = psdlViewer.motionSteps.length - 1;
+    const geo = city.geometry, old = geo.getAttribute("position"), a = old.array;
+    const c = geo.boundingBox.getCenter(new THREE.Vector3()), size = geo.boundingBox.getSize(new THREE.Vector3());
+    const k = (Math.max(size.x, size.y, size.z) / 2) * 1.001;
+    const q = new Int16Array(a.length);
+    for (let i = 0; i < a.length; i += 3) {
+      q[i] = Math.round(((a[i] - c.x) / k) * 32767);
+      q[i + 1] = Math.round(((a[i + 1] - c.y) / k) * 32767);
+      q[i + 2] = Math.round(((a[i + 2] - c.z) / k) * 32767);
+    }
+    geo.setAttribute("position", new THREE.BufferAttribute(q, 3, true));
+    city.mesh.scale.setScalar(k); city.mesh.position.copy(c); city.mesh.updateMatrixWorld();
+    return () => {
+      psdlViewer.quality.fixed = null;
+      geo.setAttribute("position", old);
+      city.mesh.scale.setScalar(1); city.mesh.position.set(0, 0, 0); city.mesh.updateMatrixWorld();
+    };
+  },
+  floorFlatShader: ({ THREE, city }) => {
+    psdlViewer.adaptive = true;
+    psdlViewer.quality.fixed = psdlViewer.motionSteps.length - 1;
+    const old = city.mesh.material;
+    const m = new THREE.ShaderMaterial({
+      vertexShader: "attribute vec3 roleColor; varying vec3 c; void main(){ c = roleColor; gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0); }",
+      fragmentShader: "varying vec3 c; void main(){ gl_FragColor = vec4(c, 1.0); }", side: THREE.DoubleSide,
+    });
+    city.mesh.material = old.map(() => m);
+    return () => { psdlViewer.quality.fixed = null; city.mesh.material = old; };
+  },
+  floorHalfTriangles: ({ city }) => {
+    // the floor's draw calls cut to half their triangles: what a triangle costs
+    psdlViewer.adaptive = true;
+    psdlViewer.quality.fixed = psdlViewer.motionSteps.length - 1;
+    const upd = city.update.bind(city);
+    city.update = (cam, h) => { upd(cam, h); for (const g of city.mesh.geometry.groups) g.count = 3 * Math.floor(g.count / 6); };
+    return () => { psdlViewer.quality.fixed = null; delete city.update; };
+  },
   antialias: ({ THREE, renderer }) => {
     // a renderer with antialias (MSAA) on, drawing the same scene into its own canvas
     const aa = new THREE.WebGLRenderer({ antialias: true });
@@ -127,7 +191,7 @@ async function measure(page, pid, name) {
     const upd = (performance.now() - b) / 20;
     return { upd, stats: city.stats, canvas: [renderer.domElement.width, renderer.domElement.height] };
   });
-  const drawn = name === "noWebGL" || name === "adaptive" ? { median: 0 } : await page.evaluate(() => psdlViewer.frameTimes(9));
+  const drawn = name === "noWebGL" || name === "adaptive" || name.startsWith("floor") ? { median: 0 } : await page.evaluate(() => psdlViewer.frameTimes(9));
   await page.evaluate(() => { window.__undo && window.__undo(); window.__undo = null; psdlViewer.frameCity(); return psdlViewer.redraw(); });
   return { ...r, ...more, cpu, drawn: drawn.median, load: load() };
 }
@@ -162,6 +226,15 @@ try {
         row(`window ${w} × ${h}, empty`, await measure(page, pid, "empty"));
       });
     }
+  }
+  if (which === "all" || which === "floor") {
+    console.log("\nthe motion floor and its variations (tests' flags: " + SWIFT.join(" ") + ")\n\n" + header);
+    await withPage(SWIFT, undefined, async (page, pid) => {
+      for (const v of ["default", "adaptive", "floor", "floorEmpty", "floor", "floorBackFaces", "floor", "floorInt16", "floor",
+        "floorFlatShader", "floor", "floorHalfTriangles", "adaptive", "empty"]) {
+        row(v, await measure(page, pid, v));
+      }
+    });
   }
   if (which === "all" || which === "flags") {
     console.log("\nChromium flags (city, default page)\n\n" + header.replace("variation", "flags"));

@@ -729,4 +729,27 @@ describe("psdl.city.blocks apron along the roads", function()
     end
     assert.is_true(area < 0.8 * (200 + 60) * (400 + 60), string.format("apron of %.0f m²", area))
   end)
+
+  it("computes the edge in C (core.apron_rings) and names a bad outline point", function()
+    local apron = require "psdl.city.blocks.apron"
+    local rings = apron.rings({ { { 0, 0, 0 }, { 100, 0, 0 }, { 100, 0, 60 }, { 0, 0, 60 } } }, 30, 6)
+    assert.equal(1, #rings)
+    local s = 0
+    for i, p in ipairs(rings[1]) do
+      local q = rings[1][i % #rings[1] + 1]
+      s = s + p[1] * q[2] - q[1] * p[2]
+      assert.equal(2, #p)
+    end
+    assert.is_true(s < 0, "retail winding")
+    assert.same({}, apron.rings({}, 30, 6))
+    local ok, err = pcall(apron.rings, { { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, "x" } } }, 30, 6)
+    assert.is_false(ok)
+    assert.matches("outlines%[1%]%[3%]%[3%]: finite number expected", err)
+    ok, err = pcall(apron.rings, { { { 0, 0, 0 }, { 1e9, 0, 0 }, { 1, 0, 1 } } }, 30, 6)
+    assert.is_false(ok)
+    assert.matches("distance grid would need", err)
+    ok, err = pcall(apron.rings, { { { 0, 0, 0 } } }, 0, 6)
+    assert.is_false(ok)
+    assert.matches("margin must be", err)
+  end)
 end)

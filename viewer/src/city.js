@@ -11,7 +11,13 @@ import { representativeSteps, simplify, STEP } from "./lod.js";
 const HIDDEN = 255;
 
 /** Cells (metres) of the coarse levels of detail, finest first (see lod.js). */
-export const LOD_CELLS = [2, 5, 12];
+export const LOD_CELLS = [2, 5, 12, 25];
+/**
+ * Levels a frame at rest may use (full, 2, 5 and 12 m): the 25 m level turns low buildings
+ * into blocks and breaks thin road strips, so it is drawn only while the camera moves
+ * (City.moving), when the pixel ratio is low enough for the 2.5-pixel rule to pick it.
+ */
+export const REST_LEVELS = 3;
 /** A tile is drawn at the coarsest level whose cell covers at most this many pixels. */
 export const LOD_PIXELS = 2.5;
 /** Tiles: squares of the ground at least TILE metres wide, at most MAX_TILES a side. */
@@ -276,6 +282,8 @@ export class City {
     this.selected = 0;
     this.textures = [];
     this.maxLevel = Infinity; // coarsest level of detail used (benchmarks set 0: full detail)
+    this.moving = false; // the camera moves: the motion-only levels may be drawn
+    this.lodPixels = LOD_PIXELS; // the level rule's pixels (raised in motion by main.js)
     this.frontToBack = false; // draw the tiles nearest first (no gain measured, bench/README.md)
   }
 
@@ -388,8 +396,9 @@ export class City {
 
   /**
    * Choose what to draw for a camera (called before every frame): the tiles in view, each
-   * at the coarsest level whose cell stays under LOD_PIXELS pixels at the tile's distance;
-   * contiguous ranges merged into one draw call.
+   * at the coarsest level whose cell stays under `lodPixels` pixels (LOD_PIXELS at rest) at
+   * the tile's distance, at most REST_LEVELS unless `moving`; contiguous ranges merged into
+   * one draw call.
    */
   update(camera, heightPx) {
     this.scalePins(camera, heightPx);
@@ -403,13 +412,15 @@ export class City {
     const order = this.order || (this.order = []);
     order.length = 0;
     const used = new Array(L.cells.length + 1).fill(0);
+    const coarsest = Math.min(L.cells.length, this.maxLevel, this.moving ? Infinity : REST_LEVELS);
+    const lodPx = this.lodPixels || LOD_PIXELS;
     for (let t = 0; t < L.tiles.length; t++) {
       const tile = L.tiles[t];
       if (!frustum.intersectsBox(tile.box)) continue;
       const d = tile.box.distanceToPoint(camera.position);
       const px = Math.max(1e-6, d * mpp);
       let level = 0;
-      while (level < Math.min(L.cells.length, this.maxLevel) && L.cells[level] <= (this.lodPixels || LOD_PIXELS) * px) level++;
+      while (level < coarsest && L.cells[level] <= lodPx * px) level++;
       used[level]++;
       tile.level = level;
       tile.distance = this.frontToBack ? d : 0;

@@ -3,7 +3,8 @@
 // `window.psdlViewer` exposes the state and a few actions for tests and benchmarks.
 import * as THREE from "three";
 import { embedded, inflate, parse } from "./payload.js";
-import { City } from "./city.js";
+import { City, LOD_PIXELS } from "./city.js";
+import { MotionQuality, MOTION_STEPS } from "./quality.js";
 import { Navigation } from "./navigation.js";
 import { Ground } from "./ground.js";
 import * as panel from "./panel.js";
@@ -207,15 +208,19 @@ function hud() {
 // ---------------------------------------------------------------- loop
 
 // Drawn on demand: a frame only when something changed (the camera, a layer, the selection,
-// a texture). While the camera moves, frames are drawn at MOTION_SCALE of the full pixel
-// ratio (a software renderer's frame costs about its pixel count, bench/README.md "Viewer");
-// once it has rested REST_MS, the view is drawn again at full resolution.
-const MOTION_SCALE = 0.5, REST_MS = 150;
+// a texture). While the camera moves, a controller (quality.js) picks the pixel ratio and
+// the level-of-detail rule from the time between frames (a software renderer's frame costs
+// about its triangles plus its pixels, bench/README.md "Viewer"); once the camera has rested
+// REST_MS, the view is drawn again at full resolution and detail.
+const REST_MS = 150;
 api.pixelRatio = Math.min(window.devicePixelRatio || 1, 2); // full resolution (benchmarks change it)
-api.adaptive = true; // benchmarks switch the lower resolution in motion off
+api.adaptive = true; // false: full resolution and detail while moving too (benchmarks)
+const quality = (api.quality = new MotionQuality()); // quality.fixed pins a step (benchmarks)
+api.motionSteps = MOTION_STEPS;
 let last = performance.now();
 let movedAt = -Infinity;
 let renderMs = 0;
+let drewMoving = false; // the previous animation frame drew in motion
 const lastView = new THREE.Matrix4(), lastProjection = new THREE.Matrix4();
 const waiting = []; // resolved after the next frame drawn at full resolution
 function setRatio(r) {
@@ -235,9 +240,19 @@ function frame(now) {
     dirty = true;
   }
   const moving = api.adaptive && now - movedAt < REST_MS;
-  if (!moving && renderer.getPixelRatio() !== api.pixelRatio) dirty = true; // at rest: full resolution
+  if (!moving && (renderer.getPixelRatio() !== api.pixelRatio || city.moving)) dirty = true; // at rest: full quality
+  if (!moving && drewMoving) quality.rest();
+  let drew = false;
   if (dirty || api.continuous) {
-    setRatio(moving ? api.pixelRatio * MOTION_SCALE : api.pixelRatio);
+    if (moving) {
+      const step = quality.frame(now, drewMoving);
+      setRatio(api.pixelRatio * step.scale);
+      city.lodPixels = step.lodPixels;
+    } else {
+      setRatio(api.pixelRatio);
+      city.lodPixels = LOD_PIXELS;
+    }
+    city.moving = moving;
     const t0 = performance.now();
     renderer.render(scene, camera);
     const ms = performance.now() - t0;
@@ -246,6 +261,7 @@ function frame(now) {
     hud();
     api.frames += 1;
     dirty = false;
+    drew = true;
     if (!moving) for (const f of waiting.splice(0)) f(api.frames);
     if (!api.ready && city.meta) {
       api.loadMs = performance.now();
@@ -254,6 +270,7 @@ function frame(now) {
       document.body.dataset.ready = "1";
     }
   }
+  drewMoving = drew && moving;
   requestAnimationFrame(frame);
 }
 
@@ -311,14 +328,15 @@ api.internals = { THREE, renderer, scene, camera, city };
  * Orbit the camera around the target by 2 pi / n each animation frame, n times, and let the
  * page draw as it does for a user's drag (one frame per requestAnimationFrame at most).
  * Resolves to { fps: frames drawn per second, renderMs: mean time of renderer.render() in
- * JavaScript, ratio: the pixel ratio of the frames drawn while moving }.
+ * JavaScript, ratio: the pixel ratio of the last frame drawn while moving, step: the motion
+ * quality step it was drawn at (quality.js), steps: the step changes during the orbit }.
  */
 api.orbitFrames = (n) => new Promise((resolve) => {
   const t = nav.orbit.target.clone();
   const off = camera.position.clone().sub(t);
   const axis = new THREE.Vector3(0, 1, 0);
   let i = 0;
-  const f0 = api.frames, r0 = renderMs;
+  const f0 = api.frames, r0 = renderMs, c0 = quality.changes;
   let t0 = 0;
   const step = () => {
     if (i === 0) t0 = performance.now();
@@ -330,7 +348,8 @@ api.orbitFrames = (n) => new Promise((resolve) => {
     else {
       renderer.getContext().finish();
       const drawn = api.frames - f0;
-      resolve({ fps: (drawn * 1000) / (performance.now() - t0), renderMs: (renderMs - r0) / Math.max(1, drawn), ratio: renderer.getPixelRatio() });
+      resolve({ fps: (drawn * 1000) / (performance.now() - t0), renderMs: (renderMs - r0) / Math.max(1, drawn),
+        ratio: renderer.getPixelRatio(), step: quality.step, steps: quality.changes - c0, lodPixels: city.lodPixels });
     }
   };
   requestAnimationFrame(step);
