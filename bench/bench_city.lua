@@ -8,8 +8,8 @@
 --
 -- N = 19 gives about 1,500 rooms (London has about 1,341). Prints the best of `runs` (each
 -- a freshly defined city, a full collection before it) against the target of docs/design.md
--- (under 0.25 s), split into the three phases (the rest of the time is the collector: the
--- switch back to lua5.4's generational mode after the build is a full collection), then the
+-- (under 0.25 s), split into the three phases (the rest of the time is the collector's,
+-- outside the phases), then the
 -- same city at about ten times the rooms (N multiplied by
 -- sqrt(10)) to show the cost growing linearly. A city that large holds more vertices than a
 -- PSDL can address (65,024, §3.2), so both scaling runs lift the builder's vertex budget and

@@ -24,11 +24,11 @@ local EXTRACTS = {
   "spec/data/osm/rosemead-ca.osm", "spec/data/osm/suwon-ajou.osm", "spec/data/osm/taipei-xinyi.osm",
 }
 
--- The kept fraction every extract must reach; extracts listed here reach less today (see
--- docs/osm.md, "Known limits") and are held to the figure they reach, so that a change that
--- loses more is caught.
+-- The kept fraction every extract must reach; extracts listed here are held to the figure
+-- they reach (Nairobi 96.5 % since its flyover's ramp feet are paired, docs/osm.md), so that
+-- a change that loses what a round won is caught.
 local MIN_KEPT = 0.95
-local BELOW = {}
+local FLOOR = { ["nairobi-chiromo.osm"] = 0.96 }
 
 -- Structures the extracts carry in their tags and the city must show as rooms of that kind
 -- (docs/osm.md): North 9th Street in Philadelphia is `tunnel=yes` under the streets around
@@ -60,7 +60,7 @@ describe("psdl osm on every real extract", function()
       assert.is_true(k.input_m > 0)
       assert.is_true(k.kept_m <= k.input_m + 1e-6)
       assert.is_true(math.abs(k.fraction - k.kept_m / k.input_m) < 1e-3)
-      assert.is_true(k.fraction >= (BELOW[base] or MIN_KEPT), string.format("%s keeps %.4f", base, k.fraction))
+      assert.is_true(k.fraction >= (FLOOR[base] or MIN_KEPT), string.format("%s keeps %.4f", base, k.fraction))
       for _, list in ipairs({ r.dropped, r.repairs }) do
         for _, d in ipairs(list) do
           assert.is_string(d.reason)
