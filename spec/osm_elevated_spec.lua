@@ -64,6 +64,84 @@ describe("psdl.osm elevated roads", function()
     assert.is_true(m.fraction > 0.999, "kept " .. m.fraction)
   end)
 
+  it("pairs a flyover's two ramp feet side by side: both ramps reach the ground and the road they come down to (Nairobi)", function()
+    -- before: each foot road's end lay on the other road, one was cut back round after round
+    -- and dropped with the overlap, and the Down ramp had no way up (259.5 m dropped, kept
+    -- 90.4 %); the structures' top ends were joined away from North Road (a join through a
+    -- node the ramps come down at)
+    local net, report = assert(osm.import("spec/fixtures/osm/ramp_feet.osm"))
+    local by = {}
+    for _, r in ipairs(net.roads) do
+      by[r.name] = by[r.name] or {}
+      table.insert(by[r.name], r)
+    end
+    assert.are.equal(1, #by.Up)
+    assert.are.equal(1, #by.Down)
+    -- both come down at one ground node (the feet made one), which the two foot roads leave
+    local up, down = by.Up[1], by.Down[1]
+    assert.is_true(up.bridge and down.bridge)
+    local foot = up.from
+    assert.are.equal(foot, down.to)
+    assert.is_nil(net.nodes[foot].bridge)
+    local at_foot = 0
+    for _, r in ipairs(net.roads) do
+      if (r.from == foot or r.to == foot) and not r.bridge then at_foot = at_foot + 1 end
+    end
+    assert.are.equal(1, at_foot, "one two-way stretch leaves the feet")
+    assert.are.equal(1, report.changes["opposite one-ways running side by side merged into a two-way road"])
+    -- the top ends stay on North Road
+    assert.are.equal("6", up.to)
+    assert.are.equal("7", down.from)
+    for _, d in ipairs(report.dropped) do
+      assert.is_falsy(d.reason:match("no way up"), d.reason)
+    end
+    local c = city_mod.from_network(net, { style = "london", seed = 1 })
+    c:blocks { buildings = false }
+    local doc, creport = c:build { validate = false }
+    local _, problems = psdl.validate(doc)
+    assert.are.same({}, problems)
+    assert.is_true(creport.kinds.bridge >= 4, "deck rooms: " .. tostring(creport.kinds.bridge))
+    local kept = require "psdl.osm.kept"
+    local m = kept.measure(net.input, kept.city_roads(c))
+    assert.is_true(m.fraction > 0.97, "kept " .. m.fraction)
+  end)
+
+  it("stacks a layer-2 bridge above a layer-1 bridge it crosses: decks at different heights, no junction", function()
+    -- both used to be decks at 8 m (warp rooms overlapping at one height), and the layer-2
+    -- way, crossing no road at grade, was flattened into an ordinary road
+    local tunnel = require "psdl.city.tunnel"
+    local net = assert(osm.import("spec/fixtures/osm/layers.osm"))
+    local layer_of = {}
+    for _, r in ipairs(net.roads) do
+      if r.name == "First Deck" or r.name == "Second Deck" then
+        assert.is_true(r.bridge, r.name)
+        layer_of[r.name] = r.layer
+      end
+    end
+    assert.are.same({ ["First Deck"] = 1, ["Second Deck"] = 2 }, layer_of)
+    local c = city_mod.from_network(net, { style = "london", seed = 1 })
+    c:blocks { buildings = false }
+    local doc, report = c:build { validate = false }
+    local _, problems = psdl.validate(doc)
+    assert.are.same({}, problems)
+    -- the warp rooms over the decks' crossing at (0, 100): one at each deck height
+    local render = require "psdl.render"
+    local heights = {}
+    for _, room in ipairs(doc.rooms) do
+      local x, z = render.room_center(doc, room)
+      if x and math.abs(x) < 12 and math.abs(z - 100) < 12 and room.flags & 0x40 ~= 0 then
+        local lo = math.huge
+        for _, p in ipairs(room.perimeter) do lo = math.min(lo, doc.vertices[p.vertex][2]) end
+        heights[#heights + 1] = math.floor(lo + 0.5)
+      end
+    end
+    table.sort(heights)
+    assert.are.same({ tunnel.deck_height(1), tunnel.deck_height(2) }, heights)
+    assert.are.equal(8, tunnel.deck_height(1))
+    assert.are.equal(8 + tunnel.LAYER_STEP, tunnel.deck_height(2))
+    assert.is_true(report.kinds.bridge >= 4)
+  end)
+
   it("keeps the old model with elevated = false: the viaduct flattened, the road below lost", function()
     local net, report = assert(osm.import(FILE, { elevated = false }))
     for _, n in pairs(net.nodes) do assert.is_nil(n.bridge) end

@@ -37,12 +37,18 @@ local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
 local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
+local check = require "psdl.check"
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
   type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select
 local sqrt, floor, max, min, huge = math.sqrt, math.floor, math.max, math.min, math.huge
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
+
+local argerr, where = check.argerr, check.where
+-- argument errors and the script lines of nodes and roads name the caller of this file's
+-- functions (psdl.check)
+check.own(debug.getinfo(1, "S").source)
 
 local M = {}
 
@@ -53,18 +59,6 @@ M.profiles = profiles
 local City = {}
 City.__index = City
 M.City = City
-
-local function argerr(n, fname, msg, level)
-  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
-end
-
--- "script.lua:12" of the caller `level` frames up (the script line that made a node or road).
-local function where(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  if not info or info.what == "C" then return nil end
-  local src = info.short_src or "?"
-  return string_format("%s:%d", src, info.currentline or 0)
-end
 
 local function copy(t)
   local c = {}
@@ -225,7 +219,7 @@ function City:node(x, z, opts)
   if id == nil then id = idx end
   if self.node_by_id[id] then argerr(3, "node", "id " .. tostring(id) .. " is already taken") end
   local n = { index = idx, id = id, x = x, z = z, y0 = y, name = opts.name, opts = opts, city = self,
-              where = opts.where or where(2) }
+              where = opts.where or where() }
   self.nodes[idx] = n
   self.node_by_id[id] = n
   self.built = nil
@@ -243,8 +237,8 @@ function City:resolve_node(v, n, fname)
   if type(v) == "table" and v.city == self then return v end
   local node = self.node_by_id[v]
   if node then return node end
-  if type(v) == "table" and v.city then argerr(n, fname, "the node belongs to another city", 3) end
-  argerr(n, fname, "a node of this city (or its id) expected, got " .. tostring(v), 3)
+  if type(v) == "table" and v.city then argerr(n, fname, "the node belongs to another city") end
+  argerr(n, fname, "a node of this city (or its id) expected, got " .. tostring(v))
 end
 
 --- Add a road between two nodes.
@@ -306,7 +300,7 @@ function City:road(a, b, opts)
   end
   local idx = #self.roads + 1
   local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
-              where = opts.where or where(2) }
+              where = opts.where or where() }
   local ok, spec = pcall(profiles.resolve, self.style, self.profile_table, opts, "")
   if not ok then argerr(3, "road", tostring(spec)) end
   r.spec = spec
@@ -479,7 +473,7 @@ local function build(self, opts)
       margin = math.max(tonumber(margin) or 0, 1)
       tplan = cterrain.plan(tr, b, margin)
     end
-    local ok2, rep2 = pcall(blocks.fill, b, {
+    local ok2, rep2 = check.pcall(blocks.fill, b, {
       style = self.style, rng = brng:fn(), margin = margin,
       buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and block_height(self) or nil,
       footprints = self.footprints, apron_ring = tplan and tplan.ring,
@@ -487,13 +481,13 @@ local function build(self, opts)
       ground_limits = tplan and cterrain.apron_limits(tr, tplan),
     })
     if not ok2 then
-      error("blocks: " .. tostring(rep2):gsub("^[^\n]-psdl/city/blocks[%w_/]*%.lua:%d+: ", ""), 0)
+      error("blocks: " .. tostring(rep2), 0)
     end
     block_report = rep2
     if tplan then
       local tex = tr.texture or styles.ground(self.style, "grass")
-      local ok3, rooms = pcall(cterrain.ground, b, tr, tplan, tex)
-      if not ok3 then error("terrain: " .. tostring(rooms):gsub("^[^\n]-psdl/city/terrain%.lua:%d+: ", ""), 0) end
+      local ok3, rooms = check.pcall(cterrain.ground, b, tr, tplan, tex)
+      if not ok3 then error("terrain: " .. tostring(rooms), 0) end
       terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,
                          extent = tplan.extent, rect = tplan.rect, network = tplan.box,
                          grid = { #tplan.xs, #tplan.zs } }
@@ -641,7 +635,8 @@ local function id_less(p, q)
 end
 
 --- A city from a road-network table (docs/network.md): `nodes` keyed by id
--- (`{x, z, y, dead_end}`; `dead_end`: "cul_de_sac" or "open" where one road ends), `roads`
+-- (`{x, z, y, dead_end, bridge, layer}`; `dead_end`: "cul_de_sac" or "open" where one road
+-- ends; a `bridge` node without `y` is at the deck height of its `layer`), `roads`
 -- (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
 -- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
 -- Nodes are added in id order (numbers, then strings), roads in list order, so the same
@@ -676,9 +671,10 @@ function M.from_network(net, opts)
     if n.dead_end ~= nil and n.dead_end ~= "cul_de_sac" and n.dead_end ~= "open" then
       argerr(1, "from_network", "nodes[" .. tostring(id) .. "].dead_end: \"cul_de_sac\" or \"open\" expected")
     end
-    -- a node on a bridge deck (`bridge = true`) is at deck height unless it says otherwise
+    -- a node on a bridge deck (`bridge = true`) is at the deck height of its `layer` unless it
+    -- says otherwise (psdl.city.tunnel.deck_height: 8 m for layer 1, 7 m more per layer)
     local y = n.y
-    if n.bridge and y == nil then y = require("psdl.city.tunnel").BRIDGE.height end
+    if n.bridge and y == nil then y = require("psdl.city.tunnel").deck_height(n.layer) end
     local node = city:node(n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
                                        bridge = n.bridge and true or nil, where = "nodes[" .. tostring(id) .. "]" })
     -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
@@ -694,6 +690,15 @@ function M.from_network(net, opts)
                 source = r.source, via = r.via, where = "roads[" .. i .. "]" .. (r.source and (" (" .. r.source .. ")") or "") }
     if r.sidewalk ~= nil then o.sidewalk = r.sidewalk end
     if r.bridge then o.bridge = r.bridge end
+    -- a bridge above layer 1 (`layer` 2, 3, ...) has a higher deck, unless it sets its height
+    if r.bridge and type(r.layer) == "number" and r.layer >= 2 then
+      local h = require("psdl.city.tunnel").deck_height(r.layer)
+      if r.bridge == true then o.bridge = { height = h }
+      elseif type(r.bridge) == "table" and r.bridge.height == nil then
+        o.bridge = copy(r.bridge)
+        o.bridge.height = h
+      end
+    end
     if r.tunnel then o.tunnel = r.tunnel end
     -- via points of the network are {x, z} or {x, z, y}, as here
     local ok, err = pcall(city.road, city, a, b, o)

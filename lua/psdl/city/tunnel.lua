@@ -23,6 +23,21 @@ M.TUNNEL = { depth = 9, ramp = 60, height = 7.0, height2 = 7.0, ceiling = "curve
              wall_height2 = 2.0 }
 M.BRIDGE = { height = 8, ramp = 60, railing_height = 1.5, railing_height2 = 1.0 }
 
+--- Deck height added per layer above the first (metres): a layer-2 deck that crosses a
+-- layer-1 deck keeps above it the clearance the layer-1 deck keeps above the ground (8 m deck,
+-- its warp band from 7 m, city-layout.md §4.1), so their warp rooms never share a height.
+M.LAYER_STEP = 7
+
+--- Deck height of a bridge at an OSM-style `layer` (metres): `BRIDGE.height` for layer 1
+-- (and for a missing, zero or negative layer), `LAYER_STEP` more for each layer above.
+-- @tparam[opt] number layer
+-- @treturn number metres
+function M.deck_height(layer)
+  local l = math.floor(tonumber(layer) or 1)
+  if l < 1 then l = 1 end
+  return M.BRIDGE.height + (l - 1) * M.LAYER_STEP
+end
+
 -- Height profile of a tunnel or bridge piece: y at plan distance s along a piece of length
 -- L, given the levels at the ends of the middle part and the ramp lengths.
 local function piece_levels(city, piece, y0, y1, L, pts, acc)

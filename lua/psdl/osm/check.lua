@@ -81,6 +81,7 @@ function M.graph(g, opts)
         if wi and short > 0.05 then
           add("bend", string_format("%s: the bend at shape point %d lacks %.1f m for the road's width", name(e),
             wi, short), { e })
+          problems[#problems]._segment = wi -- the segment too short, for the clean-up's last resort
         end
       end
     end

@@ -15,8 +15,10 @@
 --    both their ramps (`2 * ramp + SPARE` metres). Shorter structures, and those running
 --    along a road for less, keep the clean-up's bridge model;
 -- 2. **split**: their ways leave the ground graph for a graph of their own. Nodes shared with
---    ground roads stay in the ground graph; the elevated graph gets a copy marked `contact`
---    (where the structure comes down to the ground);
+--    ground roads stay in the ground graph, marked `foot` (the clean-up neither caps them as
+--    dead ends nor joins roads through them: the ramp goes on up there); the elevated graph
+--    gets a copy marked `contact` (where the structure comes down to the ground). Two feet
+--    side by side (`pair_feet`: a flyover's up and down ramps) become one ground node;
 -- 3. the caller cleans both graphs (the elevated one as an ordinary network: its roads meet
 --    at elevated junctions, its dual carriageways merge);
 -- 4. **merge**: the elevated roads go back into the ground graph as bridge roads; their nodes
@@ -34,7 +36,7 @@ local fit = require "psdl.osm.fit"
 local ipairs, pairs = ipairs, pairs
 local math_sqrt, math_abs, math_max, math_min, math_floor, math_huge, math_cos, math_rad =
   math.sqrt, math.abs, math.max, math.min, math.floor, math.huge, math.cos, math.rad
-local string_format = string.format
+local string_format, table_sort = string.format, table.sort
 
 local M = {}
 
@@ -100,6 +102,7 @@ local function along_length(list, grid, dims)
   for _, e in ipairs(list) do
     local hw = fit.hw(e, dims)
     local L = len(e)
+    local mylayer = math_max(1, e.attr.layer or 1)
     length = length + L
     local k = math_max(1, math_floor(L / M.STEP))
     for i = 0, k - 1 do
@@ -110,6 +113,10 @@ local function along_length(list, grid, dims)
       grid:query(x - 40, z - 40, x + 40, z + 40, function(it)
         local f = it.e
         if approach[f] or mine[f] then return false end
+        -- roads at grade, and decks of lower structures (a layer-2 deck over a layer-1 one)
+        if fit.off_ground(f.attr) and not (lifted(f.attr) and math_max(1, f.attr.layer or 1) < mylayer) then
+          return false
+        end
         local reach = hw + fit.hw(f, dims)
         local p, q = f.pts[it.i], f.pts[it.i + 1]
         if G.seg_dist2(x, z, p[1], p[2], q[1], q[2]) < reach * reach then
@@ -140,7 +147,7 @@ function M.survey(g, dims)
   local ramp = dims.ramp or 60
   local grid = G.grid(50)
   for _, e in ipairs(g:edge_list()) do
-    if not fit.off_ground(e.attr) then
+    if not fit.off_ground(e.attr) or lifted(e.attr) then
       local hw = fit.hw(e, dims)
       for i = 1, #e.pts - 1 do
         local p, q = e.pts[i], e.pts[i + 1]
@@ -179,9 +186,11 @@ end
 --- Move the elevated structures of `g` into a graph of their own (step 2).
 -- @tparam table g graph
 -- @tparam table structures from `select`
+-- @tparam[opt] table dims resolved dimensions: with them, ramp feet side by side are paired
+--   (`pair_feet`)
 -- @treturn table the elevated graph (nil when there is none); its nodes copied from ground
 --   nodes carry `contact` (the ground node), the others `lifted_from` (the id they had)
-function M.split(g, structures_)
+function M.split(g, structures_, dims)
   if #structures_ == 0 then return nil end
   local E = Graph.new()
   local copy = {}
@@ -208,7 +217,7 @@ function M.split(g, structures_)
   for n, c in pairs(copy) do
     local ground = false
     for _, f in ipairs(n.edges) do if not moved[f] then ground = true break end end
-    if ground then c.contact = n end
+    if ground then c.contact = n; n.foot = true end
   end
   for _, list in ipairs(structures_) do
     for _, e in ipairs(list) do g:remove_edge(e) end
@@ -216,7 +225,53 @@ function M.split(g, structures_)
   for n in pairs(copy) do
     if #n.edges == 0 then g:remove_node(n) end
   end
+  if dims then M.pair_feet(g, copy, dims) end
   return E
+end
+
+--- Two ramp feet side by side become one ground node at their middle: each the end of a
+-- ground road that ends there (nothing else at it, not cut by the map's edge), closer than
+-- those two roads' half widths added up (Nairobi's flyover over Waiyaki Way: its up and
+-- down ramps come down 8 m apart, each onto its own one-way road). As two nodes, each
+-- road's end would lie on the other road and one of them was cut back, its ramp left with
+-- no way down; as one, the two roads leave one node side by side and the clean-up's acute
+-- pass joins them where they part (one two-way stretch, `psdl.osm.clean.reattach`).
+-- Closest pairs first; a foot is paired once.
+-- @tparam table g the ground graph
+-- @tparam table copy `{[ground node] = elevated copy}` (from `split`)
+-- @tparam table dims resolved dimensions
+-- @treturn integer pairs merged
+function M.pair_feet(g, copy, dims)
+  local feet = {}
+  for n, c in pairs(copy) do
+    if c.contact and not n.dead and #n.edges == 1 and not n.boundary then feet[#feet + 1] = n end
+  end
+  table_sort(feet, function(p, q) return p.k < q.k end)
+  local cands = {}
+  for i = 1, #feet do
+    for j = i + 1, #feet do
+      local p, q = feet[i], feet[j]
+      local e, f = p.edges[1], q.edges[1]
+      local d = math_sqrt((p.x - q.x) ^ 2 + (p.z - q.z) ^ 2)
+      if e ~= f and fit.level(e.attr) == fit.level(f.attr) and d < fit.hw(e, dims) + fit.hw(f, dims) then
+        cands[#cands + 1] = { p = p, q = q, d = d }
+      end
+    end
+  end
+  table_sort(cands, function(a, b)
+    if a.d ~= b.d then return a.d < b.d end
+    if a.p.k ~= b.p.k then return a.p.k < b.p.k end
+    return a.q.k < b.q.k
+  end)
+  local merged = 0
+  for _, c in ipairs(cands) do
+    local p, q = c.p, c.q
+    if not p.dead and not q.dead and #p.edges == 1 and #q.edges == 1 then
+      g:merge(p, q, (p.x + q.x) / 2, (p.z + q.z) / 2)
+      merged = merged + 1
+    end
+  end
+  return merged
 end
 
 -- the live ground node a contact became (followed through merges), or nil

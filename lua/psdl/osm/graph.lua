@@ -185,6 +185,7 @@ function Graph:merge(keep, gone, x, z)
   if gone.roundabout then keep.roundabout = true end
   if gone.turning_circle then keep.turning_circle = true end
   if gone.contact and not keep.contact then keep.contact = gone.contact end
+  if gone.foot then keep.foot = true end
   if gone.boundary and not keep.osm then keep.boundary = true end
   self:move(keep, x or keep.x, z or keep.z)
   return keep

@@ -211,6 +211,9 @@ end
 -- @return[2] nil, message, "bad_input" when `opts.max_extent` (metres) is set and the area
 --   (bbox, else `<bounds>` when clipping, else the drivable ways kept) is larger on one side
 --   (`psdl.osm.extent.check`)
+-- long: the import's stages in order (clip, roads, extent, projection, graph, buildings,
+-- clean-up, export) over one shared state; the clean-up and the export live in modules of
+-- their own, the rest is glue between them, each step commented
 function M.build(data, opts)
   opts = resolve_options(opts)
   local t_start = os_clock()
@@ -597,7 +600,15 @@ function M.export(g, buildings, opts, report)
       local node = { x = r2(n.x), z = r2(n.z) }
       if n.osm and n.id == tostring(n.osm) then node.source = "node " .. n.id end
       if n.roundabout then node.roundabout = true end
-      if n.elevated then node.bridge = true end
+      if n.elevated then
+        node.bridge = true
+        -- the deck height of the highest structure meeting here (psdl.city.tunnel.deck_height)
+        local top = 1
+        for _, e in ipairs(n.edges) do
+          if e.attr.bridge and (e.attr.layer or 0) > top then top = e.attr.layer end
+        end
+        if top >= 2 then node.layer = top end
+      end
       if #n.edges == 1 and n.edges[1].a ~= n.edges[1].b then
         -- a dead end: a turning circle where the map has one (highway=turning_circle or
         -- turning_loop on the node), an open end where the road was cut at the edge of the

@@ -1,8 +1,10 @@
 --- Clean-up fit round (`psdl.osm.clean`): acute junctions. Of two roads leaving a node less
 -- than `min_angle` apart the lesser is re-attached to the greater where they part
--- (`psdl.osm.clean.reattach`), or merged into it when it never parts.
+-- (`psdl.osm.clean.reattach`), or merged into it when it never parts. So are the two roads
+-- of a ramp-foot pair (`psdl.osm.elevated.pair_feet`) that leave their node side by side.
 -- @module psdl.osm.clean.acute
 
+local G = require "psdl.osm.geometry"
 local Graph = require "psdl.osm.graph"
 local fit = require "psdl.osm.fit"
 local M = require "psdl.osm.clean.passes"
@@ -10,7 +12,7 @@ local C = require "psdl.osm.clean.common"
 local reattach = require "psdl.osm.clean.reattach"
 
 local ipairs = ipairs
-local math_rad = math.rad
+local math_rad, math_min = math.rad, math.min
 local other = Graph.other
 local major, remove_orphans = C.major, C.remove_orphans
 
@@ -29,6 +31,16 @@ function M.acute(ctx)
           local gap = fit.ccw_gap(ends[i].angle, ends[j].angle)
           if gap < min_angle and (not worst or gap < worst) then worst, wi, wj = gap, i, j end
         end
+      end
+      if not worst and n.foot and k == 2 and ends[1].e ~= ends[2].e then
+        -- two ramp feet made one node (psdl.osm.elevated.pair_feet): their roads leave it side
+        -- by side, overlapping, though their headings further on differ
+        local e, f = ends[1].e, ends[2].e
+        local pe, pf = Graph.pts_from(e, n), Graph.pts_from(f, n)
+        local clear = fit.hw(e, dims) + fit.hw(f, dims)
+        local s = math_min(2 * clear, G.length(pe), G.length(pf))
+        local x, z = G.at(pe, s)
+        if G.project(pf, x, z) < clear then worst, wi, wj = 0, 1, 2 end
       end
       if worst then
         local e, f = ends[wi].e, ends[wj].e

@@ -15,7 +15,7 @@ local note, change, drop = C.note, C.change, C.drop
 -- A dead end becomes a turning circle as wide as its road, reaching half a road width past
 -- its node: where that would touch another road at the same level (their widths plus a
 -- margin), the dead end is cut back along its road until it clears, or dropped when too
--- little of it would be left.
+-- little of it would be left. Ramp feet (`psdl.osm.elevated`) are left alone.
 M.CAP_MARGIN = 1
 
 function M.caps(ctx)
@@ -31,7 +31,8 @@ function M.caps(ctx)
   end
   local trimmed, dropped = 0, 0
   for _, n in ipairs(g:node_list()) do
-    if not n.dead and degree(n) == 1 and #n.edges == 1 then
+    -- (a ramp foot, `foot`, is no dead end: the road goes on up its structure's ramp)
+    if not n.dead and degree(n) == 1 and #n.edges == 1 and not n.foot then
       local e = n.edges[1]
       local far = other(e, n)
       local hw, lv = fit.hw(e, dims), fit.level(e.attr)

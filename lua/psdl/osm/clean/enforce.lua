@@ -9,8 +9,8 @@ local C = require "psdl.osm.clean.common"
 local reattach = require "psdl.osm.clean.reattach"
 
 local ipairs, tostring = ipairs, tostring
-local string_format = string.format
-local len, other = Graph.len, Graph.other
+local string_format, table_remove = string.format, table.remove
+local len, other, degree = Graph.len, Graph.other, Graph.degree
 local change, drop, rank, major, remove_orphans =
   C.change, C.drop, C.rank, C.major, C.remove_orphans
 
@@ -23,8 +23,10 @@ local function least(list)
 end
 
 --- Whatever the passes could not fit: drop the least road involved in each problem the
--- checker still finds (a bend without room first loses its shape points), until none is
--- left. Returns the problems of the last check (empty unless something could not be
+-- checker still finds (a bend without room first loses the shape point at its sharper end,
+-- one per round, and only a road with no shape point there is straightened; a junction that
+-- overlaps another road loses its least road's end there, when that road is long enough
+-- to stay as a dead end), until none is left. Returns the problems of the last check (empty unless something could not be
 -- resolved).
 function M.enforce(ctx)
   local g = ctx.g
@@ -44,9 +46,24 @@ function M.enforce(ctx)
       if alive then
         local victim
         if p.kind == "bend" and #edges[1].pts > 2 then
+          -- the sharper interior end of the segment too short (`_segment`) loses its point:
+          -- the road keeps its other bends (a long curve straightened whole would cross its
+          -- neighbours: Nairobi's flyover ramp beside its twin)
           local e = edges[1]
-          change(ctx, "roads straightened (no room for their bends)", 1, e)
-          e.pts = { e.pts[1], e.pts[#e.pts] }
+          local i, pts = p._segment, e.pts
+          local k
+          if i and i >= 1 and i < #pts then
+            local _, _, need = fit.bend_violation(pts, fit.hw(e, ctx.dims), 0, 0)
+            if i > 1 and (i + 1 == #pts or need[i] >= need[i + 1]) then k = i
+            elseif i + 1 < #pts then k = i + 1 end
+          end
+          if k then
+            table_remove(pts, k)
+            change(ctx, "bends without room eased (a shape point removed)", 1, e)
+          else
+            change(ctx, "roads straightened (no room for their bends)", 1, e)
+            e.pts = { e.pts[1], e.pts[#e.pts] }
+          end
           e.len = nil
           did = true
         elseif p.kind == "short" or p.kind == "overlap" then
@@ -83,10 +100,21 @@ function M.enforce(ctx)
           end
         end
         local cut_end = false
-        if p.kind == "angle" and victim and n and victim.a ~= victim.b and (victim.a == n or victim.b == n) then
+        -- a junction (alone in `nodes`) overlapping another road: its least road loses its
+        -- end there, as at a flat junction, rather than the whole road (Nairobi: a flyover's
+        -- ramp joining Waiyaki Way beside the other carriageway)
+        local at_junction = p.kind == "overlap" and n and #nodes == 1 and degree(n) >= 3
+        if (p.kind == "angle" or at_junction) and victim and n and victim.a ~= victim.b
+          and (victim.a == n or victim.b == n) then
           -- rather than the whole road, only its end at the flat junction goes: the rest
           -- stays as a dead end (when long enough to be worth it)
           local Mj = victim == edges[1] and edges[2] or edges[1]
+          if at_junction then -- the widest other road there
+            Mj = nil
+            for _, f in ipairs(n.edges) do
+              if f ~= victim and (not Mj or fit.hw(f, ctx.dims) > fit.hw(Mj, ctx.dims)) then Mj = f end
+            end
+          end
           local clear = fit.hw(victim, ctx.dims) + fit.hw(Mj, ctx.dims)
           local L = len(victim)
           local cut = 2 * clear + ctx.opts.min_road_length
@@ -94,7 +122,8 @@ function M.enforce(ctx)
             local _, e1, e2 = g:split_at(victim, victim.a == n and cut or L - cut, 0, "c")
             if e1 and e2 then
               local piece = (e1.a == n or e1.b == n) and e1 or e2
-              drop(ctx, piece, "end at a junction too flat cut away",
+              drop(ctx, piece, at_junction and "end at a junction overlapping a road cut away"
+                or "end at a junction too flat cut away",
                 string_format("its end at node %s cut away (%.0f m): %s", tostring(n.id), len(piece), p.message))
               remove_orphans(g)
               did, cut_end = true, true

@@ -89,7 +89,7 @@ function M.run(g, opts, report)
   report.dropped_by_reason = report.dropped_by_reason or {}
   report.change_list = report.change_list or {}
   -- elevated roads (viaducts along the roads below): a level of their own (psdl.osm.elevated)
-  local E = opts.elevated ~= false and elevated.split(g, elevated.select(g, opts.dimensions)) or nil
+  local E = opts.elevated ~= false and elevated.split(g, elevated.select(g, opts.dimensions), opts.dimensions) or nil
   local problems = 0
   if E then
     local eopts = {}

@@ -17,7 +17,8 @@ function M.join(ctx)
   while again do
     again = false
     for _, n in ipairs(g:node_list()) do
-      if not n.dead and #n.edges == 2 and not n.roundabout
+      -- (not at a ramp foot, `foot`: its structure's ramps come down there)
+      if not n.dead and #n.edges == 2 and not n.roundabout and not n.foot
         and other(n.edges[1], n) ~= other(n.edges[2], n) then
         local e = g:join(n, false)
         if e then

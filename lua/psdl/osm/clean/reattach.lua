@@ -61,7 +61,7 @@ local function reattach(ctx, n, m, Mj)
   -- opposite one-way carriageways of one road (the dual-carriageway pass did not pair them):
   -- the stretch of M that m runs along carries both directions
   local opposite = m.attr.oneway and Mj.attr.oneway and (m.b == n) ~= (Mj.b == n)
-    and m.attr.highway == Mj.attr.highway and not m.attr.link
+    and m.attr.highway == Mj.attr.highway
   local function both_ways(q)
     if not opposite then return end
     for _, e in ipairs(n.edges) do
