@@ -600,6 +600,8 @@ local function run_import(args, ctx)
     local okw, err, wcode = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
     if not okw then fail(common.exit_for(wcode), common.clean(err)) end
     report.timings.city = os.clock() - t_city
+    local over = not args.package and require("psdl.package").room_warning(#doc.rooms, args.file)
+    if over and not args.quiet then ctx.stderr:write("psdl osm: warning: ", args.output, ": ", over, "\n") end
     if args.package then
       if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
       require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
