@@ -140,3 +140,64 @@ describe("docs/city.md", function()
     end
   end)
 end)
+
+describe("psdl osm", function()
+  -- a closed residential loop crossed by shorter roads between its corners, and a way id
+  -- given twice (the crafted extract of a newcomer's test, cut down)
+  local OSM = [[
+<?xml version="1.0"?>
+<osm version="0.6">
+ <node id="1" lat="51.5000" lon="-0.1000"/>
+ <node id="2" lat="51.5000" lon="-0.0990"/>
+ <node id="3" lat="51.5009" lon="-0.0990"/>
+ <node id="4" lat="51.5009" lon="-0.1000"/>
+ <node id="5" lat="51.5000" lon="-0.1000"/>
+ <node id="6" lat="51.50045" lon="-0.1005"/>
+ <node id="7" lat="51.50045" lon="-0.0985"/>
+ <way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/><nd ref="4"/><nd ref="1"/><tag k="highway" v="residential"/></way>
+ <way id="11"><nd ref="6"/><nd ref="7"/><tag k="highway" v="primary"/></way>
+ <way id="12"><nd ref="5"/><nd ref="3"/><tag k="highway" v="residential"/></way>
+ <way id="14"><nd ref="2"/><nd ref="4"/><tag k="highway" v="residential"/></way>
+ <way id="15"><nd ref="1"/><nd ref="3"/><tag k="highway" v="tertiary"/></way>
+ <way id="10"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/></way>
+</osm>
+]]
+
+  it("warns about a way id given twice, naming file:line", function()
+    local dir = H.tmpdir(finally)
+    local file = dir .. "/loop.osm"
+    H.write_bytes(file, OSM)
+    local data = assert(require("psdl.osm.reader").read(file))
+    assert.same({ { id = 10, line = 15, first_line = 10 } }, data.duplicate_ways)
+    local code, _, stderr = H.cli("osm", file)
+    assert.equal(0, code, stderr)
+    assert.matches("psdl osm: warning: " .. file .. ":15: way 10 appears again (first at line 10)", stderr, 1, true)
+    local _, _, quiet = H.cli("osm", file, "-q")
+    assert.equal("", quiet)
+  end)
+
+  it("names the length lost with no drop in the summary, with the ways that lost most", function()
+    local dir = H.tmpdir(finally)
+    local file = dir .. "/loop.osm"
+    H.write_bytes(file, OSM)
+    local code, out = H.cli("osm", file)
+    assert.equal(0, code)
+    local m = out:match("not kept without a drop: (%d+) m %(merged into other roads or cut in clean%-up")
+    assert.is_truthy(m, out)
+    local code2, json = H.cli("osm", file, "--json")
+    assert.equal(0, code2)
+    local imp = require("cjson").decode(json).import
+    local dropped = 0
+    for _, d in ipairs(imp.dropped) do dropped = dropped + d.length_m end
+    -- the figure is the loss no drop accounts for, as --report measures it
+    assert.near(imp.kept.input_m - imp.kept.kept_m - dropped, tonumber(m), 1)
+    local worst = imp.kept.lost[1]
+    assert.matches("\n          " .. worst.source .. ": " .. math.floor(worst.length_m + 0.5) .. " m not kept\n", out, 1, true)
+  end)
+
+  it("adds no such line when the drops account for the loss", function()
+    local _, out = H.cli("osm", "spec/fixtures/osm/houston-fourth-ward.osm")
+    assert.matches("\ndropped %(", out)
+    assert.not_matches("not kept without a drop", out, 1, true)
+  end)
+end)
