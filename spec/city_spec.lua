@@ -700,40 +700,61 @@ describe("psdl.city", function()
     assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
   end)
 
-  it("does not silently drop via points that make a road turn back across itself", function()
-    -- (newcomer finding #9: the two via points were dropped as if inside the dead ends'
-    -- intersections, and an S-curve through neither was built with no word)
-    local function selfx(strict)
+  it("keeps the bend of a road turning back beyond its intersection, drops only points inside it", function()
+    -- (real OSM roads bending more than 90 degrees after a junction, Suwon's 72-188 m from
+    -- the node: every via point behind the arm's end was left out and the road cut its bend)
+    local function hairpin(strict)
       local c = city_mod.new{ blocks = false, strict = strict }
-      local a, b = c:node(0, 0), c:node(200, 200)
-      local ln = debug.getinfo(1, "l").currentline + 1
-      c:road(a, b, { via = { { 200, 0 }, { 0, 200 } } })
-      return c, ln
+      local a = c:node(0, 0)
+      c:road(a, c:node(-100, 0))
+      c:road(a, c:node(0, -100))
+      -- east from the junction, round a hairpin, back west 60 m north of it: (0, 60) lies
+      -- behind the end of the junction's arm (east), 60 m from the node
+      c:road(a, c:node(-60, 120), { via = { { 60, 0 }, { 90, 20 }, { 90, 40 }, { 60, 60 }, { 0, 60 } } })
+      return c
     end
-    local c, line = selfx(true)
-    local ok, err = pcall(c.build, c)
-    assert.is_false(ok)
-    assert.matches("city_spec%.lua:" .. line .. ": road 1: via point %(%d+%.0, %d+%.0%) left out: it lies beside or "
-      .. "behind the end of the road at node %d at [^ ]*city_spec%.lua:%d+, %d+ m from it", err)
-    c, line = selfx(false)
-    c:build()
-    c:build() -- built again: each point is reported once
-    local entries = c.repair_log.entries
-    assert.are.equal(2, #entries)
-    local points = {}
-    for _, e in ipairs(entries) do
-      assert.are.equal("repaired", e.action)
-      assert.are.equal("via point dropped", e.reason)
-      assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
-      points[#points + 1] = e.detail:match("via point %((%d+%.0, %d+%.0)%)")
+    for _, strict in ipairs({ true, false }) do
+      local c = hairpin(strict)
+      local doc = c:build()
+      assert.are.equal(0, #c.repair_log.entries)
+      local _, _, counts = psdl.validate(doc)
+      assert.are.equal(0, counts.errors)
+      -- the road passes (0, 60): a vertex of its edges within its half width (5 m) and a bit
+      local best = math.huge
+      for _, v in ipairs(doc.vertices) do best = math.min(best, math.sqrt(v[1] ^ 2 + (v[3] - 60) ^ 2)) end
+      assert.is_true(best < 6, "nearest vertex to (0, 60): " .. best)
     end
-    table.sort(points)
-    assert.are.same({ "0.0, 200.0", "200.0, 0.0" }, points)
     -- a via point next to the dead end (inside its reach) is left out quietly, as before
     local c3 = city_mod.new{ blocks = false }
     c3:road(c3:node(0, 0), c3:node(200, 0), { via = { { 1, 1 }, { 100, 30 } } })
     c3:build()
     assert.are.equal(0, #c3.repair_log.entries)
+  end)
+
+  it("does not silently drop a via point the road cannot leave its intersection towards", function()
+    -- (newcomer finding #9) the first via point lies within 1 m of the dead end (inside its reach), the
+    -- next one 58 m behind it: the centre line leaves the intersection eastwards and cannot
+    -- start behind it, so that point is left out, with a word
+    local function back(strict)
+      local c = city_mod.new{ blocks = false, strict = strict }
+      local ln = debug.getinfo(1, "l").currentline + 1
+      c:road(c:node(0, 0), c:node(100, 100), { via = { { 0.5, 0 }, { -50, 30 }, { 50, 80 } } })
+      return c, ln
+    end
+    local c, line = back(true)
+    local ok, err = pcall(c.build, c)
+    assert.is_false(ok)
+    assert.matches("city_spec%.lua:" .. line .. ": road 1: via point %(%-50%.0, 30%.0%) left out: it lies beside or "
+      .. "behind the end of the road at node %d at [^ ]*city_spec%.lua:%d+, 58 m from it", err)
+    c, line = back(false)
+    c:build()
+    c:build() -- built again: the point is reported once
+    local entries = c.repair_log.entries
+    assert.are.equal(1, #entries)
+    local e = entries[1]
+    assert.are.equal("repaired", e.action)
+    assert.are.equal("via point dropped", e.reason)
+    assert.are.equal("city_spec.lua:" .. line, e.where:match("[^/]*$"))
   end)
 
   it("is deterministic: the same seed gives the same document, another seed another one", function()

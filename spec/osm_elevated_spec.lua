@@ -103,7 +103,10 @@ describe("psdl.osm elevated roads", function()
     assert.is_true(creport.kinds.bridge >= 4, "deck rooms: " .. tostring(creport.kinds.bridge))
     local kept = require "psdl.osm.kept"
     local m = kept.measure(net.input, kept.city_roads(c))
-    assert.is_true(m.fraction > 0.97, "kept " .. m.fraction)
+    -- (98.1 % before a 2-lane alley could drop a lane: the Up foot's stretch beside the Down
+    -- foot past their shared two-way part was cut away; now it is narrowed to one lane)
+    assert.is_true(m.fraction > 0.985, "kept " .. m.fraction)
+    assert.are.equal(1, report.changes["roads narrowed to fit: fewer lanes"])
   end)
 
   it("stacks a layer-2 bridge above a layer-1 bridge it crosses: decks at different heights, no junction", function()

@@ -24,17 +24,21 @@ local EXTRACTS = {
   "spec/data/osm/rosemead-ca.osm", "spec/data/osm/suwon-ajou.osm", "spec/data/osm/taipei-xinyi.osm",
 }
 
--- The kept fraction every extract must reach; extracts listed here reach less today (see
--- docs/osm.md, "Known limits") and are held to the figure they reach, so that a change that
--- loses more is caught.
+-- The kept fraction every extract must reach; extracts listed here are held to the figure
+-- they reach (Nairobi 96.5 % since its flyover's ramp feet are paired, docs/osm.md), so that
+-- a change that loses what a round won is caught.
 local MIN_KEPT = 0.95
-local BELOW = {}
+local FLOOR = { ["nairobi-chiromo.osm"] = 0.96 }
 
 -- Structures the extracts carry in their tags and the city must show as rooms of that kind
 -- (docs/osm.md): North 9th Street in Philadelphia is `tunnel=yes` under the streets around
 -- it; the Nairobi Expressway is an elevated road (psdl.osm.elevated) over Waiyaki Way.
 local STRUCTURES = { ["philadelphia-temple.osm"] = { tunnel_rooms = 1 },
-                     ["nairobi-chiromo.osm"] = { bridge_rooms = 10 } }
+                     ["nairobi-chiromo.osm"] = { bridge_rooms = 10 },
+                     -- their roundabouts, too small for the game's widths with junctions
+                     -- 15-30 m away, grow into rings of road rooms with a junction per arm
+                     ["orange-nsw.osm"] = { roundabout_rooms = 4, roundabout_junctions = 4 },
+                     ["porto-fernao-magalhaes.osm"] = { roundabout_rooms = 3, roundabout_junctions = 3 } }
 
 describe("psdl osm on every real extract", function()
   for _, file in ipairs(EXTRACTS) do
@@ -56,7 +60,7 @@ describe("psdl osm on every real extract", function()
       assert.is_true(k.input_m > 0)
       assert.is_true(k.kept_m <= k.input_m + 1e-6)
       assert.is_true(math.abs(k.fraction - k.kept_m / k.input_m) < 1e-3)
-      assert.is_true(k.fraction >= (BELOW[base] or MIN_KEPT), string.format("%s keeps %.4f", base, k.fraction))
+      assert.is_true(k.fraction >= (FLOOR[base] or MIN_KEPT), string.format("%s keeps %.4f", base, k.fraction))
       for _, list in ipairs({ r.dropped, r.repairs }) do
         for _, d in ipairs(list) do
           assert.is_string(d.reason)
@@ -80,6 +84,8 @@ describe("psdl osm on every real extract", function()
       assert.are.equal(1, r.city.builds)
       assert.is_number(r.city.bridge_rooms)
       assert.is_number(r.city.tunnel_rooms)
+      assert.is_number(r.city.roundabout_rooms)
+      assert.is_true(r.city.roundabout_junctions <= r.city.rooms)
       for key, least in pairs(STRUCTURES[base] or {}) do
         assert.is_true(r.city[key] >= least, string.format("%s: %s %d", base, key, r.city[key]))
       end
@@ -145,6 +151,61 @@ describe("psdl osm regressions from real extracts", function()
     assert.are.equal(1, bridges)
     -- the two roads share no node: the street passes under the deck
     for _, n in pairs(net.nodes) do assert.is_false(math.abs(n.x) < 1 and math.abs(n.z) < 1) end
+  end)
+
+  -- A roundabout of radius 8 m (too small for four streets 18 m wide) with streets to the
+  -- north, west and south, and to the east what lies 15 m from the ring in Orange and Ankara.
+  local function roundabout(east)
+    local ring = {}
+    for i = 0, 8 do
+      local a = math.rad(45 * (i % 8))
+      ring[#ring + 1] = ll(8 * math.cos(a), 8 * math.sin(a))
+    end
+    local ways = {
+      { pts = ring, tags = { highway = "residential", junction = "roundabout" } },
+      { pts = { ll(0, 8), ll(0, 150) }, tags = { highway = "residential" } },
+      { pts = { ll(-8, 0), ll(-150, 0) }, tags = { highway = "residential" } },
+      { pts = { ll(0, -8), ll(0, -150) }, tags = { highway = "residential" } },
+    }
+    for _, w in ipairs(east) do ways[#ways + 1] = w end
+    return osm_xml(ways)
+  end
+
+  it("a small roundabout grows past a junction 15 m away whose road runs across its approach (Orange)", function()
+    -- a service road running north-south 23 m east of the centre, joined to the ring by a
+    -- 15 m link: the ring used to collapse into one junction
+    local doc, city_report, result, net, report = import_and_build(roundabout({
+      { pts = { ll(8, 0), ll(23, 0) }, tags = { highway = "service" } },
+      { pts = { ll(23, -120), ll(23, 0), ll(23, 120) }, tags = { highway = "service" } },
+    }))
+    assert.is_table(doc)
+    assert.are.equal(0, city_report.counts.errors)
+    assert.are.equal(1, report.changes["roundabouts enlarged to the game's widths"])
+    assert.is_nil(report.changes["roundabouts collapsed into one junction"])
+    assert.are.equal(4, result.roundabouts.junctions)
+    assert.is_true(result.roundabouts.rooms >= 4)
+    -- the service road's junction moved past the ring (the later passes may merge it into
+    -- the ring's east junction): both its halves are kept
+    local service = 0
+    for _, r in ipairs(net.roads) do if r.highway == "service" then service = service + 1 end end
+    assert.is_true(service >= 2)
+    assert.is_true(result.kept.fraction >= 0.95, tostring(result.kept.fraction))
+  end)
+
+  it("a small roundabout grows past a junction 12 m away by taking it in (Ankara's carriageway stubs)", function()
+    -- a 12 m link from the ring to a junction where two streets leave outwards
+    local doc, city_report, result, _, report = import_and_build(roundabout({
+      { pts = { ll(8, 0), ll(20, 0) }, tags = { highway = "residential" } },
+      { pts = { ll(20, 0), ll(140, 90) }, tags = { highway = "residential" } },
+      { pts = { ll(20, 0), ll(140, -90) }, tags = { highway = "residential" } },
+    }))
+    assert.is_table(doc)
+    assert.are.equal(0, city_report.counts.errors)
+    assert.are.equal(1, report.changes["roundabouts enlarged to the game's widths"])
+    assert.are.equal(1, report.changes["junctions next to a roundabout merged into its ring's junctions"])
+    -- both streets now join the ring at its east junction
+    assert.are.equal(4, result.roundabouts.junctions)
+    assert.is_true(result.roundabouts.rooms >= 4)
   end)
 
   it("turning circles come from highway=turning_circle; roads cut at the area's edge end open (Orange, Rosemead)", function()

@@ -536,6 +536,69 @@ size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const doubl
                               const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
                               const unsigned char *kind, size_t nrooms, double eps, double gap, double cell);
 
+/* ================================================================ building rows (city-layout.md §5) */
+
+/** What a row of buildings looks like (metres; ranges min <= max). */
+typedef struct psdl_row_opts {
+    double setback;              /* from the frontage line to the front walls */
+    double depth_min, depth_max; /* building depth, street to back wall */
+    double width_min, width_max; /* frontage width of one building (rounded to bays) */
+    double gap_min, gap_max;     /* gap between neighbouring buildings */
+    double bay_width;            /* facade bay; widths are whole bays, at least max(4, bay) */
+} psdl_row_opts;
+
+/** Random numbers for a layout: the next number in [0, 1). */
+typedef double (*psdl_row_rng)(void *ud);
+/** Called for every footprint placed: n points (x, y = 0, z; retail, plan) that fit the room
+ *  and are recorded as placed before the call. The array is reused after the call. */
+typedef void (*psdl_row_place)(void *ud, const double *fp, size_t n);
+
+/** A block room as the building rows see it: its outline and the footprints placed in it
+ *  (inset by 0.05 m, with boxes), plus the scratch memory of a layout. Fields are private. */
+typedef struct psdl_row_room {
+    double *poly;
+    size_t n;
+    size_t nplaced;
+    double *placed, *placed_box;
+    size_t *placed_at;
+    size_t placed_cap, placed_n_cap, poly_cap;
+    double *chain, *q, *seg, *mit, *forbid, *cand, *fp, *work, *work2, *runs;
+    size_t chain_cap, q_cap, seg_cap, mit_cap, forbid_cap, cand_cap, fp_cap, work_cap, work2_cap, runs_cap;
+} psdl_row_room;
+
+/** Prepares r for the room outline poly[0 .. n-1] (points x, y, z; retail, the room's
+ *  perimeter as psdl_first_outside takes it; copied). Returns 0, or -1 when memory cannot be
+ *  had (r is then empty; psdl_row_room_free on it is harmless). */
+int psdl_row_room_init(psdl_row_room *r, const double *poly, size_t n);
+
+/** Releases what r holds (r may be zeroed or already freed). */
+void psdl_row_room_free(psdl_row_room *r);
+
+/** Does footprint fp[0 .. n-1] (points x, y, z; retail) stand in room r clear of the
+ *  footprints placed so far? It must be a simple ring (psdl_ring_simple, 1e-3 m) of at least
+ *  3 finite points wound retail (S < 0), lie inside the room outline on the ground plane
+ *  (psdl_first_outside, closed, 0.01 m), and its 0.05 m inset (mitre clamped at 1 / 0.3) may
+ *  not meet the inset of any footprint placed (edges within 1e-3 m, or one inside the
+ *  other). When it fits, it is recorded as placed. Returns 1, 0, or PSDL_GEOM_NOMEM. */
+size_t psdl_row_fits(psdl_row_room *r, const double *fp, size_t n);
+
+/** Building rows along room r's street edges: front[i] != 0 marks edge i (point i to
+ *  point i + 1) as frontage. Runs of frontage edges become chains (a room whose every edge is
+ *  frontage gives one closed chain opened at the middle of its longest edge); each chain is
+ *  simplified (points within 0.03 m of their neighbours' line, or 0.05 m of the last kept,
+ *  dropped), then laid out: a corner building wrapping every bend of more than 25 degrees
+ *  (arms of 2 .. max(2, width_max / 2) m), then rows between them and the chain's ends
+ *  (widths in whole bays, gaps, depths drawn from rng), each footprint square to the street
+ *  between the setback line and the depth, tried with its ends pulled in (2, 4, 7 m) and at
+ *  0.65 and 0.4 of its depth (never under 3 m) until psdl_row_fits accepts it; accepted ones
+ *  go to place(ud, ...). Draws, in this order: per corner a depth and two arm lengths; then
+ *  per gap between corner buildings (and the chain's ends) two gap lengths; then per row
+ *  building a width in bays, a depth and the gap after it (a range whose max <= min draws
+ *  nothing), so the same generator gives the same city. Returns the number of footprints
+ *  placed, or PSDL_GEOM_NOMEM. */
+size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const psdl_row_opts *o, psdl_row_rng rng,
+                          psdl_row_place place, void *ud);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,9 +13,10 @@ const HIDDEN = 255;
 /** Cells (metres) of the coarse levels of detail, finest first (see lod.js). */
 export const LOD_CELLS = [2, 5, 12, 25];
 /**
- * Levels a frame at rest may use (full, 2, 5 and 12 m): the 25 m level turns low buildings
- * into blocks and breaks thin road strips, so it is drawn only while the camera moves
- * (City.moving), when the pixel ratio is low enough for the 2.5-pixel rule to pick it.
+ * Levels a frame at rest may use (full, 2, 5 and 12 m): the 25 m level keeps only the roofs
+ * of buildings lower than a cube and breaks thin road strips, so it is drawn only while the
+ * camera moves (City.moving), when the motion controller's pixel ratio and level rule
+ * (quality.js) make a cube small enough on screen.
  */
 export const REST_LEVELS = 3;
 /** A tile is drawn at the coarsest level whose cell covers at most this many pixels. */

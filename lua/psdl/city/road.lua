@@ -59,13 +59,13 @@ local function tangent_cut(a, b2)
   return { tx or bx, tz or bz }
 end
 
--- A via point v of road r that is not past the end of the intersection at node n (it lies
--- beside or behind it along the arm the road leaves by, d metres long) is left out of the
--- centre line, as one inside the intersection is. When it lies well away from the
--- intersection (beyond twice d plus the road's width, plus 1 m) the road is no longer the one the
--- author drew: that is recorded as a repair in the city's repair log (`psdl build` prints it
--- as a warning naming the script line; the `psdl osm` report lists it), once per road and
--- point however often the layout is tried; in strict mode it raises that message.
+-- A via point v of road r left out at node n (`drop_at_end`: it is not past the end of the
+-- intersection there, along the arm the road leaves by, d metres long, and the road has not
+-- yet got ahead of that end). When it lies well away from the intersection (beyond twice d
+-- plus the road's width, plus 1 m) the road is no longer the one the author drew: that is
+-- recorded as a repair in the city's repair log (`psdl build` prints it as a warning naming
+-- the script line; the `psdl osm` report lists it), once per road and point however often
+-- the layout is tried; in strict mode it raises that message.
 local function check_behind(r, n, v, d)
   local hw = r.spec.half_width or 0
   local dx, dz = v[1] - n.x, v[3] - n.z
@@ -85,13 +85,50 @@ local function check_behind(r, n, v, d)
     .. "intersection towards the points ahead and cannot come back beside it); move or remove the via point", road_label(r), v[1], v[3], at, sqrt(dx * dx + dz * dz)))
 end
 
+-- How far the intersection room at node n reaches from the node (metres): its longest arm
+-- plus the half width of the widest road meeting there. A via point behind an arm's end and
+-- within this reach lies inside (or on the edge of) the intersection.
+local function reach(n)
+  local j = n.junction
+  local d = 0
+  for _, v in ipairs(j.distance) do d = max(d, v) end
+  local hw = 0
+  for _, e in ipairs(n.ends) do hw = max(hw, e.road.spec.half_width or 0) end
+  return d + hw
+end
+
+-- Which of the via points `pts` (in the road's order from node n, the run's end with the
+-- intersection's arm `dir` of length `d`) are left out at that end: a point not ahead of the
+-- arm's end (within `d` plus 1 m along `dir`) before the road has got ahead of it (the
+-- centre line leaves the intersection along `dir` and cannot start behind it), and, after
+-- that, only a point that comes back inside the intersection's reach; the bend of a road
+-- turning more than 90 degrees beyond the intersection is kept. A left-out point well away
+-- from the intersection is reported (`check_behind`). Sets `out[i] = true` for the points
+-- left out.
+local function drop_at_end(road, n, dir, d, pts, out)
+  local r2 = (reach(n) + 1) ^ 2
+  local ahead = false
+  for i, v in ipairs(pts) do
+    local dx, dz = v[1] - n.x, v[3] - n.z
+    if dx * dir[1] + dz * dir[2] < d + 1 then
+      if not ahead then
+        out[i] = true
+        check_behind(road, n, v, d)
+      elseif dx * dx + dz * dz <= r2 then
+        out[i] = true
+      end
+    else
+      ahead = true
+    end
+  end
+end
+
 -- The control points of a run's centre line: from the end of the intersection at its start
 -- (or its start node), the via points and through nodes of its pieces (those inside an
--- intersection dropped; one well away from it is also reported, `check_behind`), to the end of the
--- intersection at its finish. Returns the points
--- ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the ends `e`:
--- `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the lengths the
--- intersections take).
+-- intersection dropped, `drop_at_end`), to the end of the intersection at its finish.
+-- Returns the points ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the
+-- ends `e`: `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the
+-- lengths the intersections take).
 local function control_points(run)
   local pieces = run.pieces
   local sn, fn = run.start, run.finish
@@ -109,29 +146,29 @@ local function control_points(run)
   else
     ctrl[1] = { sn.x, sn.y, sn.z }
   end
-  local start_dir, d0 = e.start_dir, e.d0
-  local cuts = {}
+  -- the via points of each piece in the run's order
+  local vias = {}
   for k, p in ipairs(pieces) do
     local poly = p.road.poly
     local n = #poly
-    for i = 2, n - 1 do
-      local v = p.forward and poly[i] or poly[n + 1 - i]
-      local keep = true
-      if k == 1 and sj then
-        local dx, dz = v[1] - sn.x, v[3] - sn.z
-        if dx * start_dir[1] + dz * start_dir[2] < d0 + 1 then
-          keep = false
-          check_behind(p.road, sn, v, d0)
-        end
-      end
-      if k == #pieces and fj then
-        local fd = fj.dirs[fe.arm]
-        local dx, dz = v[1] - fn.x, v[3] - fn.z
-        if dx * fd[1] + dz * fd[2] < fj.distance[fe.arm] + 1 then
-          keep = false
-          check_behind(p.road, fn, v, fj.distance[fe.arm])
-        end
-      end
+    local list = {}
+    for i = 2, n - 1 do list[#list + 1] = p.forward and poly[i] or poly[n + 1 - i] end
+    vias[k] = list
+  end
+  local out_first, out_last = {}, {}
+  if sj then drop_at_end(pieces[1].road, sn, e.start_dir, e.d0, vias[1], out_first) end
+  if fj then
+    local list, back = vias[#pieces], {}
+    local m = #list
+    for i = 1, m do back[i] = list[m + 1 - i] end
+    local out = {}
+    drop_at_end(pieces[#pieces].road, fn, fj.dirs[fe.arm], fj.distance[fe.arm], back, out)
+    for i in pairs(out) do out_last[m + 1 - i] = true end
+  end
+  local cuts = {}
+  for k, p in ipairs(pieces) do
+    for i, v in ipairs(vias[k]) do
+      local keep = not ((k == 1 and out_first[i]) or (k == #pieces and out_last[i]))
       if keep then ctrl[#ctrl + 1] = { v[1], v[2], v[3] } end
     end
     if k < #pieces then

@@ -452,7 +452,9 @@ function M.import_report(args, net, report, result, city_report, failure)
     doc.city = obj { rooms = city_report.rooms, vertices = city_report.vertices, road_records = city_report.roads,
       errors = city_report.counts.errors, warnings = city_report.counts.warnings,
       bridge_rooms = city_report.kinds and city_report.kinds.bridge or 0,
-      tunnel_rooms = city_report.kinds and city_report.kinds.tunnel or 0, builds = city_report.builds or 1 }
+      tunnel_rooms = city_report.kinds and city_report.kinds.tunnel or 0, builds = city_report.builds or 1,
+      roundabout_rooms = result and result.roundabouts.rooms or 0,
+      roundabout_junctions = result and result.roundabouts.junctions or 0 }
   end
   return doc
 end

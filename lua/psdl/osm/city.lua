@@ -239,6 +239,26 @@ local function round(v, k)
   return math_floor(v * m + 0.5) / m
 end
 
+-- The roundabouts of a built city: its road rooms on ring roads (`roundabout` roads of the
+-- network `net` it was built from, matched by their `roads[i]` label) and its junctions
+-- where a ring road meets another road (intersection rooms).
+local function roundabout_counts(net, city)
+  local rooms, junctions, seen = 0, 0, {}
+  for _, r in ipairs(city.roads) do
+    local i = r.opts and r.opts.where and tonumber(r.opts.where:match("^roads%[(%d+)%]"))
+    if i and net.roads[i] and net.roads[i].roundabout then
+      rooms = rooms + #(r.rooms or {})
+      for _, n in ipairs({ r.a, r.b }) do
+        if not seen[n] and n.class == "junction" then
+          seen[n] = true
+          junctions = junctions + 1
+        end
+      end
+    end
+  end
+  return { rooms = rooms, junctions = junctions }
+end
+
 --- Build the city of an imported network, repaired and simplified to fit, and measure it.
 -- @tparam table net from `psdl.osm.import` / `network`
 -- @tparam table report the import report (its `dropped` entries get positions in degrees)
@@ -247,7 +267,9 @@ end
 -- @treturn table doc
 -- @treturn table city_report (`City:build`)
 -- @treturn table result `{kept = {input, kept, fraction, lost}, repairs = {...}, dropped =
---   {...}, simplified = {...}, buildings = {footprints, placed, trimmed, left_out}, city}`
+--   {...}, simplified = {...}, buildings = {footprints, placed, trimmed, left_out}, city,
+--   roundabouts = {rooms, junctions}}` (`roundabouts`: road rooms on roundabout rings and
+--   the junctions on them)
 -- @raise "the city cannot be built: ..." (a road the repairs could not save, in strict mode
 --   the first repair), or a message naming the limit when nothing fits
 function M.build(net, report, opts)
@@ -425,7 +447,9 @@ function M.build(net, report, opts)
       length = e.length, x = e.x, z = e.z }
     if e.action == "dropped" then dropped[#dropped + 1] = t else repairs[#repairs + 1] = t end
   end
-  local m = kept.measure(net.input or {}, kept.city_roads(city))
+  local measured = kept.city_roads(city)
+  for _, d in ipairs(kept.islands(cur, city)) do measured[#measured + 1] = d end
+  local m = kept.measure(net.input or {}, measured)
   local bl = rep.blocks or {}
   local nfp = #(cur.buildings or {})
   local left = {}
@@ -439,6 +463,7 @@ function M.build(net, report, opts)
     buildings = { footprints = #(net.buildings or {}), placed = bl.footprints or 0,
                   trimmed = bl.footprints_clipped or 0, left_out = left },
     city = city,
+    roundabouts = roundabout_counts(cur, city),
   }
   return doc, rep, result
 end

@@ -11,6 +11,9 @@
 -- there, and both carriageways of a merged dual carriageway count for the divided road).
 -- The fraction is kept length / input length; a fraction of 1 means nothing was lost.
 --
+-- The island of a roundabout kept as a ring counts as kept too (`islands`): a ring grown to
+-- the game's widths leaves the mapped ring inside it.
+--
 -- The measure is geometric, not an account of the clean-up's decisions: a road dropped
 -- because it ran on top of another counts as kept (the place is road in the city), a dead end
 -- cut back loses what was cut.
@@ -143,6 +146,72 @@ function M.city_roads(city)
     list[#list + 1] = { pts = pts, hw = r.spec.half_width or 5 }
   end
   return list
+end
+
+--- The islands of the roundabouts a built city keeps, as `measure` takes roads: a disc
+-- (`{pts = {c, c}, hw = r - TOLERANCE}`) of the ring's inner radius about its centre for
+-- each ring of the network (its `roundabout` roads joined at their nodes, two or more of
+-- them) whose roads all stand in the city. A ring grown to the game's widths
+-- (`psdl.osm.clean`) leaves the mapped ring, and the approach roads' ends that ran to it,
+-- inside its island: that place is the roundabout's, and counts as kept.
+-- @tparam table net the network (`roads[i].roundabout`, `nodes`)
+-- @tparam table city the built `psdl.city` City (its roads carry `opts.where = "roads[i] ..."`)
+-- @treturn table roads (discs)
+function M.islands(net, city)
+  local alive = {}
+  for _, r in ipairs(city.roads) do
+    local i = r.opts and r.opts.where and tonumber(r.opts.where:match("^roads%[(%d+)%]"))
+    if i then alive[i] = true end
+  end
+  -- components of ring roads through their nodes
+  local parent = {}
+  local function find(x)
+    while parent[x] and parent[x] ~= x do x = parent[x] end
+    return x
+  end
+  local rings = {}
+  for i, r in ipairs(net.roads) do
+    if r.roundabout then
+      parent[r.from] = parent[r.from] or r.from
+      parent[r.to] = parent[r.to] or r.to
+      local a, b = find(r.from), find(r.to)
+      if a ~= b then parent[a] = b end
+      rings[#rings + 1] = i
+    end
+  end
+  local comps, order = {}, {}
+  for _, i in ipairs(rings) do
+    local r = net.roads[i]
+    local k = find(r.from)
+    local c = comps[k]
+    if not c then c = { roads = 0, whole = true, pts = {}, sx = 0, sz = 0, sl = 0 } comps[k] = c order[#order + 1] = c end
+    c.roads = c.roads + 1
+    if not alive[i] then c.whole = false end
+    -- the ring's centre: the middle of its centre line, by length
+    local a, b = net.nodes[r.from], net.nodes[r.to]
+    local pts = { { a.x, a.z } }
+    for _, v in ipairs(r.via or {}) do pts[#pts + 1] = { v[1], v[2] } end
+    pts[#pts + 1] = { b.x, b.z }
+    for j = 1, #pts do
+      local p = pts[j]
+      c.pts[#c.pts + 1] = p
+      if j > 1 then
+        local q = pts[j - 1]
+        local l = sqrt((p[1] - q[1]) ^ 2 + (p[2] - q[2]) ^ 2)
+        c.sx, c.sz, c.sl = c.sx + (p[1] + q[1]) / 2 * l, c.sz + (p[2] + q[2]) / 2 * l, c.sl + l
+      end
+    end
+  end
+  local out = {}
+  for _, c in ipairs(order) do
+    if c.whole and c.roads >= 2 and c.sl > 0 then
+      local cx, cz = c.sx / c.sl, c.sz / c.sl
+      local r = math.huge
+      for _, p in ipairs(c.pts) do r = min(r, sqrt((p[1] - cx) ^ 2 + (p[2] - cz) ^ 2)) end
+      if r > M.TOLERANCE then out[#out + 1] = { pts = { { cx, cz }, { cx, cz } }, hw = r - M.TOLERANCE } end
+    end
+  end
+  return out
 end
 
 return M

@@ -6,11 +6,9 @@ local plan = require "psdl.plan"
 
 local type, error, ipairs, pairs = type, error, ipairs, pairs
 local abs, sqrt, floor, max, min, huge = math.abs, math.sqrt, math.floor, math.max, math.min, math.huge
-local atan, pi = math.atan, math.pi
 local string_format = string.format
-local area2, dist, locator, seg_dist = plan.area2, plan.dist, plan.locator, plan.seg_dist
-local segs_cross, inset, overlap, bbox = plan.segs_cross, plan.inset, plan.overlap, plan.bbox
-local simple = plan.simple
+local area2, overlap, bbox = plan.area2, plan.overlap, plan.bbox
+local flatten_points, row_fits, building_rows = core.flatten_points, core.row_fits, core.building_rows
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -18,68 +16,9 @@ return function(M, Ctx, private)
 
   -- ================================================================ buildings
 
-  -- Runs of consecutive frontage edges of a room polygon, as point chains; a room whose whole
-  -- boundary is frontage gives one closed run opened at the middle of its longest edge.
-  local function frontage(P, want)
-    local n = #P.pts
-    local all = true
-    for i = 1, n do if not want[P.kinds[i]] then all = false; break end end
-    local chains = {}
-    if all then
-      local best, bl = 1, -1
-      for i = 1, n do
-        local l = dist(P.pts[i], P.pts[i % n + 1])
-        if l > bl then best, bl = i, l end
-      end
-      local a, c = P.pts[best], P.pts[best % n + 1]
-      local mid = { (a[1] + c[1]) / 2, (a[2] + c[2]) / 2, (a[3] + c[3]) / 2 }
-      local ch = { mid }
-      for k = 1, n do ch[#ch + 1] = P.pts[(best + k - 1) % n + 1] end
-      ch[#ch + 1] = mid
-      chains[1] = ch
-      return chains
-    end
-    for i = 1, n do
-      local prev = (i - 2) % n + 1
-      if want[P.kinds[i]] and not want[P.kinds[prev]] then
-        local ch = { P.pts[i] }
-        local k = i
-        while want[P.kinds[k]] do
-          k = k % n + 1
-          ch[#ch + 1] = P.pts[k]
-          if k == i then break end
-        end
-        chains[#chains + 1] = ch
-      end
-    end
-    return chains
-  end
-
-  -- Drops chain points that lie on the line of their neighbours (straight streets sample a
-  -- point every few metres; a wall needs one segment there).
-  local function simplify(ch)
-    local out = { ch[1] }
-    for k = 2, #ch - 1 do
-      local a, p, c = out[#out], ch[k], ch[k + 1]
-      local d = seg_dist(p[1], p[3], a[1], a[3], c[1], c[3])
-      if d > 0.03 then out[#out + 1] = p end
-    end
-    out[#out + 1] = ch[#ch]
-    local clean = { out[1] }
-    for k = 2, #out do
-      if dist(out[k], clean[#clean]) > 0.05 then clean[#clean + 1] = out[k] end
-    end
-    return clean
-  end
-
   local function rint(rng, lo, hi)
     if hi <= lo then return lo end
     return lo + floor(rng() * (hi - lo + 1))
-  end
-
-  local function runi(rng, lo, hi)
-    if hi <= lo then return lo end
-    return lo + rng() * (hi - lo)
   end
 
   local function range(v, name)
@@ -104,53 +43,24 @@ return function(M, Ctx, private)
     return nil
   end
 
-  -- Does footprint fp (retail) stand inside room R, clear of the buildings placed there? If
-  -- so it is recorded as placed.
+  -- Room R as the C layout sees it (psdl_row_room: its outline and the footprints placed in
+  -- it), made on first use.
+  local function row_room(R)
+    local rr = R.rows
+    if not rr then
+      rr = core.row_room(flatten_points(R.pts))
+      R.rows = rr
+    end
+    return rr
+  end
+
+  -- Does footprint fp (retail, points {x, y, z}) stand inside room R, clear of the buildings
+  -- placed there (psdl_row_fits)? If so it is recorded as placed.
   local function fits(R, fp)
-    if #fp < 3 or not simple(fp) then return false end
-    if area2(fp) >= 0 then return false end
-    local t = inset(fp, 0.05)
-    local room = R.pts
-    local first_outside = core.first_outside
-    if first_outside then -- the builder's own test (Builder:building), stricter than its 0.05 m
-      local rf = R.flat
-      if not rf then
-        rf = {}
-        for i, p in ipairs(room) do rf[3 * i - 2], rf[3 * i - 1], rf[3 * i] = p[1], p[2], p[3] end
-        rf = core.points(rf) -- converted once for all the room's tests
-        R.flat = rf
-      end
-      local ff = {}
-      for i, p in ipairs(fp) do ff[3 * i - 2], ff[3 * i - 1], ff[3 * i] = p[1], 0, p[3] end
-      if first_outside(rf, ff, true, 0.01) then return false end
-    else -- the same in Lua: the inset footprint's points inside, its edges crossing no room edge
-      local within = R.inside
-      if not within then within = locator(room); R.inside = within end
-      for _, p in ipairs(t) do
-        if not within(p[1], p[3]) then return false end
-      end
-      local bb = bbox(t)
-      local bx0, bx1, bz0, bz1 = bb[1], bb[2], bb[3], bb[4]
-      local nr, nt = #room, #t
-      local a = room[nr]
-      for j = 1, nr do
-        local c = room[j]
-        local ax, az, cx, cz = a[1], a[3], c[1], c[3]
-        if not ((ax < bx0 and cx < bx0) or (ax > bx1 and cx > bx1) or (az < bz0 and cz < bz0) or (az > bz1 and cz > bz1)) then
-          for i = 1, nt do
-            local p, q = t[i], t[i % nt + 1]
-            if segs_cross(p[1], p[3], q[1], q[3], ax, az, cx, cz) then return false end
-          end
-        end
-        a = c
-      end
-    end
-    local bb = bbox(t)
-    for _, o in ipairs(R.placed) do
-      if overlap(t, bb, o.pts, o.bb) then return false end
-    end
-    R.placed[#R.placed + 1] = { pts = t, bb = bb }
-    return true
+    if #fp < 3 then return false end
+    local flat = flatten_points(fp)
+    if not flat then return false end -- a point that is not finite
+    return row_fits(row_room(R), flat)
   end
 
   -- A footprint (retail) cut back to room R's polygon (retail) and kept `margin` metres off its
@@ -200,213 +110,13 @@ return function(M, Ctx, private)
     return clean
   end
 
-  -- Lays buildings out along one frontage chain of a room.
-  local function layout(ctx, R, chain, bs)
-    local rng = ctx.rng
-    local Q = simplify(chain)
-    local m = #Q
-    if m < 2 then return end
-    local seg, S = {}, 0
-    for k = 1, m - 1 do
-      local dx, dz = Q[k + 1][1] - Q[k][1], Q[k + 1][3] - Q[k][3]
-      local l = sqrt(dx * dx + dz * dz)
-      seg[k] = { tx = dx / l, tz = dz / l, len = l, s0 = S }
-      S = S + l
-    end
-    local L = S
-    -- mitre vectors: the inward offset of chain point k by o is Q[k] + mit[k] * o
-    local mit = {}
-    for k = 1, m do
-      local a, c = seg[k - 1] or seg[k], seg[k] or seg[k - 1]
-      local nax, naz, ncx, ncz = a.tz, -a.tx, c.tz, -c.tx
-      local sx, sz = nax + ncx, naz + ncz
-      local sl = sqrt(sx * sx + sz * sz)
-      if sl < 1e-9 then mit[k] = { ncx, ncz }
-      else
-        sx, sz = sx / sl, sz / sl
-        local d = sx * ncx + sz * ncz
-        if d < 0.3 then d = 0.3 end
-        mit[k] = { sx / d, sz / d }
-      end
-    end
-    local sb = bs.setback
-    local dmin, dmax = bs.depth[1], bs.depth[2]
-    local wmin, wmax = bs.width[1], bs.width[2]
-    local gmin, gmax = bs.gap[1], bs.gap[2]
-    local bay = bs.bay_width
-    local minw = max(4, bay)
-    local cm = 0.3
-    -- Around chain point k, the stretch [S_k - before, S_k + after] where a wall square to
-    -- the street at depth `o` would not meet the offset lines cleanly.
-    local function reach(k, o)
-      local before = max(0, -o * (mit[k][1] * seg[k - 1].tx + mit[k][2] * seg[k - 1].tz), 0)
-      local after = max(0, o * (mit[k][1] * seg[k].tx + mit[k][2] * seg[k].tz))
-      -- the setback line too
-      before = max(before, -sb * (mit[k][1] * seg[k - 1].tx + mit[k][2] * seg[k - 1].tz))
-      after = max(after, sb * (mit[k][1] * seg[k].tx + mit[k][2] * seg[k].tz))
-      return before + cm, after + cm
-    end
-    -- sharp bends (corners) get a corner building; regular buildings never end near one
-    local corners, forbid = {}, {}
-    for k = 2, m - 1 do
-      local a, c = seg[k - 1], seg[k]
-      local turn = abs(atan(a.tx * c.tz - a.tz * c.tx, a.tx * c.tx + a.tz * c.tz))
-      if turn > 25 * pi / 180 then
-        corners[#corners + 1] = k
-        local bf, af = reach(k, sb + dmax)
-        forbid[#forbid + 1] = { seg[k].s0 - bf, seg[k].s0 + af, k = k }
-      end
-    end
-    local function allowed(s)
-      if s < -1e-9 or s > L + 1e-9 then return false end
-      for _, f in ipairs(forbid) do if s > f[1] and s < f[2] then return false end end
-      return true
-    end
-    local function snap_back(s, lo)
-      for _ = 1, #forbid + 1 do
-        local moved = false
-        for _, f in ipairs(forbid) do
-          if s > f[1] and s < f[2] then s = f[1]; moved = true end
-        end
-        if not moved then break end
-      end
-      if s < lo then return nil end
-      return s
-    end
-    local function snap_fwd(s, hi)
-      for _ = 1, #forbid + 1 do
-        local moved = false
-        for _, f in ipairs(forbid) do
-          if s > f[1] and s < f[2] then s = f[2]; moved = true end
-        end
-        if not moved then break end
-      end
-      if s > hi then return nil end
-      return s
-    end
-    local function locate(s) -- the first segment ending at or after s (ends never decrease): bisection
-      local lo, hi = 1, m - 1
-      while lo < hi do
-        local mid = (lo + hi) // 2
-        local g = seg[mid]
-        if s <= g.s0 + g.len + 1e-9 then hi = mid else lo = mid + 1 end
-      end
-      return lo, s - seg[lo].s0
-    end
-    -- The point of a wall square to the street at station s, o metres in; near a bend, where
-    -- that square line would leave the offset line's segment, the bend's mitre point instead,
-    -- so that walls at increasing stations never cross (gentle curves need no gap).
-    local function foot(s, o)
-      local k, u = locate(s)
-      local g = seg[k]
-      local lo = o * (mit[k][1] * g.tx + mit[k][2] * g.tz)
-      local hi = g.len + o * (mit[k + 1][1] * g.tx + mit[k + 1][2] * g.tz)
-      if u < lo then return { Q[k][1] + mit[k][1] * o, 0, Q[k][3] + mit[k][2] * o } end
-      if u > hi then return { Q[k + 1][1] + mit[k + 1][1] * o, 0, Q[k + 1][3] + mit[k + 1][2] * o } end
-      return { Q[k][1] + g.tx * u + g.tz * o, 0, Q[k][3] + g.tz * u - g.tx * o }
-    end
-    local function footprint(s0, s1, D)
-      local front, back = { foot(s0, sb) }, { foot(s0, sb + D) }
-      for k = 2, m - 1 do
-        local sk = seg[k].s0
-        if sk > s0 + 1e-6 and sk < s1 - 1e-6 then
-          front[#front + 1] = { Q[k][1] + mit[k][1] * sb, 0, Q[k][3] + mit[k][2] * sb }
-          back[#back + 1] = { Q[k][1] + mit[k][1] * (sb + D), 0, Q[k][3] + mit[k][2] * (sb + D) }
-        end
-      end
-      front[#front + 1] = foot(s1, sb)
-      back[#back + 1] = foot(s1, sb + D)
-      for i = #back, 1, -1 do front[#front + 1] = back[i] end
-      local out = {}
-      for _, p in ipairs(front) do
-        local q = out[#out]
-        if not q or dist(p, q) > 0.05 then out[#out + 1] = p end
-      end
-      while #out > 1 and dist(out[1], out[#out]) <= 0.05 do out[#out] = nil end
-      return out
-    end
-    -- the ends pulled in when a building does not fit (a slanted room edge at a row's end)
-    local TRIMS = { { 0, 0 }, { 2, 0 }, { 0, 2 }, { 4, 0 }, { 0, 4 }, { 4, 4 }, { 7, 0 }, { 0, 7 } }
-    local DEPTHS = { 1, 0.65, 0.4 } -- the depth tried, as shares of D
-    local function place(s0, s1, D)
-      if s1 - s0 < minw then return false end
-      local fp
-      for _, tr in ipairs(TRIMS) do
-        local a, c = s0 + tr[1], s1 - tr[2]
-        if c - a < minw then break end
-        if tr[1] == 0 or allowed(a) then
-          if tr[2] == 0 or allowed(c) then
-            for _, f in ipairs(DEPTHS) do
-              local d = D * f
-              if d >= 3 then
-                local cand = footprint(a, c, d)
-                if fits(R, cand) then fp = cand; break end
-              end
-            end
-          end
-        end
-        if fp then break end
-      end
-      if not fp then return false end
-      ctx:building(R, fp, bs)
-      return true
-    end
-    local function width()
-      local nb = rint(rng, max(1, floor(wmin / bay + 0.5)), max(1, floor(wmax / bay + 0.5)))
-      return max(minw, nb * bay)
-    end
-    local endm = max(0.5, gmin / 2)
-    -- 1. corner buildings: at every bend of more than 25 degrees, a building wrapping it
-    local taken = {} -- occupied stretches {s0, s1}, in chain order
-    local lo_limit = endm
-    for ci, k in ipairs(corners) do
-      local D = runi(rng, dmin, dmax)
-      local bf, af = reach(k, sb + D)
-      local f0, f1 = seg[k].s0 - bf, seg[k].s0 + af
-      local nxt = corners[ci + 1]
-      local hi_limit = L - endm
-      if nxt then
-        local nbf = reach(nxt, sb + dmax)
-        hi_limit = (f1 + seg[nxt].s0 - nbf) / 2 - gmin / 2
-      end
-      local arm_a, arm_b = runi(rng, 2, max(2, wmax / 2)), runi(rng, 2, max(2, wmax / 2))
-      local c0 = max(f0 - arm_a, lo_limit)
-      local c1 = min(f1 + arm_b, hi_limit)
-      c0 = c0 < f0 and snap_back(c0, lo_limit) or nil
-      c1 = c1 > f1 and snap_fwd(c1, hi_limit) or nil
-      if c0 and c1 and c0 < f0 and c1 > f1 then
-        -- a wall square to the street at depth D must clear every other bend inside
-        if place(c0, c1, D) then
-          taken[#taken + 1] = { c0, c1 }
-          lo_limit = c1 + gmin
-        end
-      end
-    end
-    -- 2. rows between the corner buildings (and the chain's ends)
-    local runs = {}
-    local prev = endm - gmin
-    for _, t in ipairs(taken) do
-      runs[#runs + 1] = { prev + runi(rng, gmin, gmax), t[1] - runi(rng, gmin, gmax) }
-      prev = t[2]
-    end
-    runs[#runs + 1] = { prev + runi(rng, gmin, gmax), L - endm }
-    if #taken == 0 then runs[1][1] = endm end
-    for _, run in ipairs(runs) do
-      local r0, r1 = run[1], run[2]
-      local s = snap_fwd(r0, r1)
-      local guard = 0
-      while s and r1 - s >= minw and guard < 500 do
-        guard = guard + 1
-        local e = s + width()
-        if r1 - e < max(minw, wmin * 0.6) + gmin then e = r1 end -- no room for another: take the rest
-        if e - s > wmax * 1.6 then e = s + wmax end
-        if not allowed(e) then e = snap_back(e, s + minw) or snap_fwd(e, r1) end
-        if not e then break end
-        local D = runi(rng, dmin, dmax)
-        place(s, e, D)
-        s = snap_fwd(e + runi(rng, gmin, gmax), r1)
-      end
-    end
+  -- Building rows along the frontage of room R over polygon P (edges whose kind is in
+  -- `want`): chains, footprints and fit tests in C (psdl_building_rows), each footprint placed
+  -- a `Ctx:building` with options bs; random numbers from the fill's generator.
+  local function rows(ctx, R, P, bs, want)
+    local kinds, front = P.kinds, {}
+    for i = 1, #P.pts do front[i] = want[kinds[i]] and true or false end
+    building_rows(row_room(R), front, bs, ctx.rng, function(fp) ctx:building(R, fp, bs) end)
   end
 
   -- A building on footprint fp (retail, plan) in room R.
@@ -511,8 +221,7 @@ return function(M, Ctx, private)
   end
 
   return {
-    frontage = frontage,
-    layout = layout,
+    rows = rows,
     fits = fits,
     clip_footprint = clip_footprint,
     building_spec = building_spec,

@@ -239,7 +239,7 @@ for _, part in ipairs({ "faces", "split", "ground", "buildings" }) do
 end
 local room_outline, lift_portals = private.room_outline, private.lift_portals
 local region_pieces, split, ground = private.region_pieces, private.split, private.ground
-local sampler, frontage, layout, fits = private.sampler, private.frontage, private.layout, private.fits
+local sampler, rows, fits = private.sampler, private.rows, private.fits
 local clip_footprint, building_spec = private.clip_footprint, private.building_spec
 local FOOTPRINT_MARGIN = private.FOOTPRINT_MARGIN
 
@@ -281,7 +281,7 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
       if t[2] ~= flat_y or t[5] ~= flat_y or t[8] ~= flat_y then flat_y = nil; break end
     end
   end
-  local R = { room = r, pts = P.pts, placed = {}, ground = sampler(tris, flat_y), nbuildings = 0 }
+  local R = { room = r, pts = P.pts, ground = sampler(tris, flat_y), nbuildings = 0 }
   local fps = self.footprints
   if fps then -- given footprints standing wholly in this room, first
     local bb = bbox(P.pts)
@@ -313,7 +313,7 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     end
   end
   if bs then
-    for _, ch in ipairs(frontage(P, frontage_kinds or FRONTAGE)) do layout(self, R, ch, bs) end
+    rows(self, R, P, bs, frontage_kinds or FRONTAGE)
   end
   self.time.buildings = self.time.buildings + (os_clock() - t1)
   self.report.rooms[#self.report.rooms + 1] = r

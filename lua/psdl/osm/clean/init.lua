@@ -14,8 +14,10 @@
 --    (marked `roundabout = true`) where all its roads meet; `"auto"` (default) keeps a
 --    ring whose junctions fit on it with `min_road_length` between them and whose island
 --    is at least `ISLAND` metres wide; a ring too small for that at the game's widths is
---    **grown** about its centre (by up to `RING_GROWTH` metres of radius) when its approach
---    roads leave the room; the others collapse.
+--    **grown** about its centre (by up to `RING_GROWTH` metres of radius) when the roads
+--    near it can make room (junctions at the far end of its approach roads merged into
+--    its ring nodes or moved past it, dead ends moved out; `grow_ring` in
+--    `psdl.osm.clean.roundabouts`); the others collapse.
 -- 5. **join**: two roads meeting end to end at a node nothing else uses, and carrying
 --    the same road, become one (the node becomes a shape point).
 -- 6. **dual carriageways**: chains of one-way roads of the same class and name that run

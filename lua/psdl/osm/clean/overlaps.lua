@@ -21,7 +21,8 @@ local function owner_text(o)
 end
 
 --- Make a road narrower before giving it up: its sidewalks go first, then lanes down to
--- one each way (one in all on a one-way road). Returns true when it became narrower
+-- one each way (one in all on a one-way road; alleys too, but not the decks of the elevated
+-- level). Returns true when it became narrower
 -- (counted in `report.changes` as "roads narrowed to fit: ...").
 -- @tparam table ctx
 -- @tparam table e edge
@@ -35,7 +36,10 @@ function M.narrow(ctx, e)
     steps[#steps + 1] = { { sidewalk = "none" }, "sidewalks left out" }
   end
   local least = a.oneway and 1 or 2
-  if a.profile ~= "alley" and a.profile ~= "walkway" then
+  -- an alley (links, service roads) with more lanes than the least drops lanes too (Nairobi's
+  -- 2-lane flyover ramp 8.6 m beside its twin); decks of the elevated level (`deck`) keep
+  -- theirs: two decks side by side become one two-way deck there instead
+  if a.profile ~= "walkway" and (a.profile ~= "alley" or ((a.lanes or least) > least and not a.deck)) then
     steps[#steps + 1] = { { lanes = least, width = Graph.NIL }, "fewer lanes" }
   end
   for _, st in ipairs(steps) do
