@@ -146,7 +146,7 @@ console.log(`orbit, the controller's first drag (load ${o1.load}): ${fm(o1.fps)}
 for (const mode of Object.keys(label)) {
   for (const o of orbit[mode]) {
     console.log(`orbit, ${label[mode]} (load ${o.load}): ` +
-      `${fm(o.fps)} frames/s at pixel ratio ${o.ratio} (step ${o.step}, ${o.lodPixels}-pixel levels), Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; ` +
+      `${fm(o.fps)} frames/s at pixel ratio ${o.ratio}` + (o.step === null ? "" : ` (step ${o.step}, ${o.lodPixels}-pixel levels)`) + `, Chromium CPU ${o.cpuFrame.toFixed(0)} ms/frame; ` +
       (o.drawn ? `a frame drawn and waited for: best ${fm(o.drawn.best)} ms, median ${fm(o.drawn.median)} ms; ` : "") +
       `${o.st.triangles} triangles, ${o.st.drawCalls} draw calls, tiles per level ${o.st.levels.join("/")}`);
   }

@@ -232,40 +232,19 @@ end
 
 ------------------------------------------------------------------------ checks
 
-local function perimeter_poly(doc, room)
-  local poly, last = {}, nil
-  for _, p in ipairs(room.perimeter) do
-    if p.vertex ~= last then
-      local v = doc.vertices[p.vertex]
-      poly[#poly + 1] = { v[1], v[3] }
-      last = p.vertex
-    end
-  end
-  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
-  return poly
-end
+-- psdl.plan, loaded when first used (run as a script, the module path is set below).
+local plan_mod
+local function plan() plan_mod = plan_mod or require "psdl.plan"; return plan_mod end
 
--- Plan distance from (px, pz) to the segment a-b of points {x, z} (psdl.plan, loaded when
--- first used: run as a script, the module path is set below).
-local plan_seg_dist
-local function seg_dist(px, pz, a, b)
-  plan_seg_dist = plan_seg_dist or require("psdl.plan").seg_dist
-  return plan_seg_dist(px, pz, a[1], a[2], b[1], b[2])
-end
+-- Plan polygon {x, z} of a room's perimeter (psdl.plan.room_poly).
+local function perimeter_poly(doc, room) return plan().room_poly(doc, room) end
 
--- Strictly inside (crossing number), false within `eps` of the boundary.
-local function inside(px, pz, poly, eps)
-  local n, c = #poly, false
-  for i = 1, n do
-    local a, b = poly[i], poly[i % n + 1]
-    if seg_dist(px, pz, a, b) < (eps or 1e-3) then return false end
-    if (a[2] > pz) ~= (b[2] > pz) then
-      local x = a[1] + (pz - a[2]) * (b[1] - a[1]) / (b[2] - a[2])
-      if px < x then c = not c end
-    end
-  end
-  return c
-end
+-- Plan distance from (px, pz) to the segment a-b of points {x, z}.
+local function seg_dist(px, pz, a, b) return plan().seg_dist(px, pz, a[1], a[2], b[1], b[2]) end
+
+-- Strictly inside (crossing number), false within `eps` (1 mm) of the boundary
+-- (psdl.plan.inside_strict).
+local function inside(px, pz, poly, eps) return plan().inside_strict(poly, px, pz, eps or 1e-3) end
 M.inside = inside
 
 local WARP, ROADF, ISECT = 0x40, 0x08, 0x10
@@ -312,13 +291,15 @@ local function signed_dist(px, pz, poly)
 end
 M.signed_dist = signed_dist
 
--- A uniform grid of items by bounding box: the city network's (psdl.city.network.grid), with a
--- query that returns a fresh list.
+-- A uniform grid of items by bounding box (psdl.plan.grid), with a query that returns a fresh
+-- list.
 local function grid_index(cell)
-  local g = require("psdl.city.network").grid(cell)
-  local query = g.query
-  function g.query(x0, z0, x1, z1) return query(x0, z0, x1, z1, {}, {}) end
-  return g
+  local g = require("psdl.plan").grid(cell)
+  return {
+    add = function(it, x0, z0, x1, z1) g:insert(it, x0, z0, x1, z1) end,
+    query = function(x0, z0, x1, z1) return g:collect(x0, z0, x1, z1, {}, {}) end,
+    cell = function(x, z) return g:cell(x, z) end,
+  }
 end
 
 -- Holes: the perimeter edges of ordinary rooms that no other edge runs back along (within
@@ -604,7 +585,7 @@ function M.check(doc, opts)
   local L = opts.label or function(i) return tostring(i - 1) end
   local bad = {}
   local function add(s) if #bad < limit then bad[#bad + 1] = s end end
-  local cell, grid, polys, boxes = 40, {}, {}, {}
+  local grid, polys, boxes = grid_index(40), {}, {}
   for r, room in ipairs(doc.rooms) do
     if #room.perimeter > 255 then add(string.format("room %s: %d perimeter points", L(r), #room.perimeter)) end
     if room.flags & WARP == 0 then
@@ -616,19 +597,12 @@ function M.check(doc, opts)
         z0, z1 = math.min(z0, p[2]), math.max(z1, p[2])
       end
       boxes[r] = { x0, z0, x1, z1 }
-      for i = math.floor(x0 / cell), math.floor(x1 / cell) do
-        for j = math.floor(z0 / cell), math.floor(z1 / cell) do
-          local k = i * 100003 + j
-          local g = grid[k]
-          if not g then g = {}; grid[k] = g end
-          g[#g + 1] = r
-        end
-      end
+      grid.add(r, x0, z0, x1, z1)
     end
   end
   local function find(x, z)
     local out = {}
-    for _, r in ipairs(grid[math.floor(x / cell) * 100003 + math.floor(z / cell)] or {}) do
+    for _, r in ipairs(grid.cell(x, z) or {}) do
       local b = boxes[r]
       if x >= b[1] and x <= b[3] and z >= b[2] and z <= b[4] and inside(x, z, polys[r], eps) then out[#out + 1] = r end
     end

@@ -63,23 +63,12 @@ end
 
 local function V(doc, i) return doc.vertices[i] end
 
-local plan_seg_dist = require("psdl.plan").seg_dist
+local plan_seg_dist, inside_strict = require("psdl.plan").seg_dist, require("psdl.plan").inside_strict
 -- Plan distance from (px, pz) to the segment a-b of points {x, z}.
 local function seg_dist(px, pz, a, b) return plan_seg_dist(px, pz, a[1], a[2], b[1], b[2]) end
 
--- Strictly inside (crossing number), false within `eps` of the boundary.
-local function inside(px, pz, poly, eps)
-  local n, c = #poly, false
-  for i = 1, n do
-    local a, b = poly[i], poly[i % n + 1]
-    if seg_dist(px, pz, a, b) < (eps or 1e-4) then return false end
-    if (a[2] > pz) ~= (b[2] > pz) then
-      local x = a[1] + (pz - a[2]) * (b[1] - a[1]) / (b[2] - a[2])
-      if px < x then c = not c end
-    end
-  end
-  return c
-end
+-- Strictly inside (crossing number), false within `eps` (0.1 mm) of the boundary.
+local function inside(px, pz, poly, eps) return inside_strict(poly, px, pz, eps or 1e-4) end
 
 -- Spatial index of room perimeters: rooms whose box holds a point.
 local function room_index(doc, filter)

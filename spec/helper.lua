@@ -173,19 +173,9 @@ end
 --- Room flags of psdl-format.md §2.3 the city specs test.
 H.FLAG = { subterranean = 0x02, standard = 0x04, road = 0x08, intersection = 0x10, warp = 0x40 }
 
---- Plan polygon {x, z} of a room's perimeter, consecutive repeated vertices dropped.
-function H.perimeter_poly(doc, room)
-  local poly, last = {}, nil
-  for _, p in ipairs(room.perimeter) do
-    if p.vertex ~= last then
-      local v = doc.vertices[p.vertex]
-      poly[#poly + 1] = { v[1], v[3] }
-      last = p.vertex
-    end
-  end
-  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
-  return poly
-end
+--- Plan polygon {x, z} of a room's perimeter, consecutive repeated vertices dropped
+-- (psdl.plan.room_poly).
+H.perimeter_poly = require("psdl.plan").room_poly
 
 --- Plan bounding box of {x, z} points: x0, z0, x1, z1.
 function H.bbox(poly)

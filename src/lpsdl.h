@@ -50,8 +50,9 @@ void lpsdl_open_companion(lua_State *L);
 lua_Number lpsdl_from_float(float f);
 float lpsdl_to_float(lua_Number n, int *ok);
 
-/* lpsdl_apron.c: the outer edge of a city's ground apron (psdl_apron.h). */
-void lpsdl_open_apron(lua_State *L);
+/* lpsdl_blocks.c: kernels of psdl.city.blocks: the apron's edge (psdl_apron.h) and chords
+ * across regions with holes (psdl_region.h). */
+void lpsdl_open_blocks(lua_State *L);
 
 /* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
 void lpsdl_open_sandbox(lua_State *L);

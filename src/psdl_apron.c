@@ -5,6 +5,7 @@
  * order as the Lua description it replaced, so the rings are the same doubles.
  */
 #include "psdl_apron.h"
+#include "psdl_region.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -56,17 +57,6 @@ typedef struct field {
     long ni, nj, W;
 } field;
 
-/* squared plan distance from (x, z) to segment a-b */
-static double d2seg(double x, double z, double ax, double az, double bx, double bz) {
-    double dx = bx - ax, dz = bz - az;
-    double l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? ((x - ax) * dx + (z - az) * dz) / l2 : 0;
-    if (t < 0) t = 0;
-    else if (t > 1) t = 1;
-    double ex = ax + t * dx - x, ez = az + t * dz - z;
-    return ex * ex + ez * ez;
-}
-
 static long lmax(long a, long b) { return a > b ? a : b; }
 static long lmin(long a, long b) { return a < b ? a : b; }
 
@@ -81,7 +71,7 @@ static void add_segment(field *F, double ax, double az, double bx, double bz) {
         double z = gz + (double)j * cell;
         double *row = F->d + j * F->W;
         for (long i = i0; i <= i1; i++) {
-            double e = d2seg(gx + (double)i * cell, z, ax, az, bx, bz);
+            double e = psdl_seg_dist2(gx + (double)i * cell, z, ax, az, bx, bz);
             if (e < F->reach2) {
                 double old = row[i];
                 if (old < 0 || e < old) row[i] = e;

@@ -1,6 +1,7 @@
 /* psdl_geom_fan.c -- triangulation (ear clipping with hole bridges, after earcut), merging
  * into convex pieces (Hertel-Mehlhorn) and triangle fans in retail winding (psdl_geom.h). */
 #include "psdl_geom.h"
+#include "psdl_region.h"
 
 #include <assert.h>
 #include <math.h>
@@ -701,32 +702,10 @@ size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const ui
 
 /* ---------------------------------------------------------------- rings simple with a margin */
 
-static double cross3(double ax, double az, double bx, double bz, double cx, double cz) {
-    return (bx - ax) * (cz - az) - (bz - az) * (cx - ax);
-}
-
-/* Plan distance from (px, pz) to the segment (a, b), coordinates apart. */
-static double seg_dist2d(double px, double pz, double ax, double az, double bx, double bz) {
-    double dx = bx - ax, dz = bz - az;
-    double l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? ((px - ax) * dx + (pz - az) * dz) / l2 : 0;
-    if (t < 0) t = 0;
-    else if (t > 1) t = 1;
-    double ex = ax + t * dx - px, ez = az + t * dz - pz;
-    return sqrt(ex * ex + ez * ez);
-}
-
-/* Segments ab and cd meet: they cross, or an end of one lies within touch of the other. */
+/* Segments ab and cd meet: they cross, or an end of one lies within touch of the other
+ * (psdl_segs_meet, the test of psdl.plan.segs_meet). */
 static int segs_meet(const double *a, const double *b, const double *c, const double *d, double touch) {
-    double ax = a[0], az = a[2], bx = b[0], bz = b[2], cx = c[0], cz = c[2], dx = d[0], dz = d[2];
-    if (fmax(ax, bx) < fmin(cx, dx) - touch || fmax(cx, dx) < fmin(ax, bx) - touch ||
-        fmax(az, bz) < fmin(cz, dz) - touch || fmax(cz, dz) < fmin(az, bz) - touch)
-        return 0;
-    double d1 = cross3(cx, cz, dx, dz, ax, az), d2 = cross3(cx, cz, dx, dz, bx, bz);
-    double d3 = cross3(ax, az, bx, bz, cx, cz), d4 = cross3(ax, az, bx, bz, dx, dz);
-    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
-    return seg_dist2d(ax, az, cx, cz, dx, dz) < touch || seg_dist2d(bx, bz, cx, cz, dx, dz) < touch ||
-           seg_dist2d(cx, cz, ax, az, bx, bz) < touch || seg_dist2d(dx, dz, ax, az, bx, bz) < touch;
+    return psdl_segs_meet(a[0], a[2], b[0], b[2], c[0], c[2], d[0], d[2], touch);
 }
 
 typedef struct sedge {

@@ -55,26 +55,9 @@ end
 -- reasoning is in psdl.package.bai_gen, which uses the same value): 0x02 subterranean, 0x40 warp.
 local START_ROOM_FLAGS = 0x42
 
-local function validate(t, doc, opts)
-  local P = companion.problems()
-  local roads, xs = t.roads or {}, t.intersections or {}
-  local nr, nx = #roads, #xs
-  local R = doc and companion.room_count(doc)
-
-  if nx < 2 then
-    P.error("intersection_count", "intersections", nil,
-      "%d intersections: at least 2, or the cruise start divides by zero (§2.9)", nx)
-  end
-  if t.trailing then P.warning("trailing", "trailing", nil, "%d bytes after the in-lists", #t.trailing) end
-
-  local function room_ok(id, path, rec)
-    if id == 0 then
-      P.error("room_range", path, rec, "room 0 is the reserved no-room id")
-    elseif R and id >= R then
-      P.error("room_range", path, rec, "room %d: the PSDL has rooms 1..%d", id, R - 1)
-    end
-  end
-
+-- The roads: ids, sections, unit axes, lengths, lanes and sides, and their ends (§2.3-§2.7).
+local function check_roads(P, roads, xs, room_ok)
+  local nx = #xs
   for i, r in ipairs(roads) do
     local rp = "roads[" .. i .. "]"
     if r.id ~= nil and r.id ~= i - 1 then
@@ -135,7 +118,12 @@ local function validate(t, doc, opts)
       end
     end
   end
+end
 
+-- The intersections: ids, rooms, the roads they list (and back), and the cruise start (§2.6,
+-- §2.9).
+local function check_intersections(P, roads, xs, doc, room_ok)
+  local nr, nx = #roads, #xs
   local start_found = false
   for j, x in ipairs(xs) do
     local xp = "intersections[" .. j .. "]"
@@ -171,7 +159,12 @@ local function validate(t, doc, opts)
       .. "alley roads%s: the cruise start retries forever (§2.9)",
       doc and " in a room without PSDL flags 0x02 (subterranean) or 0x40 (warp)" or "")
   end
+end
 
+-- The culling lists: counts, roads they name, list 0, and the pedestrian lists inside the
+-- near lists (§2.2, §2.10).
+local function check_culling(P, t, roads, R)
+  local nr = #roads
   local cr = t.cull_rooms or 0
   if R and cr ~= R then
     P.error("cull_count", "cull_rooms", nil, "%d culling rooms, the PSDL room count is %d (§2.2)", cr, R)
@@ -202,29 +195,57 @@ local function validate(t, doc, opts)
       end
     end
   end
-  if doc then
-    local by_road, by_x = {}, {}
-    for _, r in ipairs(roads) do
-      local seen = {}
-      for _, room in ipairs(r.rooms) do
-        if not seen[room] then by_road[room] = (by_road[room] or 0) + 1 end
-        seen[room] = true
-      end
-    end
-    for _, x in ipairs(xs) do by_x[x.room] = (by_x[x.room] or 0) + 1 end
-    for id, room in ipairs(doc.rooms) do
-      local f = room.flags or 0
-      if f & 0x10 ~= 0 then
-        if (by_x[id] or 0) ~= 1 then
-          P.warning("junction_rooms", "intersections", nil, "junction room %d is the room of %d intersections, "
-            .. "1 expected (§2.8)", id, by_x[id] or 0)
-        end
-      elseif f & 0x08 ~= 0 and (by_road[id] or 0) ~= 1 then
-        P.warning("road_rooms", "roads", nil, "road room %d is listed by %d BAI roads, 1 expected: the game maps "
-          .. "police and opponents by the room's first road (§2.8)", id, by_road[id] or 0)
-      end
+end
+
+-- Junction and road rooms of the PSDL against the intersections and roads naming them (§2.8).
+local function check_room_counts(P, roads, xs, doc)
+  local by_road, by_x = {}, {}
+  for _, r in ipairs(roads) do
+    local seen = {}
+    for _, room in ipairs(r.rooms) do
+      if not seen[room] then by_road[room] = (by_road[room] or 0) + 1 end
+      seen[room] = true
     end
   end
+  for _, x in ipairs(xs) do by_x[x.room] = (by_x[x.room] or 0) + 1 end
+  for id, room in ipairs(doc.rooms) do
+    local f = room.flags or 0
+    if f & 0x10 ~= 0 then
+      if (by_x[id] or 0) ~= 1 then
+        P.warning("junction_rooms", "intersections", nil, "junction room %d is the room of %d intersections, "
+          .. "1 expected (§2.8)", id, by_x[id] or 0)
+      end
+    elseif f & 0x08 ~= 0 and (by_road[id] or 0) ~= 1 then
+      P.warning("road_rooms", "roads", nil, "road room %d is listed by %d BAI roads, 1 expected: the game maps "
+        .. "police and opponents by the room's first road (§2.8)", id, by_road[id] or 0)
+    end
+  end
+end
+
+local function validate(t, doc, opts)
+  local P = companion.problems()
+  local roads, xs = t.roads or {}, t.intersections or {}
+  local nx = #xs
+  local R = doc and companion.room_count(doc)
+
+  if nx < 2 then
+    P.error("intersection_count", "intersections", nil,
+      "%d intersections: at least 2, or the cruise start divides by zero (§2.9)", nx)
+  end
+  if t.trailing then P.warning("trailing", "trailing", nil, "%d bytes after the in-lists", #t.trailing) end
+
+  local function room_ok(id, path, rec)
+    if id == 0 then
+      P.error("room_range", path, rec, "room 0 is the reserved no-room id")
+    elseif R and id >= R then
+      P.error("room_range", path, rec, "room %d: the PSDL has rooms 1..%d", id, R - 1)
+    end
+  end
+
+  check_roads(P, roads, xs, room_ok)
+  check_intersections(P, roads, xs, doc, room_ok)
+  check_culling(P, t, roads, R)
+  if doc then check_room_counts(P, roads, xs, doc) end
   return P.result(opts.strict)
 end
 

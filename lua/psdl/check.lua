@@ -1,17 +1,20 @@
---- Argument checkers shared by the builder modules (lua/psdl/builder/): each `*_problem`
--- function returns nil when a value is fine, else a message naming the field (for `argerr`),
--- and `argerr` raises "bad argument #n to 'fname' (message)" at the first caller outside the
--- files registered with `own`, so that an argument error points at the script's line however
--- deep in the builder the check sits.
+--- Argument checkers shared by the builder and city modules (lua/psdl/builder/,
+-- lua/psdl/city/): each `*_problem` function returns nil when a value is fine, else a message
+-- naming the field (for `argerr`), and `argerr` raises "bad argument #n to 'fname' (message)"
+-- at the first caller outside the files registered with `own`, so that an argument error
+-- points at the script's line however deep in the library the check sits. `where` names that
+-- line ("script.lua:12") for messages raised later; `pcall` runs library code whose errors the
+-- caller words itself (the errors raised here then carry no position to strip).
 --
 -- @module psdl.check
 local core = require "psdl.core"
 local geom = require "psdl.geom"
 
-local type, error, ipairs = type, error, ipairs
+local type, error, ipairs, pcall = type, error, ipairs, pcall
 local abs, min, huge = math.abs, math.min, math.huge
 local string_format = string.format
 local debug_getinfo = debug.getinfo
+local coroutine_running = coroutine.running
 
 local C = {}
 
@@ -23,17 +26,53 @@ local OWN = { [debug_getinfo(1, "S").source] = true }
 -- @tparam string source the module's chunk source
 function C.own(source) OWN[source] = true end
 
--- Raises msg at the first caller outside the registered files, so that an argument error
--- points at the script's line however deep in the builder the check sits.
-local function raise(msg)
-  local level = 2 -- as error counts: 1 is this function, 2 its caller, ...
+-- Per coroutine, how many `C.pcall`s are running: while one is, errors raised here carry no
+-- position (the caller of `C.pcall` words the message itself).
+local BARE = setmetatable({}, { __mode = "k" })
+
+-- The level, as `error` and `debug.getinfo` count in the function calling this one (1: that
+-- function), of the first frame from level `from` up that is outside the registered files
+-- (the last frame when all are inside).
+local function outside(from)
+  local level = from + 1 -- counted here, one frame deeper
   while true do
     local info = debug_getinfo(level, "S")
-    if not info then level = level - 1; break end
-    if not OWN[info.source] then break end
+    if not info then return level - 2 end
+    if not OWN[info.source] then return level - 1 end
     level = level + 1
   end
-  error(msg, level)
+end
+
+-- Raises msg at the first caller outside the registered files, so that an argument error
+-- points at the script's line however deep in the builder the check sits; without a
+-- position inside `C.pcall`.
+local function raise(msg)
+  if (BARE[coroutine_running()] or 0) > 0 then error(msg, 0) end
+  error(msg, outside(2))
+end
+
+--- "script.lua:12": the line of the first caller outside the registered files (the script
+-- line that made a node or road, for messages raised later), or nil when that caller is a C
+-- function.
+-- @treturn string|nil
+local function where()
+  local info = debug_getinfo(outside(2), "Sl")
+  if not info or info.what == "C" then return nil end
+  return string_format("%s:%d", info.short_src or "?", info.currentline or 0)
+end
+
+--- `pcall(f, ...)`, except that the errors raised by this module inside f (argument errors
+-- of the builder and the city) carry no `file.lua:N:` position: for a caller that catches
+-- them and raises its own message (naming a road, a node, a stage) instead.
+-- @treturn boolean ok @return f's results, or the error
+local function bare_pcall(f, ...)
+  local co = coroutine_running()
+  BARE[co] = (BARE[co] or 0) + 1
+  local function done(...)
+    BARE[co] = BARE[co] - 1
+    return ...
+  end
+  return done(pcall(f, ...))
 end
 
 --- Raise "bad argument #n to 'fname' (msg)" at the first caller outside the registered files.
@@ -221,6 +260,8 @@ C.crossing_problem = crossing_problem
 C.polygon_problem = polygon_problem
 C.polygon_points = polygon_points
 C.raise = raise
+C.where = where
+C.pcall = bare_pcall
 C.AXES = AXES
 C.RULE_TEXT = RULE_TEXT
 

@@ -39,12 +39,11 @@ end
 -- bytes of the document just checked (nil when it cannot be encoded: the single problem
 -- then has rule "encodable").
 local function core_check(doc, drivable, want_bytes)
-  local ok, problems, nerr, nwarn, bytes = pcall(function()
-    return core.validate(doc, want_bytes, not drivable)
-  end)
+  -- called straight from pcall, so that a raise carries no position (luaL_error names the
+  -- caller's line, and pcall has none)
+  local ok, problems, nerr, nwarn, bytes = pcall(core.validate, doc, want_bytes, not drivable)
   if not ok then
-    -- the raise message without the position luaL_error prefixes (a line of this file)
-    local msg = tostring(problems):gsub("^[^\n]-:%d+: ", "", 1)
+    local msg = tostring(problems)
     -- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail
     local inner = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
     local path, detail = inner:match("^([%w_%.%[%]]+): (.*)$")

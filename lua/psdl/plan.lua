@@ -1,6 +1,7 @@
 --- Plan geometry on points {x, y, z} (the plan is x, z), shared by the city modules:
 -- signed area, distances, point in polygon (one query or many), segment tests, chords of a
--- polygon, insets, overlaps, bounding boxes and simplicity. S = Σ (x_i z_{i+1} − x_{i+1} z_i) < 0
+-- polygon, insets, overlaps, bounding boxes and simplicity; and the uniform grid for
+-- proximity queries (`grid`). S = Σ (x_i z_{i+1} − x_{i+1} z_i) < 0
 -- is the retail winding (psdl-format.md §4.2); the interior of a retail polygon lies on the
 -- side (tz, −tx) of each edge direction (tx, tz). Units: metres.
 --
@@ -378,6 +379,217 @@ local function simple(pts)
   return true
 end
 
+--- The plan polygon of a room's perimeter in a document (psdl-format §2.3): `{x, z}` points,
+-- consecutive repeated vertices and a last point equal to the first dropped.
+-- @tparam table doc a document (`vertices`, rooms with `perimeter = {{vertex = i}, ...}`)
+-- @tparam table room one of its rooms
+-- @treturn table `{ {x, z}, ... }` (metres)
+local function room_poly(doc, room)
+  local poly, last = {}, nil
+  for _, p in ipairs(room.perimeter) do
+    if p.vertex ~= last then
+      local v = doc.vertices[p.vertex]
+      poly[#poly + 1] = { v[1], v[3] }
+      last = p.vertex
+    end
+  end
+  if #poly > 1 and room.perimeter[1].vertex == last then poly[#poly] = nil end
+  return poly
+end
+
+--- Is (x, z) strictly inside a polygon of `{x, z}` points: false within `eps` metres of its
+-- boundary, else the crossing number.
+-- @tparam table poly `{ {x, z}, ... }` @tparam number x @tparam number z
+-- @tparam number eps metres @treturn boolean
+local function inside_strict(poly, x, z, eps)
+  local n, c = #poly, false
+  for i = 1, n do
+    local a, b = poly[i], poly[i % n + 1]
+    if seg_dist(x, z, a[1], a[2], b[1], b[2]) < eps then return false end
+    if (a[2] > z) ~= (b[2] > z) then
+      local xi = a[1] + (z - a[2]) * (b[1] - a[1]) / (b[2] - a[2])
+      if x < xi then c = not c end
+    end
+  end
+  return c
+end
+
+-- ================================================================ grid
+
+--- A uniform grid over the plan for proximity queries: the one bucket grid of the city,
+-- OSM and bench modules. Square cells of `size` metres (cell (i, j) holds what meets
+-- x in [i size, (i + 1) size), z likewise; cells within ±2^19 of the origin). Items are
+-- inserted with a plan box (or along a segment) and found again by box queries, each once;
+-- point items (`{x, y, z}` tables, `insert_point`) also by `nearest`. Within a cell items
+-- keep their insertion order and cells are visited x-major, so every query is
+-- deterministic.
+-- @type Grid
+local Grid = {}
+Grid.__index = Grid
+
+--- A new, empty grid.
+-- @tparam number size cell size, metres (> 0)
+-- @treturn Grid
+local function grid(size)
+  return setmetatable({ size = size, cells = {} }, Grid)
+end
+
+local function key(i, j) return i * 1048576 + j end
+
+--- Insert an item into every cell that its box (metres) meets.
+function Grid:insert(item, minx, minz, maxx, maxz)
+  local s = self.size
+  local cells = self.cells
+  for i = floor(minx / s), floor(maxx / s) do
+    for j = floor(minz / s), floor(maxz / s) do
+      local k = key(i, j)
+      local c = cells[k]
+      if not c then c = {} cells[k] = c end
+      c[#c + 1] = item
+    end
+  end
+end
+
+--- Insert a point item `{x, y, z}` into the cell holding its plan position (`nearest`).
+function Grid:insert_point(p)
+  local s = self.size
+  local k = key(floor(p[1] / s), floor(p[3] / s))
+  local c = self.cells[k]
+  if not c then c = {} self.cells[k] = c end
+  c[#c + 1] = p
+end
+
+--- The items of the one cell holding (x, z), in insertion order, or nil (do not modify).
+function Grid:cell(x, z)
+  local s = self.size
+  return self.cells[key(floor(x / s), floor(z / s))]
+end
+
+-- Call fn(item) for the items of cells i0..i1 x j0..j1 that `seen` does not hold yet
+-- (marking them there), cells x-major; true when fn returned true (the walk stopped).
+local function walk(cells, i0, i1, j0, j1, seen, fn)
+  for i = i0, i1 do
+    for j = j0, j1 do
+      local c = cells[key(i, j)]
+      if c then
+        for n = 1, #c do
+          local it = c[n]
+          if not seen[it] then
+            seen[it] = true
+            if fn(it) then return true end
+          end
+        end
+      end
+    end
+  end
+  return false
+end
+
+--- Call fn(item) once for every item whose cells meet the box; a true return from fn
+-- stops the query. Queries may nest. (A box within one cell passes an item as often as it
+-- was inserted there: `insert_segment` can insert it twice.)
+function Grid:query(minx, minz, maxx, maxz, fn)
+  local s = self.size
+  local i0, i1, j0, j1 = floor(minx / s), floor(maxx / s), floor(minz / s), floor(maxz / s)
+  if i1 > i0 or j1 > j0 then
+    walk(self.cells, i0, i1, j0, j1, {}, fn)
+    return
+  end
+  local c = self.cells[key(i0, j0)]
+  if c then
+    for n = 1, #c do
+      if fn(c[n]) then return end
+    end
+  end
+end
+
+--- Append to `out` every item whose cells meet the box and that `seen` does not hold yet
+-- (marking it there); returns `out`. For loops that collect candidates.
+function Grid:collect(minx, minz, maxx, maxz, out, seen)
+  local s = self.size
+  local cells = self.cells
+  -- (the loop of `walk`, inlined: the city network's conflict search calls this per segment)
+  for i = floor(minx / s), floor(maxx / s) do
+    for j = floor(minz / s), floor(maxz / s) do
+      local c = cells[key(i, j)]
+      if c then
+        for n = 1, #c do
+          local it = c[n]
+          if not seen[it] then seen[it] = true; out[#out + 1] = it end
+        end
+      end
+    end
+  end
+  return out
+end
+
+--- Insert an item along segment ab (only the cells near the segment), padded by `pad`
+-- metres: the segment is cut into pieces no longer than a cell, each inserted by its box
+-- (a long diagonal segment would otherwise cover a whole square of cells).
+function Grid:insert_segment(item, ax, az, bx, bz, pad)
+  pad = pad or 0
+  local dx, dz = bx - ax, bz - az
+  local l = sqrt(dx * dx + dz * dz)
+  local n = max(1, floor(l / self.size) + 1)
+  for k = 0, n - 1 do
+    local t0, t1 = k / n, (k + 1) / n
+    local x0, z0 = ax + t0 * dx, az + t0 * dz
+    local x1, z1 = ax + t1 * dx, az + t1 * dz
+    self:insert(item, min(x0, x1) - pad, min(z0, z1) - pad, max(x0, x1) + pad, max(z0, z1) + pad)
+  end
+end
+
+--- Call fn(item) once for every item in the cells near segment ab (within `pad` metres,
+-- the pieces of `insert_segment`); a true return stops the query.
+function Grid:query_segment(ax, az, bx, bz, pad, fn)
+  pad = pad or 0
+  local s = self.size
+  local cells = self.cells
+  local seen = {}
+  local dx, dz = bx - ax, bz - az
+  local l = sqrt(dx * dx + dz * dz)
+  local n = max(1, floor(l / s) + 1)
+  for k = 0, n - 1 do
+    local t0, t1 = k / n, (k + 1) / n
+    local x0, z0 = ax + t0 * dx, az + t0 * dz
+    local x1, z1 = ax + t1 * dx, az + t1 * dz
+    if walk(cells, floor((min(x0, x1) - pad) / s), floor((max(x0, x1) + pad) / s),
+            floor((min(z0, z1) - pad) / s), floor((max(z0, z1) + pad) / s), seen, fn) then
+      return
+    end
+  end
+end
+
+--- The point item (`insert_point`) nearest to (x, z) in plan, searched in growing squares
+-- of cells around (x, z), at most `span` cells out; among equally near points the first in
+-- visiting order (squares outward, cells x-major, insertion order).
+-- @treturn table|nil the point, and its squared distance (m²)
+function Grid:nearest(x, z, span)
+  local s = self.size
+  local cells = self.cells
+  local gx, gz = floor(x / s), floor(z / s)
+  local bd, best = huge, nil
+  for r = 0, span do
+    for i = gx - r, gx + r do
+      local edge = i == gx - r or i == gx + r
+      for j = gz - r, gz + r, edge and 1 or (r > 0 and 2 * r or 1) do
+        local c = cells[key(i, j)]
+        if c then
+          for n = 1, #c do
+            local p = c[n]
+            local dx, dz = p[1] - x, p[3] - z
+            local d = dx * dx + dz * dz
+            if d < bd then bd, best = d, p end
+          end
+        end
+      end
+    end
+    -- points in the next square lie more than r cells away
+    if best and sqrt(bd) <= r * s then break end
+  end
+  return best, bd
+end
+
 M.area2 = area2
 M.cross = cross
 M.dist = dist
@@ -398,5 +610,8 @@ M.inset = inset
 M.overlap = overlap
 M.bbox = bbox
 M.simple = simple
+M.grid = grid
+M.room_poly = room_poly
+M.inside_strict = inside_strict
 
 return M

@@ -46,6 +46,8 @@
 -- divided road.
 -- @module psdl.retexture
 
+local check = require "psdl.check"
+
 local string, table, math = string, table, math
 local type, ipairs, pairs, error, tostring, pcall = type, ipairs, pairs, error, tostring, pcall
 local string_format = string.format
@@ -70,22 +72,22 @@ M.SPAN = {
 --- Highest slot offset a divider texture reads (D..D+3: sides, flat/bevels, top, caps).
 M.DIVIDER_SPAN = 3
 
--- Raise "bad argument" at the caller of the public function (`level` frames above it when
--- called from a helper).
-local function argcheck(cond, n, fname, msg, level)
-  if not cond then error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), 3 + (level or 0)) end
+-- Raise "bad argument" at the first caller outside this file (psdl.check).
+check.own(debug.getinfo(1, "S").source)
+local function argcheck(cond, n, fname, msg)
+  if not cond then check.argerr(n, fname, msg) end
 end
 
 local function check_doc(doc, fname)
   argcheck(type(doc) == "table" and type(doc.textures) == "table" and type(doc.rooms) == "table",
-    1, fname, "document expected", 1)
+    1, fname, "document expected")
 end
 
 local function check_slot(v, n, fname)
   argcheck(math.type(v) == "integer" or (type(v) == "number" and v == math.floor(v)), n, fname,
-    "integer texture slot expected, got " .. tostring(v), 1)
+    "integer texture slot expected, got " .. tostring(v))
   v = math.tointeger(v)
-  argcheck(v >= 1, n, fname, "texture slot must be at least 1, got " .. v, 1)
+  argcheck(v >= 1, n, fname, "texture slot must be at least 1, got " .. v)
   return v
 end
 

@@ -329,7 +329,8 @@ api.internals = { THREE, renderer, scene, camera, city };
  * page draw as it does for a user's drag (one frame per requestAnimationFrame at most).
  * Resolves to { fps: frames drawn per second, renderMs: mean time of renderer.render() in
  * JavaScript, ratio: the pixel ratio of the last frame drawn while moving, step: the motion
- * quality step it was drawn at (quality.js), steps: the step changes during the orbit }.
+ * quality step it was drawn at (quality.js; null without `adaptive`), steps: the step changes
+ * during the orbit, lodPixels: the level rule's pixels }.
  */
 api.orbitFrames = (n) => new Promise((resolve) => {
   const t = nav.orbit.target.clone();
@@ -349,7 +350,8 @@ api.orbitFrames = (n) => new Promise((resolve) => {
       renderer.getContext().finish();
       const drawn = api.frames - f0;
       resolve({ fps: (drawn * 1000) / (performance.now() - t0), renderMs: (renderMs - r0) / Math.max(1, drawn),
-        ratio: renderer.getPixelRatio(), step: quality.step, steps: quality.changes - c0, lodPixels: city.lodPixels });
+        ratio: renderer.getPixelRatio(), step: api.adaptive ? quality.fixed ?? quality.step : null,
+        steps: quality.changes - c0, lodPixels: city.lodPixels });
     }
   };
   requestAnimationFrame(step);

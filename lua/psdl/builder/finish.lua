@@ -387,6 +387,8 @@ return function(M, Builder, Room, P)
   -- document's bytes with the problems validation found (`psdl.document.check`), for
   -- `psdl.document.write_checked` as long as the document is not changed
   -- @raise when a room breaks a limit of the format, or validation fails
+  -- long: the document's assembly in order (perimeters, attributes, vertices, road records,
+  -- validation) over the builder's pools; issue 13 §2 moves this to C
   function Builder:finish(opts)
     opts = opts or {}
     local t0 = os_clock()

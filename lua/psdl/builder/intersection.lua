@@ -76,7 +76,9 @@ return function(M, Builder, Room, P)
       arms[i] = { dir = a.dir, profile = p, crosswalk = cw, min_distance = a.min_distance }
     end
     local ok, j = pcall(core.junction, { c[1], c[2] or 0, c[3] }, arms, { radius = o.radius or 5, arc_step = o.arc_step })
-    if not ok then error("intersection at (" .. c[1] .. ", " .. c[3] .. "): " .. tostring(j):gsub("^.-%(", "("), 2) end
+    if not ok then
+      check.raise("intersection at (" .. c[1] .. ", " .. c[3] .. "): " .. tostring(j):gsub("^.-%(", "("))
+    end
     local jp = j.points
     local copy = {}
     for i = 1, #jp do copy[i] = jp[i] end

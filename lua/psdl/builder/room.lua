@@ -14,7 +14,7 @@ local string_format = string.format
 local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 local flatten_points, points_problem = check.flatten_points, check.points_problem
-local polygon_problem = check.polygon_problem
+local polygon_problem, raise = check.polygon_problem, check.raise
 check.own(debug.getinfo(1, "S").source)
 
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
@@ -94,15 +94,15 @@ return function(M, Builder, Room, P)
   end
 
   function Room:fail(fmt, ...)
-    error(self:label() .. ": " .. string_format(fmt, ...), 3)
+    raise(self:label() .. ": " .. string_format(fmt, ...))
   end
 
   function Room:check_budget()
     local n = self.builder.vpool:count()
     local budget = self.builder.budget
     if budget and n > budget then
-      error(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
-        .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget), 3)
+      raise(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
+        .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget))
     end
   end
 

@@ -29,7 +29,7 @@ return function(M, Builder, Room, P)
     if k == "road" then return "road", 4 end
     if k == "divided" then return "divided_road", 6 end
     if k == "walkway" then return "walkway", 2 end
-    error("bad profile kind '" .. tostring(k) .. "' (road, divided or walkway)", 3)
+    check.raise("bad profile kind '" .. tostring(k) .. "' (road, divided or walkway)")
   end
 
   -- A street's `from` / `to`: {info, arm} with info from Builder:intersection.

@@ -37,12 +37,18 @@ local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
 local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
+local check = require "psdl.check"
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
   type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select
 local sqrt, floor, max, min, huge = math.sqrt, math.floor, math.max, math.min, math.huge
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
+
+local argerr, where = check.argerr, check.where
+-- argument errors and the script lines of nodes and roads name the caller of this file's
+-- functions (psdl.check)
+check.own(debug.getinfo(1, "S").source)
 
 local M = {}
 
@@ -53,18 +59,6 @@ M.profiles = profiles
 local City = {}
 City.__index = City
 M.City = City
-
-local function argerr(n, fname, msg, level)
-  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
-end
-
--- "script.lua:12" of the caller `level` frames up (the script line that made a node or road).
-local function where(level)
-  local info = debug.getinfo(level + 1, "Sl")
-  if not info or info.what == "C" then return nil end
-  local src = info.short_src or "?"
-  return string_format("%s:%d", src, info.currentline or 0)
-end
 
 local function copy(t)
   local c = {}
@@ -225,7 +219,7 @@ function City:node(x, z, opts)
   if id == nil then id = idx end
   if self.node_by_id[id] then argerr(3, "node", "id " .. tostring(id) .. " is already taken") end
   local n = { index = idx, id = id, x = x, z = z, y0 = y, name = opts.name, opts = opts, city = self,
-              where = opts.where or where(2) }
+              where = opts.where or where() }
   self.nodes[idx] = n
   self.node_by_id[id] = n
   self.built = nil
@@ -243,8 +237,8 @@ function City:resolve_node(v, n, fname)
   if type(v) == "table" and v.city == self then return v end
   local node = self.node_by_id[v]
   if node then return node end
-  if type(v) == "table" and v.city then argerr(n, fname, "the node belongs to another city", 3) end
-  argerr(n, fname, "a node of this city (or its id) expected, got " .. tostring(v), 3)
+  if type(v) == "table" and v.city then argerr(n, fname, "the node belongs to another city") end
+  argerr(n, fname, "a node of this city (or its id) expected, got " .. tostring(v))
 end
 
 --- Add a road between two nodes.
@@ -306,7 +300,7 @@ function City:road(a, b, opts)
   end
   local idx = #self.roads + 1
   local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
-              where = opts.where or where(2) }
+              where = opts.where or where() }
   local ok, spec = pcall(profiles.resolve, self.style, self.profile_table, opts, "")
   if not ok then argerr(3, "road", tostring(spec)) end
   r.spec = spec
@@ -479,7 +473,7 @@ local function build(self, opts)
       margin = math.max(tonumber(margin) or 0, 1)
       tplan = cterrain.plan(tr, b, margin)
     end
-    local ok2, rep2 = pcall(blocks.fill, b, {
+    local ok2, rep2 = check.pcall(blocks.fill, b, {
       style = self.style, rng = brng:fn(), margin = margin,
       buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and block_height(self) or nil,
       footprints = self.footprints, apron_ring = tplan and tplan.ring,
@@ -487,13 +481,13 @@ local function build(self, opts)
       ground_limits = tplan and cterrain.apron_limits(tr, tplan),
     })
     if not ok2 then
-      error("blocks: " .. tostring(rep2):gsub("^[^\n]-psdl/city/blocks[%w_/]*%.lua:%d+: ", ""), 0)
+      error("blocks: " .. tostring(rep2), 0)
     end
     block_report = rep2
     if tplan then
       local tex = tr.texture or styles.ground(self.style, "grass")
-      local ok3, rooms = pcall(cterrain.ground, b, tr, tplan, tex)
-      if not ok3 then error("terrain: " .. tostring(rooms):gsub("^[^\n]-psdl/city/terrain%.lua:%d+: ", ""), 0) end
+      local ok3, rooms = check.pcall(cterrain.ground, b, tr, tplan, tex)
+      if not ok3 then error("terrain: " .. tostring(rooms), 0) end
       terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,
                          extent = tplan.extent, rect = tplan.rect, network = tplan.box,
                          grid = { #tplan.xs, #tplan.zs } }

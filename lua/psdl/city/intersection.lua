@@ -11,6 +11,7 @@ local builder = require "psdl.builder"
 local network = require "psdl.city.network"
 local tunnel = require "psdl.city.tunnel"
 local styles = require "psdl.styles"
+local check = require "psdl.check"
 
 local type, error, ipairs, tostring, pcall = type, error, ipairs, tostring, pcall
 local string_format = string.format
@@ -44,10 +45,10 @@ local function build_junction(city, b, n)
                  bridge = n.elevated and not n.underground }
   local tunnel_opts = tunnel.junction_options(city, n)
   local textures = styles.intersection(city.style, n.opts.textures)
-  local ok, r, info = pcall(b.intersection, b, {
+  local ok, r, info = check.pcall(b.intersection, b, {
     center = { n.x, n.y, n.z }, arms = arms, radius = n.opts.radius or city.radius or 5,
     arc_step = city.arc_step, textures = textures, room = room, tunnel = tunnel_opts })
-  if not ok then error(string_format("%s: %s", network.node_label(n), tostring(r):gsub("^.-:%d+: ", "")), 0) end
+  if not ok then error(string_format("%s: %s", network.node_label(n), tostring(r)), 0) end
   n.room, n.junction = r, info
   n.rooms = { r }
 end

@@ -10,6 +10,7 @@
 -- @module psdl.city.network
 
 local profiles = require "psdl.city.profiles"
+local plan = require "psdl.plan"
 
 local ipairs, pairs, tostring = ipairs, pairs, tostring
 local error = error
@@ -85,35 +86,8 @@ end
 
 -- ============================================================== conflicts
 
--- A uniform grid of items by plan bounding box (cells of `cell` metres).
-local function grid_new(cell)
-  local g = { cell = cell, cells = {} }
-  function g.add(item, x0, z0, x1, z1)
-    for i = floor(x0 / cell), floor(x1 / cell) do
-      for j = floor(z0 / cell), floor(z1 / cell) do
-        local k = i * 1000003 + j
-        local l = g.cells[k]
-        if not l then l = {}; g.cells[k] = l end
-        l[#l + 1] = item
-      end
-    end
-  end
-  function g.query(x0, z0, x1, z1, out, seen)
-    for i = floor(x0 / cell), floor(x1 / cell) do
-      for j = floor(z0 / cell), floor(z1 / cell) do
-        local l = g.cells[i * 1000003 + j]
-        if l then
-          for _, it in ipairs(l) do
-            if not seen[it] then seen[it] = true; out[#out + 1] = it end
-          end
-        end
-      end
-    end
-    return out
-  end
-  return g
-end
-M.grid = grid_new
+-- A uniform grid of items by plan bounding box (cells of `cell` metres): psdl.plan's.
+local grid_new = plan.grid
 
 -- The plan polyline of a road (node, via points, node) as {x, z, y} points with the
 -- cumulative plan length `s`.
@@ -202,8 +176,8 @@ function M.conflicts(city, only)
       local p, q = pts[i], pts[i + 1]
       local it = { r = r, i = i }
       local x0, z0, x1, z1 = min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw
-      g.add(it, x0, z0, x1, z1)
-      if both then small.add(it, x0, z0, x1, z1) end
+      g:insert(it, x0, z0, x1, z1)
+      if both then small:insert(it, x0, z0, x1, z1) end
     end
   end
   -- crossings
@@ -215,7 +189,7 @@ function M.conflicts(city, only)
       local gr = (small and not only.roads[r] and not level(r)) and small or g
       for i = 1, #pts - 1 do
         local p, q = pts[i], pts[i + 1]
-        local cand = gr.query(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
+        local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
         for _, c in ipairs(cand) do
           local o = c.r
           local u, v = lines[o][c.i], lines[o][c.i + 1]
@@ -263,7 +237,7 @@ function M.conflicts(city, only)
       local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
       if deg > 0 then
         local gr = (small and not only.nodes[n]) and small or g
-        local cand = gr.query(n.x - reach, n.z - reach, n.x + reach, n.z + reach, {}, {})
+        local cand = gr:collect(n.x - reach, n.z - reach, n.x + reach, n.z + reach, {}, {})
         local best
         for _, c in ipairs(cand) do
           local o = c.r
@@ -559,7 +533,7 @@ function M.overlaps(city, b)
     if #poly < 3 then return end
     local it = { poly = poly, owner = owner }
     items[#items + 1] = it
-    g.add(it, poly.x0, poly.z0, poly.x1, poly.z1)
+    g:insert(it, poly.x0, poly.z0, poly.x1, poly.z1)
   end
   for _, n in ipairs(city.nodes) do add(n.room, n) end
   for _, r in ipairs(city.roads) do
@@ -580,7 +554,7 @@ function M.overlaps(city, b)
   local out, done = {}, {}
   for _, it in ipairs(items) do
     local P = it.poly
-    for _, o in ipairs(g.query(P.x0, P.z0, P.x1, P.z1, {}, {})) do
+    for _, o in ipairs(g:collect(P.x0, P.z0, P.x1, P.z1, {}, {})) do
       local Q = o.poly
       if o ~= it and not related(it.owner, o.owner) and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 then
         local k1, k2 = it.owner, o.owner

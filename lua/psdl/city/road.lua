@@ -19,6 +19,7 @@ local profiles = require "psdl.city.profiles"
 local network = require "psdl.city.network"
 local intersection = require "psdl.city.intersection"
 local tunnel = require "psdl.city.tunnel"
+local check = require "psdl.check"
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
@@ -359,9 +360,9 @@ local function build_streets(city, b, run, subs, e)
     if k == 1 then room.prop_rule = run.prop_rule end
     tunnel.street_options(s, style, o, room)
     o.room = room
-    local ok2, list = pcall(b.street, b, o)
+    local ok2, list = check.pcall(b.street, b, o)
     if not ok2 then
-      local msg = tostring(list):gsub("^[^\n]-%.lua:%d+: ", ""):gsub("; widen the curve or pass allow_clamp",
+      local msg = tostring(list):gsub("; widen the curve or pass allow_clamp",
         "; widen the curve (via points further apart) or narrow the road")
       error(string_format("%s: %s", road_label(r), msg), 0)
     end

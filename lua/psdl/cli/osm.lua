@@ -508,6 +508,8 @@ local function write_failure_report(args, net, report, msg, failure)
   common.write_file_atomic(args.report, docjson.encode(rep))
 end
 
+-- long: the `psdl osm` command's steps in order (read, network, city written, package,
+-- reports), each failure reported at its stage with its exit code; shares the options
 local function run_import(args, ctx)
   local osm = require "psdl.osm"
   local seed, size

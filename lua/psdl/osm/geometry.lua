@@ -1,5 +1,5 @@
 --- Plane geometry for the network clean-up: polylines as arrays of `{x, z}` points, and
--- a uniform grid for proximity queries. Internal to the OSM importer.
+-- the uniform grid for proximity queries (psdl.plan's). Internal to the OSM importer.
 -- @module psdl.osm.geometry
 
 local math_sqrt, math_floor, math_atan, math_abs, math_huge, math_max, math_min, math_pi =
@@ -198,107 +198,9 @@ end
 
 ------------------------------------------------------------------------ grid
 
-local Grid = {}
-Grid.__index = Grid
-
---- A uniform grid over the plane with cells of `size` metres; items are inserted with
--- their bounding boxes and found again by box queries.
-function M.grid(size)
-  return setmetatable({ size = size, cells = {} }, Grid)
-end
-
-local function key(i, j) return i * 1048576 + j end -- cells within +-2^19 of the origin
-
-function Grid:insert(item, minx, minz, maxx, maxz)
-  local s = self.size
-  local cells = self.cells
-  for i = math_floor(minx / s), math_floor(maxx / s) do
-    for j = math_floor(minz / s), math_floor(maxz / s) do
-      local k = key(i, j)
-      local c = cells[k]
-      if not c then c = {} cells[k] = c end
-      c[#c + 1] = item
-    end
-  end
-end
-
---- Call fn(item) once for every item whose cells meet the box; a true return from fn
--- stops the query. Queries may nest.
-function Grid:query(minx, minz, maxx, maxz, fn)
-  local s = self.size
-  local cells = self.cells
-  local i0, i1, j0, j1 = math_floor(minx / s), math_floor(maxx / s), math_floor(minz / s), math_floor(maxz / s)
-  local seen = (i1 > i0 or j1 > j0) and {} or nil
-  for i = i0, i1 do
-    for j = j0, j1 do
-      local c = cells[key(i, j)]
-      if c then
-        for n = 1, #c do
-          local it = c[n]
-          if not seen then
-            if fn(it) then return end
-          elseif not seen[it] then
-            seen[it] = true
-            if fn(it) then return end
-          end
-        end
-      end
-    end
-  end
-end
-
--- Call fn(x0, z0, x1, z1) for boxes covering segment ab in pieces no longer than a cell
--- (a long diagonal segment would otherwise cover a whole square of cells).
-local function chunks(size, ax, az, bx, bz, pad, fn)
-  local dx, dz = bx - ax, bz - az
-  local l = math_sqrt(dx * dx + dz * dz)
-  local n = math_max(1, math_floor(l / size) + 1)
-  for k = 0, n - 1 do
-    local t0, t1 = k / n, (k + 1) / n
-    local x0, z0 = ax + t0 * dx, az + t0 * dz
-    local x1, z1 = ax + t1 * dx, az + t1 * dz
-    fn(math_min(x0, x1) - pad, math_min(z0, z1) - pad, math_max(x0, x1) + pad, math_max(z0, z1) + pad)
-  end
-end
-
---- Insert an item along segment ab (only the cells near the segment), padded by `pad`.
-function Grid:insert_segment(item, ax, az, bx, bz, pad)
-  chunks(self.size, ax, az, bx, bz, pad or 0, function(x0, z0, x1, z1) self:insert(item, x0, z0, x1, z1) end)
-end
-
---- Call fn(item) once for every item in the cells near segment ab (within `pad`); a true
--- return stops the query. (The cells are visited as `chunks` cuts the segment, without
--- the closures `query` would need.)
-function Grid:query_segment(ax, az, bx, bz, pad, fn)
-  pad = pad or 0
-  local s = self.size
-  local cells = self.cells
-  local seen = {}
-  local dx, dz = bx - ax, bz - az
-  local l = math_sqrt(dx * dx + dz * dz)
-  local n = math_max(1, math_floor(l / s) + 1)
-  for k = 0, n - 1 do
-    local t0, t1 = k / n, (k + 1) / n
-    local x0, z0 = ax + t0 * dx, az + t0 * dz
-    local x1, z1 = ax + t1 * dx, az + t1 * dz
-    local i0, i1 = math_floor((math_min(x0, x1) - pad) / s), math_floor((math_max(x0, x1) + pad) / s)
-    local j0, j1 = math_floor((math_min(z0, z1) - pad) / s), math_floor((math_max(z0, z1) + pad) / s)
-    for i = i0, i1 do
-      for j = j0, j1 do
-        local c = cells[key(i, j)]
-        if c then
-          for m = 1, #c do
-            local it = c[m]
-            if not seen[it] then
-              seen[it] = true
-              if fn(it) then return end
-            end
-          end
-        end
-      end
-    end
-  end
-end
+--- A uniform grid over the plane with cells of `size` metres (`psdl.plan.grid`: insert,
+-- query, insert_segment, query_segment).
+M.grid = require("psdl.plan").grid
 
 M.max, M.min = math_max, math_min
 

@@ -211,6 +211,9 @@ end
 -- @return[2] nil, message, "bad_input" when `opts.max_extent` (metres) is set and the area
 --   (bbox, else `<bounds>` when clipping, else the drivable ways kept) is larger on one side
 --   (`psdl.osm.extent.check`)
+-- long: the import's stages in order (clip, roads, extent, projection, graph, buildings,
+-- clean-up, export) over one shared state; the clean-up and the export live in modules of
+-- their own, the rest is glue between them, each step commented
 function M.build(data, opts)
   opts = resolve_options(opts)
   local t_start = os_clock()

@@ -377,6 +377,9 @@ end
 -- @treturn table info `{notes = {...}, start = intersection index of the first valid cruise
 --   start, junctions = {[room] = intersection}, road_of_room = {[room] = road}}`
 -- @raise with a message naming the road record or room when the city cannot carry a BAI
+-- long: one pass per BAI table (roads, intersections, rules, cruise start, culling) over
+-- the room and road indices built at its start; each pass is commented and reads the
+-- previous ones' tables
 function M.generate(doc, opts)
   opts = opts or {}
   local records = doc.roads or {}

@@ -421,6 +421,8 @@ end
 -- @treturn table problems
 -- @treturn table counts `{errors =, warnings =}`
 -- @treturn table info `{map =, files = n}`
+-- long: one archive, checked in the order the game reads it (directory, sizes, the
+-- .cinfo, then every file by its extension); the per-format checks are in their codecs
 function M.check(bytes, label)
   local psdl = require "psdl"
   local problems = {}

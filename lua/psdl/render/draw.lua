@@ -188,6 +188,8 @@ return function(M, private)
     return keys
   end
 
+  -- long: the map's draw list in paint order (roof shades, fills by tier, lines, room
+  -- numbers, problem markers); the order is the picture, so the steps stay in one place
   local function build_ops(scene, L, opts)
     local ops = {}
     local s, ox, oy, minx, maxz = L.scale, L.ox, L.oy, L.minx, L.maxz

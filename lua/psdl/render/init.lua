@@ -341,6 +341,8 @@ M.problem_place = problem_place
 --   {[room] = {x, z, ...}}, centers = {[room] = {x, z}}, markers = {...}, bounds = {minx,
 --   minz, maxx, maxz}, counts = {[class] = triangles}, problems = {errors =, warnings =,
 --   placed =, unplaced =}}`
+-- long: the map's layers from the exported mesh (fills, roof shades, crosswalks, facades),
+-- then the rooms' outlines, centres and tiers, then the problems, all growing one bounds
 function M.scene(doc, opts)
   opts = opts or {}
   local mesh = export.build(shadow_document(doc))

@@ -118,6 +118,8 @@ return function(M, private)
     return concat(out) .. "Z"
   end
 
+  -- long: one SVG document written top to bottom (styles, patterns, fills, lines, legend)
+  -- into one buffer
   local function svg_text(ops, L, scene, opts)
     local W, H = L.width, L.height
     local out = {}

@@ -1,6 +1,8 @@
 --- Ground of psdl.city.blocks (step 3 of `fill`): fans over each room, cut again under a
 -- height function so that inner points follow it.
 
+local plan = require "psdl.plan"
+
 local ipairs = ipairs
 local abs, floor, max, min, huge = math.abs, math.floor, math.max, math.min, math.huge
 
@@ -13,22 +15,12 @@ return function(M, Ctx, private)
   -- Heights of the ground surface at plan points, from its triangles (flat rooms: constant).
   local function sampler(tris, flat_y)
     if flat_y then return function() return flat_y end end
-    local cell = 12
-    local grid = {}
+    local grid = plan.grid(12)
     for ti, t in ipairs(tris) do
-      local x0, x1 = min(t[1], t[4], t[7]), max(t[1], t[4], t[7])
-      local z0, z1 = min(t[3], t[6], t[9]), max(t[3], t[6], t[9])
-      for gx = floor(x0 / cell), floor(x1 / cell) do
-        for gz = floor(z0 / cell), floor(z1 / cell) do
-          local key = gx * 1000003 + gz
-          local l = grid[key]
-          if not l then l = {}; grid[key] = l end
-          l[#l + 1] = ti
-        end
-      end
+      grid:insert(ti, min(t[1], t[4], t[7]), min(t[3], t[6], t[9]), max(t[1], t[4], t[7]), max(t[3], t[6], t[9]))
     end
     return function(x, z)
-      local l = grid[floor(x / cell) * 1000003 + floor(z / cell)]
+      local l = grid:cell(x, z)
       local bestd, besty = huge, nil
       if l then
         for _, ti in ipairs(l) do

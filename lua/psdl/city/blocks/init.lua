@@ -98,37 +98,19 @@ end
 
 -- A grid index of polygons ({pts, bb}) for box queries.
 local function poly_index(list, cell)
-  local grid = {}
+  local grid = plan.grid(cell)
   for i, f in ipairs(list) do
     local bb = f.bb
-    for gx = floor(bb[1] / cell), floor(bb[2] / cell) do
-      for gz = floor(bb[3] / cell), floor(bb[4] / cell) do
-        local key = gx * 1000003 + gz
-        local l = grid[key]
-        if not l then l = {}; grid[key] = l end
-        l[#l + 1] = i
-      end
-    end
+    grid:insert(i, bb[1], bb[3], bb[2], bb[4])
   end
-  local stamp, mark = 0, {}
   local idx = {}
   -- the polygons whose boxes meet the box (x0, x1, z0, z1), each once, in list order
   function idx.query(x0, x1, z0, z1)
-    stamp = stamp + 1
+    local cand = grid:collect(x0, z0, x1, z1, {}, {})
     local out = {}
-    for gx = floor(x0 / cell), floor(x1 / cell) do
-      for gz = floor(z0 / cell), floor(z1 / cell) do
-        local l = grid[gx * 1000003 + gz]
-        if l then
-          for _, i in ipairs(l) do
-            if mark[i] ~= stamp then
-              mark[i] = stamp
-              local bb = list[i].bb
-              if not (bb[2] < x0 or bb[1] > x1 or bb[4] < z0 or bb[3] > z1) then out[#out + 1] = i end
-            end
-          end
-        end
-      end
+    for _, i in ipairs(cand) do
+      local bb = list[i].bb
+      if not (bb[2] < x0 or bb[1] > x1 or bb[4] < z0 or bb[3] > z1) then out[#out + 1] = i end
     end
     table_sort(out)
     return out
@@ -558,39 +540,16 @@ function M.fill(b, opts)
     -- a new point's height without a height function: the nearest network outline point's
     -- (a bucket grid of the outline points, searched in growing rings)
     local cell = max(margin, 20)
-    local buckets = {}
+    local points = plan.grid(cell)
     for _, H in ipairs(net.outlines) do
-      for _, p in ipairs(H.pts) do
-        local key = floor(p[1] / cell) * 1000003 + floor(p[3] / cell)
-        local l = buckets[key]
-        if not l then l = {}; buckets[key] = l end
-        l[#l + 1] = p
-      end
+      for _, p in ipairs(H.pts) do points:insert_point(p) end
     end
     local span = ceil(max(x1 - x0, z1 - z0) / cell) + 1
     local function ground_y(x, z)
       local y = ctx:h(x, z, nil)
       if y then return y end
-      local gx, gz = floor(x / cell), floor(z / cell)
-      local bd, by = huge, 0
-      for ring = 0, span do
-        for i = gx - ring, gx + ring do
-          for j = gz - ring, gz + ring do
-            if i == gx - ring or i == gx + ring or j == gz - ring or j == gz + ring then
-              local l = buckets[i * 1000003 + j]
-              if l then
-                for _, p in ipairs(l) do
-                  local dx, dz = p[1] - x, p[3] - z
-                  local d = dx * dx + dz * dz
-                  if d < bd then bd, by = d, p[2] end
-                end
-              end
-            end
-          end
-        end
-        if bd < huge and sqrt(bd) <= ring * cell then break end
-      end
-      return by
+      local p = points:nearest(x, z, span)
+      return p and p[2] or 0
     end
     local step = ctx.apron_lim.step
     -- the outer rings with the network outlines inside each (holes of the apron)

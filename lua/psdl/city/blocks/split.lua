@@ -154,36 +154,16 @@ return function(M, Ctx, private)
     out[#out + 1] = P
   end
 
-  -- Is the segment a-c free of every ring's edges (except those at its ends) and inside the
-  -- region (outer minus holes)?
-  local function visible(rings, a, c, outer, holes)
-    local ax, az, cx, cz = a[1], a[3], c[1], c[3]
-    for _, R in ipairs(rings) do
-      local pts = R.pts
-      local n = #pts
-      local p = pts[n]
-      for k = 1, n do
-        local q = pts[k]
-        if p ~= a and p ~= c and q ~= a and q ~= c then
-          if segs_meet(ax, az, cx, cz, p[1], p[3], q[1], q[3]) then return false end
-        end
-        p = q
-      end
-    end
-    local mx, mz = (ax + cx) / 2, (az + cz) / 2
-    if not inside(outer.pts, mx, mz) then return false end
-    for _, H in ipairs(holes) do
-      if inside(H.pts, mx, mz) then return false end
-    end
-    return true
-  end
-
   -- Cuts a polygon with holes into simple polygons: each hole is joined to the outer ring
   -- by two chords (from its extreme points along x), which splits the region in two.
   local function bridge_holes(ctx, outer, holes, step, out)
     if #holes == 0 then out[#out + 1] = outer; return end
-    local rings = { outer }
-    for _, h in ipairs(holes) do rings[#rings + 1] = h end
+    -- the region in C for the chord tests (psdl.core.region, src/psdl_region.c: is the chord
+    -- free of every ring's edges but those at its ends, psdl.plan.segs_meet, and its
+    -- midpoint inside the outer ring and outside the holes?)
+    local ring_pts = { outer.pts }
+    for _, h in ipairs(holes) do ring_pts[#ring_pts + 1] = h.pts end
+    local region = core.region(ring_pts)
     -- the first hole (in order) whose two extreme points both see the outer ring: another
     -- hole may hide the outer ring from the first one's
     local H, rest, hp, lo, hi, w1, w2
@@ -217,7 +197,7 @@ return function(M, Ctx, private)
       for pass = 1, 2 do -- first without chords along an edge, then any
         for _, cd in ipairs(cands) do
           local p = outer.pts[cd[1]]
-          if in_cone(outer.pts, cd[1], h[1], h[3]) and visible(rings, h, p, outer, holes)
+          if in_cone(outer.pts, cd[1], h[1], h[3]) and region:clear(h, p)
              and (pass == 2 or (edge_angle(hp, hk, p[1], p[3]) >= SLIVER
                                 and edge_angle(outer.pts, cd[1], h[1], h[3]) >= SLIVER)) then
             if not other or not segs_meet(h[1], h[3], p[1], p[3], other[1][1], other[1][3], other[2][1], other[2][3]) then

@@ -227,6 +227,8 @@ local function carriageway(attr)
   return (attr.lanes or cls.oneway_lanes or 1) * REAL_LANE
 end
 
+-- long: one pair of carriageways from paired samples to the rebuilt divided road; its
+-- steps (runs, middle line, node clusters, attributes, rebuild) share the runs' arc lengths
 local function merge_pair(ctx, c1, c2)
   local g, opts = ctx.g, ctx.opts
   local maxsep = opts.dual_max_separation

@@ -1,0 +1,233 @@
+/*
+ * lpsdl_blocks.c -- the kernels of psdl.city.blocks, registered into the module table by
+ * lpsdl_open_blocks:
+ *
+ *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
+ *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
+ *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *
+ * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
+ * result is copied into scratch and freed before any table is made.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lpsdl.h"
+#include "psdl_apron.h"
+#include "psdl_region.h"
+
+static void *scratch(lua_State *L, size_t n, size_t size) {
+    if (n == 0) n = 1;
+    if (n > ((size_t)-1) / 4 / size) luaL_error(L, "not enough memory");
+    return lua_newuserdatauv(L, n * size, 0);
+}
+
+/* Coordinate c (1 = x, 3 = z) of point i of outline (ring) k, the point table on top of the
+ * stack; raises naming it (`what[k][i][c]`). */
+static double coord(lua_State *L, const char *what, lua_Integer k, lua_Integer i, int c) {
+    int ok;
+    lua_geti(L, -1, c);
+    double v = (double)lua_tonumberx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok || !isfinite(v))
+        luaL_argerror(L, 1, lua_pushfstring(L, "%s[%I][%I][%d]: finite number expected", what, k, i, c));
+    return v;
+}
+
+/***
+ * The rings of a city's apron edge: the contour `margin` metres out from some outlines,
+ * separate parts joined by straight strips (psdl_apron_rings; psdl.city.blocks.apron).
+ * @function apron_rings
+ * @tparam table outlines list of rings, each a list of points `{x, y, z}` (metres; the plan
+ *   is x, z; y is not read), any winding, at least one point each
+ * @tparam number margin metres (> 0)
+ * @tparam number cell grid spacing, metres (> 0)
+ * @treturn table rings, each a list of `{x, z}` in retail winding (S < 0, psdl-format §4.2)
+ * @raise on a bad point (naming outline, point, coordinate), a margin or cell not > 0, or a
+ *   distance grid over PSDL_APRON_MAX_CELLS corners
+ */
+static int l_apron_rings(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double margin = luaL_checknumber(L, 2), cell = luaL_checknumber(L, 3);
+    luaL_argcheck(L, margin > 0 && isfinite(margin), 2, "margin must be a finite number > 0");
+    luaL_argcheck(L, cell > 0 && isfinite(cell), 3, "cell must be a finite number > 0");
+    lua_settop(L, 3);
+    lua_Integer nout = luaL_len(L, 1);
+    size_t npts = 0;
+    for (lua_Integer k = 1; k <= nout; k++) {
+        if (lua_geti(L, 1, k) != LUA_TTABLE)
+            luaL_argerror(L, 1, lua_pushfstring(L, "outlines[%I]: table expected", k));
+        npts += (size_t)luaL_len(L, -1);
+        lua_pop(L, 1);
+    }
+    size_t *start = (size_t *)scratch(L, (size_t)nout + 1, sizeof *start); /* 4 */
+    double *xz = (double *)scratch(L, 2 * npts, sizeof *xz);              /* 5 */
+    size_t m = 0;
+    for (lua_Integer k = 1; k <= nout; k++) {
+        start[k - 1] = m;
+        lua_geti(L, 1, k);
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_geti(L, -1, i) != LUA_TTABLE)
+                luaL_argerror(L, 1, lua_pushfstring(L, "outlines[%I][%I]: point table expected", k, i));
+            xz[2 * m] = coord(L, "outlines", k, i, 1);
+            xz[2 * m + 1] = coord(L, "outlines", k, i, 3);
+            m++;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    start[nout] = m;
+    psdl_apron a;
+    size_t cells;
+    int rc = psdl_apron_rings(&a, xz, start, (size_t)nout, margin, cell, &cells);
+    if (rc == PSDL_APRON_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc == PSDL_APRON_TOO_BIG)
+        return luaL_error(L, "the apron's distance grid would need %f corners (margin %f m, cell %f m; at most %d): "
+                             "use a larger cell",
+                          (double)cells, margin, cell, (int)PSDL_APRON_MAX_CELLS);
+    if (rc != PSDL_APRON_OK) return luaL_error(L, "apron_rings: invalid input (code %d)", rc);
+    size_t nr = a.count, total = a.start[nr];
+    size_t *rs = NULL;
+    double *rxz = NULL;
+    /* copy out (scratch is collected should a table fail to allocate below); a failing
+     * userdata allocation would leak the kernel's result: checked sizes, and such a failure
+     * raises only when Lua itself is out of memory */
+    if (nr + 1 > ((size_t)-1) / 4 / sizeof *rs || 2 * total + 1 > ((size_t)-1) / 4 / sizeof *rxz) {
+        psdl_apron_free(&a);
+        return luaL_error(L, "not enough memory");
+    }
+    rs = (size_t *)lua_newuserdatauv(L, (nr + 1) * sizeof *rs, 0);
+    memcpy(rs, a.start, (nr + 1) * sizeof *rs);
+    rxz = (double *)lua_newuserdatauv(L, (2 * total + 1) * sizeof *rxz, 0);
+    memcpy(rxz, a.xz, 2 * total * sizeof *rxz);
+    psdl_apron_free(&a);
+    lua_createtable(L, nr < INT32_MAX ? (int)nr : 0, 0);
+    for (size_t r = 0; r < nr; r++) {
+        size_t n = rs[r + 1] - rs[r];
+        lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
+        for (size_t i = 0; i < n; i++) {
+            lua_createtable(L, 2, 0);
+            lua_pushnumber(L, (lua_Number)rxz[2 * (rs[r] + i)]);
+            lua_rawseti(L, -2, 1);
+            lua_pushnumber(L, (lua_Number)rxz[2 * (rs[r] + i) + 1]);
+            lua_rawseti(L, -2, 2);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+    return 1;
+}
+
+/* ================================================================ regions (psdl_region.h) */
+
+#define REGION "psdl.Region"
+
+typedef struct region_box {
+    size_t nrings, npts;
+    size_t *start;  /* nrings + 1, in the same block */
+    uint64_t *ids;  /* npts */
+    double *xz;     /* 2 npts */
+} region_box;
+
+/***
+ * A plan region with holes, kept in C for chord tests (psdl_region.h).
+ * @function region
+ * @tparam table rings list of rings, each a list of points `{x, y, z}` (metres; the plan is x,
+ *   z): the outer ring first, then the holes. A point's identity is its table: the edges at a
+ *   chord's own ends are those of the same tables.
+ * @treturn userdata psdl.Region, with `region:clear(a, c)`
+ * @raise on a point that is not a table of finite x and z (naming ring, point, coordinate)
+ */
+static int l_region(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer nr = luaL_len(L, 1);
+    luaL_argcheck(L, nr >= 1, 1, "at least the outer ring expected");
+    size_t npts = 0;
+    for (lua_Integer r = 1; r <= nr; r++) {
+        if (lua_geti(L, 1, r) != LUA_TTABLE) luaL_argerror(L, 1, lua_pushfstring(L, "rings[%I]: table expected", r));
+        npts += (size_t)luaL_len(L, -1);
+        lua_pop(L, 1);
+    }
+    if ((size_t)nr > ((size_t)-1) / 64 || npts > ((size_t)-1) / 64) return luaL_error(L, "not enough memory");
+    size_t bytes = sizeof(region_box) + ((size_t)nr + 1) * sizeof(size_t) + npts * sizeof(uint64_t) +
+                   2 * npts * sizeof(double);
+    region_box *b = (region_box *)lua_newuserdatauv(L, bytes, 0);
+    b->nrings = (size_t)nr, b->npts = npts;
+    b->xz = (double *)(void *)(b + 1); /* doubles first: aligned */
+    b->ids = (uint64_t *)(void *)(b->xz + 2 * npts);
+    b->start = (size_t *)(void *)(b->ids + npts);
+    luaL_setmetatable(L, REGION);
+    size_t m = 0;
+    for (lua_Integer r = 1; r <= nr; r++) {
+        b->start[r - 1] = m;
+        lua_geti(L, 1, r);
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_geti(L, -1, i) != LUA_TTABLE)
+                luaL_argerror(L, 1, lua_pushfstring(L, "rings[%I][%I]: point table expected", r, i));
+            b->ids[m] = (uint64_t)(uintptr_t)lua_topointer(L, -1);
+            b->xz[2 * m] = coord(L, "rings", r, i, 1);
+            b->xz[2 * m + 1] = coord(L, "rings", r, i, 3);
+            m++;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    b->start[nr] = m;
+    return 1;
+}
+
+/* The x and z of the point table at idx (argument arg). */
+static void chord_end(lua_State *L, int idx, double *x, double *z) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    int okx, okz;
+    lua_geti(L, idx, 1);
+    lua_geti(L, idx, 3);
+    *x = (double)lua_tonumberx(L, -2, &okx);
+    *z = (double)lua_tonumberx(L, -1, &okz);
+    lua_pop(L, 2);
+    if (!okx || !okz) luaL_argerror(L, idx, "point {x, y, z} with numbers expected");
+}
+
+/***
+ * Is the chord from point a to point c clear: no ring edge meets it (psdl.plan.segs_meet)
+ * except the edges at a and c themselves (the same tables), and its midpoint lies inside the
+ * outer ring and outside every hole? (psdl_region_chord_clear)
+ * @function Region:clear
+ * @tparam table a point `{x, y, z}` (metres)
+ * @tparam table c point `{x, y, z}`
+ * @treturn boolean
+ */
+static int l_region_clear(lua_State *L) {
+    region_box *b = (region_box *)luaL_checkudata(L, 1, REGION);
+    double ax, az, cx, cz;
+    chord_end(L, 2, &ax, &az);
+    chord_end(L, 3, &cx, &cz);
+    uint64_t ida = (uint64_t)(uintptr_t)lua_topointer(L, 2), idc = (uint64_t)(uintptr_t)lua_topointer(L, 3);
+    lua_pushboolean(L, psdl_region_chord_clear(b->xz, b->ids, b->start, b->nrings, ida, idc, ax, az, cx, cz));
+    return 1;
+}
+
+static const luaL_Reg region_meth[] = {
+    {"clear", l_region_clear},
+    {NULL, NULL},
+};
+
+static const luaL_Reg blocks_funcs[] = {
+    {"apron_rings", l_apron_rings},
+    {"region", l_region},
+    {NULL, NULL},
+};
+
+void lpsdl_open_blocks(lua_State *L) {
+    if (luaL_newmetatable(L, REGION)) {
+        luaL_newlibtable(L, region_meth);
+        luaL_setfuncs(L, region_meth, 0);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_pop(L, 1);
+    luaL_setfuncs(L, blocks_funcs, 0);
+}

@@ -1,0 +1,61 @@
+/*
+ * psdl_region.h -- a plan region with holes (an outer ring and hole rings) and the test of a
+ * chord across it: what psdl.city.blocks asks many times over when it joins the holes of a
+ * region (the network's outlines inside the apron or a block) to the ring around them.
+ * C99, no Lua.
+ *
+ * Conventions (psdl_geom.h): metres, the plan is x, z. Ring r is points start[r] ..
+ * start[r + 1] - 1 of `xz` (x, z pairs); ring 0 is the outer ring, the others are holes.
+ * Every point carries an identity `id` (the caller's: psdl.city.blocks passes the address of
+ * the point's Lua table, so that a point shared by two rings is the same point); a chord's
+ * own ends are named by their ids.
+ */
+#ifndef PSDL_REGION_H
+#define PSDL_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Distance (m) within which segments count as touching (psdl.plan's TOUCH). */
+#define PSDL_REGION_TOUCH 1e-3
+
+/**
+ * Squared plan distance (m²) from (px, pz) to the closed segment a-b: the nearest point at
+ * t = ((p - a)·(b - a)) / |b - a|² clamped to 0..1 (0 for a zero-length segment), the same
+ * floating-point steps as psdl.plan.seg_dist before its square root.
+ */
+double psdl_seg_dist2(double px, double pz, double ax, double az, double bx, double bz);
+
+/**
+ * Do the closed segments ab and cd (plan, metres) meet: cross, or come within `touch` metres
+ * of each other? The same test and the same floating-point steps as psdl.plan.segs_meet with
+ * touch = PSDL_REGION_TOUCH (boxes apart by more than touch: no; proper crossing: yes; both
+ * ends of one segment on the same side of the other's line and further than touch from it:
+ * no; else an end within touch of the other segment). Also psdl_ring_simple's test.
+ */
+int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz,
+                   double touch);
+
+/**
+ * Is the chord from point a to point c clear: no edge of any ring meets it (psdl_segs_meet)
+ * except the edges with an end whose id is ida or idc, and its midpoint inside the outer ring
+ * and outside every hole (crossing number, as psdl.plan.inside)?
+ * @param xz     ring points, x, z pairs (metres)
+ * @param ids    one identity per point
+ * @param start  nrings + 1 increasing offsets (ring 0 the outer ring, at least 1 ring)
+ * @param ida, idc  identities of the chord's ends (their edges are not tested)
+ * @param ax, az, cx, cz  the chord's ends (metres)
+ * @return 1 when clear, else 0
+ */
+int psdl_region_chord_clear(const double *xz, const uint64_t *ids, const size_t *start, size_t nrings, uint64_t ida,
+                            uint64_t idc, double ax, double az, double cx, double cz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
