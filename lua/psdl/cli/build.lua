@@ -150,6 +150,9 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
         report.counts.errors, report.counts.warnings))
     end
   end
+  local rooms = doc and #doc.rooms or report.rooms
+  local over = not args.package and rooms and require("psdl.package").room_warning(rooms, args.script)
+  if over and not args.quiet then ctx.stderr:write("psdl build: warning: ", out, ": ", over, "\n") end
   if args.package then
     meta = meta or {}
     require("psdl.cli.package").package(doc, args, meta.package or {}, meta.name or out:match("([^/\\]*)$"):gsub("%.psdl$", ""),

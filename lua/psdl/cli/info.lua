@@ -197,6 +197,8 @@ function M.stats(doc, size)
   limit(rows, "texture slots", #doc.textures, L.texture_slots_stock, "stock MM2")
   limit(rows, "texture slots", #doc.textures, L.texture_slots, "largest value")
   limit(rows, "rooms", #doc.rooms, L.rooms, "highest room id (i16 in road records)")
+  limit(rows, "rooms", #doc.rooms, require("psdl.package.cpvs_gen").MAX_ROOM_ID,
+    "a package (.ar) holds; psdl package X.osm fits an extract")
   limit(rows, "largest strip", max_sections, L.strip_sections, "sections", max_sections_where)
   limit(rows, "largest road", max_road_rooms, L.road_rooms, "rooms",
     max_road_rooms_road and { road = max_road_rooms_road })

@@ -486,6 +486,30 @@ local function print_outcome(out, rep, verbose)
       end
     end
   end
+  -- length lost with no drop accounting for it (merged away in clean-up, e.g. a closed
+  -- loop): the drops' lengths are taken from the loss; the input ways no drop names that
+  -- lost most are listed (otherwise they show only under kept.lost of --report)
+  local named, dropped_m = {}, 0
+  for _, e in ipairs(rep.dropped) do
+    if e.source then named[e.source] = true end
+    dropped_m = dropped_m + (e.length_m or 0)
+  end
+  local unexplained = (k.input_m or 0) - (k.kept_m or 0) - dropped_m
+  if unexplained >= 25 then
+    local silent = {}
+    for _, l in ipairs(k.lost or {}) do
+      if l.source and not named[l.source] and (l.length_m or 0) >= 25 then silent[#silent + 1] = l end
+    end
+    line("not kept without a drop: %s (merged into other roads or cut in clean-up; --report lists each way's "
+      .. "loss under kept.lost)", km(unexplained))
+    for i, l in ipairs(silent) do
+      if not verbose and i > 5 then
+        line("          ... and %d more ways (--verbose lists them)", #silent - 5)
+        break
+      end
+      line("          %s%s: %s not kept", l.source, l.name and " (" .. l.name .. ")" or "", km(l.length_m))
+    end
+  end
   for _, s in ipairs(rep.simplified or {}) do line("simplified to fit: %s", s) end
 end
 
@@ -559,6 +583,12 @@ local function run_import(args, ctx)
   local data, msg, code = osm.read(args.file)
   if not data then fail(common.exit_for(code), common.clean(msg)) end
   local t_read = os.clock() - t0
+  if not args.quiet then
+    for _, d in ipairs(data.duplicate_ways or {}) do
+      ctx.stderr:write(string.format("psdl osm: warning: %s:%d: way %d appears again (first at line %d); both "
+        .. "are read as separate ways\n", args.file, d.line, d.id, d.first_line))
+    end
+  end
   opts.max_extent = args.max_extent * 1000
   local net, report, ncode = osm.network(data, opts)
   if not net then
@@ -602,6 +632,8 @@ local function run_import(args, ctx)
     local okw, err, wcode = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
     if not okw then fail(common.exit_for(wcode), common.clean(err)) end
     report.timings.city = os.clock() - t_city
+    local over = not args.package and require("psdl.package").room_warning(#doc.rooms, args.file)
+    if over and not args.quiet then ctx.stderr:write("psdl osm: warning: ", args.output, ": ", over, "\n") end
     if args.package then
       if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
       require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),

@@ -47,6 +47,7 @@ function M.options(cmd, shortcut, has_name)
     cmd:option("--seed", "Seed of the city's randomness and of the visibility sampling (an integer)."):argname("<n>")
     cmd:option("--style", "Texture style for an .osm import.", "london"):choices({ "london", "sf" })
     cmd:flag("-q --quiet", "Print nothing on success.")
+    cmd:flag("-v --verbose", "List every note (roads ending without a junction room are otherwise counted).")
   end
 end
 
@@ -75,7 +76,12 @@ local function load_input(psdl, args, seed)
     return d, {}, nil, res
   else
     local d, msg, code = psdl.read(input)
-    if not d then common.failure(common.exit_for(code), common.clean(msg)) end
+    if not d then
+      -- a decode error names the offset and room, not the file: name it like validate/info
+      msg = common.clean(msg)
+      if not msg:find(input, 1, true) then msg = input .. ": " .. msg end
+      common.failure(common.exit_for(code), msg)
+    end
     return d, {}, nil
   end
 end
@@ -215,9 +221,31 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
         import.kept.input / 1000))
       for _, w in ipairs(import.simplified) do ctx.stdout:write("    " .. w .. "\n") end
     end
-    for _, n in ipairs(report.notes) do ctx.stdout:write("  note: " .. n .. "\n") end
+    M.print_notes(ctx.stdout, report.notes, args.verbose)
   end
   return report
+end
+
+--- Print the package's notes (`psdl.package.generate`'s `report.notes`), one `  note:` line
+-- each; the roads that end without a junction room (a dead-end intersection is made in
+-- their end room, bai_gen) are one line with their count unless `verbose` (an OSM extract
+-- has a hundred of them).
+-- @tparam file out the stream
+-- @tparam table notes list of strings
+-- @tparam[opt] boolean verbose list every note
+function M.print_notes(out, notes, verbose)
+  local dead = 0
+  for _, n in ipairs(notes) do
+    if not verbose and n:match("^road %d+: no junction room at its %a+ end") then
+      dead = dead + 1
+    else
+      out:write("  note: " .. n .. "\n")
+    end
+  end
+  if dead > 0 then
+    out:write(string.format("  note: %d road end%s without a junction room; each gets a dead-end intersection "
+      .. "in its end room (--verbose lists them)\n", dead, dead == 1 and "" or "s"))
+  end
 end
 
 --- Run `psdl package`.

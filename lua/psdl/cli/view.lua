@@ -83,7 +83,8 @@ end
 local function texture_images(psdl, doc, dir)
   local lfs = require "lfs"
   local mode = lfs.attributes(dir, "mode")
-  if mode ~= "directory" then common.failure("io", "--textures: " .. dir .. " is not a folder") end
+  if mode ~= "directory" then common.failure("io", "--textures: " .. dir .. " is not a folder (the game's "
+    .. "texture folder with NAME.tex, or .png/.jpg images; docs/viewer.md)") end
   local by_lower = {}
   for name in lfs.dir(dir) do by_lower[name:lower()] = name end
   local mime = require "mime"
@@ -177,20 +178,28 @@ local function shell_quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
--- Open a file or address in the system's browser ($BROWSER, else xdg-open); false when
--- there is none.
+-- Open a file or address in the system's browser ($BROWSER, else xdg-open). The browser
+-- runs on in the background; a command that exits with a failure within 2 s (no display,
+-- a missing program, BROWSER=/bin/false) counts as not opened. Returns true, or false and
+-- why (a message for the note).
 local function open_in_browser(target)
   local browser = os.getenv("BROWSER")
-  local cmd
+  local cmd, what
   if browser and browser ~= "" then
     cmd = browser:gsub("%%s", function() return shell_quote(target) end)
     if cmd == browser then cmd = browser .. " " .. shell_quote(target) end
+    what = "$BROWSER (" .. browser .. ") failed"
   elseif os.execute("command -v xdg-open >/dev/null 2>&1") then
     cmd = "xdg-open " .. shell_quote(target)
+    what = "xdg-open failed (no display or no browser set up?)"
   else
-    return false
+    return false, "no browser found (set BROWSER or install xdg-utils)"
   end
-  return os.execute(cmd .. " >/dev/null 2>&1 &") and true or false
+  -- started in the background, watched for up to 2 s: still running means it started
+  local script = "{ " .. cmd .. "\n} >/dev/null 2>&1 </dev/null & p=$!; i=0; while [ $i -lt 20 ]; do "
+    .. "if ! kill -0 $p 2>/dev/null; then wait $p; exit $?; fi; sleep 0.1; i=$((i+1)); done; exit 0"
+  if os.execute(script) then return true end
+  return false, "could not open a browser: " .. what
 end
 
 local function default_output(path)
@@ -267,8 +276,9 @@ function M.run(args, ctx)
       common.int(stats.triangles), common.int(stats.problems), pkg.bai and ", AI lanes" or "",
       pkg.cpvs and ", visibility" or "", stats.bytes / 1e6))
   end
-  if args.open and not open_in_browser(out) then
-    ctx:note("no browser found (set BROWSER or install xdg-utils): open " .. out .. " yourself")
+  if args.open then
+    local opened, why = open_in_browser(out)
+    if not opened then ctx:note(why .. "; open " .. out .. " yourself") end
   end
   return ctx.exit.ok
 end
@@ -394,8 +404,9 @@ function M.watch(args, ctx, psdl, port, seed, name)
   local files, before = build()
   ctx.stdout:write(string.format("psdl view: serving %s (watching %s; Ctrl-C stops)\n", server.url, args.city))
   if ctx.stdout.flush then ctx.stdout:flush() end
-  if args.open and not open_in_browser(server.url) then
-    ctx:note("no browser found (set BROWSER or install xdg-utils): open " .. server.url .. " yourself")
+  if args.open then
+    local opened, why = open_in_browser(server.url)
+    if not opened then ctx:note(why .. "; open " .. server.url .. " yourself") end
   end
   local first = true
   watch.loop {

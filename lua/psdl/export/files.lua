@@ -99,7 +99,9 @@ return function(M, private)
     if not dir then return true end
     local ok, lfs = pcall(require, "lfs")
     if ok and lfs.attributes(dir, "mode") ~= "directory" then
-      return nil, string_format("psdl: --textures %s: no such folder", dir), "io"
+      return nil, string_format("psdl: --textures %s: no such folder (the folder of "
+        .. "the city's texture images, <texture name>.png or .jpg, e.g. the game's textures converted; "
+        .. "docs/export.md)", dir), "io"
     end
     for _, mat in ipairs(mesh.materials) do
       if mat.texture then

@@ -11,6 +11,7 @@
 --                       tags = {}, line = 40 }, ... },
 --       bounds = { minlat =, minlon =, maxlat =, maxlon = } or nil,
 --       counts = { nodes =, ways =, relations =, deleted = },
+--       duplicate_ways = { { id =, line =, first_line = }, ... },  -- a way id given again
 --       name = "leeds.osm",
 --     }
 --
@@ -53,8 +54,9 @@ end
 local function new_parser(name)
   local data = {
     nodes = {}, node_tags = {}, ways = {}, relations = {},
-    counts = { nodes = 0, ways = 0, relations = 0, deleted = 0 }, name = name,
+    counts = { nodes = 0, ways = 0, relations = 0, deleted = 0 }, name = name, duplicate_ways = {},
   }
+  local way_line = {} -- way id -> line of its first <way>, to name a repeated id
   local nodes, node_tags, ways, relations, counts = data.nodes, data.node_tags, data.ways,
     data.relations, data.counts
   local depth = 0
@@ -114,6 +116,11 @@ local function new_parser(name)
         current, current_kind = nil, "way"
         if deleted(attrs) then counts.deleted = counts.deleted + 1 return end
         current = { id = id, nds = {}, tags = {}, line = (p:pos()) }
+        if way_line[id] then -- both are read; the caller warns (psdl osm names file:line)
+          data.duplicate_ways[#data.duplicate_ways + 1] = { id = id, line = current.line, first_line = way_line[id] }
+        else
+          way_line[id] = current.line
+        end
         ways[#ways + 1] = current
         counts.ways = counts.ways + 1
       elseif el == "relation" then

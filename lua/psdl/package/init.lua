@@ -55,6 +55,24 @@ function M.too_many_rooms(doc)
     .. "cities", n, M.MAX_ROOMS)
 end
 
+--- The warning for a city just written or read that has more rooms than a package holds
+-- (nil when it fits): `psdl osm`, `psdl build` and `psdl info` print it so that the limit is
+-- met where the city is made, not only when `psdl package` refuses it (docs/package.md).
+-- @tparam integer rooms the city's room count (room 0 not counted)
+-- @tparam[opt] string source the input the city came from (an .osm names the direct route)
+-- @treturn string|nil
+function M.room_warning(rooms, source)
+  if rooms <= M.MAX_ROOMS then return nil end
+  local fix
+  if source and source:lower():match("%.osm$") then
+    fix = string_format("'psdl package %s' fits the extract itself, or import a smaller --bbox", source)
+  else
+    fix = "fewer or longer rooms (docs/package.md), or an OSM extract packaged directly with 'psdl package X.osm'"
+  end
+  return string_format("%d rooms: more than the %d a package (.ar add-on) can hold, so 'psdl package' will "
+    .. "refuse this city; %s", rooms, M.MAX_ROOMS, fix)
+end
+
 M.bai_gen, M.cpvs_gen, M.text, M.minimap, M.dressing = bai_gen, cpvs_gen, text, minimap, dressing
 
 local function clock()

@@ -1,0 +1,203 @@
+-- Specs for messages of the command line a newcomer meets: the package room limit warned
+-- about where a city is made (osm, build, info), the file named in package decode errors,
+-- the dead-end notes of a package grouped, a browser that cannot be started, the
+-- --textures hints, and the shown output of docs/city.md matching what the command prints.
+-- Run from the repository root; PSDL_BUILD_DIR names the build directory (default build).
+
+local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
+if BUILD == "" then BUILD = "build" end
+package.path = "./lua/?.lua;./lua/?/init.lua;./spec/?.lua;" .. package.path
+package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
+
+local H = require "helper"
+local pkg = require "psdl.package"
+
+-- a straight street cut into one room every 10 m: 2,080 rooms, more than a package holds
+local LONG_SCRIPT = [[
+local b = psdl.builder.new{ style = "london" }
+b:street{
+  path = { { 0, 0, 0 }, { 0, 0, 10400 } },
+  profile = { kind = "road", left = 5, right = 5 },
+  textures = b.style.roads.lanes2, split = 2, room = { name = "Long" },
+}
+return (b:finish())
+]]
+
+describe("the package room limit", function()
+  it("is warned about from the package constant, with the route that fits", function()
+    assert.is_nil(pkg.room_warning(pkg.MAX_ROOMS, "x.osm"))
+    local w = pkg.room_warning(pkg.MAX_ROOMS + 1, "data/x.osm")
+    assert.matches(tostring(pkg.MAX_ROOMS + 1) .. " rooms: more than the " .. pkg.MAX_ROOMS, w, 1, true)
+    assert.matches("'psdl package data/x.osm' fits the extract itself, or import a smaller --bbox", w, 1, true)
+    local w2 = pkg.room_warning(pkg.MAX_ROOMS + 1, "city.lua")
+    assert.matches("docs/package.md", w2, 1, true)
+    assert.not_matches("--bbox", w2, 1, true)
+  end)
+
+  it("is warned about by psdl build and marked OVER by psdl info", function()
+    local dir = H.tmpdir(finally)
+    local script, out = dir .. "/long.lua", dir .. "/long.psdl"
+    H.write_bytes(script, LONG_SCRIPT)
+    local code, stdout, stderr = H.cli("build", script, "-o", out)
+    assert.equal(0, code, stderr)
+    local rooms = tonumber((stdout:match("(%d[%d,]*) rooms"):gsub(",", "")))
+    assert.is_true(rooms > pkg.MAX_ROOMS, stdout)
+    assert.matches("psdl build: warning: " .. out .. ": " .. rooms .. " rooms: more than the " .. pkg.MAX_ROOMS
+      .. " a package", stderr, 1, true)
+    local icode, itext = H.cli("info", out)
+    assert.equal(0, icode)
+    local row = itext:match("\n(    rooms[^\n]*a package %(.ar%) holds[^\n]*)")
+    assert.is_truthy(row, itext)
+    assert.matches("/ 2,047", row, 1, true)
+    assert.matches("OVER$", row)
+    -- a city that fits: no warning, no OVER on the row
+    local code2, _, stderr2 = H.cli("build", "examples/street.lua", "-o", dir .. "/street.psdl")
+    assert.equal(0, code2)
+    assert.equal("", stderr2)
+    local _, itext2 = H.cli("info", dir .. "/street.psdl")
+    assert.not_matches("OVER", itext2, 1, true)
+  end)
+end)
+
+describe("psdl package", function()
+  it("names the file when a PSDL does not decode", function()
+    local dir = H.tmpdir(finally)
+    local bad = dir .. "/trunc.psdl"
+    H.write_bytes(bad, H.read_bytes("spec/fixtures/clean/street.psdl"):sub(1, 300))
+    local code, _, stderr = H.cli("package", bad, "-o", dir .. "/t.ar")
+    assert.equal(2, code)
+    assert.matches("^psdl package: " .. bad:gsub("%p", "%%%0") .. ": bad_count: ", stderr)
+    assert.is_nil(io.open(dir .. "/t.ar", "rb"))
+  end)
+
+  it("counts the roads that end without a junction room in one note (each with --verbose)", function()
+    local notes = {
+      "road 3: no junction room at its last end; a dead-end intersection in room 12",
+      "junction room 7: no road record ends at it; its intersection has no roads",
+      "road 9: no junction room at its first end; a dead-end intersection in room 20",
+      "road 9: no junction room at its last end; a dead-end intersection in room 20",
+    }
+    local out = H.collector()
+    require("psdl.cli.package").print_notes(out, notes, false)
+    assert.equal("  note: junction room 7: no road record ends at it; its intersection has no roads\n"
+      .. "  note: 3 road ends without a junction room; each gets a dead-end intersection in its end room "
+      .. "(--verbose lists them)\n", out.text())
+    local all = H.collector()
+    require("psdl.cli.package").print_notes(all, notes, true)
+    local n = 0
+    for _ in all.text():gmatch("  note: [^\n]*\n") do n = n + 1 end
+    assert.equal(4, n)
+    assert.matches("road 9: no junction room at its first end", all.text(), 1, true)
+  end)
+end)
+
+describe("psdl view --open", function()
+  it("says so when the browser cannot be started", function()
+    local dir = H.tmpdir(finally)
+    local html = dir .. "/street.html"
+    for _, browser in ipairs { "/bin/false", dir .. "/no-such-browser" } do
+      local text = H.sh("BROWSER=" .. H.q(browser) .. " scripts/psdl view examples/street.lua -o " .. H.q(html)
+        .. " --open")
+      assert.matches("exit=0", text, 1, true)
+      assert.matches("psdl view: note: could not open a browser: $BROWSER (" .. browser .. ") failed; open "
+        .. html .. " yourself", text, 1, true)
+    end
+    -- a browser that starts: no note
+    local ok = H.sh("BROWSER=/bin/true scripts/psdl view examples/street.lua -o " .. H.q(html) .. " --open")
+    assert.not_matches("note:", ok, 1, true)
+    assert.matches("exit=0", ok, 1, true)
+  end)
+end)
+
+describe("--textures", function()
+  it("says what the folder is when it is missing", function()
+    local dir = H.tmpdir(finally)
+    local code, _, stderr = H.cli("export", "spec/fixtures/clean/street.psdl", "-o", dir .. "/c.glb",
+      "--textures", dir .. "/none")
+    assert.equal(3, code)
+    assert.matches("no such folder (the folder of the city's texture images", stderr, 1, true)
+    assert.matches("docs/export.md", stderr, 1, true)
+    local vcode, _, verr = H.cli("view", "spec/fixtures/clean/street.psdl", "-o", dir .. "/v.html",
+      "--textures", dir .. "/none")
+    assert.equal(3, vcode)
+    assert.matches("the game's texture folder", verr, 1, true)
+  end)
+end)
+
+describe("docs/city.md", function()
+  it("shows what psdl build prints for examples/downtown.lua", function()
+    local doc = H.read_bytes("docs/city.md")
+    local dir = H.tmpdir(finally)
+    local code, out = H.cli("build", "examples/downtown.lua", "-o", dir .. "/downtown.psdl", "--preview",
+      dir .. "/downtown.png")
+    assert.equal(0, code)
+    local first = out:match("^[^\n]*"):gsub("^.*/downtown%.psdl", "downtown.psdl")
+    assert.matches("\n" .. first .. "\n", doc, 1, true)
+    local png = out:match("downtown%.png: [^\n]*")
+    assert.matches("\n" .. png .. "\n", doc, 1, true)
+    for _, l in ipairs { "network", "blocks", "validation" } do
+      assert.matches("\n" .. out:match("\n(  " .. l .. ": [^\n]*)") .. "\n", doc, 1, true)
+    end
+  end)
+end)
+
+describe("psdl osm", function()
+  -- a closed residential loop crossed by shorter roads between its corners, and a way id
+  -- given twice (the crafted extract of a newcomer's test, cut down)
+  local OSM = [[
+<?xml version="1.0"?>
+<osm version="0.6">
+ <node id="1" lat="51.5000" lon="-0.1000"/>
+ <node id="2" lat="51.5000" lon="-0.0990"/>
+ <node id="3" lat="51.5009" lon="-0.0990"/>
+ <node id="4" lat="51.5009" lon="-0.1000"/>
+ <node id="5" lat="51.5000" lon="-0.1000"/>
+ <node id="6" lat="51.50045" lon="-0.1005"/>
+ <node id="7" lat="51.50045" lon="-0.0985"/>
+ <way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/><nd ref="4"/><nd ref="1"/><tag k="highway" v="residential"/></way>
+ <way id="11"><nd ref="6"/><nd ref="7"/><tag k="highway" v="primary"/></way>
+ <way id="12"><nd ref="5"/><nd ref="3"/><tag k="highway" v="residential"/></way>
+ <way id="14"><nd ref="2"/><nd ref="4"/><tag k="highway" v="residential"/></way>
+ <way id="15"><nd ref="1"/><nd ref="3"/><tag k="highway" v="tertiary"/></way>
+ <way id="10"><nd ref="1"/><nd ref="2"/><tag k="highway" v="residential"/></way>
+</osm>
+]]
+
+  it("warns about a way id given twice, naming file:line", function()
+    local dir = H.tmpdir(finally)
+    local file = dir .. "/loop.osm"
+    H.write_bytes(file, OSM)
+    local data = assert(require("psdl.osm.reader").read(file))
+    assert.same({ { id = 10, line = 15, first_line = 10 } }, data.duplicate_ways)
+    local code, _, stderr = H.cli("osm", file)
+    assert.equal(0, code, stderr)
+    assert.matches("psdl osm: warning: " .. file .. ":15: way 10 appears again (first at line 10)", stderr, 1, true)
+    local _, _, quiet = H.cli("osm", file, "-q")
+    assert.equal("", quiet)
+  end)
+
+  it("names the length lost with no drop in the summary, with the ways that lost most", function()
+    local dir = H.tmpdir(finally)
+    local file = dir .. "/loop.osm"
+    H.write_bytes(file, OSM)
+    local code, out = H.cli("osm", file)
+    assert.equal(0, code)
+    local m = out:match("not kept without a drop: (%d+) m %(merged into other roads or cut in clean%-up")
+    assert.is_truthy(m, out)
+    local code2, json = H.cli("osm", file, "--json")
+    assert.equal(0, code2)
+    local imp = require("cjson").decode(json).import
+    local dropped = 0
+    for _, d in ipairs(imp.dropped) do dropped = dropped + d.length_m end
+    -- the figure is the loss no drop accounts for, as --report measures it
+    assert.near(imp.kept.input_m - imp.kept.kept_m - dropped, tonumber(m), 1)
+    local worst = imp.kept.lost[1]
+    assert.matches("\n          " .. worst.source .. ": " .. math.floor(worst.length_m + 0.5) .. " m not kept\n", out, 1, true)
+  end)
+
+  it("adds no such line when the drops account for the loss", function()
+    local _, out = H.cli("osm", "spec/fixtures/osm/houston-fourth-ward.osm")
+    assert.matches("\ndropped %(", out)
+    assert.not_matches("not kept without a drop", out, 1, true)
+  end)
+end)
