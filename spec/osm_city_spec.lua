@@ -323,4 +323,31 @@ describe("psdl osm -o (command)", function()
     assert.matches("no drivable road", err)
     assert.is_nil(io.open(out_psdl, "rb"))
   end)
+  it("a road whose centre line crosses itself is dropped with its reason, the rest is built", function()
+    -- psdl.city refuses such a road (a script's mistake); an import must not lose the city for it
+    local net = {
+      nodes = { a = { x = 0, z = 0 }, b = { x = 200, z = 0 }, c = { x = 100, z = 150 }, d = { x = 100, z = -150 },
+                e = { x = 0, z = 200 }, f = { x = 200, z = 200 } },
+      roads = {
+        { from = "a", to = "b", highway = "residential", source = 1, name = "Main" },
+        { from = "c", to = "d", highway = "residential", source = 2 },
+        { from = "e", to = "f", highway = "residential", source = 3, name = "Loop",
+          via = { { 150, 300 }, { 150, 250 }, { 50, 350 } } },
+      },
+    }
+    local doc, city_report, result = require("psdl.osm.city").build(net, { dropped = {} }, { seed = 1 })
+    assert.are.equal(0, city_report.counts.errors)
+    assert.is_true(#doc.rooms > 0)
+    local found
+    for _, d in ipairs(result.dropped) do
+      if d.reason == "crosses itself" then found = d end
+    end
+    assert.is_table(found)
+    assert.are.equal(3, found.source)
+    assert.matches("crosses itself at %(120%.0, 280%.0%)", found.detail)
+    -- under strict the road is refused, naming it
+    local ok, err = pcall(require("psdl.osm.city").build, net, { dropped = {} }, { seed = 1, strict = true })
+    assert.is_false(ok)
+    assert.matches("crosses itself", tostring(err))
+  end)
 end)

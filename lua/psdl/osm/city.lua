@@ -278,6 +278,30 @@ function M.build(net, report, opts)
   local cur = net
   local simplified = {}
   local conflict_drops = {}
+  -- A road whose centre line crosses itself is refused by psdl.city (a script's mistake); the
+  -- clean-up splits such ways, so this only guards against one that slips through (e.g. via
+  -- points rounded onto each other): outside strict mode it is dropped with its reason
+  -- instead of costing the whole city.
+  if not opts.strict then
+    local self_crossing = require("psdl.city.network").self_crossing
+    local crossing = {}
+    for _, r in ipairs(cur.roads) do
+      if r.via and #r.via >= 2 then
+        local a, b = cur.nodes[r.from], cur.nodes[r.to]
+        local pts = { { a.x, a.z } }
+        for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2] } end
+        pts[#pts + 1] = { b.x, b.z }
+        local x, z = self_crossing(pts)
+        if x then
+          crossing[r] = true
+          conflict_drops[#conflict_drops + 1] = { stage = "layout", reason = "crosses itself",
+            detail = string_format("its centre line crosses itself at (%.1f, %.1f)", x, z),
+            source = r.source, name = r.name, highway = r.highway, x = x, z = z }
+        end
+      end
+    end
+    if next(crossing) then cur = filter_roads(cur, function(r) return not crossing[r] end) end
+  end
   local doc, rep, city
   local max_rooms = opts.max_rooms
   local coarse, redo, over_rooms = false, false, false
