@@ -472,7 +472,7 @@ function M.generate(doc, opts)
         -- a dead end: its centre goes 1 m (at most half the end segment) into the end
         -- room along the road, so that the game's FindRoomId of the centre (the cruise start,
         -- CF §2.6, §2.9) lands in this room and not on its boundary
-        key = "stub:" .. k .. ":" .. e
+        key = "dead_end:" .. k .. ":" .. e
         local dir, seg = unit(inward), len3(inward)
         local c = copy3(o)
         if dir then c = { o[1] + dir[1] * min(1, seg / 2), o[2] + dir[2] * min(1, seg / 2), o[3] + dir[3] * min(1, seg / 2) } end
