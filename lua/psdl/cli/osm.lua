@@ -496,9 +496,21 @@ local function print_outcome(out, rep, verbose)
   end
   local unexplained = (k.input_m or 0) - (k.kept_m or 0) - dropped_m
   if unexplained >= 25 then
+    -- a drop is filed under one way id of a merged road, the loss under the input way: a way
+    -- that lost (within 1 m) what a drop names is taken as that drop, not listed
+    local unmatched = {}
+    for _, e in ipairs(rep.dropped) do unmatched[#unmatched + 1] = e.length_m or 0 end
+    local function drop_of(m)
+      for i, d in ipairs(unmatched) do
+        if math.abs(d - m) <= 1 then table.remove(unmatched, i); return true end
+      end
+      return false
+    end
     local silent = {}
     for _, l in ipairs(k.lost or {}) do
-      if l.source and not named[l.source] and (l.length_m or 0) >= 25 then silent[#silent + 1] = l end
+      if l.source and not named[l.source] and (l.length_m or 0) >= 25 and not drop_of(l.length_m) then
+        silent[#silent + 1] = l
+      end
     end
     line("not kept without a drop: %s (merged into other roads or cut in clean-up; --report lists each way's "
       .. "loss under kept.lost)", km(unexplained))
