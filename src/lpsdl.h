@@ -50,6 +50,9 @@ void lpsdl_open_companion(lua_State *L);
 lua_Number lpsdl_from_float(float f);
 float lpsdl_to_float(lua_Number n, int *ok);
 
+/* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
+void lpsdl_open_store(lua_State *L);
+
 /* lpsdl_blocks.c: kernels of psdl.city.blocks: the apron's edge (psdl_apron.h) and chords
  * across regions with holes (psdl_region.h). */
 void lpsdl_open_blocks(lua_State *L);
