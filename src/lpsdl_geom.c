@@ -29,6 +29,8 @@
  *   core.building(vpool, hpool, pts, opts)     -> {kind, a, b, h1, h2, light|u, ...} [, roof]
  *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
  *                                                  crosswalks, outline}
+ *   core.junction_room(vpool, center, arms [, opts]) -> {outline, fans, strips, crosswalks,
+ *                                                  sections, distance} (vertex references)
  *   core.signed_area(pts), core.winding(pts [, eps]), core.quad_deviation(pts),
  *   core.strip_deviation(pts, stride), core.fan_flatness(pts), core.fan_min_area(pts),
  *   core.bounds(pts [, first])                 -> {min, max, center, radius} | nil
@@ -850,38 +852,34 @@ static int l_building(lua_State *L) {
 
 /* ================================================================ junctions */
 
-/* core.junction(center, arms [, opts]) -> {points, surface, outline, sections, distance,
- * strips, crosswalks}: an intersection at center {x, y, z} (psdl_junction_build). arms =
- * {{dir = {x, z}, profile = (as core.sections), crosswalk (m), min_distance (m)}, ...};
- * opts = {radius (m), arc_step (degrees), curb (m)}. points is flat; the rest are 1-based
- * indices into it: surface and outline rings, sections per arm, distance per arm (m),
- * strips {{pairs, start_cap, end_cap}, ...}, crosswalks {{c0, c1, c2, c3}, ...}. Arms that
- * cannot be joined or non-finite values raise. */
-static int l_junction(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
+/* The arguments of core.junction at c (center), c + 1 (arms), c + 2 (opts) read and the
+ * junction built into *j (scratch userdata pushed on the stack); returns the arms (*na of
+ * them, in scratch too). Bad arguments raise naming them. */
+static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na_out) {
     psdl_junction_opts o;
     memset(&o, 0, sizeof o);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    for (int i = 0; i < 3; i++) o.center[i] = arr_num(L, 1, (size_t)i + 1, 1, "center");
-    size_t na = arr_len(L, 2);
-    if (na == 0) luaL_argerror(L, 2, "at least one arm expected");
-    int t = lua_istable(L, 3) ? 3 : 0;
+    luaL_checktype(L, c, LUA_TTABLE);
+    for (int i = 0; i < 3; i++) o.center[i] = arr_num(L, c, (size_t)i + 1, c, "center");
+    size_t na = arr_len(L, c + 1);
+    if (na == 0) luaL_argerror(L, c + 1, "at least one arm expected");
+    if (na > 4096) luaL_argerror(L, c + 1, "at most 4096 arms expected");
+    int t = lua_istable(L, c + 2) ? c + 2 : 0;
     o.radius = opt_field_num(L, t, "radius", 0);
     o.arc_step = opt_field_num(L, t, "arc_step", 0);
     o.curb = opt_field_num(L, t, "curb", -1);
     if (!isfinite(o.radius) || !isfinite(o.arc_step) || !isfinite(o.curb))
-        luaL_argerror(L, 3, "radius, arc_step and curb must be finite numbers");
+        luaL_argerror(L, c + 2, "radius, arc_step and curb must be finite numbers");
     psdl_arm *arms = (psdl_arm *)scratch(L, na, sizeof *arms);
     for (size_t i = 0; i < na; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        lua_rawgeti(L, c + 1, (lua_Integer)i + 1);
         int a = lua_gettop(L);
-        if (!lua_istable(L, a)) luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I]: table expected", (lua_Integer)i + 1));
+        if (!lua_istable(L, a)) luaL_argerror(L, c + 1, lua_pushfstring(L, "arms[%I]: table expected", (lua_Integer)i + 1));
         memset(&arms[i], 0, sizeof arms[i]);
         if (!opt_vec2(L, a, "dir", arms[i].dir))
-            luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I].dir: {x, z} expected", (lua_Integer)i + 1));
+            luaL_argerror(L, c + 1, lua_pushfstring(L, "arms[%I].dir: {x, z} expected", (lua_Integer)i + 1));
         lua_getfield(L, a, "profile");
         if (!lua_istable(L, -1))
-            luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I].profile: table expected", (lua_Integer)i + 1));
+            luaL_argerror(L, c + 1, lua_pushfstring(L, "arms[%I].profile: table expected", (lua_Integer)i + 1));
         get_profile(L, lua_gettop(L), &arms[i].profile);
         lua_pop(L, 1);
         arms[i].crosswalk = opt_field_num(L, a, "crosswalk", 0);
@@ -890,44 +888,44 @@ static int l_junction(lua_State *L) {
     }
     psdl_junction_sizes cap;
     psdl_junction_bound(&cap, arms, na, &o);
-    psdl_junction j;
-    j.points = (double *)scratch(L, 3 * cap.points, sizeof(double));
-    j.surface = (uint32_t *)scratch(L, cap.surface, sizeof(uint32_t));
-    j.sections = (uint32_t *)scratch(L, cap.sections, sizeof(uint32_t));
-    j.distance = (double *)scratch(L, na, sizeof(double));
-    j.strips = (uint32_t *)scratch(L, cap.strips, sizeof(uint32_t));
-    j.crosswalks = (uint32_t *)scratch(L, 4 * cap.crosswalks, sizeof(uint32_t));
-    j.outline = (uint32_t *)scratch(L, cap.outline, sizeof(uint32_t));
-    size_t r = psdl_junction_build(&j, arms, na, &o);
+    j->points = (double *)scratch(L, 3 * cap.points, sizeof(double));
+    j->surface = (uint32_t *)scratch(L, cap.surface, sizeof(uint32_t));
+    j->sections = (uint32_t *)scratch(L, cap.sections, sizeof(uint32_t));
+    j->distance = (double *)scratch(L, na, sizeof(double));
+    j->strips = (uint32_t *)scratch(L, cap.strips, sizeof(uint32_t));
+    j->crosswalks = (uint32_t *)scratch(L, 4 * cap.crosswalks, sizeof(uint32_t));
+    j->outline = (uint32_t *)scratch(L, cap.outline, sizeof(uint32_t));
+    size_t r = psdl_junction_build(j, arms, na, &o);
     nomem_check(L, r);
     if (r == PSDL_GEOM_INVALID)
-        luaL_argerror(L, 2, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
-                            "width, or a value that is not a finite number)");
-    lua_createtable(L, 0, 7);
-    push_points(L, j.points, j.size.points);
-    lua_setfield(L, -2, "points");
-    push_indices(L, j.surface, j.size.surface, 1);
-    lua_setfield(L, -2, "surface");
-    push_indices(L, j.outline, j.size.outline, 1);
-    lua_setfield(L, -2, "outline");
+        luaL_argerror(L, c + 1, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
+                                "width, or a value that is not a finite number)");
+    *na_out = na;
+    return arms;
+}
+
+/* Pushes the distance list and the sidewalk strips {pairs, start_cap, end_cap} of j, their
+ * indices mapped through map (NULL: the point indices) plus base; sets them as fields
+ * "distance" and "strips" of the table on top. */
+static void push_junction_strips(lua_State *L, const psdl_junction *j, size_t na, const uint32_t *map,
+                                 lua_Integer base) {
     lua_createtable(L, (int)na, 0);
-    lua_createtable(L, (int)na, 0);
-    for (size_t i = 0, off = 0; i < na; i++) {
-        size_t st = psdl_section_stride(arms[i].profile.kind);
-        push_indices(L, j.sections + off, st, 1);
-        lua_rawseti(L, -3, (lua_Integer)i + 1);
-        lua_pushnumber(L, j.distance[i]);
+    for (size_t i = 0; i < na; i++) {
+        lua_pushnumber(L, j->distance[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
-        off += st;
     }
-    lua_setfield(L, -3, "distance");
-    lua_setfield(L, -2, "sections");
+    lua_setfield(L, -2, "distance");
     lua_newtable(L);
     lua_Integer ns = 0;
-    for (size_t w = 0; w < j.size.strips;) {
-        uint32_t np = j.strips[w], caps = j.strips[w + 1];
+    for (size_t w = 0; w < j->size.strips;) {
+        uint32_t np = j->strips[w], caps = j->strips[w + 1];
         lua_createtable(L, 0, 3);
-        push_indices(L, j.strips + w + 2, 2 * np, 1);
+        lua_createtable(L, (int)(2 * np), 0);
+        for (size_t k = 0; k < 2 * (size_t)np; k++) {
+            uint32_t v = j->strips[w + 2 + k];
+            lua_pushinteger(L, (lua_Integer)(map ? map[v] : v) + base);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
         lua_setfield(L, -2, "pairs");
         lua_pushboolean(L, caps & 1);
         lua_setfield(L, -2, "start_cap");
@@ -937,12 +935,123 @@ static int l_junction(lua_State *L) {
         w += 2 + 2 * (size_t)np;
     }
     lua_setfield(L, -2, "strips");
+}
+
+/* core.junction(center, arms [, opts]) -> {points, surface, outline, sections, distance,
+ * strips, crosswalks}: an intersection at center {x, y, z} (psdl_junction_build). arms =
+ * {{dir = {x, z}, profile = (as core.sections), crosswalk (m), min_distance (m)}, ...};
+ * opts = {radius (m), arc_step (degrees), curb (m)}. points is flat; the rest are 1-based
+ * indices into it: surface and outline rings, sections per arm, distance per arm (m),
+ * strips {{pairs, start_cap, end_cap}, ...}, crosswalks {{c0, c1, c2, c3}, ...}. Arms that
+ * cannot be joined or non-finite values raise. */
+static int l_junction(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
+    psdl_junction j;
+    size_t na;
+    psdl_arm *arms = junction_args(L, 1, &j, &na);
+    lua_createtable(L, 0, 7);
+    push_points(L, j.points, j.size.points);
+    lua_setfield(L, -2, "points");
+    push_indices(L, j.surface, j.size.surface, 1);
+    lua_setfield(L, -2, "surface");
+    push_indices(L, j.outline, j.size.outline, 1);
+    lua_setfield(L, -2, "outline");
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0, off = 0; i < na; i++) {
+        size_t st = psdl_section_stride(arms[i].profile.kind);
+        push_indices(L, j.sections + off, st, 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        off += st;
+    }
+    lua_setfield(L, -2, "sections");
+    push_junction_strips(L, &j, na, NULL, 1);
     lua_createtable(L, (int)j.size.crosswalks, 0);
     for (size_t c = 0; c < j.size.crosswalks; c++) {
         push_indices(L, j.crosswalks + 4 * c, 4, 1);
         lua_rawseti(L, -2, (lua_Integer)c + 1);
     }
     lua_setfield(L, -2, "crosswalks");
+    return 1;
+}
+
+/* Pushes the list of the pool references (1-based) of point indices v[0 .. n-1]. */
+static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_t *map) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)map[v[i]] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/***
+ * An intersection room's geometry in one call: core.junction's kernel (psdl_junction_build),
+ * its points added to the vertex pool (snapped to `opts.snap` when given) and the road fans
+ * of its surface (psdl_junction_pool), everything as vertex references: what
+ * Builder:intersection emits.
+ * @function junction_room
+ * @tparam userdata vpool the builder's vertex Pool (dimension 3)
+ * @tparam table center, arms, opts as core.junction (opts also `snap`, metres)
+ * @treturn table `{outline = refs, fans = {refs (hub first)...}, strips = {{pairs = refs,
+ * start_cap, end_cap}...}, crosswalks = {refs (4)...}, sections = {{{x, y, z}...} per arm,
+ * left to right of outward travel}, distance = {m per arm}}`; raises on bad arguments as
+ * core.junction does, on a pool that is closed or full
+ */
+static int l_junction_room(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
+    pool_box *pb = check_pool(L, 1);
+    if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    double snap = opt_field_num(L, lua_istable(L, 4) ? 4 : 0, "snap", 0);
+    if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 4, "snap: a finite number >= 0 expected");
+    psdl_junction j;
+    size_t na;
+    psdl_arm *arms = junction_args(L, 2, &j, &na);
+    uint32_t *refs = (uint32_t *)scratch(L, j.size.points, sizeof *refs);
+    size_t fb = psdl_junction_pool_bound(&j);
+    uint32_t *fans = (uint32_t *)scratch(L, fb, sizeof *fans);
+    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    size_t w = psdl_junction_pool(refs, fans, pb->pool, &j, snap);
+    if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
+    if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    lua_createtable(L, 0, 6);
+    push_mapped(L, j.outline, j.size.outline, refs);
+    lua_setfield(L, -2, "outline");
+    lua_newtable(L);
+    lua_Integer nf = 0;
+    for (size_t i = 0; i < w;) {
+        size_t m = fans[i];
+        lua_createtable(L, (int)m, 0);
+        for (size_t k = 1; k <= m; k++) {
+            lua_pushinteger(L, (lua_Integer)fans[i + k] + 1);
+            lua_rawseti(L, -2, (lua_Integer)k);
+        }
+        lua_rawseti(L, -2, ++nf);
+        i += 1 + m;
+    }
+    lua_setfield(L, -2, "fans");
+    push_junction_strips(L, &j, na, refs, 1);
+    lua_createtable(L, (int)j.size.crosswalks, 0);
+    for (size_t c = 0; c < j.size.crosswalks; c++) {
+        push_mapped(L, j.crosswalks + 4 * c, 4, refs);
+        lua_rawseti(L, -2, (lua_Integer)c + 1);
+    }
+    lua_setfield(L, -2, "crosswalks");
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0, off = 0; i < na; i++) {
+        size_t st = psdl_section_stride(arms[i].profile.kind);
+        lua_createtable(L, (int)st, 0);
+        for (size_t k = 0; k < st; k++) {
+            const double *p = j.points + 3 * (size_t)j.sections[off + k];
+            lua_createtable(L, 3, 0);
+            for (int d = 0; d < 3; d++) {
+                lua_pushnumber(L, p[d]);
+                lua_rawseti(L, -2, d + 1);
+            }
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        off += st;
+    }
+    lua_setfield(L, -2, "sections");
     return 1;
 }
 
@@ -1566,6 +1675,7 @@ static const luaL_Reg geom_funcs[] = {
     {"building", l_building},
     {"light_index", l_light_index},
     {"junction", l_junction},
+    {"junction_room", l_junction_room},
     {"signed_area", l_signed_area},
     {"winding", l_winding},
     {"quad_deviation", l_quad_deviation},

@@ -523,13 +523,19 @@ function M.overlaps(city, b)
       return
     end
     local poly = { x0 = huge, z0 = huge, x1 = -huge, z1 = -huge }
-    for _, ref in ipairs(room.outline) do
-      local p = b:point(ref)
-      local q = poly[#poly]
-      if not q or abs(q[1] - p[1]) > 1e-6 or abs(q[2] - p[3]) > 1e-6 then poly[#poly + 1] = { p[1], p[3] } end
-      poly.x0, poly.x1 = min(poly.x0, p[1]), max(poly.x1, p[1])
-      poly.z0, poly.z1 = min(poly.z0, p[3]), max(poly.z1, p[3])
+    local flat = b:flat_of(room.outline) -- the outline's points in one call
+    local x0, z0, x1, z1, n, qx, qz = huge, huge, -huge, -huge, 0, nil, nil
+    for i = 1, #flat, 3 do
+      local x, z = flat[i], flat[i + 2]
+      if not qx or abs(qx - x) > 1e-6 or abs(qz - z) > 1e-6 then
+        n = n + 1
+        poly[n] = { x, z }
+        qx, qz = x, z
+      end
+      x0, x1 = min(x0, x), max(x1, x)
+      z0, z1 = min(z0, z), max(z1, z)
     end
+    poly.x0, poly.z0, poly.x1, poly.z1 = x0, z0, x1, z1
     if #poly < 3 then return end
     local it = { poly = poly, owner = owner }
     items[#items + 1] = it
