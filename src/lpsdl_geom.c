@@ -11,6 +11,8 @@
  *   core.polyline_length(pts [, plan])         -> metres
  *   core.offset(pts, offset [, miter])         -> pts, clamped
  *   core.sections(center, profile [, start_dir, end_dir]) -> pts, clamped
+ *   core.street_rooms(vpool, center, profile [, opts]) -> {clamped, sections, stride, rooms =
+ *                                                 {{refs, outline}...} [, flat, refs]} | false
  *   core.triangulate(pts [, holes])            -> {i1, i2, i3, ...}
  *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
  *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
@@ -443,6 +445,158 @@ static int l_sections(lua_State *L) {
     push_points(L, out, m);
     lua_pushinteger(L, (lua_Integer)cl);
     return 2;
+}
+
+/* Points (x, y, z doubles) of the list at idx: a flat array, or a list of {x, y, z} points
+ * (y nil or false: 0); *n = point count; kept in a scratch userdata pushed on the stack. A
+ * value that is not a number raises naming `what`. */
+static double *get_point_list(lua_State *L, int idx, size_t *n, const char *what) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (lua_rawgeti(L, idx, 1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return get_points(L, idx, n, what);
+    }
+    lua_pop(L, 1);
+    size_t m = (size_t)lua_rawlen(L, idx);
+    double *p = (double *)scratch(L, 3 * m, sizeof *p);
+    for (size_t i = 0; i < m; i++) {
+        if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s[%I]: {x, y, z} expected", what, (lua_Integer)i + 1));
+        int t = lua_gettop(L);
+        for (int d = 0; d < 3; d++) {
+            int ok = 1;
+            lua_rawgeti(L, t, d + 1);
+            if (d == 1 && !lua_toboolean(L, -1)) p[3 * i + 1] = 0;
+            else p[3 * i + d] = (double)lua_tonumberx(L, -1, &ok);
+            if (!ok)
+                luaL_argerror(L, idx, lua_pushfstring(L, "%s[%I][%d]: number expected", what, (lua_Integer)i + 1, d + 1));
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    *n = m;
+    return p;
+}
+
+/* Writes the row of stride points at field k of table t (a list of {x, y, z}, y nil: 0)
+ * over section `sec` of sf; nothing when the field is nil. */
+static void put_section_row(lua_State *L, int t, const char *k, double *sf, size_t sec, size_t stride) {
+    lua_getfield(L, t, k);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    int r = lua_gettop(L);
+    if (!lua_istable(L, r) || lua_rawlen(L, r) != stride)
+        luaL_error(L, "option '%s': a row of %d points expected", k, (int)stride);
+    for (size_t c = 0; c < stride; c++) {
+        if (lua_rawgeti(L, r, (lua_Integer)c + 1) != LUA_TTABLE) luaL_error(L, "option '%s': point %d expected", k, (int)c + 1);
+        int pt = lua_gettop(L);
+        for (int d = 0; d < 3; d++) {
+            int ok = 1;
+            double v = 0;
+            lua_rawgeti(L, pt, d + 1);
+            if (!(d == 1 && !lua_toboolean(L, -1))) v = (double)lua_tonumberx(L, -1, &ok);
+            if (!ok || !isfinite(v)) luaL_error(L, "option '%s': point %d: finite numbers expected", k, (int)c + 1);
+            sf[3 * (sec * stride + c) + (size_t)d] = v;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/***
+ * A street's road rooms in one call (psdl.builder's Builder:street): the cross-sections of the
+ * centre line (psdl_sections), the first / last replaced by given rows, every point added to
+ * the vertex pool, cut into rooms of at most `split` sections with each room's outline
+ * (psdl_street_rooms).
+ * @function street_rooms
+ * @tparam userdata vpool the builder's vertex Pool (dimension 3)
+ * @tparam table center the centre line: flat x, y, z or a list of {x, y, z} (2 points or more)
+ * @tparam table profile as core.sections
+ * @tparam[opt] table opts `start_dir`, `end_dir` ({x, z}), `start_section`, `end_section`
+ * (rows of the profile's stride points {x, y, z}), `split` (sections per room, >= 2, 64),
+ * `snap` (m), `min_length` (m: a centre line shorter in plan gives false, nothing pooled),
+ * `flat` (true: also the sections and all references)
+ * @return `{clamped = n, sections = n, stride = n, rooms = {{refs = {...}, outline = {...}},
+ * ...}, flat = {x1, y1, z1, ...}, refs = {...}}` (vertex references; flat and refs only with
+ * opts.flat), or false when the centre line is shorter than min_length
+ */
+static int l_street_rooms(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
+    pool_box *pb = check_pool(L, 1);
+    if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    size_t n;
+    double *c = get_point_list(L, 2, &n, "center");
+    if (n < 2) luaL_argerror(L, 2, "center: 2 or more points expected");
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(c[i])) luaL_argerror(L, 2, "center: a coordinate is not a finite number");
+    psdl_profile prof;
+    get_profile(L, 3, &prof);
+    if (prof.kind == PSDL_SECTION_SIDEWALK) luaL_argerror(L, 3, "profile.kind: road, walkway or divided expected");
+    int t = lua_istable(L, 4) ? 4 : 0;
+    double snap = opt_field_num(L, t, "snap", 0), min_length = opt_field_num(L, t, "min_length", 0);
+    double split_d = opt_field_num(L, t, "split", 64);
+    if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 4, "snap: a finite number >= 0 expected");
+    if (!(split_d >= 2 && split_d <= 1e6 && split_d == floor(split_d)))
+        luaL_argerror(L, 4, "split: a whole number in 2..1000000 expected");
+    double sd[2], ed[2];
+    int hs = t && opt_vec2(L, t, "start_dir", sd), he = t && opt_vec2(L, t, "end_dir", ed);
+    if (min_length > 0 && !(psdl_polyline_length(c, n, 1) >= min_length)) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    size_t stride = psdl_section_stride(prof.kind);
+    if (n > ((size_t)-1) / 64 / (stride + 1)) luaL_error(L, "not enough memory");
+    double *sf = (double *)scratch(L, 3 * psdl_sections_bound(n, &prof), sizeof *sf);
+    size_t cl = 0, m = psdl_sections(sf, c, n, &prof, hs ? sd : NULL, he ? ed : NULL, &cl);
+    size_t nsec = m / stride;
+    if (t && nsec > 0) {
+        put_section_row(L, t, "start_section", sf, 0, stride);
+        put_section_row(L, t, "end_section", sf, nsec - 1, stride);
+    }
+    size_t split = (size_t)split_d, ow;
+    size_t nr = psdl_street_rooms_bound(nsec, stride, split, &ow);
+    uint32_t *refs = (uint32_t *)scratch(L, nsec * stride, sizeof *refs);
+    uint32_t *ranges = (uint32_t *)scratch(L, 2 * nr, sizeof *ranges);
+    uint32_t *outl = (uint32_t *)scratch(L, ow, sizeof *outl);
+    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    size_t nw, made = psdl_street_rooms(refs, ranges, outl, &nw, pb->pool, sf, nsec, stride, split, snap);
+    if (made == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
+    if (made == PSDL_GEOM_INVALID) luaL_argerror(L, 3, "the profile has no sections");
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)cl);
+    lua_setfield(L, -2, "clamped");
+    lua_pushinteger(L, (lua_Integer)nsec);
+    lua_setfield(L, -2, "sections");
+    lua_pushinteger(L, (lua_Integer)stride);
+    lua_setfield(L, -2, "stride");
+    lua_createtable(L, (int)made, 0);
+    for (size_t k = 0, w = 0; k < made; k++) {
+        lua_createtable(L, 0, 2);
+        size_t a = ranges[2 * k], b = ranges[2 * k + 1];
+        push_indices(L, refs + a * stride, (b - a + 1) * stride, 1);
+        lua_setfield(L, -2, "refs");
+        push_indices(L, outl + w + 1, outl[w], 1);
+        lua_setfield(L, -2, "outline");
+        w += 1 + outl[w];
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "rooms");
+    int want_flat = 0;
+    if (t) {
+        lua_getfield(L, t, "flat");
+        want_flat = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (want_flat) {
+        push_points(L, sf, nsec * stride);
+        lua_setfield(L, -2, "flat");
+        push_indices(L, refs, nsec * stride, 1);
+        lua_setfield(L, -2, "refs");
+    }
+    return 1;
 }
 
 /* ================================================================ fans */
@@ -1661,6 +1815,7 @@ static const luaL_Reg geom_funcs[] = {
     {"polyline_length", l_polyline_length},
     {"offset", l_offset},
     {"sections", l_sections},
+    {"street_rooms", l_street_rooms},
     {"triangulate", l_triangulate},
     {"fans", l_fans},
     {"keyhole", l_keyhole},

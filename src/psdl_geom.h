@@ -435,6 +435,29 @@ size_t psdl_junction_pool_bound(const psdl_junction *j);
 size_t psdl_junction_pool(uint32_t *refs, uint32_t *fans, struct psdl_pool *vpool, const psdl_junction *j,
                           double snap);
 
+/* ================================================================ streets */
+
+/** Rooms psdl_street_rooms makes at most for nsec sections cut into rooms of at most split
+ *  sections ((nsec - 2) / (split - 1) + 1; 0 for fewer than 2 sections or split < 2);
+ *  *outline_words (may be NULL) receives the words its outlines take at most. */
+size_t psdl_street_rooms_bound(size_t nsec, size_t stride, size_t split, size_t *outline_words);
+
+/** A street's road rooms (psdl.builder's Builder:street): the nsec sections of stride points
+ *  sf (x, y, z each, left to right of travel, psdl_sections' layout) added to the vertex pool
+ *  in order (snapped when snap > 0: psdl_pool_add_snapped), refs[i] receiving the pool index
+ *  of point i; then cut into rooms of at most `split` (>= 2) sections, as even as can be,
+ *  consecutive rooms sharing a section: room k spans sections ranges[2k] .. ranges[2k + 1]
+ *  (0-based). outlines receives per room [n, v1 .. vn]: the strip's outline as pool indices,
+ *  first section left to right, the right rail, the last section right to left, the left rail
+ *  back (retail winding, §4.2), repeats of the last index skipped and the closing repeats of
+ *  the first dropped; *noutline the words written. Buffers: nsec * stride refs, 2 *
+ *  psdl_street_rooms_bound ranges, its outline words. Returns the number of rooms,
+ *  PSDL_GEOM_INVALID (stride 0 or split < 2, nothing written) or PSDL_GEOM_NOMEM (out of
+ *  memory or the pool full; the pool may hold some of the points). */
+size_t psdl_street_rooms(uint32_t *refs, uint32_t *ranges, uint32_t *outlines, size_t *noutline,
+                         struct psdl_pool *vpool, const double *sf, size_t nsec, size_t stride, size_t split,
+                         double snap);
+
 /* ================================================================ pools (§3.2, §3.5) */
 
 /** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:
