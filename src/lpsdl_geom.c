@@ -13,6 +13,7 @@
  *   core.sections(center, profile [, start_dir, end_dir]) -> pts, clamped
  *   core.street_rooms(vpool, center, profile [, opts]) -> {clamped, sections, stride, rooms =
  *                                                 {{refs, outline}...} [, flat, refs]} | false
+ *   core.plan_outline(vpool, refs [, eps])    -> {{x, z}..., x0, z0, x1, z1}
  *   core.triangulate(pts [, holes])            -> {i1, i2, i3, ...}
  *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
  *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
@@ -596,6 +597,59 @@ static int l_street_rooms(lua_State *L) {
         push_indices(L, refs, nsec * stride, 1);
         lua_setfield(L, -2, "refs");
     }
+    return 1;
+}
+
+/***
+ * A room outline in plan, for overlap tests (psdl.city.network's `overlaps`): the points of
+ * vertex references as `{x, z}` tables, a point within `eps` (in x and in z) of the last one
+ * kept left out, and the box of all of them.
+ * @function plan_outline
+ * @tparam userdata vpool a vertex Pool (dimension 3)
+ * @tparam table refs 1-based vertex references
+ * @tparam[opt] number eps metres (1e-6)
+ * @treturn table `{ {x, z}, ..., x0 =, z0 =, x1 =, z1 = }` (the box is +-huge when refs is empty)
+ */
+static int l_plan_outline(lua_State *L) {
+    lua_settop(L, 3);
+    pool_box *b = check_pool(L, 1);
+    if (b->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    size_t n = arr_len(L, 2), count = psdl_pool_count(b->pool);
+    double eps = luaL_optnumber(L, 3, 1e-6);
+    double *xz = (double *)scratch(L, 2 * n, sizeof *xz); /* 4 */
+    for (size_t i = 0; i < n; i++) {
+        lua_Integer r = arr_int(L, 2, i + 1, 2, "refs", 1, (lua_Integer)count);
+        const float *f = pool_data(L, b) + 3 * (size_t)(r - 1);
+        xz[2 * i] = f[0];
+        xz[2 * i + 1] = f[2];
+    }
+    double x0 = HUGE_VAL, z0 = HUGE_VAL, x1 = -HUGE_VAL, z1 = -HUGE_VAL, qx = 0, qz = 0;
+    lua_createtable(L, (int)n, 4);
+    lua_Integer k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = xz[2 * i], z = xz[2 * i + 1];
+        if (k == 0 || fabs(qx - x) > eps || fabs(qz - z) > eps) {
+            lua_createtable(L, 2, 0);
+            lua_pushnumber(L, x);
+            lua_rawseti(L, -2, 1);
+            lua_pushnumber(L, z);
+            lua_rawseti(L, -2, 2);
+            lua_rawseti(L, -2, ++k);
+            qx = x, qz = z;
+        }
+        if (x < x0) x0 = x;
+        if (x1 < x) x1 = x;
+        if (z < z0) z0 = z;
+        if (z1 < z) z1 = z;
+    }
+    lua_pushnumber(L, x0);
+    lua_setfield(L, -2, "x0");
+    lua_pushnumber(L, z0);
+    lua_setfield(L, -2, "z0");
+    lua_pushnumber(L, x1);
+    lua_setfield(L, -2, "x1");
+    lua_pushnumber(L, z1);
+    lua_setfield(L, -2, "z1");
     return 1;
 }
 
@@ -1816,6 +1870,7 @@ static const luaL_Reg geom_funcs[] = {
     {"offset", l_offset},
     {"sections", l_sections},
     {"street_rooms", l_street_rooms},
+    {"plan_outline", l_plan_outline},
     {"triangulate", l_triangulate},
     {"fans", l_fans},
     {"keyhole", l_keyhole},

@@ -280,6 +280,16 @@ return function(M, Builder, Room, P)
     end })
   end
 
+  --- A room outline in plan for overlap tests (read API; psdl.city.network's `overlaps`): the
+  -- points of vertex references as `{x, z}`, a point within `eps` metres (in x and z) of the
+  -- last one kept left out, with the box of all of them, in one call (`core.plan_outline`).
+  -- @tparam table refs vertex references (a room's `outline`)
+  -- @tparam[opt] number eps metres (1e-6)
+  -- @treturn table `{ {x, z}, ..., x0 =, z0 =, x1 =, z1 = }`
+  function Builder:plan_outline(refs, eps)
+    return core.plan_outline(self.vpool, refs, eps)
+  end
+
   return {
     finite = finite,
     nonneg = nonneg,

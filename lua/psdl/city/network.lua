@@ -522,20 +522,8 @@ function M.overlaps(city, b)
     if not room or not room.outline or room.is_tunnel or room.is_bridge or (room.flags and room.flags & 0x40 ~= 0) then
       return
     end
-    local poly = { x0 = huge, z0 = huge, x1 = -huge, z1 = -huge }
-    local flat = b:flat_of(room.outline) -- the outline's points in one call
-    local x0, z0, x1, z1, n, qx, qz = huge, huge, -huge, -huge, 0, nil, nil
-    for i = 1, #flat, 3 do
-      local x, z = flat[i], flat[i + 2]
-      if not qx or abs(qx - x) > 1e-6 or abs(qz - z) > 1e-6 then
-        n = n + 1
-        poly[n] = { x, z }
-        qx, qz = x, z
-      end
-      x0, x1 = min(x0, x), max(x1, x)
-      z0, z1 = min(z0, z), max(z1, z)
-    end
-    poly.x0, poly.z0, poly.x1, poly.z1 = x0, z0, x1, z1
+    -- the outline in plan, repeats (within 1e-6 m) left out, and its box (one call)
+    local poly = b:plan_outline(room.outline, 1e-6)
     if #poly < 3 then return end
     local it = { poly = poly, owner = owner }
     items[#items + 1] = it
