@@ -470,6 +470,9 @@ function M.fill(b, opts)
     if #fps > 0 then
       ctx.footprints = fps
       ctx.obstacles = poly_index(fps, 40)
+      local polys = {}
+      for k, f in ipairs(fps) do polys[k] = f.pts end
+      ctx.split_obstacles = core.split_obstacles(polys)
       ctx.footprint_bs = default_bs or building_spec(ctx, nil)
     end
   end
