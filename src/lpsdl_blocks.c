@@ -2,6 +2,8 @@
  * lpsdl_blocks.c -- the kernels of psdl.city.blocks, registered into the module table by
  * lpsdl_open_blocks:
  *
+ *   core.face_loops(points, outlines) -> loops, gaps, open the network's boundary loops
+ *                                                         (psdl_faces.h)
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
@@ -18,6 +20,7 @@
 
 #include "lpsdl.h"
 #include "psdl_apron.h"
+#include "psdl_faces.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
 
@@ -37,6 +40,77 @@ static double coord(lua_State *L, const char *what, lua_Integer k, lua_Integer i
     if (!ok || !isfinite(v))
         luaL_argerror(L, 1, lua_pushfstring(L, "%s[%I][%I][%d]: finite number expected", what, k, i, c));
     return v;
+}
+
+/***
+ * The boundary loops of a road network (psdl_faces_loops; blocks/faces.lua): edges used by
+ * exactly one outline, loose ends joined to loose starts within 12 m, chained taking the
+ * sharpest left turn, split where a loop visits a vertex twice.
+ * @function face_loops
+ * @param points a vertex Pool (psdl.core.pool, dimension 3) or a flat x, y, z array
+ * @tparam table outlines list of outlines, each a list of 1-based vertex references (already
+ *   split at T-junctions)
+ * @treturn table loops, each a list of vertex references (in tracing order)
+ * @treturn table gaps closed: flat `{d, a, c, ...}` (metres, end vertex, start vertex)
+ * @treturn table chains left out: flat `{length in edges, first vertex, ...}`
+ * @raise on a reference outside the points, or an outline that is not a list of integers
+ */
+static int l_face_loops(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
+    size_t np, nr;
+    const double *pts = lpsdl_points(L, 1, &np, "points");
+    uint32_t *start, *verts;
+    lpsdl_perimeters(L, 2, np, &start, &verts, &nr);
+    psdl_faces f;
+    int rc = psdl_faces_loops(&f, pts, np, start, verts, nr);
+    if (rc == PSDL_FACES_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc != PSDL_FACES_OK) return luaL_argerror(L, 2, "a reference outside the points");
+    /* copy out to collectable memory before any table is made (a raise must not leak) */
+    size_t nl = f.nloops, nv = f.start[f.nloops], ng = f.ngaps, no = f.nopen;
+    if (nl + 1 > ((size_t)-1) / 8 / sizeof(size_t) || nv > ((size_t)-1) / 8 / sizeof(uint32_t) ||
+        ng > ((size_t)-1) / 8 / sizeof(psdl_faces_gap) || no > ((size_t)-1) / 8 / sizeof(psdl_faces_open)) {
+        psdl_faces_free(&f);
+        return luaL_error(L, "not enough memory");
+    }
+    size_t bytes = (nl + 1) * sizeof(size_t) + ng * sizeof(psdl_faces_gap) + no * sizeof(psdl_faces_open) +
+                   nv * sizeof(uint32_t);
+    char *blk = (char *)lua_newuserdatauv(L, bytes ? bytes : 1, 0); /* only Lua's own OOM raises here */
+    size_t *ls = (size_t *)(void *)blk;
+    psdl_faces_gap *gs = (psdl_faces_gap *)(void *)(ls + nl + 1);
+    psdl_faces_open *os = (psdl_faces_open *)(void *)(gs + ng);
+    uint32_t *vs = (uint32_t *)(void *)(os + no);
+    memcpy(ls, f.start, (nl + 1) * sizeof *ls);
+    if (ng) memcpy(gs, f.gaps, ng * sizeof *gs);
+    if (no) memcpy(os, f.open, no * sizeof *os);
+    if (nv) memcpy(vs, f.verts, nv * sizeof *vs);
+    psdl_faces_free(&f);
+    lua_createtable(L, nl < INT32_MAX ? (int)nl : 0, 0);
+    for (size_t l = 0; l < nl; l++) {
+        size_t n = ls[l + 1] - ls[l];
+        lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
+        for (size_t k = 0; k < n; k++) {
+            lua_pushinteger(L, (lua_Integer)vs[ls[l] + k] + 1);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)l + 1);
+    }
+    lua_createtable(L, (int)(3 * ng < INT32_MAX ? 3 * ng : 0), 0);
+    for (size_t g = 0; g < ng; g++) {
+        lua_pushnumber(L, gs[g].d);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 1));
+        lua_pushinteger(L, (lua_Integer)gs[g].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 2));
+        lua_pushinteger(L, (lua_Integer)gs[g].c + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 3));
+    }
+    lua_createtable(L, (int)(2 * no < INT32_MAX ? 2 * no : 0), 0);
+    for (size_t o = 0; o < no; o++) {
+        lua_pushinteger(L, (lua_Integer)os[o].len);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 1));
+        lua_pushinteger(L, (lua_Integer)os[o].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 2));
+    }
+    return 3;
 }
 
 /***
@@ -337,6 +411,7 @@ static const luaL_Reg region_meth[] = {
 };
 
 static const luaL_Reg blocks_funcs[] = {
+    {"face_loops", l_face_loops},
     {"apron_rings", l_apron_rings},
     {"region", l_region},
     {"split_obstacles", l_split_obstacles},
