@@ -389,8 +389,15 @@ static int l_split_chord(lua_State *L) {
     for (lua_Integer i = 1; i <= n; i++) {
         if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
             luaL_argerror(L, 1, lua_pushfstring(L, "pts[%I]: point table expected", i));
-        xz[2 * (i - 1)] = coord(L, "pts", 1, i, 1);
-        xz[2 * (i - 1) + 1] = coord(L, "pts", 1, i, 3);
+        for (int c = 0; c < 2; c++) {
+            int ok;
+            lua_geti(L, -1, c ? 3 : 1);
+            double v = (double)lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || !isfinite(v))
+                luaL_argerror(L, 1, lua_pushfstring(L, "pts[%I][%d]: finite number expected", i, c ? 3 : 1));
+            xz[2 * (i - 1) + c] = v;
+        }
         lua_pop(L, 1);
     }
     size_t ci = 0, cj = 0;
