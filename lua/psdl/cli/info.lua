@@ -11,6 +11,7 @@
 
 local common = require "psdl.cli.common"
 local docjson = require "psdl.cli.docjson"
+local CORE_LIMITS = require("psdl.core").limits
 local string, math, table = string, math, table
 local ipairs, pairs, type, tostring = ipairs, pairs, type, tostring
 
@@ -36,12 +37,12 @@ M.ROOM_FLAGS = {
 --- Limits of psdl-format.md §3.2 that `info` measures.
 -- @table LIMITS
 M.LIMITS = {
-  vertices_safe = 65024,      -- V + 512 generated collision vertices must fit 16 bits
+  vertices_safe = CORE_LIMITS.vertex_budget, -- V + 512 generated collision vertices must fit 16 bits
   vertices = 65535,           -- addressable by the u16 vertex references
-  perimeter = 255,            -- perimeter count held in one byte at runtime
-  texture_slots_rendered = 511, -- more are "not rendered properly" (WILK)
-  texture_slots_stock = 767,  -- more and stock MM2 cannot load the city (WILK)
-  texture_slots = 2047,       -- largest texture value
+  perimeter = CORE_LIMITS.perimeter, -- perimeter count held in one byte at runtime
+  texture_slots_rendered = CORE_LIMITS.texture_rendered, -- more are "not rendered properly" (WILK)
+  texture_slots_stock = CORE_LIMITS.texture_stock, -- more and stock MM2 cannot load the city (WILK)
+  texture_slots = CORE_LIMITS.texture_value, -- largest texture value
   rooms = 32767,              -- road records keep room ids as i16
   strip_sections = 256,       -- 256-entry stack buffers when drawing a strip
   road_rooms = 255,           -- u8 count per road record
