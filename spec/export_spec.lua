@@ -92,25 +92,7 @@ local function run(...)
   return code, out.text(), err.text()
 end
 
-local function tmpdir()
-  local dir = H.tmpname("-ex")
-  assert(lfs.mkdir(dir))
-  finally(function()
-    for name in lfs.dir(dir) do
-      if name ~= "." and name ~= ".." then
-        local p = dir .. "/" .. name
-        if lfs.attributes(p, "mode") == "directory" then
-          for n in lfs.dir(p) do if n ~= "." and n ~= ".." then os.remove(p .. "/" .. n) end end
-          lfs.rmdir(p)
-        else
-          os.remove(p)
-        end
-      end
-    end
-    lfs.rmdir(dir)
-  end)
-  return dir
-end
+local function tmpdir() return H.tmpdir(finally) end
 
 ------------------------------------------------------------------------ checking files
 

@@ -35,17 +35,24 @@ end
 
 local tmp_count = 0
 
---- A fresh temporary path; the caller removes it (finally). Digits only after a fixed
--- prefix: a random name could contain "sf" or "london", which the city-name check flags.
+--- A fresh temporary path, unique across processes (spec suites running at once); the
+-- caller removes it (finally). os.tmpname reserves a name no other process holds (mkstemp);
+-- ours spells its random part (after "lua_") as two decimal digits a character, the byte
+-- modulo 100 (one-to-one on letters and digits; a name with letters could contain "sf" or
+-- "london", which the city-name check flags), then a per-process counter. The reserved
+-- file stays until the process ends, so no other run is given the same name.
+local reserved = {}
 function H.tmpname(suffix)
-  local p = os.tmpname()          -- reserves a unique name; ours is derived from its digits
-  os.remove(p)
+  local p = os.tmpname()
+  reserved[#reserved + 1] = p
   tmp_count = tmp_count + 1
-  local dir = p:match("^(.*)/[^/]*$") or "/tmp"
-  local digits = p:gsub("%D", "")
-  return string.format("%s/psdlkit_test_%s%d_%d%s", dir, digits, tmp_count, math.random(1, 1 << 30),
-    suffix or "")
+  local dir, base = p:match("^(.*)/([^/]*)$")
+  base = (base or p):match("[^_]*$")
+  local digits = base:gsub(".", function(c) return string.format("%02d", c:byte() % 100) end)
+  return string.format("%s/psdlkit_test_%s_%d%s", dir or "/tmp", digits, tmp_count, suffix or "")
 end
+-- the reserved names go when the Lua state closes (the end of the busted run)
+setmetatable(reserved, { __gc = function(t) for _, p in ipairs(t) do os.remove(p) end end })
 
 --- Build a PSD0 file from a description. All indices are raw file values (0-based).
 -- @tparam table t fields: vertices {{x,y,z}...} (default: 8 vertices on a grid),

@@ -429,9 +429,7 @@ print(len(names), "files ok")
       if e.name == "tune/teetown.cinfo" then assert.matches("^LocalizedName=Teetown\r\n", e.data) end
     end
     -- a script's package table: name, title, police
-    local dir = H.tmpname("_pk")
-    finally(function() run("rm -rf " .. q(dir)) end)
-    assert(require("lfs").mkdir(dir))
+    local dir = H.tmpdir(finally)
     H.write_bytes(dir .. "/city.lua", H.read_bytes("examples/facade_rows.lua")
       :gsub("psdl%.city%.new%s*{", "psdl.city.new{ package = { name = 'rowtown', title = 'Row Town', police = 0 }, ", 1))
     log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")
