@@ -111,7 +111,7 @@ describe("psdl.core", function()
                   texture_stock = 767, divider_texture = 255, lane_values = 255, prop_rule = 255 }, psdl.limits)
     assert.equal(psdl.limits.vertex_budget, require("psdl.builder").VERTEX_BUDGET)
     assert.equal(psdl.limits.divider_texture, require("psdl.retexture").MAX_DIVIDER)
-    assert.equal(psdl.limits.texture_rendered, require("psdl.cli.info").LIMITS.texture_slots_rendered)
+    assert.equal(psdl.limits.texture_rendered, require("psdl.cli.info").limits().texture_slots_rendered)
   end)
 end)
 

@@ -1,8 +1,6 @@
 -- Export to OBJ / glTF / GLB: lua/psdl/export/ and `psdl export`.
 local psdl = require "psdl"
 local export = require "psdl.export"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local cjson = require "cjson"
 local mime = require "mime"
 local lfs = require "lfs"
@@ -86,11 +84,7 @@ local function normal(t)
   return { uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx }
 end
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 local function tmpdir() return H.tmpdir(finally) end
 

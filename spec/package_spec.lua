@@ -10,14 +10,7 @@ local H = require "helper"
 
 local build_dir = os.getenv("PSDL_BUILD_DIR") or "./build"
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  return out, ok, code
-end
+local q, run = H.q, H.run
 
 local function sh_psdl(args)
   return run("PSDL_BUILD_DIR=" .. q(build_dir) .. " lua5.4 scripts/psdl " .. args)

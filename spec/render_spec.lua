@@ -4,8 +4,6 @@ local psdl = require "psdl"
 local render = require "psdl.render"
 local export = require "psdl.export"
 local core = require "psdl.core"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local lxp = require "lxp"
 local lfs = require "lfs"
 local H = require "helper"
@@ -90,11 +88,7 @@ local function box_colors(canvas, result, x0, z0, x1, z1, inset)
   return hist
 end
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 local function exists(path) return lfs.attributes(path, "mode") ~= nil end
 

@@ -3,7 +3,6 @@
 local psdl = require "psdl"
 local retexture = require "psdl.retexture"
 local diff = require "psdl.diff"
-local cli = require "psdl.cli"
 local cjson = require "cjson"
 local lfs = require "lfs"
 local H = require "helper"
@@ -38,12 +37,7 @@ local function texture_table(doc)
   return start, len
 end
 
-local function run(...)
-  local common = require "psdl.cli.common"
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 -- A temporary folder with copies of some fixtures; removed when the test ends.
 local function tmpdir(files)
