@@ -681,7 +681,7 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
     }
     /* close the loops: drop a last point equal to the first */
     while (dst->size.outline > 1 && dst->outline[dst->size.outline - 1] == dst->outline[0]) dst->size.outline--;
-    if (!getenv("NOUNSPIKE")) dst->size.outline = unspike_outline(dst->outline, dst->size.outline, dst->points);
+    dst->size.outline = unspike_outline(dst->outline, dst->size.outline, dst->points); /* the spike rule */
     while (dst->size.surface > 1 && dst->surface[dst->size.surface - 1] == dst->surface[0]) dst->size.surface--;
     assert(dst->size.points <= b.cap.points && dst->size.surface <= b.cap.surface &&
            dst->size.strips <= b.cap.strips && dst->size.outline <= b.cap.outline);
