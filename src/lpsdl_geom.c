@@ -1922,6 +1922,13 @@ static int pool_points(lua_State *L) {
     return 1;
 }
 
+/* Points and perimeters as the kernels take them, for the other binding files (lpsdl.h). */
+double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
+
+void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms) {
+    get_perimeters(L, idx, npts, start, verts, nrooms);
+}
+
 static const luaL_Reg pool_meth[] = {
     {"add", pool_add},       {"add_flat", pool_add_flat}, {"find", pool_find},       {"count", pool_count},
     {"get", pool_get},       {"set_dummy", pool_set_dummy}, {"totable", pool_totable}, {"flat", pool_flat},
