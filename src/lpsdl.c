@@ -1666,6 +1666,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_package(L);
     lpsdl_open_companion(L);
     lpsdl_open_sandbox(L);
+    lpsdl_open_heap(L);
     lpsdl_open_blocks(L);
     return 1;
 }

@@ -54,6 +54,9 @@ float lpsdl_to_float(lua_Number n, int *ok);
  * across regions with holes (psdl_region.h). */
 void lpsdl_open_blocks(lua_State *L);
 
+/* lpsdl_heap.c: core.heap_reserve, the heap of a short-lived process (psdl_heap.h). */
+void lpsdl_open_heap(lua_State *L);
+
 /* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
 void lpsdl_open_sandbox(lua_State *L);
 /* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
