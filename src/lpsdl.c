@@ -7,6 +7,7 @@
  * (1-based) and back.
  *
  *   core.decode(bytes [, limits]) -> doc | nil, message, code   (bad data returns fail)
+ *   core.decode_file(file, path [, limits]) -> the same, from an open file handle
  *   core.encode(doc)              -> bytes                      (an invalid model raises)
  *   core.validate(doc [, bytes [, format_only]]) -> problems, nerrors, nwarnings [, bytes when asked]
  *   core.rules()                  -> {{name =, severity =, summary =}, ...}
@@ -152,6 +153,7 @@ static psdl_options box_options(lua_State *L) {
 enum { K_VARIABLE, K_FIXED, K_TEXTURE, K_UNKNOWN };
 
 typedef struct conv conv;
+typedef struct pusher pusher;
 
 /* One Lua attribute type: how to push a psdl_attr's fields into the table on top of the
  * stack, and how to fill a psdl_attr from the table at stack index t. */
@@ -159,7 +161,7 @@ typedef struct attr_codec {
     const char *name;
     uint8_t type; /* psdl_attr_type */
     uint8_t kind; /* K_* */
-    void (*push)(lua_State *L, const psdl_attr *a);
+    void (*push)(const pusher *p, const psdl_attr *a);
     void (*check)(conv *c, int t, psdl_attr *a);
     const char *const *fields; /* type-specific keys (besides the form fields) */
     uint8_t nfields;           /* fields of a decoded attribute: type, last and its own */
@@ -181,29 +183,82 @@ static unsigned std_subtype(unsigned type) {
 
 /* ================================================================ C -> Lua (decode) */
 
-static void set_integer(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
+/* The field names and string values of the Lua document (docs/document-model.md). push_doc
+ * pushes each once per decode onto the stack and sets fields with lua_rawset of these
+ * stack strings: lua_setfield would look every C name up in Lua's string cache again (a hash
+ * of its address and a strcmp) for each of the about 90,000 fields of a London-scale city. */
+#define LP_KEYS(X)                                                                                 \
+    X(magic) X(target_size) X(vertices) X(heights) X(textures) X(materials) X(first_road_room)     \
+    X(room0) X(flags) X(prop_rule) X(rooms) X(bounds) X(min) X(max) X(center) X(radius) X(roads)  \
+    X(missing_last) X(perimeter) X(attributes) X(vertex) X(neighbour) X(type) X(last)             \
+    X(header_high) X(counted) X(subtype) X(count) X(data) X(value) X(cap) X(top) X(density)       \
+    X(light) X(divider_type) X(cap_start) X(cap_end) X(divider_texture) X(divider_value) X(words) \
+    X(height1) X(height2) X(ceiling_start) X(wall_mask) X(mask1) X(mask2) X(bottom) X(u_repeat)   \
+    X(v_repeat) X(height) X(lanes_left) X(lanes_right) X(stop_lights) X(start_crossroads)         \
+    X(end_crossroads) X(start) X(end)
+
+#define LP_KEY_ENUM(n) KEY_##n,
+#define LP_KEY_NAME(n) #n,
+enum { LP_KEYS(LP_KEY_ENUM) KEY_COUNT_ };
+static const char *const key_names[KEY_COUNT_] = {LP_KEYS(LP_KEY_NAME)};
+
+/* Decoding state: the Lua state and the stack index of the first cached string (the
+ * KEY_COUNT_ names of key_names, then the NCODECS attribute type names of codecs). */
+struct pusher {
+    lua_State *L;
+    int keys;
+};
+
+/* Stack slots push_doc needs above the cached strings: the document, rooms, a room, its
+ * attributes, an attribute, a list, a key and a value, with room to spare. */
+enum { PUSH_DEPTH = 16 };
+
+/* Pushes the cached strings (see struct pusher) and returns the context. */
+static pusher push_begin(lua_State *L) {
+    luaL_checkstack(L, KEY_COUNT_ + NCODECS + PUSH_DEPTH, "decoding a document");
+    pusher p;
+    p.L = L;
+    p.keys = lua_gettop(L) + 1;
+    for (int i = 0; i < KEY_COUNT_; i++) lua_pushstring(L, key_names[i]);
+    for (int i = 0; i < NCODECS; i++) lua_pushstring(L, codecs[i].name);
+    return p;
 }
 
-static void set_number(lua_State *L, const char *k, lua_Number v) {
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
+/* Pushes cached string k (KEY_*). */
+static void push_key(const pusher *p, int k) { lua_pushvalue(p->L, p->keys + k); }
+
+/* t[key] = the value on top of the stack, t just below it with the key pushed before the
+ * value: the pattern is push_key, push the value, set_top. */
+static void set_top(const pusher *p) { lua_rawset(p->L, -3); }
+
+static void set_integer(const pusher *p, int k, lua_Integer v) {
+    push_key(p, k);
+    lua_pushinteger(p->L, v);
+    set_top(p);
 }
 
-static void set_boolean(lua_State *L, const char *k, int v) {
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
+static void set_number(const pusher *p, int k, lua_Number v) {
+    push_key(p, k);
+    lua_pushnumber(p->L, v);
+    set_top(p);
+}
+
+static void set_boolean(const pusher *p, int k, int v) {
+    push_key(p, k);
+    lua_pushboolean(p->L, v);
+    set_top(p);
 }
 
 /* t[k] = {r[0] + base, r[1] + base, ...}: base 1 for references, 0 for raw words. */
-static void set_list(lua_State *L, const char *k, const uint16_t *r, uint32_t n, lua_Integer base) {
+static void set_list(const pusher *p, int k, const uint16_t *r, uint32_t n, lua_Integer base) {
+    lua_State *L = p->L;
+    push_key(p, k);
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         lua_pushinteger(L, (lua_Integer)r[i] + base);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, k);
+    set_top(p);
 }
 
 static void push_vec3(lua_State *L, psdl_vec3 v) {
@@ -216,119 +271,124 @@ static void push_vec3(lua_State *L, psdl_vec3 v) {
     lua_rawseti(L, -2, 3);
 }
 
-static void push_vertices(lua_State *L, const psdl_attr *a) { set_list(L, "vertices", a->refs, a->nrefs, 1); }
+static void push_vertices(const pusher *p, const psdl_attr *a) { set_list(p, KEY_vertices, a->refs, a->nrefs, 1); }
 
-static void push_sidewalk(lua_State *L, const psdl_attr *a) {
+static void push_sidewalk(const pusher *p, const psdl_attr *a) {
     if (a->cap) {
-        lua_pushstring(L, a->cap == PSDL_CAP_START ? "start" : "end");
-        lua_setfield(L, -2, "cap");
+        push_key(p, KEY_cap);
+        push_key(p, a->cap == PSDL_CAP_START ? KEY_start : KEY_end);
+        set_top(p);
     }
-    push_vertices(L, a);
+    push_vertices(p, a);
 }
 
-static void push_sliver(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "top", (lua_Integer)a->param[0] + 1);
-    set_integer(L, "density", (lua_Integer)a->param[1] + 1);
-    push_vertices(L, a);
+static void push_sliver(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_top, (lua_Integer)a->param[0] + 1);
+    set_integer(p, KEY_density, (lua_Integer)a->param[1] + 1);
+    push_vertices(p, a);
 }
 
-static void push_facade_bound(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "light", a->param[0]);
-    set_integer(L, "top", (lua_Integer)a->param[1] + 1);
-    push_vertices(L, a);
+static void push_facade_bound(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_light, a->param[0]);
+    set_integer(p, KEY_top, (lua_Integer)a->param[1] + 1);
+    push_vertices(p, a);
 }
 
-static void push_divided(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "divider_type", a->param[0]);
-    set_boolean(L, "cap_start", (a->param[1] & 1u) != 0);
-    set_boolean(L, "cap_end", (a->param[1] & 2u) != 0);
-    set_integer(L, "divider_texture", a->param[2]);
-    set_number(L, "divider_value", a->param[3] / 256.0);
-    push_vertices(L, a);
+static void push_divided(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_divider_type, a->param[0]);
+    set_boolean(p, KEY_cap_start, (a->param[1] & 1u) != 0);
+    set_boolean(p, KEY_cap_end, (a->param[1] & 2u) != 0);
+    set_integer(p, KEY_divider_texture, a->param[2]);
+    set_number(p, KEY_divider_value, a->param[3] / 256.0);
+    push_vertices(p, a);
 }
 
-static void push_tunnel(lua_State *L, const psdl_attr *a) {
+static void push_tunnel(const pusher *p, const psdl_attr *a) {
     if (a->nrefs == 2 || a->nrefs == 3) {
-        set_integer(L, "flags", a->refs[0]);
-        set_number(L, "height1", a->refs[1] / 256.0);
-        if (a->nrefs == 3) set_number(L, "height2", a->refs[2] / 256.0);
+        set_integer(p, KEY_flags, a->refs[0]);
+        set_number(p, KEY_height1, a->refs[1] / 256.0);
+        if (a->nrefs == 3) set_number(p, KEY_height2, a->refs[2] / 256.0);
     } else {
-        set_list(L, "words", a->refs, a->nrefs, 0);
+        set_list(p, KEY_words, a->refs, a->nrefs, 0);
     }
 }
 
-static void push_junction(lua_State *L, const psdl_attr *a) {
+static void push_junction(const pusher *p, const psdl_attr *a) {
     const uint16_t *w = a->refs;
-    set_integer(L, "flags", w[0]);
-    set_number(L, "height1", w[1] / 256.0);
-    set_number(L, "height2", w[2] / 256.0);
-    set_integer(L, "ceiling_start", (lua_Integer)w[3] + 1);
-    set_integer(L, "wall_mask", (lua_Integer)w[4] | ((lua_Integer)w[5] << 16));
-    set_integer(L, "mask1", (lua_Integer)w[6] | ((lua_Integer)w[7] << 16));
-    set_integer(L, "mask2", (lua_Integer)w[8] | ((lua_Integer)w[9] << 16));
+    set_integer(p, KEY_flags, w[0]);
+    set_number(p, KEY_height1, w[1] / 256.0);
+    set_number(p, KEY_height2, w[2] / 256.0);
+    set_integer(p, KEY_ceiling_start, (lua_Integer)w[3] + 1);
+    set_integer(p, KEY_wall_mask, (lua_Integer)w[4] | ((lua_Integer)w[5] << 16));
+    set_integer(p, KEY_mask1, (lua_Integer)w[6] | ((lua_Integer)w[7] << 16));
+    set_integer(p, KEY_mask2, (lua_Integer)w[8] | ((lua_Integer)w[9] << 16));
 }
 
-static void push_texture(lua_State *L, const psdl_attr *a) { set_integer(L, "value", a->param[0]); }
+static void push_texture(const pusher *p, const psdl_attr *a) { set_integer(p, KEY_value, a->param[0]); }
 
-static void push_facade(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "bottom", (lua_Integer)a->param[0] + 1);
-    set_integer(L, "top", (lua_Integer)a->param[1] + 1);
-    set_integer(L, "u_repeat", a->param[2]);
-    set_integer(L, "v_repeat", a->param[3]);
-    push_vertices(L, a);
+static void push_facade(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_bottom, (lua_Integer)a->param[0] + 1);
+    set_integer(p, KEY_top, (lua_Integer)a->param[1] + 1);
+    set_integer(p, KEY_u_repeat, a->param[2]);
+    set_integer(p, KEY_v_repeat, a->param[3]);
+    push_vertices(p, a);
 }
 
-static void push_roof(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "height", (lua_Integer)a->param[0] + 1);
-    push_vertices(L, a);
+static void push_roof(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_height, (lua_Integer)a->param[0] + 1);
+    push_vertices(p, a);
 }
 
-static void push_unknown(lua_State *L, const psdl_attr *a) { set_list(L, "words", a->refs, a->nrefs, 0); }
+static void push_unknown(const pusher *p, const psdl_attr *a) { set_list(p, KEY_words, a->refs, a->nrefs, 0); }
+
+/* Index in codecs[] of each 4-bit attribute type (the junction tunnel is told apart by its
+ * ten words in codec_of; 13..15 are unknown). luaopen_psdl_core checks it against codecs[]. */
+static const int8_t codec_by_type[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 14, 14};
 
 /* The codec of a decoded attribute. */
 static const attr_codec *codec_of(const psdl_attr *a) {
     if (a->type == PSDL_ATTR_TUNNEL && a->nrefs == 10) return &codecs[CODEC_JUNCTION];
-    for (int i = 0; i < NCODECS; i++)
-        if (codecs[i].type == a->type && i != CODEC_JUNCTION) return &codecs[i];
-    return &codecs[NCODECS - 1]; /* unknown */
+    return &codecs[a->type < 16 ? codec_by_type[a->type] : NCODECS - 1];
 }
 
 /* Pushes the Lua table of one decoded attribute, form fields included. */
-static void push_attr(lua_State *L, const psdl_attr *a) {
+static void push_attr(const pusher *p, const psdl_attr *a) {
+    lua_State *L = p->L;
     const attr_codec *k = codec_of(a);
     /* sized for every field it will hold: a rehash would cost more than the fields */
     int extra = a->header_high ? 1 : 0;
     if (k->kind == K_FIXED || k->kind == K_TEXTURE) extra += 2;
     lua_createtable(L, 0, k->nfields + extra);
-    lua_pushstring(L, k->name);
-    lua_setfield(L, -2, "type");
-    k->push(L, a);
-    set_boolean(L, "last", a->last);
+    push_key(p, KEY_type);
+    push_key(p, KEY_COUNT_ + (int)(k - codecs));
+    set_top(p);
+    k->push(p, a);
+    set_boolean(p, KEY_last, a->last);
     if (k->kind == K_UNKNOWN) return;
-    if (a->header_high) set_integer(L, "header_high", a->header_high);
+    if (a->header_high) set_integer(p, KEY_header_high, a->header_high);
     switch (k->kind) {
     case K_VARIABLE:
         /* counted although the subtype could have held the count */
-        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(L, "counted", 1);
+        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(p, KEY_counted, 1);
         /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
          * form for it (psdl_attr.c auto_counted), so the inline form is marked */
         else if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
                  (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
-            set_boolean(L, "counted", 0);
+            set_boolean(p, KEY_counted, 0);
         break;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) {
-            set_integer(L, "subtype", 0);
-            set_integer(L, "count", a->count);
+            set_integer(p, KEY_subtype, 0);
+            set_integer(p, KEY_count, a->count);
         } else if (a->subtype != std_subtype(a->type)) {
-            set_integer(L, "subtype", a->subtype);
+            set_integer(p, KEY_subtype, a->subtype);
         }
         break;
     case K_TEXTURE: {
         uint32_t v = a->param[0];
         if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) {
-            set_integer(L, "subtype", a->subtype);
-            set_integer(L, "data", a->param[1]);
+            set_integer(p, KEY_subtype, a->subtype);
+            set_integer(p, KEY_data, a->param[1]);
         }
         break;
     }
@@ -336,86 +396,100 @@ static void push_attr(lua_State *L, const psdl_attr *a) {
     }
 }
 
-static void push_room(lua_State *L, const psdl_room *rm) {
+static void push_room(const pusher *p, const psdl_room *rm) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, 4);
-    set_integer(L, "flags", rm->flags);
-    set_integer(L, "prop_rule", rm->prop_rule);
+    set_integer(p, KEY_flags, rm->flags);
+    set_integer(p, KEY_prop_rule, rm->prop_rule);
     if (rm->nwords > 0) {
         /* a stream without LAST (an invalid file): keep it so, the encoder must not add one */
         int any = 0;
         for (uint32_t k = 0; k < rm->nattrs && !any; k++) any = rm->attrs[k].last;
-        if (!any) set_boolean(L, "missing_last", 1);
+        if (!any) set_boolean(p, KEY_missing_last, 1);
     }
+    push_key(p, KEY_perimeter);
     lua_createtable(L, (int)rm->nperimeter, 0);
     for (uint32_t i = 0; i < rm->nperimeter; i++) {
         lua_createtable(L, 0, 2);
-        set_integer(L, "vertex", (lua_Integer)rm->perimeter[i].vertex + 1);
-        set_integer(L, "neighbour", rm->perimeter[i].neighbour);
+        set_integer(p, KEY_vertex, (lua_Integer)rm->perimeter[i].vertex + 1);
+        set_integer(p, KEY_neighbour, rm->perimeter[i].neighbour);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "perimeter");
+    set_top(p);
+    push_key(p, KEY_attributes);
     lua_createtable(L, (int)rm->nattrs, 0);
     for (uint32_t i = 0; i < rm->nattrs; i++) {
-        push_attr(L, &rm->attrs[i]);
+        push_attr(p, &rm->attrs[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "attributes");
+    set_top(p);
 }
 
-static void push_road(lua_State *L, const psdl_road *rd) {
+/* t[k] = {f[0], ..., f[n - 1]} of file floats. */
+static void set_floats(const pusher *p, int k, const float *f, uint32_t n) {
+    lua_State *L = p->L;
+    push_key(p, k);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        lua_pushnumber(L, lp_from_float(f[i]));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    set_top(p);
+}
+
+static void push_road(const pusher *p, const psdl_road *rd) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, 8);
-    set_integer(L, "flags", rd->flags);
-    lua_createtable(L, rd->nleft, 0);
-    for (unsigned i = 0; i < rd->nleft; i++) {
-        lua_pushnumber(L, lp_from_float(rd->lane_values[i]));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "lanes_left");
-    lua_createtable(L, rd->nright, 0);
-    for (unsigned i = 0; i < rd->nright; i++) {
-        lua_pushnumber(L, lp_from_float(rd->lane_values[rd->nleft + i]));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "lanes_right");
+    set_integer(p, KEY_flags, rd->flags);
+    set_floats(p, KEY_lanes_left, rd->lane_values, rd->nleft);
+    set_floats(p, KEY_lanes_right, rd->lane_values ? rd->lane_values + rd->nleft : NULL, rd->nright);
+    push_key(p, KEY_stop_lights);
     lua_createtable(L, 2, 0);
     for (int i = 0; i < 2; i++) {
         lua_pushinteger(L, rd->stop_light[i]);
         lua_rawseti(L, -2, i + 1);
     }
-    lua_setfield(L, -2, "stop_lights");
-    set_list(L, "start_crossroads", rd->start_crossroads, 4, 1);
-    set_list(L, "end_crossroads", rd->end_crossroads, 4, 1);
+    set_top(p);
+    set_list(p, KEY_start_crossroads, rd->start_crossroads, 4, 1);
+    set_list(p, KEY_end_crossroads, rd->end_crossroads, 4, 1);
+    push_key(p, KEY_rooms);
     lua_createtable(L, rd->nrooms, 0);
     for (unsigned i = 0; i < rd->nrooms; i++) {
         lua_pushinteger(L, rd->rooms[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "rooms");
+    set_top(p);
+}
+
+/* t[k] = {x, y, z} of a vector. */
+static void set_vec3(const pusher *p, int k, psdl_vec3 v) {
+    push_key(p, k);
+    push_vec3(p->L, v);
+    set_top(p);
 }
 
 /* Pushes the Lua document of a decoded psdl_doc (docs/document-model.md). */
-static void push_doc(lua_State *L, const psdl_doc *doc) {
+static void push_doc(const pusher *p, const psdl_doc *doc) {
+    lua_State *L = p->L;
     int psd1 = memcmp(doc->magic, "PSD1", 4) == 0;
     lua_createtable(L, 0, 12);
+    push_key(p, KEY_magic);
     lua_pushlstring(L, doc->magic, 4);
-    lua_setfield(L, -2, "magic");
-    set_integer(L, "target_size", doc->target_size);
+    set_top(p);
+    set_integer(p, KEY_target_size, doc->target_size);
 
+    push_key(p, KEY_vertices);
     lua_createtable(L, (int)doc->nvertices, 0);
     for (uint32_t i = 0; i < doc->nvertices; i++) {
         push_vec3(L, doc->vertices[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "vertices");
+    set_top(p);
 
-    lua_createtable(L, (int)doc->nheights, 0);
-    for (uint32_t i = 0; i < doc->nheights; i++) {
-        lua_pushnumber(L, lp_from_float(doc->heights[i]));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "heights");
+    set_floats(p, KEY_heights, doc->heights, doc->nheights);
 
     uint32_t nt = doc->ntextures ? doc->ntextures - 1 : 0;
+    push_key(p, KEY_textures);
     lua_createtable(L, (int)nt, 0);
     for (uint32_t v = 1; v <= nt; v++) {
         const psdl_texture *t = &doc->textures[v];
@@ -425,47 +499,49 @@ static void push_doc(lua_State *L, const psdl_doc *doc) {
             lua_pushboolean(L, 0);
         lua_rawseti(L, -2, (lua_Integer)v);
     }
-    lua_setfield(L, -2, "textures");
+    set_top(p);
     if (psd1) {
+        push_key(p, KEY_materials);
         lua_createtable(L, (int)nt, 0);
         for (uint32_t v = 1; v <= nt; v++) {
             lua_pushinteger(L, doc->textures[v].material);
             lua_rawseti(L, -2, (lua_Integer)v);
         }
-        lua_setfield(L, -2, "materials");
+        set_top(p);
     }
 
-    set_integer(L, "first_road_room", doc->first_road_room);
+    set_integer(p, KEY_first_road_room, doc->first_road_room);
+    push_key(p, KEY_room0);
     lua_createtable(L, 0, 2);
-    set_integer(L, "flags", doc->nrooms ? doc->rooms[0].flags : 0);
-    set_integer(L, "prop_rule", doc->nrooms ? doc->rooms[0].prop_rule : 0xCD);
-    lua_setfield(L, -2, "room0");
+    set_integer(p, KEY_flags, doc->nrooms ? doc->rooms[0].flags : 0);
+    set_integer(p, KEY_prop_rule, doc->nrooms ? doc->rooms[0].prop_rule : 0xCD);
+    set_top(p);
 
     uint32_t nr = doc->nrooms ? doc->nrooms - 1 : 0;
+    push_key(p, KEY_rooms);
     lua_createtable(L, (int)nr, 0);
     for (uint32_t r = 1; r <= nr; r++) {
-        push_room(L, &doc->rooms[r]);
+        push_room(p, &doc->rooms[r]);
         lua_rawseti(L, -2, (lua_Integer)r);
     }
-    lua_setfield(L, -2, "rooms");
+    set_top(p);
 
     if (doc->has_tail || !psd1) {
+        push_key(p, KEY_bounds);
         lua_createtable(L, 0, 4);
-        push_vec3(L, doc->bounds_min);
-        lua_setfield(L, -2, "min");
-        push_vec3(L, doc->bounds_max);
-        lua_setfield(L, -2, "max");
-        push_vec3(L, doc->sphere_center);
-        lua_setfield(L, -2, "center");
-        set_number(L, "radius", lp_from_float(doc->sphere_radius));
-        lua_setfield(L, -2, "bounds");
+        set_vec3(p, KEY_min, doc->bounds_min);
+        set_vec3(p, KEY_max, doc->bounds_max);
+        set_vec3(p, KEY_center, doc->sphere_center);
+        set_number(p, KEY_radius, lp_from_float(doc->sphere_radius));
+        set_top(p);
 
+        push_key(p, KEY_roads);
         lua_createtable(L, (int)doc->nroads, 0);
         for (uint32_t i = 0; i < doc->nroads; i++) {
-            push_road(L, &doc->roads[i]);
+            push_road(p, &doc->roads[i]);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
-        lua_setfield(L, -2, "roads");
+        set_top(p);
     }
 }
 
@@ -479,6 +555,38 @@ static size_t opt_limit(lua_State *L, int t, const char *k) {
     }
     lua_pop(L, 1);
     return (size_t)v;
+}
+
+/* The limits table at index t (nil or none: no limits) into opt. */
+static void read_limits(lua_State *L, int t, psdl_options *opt) {
+    if (lua_isnoneornil(L, t)) return;
+    luaL_checktype(L, t, LUA_TTABLE);
+    opt->limits.max_vertices = opt_limit(L, t, "max_vertices");
+    opt->limits.max_rooms = opt_limit(L, t, "max_rooms");
+    opt->limits.max_attr_words = opt_limit(L, t, "max_attr_words");
+}
+
+/* Pushes fail, the message and the status name of err; returns 3. */
+static int push_failure(lua_State *L, const psdl_error *err) {
+    luaL_pushfail(L);
+    lua_pushstring(L, err->message);
+    lua_pushstring(L, psdl_status_name(err->code));
+    return 3;
+}
+
+/* Pushes the Lua document of the decoded document in box b and frees it; returns 1. */
+static int push_decoded(lua_State *L, docbox *b) {
+    /* Everything built below stays reachable, so collecting now finds nothing, while the
+     * write barriers of the growing arrays make the collector re-traverse them: pausing it
+     * saves about a sixth of the time. The box restarts it should anything raise. */
+    if (lua_gc(L, LUA_GCISRUNNING) == 1) {
+        lua_gc(L, LUA_GCSTOP);
+        b->gc_stopped = 1;
+    }
+    pusher p = push_begin(L);
+    push_doc(&p, b->doc);
+    box_release(L, b);
+    return 1;
 }
 
 /***
@@ -495,33 +603,54 @@ static int l_decode(lua_State *L) {
     size_t size;
     const char *data = luaL_checklstring(L, 1, &size);
     psdl_options opt = box_options(L);
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        opt.limits.max_vertices = opt_limit(L, 2, "max_vertices");
-        opt.limits.max_rooms = opt_limit(L, 2, "max_rooms");
-        opt.limits.max_attr_words = opt_limit(L, 2, "max_attr_words");
-    }
+    read_limits(L, 2, &opt);
     lua_settop(L, 2);
     docbox *b = box_new(L); /* before anything exists that could leak */
     psdl_error err;
     psdl_status st = psdl_decode(&opt, data, size, &b->doc, &err);
     if (st != PSDL_OK) {
         box_release(L, b);
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return push_failure(L, &err);
     }
-    /* Everything built below stays reachable, so collecting now finds nothing, while the
-     * write barriers of the growing arrays make the collector re-traverse them: pausing it
-     * saves about a sixth of the time. The box restarts it should anything raise. */
-    if (lua_gc(L, LUA_GCISRUNNING) == 1) {
-        lua_gc(L, LUA_GCSTOP);
-        b->gc_stopped = 1;
+    return push_decoded(L, b);
+}
+
+/***
+ * Read the rest of an open file and decode it into a Lua document: `decode` without the
+ * Lua string of the whole file (one block of the file's size, freed before the document is
+ * built). psdl.read opens the file (with io.open, so that a sandbox's rules apply) and
+ * hands it here.
+ * @function decode_file
+ * @tparam file file a Lua file handle open for reading (io.open(path, "rb"))
+ * @tparam string path the file's name, for messages
+ * @tparam[opt] table limits as for `decode`
+ * @treturn table the document
+ * @return[2] nil
+ * @treturn[2] string message "psdl: io: <path>: <reason>" or a decode message
+ * @treturn[2] string code "io", "nomem" or a decode status name
+ * @raise `bad argument #1 to 'decode_file'` for something that is not an open file
+ */
+static int l_decode_file(lua_State *L) {
+    luaL_Stream *fh = (luaL_Stream *)luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    if (!fh->closef || !fh->f) luaL_argerror(L, 1, "an open file expected, got a closed one");
+    const char *path = luaL_checkstring(L, 2);
+    psdl_options opt = box_options(L);
+    read_limits(L, 3, &opt);
+    lua_settop(L, 3);
+    docbox *b = box_new(L);
+    psdl_bytes bytes;
+    psdl_error err;
+    /* nothing below raises before the bytes are freed */
+    psdl_status st = psdl_read_stream(fh->f, path, &opt, &bytes, &err);
+    if (st == PSDL_OK) {
+        st = psdl_decode(&opt, bytes.data, bytes.size, &b->doc, &err);
+        psdl_bytes_free(&opt, &bytes);
     }
-    push_doc(L, b->doc);
-    box_release(L, b);
-    return 1;
+    if (st != PSDL_OK) {
+        box_release(L, b);
+        return push_failure(L, &err);
+    }
+    return push_decoded(L, b);
 }
 
 /* ================================================================ Lua -> C (encode) */
@@ -1429,6 +1558,12 @@ static int on_problem(void *ud, const psdl_problem *pr) {
     return 0;
 }
 
+/* t[k] = v for the table on top (the few fields of a problem: no cached keys needed). */
+static void set_named_integer(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
 /* One problem as a Lua table. */
 static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_createtable(L, 0, 10);
@@ -1440,9 +1575,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_setfield(L, -2, "path");
     lua_pushstring(L, p->message);
     lua_setfield(L, -2, "message");
-    if (p->room >= 0) set_integer(L, "room", p->room);
-    if (p->attribute >= 0) set_integer(L, "attribute", p->attribute + 1);
-    if (p->road >= 0) set_integer(L, "road", p->road + 1);
+    if (p->room >= 0) set_named_integer(L, "room", p->room);
+    if (p->attribute >= 0) set_named_integer(L, "attribute", p->attribute + 1);
+    if (p->road >= 0) set_named_integer(L, "road", p->road + 1);
     if (p->room >= 0) {
         lua_createtable(L, 2, 0);
         lua_pushinteger(L, p->room);
@@ -1603,6 +1738,7 @@ static const luaL_Reg funcs[] = {
     {"check_output", l_check_output},
     {"real_path", l_real_path},
     {"decode", l_decode},
+    {"decode_file", l_decode_file},
     {"encode", l_encode},
     {"validate", l_validate},
     {"rules", l_rules},
@@ -1626,6 +1762,11 @@ static const luaL_Reg box_metameth[] = {
  */
 int luaopen_psdl_core(lua_State *L) {
     luaL_checkversion(L);
+    for (int t = 0; t < 16; t++) { /* codec_by_type must agree with codecs[] */
+        const attr_codec *k = &codecs[codec_by_type[t]];
+        if (k->type != (t <= PSDL_ATTR_ROOF ? t : PSDL_ATTR_UNKNOWN) || k == &codecs[CODEC_JUNCTION])
+            return luaL_error(L, "psdl.core: codec table out of order at type %d", t);
+    }
     if (luaL_newmetatable(L, DOCBOX)) {
         luaL_setfuncs(L, box_metameth, 0);
         lua_pushliteral(L, "psdl.core");
