@@ -209,13 +209,14 @@ struct pusher {
     int keys;
 };
 
-/* Stack slots push_doc needs above the cached strings: the document, rooms, a room, its
- * attributes, an attribute, a list, a key and a value, with room to spare. */
-enum { PUSH_DEPTH = 16 };
+/* Stack slots push_doc and the Lua -> C conversion need above the cached strings: the
+ * document, rooms, a room, its attributes, an attribute, a list, a key and a value, the
+ * strings of an error message, with room to spare. */
+enum { PUSH_DEPTH = 24 };
 
 /* Pushes the cached strings (see struct pusher) and returns the context. */
 static pusher push_begin(lua_State *L) {
-    luaL_checkstack(L, KEY_COUNT_ + NCODECS + PUSH_DEPTH, "decoding a document");
+    luaL_checkstack(L, KEY_COUNT_ + NCODECS + PUSH_DEPTH, "converting a document");
     pusher p;
     p.L = L;
     p.keys = lua_gettop(L) + 1;
@@ -665,6 +666,7 @@ struct conv {
     lua_State *L;
     psdl_doc *doc;
     int arg;
+    int keys; /* stack index of the cached field names (as struct pusher) */
     int depth;
     struct {
         const char *key;
@@ -728,9 +730,10 @@ static LP_NORETURN void conv_error(conv *c, const char *fmt, ...) {
 }
 
 /* Pushes t[key] (t absolute) and extends the path; returns the value's type. */
-static int enter_field(conv *c, int t, const char *key) {
-    path_key(c, key);
-    return lua_getfield(c->L, t, key);
+static int enter_field(conv *c, int t, int key) {
+    path_key(c, key_names[key]);
+    lua_pushvalue(c->L, c->keys + key);
+    return lua_gettable(c->L, t);
 }
 
 /* Pushes t[i] (raw) and extends the path; returns the value's type. */
@@ -774,14 +777,14 @@ static float top_float(conv *c) {
     return f;
 }
 
-static lua_Integer field_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi) {
+static lua_Integer field_integer(conv *c, int t, int key, lua_Integer lo, lua_Integer hi) {
     enter_field(c, t, key);
     lua_Integer v = top_integer(c, lo, hi);
     leave(c);
     return v;
 }
 
-static lua_Integer field_opt_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi,
+static lua_Integer field_opt_integer(conv *c, int t, int key, lua_Integer lo, lua_Integer hi,
                                      lua_Integer def) {
     lua_Integer v = def;
     if (enter_field(c, t, key) != LUA_TNIL) v = top_integer(c, lo, hi);
@@ -790,12 +793,12 @@ static lua_Integer field_opt_integer(conv *c, int t, const char *key, lua_Intege
 }
 
 /* A height or vertex reference: 1..65536 in Lua, returned 0-based. */
-static uint32_t field_ref(conv *c, int t, const char *key) {
+static uint32_t field_ref(conv *c, int t, int key) {
     return (uint32_t)(field_integer(c, t, key, 1, 65536) - 1);
 }
 
 /* t[key] as a file float. */
-static float field_float(conv *c, int t, const char *key) {
+static float field_float(conv *c, int t, int key) {
     enter_field(c, t, key);
     float f = top_float(c);
     leave(c);
@@ -803,7 +806,7 @@ static float field_float(conv *c, int t, const char *key) {
 }
 
 /* An 8.8 fixed-point value (metres or repeats): rounded to 1/256, 0 .. 65535/256. */
-static uint32_t field_fixed88(conv *c, int t, const char *key) {
+static uint32_t field_fixed88(conv *c, int t, int key) {
     enter_field(c, t, key);
     lua_Number v = top_number(c);
     lua_Number w = floor(v * 256.0 + 0.5);
@@ -814,7 +817,7 @@ static uint32_t field_fixed88(conv *c, int t, const char *key) {
 }
 
 /* Boolean field: 1, 0, or def when nil. */
-static int field_opt_boolean(conv *c, int t, const char *key, int def) {
+static int field_opt_boolean(conv *c, int t, int key, int def) {
     int v = def;
     int tp = enter_field(c, t, key);
     if (tp == LUA_TBOOLEAN)
@@ -827,7 +830,7 @@ static int field_opt_boolean(conv *c, int t, const char *key, int def) {
 
 /* Pushes the table t[key] and returns its absolute index (path extended: pair with
  * leave()). An absent optional table returns 0 with nothing pushed. */
-static int field_table(conv *c, int t, const char *key, int required) {
+static int field_table(conv *c, int t, int key, int required) {
     int tp = enter_field(c, t, key);
     if (tp == LUA_TNIL && !required) {
         leave(c);
@@ -880,7 +883,7 @@ static void *conv_alloc(conv *c, size_t n, size_t size) {
 
 /* The array t[key] of 16-bit values: references (base 1, stored 0-based) or raw words
  * (base 0). */
-static uint16_t *field_list16(conv *c, int t, const char *key, lua_Integer base, uint32_t *n) {
+static uint16_t *field_list16(conv *c, int t, int key, lua_Integer base, uint32_t *n) {
     int lt = field_table(c, t, key, 1);
     size_t len = array_len(c, lt, UINT32_MAX, "values");
     uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
@@ -904,11 +907,11 @@ static uint16_t *field_list16(conv *c, int t, const char *key, lua_Integer base,
     return r;
 }
 
-static void check_vertices(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, "vertices", 1, &a->nrefs); }
+static void check_vertices(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, KEY_vertices, 1, &a->nrefs); }
 
 static void check_sidewalk(conv *c, int t, psdl_attr *a) {
     static const char *const caps[] = {"start", "end", NULL};
-    int tp = enter_field(c, t, "cap");
+    int tp = enter_field(c, t, KEY_cap);
     if (tp != LUA_TNIL) {
         const char *s = tp == LUA_TSTRING ? lua_tostring(c->L, -1) : NULL;
         int i = 0;
@@ -922,54 +925,54 @@ static void check_sidewalk(conv *c, int t, psdl_attr *a) {
 }
 
 static void check_sliver(conv *c, int t, psdl_attr *a) {
-    a->param[0] = field_ref(c, t, "top");
-    a->param[1] = field_ref(c, t, "density");
+    a->param[0] = field_ref(c, t, KEY_top);
+    a->param[1] = field_ref(c, t, KEY_density);
     check_vertices(c, t, a);
 }
 
 static void check_facade_bound(conv *c, int t, psdl_attr *a) {
-    a->param[0] = (uint32_t)field_integer(c, t, "light", 0, 65535);
-    a->param[1] = field_ref(c, t, "top");
+    a->param[0] = (uint32_t)field_integer(c, t, KEY_light, 0, 65535);
+    a->param[1] = field_ref(c, t, KEY_top);
     check_vertices(c, t, a);
 }
 
 static void check_divided(conv *c, int t, psdl_attr *a) {
-    a->param[0] = (uint32_t)field_integer(c, t, "divider_type", 0, 63);
-    a->param[1] = (uint32_t)(field_opt_boolean(c, t, "cap_start", 0) | (field_opt_boolean(c, t, "cap_end", 0) << 1));
+    a->param[0] = (uint32_t)field_integer(c, t, KEY_divider_type, 0, 63);
+    a->param[1] = (uint32_t)(field_opt_boolean(c, t, KEY_cap_start, 0) | (field_opt_boolean(c, t, KEY_cap_end, 0) << 1));
     /* the core explains the one-byte limit of the divider texture (psdl-format.md §2.4) */
-    a->param[2] = (uint32_t)field_integer(c, t, "divider_texture", 0, 65535);
-    a->param[3] = field_fixed88(c, t, "divider_value");
+    a->param[2] = (uint32_t)field_integer(c, t, KEY_divider_texture, 0, 65535);
+    a->param[3] = field_fixed88(c, t, KEY_divider_value);
     check_vertices(c, t, a);
 }
 
 static void check_tunnel(conv *c, int t, psdl_attr *a) {
-    int has_words = enter_field(c, t, "words") != LUA_TNIL;
+    int has_words = enter_field(c, t, KEY_words) != LUA_TNIL;
     leave(c);
     if (has_words) {
-        static const char *const others[] = {"flags", "height1", "height2", NULL};
-        for (int i = 0; others[i]; i++) {
+        static const int others[] = {KEY_flags, KEY_height1, KEY_height2};
+        for (int i = 0; i < 3; i++) {
             if (enter_field(c, t, others[i]) != LUA_TNIL) conv_error(c, "not allowed together with 'words'");
             leave(c);
         }
-        a->refs = field_list16(c, t, "words", 0, &a->nrefs);
+        a->refs = field_list16(c, t, KEY_words, 0, &a->nrefs);
         return;
     }
-    int has_h2 = enter_field(c, t, "height2") != LUA_TNIL;
+    int has_h2 = enter_field(c, t, KEY_height2) != LUA_TNIL;
     leave(c);
     a->nrefs = has_h2 ? 3 : 2;
     a->refs = (uint16_t *)conv_alloc(c, a->nrefs, sizeof *a->refs);
-    a->refs[0] = (uint16_t)field_integer(c, t, "flags", 0, 65535);
-    a->refs[1] = (uint16_t)field_fixed88(c, t, "height1");
-    if (has_h2) a->refs[2] = (uint16_t)field_fixed88(c, t, "height2");
+    a->refs[0] = (uint16_t)field_integer(c, t, KEY_flags, 0, 65535);
+    a->refs[1] = (uint16_t)field_fixed88(c, t, KEY_height1);
+    if (has_h2) a->refs[2] = (uint16_t)field_fixed88(c, t, KEY_height2);
 }
 
 static void check_junction(conv *c, int t, psdl_attr *a) {
-    static const char *const masks[] = {"wall_mask", "mask1", "mask2"};
+    static const int masks[] = {KEY_wall_mask, KEY_mask1, KEY_mask2};
     uint16_t *w = (uint16_t *)conv_alloc(c, 10, sizeof *w);
-    w[0] = (uint16_t)field_integer(c, t, "flags", 0, 65535);
-    w[1] = (uint16_t)field_fixed88(c, t, "height1");
-    w[2] = (uint16_t)field_fixed88(c, t, "height2");
-    w[3] = (uint16_t)(field_integer(c, t, "ceiling_start", 1, 65536) - 1);
+    w[0] = (uint16_t)field_integer(c, t, KEY_flags, 0, 65535);
+    w[1] = (uint16_t)field_fixed88(c, t, KEY_height1);
+    w[2] = (uint16_t)field_fixed88(c, t, KEY_height2);
+    w[3] = (uint16_t)(field_integer(c, t, KEY_ceiling_start, 1, 65536) - 1);
     for (int i = 0; i < 3; i++) {
         lua_Integer m = field_integer(c, t, masks[i], 0, 0xFFFFFFFF);
         w[4 + 2 * i] = (uint16_t)(m & 0xFFFF);
@@ -981,35 +984,35 @@ static void check_junction(conv *c, int t, psdl_attr *a) {
 
 static void check_texture(conv *c, int t, psdl_attr *a) {
     /* values above 2047 are left to the core, which explains the limit (§2.3) */
-    lua_Integer v = field_integer(c, t, "value", 0, 0xFFFF);
-    int has_sub = enter_field(c, t, "subtype") != LUA_TNIL;
+    lua_Integer v = field_integer(c, t, KEY_value, 0, 0xFFFF);
+    int has_sub = enter_field(c, t, KEY_subtype) != LUA_TNIL;
     leave(c);
-    int has_data = enter_field(c, t, "data") != LUA_TNIL;
+    int has_data = enter_field(c, t, KEY_data) != LUA_TNIL;
     leave(c);
     a->param[0] = (uint32_t)v;
     if (has_sub || has_data) {
         /* stored non-canonically: the core checks that subtype and data give the value */
-        unsigned sub = (unsigned)field_opt_integer(c, t, "subtype", 0, 7, (v >> 8) & 7);
+        unsigned sub = (unsigned)field_opt_integer(c, t, KEY_subtype, 0, 7, (v >> 8) & 7);
         a->subtype = (uint8_t)sub;
-        a->param[1] = (uint32_t)field_opt_integer(c, t, "data", 0, 65535, sub ? (v & 0xFF) : (v & 0xFFFF));
+        a->param[1] = (uint32_t)field_opt_integer(c, t, KEY_data, 0, 65535, sub ? (v & 0xFF) : (v & 0xFFFF));
         a->form = sub ? PSDL_FORM_INLINE : PSDL_FORM_COUNTED; /* subtype 0: data is the "count" */
     }
 }
 
 static void check_facade(conv *c, int t, psdl_attr *a) {
-    a->param[0] = field_ref(c, t, "bottom");
-    a->param[1] = field_ref(c, t, "top");
-    a->param[2] = (uint32_t)field_integer(c, t, "u_repeat", 0, 65535);
-    a->param[3] = (uint32_t)field_integer(c, t, "v_repeat", 0, 65535);
+    a->param[0] = field_ref(c, t, KEY_bottom);
+    a->param[1] = field_ref(c, t, KEY_top);
+    a->param[2] = (uint32_t)field_integer(c, t, KEY_u_repeat, 0, 65535);
+    a->param[3] = (uint32_t)field_integer(c, t, KEY_v_repeat, 0, 65535);
     check_vertices(c, t, a);
 }
 
 static void check_roof(conv *c, int t, psdl_attr *a) {
-    a->param[0] = field_ref(c, t, "height");
+    a->param[0] = field_ref(c, t, KEY_height);
     check_vertices(c, t, a);
 }
 
-static void check_unknown(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, "words", 0, &a->nrefs); }
+static void check_unknown(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, KEY_words, 0, &a->nrefs); }
 
 static const char *const f_vertices[] = {"vertices", NULL};
 static const char *const f_sidewalk[] = {"vertices", "cap", NULL};
@@ -1107,7 +1110,7 @@ static unsigned check_attr_keys(conv *c, int t, const attr_codec *k) {
 /* The codec named by t.type, or a raise listing the valid names. */
 static const attr_codec *check_attr_type(conv *c, int t) {
     lua_State *L = c->L;
-    int tp = enter_field(c, t, "type");
+    int tp = enter_field(c, t, KEY_type);
     if (tp != LUA_TSTRING) type_error(c, "string");
     const char *name = lua_tostring(L, -1);
     for (int i = 0; i < NCODECS; i++) {
@@ -1145,30 +1148,30 @@ static int check_attr(conv *c, int t, psdl_attr *a) {
     /* the optional form keys: looked up only when present (most attributes have none) */
     int has_last = 0;
     if (present & FORM_LAST) {
-        has_last = enter_field(c, t, "last") != LUA_TNIL;
+        has_last = enter_field(c, t, KEY_last) != LUA_TNIL;
         leave(c);
-        a->last = (uint8_t)field_opt_boolean(c, t, "last", 0);
+        a->last = (uint8_t)field_opt_boolean(c, t, KEY_last, 0);
     }
     if (k->kind == K_UNKNOWN) return has_last;
-    if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
+    if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, KEY_header_high, 0, 255, 0);
     if (k->kind == K_VARIABLE) {
         if (present & FORM_COUNTED) {
-            int given = enter_field(c, t, "counted") != LUA_TNIL;
+            int given = enter_field(c, t, KEY_counted) != LUA_TNIL;
             leave(c);
             /* true: counted form; false: the inline (subtype) form even where AUTO would count */
-            if (given) a->form = field_opt_boolean(c, t, "counted", 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
+            if (given) a->form = field_opt_boolean(c, t, KEY_counted, 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
         }
     } else if (k->kind == K_FIXED) {
-        lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, "subtype", 0, 7, -1) : -1;
+        lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, KEY_subtype, 0, 7, -1) : -1;
         int has_count = 0;
         if (present & FORM_COUNT) {
-            has_count = enter_field(c, t, "count") != LUA_TNIL;
+            has_count = enter_field(c, t, KEY_count) != LUA_TNIL;
             if (has_count && sub != 0) conv_error(c, "only used with subtype 0");
             leave(c);
         }
         if (sub == 0) {
             a->form = PSDL_FORM_COUNTED;
-            a->count = (uint16_t)field_opt_integer(c, t, "count", 0, 65535, 0);
+            a->count = (uint16_t)field_opt_integer(c, t, KEY_count, 0, 65535, 0);
         } else if (sub > 0) {
             a->form = PSDL_FORM_INLINE;
             a->subtype = (uint8_t)sub;
@@ -1189,22 +1192,22 @@ static const char *core_detail(const char *msg) {
 /* Fills room rm from the room table t, then packs its attribute stream. */
 static void check_room(conv *c, int t, psdl_room *rm) {
     lua_State *L = c->L;
-    rm->flags = (uint8_t)field_integer(c, t, "flags", 0, 255);
-    rm->prop_rule = (uint8_t)field_integer(c, t, "prop_rule", 0, PSDL_MAX_PROP_RULE);
+    rm->flags = (uint8_t)field_integer(c, t, KEY_flags, 0, 255);
+    rm->prop_rule = (uint8_t)field_integer(c, t, KEY_prop_rule, 0, PSDL_MAX_PROP_RULE);
 
-    int pt = field_table(c, t, "perimeter", 1);
+    int pt = field_table(c, t, KEY_perimeter, 1);
     size_t np = array_len(c, pt, UINT32_MAX, "perimeter points");
     rm->nperimeter = (uint32_t)np;
     rm->perimeter = (psdl_perimeter_point *)conv_alloc(c, np, sizeof *rm->perimeter);
     for (size_t i = 0; i < np; i++) {
         int p = index_table(c, pt, (lua_Integer)i + 1);
-        rm->perimeter[i].vertex = (uint16_t)field_ref(c, p, "vertex");
-        rm->perimeter[i].neighbour = (uint16_t)field_integer(c, p, "neighbour", 0, 65535);
+        rm->perimeter[i].vertex = (uint16_t)field_ref(c, p, KEY_vertex);
+        rm->perimeter[i].neighbour = (uint16_t)field_integer(c, p, KEY_neighbour, 0, 65535);
         leave(c);
     }
     leave(c);
 
-    int at = field_table(c, t, "attributes", 1);
+    int at = field_table(c, t, KEY_attributes, 1);
     size_t na = array_len(c, at, UINT32_MAX, "attributes");
     rm->nattrs = (uint32_t)na;
     rm->attrs = (psdl_attr *)conv_alloc(c, na, sizeof *rm->attrs);
@@ -1219,11 +1222,11 @@ static void check_room(conv *c, int t, psdl_room *rm) {
     /* LAST (docs/document-model.md): on the final attribute alone, unless the final one says
      * explicitly what it is and some attribute carries LAST (a room read from a file, edited
      * in place), or the room was read without any LAST (missing_last) */
-    if (na > 0 && !field_opt_boolean(c, t, "missing_last", 0) && (!final_has_last || !any_true)) {
+    if (na > 0 && !field_opt_boolean(c, t, KEY_missing_last, 0) && (!final_has_last || !any_true)) {
         for (size_t i = 0; i < na; i++) rm->attrs[i].last = 0;
         rm->attrs[na - 1].last = 1;
     }
-    field_table(c, t, "attributes", 1); /* the path again, for the pack errors below */
+    field_table(c, t, KEY_attributes, 1); /* the path again, for the pack errors below */
 
     psdl_error err;
     memset(&err, 0, sizeof err);
@@ -1235,7 +1238,7 @@ static void check_room(conv *c, int t, psdl_room *rm) {
     leave(c); /* attributes */
 }
 
-static psdl_vec3 field_vec3(conv *c, int t, const char *key) {
+static psdl_vec3 field_vec3(conv *c, int t, int key) {
     int v = field_table(c, t, key, 1);
     float f[3];
     for (int i = 0; i < 3; i++) {
@@ -1277,8 +1280,8 @@ static void compute_bounds(psdl_doc *doc) {
 
 /* Fills road rd from the road-record table t. */
 static void check_road(conv *c, int t, psdl_road *rd) {
-    static const char *const lanes[] = {"lanes_left", "lanes_right"};
-    rd->flags = (uint32_t)field_integer(c, t, "flags", 0, 0xFFFFFFFF);
+    static const int lanes[] = {KEY_lanes_left, KEY_lanes_right};
+    rd->flags = (uint32_t)field_integer(c, t, KEY_flags, 0, 0xFFFFFFFF);
     size_t nl[2];
     int lt[2];
     for (int s = 0; s < 2; s++) {
@@ -1298,14 +1301,14 @@ static void check_road(conv *c, int t, psdl_road *rd) {
         }
         leave(c);
     }
-    int sl = field_table(c, t, "stop_lights", 1);
+    int sl = field_table(c, t, KEY_stop_lights, 1);
     for (int i = 0; i < 2; i++) {
         enter_index(c, sl, i + 1);
         rd->stop_light[i] = (uint8_t)top_integer(c, 0, 255);
         leave(c);
     }
     leave(c);
-    static const char *const cross[] = {"start_crossroads", "end_crossroads"};
+    static const int cross[] = {KEY_start_crossroads, KEY_end_crossroads};
     for (int s = 0; s < 2; s++) {
         int x = field_table(c, t, cross[s], 1);
         uint16_t *dst = s ? rd->end_crossroads : rd->start_crossroads;
@@ -1316,7 +1319,7 @@ static void check_road(conv *c, int t, psdl_road *rd) {
         }
         leave(c);
     }
-    int rt = field_table(c, t, "rooms", 1);
+    int rt = field_table(c, t, KEY_rooms, 1);
     size_t nr = array_len(c, rt, 255, "rooms");
     rd->nrooms = (uint8_t)nr;
     rd->rooms = (int16_t *)conv_alloc(c, nr, sizeof *rd->rooms);
@@ -1334,7 +1337,7 @@ static void check_doc(conv *c, int t) {
     lua_State *L = c->L;
     psdl_doc *doc = c->doc;
 
-    if (enter_field(c, t, "magic") != LUA_TNIL) {
+    if (enter_field(c, t, KEY_magic) != LUA_TNIL) {
         size_t len;
         const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         if (!m) type_error(c, "string");
@@ -1344,10 +1347,10 @@ static void check_doc(conv *c, int t) {
     }
     leave(c);
     int psd1 = memcmp(doc->magic, "PSD1", 4) == 0;
-    doc->target_size = (uint32_t)field_opt_integer(c, t, "target_size", 0, 0xFFFFFFFF, 2);
-    doc->first_road_room = (uint32_t)field_opt_integer(c, t, "first_road_room", 0, 0xFFFFFFFF, 0);
+    doc->target_size = (uint32_t)field_opt_integer(c, t, KEY_target_size, 0, 0xFFFFFFFF, 2);
+    doc->first_road_room = (uint32_t)field_opt_integer(c, t, KEY_first_road_room, 0, 0xFFFFFFFF, 0);
 
-    int vt = field_table(c, t, "vertices", 1);
+    int vt = field_table(c, t, KEY_vertices, 1);
     size_t nv = array_len(c, vt, UINT32_MAX, "vertices");
     doc->nvertices = (uint32_t)nv;
     doc->vertices = (psdl_vec3 *)conv_alloc(c, nv, sizeof *doc->vertices);
@@ -1372,7 +1375,7 @@ static void check_doc(conv *c, int t) {
     }
     leave(c);
 
-    int ht = field_table(c, t, "heights", 0);
+    int ht = field_table(c, t, KEY_heights, 0);
     if (ht) {
         size_t nh = array_len(c, ht, UINT32_MAX, "heights");
         doc->nheights = (uint32_t)nh;
@@ -1385,7 +1388,7 @@ static void check_doc(conv *c, int t) {
         leave(c);
     }
 
-    int tt = field_table(c, t, "textures", 0);
+    int tt = field_table(c, t, KEY_textures, 0);
     size_t ntex = 0;
     if (tt) {
         ntex = array_len(c, tt, UINT32_MAX - 1, "textures");
@@ -1408,7 +1411,7 @@ static void check_doc(conv *c, int t) {
         }
         leave(c);
     }
-    int mt = field_table(c, t, "materials", 0);
+    int mt = field_table(c, t, KEY_materials, 0);
     if (mt) {
         size_t nm = array_len(c, mt, ntex, "materials (one per texture)");
         for (size_t v = 1; v <= nm; v++) {
@@ -1419,15 +1422,15 @@ static void check_doc(conv *c, int t) {
         leave(c);
     }
 
-    int rt = field_table(c, t, "rooms", 1);
+    int rt = field_table(c, t, KEY_rooms, 1);
     size_t nr = array_len(c, rt, UINT32_MAX - 1, "rooms");
     doc->nrooms = (uint32_t)nr + 1;
     doc->rooms = (psdl_room *)conv_alloc(c, nr + 1, sizeof *doc->rooms);
     doc->rooms[0].prop_rule = 0xCD;
-    int r0 = field_table(c, t, "room0", 0);
+    int r0 = field_table(c, t, KEY_room0, 0);
     if (r0) {
-        doc->rooms[0].flags = (uint8_t)field_opt_integer(c, r0, "flags", 0, 255, 0);
-        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, "prop_rule", 0, PSDL_MAX_PROP_RULE, 0xCD);
+        doc->rooms[0].flags = (uint8_t)field_opt_integer(c, r0, KEY_flags, 0, 255, 0);
+        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, KEY_prop_rule, 0, PSDL_MAX_PROP_RULE, 0xCD);
         leave(c);
     }
     for (size_t r = 1; r <= nr; r++) {
@@ -1437,17 +1440,17 @@ static void check_doc(conv *c, int t) {
     }
     leave(c);
 
-    int bt = field_table(c, t, "bounds", 0);
+    int bt = field_table(c, t, KEY_bounds, 0);
     if (bt) {
-        doc->bounds_min = field_vec3(c, bt, "min");
-        doc->bounds_max = field_vec3(c, bt, "max");
-        doc->sphere_center = field_vec3(c, bt, "center");
-        doc->sphere_radius = field_float(c, bt, "radius");
+        doc->bounds_min = field_vec3(c, bt, KEY_min);
+        doc->bounds_max = field_vec3(c, bt, KEY_max);
+        doc->sphere_center = field_vec3(c, bt, KEY_center);
+        doc->sphere_radius = field_float(c, bt, KEY_radius);
         leave(c);
     } else {
         compute_bounds(doc);
     }
-    int pt = field_table(c, t, "roads", 0);
+    int pt = field_table(c, t, KEY_roads, 0);
     if (pt) {
         size_t np = array_len(c, pt, UINT32_MAX, "road records");
         doc->nroads = (uint32_t)np;
@@ -1482,6 +1485,7 @@ static docbox *to_doc(lua_State *L) {
     c.doc = b->doc;
     c.arg = 1;
     c.anchor = 2;
+    c.keys = push_begin(L).keys; /* the field names, looked up without lua_getfield's string cache */
     check_doc(&c, 1);
     return b;
 }
