@@ -8,8 +8,6 @@ local H = require "helper"
 -- Long functions in code other sessions are reworking today; they get their reason (or their
 -- split) there. Keyed "file name".
 local PENDING = {
-  ["lua/psdl/city/blocks/init.lua M.fill"] = "city/blocks/ is reworked by the c-rows and c-apron sessions",
-  ["lua/psdl/city/blocks/faces.lua M.faces"] = "city/blocks/ is reworked by the c-rows and c-apron sessions",
 }
 
 describe("function lengths", function()
