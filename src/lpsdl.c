@@ -1798,23 +1798,20 @@ int luaopen_psdl_core(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "attribute_types");
-    lua_createtable(L, 0, 8);
-    lua_pushinteger(L, PSDL_SAFE_VERTEX_BUDGET);
-    lua_setfield(L, -2, "vertex_budget");
-    lua_pushinteger(L, PSDL_RENDERED_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_rendered");
-    lua_pushinteger(L, PSDL_STOCK_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_stock");
-    lua_pushinteger(L, PSDL_MAX_DIVIDER_TEXTURE);
-    lua_setfield(L, -2, "divider_texture");
-    lua_pushinteger(L, PSDL_MAX_LANE_VALUES);
-    lua_setfield(L, -2, "lane_values");
-    lua_pushinteger(L, PSDL_MAX_PROP_RULE);
-    lua_setfield(L, -2, "prop_rule");
-    lua_pushinteger(L, PSDL_MAX_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_value");
-    lua_pushinteger(L, PSDL_MAX_PERIMETER);
-    lua_setfield(L, -2, "perimeter");
+    static const struct {
+        const char *name;
+        lua_Integer value;
+    } limits[] = {
+        {"vertex_budget", PSDL_SAFE_VERTEX_BUDGET},   {"texture_rendered", PSDL_RENDERED_TEXTURE_VALUE},
+        {"texture_stock", PSDL_STOCK_TEXTURE_VALUE},  {"divider_texture", PSDL_MAX_DIVIDER_TEXTURE},
+        {"lane_values", PSDL_MAX_LANE_VALUES},        {"prop_rule", PSDL_MAX_PROP_RULE},
+        {"texture_value", PSDL_MAX_TEXTURE_VALUE},    {"perimeter", PSDL_MAX_PERIMETER},
+    };
+    lua_createtable(L, 0, (int)(sizeof limits / sizeof limits[0]));
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        lua_pushinteger(L, limits[i].value);
+        lua_setfield(L, -2, limits[i].name);
+    }
     lua_setfield(L, -2, "limits");
     lpsdl_open_terrain(L);
     lpsdl_open_heightfield(L);
