@@ -57,6 +57,7 @@ return function(M, Builder, Room, P)
   -- @treturn table `{base, top, runs, facades, slivers}`
   function Builder:building(room, o)
     if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
+    self:settle()
     if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
     local closed = o.closed ~= false
     -- every check here, once: the attributes below are made without Room's own checks
