@@ -13,6 +13,9 @@
  *                                         geometry (vertex references), for core.boundary
  *   store:group_uses(order)            -> others, users, dividers, dusers: texture groups in
  *                                         order of first use over the rooms listed in order
+ *   store:building(n, A, R, groups)    append a building's records (core.building's output)
+ *   store:assemble(spec), store:complete(box, spec), store:validate(box, want_bytes,
+ *   format_only)                       the document of Builder:finish in C (see each)
  *
  * An op table is what the builder's emitters describe (builder/room.lua): `type` (an attribute
  * name of psdl-format.md §2.4: "road", "sidewalk_strip", "walkway", "sliver", "crosswalk",
@@ -812,6 +815,105 @@ static int l_validate_box(lua_State *L) {
     return lpsdl_doc_validate(L, 2, want, flags);
 }
 
+/* store:building(n, A, R, groups) -> runs, facades, slivers
+ * Appends the records of one building (core.building's output) to room n without an op
+ * table each: A holds 6 numbers per attribute (kind 1 facade bound, 2 sliver, 3 ground-floor
+ * facade, 4 upper facade; two vertex references; two height references; light or u repeats),
+ * R (or nil) the roof's fans ({m, refs...} each) with its height reference last. groups:
+ * {sliver, ground, upper, roof = group numbers, vground, vupper = v repeats}; a group a
+ * present kind needs must be there. */
+static int l_building(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    size_t room = check_room(L, u, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int has_roof = !lua_isnoneornil(L, 4);
+    if (has_roof) luaL_checktype(L, 4, LUA_TTABLE);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    lua_settop(L, 5);
+    static const char *const gk[6] = {"sliver", "ground", "upper", "roof", "vground", "vupper"};
+    lua_Integer g[6];
+    for (int k = 0; k < 6; k++) {
+        lua_getfield(L, 5, gk[k]);
+        g[k] = lua_isnil(L, -1) ? 0 : lua_tointeger(L, -1);
+        if (g[k] < 0 || g[k] > (lua_Integer)PSDL_STORE_MAX)
+            luaL_argerror(L, 5, lua_pushfstring(L, "groups.%s: out of range", gk[k]));
+        lua_pop(L, 1);
+    }
+    size_t na = (size_t)lua_rawlen(L, 3);
+    if (na % 6) luaL_argerror(L, 3, "6 numbers per attribute expected");
+    lua_Integer runs = 0, facades = 0, slivers = 0;
+    for (size_t q = 0; q < na; q += 6) {
+        lua_Integer v[6];
+        for (int k = 0; k < 6; k++) {
+            lua_rawgeti(L, 3, (lua_Integer)(q + (size_t)k) + 1);
+            int ok;
+            v[k] = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok) luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: integer expected", (lua_Integer)(q + (size_t)k) + 1));
+        }
+        if (v[1] < 1 || v[2] < 1 || v[1] > (lua_Integer)UINT32_MAX || v[2] > (lua_Integer)UINT32_MAX)
+            luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: vertex references expected", (lua_Integer)q + 2));
+        psdl_store_rec rec;
+        memset(&rec, 0, sizeof rec);
+        uint32_t refs[2] = {(uint32_t)v[1], (uint32_t)v[2]};
+        if (v[0] == 1) {
+            rec.type = PSDL_STORE_FACADE_BOUND;
+            rec.param[0] = (double)v[5];
+            rec.param[1] = (double)v[3];
+            rec.aux = 3;
+            runs++;
+        } else if (v[0] == 2) {
+            rec.type = PSDL_STORE_SLIVER;
+            rec.group = (uint32_t)g[0];
+            rec.param[0] = (double)v[3];
+            rec.param[1] = (double)v[4];
+            rec.aux = 3;
+            slivers++;
+        } else {
+            int ground = v[0] == 3;
+            rec.type = PSDL_STORE_FACADE;
+            rec.group = (uint32_t)g[ground ? 1 : 2];
+            rec.param[0] = (double)v[3];
+            rec.param[1] = (double)v[4];
+            rec.param[2] = (double)v[5];
+            rec.param[3] = (double)g[ground ? 4 : 5];
+            rec.aux = 15;
+            facades++;
+        }
+        if (rec.type != PSDL_STORE_FACADE_BOUND && rec.group == 0)
+            luaL_argerror(L, 5, "a texture group for a kind of attribute the building has");
+        push_rec(L, u, room, &rec, refs, 2);
+    }
+    if (has_roof) {
+        size_t nr = (size_t)lua_rawlen(L, 4);
+        if (nr < 1 || g[3] == 0) luaL_argerror(L, 4, "roof fans, their height and a roof group expected");
+        lua_Integer hr = list_int(L, 4, (lua_Integer)nr, 1, 65536, "R");
+        size_t i = 1;
+        uint32_t *buf = NULL;
+        size_t cap = 0;
+        while (i < nr) {
+            lua_Integer m = list_int(L, 4, (lua_Integer)i, 0, (lua_Integer)(nr - i - 1), "R");
+            if ((size_t)m > cap) {
+                cap = (size_t)m;
+                buf = (uint32_t *)lua_newuserdatauv(L, cap * sizeof *buf, 0); /* kept on the stack */
+            }
+            for (lua_Integer k = 1; k <= m; k++) buf[k - 1] = (uint32_t)list_int(L, 4, (lua_Integer)i + k, 1, UINT32_MAX, "R");
+            psdl_store_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.type = PSDL_STORE_ROOF;
+            rec.group = (uint32_t)g[3];
+            rec.param[0] = (double)hr;
+            rec.aux = 1;
+            push_rec(L, u, room, &rec, buf, (size_t)m);
+            i += 1 + (size_t)m;
+        }
+    }
+    lua_pushinteger(L, runs);
+    lua_pushinteger(L, facades);
+    lua_pushinteger(L, slivers);
+    return 3;
+}
+
 static int l_tostring(lua_State *L) {
     store_ud *u = (store_ud *)luaL_checkudata(L, 1, STORE);
     if (u->s) lua_pushfstring(L, STORE " (%I rooms)", (lua_Integer)psdl_store_rooms(u->s));
@@ -823,7 +925,8 @@ void lpsdl_open_store(lua_State *L) {
     static const luaL_Reg methods[] = {{"room", l_room},   {"rooms", l_rooms}, {"push", l_push},
                                        {"count", l_count}, {"ops", l_ops},     {"set_ops", l_set_ops},
                                        {"triangles", l_triangles}, {"group_uses", l_group_uses}, {"assemble", l_assemble},
-                                       {"complete", l_complete}, {"validate", l_validate_box}, {NULL, NULL}};
+                                       {"complete", l_complete}, {"validate", l_validate_box},
+                                       {"building", l_building}, {NULL, NULL}};
     if (luaL_newmetatable(L, STORE)) {
         luaL_newlib(L, methods);
         lua_setfield(L, -2, "__index");

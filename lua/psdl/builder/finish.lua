@@ -600,6 +600,7 @@ return function(M, Builder, Room, P)
                    stop_lights = rec.stop_lights or { 0, 0 }, start_crossroads = crossroads(first_op, false),
                    end_crossroads = crossroads(last_op, true), rooms = ids }
     end
+    phase("records")
     if cdoc then
       self.store:complete(cdoc, { vpool = self.vpool, hpool = self.hpool, textures = textures, bounds = bounds,
                                   first_road_room = first_road_room, roads = roads })
