@@ -1614,10 +1614,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
  * @treturn integer the number of warnings
  * @raise as `encode` when the document cannot be converted at all; "not enough memory"
  */
-static int l_validate(lua_State *L) {
-    int want_bytes = lua_toboolean(L, 2);
-    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
-    docbox *b = to_doc(L);
+/* Validates the document of box b (the box at stack index `idx`, which stays there) and
+ * pushes the results of core.validate; releases the box. */
+static int validate_box(lua_State *L, docbox *b, int want_bytes, unsigned flags) {
     plist *pl = plist_new(L);
     psdl_validate_result res = {0, 0};
     psdl_validate_ex(b->doc, flags, on_problem, pl, &res);
@@ -1637,6 +1636,35 @@ static int l_validate(lua_State *L) {
     push_encoded(L, b);
     box_release(L, b);
     return 4;
+}
+
+static int l_validate(lua_State *L) {
+    int want_bytes = lua_toboolean(L, 2);
+    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
+    docbox *b = to_doc(L);
+    return validate_box(L, b, want_bytes, flags);
+}
+
+psdl_doc *lpsdl_doc_push(lua_State *L) {
+    docbox *b = (docbox *)lua_newuserdatauv(L, sizeof *b, 0);
+    b->doc = NULL;
+    b->gc_stopped = 0;
+    luaL_setmetatable(L, DOCBOX);
+    psdl_options opt = box_options(L);
+    b->doc = psdl_doc_new(&opt);
+    if (!b->doc) luaL_error(L, "not enough memory");
+    return b->doc;
+}
+
+psdl_doc *lpsdl_doc_check(lua_State *L, int idx) {
+    docbox *b = (docbox *)luaL_checkudata(L, idx, DOCBOX);
+    if (!b->doc) luaL_argerror(L, idx, "the document was released");
+    return b->doc;
+}
+
+int lpsdl_doc_validate(lua_State *L, int idx, int want_bytes, unsigned flags) {
+    lpsdl_doc_check(L, idx);
+    return validate_box(L, (docbox *)lua_touserdata(L, idx), want_bytes, flags);
 }
 
 /***
