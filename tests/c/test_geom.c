@@ -1463,7 +1463,7 @@ static void test_street_rooms(void) {
  * psdl.plan's Grid), boxes on cell boundaries and negative coordinates, retries when the
  * buffer is short, hostile boxes and ids refused. */
 static void test_grid(void) {
-    g_ctx = "grid";
+    set_ctx("grid");
     CHECK(psdl_grid_new(0) == NULL && psdl_grid_new(NAN) == NULL && psdl_grid_new(INFINITY) == NULL);
     psdl_grid *g = psdl_grid_new(10);
     CHECK(g != NULL);
