@@ -18,6 +18,7 @@
  *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
  *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
  *   core.self_crossing(pts [, holes [, tol]])  -> nil | edge1, edge2
+ *   core.polyline_crossing(pts)                -> nil | x, z, k1, k2, k3, k4
  *   core.first_outside(poly, pts [, closed [, eps]]) -> nil | point index
  *   core.points(pts)                           -> psdl.Points (kept as doubles; first_outside
  *                                                 takes it for poly or pts)
@@ -717,6 +718,33 @@ static int l_keyhole(lua_State *L) {
     if (w == PSDL_GEOM_INVALID) luaL_argerror(L, 2, "a hole lies outside the outer ring");
     push_indices(L, d, w, 1);
     return 1;
+}
+
+/***
+ * Where an open polyline first meets itself: crossing, or a point on another segment
+ * (psdl_polyline_crossing; psdl.city.network.self_crossing uses it).
+ * @function polyline_crossing
+ * @param pts flat x, y, z array (plan x, z) or a vertex Pool
+ * @return nil when it is simple, else x, z of the meeting point and the 1-based numbers of
+ * the points at the ends of the two segments that meet (k1, k2 of the first, k3, k4 of the
+ * second)
+ */
+static int l_polyline_crossing(lua_State *L) {
+    lua_settop(L, 1); /* scratch userdata go above the argument */
+    size_t n;
+    double *p = get_points(L, 1, &n, "pts");
+    uint32_t k[4];
+    double at[2];
+    size_t r = psdl_polyline_crossing(k, at, p, n);
+    nomem_check(L, r);
+    if (!r) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, at[0]);
+    lua_pushnumber(L, at[1]);
+    for (int i = 0; i < 4; i++) lua_pushinteger(L, (lua_Integer)k[i] + 1);
+    return 6;
 }
 
 /***
@@ -1882,6 +1910,7 @@ static const luaL_Reg geom_funcs[] = {
     {"fans", l_fans},
     {"keyhole", l_keyhole},
     {"self_crossing", l_self_crossing},
+    {"polyline_crossing", l_polyline_crossing},
     {"first_outside", l_first_outside},
     {"points", l_points},
     {"ring_simple", l_ring_simple},
