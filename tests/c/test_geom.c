@@ -1355,7 +1355,7 @@ static void test_first_outside_scale(void) {
  * the fans cover the surface (their area equals the surface polygon's), hubs pooled after
  * the points; snapping rounds what is pooled; a second pooling adds nothing. */
 static void test_junction_pool(void) {
-    g_ctx = "junction pool";
+    set_ctx("junction pool");
     psdl_junction_opts o;
     memset(&o, 0, sizeof o);
     o.center[0] = 100, o.center[1] = 5, o.center[2] = -40;
@@ -1415,7 +1415,7 @@ static void test_junction_pool(void) {
  * as can be; outlines of 2 * stride + 2 * (sections - 2) points going round the strip;
  * split < 2 and stride 0 refused; no sections, no rooms. */
 static void test_street_rooms(void) {
-    g_ctx = "street rooms";
+    set_ctx("street rooms");
     enum { NSEC = 23, STRIDE = 4 };
     double sf[3 * NSEC * STRIDE];
     for (size_t k = 0; k < NSEC; k++)
