@@ -104,6 +104,15 @@ describe("psdl.core", function()
     assert.equal("truncated", core.status_names[2])
     assert.is_true(#core.attribute_types == 15)
   end)
+
+  it("exposes the format's limits as psdl.limits, and the modules that check them use them", function()
+    assert.equal(core.limits, psdl.limits)
+    assert.same({ vertex_budget = 65024, perimeter = 255, texture_value = 2047, texture_rendered = 511,
+                  texture_stock = 767, divider_texture = 255, lane_values = 255, prop_rule = 255 }, psdl.limits)
+    assert.equal(psdl.limits.vertex_budget, require("psdl.builder").VERTEX_BUDGET)
+    assert.equal(psdl.limits.divider_texture, require("psdl.retexture").MAX_DIVIDER)
+    assert.equal(psdl.limits.texture_rendered, require("psdl.cli.info").limits().texture_slots_rendered)
+  end)
 end)
 
 describe("decode then encode", function()

@@ -1796,8 +1796,12 @@ static const luaL_Reg box_metameth[] = {
  * `status_names` (status code + 1 -> stable name), `attribute_types` (valid `type`
  * strings of the document model) and `limits`, the format's counts and values as
  * integers: `lane_values` (lane values per side of a road record, §1.7), `prop_rule`
- * (largest prop rule, §1.6), `texture_value` (largest texture value, §2.3), `perimeter`
- * (perimeter points per room, §3.2).
+ * (largest prop rule, §1.6), `texture_value` (largest texture value, §2.3),
+ * `texture_rendered` (511: higher values are reported not to render, §3.2),
+ * `texture_stock` (767: stock MM2 is reported not to load higher ones, §3.2),
+ * `divider_texture` (largest divider texture, one byte, §2.4 0x8), `perimeter` (perimeter
+ * points per room, §3.2), `vertex_budget` (65,024: the vertex pool plus the game's 512
+ * generated collision vertices fit 16-bit indices, §3.2).
  */
 int luaopen_psdl_core(lua_State *L) {
     luaL_checkversion(L);
@@ -1829,7 +1833,15 @@ int luaopen_psdl_core(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "attribute_types");
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, PSDL_SAFE_VERTEX_BUDGET);
+    lua_setfield(L, -2, "vertex_budget");
+    lua_pushinteger(L, PSDL_RENDERED_TEXTURE_VALUE);
+    lua_setfield(L, -2, "texture_rendered");
+    lua_pushinteger(L, PSDL_STOCK_TEXTURE_VALUE);
+    lua_setfield(L, -2, "texture_stock");
+    lua_pushinteger(L, PSDL_MAX_DIVIDER_TEXTURE);
+    lua_setfield(L, -2, "divider_texture");
     lua_pushinteger(L, PSDL_MAX_LANE_VALUES);
     lua_setfield(L, -2, "lane_values");
     lua_pushinteger(L, PSDL_MAX_PROP_RULE);
@@ -1847,6 +1859,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_companion(L);
     lpsdl_open_sandbox(L);
     lpsdl_open_blocks(L);
+    lpsdl_open_store(L);
     return 1;
 }
 

@@ -391,6 +391,9 @@ psdl_status psdl_check_output(const char *path, psdl_error *err);
 /* ---------------------------------------------------------------- format constants */
 
 #define PSDL_MAX_TEXTURE_VALUE 2047   /* 3-bit subtype + 8-bit data (§2.3) */
+#define PSDL_RENDERED_TEXTURE_VALUE 511 /* higher values reported not to render properly (§3.2) */
+#define PSDL_STOCK_TEXTURE_VALUE 767  /* higher values: stock MM2 reported not to load (§3.2) */
+#define PSDL_MAX_DIVIDER_TEXTURE 255  /* one-byte divider texture (§2.4 0x8) */
 #define PSDL_MAX_PERIMETER 255        /* one-byte count at runtime (§3.2) */
 #define PSDL_MAX_LANE_VALUES 255      /* one-byte lane count per side of a road record (§1.7) */
 #define PSDL_MAX_PROP_RULE 255        /* the room's prop-rule byte (§1.6) */

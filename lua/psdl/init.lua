@@ -37,6 +37,11 @@ M.status = core.status_names
 
 --- The valid attribute `type` strings of the document model.
 M.attribute_types = core.attribute_types
+--- The format's limits as integers (from psdl.h; docs/lua-api.md lists them): `vertex_budget`
+-- (65,024 vertices, §3.2), `perimeter` (255 points a room, §3.2), `texture_value` (2,047,
+-- §2.3), `texture_rendered` (511) and `texture_stock` (767, §3.2), `divider_texture` (255,
+-- §2.4 0x8), `lane_values` (255 a side, §1.7), `prop_rule` (255, §1.6).
+M.limits = core.limits
 
 --- Decode PSDL bytes into a document.
 -- @function decode
