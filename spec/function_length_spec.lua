@@ -8,9 +8,6 @@ local H = require "helper"
 -- Long functions in code other sessions are reworking today; they get their reason (or their
 -- split) there. Keyed "file name".
 local PENDING = {
-  ["lua/psdl/city/blocks/init.lua M.fill"] = "city/blocks/ is reworked by the c-rows and c-apron sessions",
-  ["lua/psdl/city/blocks/faces.lua M.faces"] = "city/blocks/ is reworked by the c-rows and c-apron sessions",
-  ["lua/psdl/view.lua M.payload"] = "the viewer is reworked by the viewer session",
 }
 
 describe("function lengths", function()

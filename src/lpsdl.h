@@ -5,6 +5,7 @@
 #ifndef LPSDL_H
 #define LPSDL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lauxlib.h"
@@ -70,9 +71,19 @@ const float *lpsdl_pool_floats(lua_State *L, int idx, unsigned dim, size_t *coun
 /* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
 void lpsdl_open_store(lua_State *L);
 
-/* lpsdl_blocks.c: kernels of psdl.city.blocks: the apron's edge (psdl_apron.h) and chords
- * across regions with holes (psdl_region.h). */
+/* lpsdl_blocks.c: kernels of psdl.city.blocks: the network's boundary loops (psdl_faces.h),
+ * the apron's edge (psdl_apron.h), chords across regions with holes (psdl_region.h) and the
+ * chords that split a block into rooms (psdl_split.h). */
 void lpsdl_open_blocks(lua_State *L);
+
+/* lpsdl_heap.c: core.heap_reserve, the heap of a short-lived process (psdl_heap.h). */
+void lpsdl_open_heap(lua_State *L);
+/* Points (x, y, z doubles) from a flat array or a 3-D vertex Pool at idx (*n points), in a
+ * scratch userdata pushed on the stack; raises naming `what` (lpsdl_geom.c). */
+double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
+/* Perimeters {{v, ...}, ...} at idx (1-based vertices <= npts) as 0-based start/verts arrays
+ * in scratch userdata pushed on the stack; raises on a bad entry (lpsdl_geom.c). */
+void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms);
 
 /* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
 void lpsdl_open_sandbox(lua_State *L);

@@ -2,9 +2,14 @@
  * lpsdl_blocks.c -- the kernels of psdl.city.blocks, registered into the module table by
  * lpsdl_open_blocks:
  *
+ *   core.face_loops(points, outlines) -> loops, gaps, open the network's boundary loops
+ *                                                         (psdl_faces.h)
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
+ *   core.split_chord(pts, area, points, length, try, obs) the chord a block is cut along
+ *       -> i, j | true (keep it) | false (none found)     (psdl_split.h)
  *
  * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
  * result is copied into scratch and freed before any table is made.
@@ -15,7 +20,9 @@
 
 #include "lpsdl.h"
 #include "psdl_apron.h"
+#include "psdl_faces.h"
 #include "psdl_region.h"
+#include "psdl_split.h"
 
 static void *scratch(lua_State *L, size_t n, size_t size) {
     if (n == 0) n = 1;
@@ -33,6 +40,77 @@ static double coord(lua_State *L, const char *what, lua_Integer k, lua_Integer i
     if (!ok || !isfinite(v))
         luaL_argerror(L, 1, lua_pushfstring(L, "%s[%I][%I][%d]: finite number expected", what, k, i, c));
     return v;
+}
+
+/***
+ * The boundary loops of a road network (psdl_faces_loops; blocks/faces.lua): edges used by
+ * exactly one outline, loose ends joined to loose starts within 12 m, chained taking the
+ * sharpest left turn, split where a loop visits a vertex twice.
+ * @function face_loops
+ * @param points a vertex Pool (psdl.core.pool, dimension 3) or a flat x, y, z array
+ * @tparam table outlines list of outlines, each a list of 1-based vertex references (already
+ *   split at T-junctions)
+ * @treturn table loops, each a list of vertex references (in tracing order)
+ * @treturn table gaps closed: flat `{d, a, c, ...}` (metres, end vertex, start vertex)
+ * @treturn table chains left out: flat `{length in edges, first vertex, ...}`
+ * @raise on a reference outside the points, or an outline that is not a list of integers
+ */
+static int l_face_loops(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
+    size_t np, nr;
+    const double *pts = lpsdl_points(L, 1, &np, "points");
+    uint32_t *start, *verts;
+    lpsdl_perimeters(L, 2, np, &start, &verts, &nr);
+    psdl_faces f;
+    int rc = psdl_faces_loops(&f, pts, np, start, verts, nr);
+    if (rc == PSDL_FACES_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc != PSDL_FACES_OK) return luaL_argerror(L, 2, "a reference outside the points");
+    /* copy out to collectable memory before any table is made (a raise must not leak) */
+    size_t nl = f.nloops, nv = f.start[f.nloops], ng = f.ngaps, no = f.nopen;
+    if (nl + 1 > ((size_t)-1) / 8 / sizeof(size_t) || nv > ((size_t)-1) / 8 / sizeof(uint32_t) ||
+        ng > ((size_t)-1) / 8 / sizeof(psdl_faces_gap) || no > ((size_t)-1) / 8 / sizeof(psdl_faces_open)) {
+        psdl_faces_free(&f);
+        return luaL_error(L, "not enough memory");
+    }
+    size_t bytes = (nl + 1) * sizeof(size_t) + ng * sizeof(psdl_faces_gap) + no * sizeof(psdl_faces_open) +
+                   nv * sizeof(uint32_t);
+    char *blk = (char *)lua_newuserdatauv(L, bytes ? bytes : 1, 0); /* only Lua's own OOM raises here */
+    size_t *ls = (size_t *)(void *)blk;
+    psdl_faces_gap *gs = (psdl_faces_gap *)(void *)(ls + nl + 1);
+    psdl_faces_open *os = (psdl_faces_open *)(void *)(gs + ng);
+    uint32_t *vs = (uint32_t *)(void *)(os + no);
+    memcpy(ls, f.start, (nl + 1) * sizeof *ls);
+    if (ng) memcpy(gs, f.gaps, ng * sizeof *gs);
+    if (no) memcpy(os, f.open, no * sizeof *os);
+    if (nv) memcpy(vs, f.verts, nv * sizeof *vs);
+    psdl_faces_free(&f);
+    lua_createtable(L, nl < INT32_MAX ? (int)nl : 0, 0);
+    for (size_t l = 0; l < nl; l++) {
+        size_t n = ls[l + 1] - ls[l];
+        lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
+        for (size_t k = 0; k < n; k++) {
+            lua_pushinteger(L, (lua_Integer)vs[ls[l] + k] + 1);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)l + 1);
+    }
+    lua_createtable(L, (int)(3 * ng < INT32_MAX ? 3 * ng : 0), 0);
+    for (size_t g = 0; g < ng; g++) {
+        lua_pushnumber(L, gs[g].d);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 1));
+        lua_pushinteger(L, (lua_Integer)gs[g].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 2));
+        lua_pushinteger(L, (lua_Integer)gs[g].c + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 3));
+    }
+    lua_createtable(L, (int)(2 * no < INT32_MAX ? 2 * no : 0), 0);
+    for (size_t o = 0; o < no; o++) {
+        lua_pushinteger(L, (lua_Integer)os[o].len);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 1));
+        lua_pushinteger(L, (lua_Integer)os[o].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 2));
+    }
+    return 3;
 }
 
 /***
@@ -211,14 +289,140 @@ static int l_region_clear(lua_State *L) {
     return 1;
 }
 
+/* ================================================================ splitting (psdl_split.h) */
+
+#define OBSTACLES "psdl.SplitObstacles"
+
+/* The obstacles' userdata: the struct, then 4 box values per polygon, the x, z pairs and the
+ * count + 1 start offsets in the same block. */
+typedef struct obstacles_box {
+    psdl_split_obstacles o;
+} obstacles_box;
+
+/***
+ * Polygons the chords of `split_chord` keep clear of (given building footprints), kept in C.
+ * @function split_obstacles
+ * @tparam table polygons list of polygons, each a list of points `{x, y, z}` (metres; the plan
+ *   is x, z)
+ * @treturn userdata psdl.SplitObstacles
+ * @raise on a polygon that is not a table or a point that is not a table of finite x and z
+ *   (naming polygon, point, coordinate)
+ */
+static int l_split_obstacles(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer np = luaL_len(L, 1);
+    luaL_argcheck(L, np >= 0 && np < (lua_Integer)1 << 40, 1, "too many polygons");
+    size_t npts = 0;
+    for (lua_Integer k = 1; k <= np; k++) {
+        if (lua_geti(L, 1, k) != LUA_TTABLE)
+            luaL_argerror(L, 1, lua_pushfstring(L, "polygons[%I]: table expected", k));
+        lua_Integer n = luaL_len(L, -1);
+        if (n < 0 || n > (lua_Integer)1 << 40) luaL_argerror(L, 1, lua_pushfstring(L, "polygons[%I]: bad length", k));
+        npts += (size_t)n;
+        lua_pop(L, 1);
+    }
+    if ((size_t)np > ((size_t)-1) / 64 || npts > ((size_t)-1) / 64) return luaL_error(L, "not enough memory");
+    size_t bytes = sizeof(obstacles_box) + 4 * (size_t)np * sizeof(double) + 2 * npts * sizeof(double) +
+                   ((size_t)np + 1) * sizeof(size_t);
+    obstacles_box *b = (obstacles_box *)lua_newuserdatauv(L, bytes, 0);
+    double *box = (double *)(void *)(b + 1);
+    double *xz = box + 4 * (size_t)np;
+    size_t *start = (size_t *)(void *)(xz + 2 * npts);
+    b->o.count = (size_t)np, b->o.start = start, b->o.xz = xz, b->o.box = box;
+    luaL_setmetatable(L, OBSTACLES);
+    size_t m = 0;
+    for (lua_Integer k = 1; k <= np; k++) {
+        start[k - 1] = m;
+        double *bb = box + 4 * (k - 1);
+        bb[0] = HUGE_VAL, bb[1] = -HUGE_VAL, bb[2] = HUGE_VAL, bb[3] = -HUGE_VAL;
+        lua_geti(L, 1, k);
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n && m < npts; i++) {
+            if (lua_geti(L, -1, i) != LUA_TTABLE)
+                luaL_argerror(L, 1, lua_pushfstring(L, "polygons[%I][%I]: point table expected", k, i));
+            double x = coord(L, "polygons", k, i, 1), z = coord(L, "polygons", k, i, 3);
+            xz[2 * m] = x, xz[2 * m + 1] = z;
+            if (x < bb[0]) bb[0] = x;
+            if (x > bb[1]) bb[1] = x;
+            if (z < bb[2]) bb[2] = z;
+            if (z > bb[3]) bb[3] = z;
+            m++;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    start[np] = m;
+    return 1;
+}
+
+/***
+ * What to do with a piece of a block on the way to rooms within the limits (psdl_split_chord;
+ * blocks/split.lua): keep it (within the limits, or not to be cut), cut it along a chord
+ * between two of its vertices, or none found.
+ * @function split_chord
+ * @tparam table pts the polygon: at least 3 points `{x, y, z}` (metres; plan x, z), retail
+ *   winding, at most 2^24
+ * @tparam number max_area m²
+ * @tparam number max_points points
+ * @tparam number max_length m (the shape's extent across which it is cut)
+ * @tparam boolean try false: keep it even when over a limit (too deep a recursion)
+ * @tparam[opt] userdata obstacles psdl.SplitObstacles (chords avoid them when they can)
+ * @treturn[1] integer i, integer j the chord's ends (1-based indices into pts)
+ * @treturn[2] boolean true: keep the polygon; false: over a limit, no chord found
+ * @raise on a bad point (naming it), a limit that is not a number, fewer than 3 points, or
+ *   obstacles that are not psdl.SplitObstacles
+ */
+static int l_split_chord(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    double max_area = luaL_checknumber(L, 2), max_points = luaL_checknumber(L, 3);
+    double max_length = luaL_checknumber(L, 4);
+    int try_ = lua_toboolean(L, 5);
+    const psdl_split_obstacles *obs = NULL;
+    if (!lua_isnoneornil(L, 6)) obs = &((obstacles_box *)luaL_checkudata(L, 6, OBSTACLES))->o;
+    lua_settop(L, 6);
+    lua_Integer n = luaL_len(L, 1);
+    luaL_argcheck(L, n >= 3, 1, "at least 3 points expected");
+    luaL_argcheck(L, n <= (lua_Integer)1 << 24, 1, "too many points");
+    double local[512];
+    double *xz = 2 * (size_t)n <= sizeof local / sizeof local[0] ? local : (double *)scratch(L, 2 * (size_t)n, sizeof *xz);
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
+            luaL_argerror(L, 1, lua_pushfstring(L, "pts[%I]: point table expected", i));
+        for (int c = 0; c < 2; c++) {
+            int ok;
+            lua_geti(L, -1, c ? 3 : 1);
+            double v = (double)lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || !isfinite(v))
+                luaL_argerror(L, 1, lua_pushfstring(L, "pts[%I][%d]: finite number expected", i, c ? 3 : 1));
+            xz[2 * (i - 1) + c] = v;
+        }
+        lua_pop(L, 1);
+    }
+    size_t ci = 0, cj = 0;
+    int rc = psdl_split_chord(xz, (size_t)n, max_area, max_points, max_length, try_, obs, &ci, &cj);
+    if (rc == PSDL_SPLIT_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc == PSDL_SPLIT_CHORD) {
+        lua_pushinteger(L, (lua_Integer)ci + 1);
+        lua_pushinteger(L, (lua_Integer)cj + 1);
+        return 2;
+    }
+    lua_pushboolean(L, rc == PSDL_SPLIT_FITS);
+    return 1;
+}
+
 static const luaL_Reg region_meth[] = {
     {"clear", l_region_clear},
     {NULL, NULL},
 };
 
 static const luaL_Reg blocks_funcs[] = {
+    {"face_loops", l_face_loops},
     {"apron_rings", l_apron_rings},
     {"region", l_region},
+    {"split_obstacles", l_split_obstacles},
+    {"split_chord", l_split_chord},
     {NULL, NULL},
 };
 
@@ -228,6 +432,8 @@ void lpsdl_open_blocks(lua_State *L) {
         luaL_setfuncs(L, region_meth, 0);
         lua_setfield(L, -2, "__index");
     }
+    lua_pop(L, 1);
+    luaL_newmetatable(L, OBSTACLES);
     lua_pop(L, 1);
     luaL_setfuncs(L, blocks_funcs, 0);
 }

@@ -264,6 +264,21 @@ size_t psdl_ring_simple(const double *pts, size_t n, double touch);
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts,
                           size_t nholes, double tol);
 
+/** Where the open polyline pts[0 .. n-1] (x, y, z; in plan) first meets itself, the test
+ *  psdl.city puts a road's centre line to: consecutive repeated points (same x and z) are
+ *  dropped; then two segments that are not neighbours (segment k runs from point k to the
+ *  next) meet when they cross (each one's ends strictly on either side of the other's line)
+ *  or an end of one lies exactly on the other, except that a line whose first and last
+ *  points coincide may close there. The earliest meeting along the line counts (lowest
+ *  first segment, then lowest second). Returns 1 with out[0], out[1] the first segment's
+ *  end points and out[2], out[3] the second's (indices into pts; of a repeated point its
+ *  first) and at the meeting point (x, z; a crossing is given on the first segment), 0 when
+ *  the line is simple (always for fewer than 4 distinct points), or PSDL_GEOM_NOMEM. Unlike
+ *  psdl_self_crossing (closed rings, proper crossings with a tolerance) touching counts.
+ *  Plain double arithmetic in the order of psdl.city's former Lua test, so that cities keep
+ *  their bytes (where the compiler fuses no multiply-adds). */
+size_t psdl_polyline_crossing(uint32_t out[4], double at[2], const double *pts, size_t n);
+
 /** Whether the points pts[0 .. m-1] (a polyline, or a ring when closed) stay inside the
  *  polygon poly[0 .. n-1] in plan: every point and every edge midpoint inside by the
  *  crossing-number test (§1.5; a keyhole ring from psdl_keyhole works) or within eps of its
@@ -421,6 +436,43 @@ void psdl_junction_bound(psdl_junction_sizes *out, const psdl_arm *arms, size_t 
 size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narms,
                      const psdl_junction_opts *opts);
 
+/** Words psdl_junction_pool writes into fans at most (psdl_fans_bound of the surface). */
+size_t psdl_junction_pool_bound(const psdl_junction *j);
+
+/** The room geometry of a built junction j in a vertex pool, in the order psdl.builder's
+ *  Builder:intersection adds it: every point of j (refs[i] receives the pool index of
+ *  j->points[i]; snapped to the grid `snap` when positive, psdl_pool_add_snapped), then the
+ *  road fans (0x5) of its surface polygon: psdl_fans over the surface's points (doubles, as
+ *  the junction made them), the hub points it adds pooled after. fans receives
+ *  [m, v1 .. vm] per fan, hub first, as pool indices. Returns the words written to fans
+ *  (0: the surface has no area), or PSDL_GEOM_NOMEM (out of memory or the pool full; the
+ *  pool may hold some of the points). */
+size_t psdl_junction_pool(uint32_t *refs, uint32_t *fans, struct psdl_pool *vpool, const psdl_junction *j,
+                          double snap);
+
+/* ================================================================ streets */
+
+/** Rooms psdl_street_rooms makes at most for nsec sections cut into rooms of at most split
+ *  sections ((nsec - 2) / (split - 1) + 1; 0 for fewer than 2 sections or split < 2);
+ *  *outline_words (may be NULL) receives the words its outlines take at most. */
+size_t psdl_street_rooms_bound(size_t nsec, size_t stride, size_t split, size_t *outline_words);
+
+/** A street's road rooms (psdl.builder's Builder:street): the nsec sections of stride points
+ *  sf (x, y, z each, left to right of travel, psdl_sections' layout) added to the vertex pool
+ *  in order (snapped when snap > 0: psdl_pool_add_snapped), refs[i] receiving the pool index
+ *  of point i; then cut into rooms of at most `split` (>= 2) sections, as even as can be,
+ *  consecutive rooms sharing a section: room k spans sections ranges[2k] .. ranges[2k + 1]
+ *  (0-based). outlines receives per room [n, v1 .. vn]: the strip's outline as pool indices,
+ *  first section left to right, the right rail, the last section right to left, the left rail
+ *  back (retail winding, §4.2), repeats of the last index skipped and the closing repeats of
+ *  the first dropped; *noutline the words written. Buffers: nsec * stride refs, 2 *
+ *  psdl_street_rooms_bound ranges, its outline words. Returns the number of rooms,
+ *  PSDL_GEOM_INVALID (stride 0 or split < 2, nothing written) or PSDL_GEOM_NOMEM (out of
+ *  memory or the pool full; the pool may hold some of the points). */
+size_t psdl_street_rooms(uint32_t *refs, uint32_t *ranges, uint32_t *outlines, size_t *noutline,
+                         struct psdl_pool *vpool, const double *sf, size_t nsec, size_t stride, size_t split,
+                         double snap);
+
 /* ================================================================ pools (§3.2, §3.5) */
 
 /** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:
@@ -439,6 +491,11 @@ void psdl_pool_free(psdl_pool *pool);
  *  when out of memory (or at 2^32 - 2 entries). O(1) expected (open-addressing hash, grown
  *  at half load; when growing fails the pool keeps adding up to 3/4 load, then refuses). */
 uint32_t psdl_pool_add(psdl_pool *pool, const double *v);
+
+/** psdl_pool_add of a 3-D point p rounded to the grid `snap` (metres) first when snap > 0:
+ *  each coordinate floor(c / snap + 0.5) * snap, the builder's `snap` option (psdl.builder,
+ *  Lua's math.floor arithmetic, so the pooled floats are those the Lua side would add). */
+uint32_t psdl_pool_add_snapped(psdl_pool *pool, const double *p, double snap);
 
 /** Index of v if present (the dummy never matches), else UINT32_MAX. */
 uint32_t psdl_pool_find(const psdl_pool *pool, const double *v);

@@ -44,8 +44,7 @@ int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double
            seg_dist(cx, cz, ax, az, bx, bz) < touch || seg_dist(dx, dz, ax, az, bx, bz) < touch;
 }
 
-/* (x, z) inside ring pts[0 .. n-1] (crossing number from the last point round) */
-static int inside(const double *pts, size_t n, double x, double z) {
+int psdl_region_inside(const double *pts, size_t n, double x, double z) {
     if (n == 0) return 0;
     int c = 0;
     const double *p = pts + 2 * (n - 1);
@@ -76,8 +75,8 @@ int psdl_region_chord_clear(const double *xz, const uint64_t *ids, const size_t 
         }
     }
     double mx = (ax + cx) / 2, mz = (az + cz) / 2;
-    if (nrings == 0 || !inside(xz + 2 * start[0], start[1] - start[0], mx, mz)) return 0;
+    if (nrings == 0 || !psdl_region_inside(xz + 2 * start[0], start[1] - start[0], mx, mz)) return 0;
     for (size_t r = 1; r < nrings; r++)
-        if (inside(xz + 2 * start[r], start[r + 1] - start[r], mx, mz)) return 0;
+        if (psdl_region_inside(xz + 2 * start[r], start[r + 1] - start[r], mx, mz)) return 0;
     return 1;
 }

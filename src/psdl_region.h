@@ -41,6 +41,12 @@ int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double
                    double touch);
 
 /**
+ * Is (x, z) inside the ring of n points `pts` (x, z pairs)? Crossing number from the last point
+ * round, the same steps as psdl.plan.inside (points on the boundary either way); 0 for n = 0.
+ */
+int psdl_region_inside(const double *pts, size_t n, double x, double z);
+
+/**
  * Is the chord from point a to point c clear: no edge of any ring meets it (psdl_segs_meet)
  * except the edges with an end whose id is ida or idc, and its midpoint inside the outer ring
  * and outside every hole (crossing number, as psdl.plan.inside)?

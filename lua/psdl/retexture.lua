@@ -47,6 +47,7 @@
 -- @module psdl.retexture
 
 local check = require "psdl.check"
+local LIMITS = require("psdl.core").limits
 
 local string, table, math = string, table, math
 local type, ipairs, pairs, error, tostring, pcall = type, ipairs, pairs, error, tostring, pcall
@@ -55,13 +56,13 @@ local string_format = string.format
 local M = {}
 
 --- Largest texture value (3-bit subtype + data byte, §2.3).
-M.MAX_VALUE = 2047
+M.MAX_VALUE = LIMITS.texture_value
 --- Largest divider texture value (one byte, §2.4 0x8).
-M.MAX_DIVIDER = 255
+M.MAX_DIVIDER = LIMITS.divider_texture
 --- Reference values past which a warning is given, and why (§3.2).
 M.WARN_LIMITS = {
-  { 511, "reported not to render properly" },
-  { 767, "stock MM2 is reported not to load it without MM2Hook" },
+  { LIMITS.texture_rendered, "reported not to render properly" },
+  { LIMITS.texture_stock, "stock MM2 is reported not to load it without MM2Hook" },
 }
 --- Highest slot offset each attribute type reads from its group base (§2.3).
 M.SPAN = {
@@ -89,6 +90,16 @@ local function check_slot(v, n, fname)
   v = math.tointeger(v)
   argcheck(v >= 1, n, fname, "texture slot must be at least 1, got " .. v)
   return v
+end
+
+-- The arguments of an operation from one slot to another (remap, move_group), checked:
+-- from, to and opts (a table; {} when absent).
+local function slot_args(doc, from, to, opts, fname)
+  check_doc(doc, fname)
+  from = check_slot(from, 2, fname)
+  to = check_slot(to, 3, fname)
+  argcheck(opts == nil or type(opts) == "table", 4, fname, "table expected")
+  return from, to, opts or {}
 end
 
 local function refused(msg)
@@ -261,8 +272,9 @@ local function permute(doc, new_of, size, opname, summary)
   local warnings = limit_warnings(refs, function(ref)
     return ref.value <= n and new_of[ref.value] or ref.value
   end)
-  if size > 511 and n <= 511 then
-    warnings[#warnings + 1] = string_format("the texture table grows to %d slots, past 511", size)
+  local rendered = LIMITS.texture_rendered
+  if size > rendered and n <= rendered then
+    warnings[#warnings + 1] = string_format("the texture table grows to %d slots, past %d", size, rendered)
   end
 
   -- apply
@@ -399,11 +411,7 @@ end
 -- @treturn table report
 -- @return[2] nil, message, `"refused"`
 function M.remap(doc, from, to, opts)
-  check_doc(doc, "remap")
-  from = check_slot(from, 2, "remap")
-  to = check_slot(to, 3, "remap")
-  argcheck(opts == nil or type(opts) == "table", 4, "remap", "table expected")
-  opts = opts or {}
+  from, to, opts = slot_args(doc, from, to, opts, "remap")
   local rooms = opts.rooms
   argcheck(rooms == nil or type(rooms) == "table", 4, "remap", "rooms: table expected")
   if rooms and type(rooms[1]) == "number" then -- a list of ids
@@ -465,11 +473,7 @@ end
 -- @treturn table report
 -- @return[2] nil, message, `"refused"`
 function M.move_group(doc, from, to, opts)
-  check_doc(doc, "move_group")
-  from = check_slot(from, 2, "move_group")
-  to = check_slot(to, 3, "move_group")
-  argcheck(opts == nil or type(opts) == "table", 4, "move_group", "table expected")
-  opts = opts or {}
+  from, to, opts = slot_args(doc, from, to, opts, "move_group")
   local n = #doc.textures
   local len = opts.length and check_slot(opts.length, 4, "move_group") or group_length(doc, from)
   local last = from + len - 1

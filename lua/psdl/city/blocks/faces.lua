@@ -5,7 +5,6 @@ local plan = require "psdl.plan"
 
 local ipairs = ipairs
 local abs = math.abs
-local atan, pi = math.atan, math.pi
 local table_sort, table_insert, string_format = table.sort, table.insert, string.format
 local area2, dist, inside = plan.area2, plan.dist, plan.inside
 
@@ -29,36 +28,12 @@ return function(M, Ctx, private)
     return c * 4294967296 + a
   end
 
-  -- Splits a loop of references at a vertex it visits twice (a pinch) into simple loops.
-  local function split_pinches(loop, out)
-    local seen = {}
-    for i, v in ipairs(loop) do
-      local j = seen[v]
-      if j then
-        local a, c = {}, {}
-        for k = j, i - 1 do a[#a + 1] = loop[k] end
-        for k = i, #loop do c[#c + 1] = loop[k] end
-        for k = 1, j - 1 do c[#c + 1] = loop[k] end
-        split_pinches(a, out)
-        split_pinches(c, out)
-        return
-      end
-      seen[v] = i
-    end
-    out[#out + 1] = loop
-  end
-
-  --- The faces of the road layout placed in a builder so far.
-  -- @tparam Builder b
-  -- @tparam[opt] table opts `skip`: a set of rooms to leave out
-  -- @treturn table `{faces = {{refs, pts, kinds, holes = {...}, area}...}, outlines =
-  -- {...} (the network's outer loops not inside a face, wound S > 0: holes of the apron),
-  -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
-  function M.faces(b, opts)
-    opts = opts or {}
+  -- The outlines of the ordinary rooms (vertex references, split at the vertices of other
+  -- rooms lying inside their edges: T-junctions) and the edges of tunnel and deck rooms.
+  local function outlines(b, skip)
     local base, tunnel_edges, deck_edges = {}, {}, {}
     for _, r in ipairs(b.rooms) do
-      if not (opts.skip and opts.skip[r]) then
+      if not (skip and skip[r]) then
         local out = room_outline(b, r)
         if out and #out >= 3 then
           if is_warp(r) then
@@ -73,7 +48,6 @@ return function(M, Ctx, private)
         end
       end
     end
-    -- split edges at vertices of other rooms lying inside them (T-junctions)
     if #base > 1 then
       local t = core.tjunctions(b.vpool, base, b.eps)
       local by = {}
@@ -92,132 +66,13 @@ return function(M, Ctx, private)
         end
       end
     end
-    -- boundary edges: used by exactly one room, directed as in that room
-    local count = {}
-    for _, per in ipairs(base) do
-      local n = #per
-      for k = 1, n do
-        local a, c = per[k], per[k % n + 1]
-        if a ~= c then
-          local key = ukey(a, c)
-          count[key] = (count[key] or 0) + 1
-        end
-      end
-    end
-    local edges, outs = {}, {}
-    for _, per in ipairs(base) do
-      local n = #per
-      for k = 1, n do
-        local a, c = per[k], per[k % n + 1]
-        if a ~= c and count[ukey(a, c)] == 1 then
-          local e = { a = a, c = c }
-          edges[#edges + 1] = e
-          local l = outs[a]
-          if not l then l = {}; outs[a] = l end
-          l[#l + 1] = e
-        end
-      end
-    end
-    local P = {}
-    local function pt(v)
-      local p = P[v]
-      if not p then p = b:point(v); P[v] = p end
-      return p
-    end
-    -- Rooms that overlap or leave a sliver between them leave chains that end where no other
-    -- begins: join each loose end to the nearest loose start within 12 m (nearest pairs first).
-    local warnings = {}
-    do
-      local deg = {}
-      local order_v = {}
-      for _, e in ipairs(edges) do
-        if not deg[e.a] then deg[e.a] = 0; order_v[#order_v + 1] = e.a end
-        if not deg[e.c] then deg[e.c] = 0; order_v[#order_v + 1] = e.c end
-        deg[e.a] = deg[e.a] + 1
-        deg[e.c] = deg[e.c] - 1
-      end
-      local ends, starts = {}, {}
-      for _, v in ipairs(order_v) do
-        local d = deg[v]
-        for _ = 1, -d do ends[#ends + 1] = v end
-        for _ = 1, d do starts[#starts + 1] = v end
-      end
-      if #ends > 0 then
-        local pairs_ = {}
-        for i, u in ipairs(ends) do
-          for j, v in ipairs(starts) do
-            local d = dist(pt(u), pt(v))
-            if d <= 12 and u ~= v then pairs_[#pairs_ + 1] = { i, j, d } end
-          end
-        end
-        table_sort(pairs_, function(x, y)
-          if x[3] ~= y[3] then return x[3] < y[3] end
-          if x[1] ~= y[1] then return x[1] < y[1] end
-          return x[2] < y[2]
-        end)
-        local ue, us = {}, {}
-        for _, pr in ipairs(pairs_) do
-          if not ue[pr[1]] and not us[pr[2]] then
-            ue[pr[1]], us[pr[2]] = true, true
-            local a, c = ends[pr[1]], starts[pr[2]]
-            local e = { a = a, c = c, virtual = true }
-            edges[#edges + 1] = e
-            local l = outs[a]
-            if not l then l = {}; outs[a] = l end
-            l[#l + 1] = e
-            local p, q = pt(a), pt(c)
-            warnings[#warnings + 1] = string_format("a gap of %.2f m between rooms' outlines at (%.1f, %.1f) - (%.1f, %.1f) "
-              .. "(overlapping or parted rooms) was closed", pr[3], p[1], p[3], q[1], q[3])
-          end
-        end
-      end
-    end
-    -- trace loops; the face lies on the left (math) of each edge: take the sharpest left turn
-    local loops = {}
-    for _, e0 in ipairs(edges) do
-      if not e0.used then
-        e0.used = true
-        local loop = { e0.a }
-        local e = e0
-        local ok = true
-        for _ = 1, #edges + 1 do
-          local v = e.c
-          local cand = outs[v]
-          local best, bestang
-          if cand then
-            local pv, pu = pt(v), pt(e.a)
-            local bx, bz = pu[1] - pv[1], pu[3] - pv[3]
-            local back = atan(bz, bx)
-            for _, f in ipairs(cand) do
-              if not f.used or f == e0 then
-                local q = pt(f.c)
-                local ang = (back - atan(q[3] - pv[3], q[1] - pv[1])) % (2 * pi)
-                if ang <= 1e-12 then ang = 2 * pi end
-                if not bestang or ang < bestang then best, bestang = f, ang end
-              end
-            end
-          end
-          if not best then ok = false; break end
-          if best == e0 then break end
-          best.used = true
-          loop[#loop + 1] = v
-          e = best
-        end
-        if ok then
-          split_pinches(loop, loops)
-        else
-          warnings[#warnings + 1] = string_format("an open chain of %d boundary edges from vertex %d was left out", #loop, e0.a)
-        end
-      end
-    end
-    local function edge_kind(a, c)
-      local key = ukey(a, c)
-      if tunnel_edges[key] then return "portal" end
-      if deck_edges[key] then return "deck" end
-      return "street"
-    end
-    -- classify: S > 0 bounds a face, S < 0 is an outline of the network
-    local faces, outlines = {}, {}
+    return base, tunnel_edges, deck_edges
+  end
+
+  -- The loops classified by winding: S > 0 bounds a face (reversed into retail winding), S < 0
+  -- is an outline of the network; loops of under 0.5 m² are dropped.
+  local function classify(loops, pt, edge_kind)
+    local faces, outs = {}, {}
     for _, loop in ipairs(loops) do
       if #loop >= 3 then
         local pts = {}
@@ -241,24 +96,28 @@ return function(M, Ctx, private)
               push(Q, pts[i], a, edge_kind(a, c))
             end
             Q.area = -s / 2
-            outlines[#outlines + 1] = Q
+            outs[#outs + 1] = Q
           end
         end
       end
     end
-    -- islands: an outline inside a face is a hole of the smallest face holding it
+    return faces, outs
+  end
+
+  -- Islands: an outline inside a face is a hole of the smallest face holding it (wound against
+  -- the region, S > 0); the others are returned, holes of the apron.
+  local function islands(faces, outs)
     local order = {}
     for i = 1, #faces do order[i] = i end
     table_sort(order, function(x, y) if faces[x].area ~= faces[y].area then return faces[x].area < faces[y].area end return x < y end)
     local apron = {}
-    for _, L in ipairs(outlines) do
+    for _, L in ipairs(outs) do
       local host
       local p = L.pts[1]
       for _, fi in ipairs(order) do
         local F = faces[fi]
         if F.area > L.area and inside(F.pts, p[1], p[3]) then host = F; break end
       end
-      -- holes run against the region's winding (S > 0)
       local H = poly()
       for i = #L.pts, 1, -1 do
         local j = i == 1 and #L.pts or i - 1
@@ -267,7 +126,47 @@ return function(M, Ctx, private)
       H.area = L.area
       if host then host.holes[#host.holes + 1] = H else apron[#apron + 1] = H end
     end
-    return { faces = faces, outlines = apron, warnings = warnings }
+    return apron
+  end
+
+  --- The faces of the road layout placed in a builder so far.
+  -- Edges used by exactly one outline are the network's boundary; loose chain ends are joined
+  -- to loose starts within 12 m (rooms that overlap or leave a sliver between them), and the
+  -- edges are chained into loops taking the sharpest left turn (the face lies on the left,
+  -- math) and split where a loop visits a vertex twice: all in C (psdl.core.face_loops,
+  -- src/psdl_faces.c).
+  -- @tparam Builder b
+  -- @tparam[opt] table opts `skip`: a set of rooms to leave out
+  -- @treturn table `{faces = {{refs, pts, kinds, holes = {...}, area}...}, outlines =
+  -- {...} (the network's outer loops not inside a face, wound S > 0: holes of the apron),
+  -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
+  function M.faces(b, opts)
+    opts = opts or {}
+    local base, tunnel_edges, deck_edges = outlines(b, opts.skip)
+    local loops, gaps, open = core.face_loops(b.vpool, base)
+    local P = {}
+    local function pt(v)
+      local p = P[v]
+      if not p then p = b:point(v); P[v] = p end
+      return p
+    end
+    local warnings = {}
+    for i = 1, #gaps, 3 do
+      local p, q = pt(gaps[i + 1]), pt(gaps[i + 2])
+      warnings[#warnings + 1] = string_format("a gap of %.2f m between rooms' outlines at (%.1f, %.1f) - (%.1f, %.1f) "
+        .. "(overlapping or parted rooms) was closed", gaps[i], p[1], p[3], q[1], q[3])
+    end
+    for i = 1, #open, 2 do
+      warnings[#warnings + 1] = string_format("an open chain of %d boundary edges from vertex %d was left out", open[i], open[i + 1])
+    end
+    local function edge_kind(a, c)
+      local key = ukey(a, c)
+      if tunnel_edges[key] then return "portal" end
+      if deck_edges[key] then return "deck" end
+      return "street"
+    end
+    local faces, outs = classify(loops, pt, edge_kind)
+    return { faces = faces, outlines = islands(faces, outs), warnings = warnings }
   end
 
   -- Moves the points of edges shared with warp rooms to the ground: a tunnel portal's

@@ -323,46 +323,17 @@ end
 -- Texture name of a ground kind from the style.
 local ground_texture = styles.ground
 
---- Fill a builder's road layout with block rooms (see the module comment).
--- @tparam Builder b a psdl.builder Builder holding the road and intersection rooms
--- @tparam[opt] table opts
---
--- * `style` (default the builder's), `rng` (function() -> [0, 1); default a fixed-seed
---   generator), `margin` (m, 30; 0 or false: no apron), `height` (function(x, z) -> y or
---   nil: the ground);
--- * `buildings`: false (default), or `{floors = {min, max}, floor_height (3.5), bay_width
---   (4), setback (0), gap = {min, max}, depth = {min, max}, width = {min, max}, facades =
---   style set name ("upper") | list of names, ground_floor = true | set name | list (a
---   ground floor of shop fronts), roofs = list, sliver = name, sliver_density}`;
--- * `overrides`: `{ {point = {x, z}, park = true | plaza = true | buildings = {...} |
---   buildings = false, texture = name}, ... }` for the face holding the point;
--- * `footprints`: `{ {outline = {{x, z}...}, levels, height}, ... }` (docs/network.md
---   `buildings`): placed where a room holds them wholly, before any generated row;
--- * `ground`, `park`, `plaza`, `apron_texture`: ground texture names (default the style's
---   first paving, grass, plaza and grass); `apron_buildings`: rows along the network's
---   outside too;
--- * `room`, `ground_limits`, `apron`: splitting limits (`M.DEFAULTS`); `apron_ground`:
---   ground limits of the apron's rooms (default `ground_limits`); `split`: "chords"
---   (default) or "convex";
--- * `apron_ring`: the apron's outer ring instead of the margin rectangle: points `{x, y, z}`
---   (y nil: the ground's) in retail winding around the whole network (psdl.city.terrain
---   passes the inner edge of its terrain grid).
--- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
--- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
--- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
--- floors, facades, slivers, footprint}...}, footprints, footprints_skipped, skipped_faces,
--- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
-function M.fill(b, opts)
-  opts = opts or {}
+-- The context of one `fill` from its arguments (raises at fill's caller on a bad one).
+local function fill_context(b, opts)
   if type(b) ~= "table" or type(b.rooms) ~= "table" or not b.vpool then
-    error("bad argument #1 to 'fill' (a psdl.builder Builder expected)", 2)
+    error("bad argument #1 to 'fill' (a psdl.builder Builder expected)", 3)
   end
-  if type(opts) ~= "table" then error("bad argument #2 to 'fill' (table expected)", 2) end
+  if type(opts) ~= "table" then error("bad argument #2 to 'fill' (table expected)", 3) end
   local style = opts.style or b.style
   if type(style) == "string" then
     local err
     style, err = styles.load(style)
-    if not style then error("bad argument #2 to 'fill' (" .. err .. ")", 2) end
+    if not style then error("bad argument #2 to 'fill' (" .. err .. ")", 3) end
   end
   local rng = opts.rng
   if rng == nil then
@@ -372,10 +343,10 @@ function M.fill(b, opts)
       return state / 2147483648
     end
   elseif type(rng) ~= "function" then
-    error("bad argument #2 to 'fill' (rng: function expected)", 2)
+    error("bad argument #2 to 'fill' (rng: function expected)", 3)
   end
   if opts.height ~= nil and type(opts.height) ~= "function" then
-    error("bad argument #2 to 'fill' (height: function expected)", 2)
+    error("bad argument #2 to 'fill' (height: function expected)", 3)
   end
   local report = { blocks = 0, buildings = 0, parks = 0, plazas = 0, apron = false, rooms = {}, faces = {},
                    apron_rooms = {}, building_list = {}, warnings = {} }
@@ -388,9 +359,14 @@ function M.fill(b, opts)
     mode = opts.split,
   }, Ctx)
   if opts.split ~= nil and opts.split ~= "chords" and opts.split ~= "convex" then
-    error("bad argument #2 to 'fill' (split: \"chords\" or \"convex\" expected)", 2)
+    error("bad argument #2 to 'fill' (split: \"chords\" or \"convex\" expected)", 3)
   end
-  -- bridge decks (warp rooms above the ground): buildings under them stay below
+  return ctx, report
+end
+
+-- Bridge decks (warp rooms above the ground): buildings under them stay below.
+local function bridge_decks(ctx)
+  local b = ctx.b
   for _, r in ipairs(b.rooms) do
     if r.is_bridge and not r.is_tunnel then
       local out = room_outline(b, r)
@@ -406,19 +382,16 @@ function M.fill(b, opts)
       end
     end
   end
-  local existing = #b.rooms
-  local t_start = os_clock()
-  ctx.time = { ground = 0, buildings = 0 }
-  local net = M.faces(b)
-  ctx.time.faces = os_clock() - t_start
-  for _, w in ipairs(net.warnings) do report.warnings[#report.warnings + 1] = w end
-  local default_bs = opts.buildings and building_spec(ctx, nil) or nil
-  -- overrides: the face holding each point (the smallest)
+end
+
+-- Overrides: the face holding each override's point (the smallest); face index -> override.
+local function face_overrides(ctx, net, opts)
+  local report = ctx.report
   local face_over = {}
   for _, o in ipairs(opts.overrides or {}) do
     local p = o.point
     if type(p) ~= "table" or type(p[1]) ~= "number" then
-      error("bad argument #2 to 'fill' (overrides: each needs point = {x, z})", 2)
+      error("bad argument #2 to 'fill' (overrides: each needs point = {x, z})", 3)
     end
     local px, pz = p[1], p[3] or p[2]
     if #p >= 3 then pz = p[3] end
@@ -433,9 +406,15 @@ function M.fill(b, opts)
     if best then face_over[best] = o
     else report.warnings[#report.warnings + 1] = string_format("override point (%g, %g) lies in no face", px, pz) end
   end
-  -- given footprints (a network table's `buildings`, docs/network.md)
+  return face_over
+end
+
+-- Given footprints (a network table's `buildings`, docs/network.md), checked and indexed in
+-- ctx (ctx.footprints, ctx.obstacles, ctx.split_obstacles).
+local function given_footprints(ctx, opts, default_bs)
+  local report = ctx.report
   if opts.footprints ~= nil then
-    if type(opts.footprints) ~= "table" then error("bad argument #2 to 'fill' (footprints: list expected)", 2) end
+    if type(opts.footprints) ~= "table" then error("bad argument #2 to 'fill' (footprints: list expected)", 3) end
     local fps = {}
     for i, f in ipairs(opts.footprints) do
       local ol = type(f) == "table" and (f.outline or f) or nil
@@ -470,9 +449,17 @@ function M.fill(b, opts)
     if #fps > 0 then
       ctx.footprints = fps
       ctx.obstacles = poly_index(fps, 40)
+      local polys = {}
+      for k, f in ipairs(fps) do polys[k] = f.pts end
+      ctx.split_obstacles = core.split_obstacles(polys)
       ctx.footprint_bs = default_bs or building_spec(ctx, nil)
     end
   end
+end
+
+-- Every bounded face of the network: its rooms (ground and buildings), parks and plazas.
+local function fill_faces(ctx, net, opts, face_over, default_bs)
+  local b, report, style = ctx.b, ctx.report, ctx.style
   local tex_block = opts.ground or ground_texture(style, "paving")
   local tex_park = opts.park or ground_texture(style, "grass")
   local tex_plaza = opts.plaza or ground_texture(style, "plaza")
@@ -514,9 +501,13 @@ function M.fill(b, opts)
     end
     ::continue::
   end
-  local t_apron = os_clock()
-  -- the apron: the ground within `margin` of the network (its outer edge follows the roads,
-  -- psdl.city.blocks.apron), minus the network's outlines
+  return tex_park
+end
+
+-- The apron: the ground within `margin` of the network (its outer edge follows the roads,
+-- psdl.city.blocks.apron), minus the network's outlines.
+local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
+  local b, report = ctx.b, ctx.report
   local margin = opts.margin
   if margin == nil then margin = M.DEFAULTS.margin end
   if margin and margin > 0 and #net.outlines > 0 then
@@ -625,6 +616,11 @@ function M.fill(b, opts)
     ctx.ground_lim = block_ground
     report.apron = #polys > 0
   end
+end
+
+-- The report's footprint figures: placed, skipped (and why), clipped.
+local function footprint_report(ctx)
+  local report = ctx.report
   if ctx.footprints then
     local placed = 0
     for _, f in ipairs(ctx.footprints) do if f.used then placed = placed + 1 end end
@@ -640,6 +636,54 @@ function M.fill(b, opts)
     end
     report.footprints_why, report.footprints_clipped = why, clipped
   end
+end
+
+--- Fill a builder's road layout with block rooms (see the module comment).
+-- @tparam Builder b a psdl.builder Builder holding the road and intersection rooms
+-- @tparam[opt] table opts
+--
+-- * `style` (default the builder's), `rng` (function() -> [0, 1); default a fixed-seed
+--   generator), `margin` (m, 30; 0 or false: no apron), `height` (function(x, z) -> y or
+--   nil: the ground);
+-- * `buildings`: false (default), or `{floors = {min, max}, floor_height (3.5), bay_width
+--   (4), setback (0), gap = {min, max}, depth = {min, max}, width = {min, max}, facades =
+--   style set name ("upper") | list of names, ground_floor = true | set name | list (a
+--   ground floor of shop fronts), roofs = list, sliver = name, sliver_density}`;
+-- * `overrides`: `{ {point = {x, z}, park = true | plaza = true | buildings = {...} |
+--   buildings = false, texture = name}, ... }` for the face holding the point;
+-- * `footprints`: `{ {outline = {{x, z}...}, levels, height}, ... }` (docs/network.md
+--   `buildings`): placed where a room holds them wholly, before any generated row;
+-- * `ground`, `park`, `plaza`, `apron_texture`: ground texture names (default the style's
+--   first paving, grass, plaza and grass); `apron_buildings`: rows along the network's
+--   outside too;
+-- * `room`, `ground_limits`, `apron`: splitting limits (`M.DEFAULTS`); `apron_ground`:
+--   ground limits of the apron's rooms (default `ground_limits`); `split`: "chords"
+--   (default) or "convex";
+-- * `apron_ring`: the apron's outer ring instead of the margin rectangle: points `{x, y, z}`
+--   (y nil: the ground's) in retail winding around the whole network (psdl.city.terrain
+--   passes the inner edge of its terrain grid).
+-- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
+-- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
+-- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
+-- floors, facades, slivers, footprint}...}, footprints, footprints_skipped, skipped_faces,
+-- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
+function M.fill(b, opts)
+  opts = opts or {}
+  local ctx, report = fill_context(b, opts)
+  bridge_decks(ctx)
+  local existing = #b.rooms
+  local t_start = os_clock()
+  ctx.time = { ground = 0, buildings = 0 }
+  local net = M.faces(b)
+  ctx.time.faces = os_clock() - t_start
+  for _, w in ipairs(net.warnings) do report.warnings[#report.warnings + 1] = w end
+  local default_bs = opts.buildings and building_spec(ctx, nil) or nil
+  local face_over = face_overrides(ctx, net, opts)
+  given_footprints(ctx, opts, default_bs)
+  local tex_park = fill_faces(ctx, net, opts, face_over, default_bs)
+  local t_apron = os_clock()
+  fill_apron(ctx, net, opts, existing, default_bs, tex_park)
+  footprint_report(ctx)
   local t_end = os_clock()
   local tm = ctx.time
   report.seconds = { total = t_end - t_start, faces = tm.faces, apron = t_end - t_apron, ground = tm.ground,

@@ -4,12 +4,12 @@ local core = require "psdl.core"
 local plan = require "psdl.plan"
 
 local error, ipairs, tostring = error, ipairs, tostring
-local abs, sqrt, max, min, huge = math.abs, math.sqrt, math.max, math.min, math.huge
+local sqrt, max, min = math.sqrt, math.max, math.min
 local pi, acos = math.pi, math.acos
 local table_sort, string_format = table.sort, string.format
 local area2, dist, inside, segs_meet = plan.area2, plan.dist, plan.inside, plan.segs_meet
-local in_cone, chord_angle, chord_valid = plan.in_cone, plan.chord_angle, plan.chord_valid
-local shape, clipped_area, part_area, bbox = plan.shape, plan.clipped_area, plan.part_area, plan.bbox
+local in_cone = plan.in_cone
+local split_chord = core.split_chord
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -17,94 +17,6 @@ return function(M, Ctx, private)
   local poly, push = private.poly, private.push
 
   -- ================================================================ splitting
-
-  -- The best chord splitting the polygon across its major axis near the middle (nil if none).
-  -- The line square to the axis at the half-area station crosses the polygon in spans; the
-  -- chords tried join the vertices next to the two ends of a span (a few each side), so they
-  -- run nearly along that line. Other stations are tried when none fits.
-  local function find_chord(pts, sh, obstacles)
-    local n = #pts
-    local A = sh.area
-    local cx, cz, dx, dz = sh.cx, sh.cz, sh.dx, sh.dz
-    local ux, uz = -dz, dx
-    local function station(frac)
-      local lo, hi = sh.tmin, sh.tmax
-      for _ = 1, 11 do
-        local mid = (lo + hi) / 2
-        if clipped_area(pts, cx, cz, dx, dz, mid) < A * frac then lo = mid else hi = mid end
-      end
-      return (lo + hi) / 2
-    end
-    local function candidates(tau)
-      -- crossings of the line t = tau: edge index and position u along the line
-      local xs = {}
-      local t = {}
-      for i = 1, n do t[i] = (pts[i][1] - cx) * dx + (pts[i][3] - cz) * dz - tau end
-      for k = 1, n do
-        local k2 = k % n + 1
-        local a, c = t[k], t[k2]
-        if (a <= 0) ~= (c <= 0) then
-          local f = a / (a - c)
-          local x = pts[k][1] + (pts[k2][1] - pts[k][1]) * f
-          local z = pts[k][3] + (pts[k2][3] - pts[k][3]) * f
-          xs[#xs + 1] = { k = k, u = (x - cx) * ux + (z - cz) * uz }
-        end
-      end
-      table_sort(xs, function(p, q) if p.u ~= q.u then return p.u < q.u end return p.k < q.k end)
-      local out = {}
-      local W = 3
-      for s = 1, #xs - 1, 2 do
-        local e1, e2 = xs[s], xs[s + 1]
-        local near1, near2 = {}, {}
-        for w = -W + 1, W do
-          near1[#near1 + 1] = (e1.k - 1 + w) % n + 1
-          near2[#near2 + 1] = (e2.k - 1 + w) % n + 1
-        end
-        for _, i in ipairs(near1) do
-          for _, j in ipairs(near2) do
-            if i ~= j then out[#out + 1] = { i, j, abs(t[i]) + abs(t[j]) } end
-          end
-        end
-      end
-      table_sort(out, function(p, q)
-        if p[3] ~= q[3] then return p[3] < q[3] end
-        if p[1] ~= q[1] then return p[1] < q[1] end
-        return p[2] < q[2]
-      end)
-      return out
-    end
-    local function evaluate(i, j, minfrac)
-      local a, c = pts[i], pts[j]
-      local ddx, ddz = c[1] - a[1], c[3] - a[3]
-      if i % n + 1 == j or j % n + 1 == i then return nil end
-      if not in_cone(pts, i, c[1], c[3]) or not in_cone(pts, j, a[1], a[3]) then return nil end
-      if chord_angle(pts, i, ddx, ddz) < 0.35 or chord_angle(pts, j, -ddx, -ddz) < 0.35 then return nil end
-      local frac = part_area(pts, min(i, j), max(i, j)) / A
-      if frac < minfrac or frac > 1 - minfrac then return nil end
-      -- (the footprints first: near buildings most chords cross one, and that test is cheaper)
-      if obstacles and obstacles.hit(a, c) then return nil end
-      if not chord_valid(pts, i, j) then return nil end
-      local len = dist(a, c)
-      return abs(frac - 0.5) * 2 + 0.6 * len / sqrt(A) + 1.5 * abs(ddx * dx + ddz * dz) / len
-    end
-    local best, bs = nil, huge
-    for _, frac in ipairs({ 0, 0.5, 0.42, 0.58, 0.33, 0.67, 0.25, 0.75 }) do
-      -- first the line through the centroid (the half-area line of a symmetric shape)
-      local tau = frac == 0 and 0 or station(frac)
-      local valid = 0
-      for _, cd in ipairs(candidates(tau)) do
-        local s = evaluate(cd[1], cd[2], frac == 0 and 0.3 or 0.12)
-        if s then
-          valid = valid + 1
-          if s < bs then best, bs = { cd[1], cd[2] }, s end
-          if valid >= 4 then break end
-        end
-      end
-      if best then return best end
-    end
-    if obstacles then return find_chord(pts, sh, nil) end -- through a building if need be
-    return nil
-  end
 
   -- Cuts polygon P along the chord i-j (with points every `step` m): two polygons.
   local function cut(ctx, P, i, j, step)
@@ -122,29 +34,22 @@ return function(M, Ctx, private)
     return A, B
   end
 
-  -- Splits P recursively until it fits the limits; appends the pieces to out.
+  -- Splits P recursively until it fits the limits; appends the pieces to out. The test of the
+  -- limits and the choice of chord are C's (psdl.core.split_chord, src/psdl_split.c): the
+  -- best chord between two vertices near the half-area line across the polygon's dominant
+  -- direction (a street grid's, else its major axis), clear of the given footprints when it
+  -- can be (`ctx.split_obstacles`).
   local function split(ctx, P, lim, out, depth)
     depth = depth or 0
-    local n = #P.pts
-    if n <= lim.max_points then
-      -- clearly within the limits (area and bounding-box diagonal): no need for the axes
-      local bb = bbox(P.pts)
-      local dx, dz = bb[2] - bb[1], bb[4] - bb[3]
-      if dx * dx + dz * dz <= lim.max_length * lim.max_length and abs(area2(P.pts)) / 2 <= lim.max_area then
-        out[#out + 1] = P
-        return
-      end
+    local i, j = split_chord(P.pts, lim.max_area, lim.max_points, lim.max_length, depth < 24, ctx.split_obstacles)
+    if j then
+      local A, B = cut(ctx, P, i, j, lim.step)
+      split(ctx, A, lim, out, depth + 1)
+      split(ctx, B, lim, out, depth + 1)
+      return
     end
-    local sh = shape(P.pts)
-    local need = sh.area > lim.max_area or n > lim.max_points or sh.extent > lim.max_length
-    if need and depth < 24 and sh.area > 4 then
-      local ch = find_chord(P.pts, sh, ctx.obstacles)
-      if ch then
-        local A, B = cut(ctx, P, ch[1], ch[2], lim.step)
-        split(ctx, A, lim, out, depth + 1)
-        split(ctx, B, lim, out, depth + 1)
-        return
-      end
+    if i == false then
+      local n = #P.pts
       if n > 250 then
         error(string_format("psdl.city.blocks: a block of %d boundary points near (%.1f, %.1f) cannot be cut into "
           .. "rooms of at most 255 perimeter points", n, P.pts[1][1], P.pts[1][3]), 0)

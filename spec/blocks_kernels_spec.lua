@@ -1,0 +1,104 @@
+-- The C kernels of psdl.city.blocks called from Lua (src/lpsdl_blocks.c): the network's
+-- boundary loops (core.face_loops, src/psdl_faces.c) and the chord a block is split along
+-- (core.split_chord / core.split_obstacles, src/psdl_split.c): their answers on small shapes,
+-- and a clear error naming the argument on hostile input (never a crash).
+local core = require "psdl.core"
+
+-- A 200 x 50 m block in retail winding, points every 10 m along its long sides.
+local function long_block()
+  local pts = { { 0, 0, 0 } }
+  for x = 0, 200, 10 do pts[#pts + 1] = { x, 0, 50 } end
+  for x = 200, 10, -10 do pts[#pts + 1] = { x, 0, 0 } end
+  return pts
+end
+
+describe("core.split_chord", function()
+  it("keeps a piece within the limits and cuts a long one square across, in the middle", function()
+    local pts = long_block()
+    assert.is_true(core.split_chord(pts, 20000, 120, 300, true))
+    local i, j = core.split_chord(pts, 8000, 120, 300, true)
+    assert.is_number(j)
+    assert.equal(100, pts[i][1])
+    assert.equal(100, pts[j][1])
+    assert.equal(50, math.abs(pts[i][3] - pts[j][3]))
+    -- too deep: kept; a 4-point rectangle has no usable chord
+    assert.is_true(core.split_chord(pts, 8000, 120, 300, false))
+    local rect = { { 0, 0, 0 }, { 0, 0, 50 }, { 200, 0, 50 }, { 200, 0, 0 } }
+    assert.is_false(core.split_chord(rect, 8000, 120, 300, true))
+  end)
+
+  it("goes round a footprint on the middle line when it can", function()
+    local pts = long_block()
+    local obs = core.split_obstacles({ { { 95, 0, 20 }, { 95, 0, 30 }, { 105, 0, 30 }, { 105, 0, 20 } } })
+    local i, j = core.split_chord(pts, 8000, 120, 300, true, obs)
+    assert.is_number(j)
+    assert.are_not.equal(100, pts[i][1])
+    assert.equal(pts[i][1], pts[j][1])
+  end)
+
+  it("names the bad argument", function()
+    local pts = long_block()
+    local function err(...)
+      local ok, e = pcall(core.split_chord, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #1.-table expected", err("x", 1, 1, 1, true))
+    assert.matches("at least 3 points", err({ { 0, 0, 0 }, { 1, 0, 1 } }, 1, 1, 1, true))
+    assert.matches("pts%[2%]: point table expected", err({ { 0, 0, 0 }, 5, { 1, 0, 1 } }, 1, 1, 1, true))
+    assert.matches("pts%[3%]%[3%]: finite number expected", err({ { 0, 0, 0 }, { 1, 0, 1 }, { 1, 0, "z" } }, 1, 1, 1, true))
+    assert.matches("finite number expected", err({ { 0, 0, 0 }, { 1, 0, 1 }, { 0 / 0, 0, 1 } }, 1, 1, 1, true))
+    assert.matches("bad argument #3.-number expected", err(pts, 1, "many", 1, true))
+    assert.matches("bad argument #6.-psdl.SplitObstacles expected", err(pts, 1, 1, 1, true, core.region({ pts })))
+    assert.matches("bad argument #6", err(pts, 1, 1, 1, true, {}))
+    local ok, e = pcall(core.split_obstacles, { { { 0, 0, 0 }, "p" } })
+    assert.is_false(ok)
+    assert.matches("polygons%[1%]%[2%]: point table expected", e)
+    ok, e = pcall(core.split_obstacles, { 7 })
+    assert.is_false(ok)
+    assert.matches("polygons%[1%]: table expected", e)
+    -- hostile limits are compared, not trusted: NaN and huge numbers give an answer
+    assert.is_not_nil(core.split_chord(pts, 0 / 0, 1e308, -1e308, true))
+  end)
+end)
+
+describe("core.face_loops", function()
+  -- two 10 m squares sharing an edge: vertices 1..6
+  local flat = { 0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0, 20, 0, 10, 20, 0, 0 }
+  it("chains the edges used once into one loop round both rooms", function()
+    local loops, gaps, open = core.face_loops(flat, { { 1, 2, 3, 4 }, { 4, 3, 5, 6 } })
+    assert.same({ { 1, 2, 3, 5, 6, 4 } }, loops)
+    assert.same({}, gaps)
+    assert.same({}, open)
+    -- the same from a vertex pool
+    local pool = core.pool(3)
+    for i = 1, #flat, 3 do pool:add(flat[i], flat[i + 1], flat[i + 2]) end
+    assert.same(loops, (core.face_loops(pool, { { 1, 2, 3, 4 }, { 4, 3, 5, 6 } })))
+  end)
+
+  it("reports the gaps it closes (distance, end, start) and the chains it leaves open", function()
+    -- both rooms use the edge 1 -> 2 in the same direction: it drops out
+    local pts = { 0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0, 5, 0, 8, 5, 0, 2 }
+    local _, gaps = core.face_loops(pts, { { 1, 2, 3, 4 }, { 1, 2, 5, 6 } })
+    assert.same({ 10, 1, 2, 10, 1, 2 }, gaps)
+    pts[6], pts[9] = 20, 20 -- now 20 m apart: left open
+    local loops, gaps2, open = core.face_loops(pts, { { 1, 2, 3, 4 }, { 1, 2, 5, 6 } })
+    assert.same({}, gaps2)
+    assert.equal(4, #open)
+    assert.is_table(loops)
+  end)
+
+  it("names the bad argument", function()
+    local function err(...)
+      local ok, e = pcall(core.face_loops, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #2", err(flat, { { 1, 2, 7 } }))
+    assert.matches("bad argument #2", err(flat, { { 1, 2, 0 } }))
+    assert.matches("bad argument #2", err(flat, { { 1, 2, "3" .. "x" } }))
+    assert.matches("bad argument #2", err(flat, "rooms"))
+    assert.matches("bad argument #1", err({ 0, 0 }, { { 1 } }))
+    assert.matches("bad argument #1", err("points", { { 1 } }))
+  end)
+end)
