@@ -102,3 +102,33 @@ describe("core.face_loops", function()
     assert.matches("bad argument #1", err("points", { { 1 } }))
   end)
 end)
+
+describe("core.rings_crossing", function()
+  local square = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 10 }, { 10, 0, 0 } }
+  it("answers as core.self_crossing does on the flattened points", function()
+    assert.is_nil(core.rings_crossing(square))
+    local bow = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 0 }, { 10, 0, 10 } }
+    assert.same({ core.self_crossing({ 0, 0, 0, 0, 0, 10, 10, 0, 0, 10, 0, 10 }) }, { core.rings_crossing(bow) })
+    local hole = { { 2, 0, 2 }, { 8, 0, 2 }, { 8, 0, 8 }, { 2, 0, 8 } }
+    assert.is_nil(core.rings_crossing(square, { hole }))
+    local out = { { 5, 0, 5 }, { 15, 0, 5 }, { 15, 0, 6 }, { 5, 0, 6 } } -- a hole poking out
+    local e1, e2 = core.rings_crossing(square, { out })
+    assert.same({ core.self_crossing({ 0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0, 5, 0, 5, 15, 0, 5, 15, 0, 6, 5, 0, 6 }, { 5 }) },
+      { e1, e2 })
+    assert.is_nil(core.rings_crossing({}))
+  end)
+
+  it("names the bad argument", function()
+    local function err(...)
+      local ok, e = pcall(core.rings_crossing, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #1", err("ring"))
+    assert.matches("ring%[2%]: point table expected", err({ { 0, 0, 0 }, 1 }))
+    assert.matches("ring%[1%]%[1%]: finite number expected", err({ { 1 / 0, 0, 0 } }))
+    assert.matches("holes%[1%]: points expected", err(square, { {} }))
+    assert.matches("holes%[1%]: table expected", err(square, { 3 }))
+    assert.matches("bad argument #2", err(square, 3))
+  end)
+end)

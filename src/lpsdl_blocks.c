@@ -7,6 +7,8 @@
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *   core.rings_crossing(ring [, holes]) -> nil | e1, e2   first crossing of a ring with holes
+ *                                                         (psdl_self_crossing on point tables)
  *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
  *   core.split_chord(pts, area, points, length, try, obs) the chord a block is cut along
  *       -> i, j | true (keep it) | false (none found)     (psdl_split.h)
@@ -21,6 +23,7 @@
 #include "lpsdl.h"
 #include "psdl_apron.h"
 #include "psdl_faces.h"
+#include "psdl_geom.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
 
@@ -289,6 +292,83 @@ static int l_region_clear(lua_State *L) {
     return 1;
 }
 
+/* ================================================================ crossings */
+
+/* Reads the points {x, y, z} of the list at idx (argument arg, named `what` in errors) into
+ * xyz from point m on; returns the count read. */
+static size_t read_ring(lua_State *L, int idx, int arg, const char *what, lua_Integer k, double *xyz, size_t m,
+                        size_t cap) {
+    lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n && m < cap; i++) {
+        if (lua_rawgeti(L, idx, i) != LUA_TTABLE)
+            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: point table expected", what, k > 0 ? k : i));
+        for (int c = 1; c <= 3; c++) {
+            int ok;
+            lua_geti(L, -1, c);
+            double v = (double)lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (c == 2 && !ok) v = 0; /* y is not read by the test */
+            else if (!ok || !isfinite(v))
+                luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%d]: finite number expected", what, i, c));
+            xyz[3 * m + (size_t)(c - 1)] = v;
+        }
+        lua_pop(L, 1);
+        m++;
+    }
+    return m;
+}
+
+/***
+ * The first proper crossing between two edges of a ring with holes (psdl_self_crossing,
+ * tolerance 1e-6), read straight from point tables: what `core.self_crossing` answers on the
+ * same points flattened.
+ * @function rings_crossing
+ * @tparam table ring points `{x, y, z}` (metres; plan x, z)
+ * @tparam[opt] table holes list of rings like `ring`, each of at least one point
+ * @treturn nil|integer nil when the rings are simple and apart, else the two crossing edges
+ *   (1-based over the ring's points, then each hole's)
+ * @raise on a point that is not a table of finite numbers, or an empty hole
+ */
+static int l_rings_crossing(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int has_holes = !lua_isnoneornil(L, 2);
+    if (has_holes) luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_Integer nh = has_holes ? luaL_len(L, 2) : 0;
+    lua_Integer total = luaL_len(L, 1);
+    luaL_argcheck(L, total >= 0 && total <= (lua_Integer)1 << 28, 1, "too many points");
+    luaL_argcheck(L, nh >= 0 && nh <= (lua_Integer)1 << 24, 2, "too many holes");
+    for (lua_Integer h = 1; h <= nh; h++) {
+        if (lua_rawgeti(L, 2, h) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "holes[%I]: table expected", h));
+        lua_Integer n = luaL_len(L, -1);
+        if (n < 1 || n > (lua_Integer)1 << 28) luaL_argerror(L, 2, lua_pushfstring(L, "holes[%I]: points expected", h));
+        total += n;
+        lua_pop(L, 1);
+        luaL_argcheck(L, total <= (lua_Integer)1 << 28, 2, "too many points");
+    }
+    size_t cap = (size_t)total;
+    double *xyz = (double *)scratch(L, 3 * cap, sizeof *xyz);                        /* 3 */
+    uint32_t *starts = (uint32_t *)scratch(L, (size_t)nh, sizeof *starts);           /* 4 */
+    size_t m = read_ring(L, 1, 1, "ring", 0, xyz, 0, cap);
+    for (lua_Integer h = 1; h <= nh; h++) {
+        lua_rawgeti(L, 2, h);
+        starts[h - 1] = (uint32_t)m;
+        m = read_ring(L, lua_gettop(L), 2, "holes", 0, xyz, m, cap);
+        lua_pop(L, 1);
+    }
+    uint32_t e[2];
+    size_t r = psdl_self_crossing(e, xyz, m, nh ? starts : NULL, (size_t)nh, 1e-6);
+    if (r == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+    if (r == PSDL_GEOM_INVALID) return luaL_argerror(L, 1, "the ring and each hole need at least one point");
+    if (!r) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)e[0] + 1);
+    lua_pushinteger(L, (lua_Integer)e[1] + 1);
+    return 2;
+}
+
 /* ================================================================ splitting (psdl_split.h) */
 
 #define OBSTACLES "psdl.SplitObstacles"
@@ -421,6 +501,7 @@ static const luaL_Reg blocks_funcs[] = {
     {"face_loops", l_face_loops},
     {"apron_rings", l_apron_rings},
     {"region", l_region},
+    {"rings_crossing", l_rings_crossing},
     {"split_obstacles", l_split_obstacles},
     {"split_chord", l_split_chord},
     {NULL, NULL},

@@ -134,36 +134,27 @@ local function poly_index(list, cell)
   return idx
 end
 
--- Does a ring (with holes: polygons {pts}) cross itself? (psdl_self_crossing)
+-- Does a ring (with holes: polygons {pts}) cross itself? (psdl_self_crossing, on the point
+-- tables themselves: psdl.core.rings_crossing)
+local rings_crossing = core.rings_crossing
 local function crosses(Q, holes)
-  local flat, starts = {}, nil
-  local function add(pts)
-    for _, p in ipairs(pts) do
-      local n = #flat
-      flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2], p[3]
-    end
+  if holes and #holes > 0 then
+    local rings = {}
+    for k, H in ipairs(holes) do rings[k] = H.pts end
+    return rings_crossing(Q.pts, rings) ~= nil
   end
-  add(Q.pts)
-  for _, H in ipairs(holes or {}) do
-    starts = starts or {}
-    starts[#starts + 1] = #flat // 3 + 1
-    add(H.pts)
-  end
-  return core.self_crossing(flat, starts) ~= nil
+  return rings_crossing(Q.pts) ~= nil
 end
 
 -- Removes small folds from a ring: where two edges at most three apart cross (an outline
 -- that doubles back on itself for a few points, e.g. a junction corner), the points between
 -- them are dropped. Returns the number of folds removed.
 local function unfold(Q, warnings, what)
-  local f = core.self_crossing
   local removed = 0
   for _ = 1, 16 do
     local n = #Q.pts
     if n < 5 then break end
-    local flat = {}
-    for i, p in ipairs(Q.pts) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
-    local e1, e2 = f(flat)
+    local e1, e2 = rings_crossing(Q.pts)
     if not e1 then break end
     local gap = e2 - e1
     local a, c -- keep point a, drop the points after it up to c
