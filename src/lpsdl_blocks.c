@@ -7,6 +7,7 @@
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *   core.refs_box(points, lists) -> x0, x1, z0, z1 | nil  plan box of referenced points
  *   core.rings_crossing(ring [, holes]) -> nil | e1, e2   first crossing of a ring with holes
  *                                                         (psdl_self_crossing on point tables)
  *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
@@ -292,6 +293,39 @@ static int l_region_clear(lua_State *L) {
     return 1;
 }
 
+/***
+ * The plan box of the points that lists of vertex references name.
+ * @function refs_box
+ * @param points a vertex Pool (dimension 3) or a flat x, y, z array
+ * @tparam table lists list of lists of 1-based references (room outlines)
+ * @treturn number x0, x1, z0, z1 (metres), or nil when the lists name no point
+ * @raise on a reference outside the points
+ */
+static int l_refs_box(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
+    size_t np, nr;
+    const double *p = lpsdl_points(L, 1, &np, "points");
+    uint32_t *start, *verts;
+    lpsdl_perimeters(L, 2, np, &start, &verts, &nr);
+    if (start[nr] == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
+    for (size_t k = 0; k < start[nr]; k++) {
+        double x = p[3 * (size_t)verts[k]], z = p[3 * (size_t)verts[k] + 2];
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (z < z0) z0 = z;
+        if (z > z1) z1 = z;
+    }
+    lua_pushnumber(L, x0);
+    lua_pushnumber(L, x1);
+    lua_pushnumber(L, z0);
+    lua_pushnumber(L, z1);
+    return 4;
+}
+
 /* ================================================================ crossings */
 
 /* Reads the points {x, y, z} of the list at idx (argument arg, named `what` in errors) into
@@ -501,6 +535,7 @@ static const luaL_Reg blocks_funcs[] = {
     {"face_loops", l_face_loops},
     {"apron_rings", l_apron_rings},
     {"region", l_region},
+    {"refs_box", l_refs_box},
     {"rings_crossing", l_rings_crossing},
     {"split_obstacles", l_split_obstacles},
     {"split_chord", l_split_chord},

@@ -352,6 +352,17 @@ local function fill_context(b, opts)
   if opts.split ~= nil and opts.split ~= "chords" and opts.split ~= "convex" then
     error("bad argument #2 to 'fill' (split: \"chords\" or \"convex\" expected)", 3)
   end
+  -- the outlines of the rooms placed before the blocks, each asked of the builder once (they
+  -- do not change while the blocks are added)
+  local cache = {}
+  function ctx.outline_of(r)
+    local out = cache[r]
+    if out == nil then
+      out = room_outline(b, r) or false
+      cache[r] = out
+    end
+    return out or nil
+  end
   return ctx, report
 end
 
@@ -360,7 +371,7 @@ local function bridge_decks(ctx)
   local b = ctx.b
   for _, r in ipairs(b.rooms) do
     if r.is_bridge and not r.is_tunnel then
-      local out = room_outline(b, r)
+      local out = ctx.outline_of(r)
       if out and #out >= 3 then
         local pts, low = {}, huge
         for k, v in ipairs(out) do
@@ -502,18 +513,14 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
   local margin = opts.margin
   if margin == nil then margin = M.DEFAULTS.margin end
   if margin and margin > 0 and #net.outlines > 0 then
-    local x0, x1, z0, z1 = huge, -huge, huge, -huge
+    -- the box of the rooms placed before the blocks (in C: psdl.core.refs_box)
+    local lists = {}
     for i = 1, existing do
-      local r = b.rooms[i]
-      local out = room_outline(b, r)
-      for _, v in ipairs(out or {}) do
-        local p = b:point(v)
-        if p[1] < x0 then x0 = p[1] end
-        if p[1] > x1 then x1 = p[1] end
-        if p[3] < z0 then z0 = p[3] end
-        if p[3] > z1 then z1 = p[3] end
-      end
+      local out = ctx.outline_of(b.rooms[i])
+      if out then lists[#lists + 1] = out end
     end
+    local x0, x1, z0, z1 = core.refs_box(b.vpool, lists)
+    if not x0 then x0, x1, z0, z1 = huge, -huge, huge, -huge end
     x0, x1, z0, z1 = x0 - margin, x1 + margin, z0 - margin, z1 + margin
     for _, H in ipairs(net.outlines) do
       lift_portals(ctx, H)
@@ -555,7 +562,7 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
       for i = 1, existing do
         local r = b.rooms[i]
         if r.is_tunnel or r.is_bridge or (r.flags and r.flags & 0x40 ~= 0) then
-          local out = room_outline(b, r)
+          local out = ctx.outline_of(r)
           if out and #out >= 3 then
             local pts = {}
             for k, v in ipairs(out) do pts[k] = b:point(v) end
@@ -665,7 +672,7 @@ function M.fill(b, opts)
   local existing = #b.rooms
   local t_start = os_clock()
   ctx.time = { ground = 0, buildings = 0 }
-  local net = M.faces(b)
+  local net = M.faces(b, { outline_of = ctx.outline_of })
   ctx.time.faces = os_clock() - t_start
   for _, w in ipairs(net.warnings) do report.warnings[#report.warnings + 1] = w end
   local default_bs = opts.buildings and building_spec(ctx, nil) or nil
