@@ -225,3 +225,205 @@ describe("psdl.core fast paths", function()
     end)
   end)
 end)
+
+-- Streets and intersections: one C call per node and per street (core.junction_room,
+-- core.street_rooms) against the Lua glue they replace (the kernel's points pooled, fans cut
+-- over the surface, sections pooled and cut into rooms in Lua), and hostile arguments.
+describe("street and intersection glue", function()
+  local ROAD = { kind = "road", left = 6, right = 6, sidewalk_left = 3, sidewalk_right = 3 }
+  local DIVIDED = { kind = "divided", left = 7, right = 7, median = 2, sidewalk_left = 3, sidewalk_right = 3 }
+  local function arms_of(dirs, profile)
+    local arms = {}
+    for i, d in ipairs(dirs) do arms[i] = { dir = d, profile = profile, crosswalk = 3 } end
+    return arms
+  end
+
+  -- what Builder:intersection did before: kernel, pool every point, fans of the surface
+  local function old_junction(pool, center, arms, opts)
+    local j = core.junction(center, arms, opts)
+    local refs = pool:add_flat(j.points)
+    local sflat = {}
+    for i, v in ipairs(j.surface) do
+      for k = 1, 3 do sflat[3 * (i - 1) + k] = j.points[3 * (v - 1) + k] end
+    end
+    local idx, xpts = core.fans(sflat)
+    local xrefs = #xpts > 0 and pool:add_flat(xpts) or {}
+    local fans = {}
+    for i, f in ipairs(idx) do
+      fans[i] = {}
+      for k, v in ipairs(f) do fans[i][k] = v <= #j.surface and refs[j.surface[v]] or xrefs[v - #j.surface] end
+    end
+    local function R(list) local o = {} for i, v in ipairs(list) do o[i] = refs[v] end return o end
+    local strips = {}
+    for i, s in ipairs(j.strips) do strips[i] = { pairs = R(s.pairs), start_cap = s.start_cap, end_cap = s.end_cap } end
+    local cws = {}
+    for i, c in ipairs(j.crosswalks) do cws[i] = R(c) end
+    local sections = {}
+    for i, sec in ipairs(j.sections) do
+      sections[i] = {}
+      for k, v in ipairs(sec) do sections[i][k] = { j.points[3 * v - 2], j.points[3 * v - 1], j.points[3 * v] } end
+    end
+    return { outline = R(j.outline), fans = fans, strips = strips, crosswalks = cws, sections = sections,
+             distance = j.distance }
+  end
+
+  it("junction_room pools and fans an intersection as the Lua glue did", function()
+    local cases = {
+      arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }, ROAD),
+      arms_of({ { 1, 0 }, { -1, 0 }, { 0.3, 1 } }, DIVIDED),
+      arms_of({ { 1, 0 }, { cos(2), sin(2) } }, ROAD),
+      arms_of({ { 0, 1 } }, ROAD),
+    }
+    for _, arms in ipairs(cases) do
+      for _, snap in ipairs({ 0, 0.25 }) do
+        local p1, p2 = core.pool(3, true), core.pool(3, true)
+        local center = { 12.5, 3, -7.25 }
+        local want
+        if snap > 0 then
+          -- snapping applies to what is pooled: compare against a snapped pool of the same points
+          local got = core.junction_room(p2, center, arms, { radius = 5, snap = snap })
+          for i = 2, p2:count() do
+            for _, v in ipairs({ p2:get(i) }) do assert.equal(0, v % snap) end
+          end
+          assert.is_true(#got.fans > 0)
+        else
+          want = old_junction(p1, center, arms, { radius = 5 })
+          local got = core.junction_room(p2, center, arms, { radius = 5 })
+          assert.same(want, got)
+          assert.same(p1:flat(), p2:flat())
+        end
+      end
+    end
+  end)
+
+  -- what Builder:street did before: sections, end rows, pool, cut into rooms, outlines
+  local function old_street(pool, center, profile, o)
+    local sf, clamped = core.sections(center, profile, o.start_dir, o.end_dir)
+    local stride = ({ road = 4, walkway = 2, divided = 6 })[profile.kind]
+    local nsec = #sf // (3 * stride)
+    local function put(k, row)
+      for c = 1, stride do
+        local p, i = row[c], 3 * ((k - 1) * stride + c - 1)
+        sf[i + 1], sf[i + 2], sf[i + 3] = p[1], p[2] or 0, p[3]
+      end
+    end
+    if o.start_section then put(1, o.start_section) end
+    if o.end_section then put(nsec, o.end_section) end
+    local srefs = pool:add_flat(sf)
+    local split = o.split or 64
+    local nrooms = (nsec - 2) // (split - 1) + 1
+    local rooms, first = {}, 1
+    while first < nsec do
+      local last = min(nsec, first + (nsec - first + (nrooms - #rooms) - 1) // (nrooms - #rooms))
+      local refs = {}
+      for i = (first - 1) * stride + 1, last * stride do refs[#refs + 1] = srefs[i] end
+      local ns, out = #refs // stride, {}
+      local function add(v) if out[#out] ~= v then out[#out + 1] = v end end
+      for c = 1, stride do add(refs[c]) end
+      for k = 2, ns do add(refs[k * stride]) end
+      for c = stride - 1, 1, -1 do add(refs[(ns - 1) * stride + c]) end
+      for k = ns - 1, 2, -1 do add(refs[(k - 1) * stride + 1]) end
+      while #out > 1 and out[#out] == out[1] do out[#out] = nil end
+      rooms[#rooms + 1] = { refs = refs, outline = out }
+      first = last
+    end
+    return { clamped = clamped, sections = nsec, stride = stride, rooms = rooms, flat = sf, refs = srefs }
+  end
+
+  it("street_rooms cuts, pools and outlines a street as the Lua glue did", function()
+    local center = core.spline({ 0, 0, 0, 40, 2, 30, 90, 1, 20, 160, 4, 90 }, { spacing = 5, half_width = 9 })
+    local walk = { kind = "walkway", left = 1.5, right = 1.5 }
+    for _, profile in ipairs({ ROAD, DIVIDED, walk }) do
+      for _, split in ipairs({ 2, 3, 7, 64 }) do
+        local stride = ({ road = 4, walkway = 2, divided = 6 })[profile.kind]
+        local row = {}
+        for c = 1, stride do row[c] = { (c - 1) * 2 - 3, 0.5, -1 } end
+        local o = { start_dir = { 0.8, 0.6 }, end_section = row, split = split }
+        local p1, p2 = core.pool(3, true), core.pool(3, true)
+        local want = old_street(p1, center, profile, o)
+        o.flat = true
+        local got = core.street_rooms(p2, center, profile, o)
+        assert.same(want, got)
+        assert.same(p1:flat(), p2:flat())
+        -- a list of points gives what its flat array gives
+        local pts = {}
+        for i = 1, #center, 3 do pts[#pts + 1] = { center[i], center[i + 1], center[i + 2] } end
+        assert.same(got, core.street_rooms(p2, pts, profile, o))
+      end
+    end
+    local pool = core.pool(3, true)
+    assert.is_false(core.street_rooms(pool, { { 1, 0, 1 }, { 1, 5, 1 } }, ROAD, { min_length = 1e-6 }))
+    assert.equal(1, pool:count()) -- nothing pooled
+  end)
+
+  it("plan_outline reads an outline in plan with repeats left out and its box", function()
+    local pool = core.pool(3, true)
+    local refs = pool:add_flat({ 0, 0, 0, 10, 1, 0, 10, 2, 0, 10, 0, 5, 0, 0, 5 })
+    local poly = core.plan_outline(pool, refs)
+    assert.same({ { 0, 0 }, { 10, 0 }, { 10, 5 }, { 0, 5 } }, { poly[1], poly[2], poly[3], poly[4] })
+    assert.equal(4, #poly)
+    assert.same({ 0, 0, 10, 5 }, { poly.x0, poly.z0, poly.x1, poly.z1 })
+  end)
+
+  it("refuses hostile arguments with an error naming them, never a crash", function()
+    local pool = core.pool(3, true)
+    local arms = arms_of({ { 1, 0 }, { 0, 1 } }, ROAD)
+    local function fails(pattern, f, ...)
+      local ok, err = pcall(f, ...)
+      assert.is_false(ok)
+      assert.matches(pattern, tostring(err))
+    end
+    fails("psdl.Pool expected", core.junction_room, {}, { 0, 0, 0 }, arms)
+    fails("dimension 3", core.junction_room, core.pool(1), { 0, 0, 0 }, arms)
+    fails("center", core.junction_room, pool, { 0, "x", 0 }, arms)
+    fails("at least one arm", core.junction_room, pool, { 0, 0, 0 }, {})
+    fails("arms%[1%]: table expected", core.junction_room, pool, { 0, 0, 0 }, { 5 })
+    fails("arms cannot be joined", core.junction_room, pool, { 0, 0, 0 / 0 }, arms)
+    fails("arms cannot be joined", core.junction_room, pool, { 0, 0, 0 }, arms_of({ { 1, 0 }, { 1, 1e-9 } }, ROAD))
+    fails("snap", core.junction_room, pool, { 0, 0, 0 }, arms, { snap = -1 })
+    fails("snap", core.junction_room, pool, { 0, 0, 0 }, arms, { snap = math.huge })
+    local many = {}
+    for i = 1, 5000 do many[i] = { dir = { cos(i), sin(i) }, profile = ROAD } end
+    fails("at most 4096 arms", core.junction_room, pool, { 0, 0, 0 }, many)
+    local line = { 0, 0, 0, 0, 0, 50 }
+    fails("psdl.Pool expected", core.street_rooms, nil, line, ROAD)
+    fails("2 or more points", core.street_rooms, pool, { 0, 0, 0 }, ROAD)
+    fails("finite", core.street_rooms, pool, { 0, 0, 0, 0, 0 / 0, 50 }, ROAD)
+    fails("center%[2%]%[3%]: number expected", core.street_rooms, pool, { { 0, 0, 0 }, { 0, 0, "z" } }, ROAD)
+    fails("center%[2%]: {x, y, z} expected", core.street_rooms, pool, { { 0, 0, 0 }, 7 }, ROAD)
+    fails("kind", core.street_rooms, pool, line, { kind = "sidewalk", left = 1, right = 1 })
+    fails("invalid option 'lane'", core.street_rooms, pool, line, { kind = "lane", left = 1 })
+    fails("split", core.street_rooms, pool, line, ROAD, { split = 1 })
+    fails("split", core.street_rooms, pool, line, ROAD, { split = 2.5 })
+    fails("split", core.street_rooms, pool, line, ROAD, { split = 1e300 })
+    fails("start_section", core.street_rooms, pool, line, ROAD, { start_section = { { 0, 0, 0 } } })
+    fails("start_section", core.street_rooms, pool, line, ROAD,
+      { start_section = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0 / 0, 0 } } })
+    fails("end_dir", core.street_rooms, pool, line, ROAD, { end_dir = "north" })
+    fails("refs%[2%]: integer", core.plan_outline, pool, { 1, 1e9 })
+    local closed = core.pool(3, true)
+    closed:close()
+    fails("closed", core.street_rooms, closed, line, ROAD)
+    fails("closed", core.junction_room, closed, { 0, 0, 0 }, arms)
+    fails("closed", core.plan_outline, closed, {})
+  end)
+
+  it("keeps Builder:intersection's and Builder:street's info, made when asked for", function()
+    local b = psdl.builder.new()
+    local _, x = b:intersection{ center = { 0, 0, 0 }, arms = arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 } }, ROAD) }
+    local raw = core.junction({ 0, 0, 0 }, arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 } }, ROAD), { radius = 5 })
+    assert.same(raw, x.junction)
+    assert.equal(#raw.outline, #x.outline)
+    assert.same({ raw.points[3 * raw.outline[1] - 2], raw.points[3 * raw.outline[1] - 1], raw.points[3 * raw.outline[1]] },
+      x.outline[1])
+    local rooms, info = b:street{ from = { x, 1 }, path = { { 60, 0, 10 }, { 120, 0, 0 } }, profile = ROAD, split = 5 }
+    local after = b.vpool:count()
+    assert.equal(info.sections, #info.left) -- reading the info pools nothing new
+    assert.equal(info.sections * info.stride, #info.refs)
+    assert.equal(info.sections * info.stride * 3, #info.flat)
+    assert.same(info.first, x.sections[1])
+    assert.equal(after, b.vpool:count())
+    assert.is_true(#rooms >= 2)
+    assert.same(rooms[1].outline[1], info.refs[1])
+  end)
+end)

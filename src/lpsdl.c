@@ -1667,6 +1667,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_companion(L);
     lpsdl_open_sandbox(L);
     lpsdl_open_blocks(L);
+    lpsdl_open_store(L);
     return 1;
 }
 

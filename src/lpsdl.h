@@ -51,6 +51,9 @@ void lpsdl_open_companion(lua_State *L);
 lua_Number lpsdl_from_float(float f);
 float lpsdl_to_float(lua_Number n, int *ok);
 
+/* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
+void lpsdl_open_store(lua_State *L);
+
 /* lpsdl_blocks.c: kernels of psdl.city.blocks: the network's boundary loops (psdl_faces.h),
  * the apron's edge (psdl_apron.h), chords across regions with holes (psdl_region.h) and the
  * chords that split a block into rooms (psdl_split.h). */

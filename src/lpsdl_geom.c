@@ -11,6 +11,9 @@
  *   core.polyline_length(pts [, plan])         -> metres
  *   core.offset(pts, offset [, miter])         -> pts, clamped
  *   core.sections(center, profile [, start_dir, end_dir]) -> pts, clamped
+ *   core.street_rooms(vpool, center, profile [, opts]) -> {clamped, sections, stride, rooms =
+ *                                                 {{refs, outline}...} [, flat, refs]} | false
+ *   core.plan_outline(vpool, refs [, eps])    -> {{x, z}..., x0, z0, x1, z1}
  *   core.triangulate(pts [, holes])            -> {i1, i2, i3, ...}
  *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
  *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
@@ -29,6 +32,8 @@
  *   core.building(vpool, hpool, pts, opts)     -> {kind, a, b, h1, h2, light|u, ...} [, roof]
  *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
  *                                                  crosswalks, outline}
+ *   core.junction_room(vpool, center, arms [, opts]) -> {outline, fans, strips, crosswalks,
+ *                                                  sections, distance} (vertex references)
  *   core.signed_area(pts), core.winding(pts [, eps]), core.quad_deviation(pts),
  *   core.strip_deviation(pts, stride), core.fan_flatness(pts), core.fan_min_area(pts),
  *   core.bounds(pts [, first])                 -> {min, max, center, radius} | nil
@@ -443,6 +448,211 @@ static int l_sections(lua_State *L) {
     return 2;
 }
 
+/* Points (x, y, z doubles) of the list at idx: a flat array, or a list of {x, y, z} points
+ * (y nil or false: 0); *n = point count; kept in a scratch userdata pushed on the stack. A
+ * value that is not a number raises naming `what`. */
+static double *get_point_list(lua_State *L, int idx, size_t *n, const char *what) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (lua_rawgeti(L, idx, 1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return get_points(L, idx, n, what);
+    }
+    lua_pop(L, 1);
+    size_t m = (size_t)lua_rawlen(L, idx);
+    double *p = (double *)scratch(L, 3 * m, sizeof *p);
+    for (size_t i = 0; i < m; i++) {
+        if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s[%I]: {x, y, z} expected", what, (lua_Integer)i + 1));
+        int t = lua_gettop(L);
+        for (int d = 0; d < 3; d++) {
+            int ok = 1;
+            lua_rawgeti(L, t, d + 1);
+            if (d == 1 && !lua_toboolean(L, -1)) p[3 * i + 1] = 0;
+            else p[3 * i + d] = (double)lua_tonumberx(L, -1, &ok);
+            if (!ok)
+                luaL_argerror(L, idx, lua_pushfstring(L, "%s[%I][%d]: number expected", what, (lua_Integer)i + 1, d + 1));
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    *n = m;
+    return p;
+}
+
+/* Writes the row of stride points at field k of table t (a list of {x, y, z}, y nil: 0)
+ * over section `sec` of sf; nothing when the field is nil. */
+static void put_section_row(lua_State *L, int t, const char *k, double *sf, size_t sec, size_t stride) {
+    lua_getfield(L, t, k);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    int r = lua_gettop(L);
+    if (!lua_istable(L, r) || lua_rawlen(L, r) != stride)
+        luaL_error(L, "option '%s': a row of %d points expected", k, (int)stride);
+    for (size_t c = 0; c < stride; c++) {
+        if (lua_rawgeti(L, r, (lua_Integer)c + 1) != LUA_TTABLE) luaL_error(L, "option '%s': point %d expected", k, (int)c + 1);
+        int pt = lua_gettop(L);
+        for (int d = 0; d < 3; d++) {
+            int ok = 1;
+            double v = 0;
+            lua_rawgeti(L, pt, d + 1);
+            if (!(d == 1 && !lua_toboolean(L, -1))) v = (double)lua_tonumberx(L, -1, &ok);
+            if (!ok || !isfinite(v)) luaL_error(L, "option '%s': point %d: finite numbers expected", k, (int)c + 1);
+            sf[3 * (sec * stride + c) + (size_t)d] = v;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/***
+ * A street's road rooms in one call (psdl.builder's Builder:street): the cross-sections of the
+ * centre line (psdl_sections), the first / last replaced by given rows, every point added to
+ * the vertex pool, cut into rooms of at most `split` sections with each room's outline
+ * (psdl_street_rooms).
+ * @function street_rooms
+ * @tparam userdata vpool the builder's vertex Pool (dimension 3)
+ * @tparam table center the centre line: flat x, y, z or a list of {x, y, z} (2 points or more)
+ * @tparam table profile as core.sections
+ * @tparam[opt] table opts `start_dir`, `end_dir` ({x, z}), `start_section`, `end_section`
+ * (rows of the profile's stride points {x, y, z}), `split` (sections per room, >= 2, 64),
+ * `snap` (m), `min_length` (m: a centre line shorter in plan gives false, nothing pooled),
+ * `flat` (true: also the sections and all references)
+ * @return `{clamped = n, sections = n, stride = n, rooms = {{refs = {...}, outline = {...}},
+ * ...}, flat = {x1, y1, z1, ...}, refs = {...}}` (vertex references; flat and refs only with
+ * opts.flat), or false when the centre line is shorter than min_length
+ */
+static int l_street_rooms(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
+    pool_box *pb = check_pool(L, 1);
+    if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    size_t n;
+    double *c = get_point_list(L, 2, &n, "center");
+    if (n < 2) luaL_argerror(L, 2, "center: 2 or more points expected");
+    for (size_t i = 0; i < 3 * n; i++)
+        if (!isfinite(c[i])) luaL_argerror(L, 2, "center: a coordinate is not a finite number");
+    psdl_profile prof;
+    get_profile(L, 3, &prof);
+    if (prof.kind == PSDL_SECTION_SIDEWALK) luaL_argerror(L, 3, "profile.kind: road, walkway or divided expected");
+    int t = lua_istable(L, 4) ? 4 : 0;
+    double snap = opt_field_num(L, t, "snap", 0), min_length = opt_field_num(L, t, "min_length", 0);
+    double split_d = opt_field_num(L, t, "split", 64);
+    if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 4, "snap: a finite number >= 0 expected");
+    if (!(split_d >= 2 && split_d <= 1e6 && split_d == floor(split_d)))
+        luaL_argerror(L, 4, "split: a whole number in 2..1000000 expected");
+    double sd[2], ed[2];
+    int hs = t && opt_vec2(L, t, "start_dir", sd), he = t && opt_vec2(L, t, "end_dir", ed);
+    if (min_length > 0 && !(psdl_polyline_length(c, n, 1) >= min_length)) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    size_t stride = psdl_section_stride(prof.kind);
+    if (n > ((size_t)-1) / 64 / (stride + 1)) luaL_error(L, "not enough memory");
+    double *sf = (double *)scratch(L, 3 * psdl_sections_bound(n, &prof), sizeof *sf);
+    size_t cl = 0, m = psdl_sections(sf, c, n, &prof, hs ? sd : NULL, he ? ed : NULL, &cl);
+    size_t nsec = m / stride;
+    if (t && nsec > 0) {
+        put_section_row(L, t, "start_section", sf, 0, stride);
+        put_section_row(L, t, "end_section", sf, nsec - 1, stride);
+    }
+    size_t split = (size_t)split_d, ow;
+    size_t nr = psdl_street_rooms_bound(nsec, stride, split, &ow);
+    uint32_t *refs = (uint32_t *)scratch(L, nsec * stride, sizeof *refs);
+    uint32_t *ranges = (uint32_t *)scratch(L, 2 * nr, sizeof *ranges);
+    uint32_t *outl = (uint32_t *)scratch(L, ow, sizeof *outl);
+    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    size_t nw, made = psdl_street_rooms(refs, ranges, outl, &nw, pb->pool, sf, nsec, stride, split, snap);
+    if (made == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
+    if (made == PSDL_GEOM_INVALID) luaL_argerror(L, 3, "the profile has no sections");
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)cl);
+    lua_setfield(L, -2, "clamped");
+    lua_pushinteger(L, (lua_Integer)nsec);
+    lua_setfield(L, -2, "sections");
+    lua_pushinteger(L, (lua_Integer)stride);
+    lua_setfield(L, -2, "stride");
+    lua_createtable(L, (int)made, 0);
+    for (size_t k = 0, w = 0; k < made; k++) {
+        lua_createtable(L, 0, 2);
+        size_t a = ranges[2 * k], b = ranges[2 * k + 1];
+        push_indices(L, refs + a * stride, (b - a + 1) * stride, 1);
+        lua_setfield(L, -2, "refs");
+        push_indices(L, outl + w + 1, outl[w], 1);
+        lua_setfield(L, -2, "outline");
+        w += 1 + outl[w];
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, -2, "rooms");
+    int want_flat = 0;
+    if (t) {
+        lua_getfield(L, t, "flat");
+        want_flat = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (want_flat) {
+        push_points(L, sf, nsec * stride);
+        lua_setfield(L, -2, "flat");
+        push_indices(L, refs, nsec * stride, 1);
+        lua_setfield(L, -2, "refs");
+    }
+    return 1;
+}
+
+/***
+ * A room outline in plan, for overlap tests (psdl.city.network's `overlaps`): the points of
+ * vertex references as `{x, z}` tables, a point within `eps` (in x and in z) of the last one
+ * kept left out, and the box of all of them.
+ * @function plan_outline
+ * @tparam userdata vpool a vertex Pool (dimension 3)
+ * @tparam table refs 1-based vertex references
+ * @tparam[opt] number eps metres (1e-6)
+ * @treturn table `{ {x, z}, ..., x0 =, z0 =, x1 =, z1 = }` (the box is +-huge when refs is empty)
+ */
+static int l_plan_outline(lua_State *L) {
+    lua_settop(L, 3);
+    pool_box *b = check_pool(L, 1);
+    if (b->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    size_t n = arr_len(L, 2), count = psdl_pool_count(b->pool);
+    double eps = luaL_optnumber(L, 3, 1e-6);
+    double *xz = (double *)scratch(L, 2 * n, sizeof *xz); /* 4 */
+    for (size_t i = 0; i < n; i++) {
+        lua_Integer r = arr_int(L, 2, i + 1, 2, "refs", 1, (lua_Integer)count);
+        const float *f = pool_data(L, b) + 3 * (size_t)(r - 1);
+        xz[2 * i] = f[0];
+        xz[2 * i + 1] = f[2];
+    }
+    double x0 = HUGE_VAL, z0 = HUGE_VAL, x1 = -HUGE_VAL, z1 = -HUGE_VAL, qx = 0, qz = 0;
+    lua_createtable(L, (int)n, 4);
+    lua_Integer k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = xz[2 * i], z = xz[2 * i + 1];
+        if (k == 0 || fabs(qx - x) > eps || fabs(qz - z) > eps) {
+            lua_createtable(L, 2, 0);
+            lua_pushnumber(L, x);
+            lua_rawseti(L, -2, 1);
+            lua_pushnumber(L, z);
+            lua_rawseti(L, -2, 2);
+            lua_rawseti(L, -2, ++k);
+            qx = x, qz = z;
+        }
+        if (x < x0) x0 = x;
+        if (x1 < x) x1 = x;
+        if (z < z0) z0 = z;
+        if (z1 < z) z1 = z;
+    }
+    lua_pushnumber(L, x0);
+    lua_setfield(L, -2, "x0");
+    lua_pushnumber(L, z0);
+    lua_setfield(L, -2, "z0");
+    lua_pushnumber(L, x1);
+    lua_setfield(L, -2, "x1");
+    lua_pushnumber(L, z1);
+    lua_setfield(L, -2, "z1");
+    return 1;
+}
+
 /* ================================================================ fans */
 
 /* core.triangulate(pts [, holes]) -> {i1, i2, i3, ...}: ear-clipping triangles (1-based
@@ -850,38 +1060,34 @@ static int l_building(lua_State *L) {
 
 /* ================================================================ junctions */
 
-/* core.junction(center, arms [, opts]) -> {points, surface, outline, sections, distance,
- * strips, crosswalks}: an intersection at center {x, y, z} (psdl_junction_build). arms =
- * {{dir = {x, z}, profile = (as core.sections), crosswalk (m), min_distance (m)}, ...};
- * opts = {radius (m), arc_step (degrees), curb (m)}. points is flat; the rest are 1-based
- * indices into it: surface and outline rings, sections per arm, distance per arm (m),
- * strips {{pairs, start_cap, end_cap}, ...}, crosswalks {{c0, c1, c2, c3}, ...}. Arms that
- * cannot be joined or non-finite values raise. */
-static int l_junction(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
+/* The arguments of core.junction at c (center), c + 1 (arms), c + 2 (opts) read and the
+ * junction built into *j (scratch userdata pushed on the stack); returns the arms (*na of
+ * them, in scratch too). Bad arguments raise naming them. */
+static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na_out) {
     psdl_junction_opts o;
     memset(&o, 0, sizeof o);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    for (int i = 0; i < 3; i++) o.center[i] = arr_num(L, 1, (size_t)i + 1, 1, "center");
-    size_t na = arr_len(L, 2);
-    if (na == 0) luaL_argerror(L, 2, "at least one arm expected");
-    int t = lua_istable(L, 3) ? 3 : 0;
+    luaL_checktype(L, c, LUA_TTABLE);
+    for (int i = 0; i < 3; i++) o.center[i] = arr_num(L, c, (size_t)i + 1, c, "center");
+    size_t na = arr_len(L, c + 1);
+    if (na == 0) luaL_argerror(L, c + 1, "at least one arm expected");
+    if (na > 4096) luaL_argerror(L, c + 1, "at most 4096 arms expected");
+    int t = lua_istable(L, c + 2) ? c + 2 : 0;
     o.radius = opt_field_num(L, t, "radius", 0);
     o.arc_step = opt_field_num(L, t, "arc_step", 0);
     o.curb = opt_field_num(L, t, "curb", -1);
     if (!isfinite(o.radius) || !isfinite(o.arc_step) || !isfinite(o.curb))
-        luaL_argerror(L, 3, "radius, arc_step and curb must be finite numbers");
+        luaL_argerror(L, c + 2, "radius, arc_step and curb must be finite numbers");
     psdl_arm *arms = (psdl_arm *)scratch(L, na, sizeof *arms);
     for (size_t i = 0; i < na; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        lua_rawgeti(L, c + 1, (lua_Integer)i + 1);
         int a = lua_gettop(L);
-        if (!lua_istable(L, a)) luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I]: table expected", (lua_Integer)i + 1));
+        if (!lua_istable(L, a)) luaL_argerror(L, c + 1, lua_pushfstring(L, "arms[%I]: table expected", (lua_Integer)i + 1));
         memset(&arms[i], 0, sizeof arms[i]);
         if (!opt_vec2(L, a, "dir", arms[i].dir))
-            luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I].dir: {x, z} expected", (lua_Integer)i + 1));
+            luaL_argerror(L, c + 1, lua_pushfstring(L, "arms[%I].dir: {x, z} expected", (lua_Integer)i + 1));
         lua_getfield(L, a, "profile");
         if (!lua_istable(L, -1))
-            luaL_argerror(L, 2, lua_pushfstring(L, "arms[%I].profile: table expected", (lua_Integer)i + 1));
+            luaL_argerror(L, c + 1, lua_pushfstring(L, "arms[%I].profile: table expected", (lua_Integer)i + 1));
         get_profile(L, lua_gettop(L), &arms[i].profile);
         lua_pop(L, 1);
         arms[i].crosswalk = opt_field_num(L, a, "crosswalk", 0);
@@ -890,44 +1096,44 @@ static int l_junction(lua_State *L) {
     }
     psdl_junction_sizes cap;
     psdl_junction_bound(&cap, arms, na, &o);
-    psdl_junction j;
-    j.points = (double *)scratch(L, 3 * cap.points, sizeof(double));
-    j.surface = (uint32_t *)scratch(L, cap.surface, sizeof(uint32_t));
-    j.sections = (uint32_t *)scratch(L, cap.sections, sizeof(uint32_t));
-    j.distance = (double *)scratch(L, na, sizeof(double));
-    j.strips = (uint32_t *)scratch(L, cap.strips, sizeof(uint32_t));
-    j.crosswalks = (uint32_t *)scratch(L, 4 * cap.crosswalks, sizeof(uint32_t));
-    j.outline = (uint32_t *)scratch(L, cap.outline, sizeof(uint32_t));
-    size_t r = psdl_junction_build(&j, arms, na, &o);
+    j->points = (double *)scratch(L, 3 * cap.points, sizeof(double));
+    j->surface = (uint32_t *)scratch(L, cap.surface, sizeof(uint32_t));
+    j->sections = (uint32_t *)scratch(L, cap.sections, sizeof(uint32_t));
+    j->distance = (double *)scratch(L, na, sizeof(double));
+    j->strips = (uint32_t *)scratch(L, cap.strips, sizeof(uint32_t));
+    j->crosswalks = (uint32_t *)scratch(L, 4 * cap.crosswalks, sizeof(uint32_t));
+    j->outline = (uint32_t *)scratch(L, cap.outline, sizeof(uint32_t));
+    size_t r = psdl_junction_build(j, arms, na, &o);
     nomem_check(L, r);
     if (r == PSDL_GEOM_INVALID)
-        luaL_argerror(L, 2, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
-                            "width, or a value that is not a finite number)");
-    lua_createtable(L, 0, 7);
-    push_points(L, j.points, j.size.points);
-    lua_setfield(L, -2, "points");
-    push_indices(L, j.surface, j.size.surface, 1);
-    lua_setfield(L, -2, "surface");
-    push_indices(L, j.outline, j.size.outline, 1);
-    lua_setfield(L, -2, "outline");
+        luaL_argerror(L, c + 1, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
+                                "width, or a value that is not a finite number)");
+    *na_out = na;
+    return arms;
+}
+
+/* Pushes the distance list and the sidewalk strips {pairs, start_cap, end_cap} of j, their
+ * indices mapped through map (NULL: the point indices) plus base; sets them as fields
+ * "distance" and "strips" of the table on top. */
+static void push_junction_strips(lua_State *L, const psdl_junction *j, size_t na, const uint32_t *map,
+                                 lua_Integer base) {
     lua_createtable(L, (int)na, 0);
-    lua_createtable(L, (int)na, 0);
-    for (size_t i = 0, off = 0; i < na; i++) {
-        size_t st = psdl_section_stride(arms[i].profile.kind);
-        push_indices(L, j.sections + off, st, 1);
-        lua_rawseti(L, -3, (lua_Integer)i + 1);
-        lua_pushnumber(L, j.distance[i]);
+    for (size_t i = 0; i < na; i++) {
+        lua_pushnumber(L, j->distance[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
-        off += st;
     }
-    lua_setfield(L, -3, "distance");
-    lua_setfield(L, -2, "sections");
+    lua_setfield(L, -2, "distance");
     lua_newtable(L);
     lua_Integer ns = 0;
-    for (size_t w = 0; w < j.size.strips;) {
-        uint32_t np = j.strips[w], caps = j.strips[w + 1];
+    for (size_t w = 0; w < j->size.strips;) {
+        uint32_t np = j->strips[w], caps = j->strips[w + 1];
         lua_createtable(L, 0, 3);
-        push_indices(L, j.strips + w + 2, 2 * np, 1);
+        lua_createtable(L, (int)(2 * np), 0);
+        for (size_t k = 0; k < 2 * (size_t)np; k++) {
+            uint32_t v = j->strips[w + 2 + k];
+            lua_pushinteger(L, (lua_Integer)(map ? map[v] : v) + base);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
         lua_setfield(L, -2, "pairs");
         lua_pushboolean(L, caps & 1);
         lua_setfield(L, -2, "start_cap");
@@ -937,12 +1143,123 @@ static int l_junction(lua_State *L) {
         w += 2 + 2 * (size_t)np;
     }
     lua_setfield(L, -2, "strips");
+}
+
+/* core.junction(center, arms [, opts]) -> {points, surface, outline, sections, distance,
+ * strips, crosswalks}: an intersection at center {x, y, z} (psdl_junction_build). arms =
+ * {{dir = {x, z}, profile = (as core.sections), crosswalk (m), min_distance (m)}, ...};
+ * opts = {radius (m), arc_step (degrees), curb (m)}. points is flat; the rest are 1-based
+ * indices into it: surface and outline rings, sections per arm, distance per arm (m),
+ * strips {{pairs, start_cap, end_cap}, ...}, crosswalks {{c0, c1, c2, c3}, ...}. Arms that
+ * cannot be joined or non-finite values raise. */
+static int l_junction(lua_State *L) {
+    lua_settop(L, 3); /* scratch userdata go above the arguments */
+    psdl_junction j;
+    size_t na;
+    psdl_arm *arms = junction_args(L, 1, &j, &na);
+    lua_createtable(L, 0, 7);
+    push_points(L, j.points, j.size.points);
+    lua_setfield(L, -2, "points");
+    push_indices(L, j.surface, j.size.surface, 1);
+    lua_setfield(L, -2, "surface");
+    push_indices(L, j.outline, j.size.outline, 1);
+    lua_setfield(L, -2, "outline");
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0, off = 0; i < na; i++) {
+        size_t st = psdl_section_stride(arms[i].profile.kind);
+        push_indices(L, j.sections + off, st, 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        off += st;
+    }
+    lua_setfield(L, -2, "sections");
+    push_junction_strips(L, &j, na, NULL, 1);
     lua_createtable(L, (int)j.size.crosswalks, 0);
     for (size_t c = 0; c < j.size.crosswalks; c++) {
         push_indices(L, j.crosswalks + 4 * c, 4, 1);
         lua_rawseti(L, -2, (lua_Integer)c + 1);
     }
     lua_setfield(L, -2, "crosswalks");
+    return 1;
+}
+
+/* Pushes the list of the pool references (1-based) of point indices v[0 .. n-1]. */
+static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_t *map) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)map[v[i]] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/***
+ * An intersection room's geometry in one call: core.junction's kernel (psdl_junction_build),
+ * its points added to the vertex pool (snapped to `opts.snap` when given) and the road fans
+ * of its surface (psdl_junction_pool), everything as vertex references: what
+ * Builder:intersection emits.
+ * @function junction_room
+ * @tparam userdata vpool the builder's vertex Pool (dimension 3)
+ * @tparam table center, arms, opts as core.junction (opts also `snap`, metres)
+ * @treturn table `{outline = refs, fans = {refs (hub first)...}, strips = {{pairs = refs,
+ * start_cap, end_cap}...}, crosswalks = {refs (4)...}, sections = {{{x, y, z}...} per arm,
+ * left to right of outward travel}, distance = {m per arm}}`; raises on bad arguments as
+ * core.junction does, on a pool that is closed or full
+ */
+static int l_junction_room(lua_State *L) {
+    lua_settop(L, 4); /* scratch userdata go above the arguments */
+    pool_box *pb = check_pool(L, 1);
+    if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    double snap = opt_field_num(L, lua_istable(L, 4) ? 4 : 0, "snap", 0);
+    if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 4, "snap: a finite number >= 0 expected");
+    psdl_junction j;
+    size_t na;
+    psdl_arm *arms = junction_args(L, 2, &j, &na);
+    uint32_t *refs = (uint32_t *)scratch(L, j.size.points, sizeof *refs);
+    size_t fb = psdl_junction_pool_bound(&j);
+    uint32_t *fans = (uint32_t *)scratch(L, fb, sizeof *fans);
+    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    size_t w = psdl_junction_pool(refs, fans, pb->pool, &j, snap);
+    if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
+    if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    lua_createtable(L, 0, 6);
+    push_mapped(L, j.outline, j.size.outline, refs);
+    lua_setfield(L, -2, "outline");
+    lua_newtable(L);
+    lua_Integer nf = 0;
+    for (size_t i = 0; i < w;) {
+        size_t m = fans[i];
+        lua_createtable(L, (int)m, 0);
+        for (size_t k = 1; k <= m; k++) {
+            lua_pushinteger(L, (lua_Integer)fans[i + k] + 1);
+            lua_rawseti(L, -2, (lua_Integer)k);
+        }
+        lua_rawseti(L, -2, ++nf);
+        i += 1 + m;
+    }
+    lua_setfield(L, -2, "fans");
+    push_junction_strips(L, &j, na, refs, 1);
+    lua_createtable(L, (int)j.size.crosswalks, 0);
+    for (size_t c = 0; c < j.size.crosswalks; c++) {
+        push_mapped(L, j.crosswalks + 4 * c, 4, refs);
+        lua_rawseti(L, -2, (lua_Integer)c + 1);
+    }
+    lua_setfield(L, -2, "crosswalks");
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0, off = 0; i < na; i++) {
+        size_t st = psdl_section_stride(arms[i].profile.kind);
+        lua_createtable(L, (int)st, 0);
+        for (size_t k = 0; k < st; k++) {
+            const double *p = j.points + 3 * (size_t)j.sections[off + k];
+            lua_createtable(L, 3, 0);
+            for (int d = 0; d < 3; d++) {
+                lua_pushnumber(L, p[d]);
+                lua_rawseti(L, -2, d + 1);
+            }
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        off += st;
+    }
+    lua_setfield(L, -2, "sections");
     return 1;
 }
 
@@ -1559,6 +1876,8 @@ static const luaL_Reg geom_funcs[] = {
     {"polyline_length", l_polyline_length},
     {"offset", l_offset},
     {"sections", l_sections},
+    {"street_rooms", l_street_rooms},
+    {"plan_outline", l_plan_outline},
     {"triangulate", l_triangulate},
     {"fans", l_fans},
     {"keyhole", l_keyhole},
@@ -1573,6 +1892,7 @@ static const luaL_Reg geom_funcs[] = {
     {"building", l_building},
     {"light_index", l_light_index},
     {"junction", l_junction},
+    {"junction_room", l_junction_room},
     {"signed_area", l_signed_area},
     {"winding", l_winding},
     {"quad_deviation", l_quad_deviation},

@@ -792,13 +792,14 @@ static uint32_t memo_height(psdl_pool *pool, hmemo *m, double h) {
     return r;
 }
 
-/* The point p (snapped to the grid `snap` when positive) added to pool. */
-static uint32_t add_point(psdl_pool *pool, const double *p, double snap) {
+uint32_t psdl_pool_add_snapped(psdl_pool *pool, const double *p, double snap) {
     if (!(snap > 0)) return psdl_pool_add(pool, p);
     double q[3];
     for (int k = 0; k < 3; k++) q[k] = floor(p[k] / snap + 0.5) * snap;
     return psdl_pool_add(pool, q);
 }
+
+#define add_point psdl_pool_add_snapped
 
 size_t psdl_building(uint32_t *ops, uint32_t *roof, size_t *nroof, psdl_pool *vpool, psdl_pool *hpool,
                      const double *pts, size_t n, const psdl_building_opts *o) {

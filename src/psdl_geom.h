@@ -421,6 +421,43 @@ void psdl_junction_bound(psdl_junction_sizes *out, const psdl_arm *arms, size_t 
 size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narms,
                      const psdl_junction_opts *opts);
 
+/** Words psdl_junction_pool writes into fans at most (psdl_fans_bound of the surface). */
+size_t psdl_junction_pool_bound(const psdl_junction *j);
+
+/** The room geometry of a built junction j in a vertex pool, in the order psdl.builder's
+ *  Builder:intersection adds it: every point of j (refs[i] receives the pool index of
+ *  j->points[i]; snapped to the grid `snap` when positive, psdl_pool_add_snapped), then the
+ *  road fans (0x5) of its surface polygon: psdl_fans over the surface's points (doubles, as
+ *  the junction made them), the hub points it adds pooled after. fans receives
+ *  [m, v1 .. vm] per fan, hub first, as pool indices. Returns the words written to fans
+ *  (0: the surface has no area), or PSDL_GEOM_NOMEM (out of memory or the pool full; the
+ *  pool may hold some of the points). */
+size_t psdl_junction_pool(uint32_t *refs, uint32_t *fans, struct psdl_pool *vpool, const psdl_junction *j,
+                          double snap);
+
+/* ================================================================ streets */
+
+/** Rooms psdl_street_rooms makes at most for nsec sections cut into rooms of at most split
+ *  sections ((nsec - 2) / (split - 1) + 1; 0 for fewer than 2 sections or split < 2);
+ *  *outline_words (may be NULL) receives the words its outlines take at most. */
+size_t psdl_street_rooms_bound(size_t nsec, size_t stride, size_t split, size_t *outline_words);
+
+/** A street's road rooms (psdl.builder's Builder:street): the nsec sections of stride points
+ *  sf (x, y, z each, left to right of travel, psdl_sections' layout) added to the vertex pool
+ *  in order (snapped when snap > 0: psdl_pool_add_snapped), refs[i] receiving the pool index
+ *  of point i; then cut into rooms of at most `split` (>= 2) sections, as even as can be,
+ *  consecutive rooms sharing a section: room k spans sections ranges[2k] .. ranges[2k + 1]
+ *  (0-based). outlines receives per room [n, v1 .. vn]: the strip's outline as pool indices,
+ *  first section left to right, the right rail, the last section right to left, the left rail
+ *  back (retail winding, §4.2), repeats of the last index skipped and the closing repeats of
+ *  the first dropped; *noutline the words written. Buffers: nsec * stride refs, 2 *
+ *  psdl_street_rooms_bound ranges, its outline words. Returns the number of rooms,
+ *  PSDL_GEOM_INVALID (stride 0 or split < 2, nothing written) or PSDL_GEOM_NOMEM (out of
+ *  memory or the pool full; the pool may hold some of the points). */
+size_t psdl_street_rooms(uint32_t *refs, uint32_t *ranges, uint32_t *outlines, size_t *noutline,
+                         struct psdl_pool *vpool, const double *sf, size_t nsec, size_t stride, size_t split,
+                         double snap);
+
 /* ================================================================ pools (§3.2, §3.5) */
 
 /** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:
@@ -439,6 +476,11 @@ void psdl_pool_free(psdl_pool *pool);
  *  when out of memory (or at 2^32 - 2 entries). O(1) expected (open-addressing hash, grown
  *  at half load; when growing fails the pool keeps adding up to 3/4 load, then refuses). */
 uint32_t psdl_pool_add(psdl_pool *pool, const double *v);
+
+/** psdl_pool_add of a 3-D point p rounded to the grid `snap` (metres) first when snap > 0:
+ *  each coordinate floor(c / snap + 0.5) * snap, the builder's `snap` option (psdl.builder,
+ *  Lua's math.floor arithmetic, so the pooled floats are those the Lua side would add). */
+uint32_t psdl_pool_add_snapped(psdl_pool *pool, const double *p, double snap);
 
 /** Index of v if present (the dummy never matches), else UINT32_MAX. */
 uint32_t psdl_pool_find(const psdl_pool *pool, const double *v);

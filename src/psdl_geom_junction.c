@@ -681,3 +681,47 @@ done:
     free(cn);
     return result;
 }
+
+size_t psdl_junction_pool_bound(const psdl_junction *j) {
+    assert(j);
+    return psdl_fans_bound(j->size.surface, 0);
+}
+
+size_t psdl_junction_pool(uint32_t *refs, uint32_t *fans, psdl_pool *vpool, const psdl_junction *j, double snap) {
+    assert(refs && fans && vpool && j);
+    for (size_t i = 0; i < j->size.points; i++)
+        if ((refs[i] = psdl_pool_add_snapped(vpool, j->points + 3 * i, snap)) == UINT32_MAX) return PSDL_GEOM_NOMEM;
+    size_t ns = j->size.surface;
+    double *sp = (double *)malloc((3 * ns + 1) * sizeof *sp);
+    double *extra = (double *)malloc(3 * (ns + 1) * sizeof *extra);
+    uint32_t *f = (uint32_t *)malloc((psdl_fans_bound(ns, 0) + 1) * sizeof *f);
+    uint32_t *xref = NULL;
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!sp || !extra || !f) goto done;
+    for (size_t i = 0; i < ns; i++) memcpy(sp + 3 * i, j->points + 3 * (size_t)j->surface[i], 3 * sizeof *sp);
+    size_t ne = 0, w = psdl_fans(f, extra, &ne, sp, ns, NULL, 0, 0);
+    if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) {
+        result = w;
+        goto done;
+    }
+    xref = (uint32_t *)malloc((ne + 1) * sizeof *xref);
+    if (!xref) goto done;
+    for (size_t k = 0; k < ne; k++)
+        if ((xref[k] = psdl_pool_add_snapped(vpool, extra + 3 * k, snap)) == UINT32_MAX) goto done;
+    for (size_t i = 0; i < w;) {
+        size_t m = f[i];
+        fans[i] = f[i];
+        for (size_t k = 1; k <= m; k++) {
+            uint32_t v = f[i + k];
+            fans[i + k] = v < ns ? refs[j->surface[v]] : xref[v - ns];
+        }
+        i += 1 + m;
+    }
+    result = w;
+done:
+    free(sp);
+    free(extra);
+    free(f);
+    free(xref);
+    return result;
+}

@@ -1321,6 +1321,114 @@ static void test_first_outside_scale(void) {
     CHECK(psdl_first_outside(ring, m, b, 4, 1, 0.005) == 1);
 }
 
+/* psdl_junction_pool: every junction point pooled (refs give back its float coordinates),
+ * the fans cover the surface (their area equals the surface polygon's), hubs pooled after
+ * the points; snapping rounds what is pooled; a second pooling adds nothing. */
+static void test_junction_pool(void) {
+    g_ctx = "junction pool";
+    psdl_junction_opts o;
+    memset(&o, 0, sizeof o);
+    o.center[0] = 100, o.center[1] = 5, o.center[2] = -40;
+    o.radius = 4, o.arc_step = 15, o.curb = -1;
+    psdl_arm four[4] = {road_arm(1, 0, 6, 3, 3), road_arm(0, 1, 6, 3, 3), road_arm(-1, 0, 6, 3, 3), road_arm(0, -1, 6, 3, 3)};
+    jres r;
+    CHECK(run_junction(&r, four, 4, &o) == 0);
+    psdl_pool *pool = psdl_pool_new(3, 1);
+    size_t np = r.j.size.points, fb = psdl_junction_pool_bound(&r.j);
+    uint32_t *refs = (uint32_t *)malloc(np * sizeof *refs), *fans = (uint32_t *)malloc(fb * sizeof *fans);
+    size_t w = psdl_junction_pool(refs, fans, pool, &r.j, 0);
+    CHECKF(w > 0 && w <= fb, "%zu words of %zu", w, fb);
+    const float *d = psdl_pool_data(pool);
+    for (size_t i = 0; i < np; i++) {
+        CHECK(refs[i] >= 1);
+        for (int k = 0; k < 3; k++) CHECK(d[3 * refs[i] + k] == (float)r.j.points[3 * i + k]);
+    }
+    /* fan area (fans are convex, hub first) = surface area */
+    double fan_area = 0, surf_area = 0;
+    size_t nfans = 0;
+    for (size_t i = 0; i < w; i += 1 + fans[i], nfans++) {
+        size_t m = fans[i];
+        CHECK(m >= 3);
+        for (size_t k = 1; k + 1 < m; k++) {
+            const float *a = d + 3 * fans[i + 1], *b = d + 3 * fans[i + 1 + k], *c = d + 3 * fans[i + 2 + k];
+            fan_area += 0.5 * fabs((double)(b[0] - a[0]) * (c[2] - a[2]) - (double)(b[2] - a[2]) * (c[0] - a[0]));
+        }
+        for (size_t k = 1; k <= m; k++) CHECK(fans[i + k] < psdl_pool_count(pool));
+    }
+    for (size_t i = 0; i < r.j.size.surface; i++) {
+        const double *a = r.j.points + 3 * r.j.surface[i], *b = r.j.points + 3 * r.j.surface[(i + 1) % r.j.size.surface];
+        surf_area += a[0] * b[2] - b[0] * a[2];
+    }
+    surf_area = fabs(surf_area) / 2;
+    CHECKF(nfans >= 1 && NEAR(fan_area, surf_area, 1e-2 * surf_area), "fans %g m², surface %g m²", fan_area, surf_area);
+    /* pooling again adds nothing and gives the same references */
+    size_t before = psdl_pool_count(pool);
+    uint32_t *refs2 = (uint32_t *)malloc(np * sizeof *refs2), *fans2 = (uint32_t *)malloc(fb * sizeof *fans2);
+    CHECK(psdl_junction_pool(refs2, fans2, pool, &r.j, 0) == w);
+    CHECK(psdl_pool_count(pool) == before && memcmp(refs, refs2, np * sizeof *refs) == 0 &&
+          memcmp(fans, fans2, w * sizeof *fans) == 0);
+    /* snapped to a 0.5 m grid: every pooled coordinate is a multiple of 0.5 */
+    psdl_pool *snapped = psdl_pool_new(3, 1);
+    CHECK(psdl_junction_pool(refs2, fans2, snapped, &r.j, 0.5) != PSDL_GEOM_NOMEM);
+    const float *ds = psdl_pool_data(snapped);
+    for (size_t i = 3; i < 3 * psdl_pool_count(snapped); i++) CHECK(fmod((double)ds[i], 0.5) == 0);
+    psdl_pool_free(snapped);
+    free(refs2);
+    free(fans2);
+    free(refs);
+    free(fans);
+    psdl_pool_free(pool);
+    free_junction(&r);
+}
+
+/* psdl_street_rooms: rooms of at most `split` sections sharing their end sections, as even
+ * as can be; outlines of 2 * stride + 2 * (sections - 2) points going round the strip;
+ * split < 2 and stride 0 refused; no sections, no rooms. */
+static void test_street_rooms(void) {
+    g_ctx = "street rooms";
+    enum { NSEC = 23, STRIDE = 4 };
+    double sf[3 * NSEC * STRIDE];
+    for (size_t k = 0; k < NSEC; k++)
+        for (size_t c = 0; c < STRIDE; c++) {
+            double *p = sf + 3 * (k * STRIDE + c);
+            p[0] = 10.0 - 5.0 * (double)c, p[1] = 0.25 * (double)k, p[2] = 7.0 * (double)k;
+        }
+    size_t ow, nr = psdl_street_rooms_bound(NSEC, STRIDE, 8, &ow);
+    CHECKF(nr == 4, "%zu rooms", nr); /* (23 - 2) / 7 + 1 */
+    uint32_t refs[NSEC * STRIDE], ranges[8], *outl = (uint32_t *)malloc(ow * sizeof *outl);
+    psdl_pool *pool = psdl_pool_new(3, 1);
+    size_t nw, made = psdl_street_rooms(refs, ranges, outl, &nw, pool, sf, NSEC, STRIDE, 8, 0);
+    CHECKF(made == 4 && nw <= ow, "%zu rooms, %zu words of %zu", made, nw, ow);
+    CHECK(psdl_pool_count(pool) == 1 + NSEC * STRIDE);
+    CHECK(ranges[0] == 0 && ranges[2 * made - 1] == NSEC - 1);
+    for (size_t k = 0, w = 0; k < made; k++) {
+        size_t a = ranges[2 * k], b = ranges[2 * k + 1], ns = b - a + 1;
+        CHECKF(ns >= 2 && ns <= 8 && (k == 0 || a == ranges[2 * k - 1]), "room %zu: %zu..%zu", k, a, b);
+        CHECKF(ns == 6 || ns == 7, "room %zu: %zu sections (even cuts)", k, ns);
+        size_t n = outl[w];
+        CHECKF(n == 2 * STRIDE + 2 * (ns - 2), "room %zu: outline of %zu points", k, n);
+        /* first section left to right, then the right rail */
+        CHECK(outl[w + 1] == refs[a * STRIDE] && outl[w + STRIDE] == refs[a * STRIDE + STRIDE - 1]);
+        CHECK(outl[w + STRIDE + 1] == refs[(a + 1) * STRIDE + STRIDE - 1]);
+        /* ends on the left rail next to the first point */
+        CHECK(outl[w + n] == refs[(a + 1) * STRIDE]);
+        w += 1 + n;
+    }
+    /* a narrow strip (a width of 0: two columns on one point) skips the repeat */
+    double thin[3 * 2 * 2] = {0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 10};
+    uint32_t trefs[4], trange[2], tout[16];
+    psdl_pool *tp = psdl_pool_new(3, 1);
+    CHECK(psdl_street_rooms(trefs, trange, tout, &nw, tp, thin, 2, 2, 64, 0) == 1);
+    CHECKF(tout[0] == 2, "%u outline points", tout[0]);
+    psdl_pool_free(tp);
+    CHECK(psdl_street_rooms(refs, ranges, outl, &nw, pool, sf, NSEC, STRIDE, 1, 0) == PSDL_GEOM_INVALID);
+    CHECK(psdl_street_rooms(refs, ranges, outl, &nw, pool, sf, NSEC, 0, 8, 0) == PSDL_GEOM_INVALID);
+    CHECK(psdl_street_rooms(refs, ranges, outl, &nw, pool, sf, 1, STRIDE, 8, 0) == 0 && nw == 0);
+    CHECK(psdl_street_rooms_bound(0, STRIDE, 8, NULL) == 0 && psdl_street_rooms_bound(5, STRIDE, 1, NULL) == 0);
+    free(outl);
+    psdl_pool_free(pool);
+}
+
 int main(void) {
     test_measures();
     test_spline();
@@ -1341,6 +1449,8 @@ int main(void) {
     test_tjunction_limits();
     test_hole_starts();
     test_first_outside_scale();
+    test_junction_pool();
+    test_street_rooms();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -130,28 +130,26 @@ return function(M, Builder, Room, P)
       ground_height = gh, bay_width = o.bay_width or 4, sliver_density = o.sliver_density or 0.25, snap = self.snap,
       closed = closed })
     room:check_budget()
-    local ops = room.ops
-    local no = #ops
+    local store, serial = self.store, room.serial
     local gup, gground, gsliver
     local runs, facades, slivers = 0, 0, 0
     for q = 1, #A, 6 do
       local kind, refs = A[q], { A[q + 1], A[q + 2] }
-      no = no + 1
       if kind == 1 then
-        ops[no] = { type = "facade_bound", light = A[q + 5], top = A[q + 3], refs = refs }
+        store:push(serial, { type = "facade_bound", light = A[q + 5], top = A[q + 3], refs = refs })
         runs = runs + 1
       elseif kind == 2 then
         gsliver = gsliver or as_group(self, o.sliver or styles.sliver(style), "single", "sliver")
-        ops[no] = { type = "sliver", group = gsliver, top = A[q + 3], density = A[q + 4], refs = refs }
+        store:push(serial, { type = "sliver", group = gsliver, top = A[q + 3], density = A[q + 4], refs = refs })
         slivers = slivers + 1
       elseif kind == 3 then
         gground = gground or as_group(self, o.ground or styles.facade(style, "ground"), "single", "facade")
-        ops[no] = { type = "facade", group = gground, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vgh,
-                    refs = refs }
+        store:push(serial, { type = "facade", group = gground, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vgh,
+                    refs = refs })
         facades = facades + 1
       else -- floors above the ground floor
         gup = gup or as_group(self, o.facade or styles.facade(style, "upper"), "single", "facade")
-        ops[no] = { type = "facade", group = gup, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vup, refs = refs }
+        store:push(serial, { type = "facade", group = gup, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vup, refs = refs })
         facades = facades + 1
       end
     end
@@ -165,8 +163,7 @@ return function(M, Builder, Room, P)
         local m = R[i]
         local rr = {}
         for k = 1, m do rr[k] = R[i + k] end
-        no = no + 1
-        ops[no] = { type = "roof", group = g, refs = rr, height = hr }
+        store:push(serial, { type = "roof", group = g, refs = rr, height = hr })
         i = i + 1 + m
       end
     end

@@ -18,17 +18,10 @@ check.own(debug.getinfo(1, "S").source)
 return function(M, Builder, Room, P)
   local STRIDE, STRIP, SURFACE = P.STRIDE, P.STRIP, P.SURFACE
 
-  -- Surface triangles (flat refs) of a room's ground geometry.
-  local function room_triangles(r)
-    local tris = {}
-    for _, op in ipairs(r.ops) do
-      if SURFACE[op.type] and op.cap == nil then
-        local t = core.surface_triangles(op.type, op.refs)
-        local n = #tris
-        for i = 1, #t do tris[n + i] = t[i] end
-      end
-    end
-    return tris
+  -- Surface triangles (flat refs) of a room's ground geometry (its surface attributes, caps
+  -- left out), from the store.
+  local function room_triangles(b, r)
+    return b.store:triangles(r.serial)
   end
 
   --- A room's outline as vertex references: its own (`outline`), or the boundary of its
@@ -38,33 +31,30 @@ return function(M, Builder, Room, P)
   -- @treturn table|nil vertex references (1-based, as in the document)
   function Builder:room_outline(r)
     if r.outline then return r.outline end
-    local tris = room_triangles(r)
+    local tris = room_triangles(self, r)
     if #tris == 0 then return nil end
     return core.boundary(tris, self.vpool)
   end
 
   -- Texture layout: divider groups first, then the others in order of first use.
   local function layout_textures(b, rooms)
-    -- one pass: divider groups in order of first use, the other groups in order of first use
+    -- one pass in C over the store: divider groups in order of first use, the other groups
+    -- in order of first use, each with its first user (a room serial)
+    local serials = {}
+    for i, r in ipairs(rooms) do serials[i] = r.serial end
+    local oi, ou, di, du = b.store:group_uses(serials)
+    local groups, by_serial = b.groups, b.rooms
     local dividers, others, users, dusers = {}, {}, {}, {}
-    local nd, no = 0, 0
-    for _, r in ipairs(rooms) do
-      local ops = r.ops
-      for k = 1, #ops do
-        local op = ops[k]
-        local g = op.group
-        if g and not users[g] then
-          users[g] = r
-          no = no + 1
-          others[no] = g
-        end
-        g = op.divider_group
-        if g and not dusers[g] then
-          dusers[g] = r
-          nd = nd + 1
-          dividers[nd] = g
-        end
-      end
+    local nd, no = #di, #oi
+    for i = 1, no do
+      local g = groups[oi[i]]
+      others[i] = g
+      users[g] = by_serial[ou[i]]
+    end
+    for i = 1, nd do
+      local g = groups[di[i]]
+      dividers[i] = g
+      dusers[g] = by_serial[du[i]]
     end
     local order = {}
     for i = 1, nd do
@@ -115,9 +105,9 @@ return function(M, Builder, Room, P)
   -- Index of the boundary edges of a room's ground geometry: key (a, c) -> entry describing
   -- where the edge is: a fan's ring edge, a strip's rail edge between two sections, or a
   -- fixed edge (crosswalk, strip end section) that cannot take a vertex.
-  local function edge_index(r)
+  local function edge_index(ops)
     local idx = {}
-    for _, op in ipairs(r.ops) do
+    for _, op in ipairs(ops) do
       local t, refs = op.type, op.refs
       if t == "fan" or t == "road_fan" then
         local n = #refs
@@ -170,11 +160,12 @@ return function(M, Builder, Room, P)
     return nil
   end
 
-  -- Applies the collected insertions to the room's geometry. ins[op] = list of
-  -- {ring = j | k = k, col = col, list = {{t = t, v = ref}, ...}} in the op's edge direction.
-  local function apply_insertions(b, r, ins)
+  -- Applies the collected insertions to the room's geometry (its op tables `ops`, written
+  -- back to the store). ins[op] = list of {ring = j | k = k, col = col, list = {{t = t, v =
+  -- ref}, ...}} in the op's edge direction.
+  local function apply_insertions(b, r, ops, ins)
     local new_ops = {}
-    for _, op in ipairs(r.ops) do
+    for _, op in ipairs(ops) do
       local list = ins[op]
       if not list then
         new_ops[#new_ops + 1] = op
@@ -247,7 +238,7 @@ return function(M, Builder, Room, P)
         new_ops[#new_ops + 1] = op
       end
     end
-    r.ops = new_ops
+    b.store:set_ops(r.serial, new_ops)
   end
 
   -- Detects T-junctions between room perimeters and repairs them: the vertex goes into the
@@ -280,7 +271,8 @@ return function(M, Builder, Room, P)
       if not any then break end
       for ri, rm in pairs(by_room) do
         local r, per = rooms[ri], perims[ri]
-        local idx = edge_index(r)
+        local ops = b:attributes(r)
+        local idx = edge_index(ops)
         local ins = {}
         local accepted = {}
         for _, k in ipairs(rm.order) do
@@ -316,7 +308,7 @@ return function(M, Builder, Room, P)
             accepted[#accepted + 1] = g
           end
         end
-        apply_insertions(b, r, ins)
+        apply_insertions(b, r, ops, ins)
         -- perimeter: from the last edge back so that positions stay valid
         table_sort(accepted, function(x, y) return x.edge > y.edge end)
         for _, g in ipairs(accepted) do
@@ -418,7 +410,7 @@ return function(M, Builder, Room, P)
     for i, r in ipairs(rooms) do
       local per = r.outline
       if not per then
-        local tris = room_triangles(r)
+        local tris = room_triangles(self, r)
         if #tris == 0 then
           error(r:label() .. ": no ground geometry to take a perimeter from, and no outline", 2)
         end
@@ -452,13 +444,14 @@ return function(M, Builder, Room, P)
           cur = v
         end
       end
-      for k, op in ipairs(r.ops) do
+      local ops = self:attributes(r)
+      for k, op in ipairs(ops) do
         local t = op.type
         if t == "texture" then
           attrs[#attrs + 1] = { type = "texture", value = op.value }
           cur = op.value
         elseif t == "tunnel" then
-          local nx = r.ops[k + 1]
+          local nx = ops[k + 1]
           if not nx or not STRIP[nx.type] then
             error(r:label() .. ": a road tunnel must be followed by a road, walkway or divided road (§2.4 0x9)", 2)
           end
@@ -532,7 +525,7 @@ return function(M, Builder, Room, P)
       local ids, first_op, last_op = {}, nil, nil
       for j, r in ipairs(rec.rooms) do
         ids[j] = r.id
-        for _, op in ipairs(r.ops) do
+        for _, op in ipairs(self:attributes(r)) do
           if STRIP[op.type] then
             if j == 1 and not first_op then first_op = op end
             if j == #rec.rooms then last_op = op end

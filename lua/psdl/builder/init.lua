@@ -139,6 +139,7 @@ function M.new(opts)
     hpool = core.pool(1, false),
     groups = {}, group_by_key = {},
     rooms = {},
+    store = core.store(), -- the rooms' attributes (src/psdl_store.c), by room serial
     records = {},
     clamped = 0,
     budget = opts.vertex_budget == nil and M.VERTEX_BUDGET or opts.vertex_budget,

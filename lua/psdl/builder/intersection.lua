@@ -16,7 +16,7 @@ check.own(debug.getinfo(1, "S").source)
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
 return function(M, Builder, Room, P)
-  local as_group, pool_flat, fans_of_flat, finite = P.as_group, P.pool_flat, P.fans_of_flat, P.finite
+  local as_group, finite = P.as_group, P.finite
   local nonneg, profile_ok, profile_problem = P.nonneg, P.profile_ok, P.profile_problem
 
   --- An intersection room where road ends meet at a node (psdl.geom.junction): flat road fans
@@ -75,58 +75,51 @@ return function(M, Builder, Room, P)
       if cw == nil then cw = (p.kind or "road") == "walkway" and 0 or 3 end
       arms[i] = { dir = a.dir, profile = p, crosswalk = cw, min_distance = a.min_distance }
     end
-    local ok, j = pcall(core.junction, { c[1], c[2] or 0, c[3] }, arms, { radius = o.radius or 5, arc_step = o.arc_step })
+    -- the kernel, the pooling of its points and the fans of its surface in one call
+    local jopts = { radius = o.radius or 5, arc_step = o.arc_step, snap = self.snap }
+    local center = { c[1], c[2] or 0, c[3] }
+    local ok, j = pcall(core.junction_room, self.vpool, center, arms, jopts)
     if not ok then
       check.raise("intersection at (" .. c[1] .. ", " .. c[3] .. "): " .. tostring(j):gsub("^.-%(", "("))
-    end
-    local jp = j.points
-    local copy = {}
-    for i = 1, #jp do copy[i] = jp[i] end
-    local jrefs = pool_flat(self, copy)
-    local function R(list)
-      local out = {}
-      for i = 1, #list do out[i] = jrefs[list[i]] end
-      return out
-    end
-    local function P(list)
-      local out = {}
-      for i = 1, #list do
-        local k = 3 * (list[i] - 1)
-        out[i] = { jp[k + 1], jp[k + 2], jp[k + 3] }
-      end
-      return out
     end
     local ropts = {}
     for k, v in pairs(o.room or {}) do ropts[k] = v end
     ropts.kind = "intersection"
-    ropts.outline_refs = R(j.outline)
+    ropts.outline_refs = j.outline
     local r = self:room(ropts)
     local g = as_group(self, o.textures or self.style.intersection, "intersection", "intersection")
     if o.tunnel then r:junction_tunnel(o.tunnel) end
     -- road fans over the surface (flat at the node's height)
-    local surf = j.surface
-    local sflat = {}
-    for i = 1, #surf do
-      local k = 3 * (surf[i] - 1)
-      sflat[3 * i - 2], sflat[3 * i - 1], sflat[3 * i] = jp[k + 1], jp[k + 2], jp[k + 3]
-    end
-    fans_of_flat(r, sflat, R(surf), nil, "road_fan", g)
+    local fans = j.fans
+    if #fans == 0 then r:fail("%s: the polygon has no area", "road_fan") end
+    for i = 1, #fans do r:push({ type = "road_fan", group = g, refs = fans[i] }) end
     for _, s in ipairs(j.strips) do
-      local refs = R(s.pairs)
+      local refs = s.pairs
       if s.start_cap then r:push({ type = "sidewalk_strip", group = g, cap = "start", refs = { refs[1], refs[2] } }) end
       r:push({ type = "sidewalk_strip", group = g, refs = refs })
       local n = #refs
       if s.end_cap then r:push({ type = "sidewalk_strip", group = g, cap = "end", refs = { refs[n - 1], refs[n] } }) end
     end
-    for _, cw in ipairs(j.crosswalks) do r:push({ type = "crosswalk", group = g, refs = R(cw) }) end
-    local info = { sections = {}, centers = {}, dirs = {}, distance = j.distance, outline = P(j.outline), junction = j,
-                   room = r }
+    for _, cw in ipairs(j.crosswalks) do r:push({ type = "crosswalk", group = g, refs = cw }) end
+    local info = { sections = j.sections, centers = {}, dirs = {}, distance = j.distance, room = r }
     for i, a in ipairs(arms) do
-      info.sections[i] = P(j.sections[i])
       local dx, dz = geom.unit(a.dir[1], a.dir[2])
       info.dirs[i] = { dx, dz }
       info.centers[i] = { c[1] + dx * j.distance[i], c[2] or 0, c[3] + dz * j.distance[i] }
     end
-    return r, info
+    -- `junction` (the raw core.junction result) and `outline` (its points) are made when
+    -- asked for: the same kernel on the same arguments gives the same geometry
+    return r, setmetatable(info, { __index = function(t, k)
+      if k ~= "junction" and k ~= "outline" then return nil end
+      local raw = core.junction(center, arms, jopts)
+      local jp, out = raw.points, {}
+      for i, v in ipairs(raw.outline) do
+        local q = 3 * (v - 1)
+        out[i] = { jp[q + 1], jp[q + 2], jp[q + 3] }
+      end
+      rawset(t, "junction", raw)
+      rawset(t, "outline", out)
+      return rawget(t, k)
+    end })
   end
 end

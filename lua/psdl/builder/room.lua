@@ -54,7 +54,7 @@ return function(M, Builder, Room, P)
     local r = setmetatable({
       builder = self, kind = kind, name = opts.name, is_tunnel = opts.tunnel and true or false,
       is_bridge = opts.bridge and true or false, flags = opts.flags, prop_rule = opts.prop_rule or 0,
-      ops = {}, serial = #self.rooms + 1,
+      serial = self.store:room(),
     }, Room)
     self.rooms[#self.rooms + 1] = r
     if opts.outline_refs then
@@ -144,10 +144,28 @@ return function(M, Builder, Room, P)
     return pool_flat(self.builder, flat)
   end
 
+  -- Appends an attribute record (an op table: `type`, `group`, `refs` and the type's fields,
+  -- src/lpsdl_store.c) to the room's records in the builder's store.
   function Room:push(op)
-    self.ops[#self.ops + 1] = op
+    self.builder.store:push(self.serial, op)
     self:check_budget()
     return self
+  end
+
+  --- The attribute records of a room, in order, as op tables (`type`, `group` (the texture
+  -- group), `refs` (vertex references) and the type's own fields, as the emitters describe
+  -- them): copies, changing them changes nothing. The builder's read API for modules that
+  -- look at what was emitted (psdl.city.blocks, psdl.city.terrain).
+  -- @tparam Room r a room of this builder
+  -- @tparam[opt] integer from the first record wanted (1-based; default 1)
+  -- @treturn table list of op tables
+  function Builder:attributes(r, from)
+    return self.store:ops(r.serial, self.groups, from)
+  end
+
+  --- Number of attribute records of a room so far.
+  function Builder:attribute_count(r)
+    return self.store:count(r.serial)
   end
 
   --- Road strip with sidewalks (0x0): sections of 4 points, outer L, curb L, curb R, outer R,

@@ -143,8 +143,9 @@ return function(M, Builder, Room, P)
       or opt_problem(o.planar_tol, "planar_tol", "positive") or opt_problem(o.split, "split", "int", 2)
       or (o.start_dir ~= nil and dir_problem(o.start_dir, "start_dir")) or (o.end_dir ~= nil and dir_problem(o.end_dir, "end_dir"))
       or (o.path ~= nil and points_problem(o.path, "path")) or (o.via ~= nil and points_problem(o.via, "via"))
-      or (o.center ~= nil and points_problem(o.center, "center", 2))
-      or end_problem(o.from, "from") or end_problem(o.to, "to")
+    local center_flat -- the centre line checked and flattened in one pass (points_problem)
+    if not m and o.center ~= nil then m, center_flat = points_problem(o.center, "center", 2) end
+    m = m or end_problem(o.from, "from") or end_problem(o.to, "to")
       or section_problem(o.start_section, "start_section", stride) or section_problem(o.end_section, "end_section", stride)
     if not m then
       for _, f in ipairs(STREET_TABLES) do
@@ -176,8 +177,7 @@ return function(M, Builder, Room, P)
     end
     local cflat
     if o.center then
-      if plan_length(o.center) < 1e-6 then argerr(1, "street", "center has zero horizontal length") end
-      cflat = geom.flatten(o.center)
+      cflat = center_flat
     else
       if #ctrl < 2 then argerr(1, "street", "path: 2 or more points expected (or from / to)") end
       if plan_length(ctrl) < 1e-6 then
@@ -188,23 +188,22 @@ return function(M, Builder, Room, P)
         planar_tol = o.planar_tol, start_dir = start_dir, end_dir = end_dir })
       if #cflat < 6 then argerr(1, "street", "path has zero horizontal length") end
     end
-    local prof = {}
-    for k, v in pairs(profile) do prof[k] = v end
-    prof.kind = profile.kind or "road"
-    local sf, clamped = core.sections(cflat, prof, start_dir, end_dir)
-    local nsec = #sf // (3 * stride)
-    local function put_row(k, row, what)
-      local pm = section_problem(row, what, stride)
+    -- the end sections an intersection gives (those of the options are checked above)
+    if start_section and not o.start_section then
+      local pm = section_problem(start_section, "from: the arm's end section", stride)
       if pm then argerr(1, "street", pm) end
-      for c = 1, stride do
-        local p, i = row[c], 3 * ((k - 1) * stride + c - 1)
-        sf[i + 1], sf[i + 2], sf[i + 3] = p[1], p[2] or 0, p[3]
-      end
     end
-    if start_section then put_row(1, start_section, o.start_section and "start_section" or "from: the arm's end section") end
-    if end_section then put_row(nsec, end_section, o.end_section and "end_section" or "to: the arm's end section") end
+    if end_section and not o.end_section then
+      local pm = section_problem(end_section, "to: the arm's end section", stride)
+      if pm then argerr(1, "street", pm) end
+    end
+    -- sections, end rows, pooling, rooms and their outlines in one call (psdl_street_rooms)
+    local sopts = { start_dir = start_dir, end_dir = end_dir, start_section = start_section, end_section = end_section,
+                    split = o.split or 64, snap = self.snap, min_length = o.center and 1e-6 or nil }
+    local res = core.street_rooms(self.vpool, cflat, profile, sopts)
+    if not res then argerr(1, "street", "center has zero horizontal length") end
+    local clamped, nsec = res.clamped, res.sections
     self.clamped = self.clamped + clamped
-    local split = o.split or 64
     local ropts = o.room or {}
     local tunnel = o.tunnel
     if o.railing then
@@ -217,22 +216,15 @@ return function(M, Builder, Room, P)
     end
     local textures = o.textures
     if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
-    if split < 2 then argerr(1, "street", "split: at least 2 sections per room") end
-    local all = {}
-    for i = 1, #sf do all[i] = sf[i] end
-    local srefs = pool_flat(self, all) -- numbers checked: the sections of a checked line
     local rooms = {}
-    local nrooms = (nsec - 2) // (split - 1) + 1 -- rooms of at most `split` sections, as even as can be
-    local first = 1
-    while first < nsec do
-      local last = min(nsec, first + (nsec - first + (nrooms - #rooms) - 1) // (nrooms - #rooms))
-      local refs = {}
-      for i = (first - 1) * stride + 1, last * stride do refs[#refs + 1] = srefs[i] end
-      local is_tunnel = ropts.tunnel
-      if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
+    local list = res.rooms
+    local is_tunnel = ropts.tunnel
+    if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
+    for k = 1, #list do
+      local refs = list[k].refs
       local r = self:room{ kind = "road", name = ropts.name, tunnel = is_tunnel,
                            bridge = ropts.bridge, flags = ropts.flags,
-                           prop_rule = #rooms == 0 and ropts.prop_rule or 0 }
+                           prop_rule = k == 1 and ropts.prop_rule or 0 }
       if clamped > 0 and not o.allow_clamp then
         r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
           .. "curve or pass allow_clamp", clamped)
@@ -244,41 +236,58 @@ return function(M, Builder, Room, P)
         r:push({ type = "walkway", group = as_group(self, textures, "single", "street"), refs = refs })
       else
         local dv = {}
-        for k, v in pairs(o.divider or {}) do dv[k] = v end
-        dv.cap_start = first == 1 and (o.divider or {}).cap_start
-        dv.cap_end = last == nsec and (o.divider or {}).cap_end
+        for kk, v in pairs(o.divider or {}) do dv[kk] = v end
+        dv.cap_start = k == 1 and (o.divider or {}).cap_start
+        dv.cap_end = k == #list and (o.divider or {}).cap_end
         r:divided_refs(refs, textures, dv)
       end
-      -- the outline of the strip: first section left to right, the right rail, the last
-      -- section right to left, the left rail back (retail winding, §4.2)
-      local ns = #refs // stride
-      local out = {}
-      local function put(v) if out[#out] ~= v then out[#out + 1] = v end end
-      for c = 1, stride do put(refs[c]) end
-      for k = 2, ns do put(refs[k * stride]) end
-      for c = stride - 1, 1, -1 do put(refs[(ns - 1) * stride + c]) end
-      for k = ns - 1, 2, -1 do put(refs[(k - 1) * stride + 1]) end
-      while #out > 1 and out[#out] == out[1] do out[#out] = nil end
-      r.outline = out
+      r.outline = list[k].outline
       rooms[#rooms + 1] = r
-      first = last
     end
-    local left, right = {}, {}
-    for k = 1, nsec do
-      local i, j = 3 * (k - 1) * stride, 3 * (k * stride - 1)
-      left[k] = { sf[i + 1], sf[i + 2], sf[i + 3] }
-      right[k] = { sf[j + 1], sf[j + 2], sf[j + 3] }
-    end
-    local function row(k)
-      local t = {}
-      for c = 1, stride do
-        local i = 3 * ((k - 1) * stride + c - 1)
-        t[c] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+    -- the rest of the info (points of the sections and rails) is made when asked for: the
+    -- same call again (every point is pooled already, so the pool does not change)
+    local info = { stride = stride, sections = nsec }
+    return rooms, setmetatable(info, { __index = function(t, key)
+      if key ~= "center" and key ~= "flat" and key ~= "refs" and key ~= "left" and key ~= "right" and key ~= "first"
+         and key ~= "last" then
+        return nil
       end
-      return t
-    end
-    return rooms, { center = geom.unflatten(cflat), flat = sf, stride = stride, refs = srefs, left = left,
-                    right = right, first = row(1), last = row(nsec), sections = nsec }
+      sopts.flat = true
+      local all = core.street_rooms(self.vpool, cflat, profile, sopts)
+      local sf = all.flat
+      local left, right = {}, {}
+      for k = 1, nsec do
+        local i, j = 3 * (k - 1) * stride, 3 * (k * stride - 1)
+        left[k] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+        right[k] = { sf[j + 1], sf[j + 2], sf[j + 3] }
+      end
+      local function row(k)
+        local r = {}
+        for c = 1, stride do
+          local i = 3 * ((k - 1) * stride + c - 1)
+          r[c] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+        end
+        return r
+      end
+      rawset(t, "center", geom.unflatten(cflat))
+      rawset(t, "flat", sf)
+      rawset(t, "refs", all.refs)
+      rawset(t, "left", left)
+      rawset(t, "right", right)
+      rawset(t, "first", row(1))
+      rawset(t, "last", row(nsec))
+      return rawget(t, key)
+    end })
+  end
+
+  --- A room outline in plan for overlap tests (read API; psdl.city.network's `overlaps`): the
+  -- points of vertex references as `{x, z}`, a point within `eps` metres (in x and z) of the
+  -- last one kept left out, with the box of all of them, in one call (`core.plan_outline`).
+  -- @tparam table refs vertex references (a room's `outline`)
+  -- @tparam[opt] number eps metres (1e-6)
+  -- @treturn table `{ {x, z}, ..., x0 =, z0 =, x1 =, z1 = }`
+  function Builder:plan_outline(refs, eps)
+    return core.plan_outline(self.vpool, refs, eps)
   end
 
   return {

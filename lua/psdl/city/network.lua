@@ -522,14 +522,8 @@ function M.overlaps(city, b)
     if not room or not room.outline or room.is_tunnel or room.is_bridge or (room.flags and room.flags & 0x40 ~= 0) then
       return
     end
-    local poly = { x0 = huge, z0 = huge, x1 = -huge, z1 = -huge }
-    for _, ref in ipairs(room.outline) do
-      local p = b:point(ref)
-      local q = poly[#poly]
-      if not q or abs(q[1] - p[1]) > 1e-6 or abs(q[2] - p[3]) > 1e-6 then poly[#poly + 1] = { p[1], p[3] } end
-      poly.x0, poly.x1 = min(poly.x0, p[1]), max(poly.x1, p[1])
-      poly.z0, poly.z1 = min(poly.z0, p[3]), max(poly.z1, p[3])
-    end
+    -- the outline in plan, repeats (within 1e-6 m) left out, and its box (one call)
+    local poly = b:plan_outline(room.outline, 1e-6)
     if #poly < 3 then return end
     local it = { poly = poly, owner = owner }
     items[#items + 1] = it

@@ -214,7 +214,7 @@ end
 local function network_box(b)
   local x0, z0, x1, z1 = huge, huge, -huge, -huge
   for _, r in ipairs(b.rooms) do
-    for _, op in ipairs(r.ops or {}) do
+    for _, op in ipairs(b:attributes(r)) do
       for _, ref in ipairs(op.refs or {}) do
         local p = b:point(ref)
         if p[1] < x0 then x0 = p[1] end

@@ -58,10 +58,9 @@ return function(M, Ctx, private)
     local tris = {}
     local hub = ctx.height and function(x, z) return ctx:h(x, z, nil) end or nil
     for _, g in ipairs(pieces) do
-      local n0 = #r.ops
+      local n0 = b:attribute_count(r)
       r:fan(g.pts, texture, { hub_height = hub })
-      for k = n0 + 1, #r.ops do
-        local op = r.ops[k]
+      for _, op in ipairs(b:attributes(r, n0 + 1)) do
         if op.type == "fan" then
           local f = b:flat_of(op.refs) -- the fan's points, x, y, z each, in one call
           local hx, hy, hz = f[1], f[2], f[3]

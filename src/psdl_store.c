@@ -1,0 +1,143 @@
+/* psdl_store.c -- the room store of psdl.builder (see psdl_store.h). */
+#include "psdl_store.h"
+#include "psdl_geom.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct store_room {
+    int32_t head, tail; /* first and last record, -1 = none */
+    uint32_t count;
+} store_room;
+
+struct psdl_store {
+    store_room *rooms;
+    size_t nrooms, caprooms;
+    psdl_store_rec *recs;
+    size_t nrecs, caprecs;
+    uint32_t *refs;
+    size_t nrefs, caprefs;
+};
+
+/* Grows *arr (elements of size elem, *cap of them) to hold at least need; 0 or an error. */
+static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return PSDL_STORE_OK;
+    if (need > PSDL_STORE_MAX) return PSDL_STORE_FULL;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c = c > PSDL_STORE_MAX / 2 ? PSDL_STORE_MAX : c * 2;
+    if (c > SIZE_MAX / elem) return PSDL_STORE_NOMEM;
+    void *p = realloc(*arr, c * elem);
+    if (!p) return PSDL_STORE_NOMEM;
+    *arr = p;
+    *cap = c;
+    return PSDL_STORE_OK;
+}
+
+psdl_store *psdl_store_new(void) { return (psdl_store *)calloc(1, sizeof(psdl_store)); }
+
+void psdl_store_free(psdl_store *s) {
+    if (!s) return;
+    free(s->rooms);
+    free(s->recs);
+    free(s->refs);
+    free(s);
+}
+
+long psdl_store_add_room(psdl_store *s) {
+    if (!s) return PSDL_STORE_RANGE;
+    int e = grow((void **)&s->rooms, &s->caprooms, s->nrooms + 1, sizeof *s->rooms);
+    if (e) return e;
+    store_room *r = &s->rooms[s->nrooms++];
+    r->head = r->tail = -1;
+    r->count = 0;
+    return (long)s->nrooms;
+}
+
+size_t psdl_store_rooms(const psdl_store *s) { return s ? s->nrooms : 0; }
+
+int psdl_store_push(psdl_store *s, size_t room, const psdl_store_rec *rec, const uint32_t *refs, size_t n) {
+    if (!s || !rec || room < 1 || room > s->nrooms || rec->type >= PSDL_STORE_NTYPES || (n && !refs))
+        return PSDL_STORE_RANGE;
+    if (n > PSDL_STORE_MAX - s->nrefs) return PSDL_STORE_FULL;
+    int e = grow((void **)&s->recs, &s->caprecs, s->nrecs + 1, sizeof *s->recs);
+    if (!e) e = grow((void **)&s->refs, &s->caprefs, s->nrefs + n, sizeof *s->refs);
+    if (e) return e;
+    psdl_store_rec *d = &s->recs[s->nrecs];
+    *d = *rec;
+    d->ref0 = (uint32_t)s->nrefs;
+    d->nrefs = (uint32_t)n;
+    d->next = -1;
+    if (n) memcpy(s->refs + s->nrefs, refs, n * sizeof *refs);
+    s->nrefs += n;
+    store_room *r = &s->rooms[room - 1];
+    int32_t idx = (int32_t)s->nrecs++;
+    if (r->tail >= 0) s->recs[r->tail].next = idx;
+    else r->head = idx;
+    r->tail = idx;
+    r->count++;
+    return PSDL_STORE_OK;
+}
+
+size_t psdl_store_count(const psdl_store *s, size_t room) {
+    if (!s || room < 1 || room > s->nrooms) return 0;
+    return s->rooms[room - 1].count;
+}
+
+const psdl_store_rec *psdl_store_first(const psdl_store *s, size_t room) {
+    if (!s || room < 1 || room > s->nrooms || s->rooms[room - 1].head < 0) return NULL;
+    return &s->recs[s->rooms[room - 1].head];
+}
+
+const psdl_store_rec *psdl_store_next(const psdl_store *s, const psdl_store_rec *rec) {
+    if (!s || !rec || rec->next < 0 || (size_t)rec->next >= s->nrecs) return NULL;
+    return &s->recs[rec->next];
+}
+
+const uint32_t *psdl_store_refs(const psdl_store *s, const psdl_store_rec *rec) {
+    if (!s || !rec || rec->nrefs == 0 || (size_t)rec->ref0 + rec->nrefs > s->nrefs) return NULL;
+    return s->refs + rec->ref0;
+}
+
+int psdl_store_clear(psdl_store *s, size_t room) {
+    if (!s || room < 1 || room > s->nrooms) return PSDL_STORE_RANGE;
+    store_room *r = &s->rooms[room - 1];
+    r->head = r->tail = -1;
+    r->count = 0;
+    return PSDL_STORE_OK;
+}
+
+int psdl_store_is_surface(const psdl_store_rec *rec) {
+    if (!rec) return 0;
+    switch (rec->type) {
+    case PSDL_STORE_SIDEWALK_STRIP: return rec->cap == 0;
+    case PSDL_STORE_ROAD:
+    case PSDL_STORE_DIVIDED_ROAD:
+    case PSDL_STORE_WALKWAY:
+    case PSDL_STORE_CROSSWALK:
+    case PSDL_STORE_ROAD_FAN:
+    case PSDL_STORE_FAN: return 1;
+    default: return 0;
+    }
+}
+
+int psdl_store_triangles(const psdl_store *s, size_t room, uint32_t **out, size_t *nout) {
+    if (!out || !nout) return PSDL_STORE_RANGE;
+    *out = NULL;
+    *nout = 0;
+    if (!s || room < 1 || room > s->nrooms) return PSDL_STORE_RANGE;
+    size_t bound = 0;
+    for (const psdl_store_rec *r = psdl_store_first(s, room); r; r = psdl_store_next(s, r))
+        if (psdl_store_is_surface(r)) {
+            size_t b = psdl_surface_bound(r->nrefs);
+            if (b > SIZE_MAX / sizeof(uint32_t) - bound) return PSDL_STORE_NOMEM;
+            bound += b;
+        }
+    uint32_t *d = (uint32_t *)malloc((bound ? bound : 1) * sizeof *d);
+    if (!d) return PSDL_STORE_NOMEM;
+    size_t w = 0;
+    for (const psdl_store_rec *r = psdl_store_first(s, room); r; r = psdl_store_next(s, r))
+        if (psdl_store_is_surface(r) && r->nrefs) w += psdl_surface_triangles(d + w, r->type, psdl_store_refs(s, r), r->nrefs);
+    *out = d;
+    *nout = w;
+    return PSDL_STORE_OK;
+}

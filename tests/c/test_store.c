@@ -1,0 +1,131 @@
+/* test_store.c -- the room store of psdl.builder (src/psdl_store.h): rooms filled in any
+ * order keep their records in push order, references are copied, clear + push replaces a
+ * room's records, surface triangles leave caps and non-floor records out, and every misuse
+ * (no such room, a type out of range, NULL arguments) gives an error code, never a crash.
+ * Run under ASan/UBSan by scripts/test (build-asan/psdl_ctest_store). */
+#include "psdl_store.h"
+
+#include "check.h"
+
+static psdl_store_rec rec_of(int type, uint32_t group) {
+    psdl_store_rec r;
+    memset(&r, 0, sizeof r);
+    r.type = (uint8_t)type;
+    r.group = group;
+    return r;
+}
+
+static void test_rooms_and_order(void) {
+    set_ctx("rooms and order");
+    psdl_store *s = psdl_store_new();
+    CHECK(s != NULL);
+    CHECK(psdl_store_rooms(s) == 0);
+    CHECK(psdl_store_add_room(s) == 1);
+    CHECK(psdl_store_add_room(s) == 2);
+    uint32_t a[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    psdl_store_rec r = rec_of(PSDL_STORE_ROAD, 3);
+    /* interleaved: room 2, room 1, room 2 */
+    CHECK(psdl_store_push(s, 2, &r, a, 8) == 0);
+    r = rec_of(PSDL_STORE_FAN, 1);
+    r.param[0] = 2.5;
+    CHECK(psdl_store_push(s, 1, &r, a, 4) == 0);
+    r = rec_of(PSDL_STORE_FACADE, 2);
+    r.param[2] = 7;
+    a[0] = 99; /* the store copied the references */
+    CHECK(psdl_store_push(s, 2, &r, a + 6, 2) == 0);
+    CHECK(psdl_store_count(s, 1) == 1);
+    CHECK(psdl_store_count(s, 2) == 2);
+    const psdl_store_rec *x = psdl_store_first(s, 2);
+    CHECK(x && x->type == PSDL_STORE_ROAD && x->group == 3 && x->nrefs == 8);
+    CHECK(x && psdl_store_refs(s, x)[0] == 1 && psdl_store_refs(s, x)[7] == 8);
+    x = psdl_store_next(s, x);
+    CHECK(x && x->type == PSDL_STORE_FACADE && x->param[2] == 7 && x->nrefs == 2);
+    CHECK(x && psdl_store_refs(s, x)[0] == 7);
+    CHECK(psdl_store_next(s, x) == NULL);
+    x = psdl_store_first(s, 1);
+    CHECK(x && x->type == PSDL_STORE_FAN && x->param[0] == 2.5 && psdl_store_refs(s, x)[0] == 1);
+    /* many records: the arrays grow, earlier ones keep their values */
+    for (int i = 0; i < 10000; i++) {
+        psdl_store_rec q = rec_of(PSDL_STORE_SLIVER, (uint32_t)i + 1);
+        uint32_t v[2] = {(uint32_t)i + 1, (uint32_t)i + 2};
+        if (psdl_store_push(s, 1 + (size_t)(i % 2), &q, v, 2) != 0) {
+            CHECK(0);
+            break;
+        }
+    }
+    CHECK(psdl_store_count(s, 1) == 5001 && psdl_store_count(s, 2) == 5002);
+    size_t k = 0, ok = 1;
+    for (x = psdl_store_first(s, 1); x; x = psdl_store_next(s, x), k++)
+        if (k > 0 && (x->group != 2 * (k - 1) + 1 || psdl_store_refs(s, x)[1] != x->group + 1)) ok = 0;
+    CHECK(ok && k == 5001);
+    psdl_store_free(s);
+}
+
+static void test_clear_and_triangles(void) {
+    set_ctx("clear and triangles");
+    psdl_store *s = psdl_store_new();
+    CHECK(psdl_store_add_room(s) == 1);
+    uint32_t road[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    psdl_store_rec r = rec_of(PSDL_STORE_ROAD, 1);
+    CHECK(psdl_store_push(s, 1, &r, road, 8) == 0);
+    r = rec_of(PSDL_STORE_SIDEWALK_STRIP, 1);
+    r.cap = 1; /* a cap is no floor */
+    CHECK(psdl_store_push(s, 1, &r, road, 2) == 0);
+    r = rec_of(PSDL_STORE_FACADE, 1); /* no floor either */
+    CHECK(psdl_store_push(s, 1, &r, road, 2) == 0);
+    uint32_t *t = NULL;
+    size_t n = 0;
+    CHECK(psdl_store_triangles(s, 1, &t, &n) == 0);
+    CHECK(n == 18); /* 3 quads, 2 triangles each */
+    CHECK(t && t[0] == 1 && t[1] == 2 && t[2] == 6);
+    free(t);
+    CHECK(psdl_store_clear(s, 1) == 0);
+    CHECK(psdl_store_count(s, 1) == 0 && psdl_store_first(s, 1) == NULL);
+    CHECK(psdl_store_triangles(s, 1, &t, &n) == 0 && n == 0);
+    free(t);
+    uint32_t fan[] = {10, 11, 12, 13};
+    r = rec_of(PSDL_STORE_FAN, 2);
+    CHECK(psdl_store_push(s, 1, &r, fan, 4) == 0);
+    CHECK(psdl_store_count(s, 1) == 1 && psdl_store_first(s, 1)->group == 2);
+    CHECK(psdl_store_triangles(s, 1, &t, &n) == 0 && n == 6);
+    free(t);
+    psdl_store_free(s);
+}
+
+static void test_misuse(void) {
+    set_ctx("misuse");
+    psdl_store *s = psdl_store_new();
+    psdl_store_rec r = rec_of(PSDL_STORE_ROAD, 1);
+    uint32_t v[] = {1, 2};
+    CHECK(psdl_store_push(s, 1, &r, v, 2) == PSDL_STORE_RANGE); /* no rooms yet */
+    CHECK(psdl_store_add_room(s) == 1);
+    CHECK(psdl_store_push(s, 0, &r, v, 2) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push(s, 2, &r, v, 2) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push(s, 1, NULL, v, 2) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push(s, 1, &r, NULL, 2) == PSDL_STORE_RANGE);
+    r.type = PSDL_STORE_NTYPES;
+    CHECK(psdl_store_push(s, 1, &r, v, 2) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_count(s, 1) == 0);
+    r.type = PSDL_STORE_TUNNEL; /* no references is fine */
+    CHECK(psdl_store_push(s, 1, &r, NULL, 0) == 0);
+    CHECK(psdl_store_refs(s, psdl_store_first(s, 1)) == NULL);
+    CHECK(psdl_store_count(s, 7) == 0 && psdl_store_first(s, 7) == NULL && psdl_store_first(s, 0) == NULL);
+    CHECK(psdl_store_clear(s, 0) == PSDL_STORE_RANGE && psdl_store_clear(s, 2) == PSDL_STORE_RANGE);
+    uint32_t *t = (uint32_t *)1;
+    size_t n = 5;
+    CHECK(psdl_store_triangles(s, 3, &t, &n) == PSDL_STORE_RANGE && t == NULL && n == 0);
+    CHECK(psdl_store_triangles(s, 1, NULL, &n) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_next(s, NULL) == NULL && psdl_store_refs(s, NULL) == NULL);
+    CHECK(psdl_store_add_room(NULL) < 0 && psdl_store_rooms(NULL) == 0 && psdl_store_count(NULL, 1) == 0);
+    CHECK(psdl_store_first(NULL, 1) == NULL && psdl_store_clear(NULL, 1) == PSDL_STORE_RANGE);
+    psdl_store_free(s);
+    psdl_store_free(NULL);
+}
+
+int main(void) {
+    test_rooms_and_order();
+    test_clear_and_triangles();
+    test_misuse();
+    printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
