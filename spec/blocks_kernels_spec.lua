@@ -147,3 +147,29 @@ describe("core.refs_box", function()
     assert.matches("bad argument #1", err)
   end)
 end)
+
+describe("Region:target", function()
+  local outer = { { 0, 0, 0 }, { 0, 0, 100 }, { 100, 0, 100 }, { 100, 0, 0 } }
+  local hole = { { 40, 0, 40 }, { 40, 0, 60 }, { 60, 0, 60 }, { 60, 0, 40 } }
+  it("joins a hole's point to the nearest outer point it sees, the second chord clear of the first", function()
+    local region = core.region({ outer, hole })
+    assert.equal(1, region:target(1, 1))
+    assert.equal(3, region:target(1, 3, 1, 1))
+  end)
+
+  it("names the bad argument", function()
+    local region = core.region({ outer, hole })
+    local function err(...)
+      local ok, e = pcall(region.target, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("no such hole", err(region, 2, 1))
+    assert.matches("no such hole", err(region, 0, 1))
+    assert.matches("bad argument #3.-index out of range", err(region, 1, 5))
+    assert.matches("bad argument #4.-index out of range", err(region, 1, 1, 9, 1))
+    assert.matches("avoid and other go together", err(region, 1, 1, 1))
+    assert.matches("psdl.Region expected", err({}, 1, 1))
+    assert.matches("number expected", err(region, "1x", 1))
+  end)
+end)

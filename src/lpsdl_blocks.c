@@ -7,6 +7,7 @@
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *       region:target(hole, k [, avoid, other]) -> i | nil the outer point a hole joins
  *   core.refs_box(points, lists) -> x0, x1, z0, z1 | nil  plan box of referenced points
  *   core.rings_crossing(ring [, holes]) -> nil | e1, e2   first crossing of a ring with holes
  *                                                         (psdl_self_crossing on point tables)
@@ -526,8 +527,46 @@ static int l_split_chord(lua_State *L) {
     return 1;
 }
 
+/* An optional 1-based index at idx within 1..n, 0-based, or PSDL_REGION_NONE when nil. */
+static size_t opt_index(lua_State *L, int idx, size_t n) {
+    if (lua_isnoneornil(L, idx)) return PSDL_REGION_NONE;
+    lua_Integer v = luaL_checkinteger(L, idx);
+    luaL_argcheck(L, v >= 1 && (lua_Unsigned)v <= (lua_Unsigned)n, idx, "index out of range");
+    return (size_t)v - 1;
+}
+
+/***
+ * The point of the outer ring a hole's point is joined to (psdl_region_target): outer points
+ * by distance, the first whose chord is in the outer ring's angle there and clear, first
+ * away from the edges (10 degrees), then any; with `avoid` and `other`, not outer point
+ * `avoid` and not meeting the chord from hole point `other` to it.
+ * @function Region:target
+ * @tparam integer hole the hole (1-based: the region's second ring is hole 1)
+ * @tparam integer k the hole's point (1-based)
+ * @tparam[opt] integer avoid an outer point (1-based), given with `other`
+ * @tparam[opt] integer other the hole point of the first chord (1-based)
+ * @treturn integer|nil the outer point (1-based)
+ * @raise on an index out of range, or avoid without other (or the reverse)
+ */
+static int l_region_target(lua_State *L) {
+    region_box *b = (region_box *)luaL_checkudata(L, 1, REGION);
+    lua_Integer hole = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, hole >= 1 && (lua_Unsigned)hole < (lua_Unsigned)b->nrings, 2, "no such hole");
+    size_t ring = (size_t)hole, nh = b->start[ring + 1] - b->start[ring], no = b->start[1] - b->start[0];
+    lua_Integer k = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= (lua_Unsigned)nh, 3, "index out of range");
+    size_t avoid = opt_index(L, 4, no), other = opt_index(L, 5, nh);
+    luaL_argcheck(L, (avoid == PSDL_REGION_NONE) == (other == PSDL_REGION_NONE), 4, "avoid and other go together");
+    size_t r = psdl_region_target(b->xz, b->ids, b->start, b->nrings, ring, (size_t)k - 1, avoid, other);
+    if (r == PSDL_REGION_NOMEM) return luaL_error(L, "not enough memory");
+    if (r == PSDL_REGION_NONE) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)r + 1);
+    return 1;
+}
+
 static const luaL_Reg region_meth[] = {
     {"clear", l_region_clear},
+    {"target", l_region_target},
     {NULL, NULL},
 };
 
