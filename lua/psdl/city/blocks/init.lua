@@ -264,14 +264,10 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     if #pieces > 1 then flat_y = nil end
   end
   local t0 = os_clock()
-  local tris = ground(self, r, pieces, texture)
+  local tris
+  tris, flat_y = ground(self, r, pieces, texture, flat_y)
   local t1 = os_clock()
   self.time.ground = self.time.ground + (t1 - t0)
-  if flat_y then
-    for _, t in ipairs(tris) do
-      if t[2] ~= flat_y or t[5] ~= flat_y or t[8] ~= flat_y then flat_y = nil; break end
-    end
-  end
   local R = { room = r, pts = P.pts, ground = sampler(tris, flat_y), nbuildings = 0 }
   local fps = self.footprints
   if fps then -- given footprints standing wholly in this room, first
