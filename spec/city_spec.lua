@@ -17,15 +17,7 @@ local perimeter_poly, bbox, road_attrs, intersection_rooms = H.perimeter_poly, H
 
 ------------------------------------------------------------------------ helpers
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
--- Runs a shell command; returns its output, success, exit code.
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  return out, ok, code
-end
+local q, run = H.q, H.run
 
 -- Runs the CLI in this process; returns exit code, stdout, stderr.
 local function psdl_cli(...)

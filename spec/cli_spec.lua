@@ -30,42 +30,13 @@ end
 local H = require "helper"
 local slurp, spit = H.read_bytes, H.write_bytes
 
--- A file-like object that collects what is written to it.
-local function collector()
-  local parts = {}
-  return {
-    write = function(self, ...)
-      for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
-      return self
-    end,
-    text = function() return table.concat(parts) end,
-  }
-end
+local run = H.cli
 
--- Run the command line in-process: returns exit code, stdout text, stderr text.
-local function run(...)
-  local out, err = collector(), collector()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
-
--- Files to remove when the running test ends. busted keeps one finally() callback per
--- test (a later call replaces the earlier), so each call registers the whole list.
-local trash = {}
-local function cleanup(...)
-  for i = 1, select("#", ...) do trash[#trash + 1] = (select(i, ...)) end
-  finally(function()
-    for _, path in ipairs(trash) do os.remove(path) end
-    trash = {}
-  end)
-end
+-- Files to remove when the running test ends.
+local function cleanup(...) H.cleanup(finally, ...) end
 
 -- A fresh temporary path, removed when the test ends.
-local function tmpname(suffix)
-  local path = H.tmpname(suffix)
-  cleanup(path)
-  return path
-end
+local function tmpname(suffix) return H.tmp(finally, suffix) end
 
 local function count(s, pattern)
   local n = 0

@@ -597,16 +597,7 @@ describe("companion codecs", function()
 
     it("psdl info, dump --json and undump handle every format byte for byte", function()
       local cli = require "psdl.cli"
-      local function collector()
-        local parts = {}
-        return { write = function(self, ...) for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end return self end,
-          text = function() return table.concat(parts) end }
-      end
-      local function run(...)
-        local out, err = collector(), collector()
-        local code = cli.main({ ... }, { stdout = out, stderr = err })
-        return code, out.text(), err.text()
-      end
+      local run = H.cli
       local paths = {}
       finally(function() for _, p in ipairs(paths) do os.remove(p) end end)
       for f, bytes in pairs(EXAMPLES) do
@@ -640,6 +631,89 @@ describe("companion codecs", function()
       assert.truthy(text:find(good .. ": ok", 1, true), text)
       assert.truthy(text:find("error unit_axis roads[1].x_axis[1]", 1, true), text)
     end)
+  end)
+end)
+
+describe("companion encoders on tables they cannot hold", function()
+  it("raise naming the field (1-based path) and the problem", function()
+    local core = require "psdl.core"
+    local function v3() return { 0, 0, 0 } end
+    local cases = {
+      { "inst_encode", { { room = 1, name = ("a"):rep(127), x_axis = v3(), position = v3() } } },
+      { "inst_encode", { { room = 1, name = "x", compact = true, x_axis = { 1, 1, 0 }, position = v3() } } },
+      { "inst_encode", { { room = 1.5, name = "x", x_axis = v3(), position = v3() } } },
+      { "inst_encode", { { room = 1, name = "x", x_axis = { 1, "a", 0 }, position = v3() } } },
+      { "pathset_encode", { paths = { { name = ("a"):rep(33), points = {}, type = 1 } } } },
+      { "pathset_encode", { paths = { { name = "a\0b", points = {}, type = 1 } } } },
+      { "pathset_encode", { paths = { { name = "a", name_field = "a", points = {}, type = 1 } } } },
+      { "pathset_encode", { paths = { { name = "a", points = { v3() }, words = { -1 }, type = 1 } } } },
+      { "pathset_encode", { paths = { { name = "a", points = { v3() }, words = { 1, 2 }, type = 1 } } } },
+      { "pathset_encode", { paths = {}, trailing = 5 } },
+      { "pkg_encode", { magic = "PKG2", chunks = {} } },
+      { "pkg_encode", { chunks = { { name = "" } } } },
+      { "pkg_encode", { chunks = { { name = "x", xrefs = { { matrix = { v3(), v3(), v3(), v3() }, name = ("n"):rep(32) } } } } } },
+      { "pkg_encode", { chunks = { { name = "x", geometry = { fvf = 2, sections = { { shader = 1, packets = {
+          { vertices = { { position = v3() } }, indices = { 2 } } } } } } } } } },
+      { "pkg_encode", { chunks = { { name = "x", shaders = { compact = true, paint_jobs = { { { texture = false,
+          diffuse = { 1, 2, 3, 256 }, second = { 0, 0, 0, 0 }, emissive = { 0, 0, 0, 0 } } } } } } } } },
+      { "pkg_encode", { chunks = { { name = "x" } } } },
+      { "pkg_encode", { chunks = { { name = "x", data = "ab" } }, } },
+      { "tex_encode", { width = 4, height = 4, format = 99, levels = {} } },
+      { "tex_encode", { width = 1, height = 1, format = 1, levels = { "\0" }, palette = "ab" } },
+      { "tex_encode", { width = 1, height = 1, format = 17, levels = { "ab" } } },
+      { "tex_encode", { width = 1, height = 1, format = 17, levels = { "abc" }, trailing = "zz" } },
+      { "cpvs_encode", { rooms = 3, rows = { { visible = { 1, 0x1000000 } }, { visible = {} } } } },
+      { "cpvs_encode", { rooms = 3, rows = { { visible = { 1 } } } } },
+      { "bai_encode", { roads = { { rooms = { 1, "x" } } } } },
+      { "bai_encode", { roads = {}, intersections = { { room = 1, center = v3(), roads = { 0 } } } } },
+      { "bai_encode", { roads = {}, intersections = {}, cull_rooms = 2, near = { [0] = {}, { 0 } }, ["in"] = { [0] = {}, {} } } },
+      { "bai_encode", { roads = {}, intersections = {}, cull_rooms = 2, near = { [0] = {} }, ["in"] = { [0] = {}, {} } } },
+      { "bai_encode", { roads = {}, intersections = {}, cull_rooms = 1, near = { [0] = {} }, ["in"] = { [0] = {} }, trailing = "xy" } },
+    }
+    -- the message inside "bad argument #1 to '<f>' (...)"; false: the table encodes
+    local expected = {
+      "[1].name: 127 bytes, at most 126 (the name byte holds the length with its NUL in 7 bits)",
+      "[1].x_axis: a compact record stores no y component: 0 expected, got 1",
+      "[1].room: integer expected, got number",
+      "[1].x_axis[2]: number expected, got string",
+      "paths[1].name: 33 bytes: at most 32, no NUL",
+      "paths[1].name: 3 bytes with a NUL: at most 32, no NUL",
+      "paths[1].name_field: 1 bytes, 32 expected",
+      "paths[1].words[1]: -1 is out of range 0..4294967295",
+      "paths[1].words: 2 words, 1 expected (one per point)",
+      "trailing: string expected, got number",
+      "magic: only \"PKG3\" can be written",
+      "chunks[1].name: 0 bytes: 1 to 254 expected",
+      "chunks[1].xrefs[1].name: 32 bytes: at most 31, no NUL",
+      "chunks[1].geometry.sections[1].packets[1].indices[1]: 2 is out of range 1..1",
+      "chunks[1].shaders.paint_jobs[1][1].diffuse[4]: 256 is out of range 0..255",
+      "chunks[1]: exactly one of geometry, shaders, xrefs or data expected, 0 given",
+      false,
+      "format: 99 has no known texel layout: give the raw bytes as `data`",
+      "palette: 2 bytes, 1024 expected for format 1",
+      "levels[1]: 2 bytes, 3 expected",
+      false,
+      "rows[1].visible[2]: 16777216 is out of range 0..16777215",
+      "rows: 1 rows, 2 expected (rooms 1 .. rooms - 1)",
+      "roads[1].rooms[2]: integer expected, got string",
+      "intersections[1].roads[1]: 0 is out of range 1..4294967296",
+      "near[1][1]: 0 is out of range 1..65536",
+      "near: 2 lists expected (cull_rooms, indexed by room id from 0), 1 given",
+      false,
+    }
+    assert.equal(#cases, #expected)
+    for i, c in ipairs(cases) do
+      local ok, msg = pcall(core[c[1]], c[2])
+      if expected[i] then
+        assert.is_false(ok, c[1] .. " case " .. i)
+        -- (the function's name is the first that Lua finds it under: psdl.core's or its module's)
+        assert.matches("^bad argument #1 to '[%w_.]+' %(", msg)
+        assert.equal("(" .. expected[i] .. ")", msg:match("%(.*$"))
+      else
+        assert.is_true(ok, msg)
+        assert.equal("string", type(msg))
+      end
+    end
   end)
 end)
 

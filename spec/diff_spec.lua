@@ -1,8 +1,6 @@
 -- Structural diff: lua/psdl/diff.lua and `psdl diff`.
 local psdl = require "psdl"
 local diff = require "psdl.diff"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local cjson = require "cjson"
 local H = require "helper"
 
@@ -16,11 +14,7 @@ local function paths(result)
   return out
 end
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 local function tmpfile(bytes, suffix)
   local path = H.tmpname(suffix or ".psdl")

@@ -14,15 +14,7 @@ local EXAMPLES = {
   facades = { facades = true },
 }
 
--- Runs a command; returns its output and whether it succeeded.
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return out, ok
-end
-
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local q, run = H.q, H.run
 
 local names = {}
 for name in pairs(EXAMPLES) do names[#names + 1] = name end

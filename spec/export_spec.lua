@@ -1,8 +1,6 @@
 -- Export to OBJ / glTF / GLB: lua/psdl/export/ and `psdl export`.
 local psdl = require "psdl"
 local export = require "psdl.export"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local cjson = require "cjson"
 local mime = require "mime"
 local lfs = require "lfs"
@@ -86,31 +84,9 @@ local function normal(t)
   return { uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx }
 end
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
-local function tmpdir()
-  local dir = H.tmpname("-ex")
-  assert(lfs.mkdir(dir))
-  finally(function()
-    for name in lfs.dir(dir) do
-      if name ~= "." and name ~= ".." then
-        local p = dir .. "/" .. name
-        if lfs.attributes(p, "mode") == "directory" then
-          for n in lfs.dir(p) do if n ~= "." and n ~= ".." then os.remove(p .. "/" .. n) end end
-          lfs.rmdir(p)
-        else
-          os.remove(p)
-        end
-      end
-    end
-    lfs.rmdir(dir)
-  end)
-  return dir
-end
+local function tmpdir() return H.tmpdir(finally) end
 
 ------------------------------------------------------------------------ checking files
 

@@ -547,6 +547,23 @@ describe("psdl.geom", function()
       assert.equal(2, geom.first_outside(outer, { {5, 0, 5}, {-1, 0, 5}, {5, 0, 10} }, true))
       assert.is_nil(geom.first_outside(ring, { {2, 0, 2}, {2, 0, 6}, {6, 0, 6}, {6, 0, 2} }, true))
     end)
+
+    it("finds where an open polyline meets itself, touching included (a road's centre line)", function()
+      -- x, z of the meeting point and the points at the ends of the two segments
+      assert.same({ 5, 0, 1, 2, 3, 4 }, { core.polyline_crossing({ 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, -10 }) })
+      assert.same({ 4, 0, 1, 2, 3, 4 }, { core.polyline_crossing({ 0, 0, 0, 10, 0, 0, 10, 0, 10, 4, 0, 0 }) })
+      assert.is_nil(core.polyline_crossing({ 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 0 })) -- a loop closing at its start
+      assert.is_nil(core.polyline_crossing({ 0, 0, 0, 10, 0, 0, 10, 0, 10 }))
+      assert.is_nil(core.polyline_crossing({}))
+      -- psdl.city.network.self_crossing: {x, z} points with their own numbers `i`
+      local x, z, j1, j2, i1, i2 = require("psdl.city.network").self_crossing({ { 0, 0, i = 0 }, { 10, 0, i = 1 },
+        { 10, 0, i = 2 }, { 10, 10, i = 3 }, { 0, -10, i = 4 } })
+      assert.same({ 5, 0, 0, 1, 3, 4 }, { x, z, j1, j2, i1, i2 })
+      -- misuse raises naming the argument
+      assert.error_matches(function() core.polyline_crossing({ 0, 0 }) end, "bad argument #1 .*flat x, y, z")
+      assert.error_matches(function() core.polyline_crossing({ 0, "x", 0 }) end, "bad argument #1")
+      assert.error_matches(function() core.polyline_crossing(7) end, "bad argument #1")
+    end)
   end)
 
   describe("binding safety", function()

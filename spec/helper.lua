@@ -35,17 +35,24 @@ end
 
 local tmp_count = 0
 
---- A fresh temporary path; the caller removes it (finally). Digits only after a fixed
--- prefix: a random name could contain "sf" or "london", which the city-name check flags.
+--- A fresh temporary path, unique across processes (spec suites running at once); the
+-- caller removes it (finally). os.tmpname reserves a name no other process holds (mkstemp);
+-- ours spells its random part (after "lua_") as two decimal digits a character, the byte
+-- modulo 100 (one-to-one on letters and digits; a name with letters could contain "sf" or
+-- "london", which the city-name check flags), then a per-process counter. The reserved
+-- file stays until the process ends, so no other run is given the same name.
+local reserved = {}
 function H.tmpname(suffix)
-  local p = os.tmpname()          -- reserves a unique name; ours is derived from its digits
-  os.remove(p)
+  local p = os.tmpname()
+  reserved[#reserved + 1] = p
   tmp_count = tmp_count + 1
-  local dir = p:match("^(.*)/[^/]*$") or "/tmp"
-  local digits = p:gsub("%D", "")
-  return string.format("%s/psdlkit_test_%s%d_%d%s", dir, digits, tmp_count, math.random(1, 1 << 30),
-    suffix or "")
+  local dir, base = p:match("^(.*)/([^/]*)$")
+  base = (base or p):match("[^_]*$")
+  local digits = base:gsub(".", function(c) return string.format("%02d", c:byte() % 100) end)
+  return string.format("%s/psdlkit_test_%s_%d%s", dir or "/tmp", digits, tmp_count, suffix or "")
 end
+-- the reserved names go when the Lua state closes (the end of the busted run)
+setmetatable(reserved, { __gc = function(t) for _, p in ipairs(t) do os.remove(p) end end })
 
 --- Build a PSD0 file from a description. All indices are raw file values (0-based).
 -- @tparam table t fields: vertices {{x,y,z}...} (default: 8 vertices on a grid),
@@ -116,17 +123,9 @@ function H.one_room(words, opts)
   return H.psdl{ rooms = { { perimeter = {{1, 0}, {2, 0}, {3, 0}, {4, 0}}, words = w } } }
 end
 
---- A file-like object that collects what is written to it (`:text()` gives it back).
-function H.collector()
-  local parts = {}
-  return {
-    write = function(self, ...)
-      for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
-      return self
-    end,
-    text = function() return table.concat(parts) end,
-  }
-end
+--- A file-like object that collects what is written to it (`:text()` gives it back): the
+-- command line's own (psdl.cli.common.sink).
+function H.collector() return require("psdl.cli.common").sink() end
 
 --- Run the `psdl` command line in-process: exit code, stdout text, stderr text.
 function H.cli(...)
@@ -138,8 +137,41 @@ end
 --- A string quoted for the POSIX shell.
 function H.q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
---- A fresh empty folder, removed with everything in it when the test ends: pass busted's
--- `finally` (a spec-file global that modules cannot see).
+--- Run a shell command, its stderr joined to its stdout: the output, whether it succeeded,
+-- the exit code.
+function H.run(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1"))
+  local out = p:read("a")
+  local ok, _, code = p:close()
+  return out, ok, code
+end
+
+-- Paths to remove when the running test ends. busted keeps one `finally` callback a test (a
+-- later call replaces the earlier one), so every call registers the whole list; a list a
+-- test's own `finally` displaced goes with the next test's.
+local trash = {}
+
+--- Remove these paths (files, or folders with all they hold) when the running test ends:
+-- pass busted's `finally` (a spec-file global that modules cannot see).
+function H.cleanup(finally, ...)
+  for i = 1, select("#", ...) do trash[#trash + 1] = (select(i, ...)) end
+  finally(function()
+    local lfs = require "lfs"
+    for _, p in ipairs(trash) do
+      if lfs.symlinkattributes(p, "mode") == "directory" then os.execute("rm -rf " .. H.q(p)) else os.remove(p) end
+    end
+    trash = {}
+  end)
+end
+
+--- A fresh temporary path (H.tmpname), removed when the running test ends.
+function H.tmp(finally, suffix)
+  local p = H.tmpname(suffix)
+  H.cleanup(finally, p)
+  return p
+end
+
+--- A fresh empty folder, removed with everything in it when the running test ends.
 function H.tmpdir(finally)
   local lfs = require "lfs"
   local dir, tries = nil, 0
@@ -147,7 +179,7 @@ function H.tmpdir(finally)
     dir, tries = H.tmpname("_dir"), tries + 1
   until lfs.mkdir(dir) or tries > 50
   assert(lfs.attributes(dir, "mode") == "directory", dir)
-  finally(function() os.execute("rm -rf " .. H.q(dir)) end)
+  H.cleanup(finally, dir)
   return dir
 end
 

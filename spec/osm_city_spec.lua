@@ -243,23 +243,10 @@ describe("random towns (bench/city_fuzz.lua)", function()
 end)
 
 describe("psdl osm -o (command)", function()
-  local cli = require "psdl.cli"
-  local common = require "psdl.cli.common"
   local cjson = require "cjson"
 
-  local function run(...)
-    local out, err = common.sink(), common.sink()
-    local code = cli.main({ ... }, { stdout = out, stderr = err })
-    return code, out.text(), err.text()
-  end
-
-  local trash = {}
-  local function tmp(suffix)
-    local p = H.tmpname(suffix)
-    trash[#trash + 1] = p
-    finally(function() for _, q in ipairs(trash) do os.remove(q) end trash = {} end)
-    return p
-  end
+  local run = H.cli
+  local function tmp(suffix) return H.tmp(finally, suffix) end
 
   it("builds the city, writes it and its preview, and prints the summary", function()
     local out_psdl, png = tmp(".psdl"), tmp(".png")

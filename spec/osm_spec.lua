@@ -786,23 +786,10 @@ describe("psdl.osm on a synthetic town", function()
 end)
 
 describe("psdl osm (command)", function()
-  local cli = require "psdl.cli"
-  local common = require "psdl.cli.common"
   local cjson = require "cjson"
 
-  local function run(...)
-    local out, err = common.sink(), common.sink()
-    local code = cli.main({ ... }, { stdout = out, stderr = err })
-    return code, out.text(), err.text()
-  end
-
-  local trash = {}
-  local function tmp(suffix)
-    local p = H.tmpname(suffix)
-    trash[#trash + 1] = p
-    finally(function() for _, q in ipairs(trash) do os.remove(q) end trash = {} end)
-    return p
-  end
+  local run = H.cli
+  local function tmp(suffix) return H.tmp(finally, suffix) end
 
   it("prints a summary and writes the network as JSON and a picture", function()
     local json, svg = tmp(".json"), tmp(".svg")

@@ -10,14 +10,7 @@ local H = require "helper"
 
 local build_dir = os.getenv("PSDL_BUILD_DIR") or "./build"
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  return out, ok, code
-end
+local q, run = H.q, H.run
 
 local function sh_psdl(args)
   return run("PSDL_BUILD_DIR=" .. q(build_dir) .. " lua5.4 scripts/psdl " .. args)
@@ -429,9 +422,7 @@ print(len(names), "files ok")
       if e.name == "tune/teetown.cinfo" then assert.matches("^LocalizedName=Teetown\r\n", e.data) end
     end
     -- a script's package table: name, title, police
-    local dir = H.tmpname("_pk")
-    finally(function() run("rm -rf " .. q(dir)) end)
-    assert(require("lfs").mkdir(dir))
+    local dir = H.tmpdir(finally)
     H.write_bytes(dir .. "/city.lua", H.read_bytes("examples/facade_rows.lua")
       :gsub("psdl%.city%.new%s*{", "psdl.city.new{ package = { name = 'rowtown', title = 'Row Town', police = 0 }, ", 1))
     log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")

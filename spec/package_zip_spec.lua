@@ -9,13 +9,7 @@ local info = require "psdl.cli.info"
 local H = require "helper"
 
 local build_dir = os.getenv("PSDL_BUILD_DIR") or "./build"
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return out, ok
-end
+local q, run = H.q, H.run
 
 -- the package of examples/street.lua (5 rooms), once
 local plain

@@ -4,8 +4,6 @@ local psdl = require "psdl"
 local render = require "psdl.render"
 local export = require "psdl.export"
 local core = require "psdl.core"
-local cli = require "psdl.cli"
-local common = require "psdl.cli.common"
 local lxp = require "lxp"
 local lfs = require "lfs"
 local H = require "helper"
@@ -90,11 +88,7 @@ local function box_colors(canvas, result, x0, z0, x1, z1, inset)
   return hist
 end
 
-local function run(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 local function exists(path) return lfs.attributes(path, "mode") ~= nil end
 
@@ -633,8 +627,7 @@ end)
 describe("psdl.render files and options", function()
   it("writes atomically where asked, picks the format from the extension, fails cleanly", function()
     local doc = fixture("grid_n2.psdl")
-    local dir = H.tmpname("-render")
-    assert(lfs.mkdir(dir))
+    local dir = H.tmpdir(finally)
     local png, svg = dir .. "/map.png", dir .. "/map.svg"
     local a = assert(render.render(doc, { output = png, size = 256 }))
     assert.equal(png, a.output)
@@ -662,9 +655,6 @@ describe("psdl.render files and options", function()
     assert.error_matches(function() render.render(doc, { output = dir .. "/map.gif" }) end,
       "bad argument #2 to 'render' %(.*unknown image format")
     assert.is_false(exists(dir .. "/map.gif"))
-    os.remove(png)
-    os.remove(svg)
-    lfs.rmdir(dir)
   end)
 
   it("raises on misuse", function()

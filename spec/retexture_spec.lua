@@ -3,7 +3,6 @@
 local psdl = require "psdl"
 local retexture = require "psdl.retexture"
 local diff = require "psdl.diff"
-local cli = require "psdl.cli"
 local cjson = require "cjson"
 local lfs = require "lfs"
 local H = require "helper"
@@ -38,39 +37,19 @@ local function texture_table(doc)
   return start, len
 end
 
-local function run(...)
-  local common = require "psdl.cli.common"
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 -- A temporary folder with copies of some fixtures; removed when the test ends.
 local function tmpdir(files)
-  local dir = H.tmpname("-rt")
-  assert(lfs.mkdir(dir))
-  local made = { dir }
+  local dir = H.tmpdir(finally)
   for _, f in ipairs(files or {}) do
     local dst = dir .. "/" .. (f.as or f.name)
     if f.as and f.as:find("/") then
       local sub = dir .. "/" .. f.as:match("^(.*)/")
-      if not lfs.attributes(sub) then assert(lfs.mkdir(sub)); made[#made + 1] = sub end
+      if not lfs.attributes(sub) then assert(lfs.mkdir(sub)) end
     end
     H.write_bytes(dst, f.bytes or H.read_bytes("spec/fixtures/" .. f.name))
   end
-  finally(function()
-    local function rm(path)
-      if lfs.attributes(path, "mode") == "directory" then
-        for name in lfs.dir(path) do
-          if name ~= "." and name ~= ".." then rm(path .. "/" .. name) end
-        end
-        lfs.rmdir(path)
-      else
-        os.remove(path)
-      end
-    end
-    rm(dir)
-  end)
   return dir
 end
 

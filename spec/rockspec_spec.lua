@@ -20,11 +20,7 @@ end
 
 describe("rockspecs/psdlkit-scm-1.rockspec", function()
   it("installs psdl, psdl.core and the psdl command with luarocks make, used from another folder", function()
-    local dir, tries = nil, 0
-    repeat
-      dir, tries = H.tmpname("_rock"), tries + 1
-    until lfs.mkdir(dir) or tries > 50
-    finally(function() os.execute("rm -rf " .. q(dir)) end)
+    local dir = H.tmpdir(finally)
     -- a copy of what the build needs, so the build folder luarocks makes stays out of the tree
     local out = sh(string.format("mkdir %s/src && cd %s && cp -R CMakeLists.txt src lua scripts rockspecs %s/src/",
       q(dir), q(ROOT), q(dir)))

@@ -273,3 +273,61 @@ describe("psdl build sandbox, from a newcomer's test", function()
     assert.is_false(exists(dir .. "/made.txt"))
   end)
 end)
+
+describe("psdl.core.script_line (the limit hook's stack walk)", function()
+  local core = require "psdl.core"
+
+  it("names the innermost frame of a chunk in the table, from a level outwards", function()
+    local dir = H.tmpdir(finally)
+    write(dir .. "/chunk.lua", "local f = ...\nlocal r = f()\nreturn r\n") -- (no tail call: its frame stays)
+    local chunk = assert(loadfile(dir .. "/chunk.lua"))
+    local chunks = { ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }
+    -- level 1 is the caller of script_line (the function below), the chunk one further out
+    assert.equal("chunk.lua:2", chunk(function() return core.script_line(chunks, 1) end))
+    assert.equal("chunk.lua:2", chunk(function() return core.script_line(chunks, 0) end))
+    -- none of the chunks on the stack, or only from a level beyond them
+    assert.is_nil(chunk(function() return core.script_line({ ["@other.lua"] = "other.lua" }, 1) end))
+    assert.is_nil(chunk(function() return core.script_line(chunks, 50) end))
+    -- another thread's stack
+    local co = coroutine.create(function() chunk(function() coroutine.yield() end) end)
+    assert(coroutine.resume(co))
+    assert.equal("chunk.lua:2", core.script_line(chunks, 0, co))
+    -- keys and values that are not strings are passed over
+    assert.equal("chunk.lua:2", chunk(function()
+      return core.script_line({ [1] = "x", [true] = "y", ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }, 1)
+    end))
+    assert.is_nil(chunk(function() return core.script_line({ ["@" .. dir .. "/chunk.lua"] = 5 }, 1) end))
+  end)
+
+  it("raises naming the argument for hostile arguments", function()
+    local cases = {
+      { function() core.script_line(nil, 1) end, "#1" },
+      { function() core.script_line({}, -1) end, "#2" },
+      { function() core.script_line({}, 1.5) end, "#2" },
+      { function() core.script_line({}, math.maxinteger) end, "#2" },
+      { function() core.script_line({}, "x") end, "#2" },
+      { function() core.script_line({}, 1, {}) end, "#3" },
+    }
+    for _, c in ipairs(cases) do
+      local ok, err = pcall(c[1])
+      assert.is_false(ok)
+      assert.matches("bad argument " .. c[2], err, 1, true)
+    end
+  end)
+end)
+
+describe("psdl.core.heap_reserve", function()
+  local core = require "psdl.core"
+
+  it("raises naming the argument for sizes out of range, and reserves at most once", function()
+    for _, bad in ipairs { 0, 15, 513, -1, 1.5, "x", math.maxinteger } do
+      local ok, err = pcall(core.heap_reserve, bad)
+      assert.is_false(ok, tostring(bad))
+      assert.matches("bad argument #1", err, 1, true)
+    end
+    -- a test runner's heap is not a fresh process's: whatever the first call gave, a
+    -- second one changes nothing
+    assert.is_boolean(core.heap_reserve(16))
+    assert.is_false(core.heap_reserve(16))
+  end)
+end)

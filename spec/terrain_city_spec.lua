@@ -21,14 +21,7 @@ local function psdl_cli(...)
   return code, out.text(), err.text()
 end
 
-local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function run(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return out, ok
-end
+local q, run = H.q, H.run
 
 -- A Terrain of rows x cols points `cell` m apart over h(x, z).
 local function terrain_of(h, rows, cols, cell, origin)

@@ -10,24 +10,13 @@ package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" 
 local psdl = require "psdl"
 local T = require "psdl.terrain"
 local core = require "psdl.core"
-local cli = require "psdl.cli"
 local cjson = require "cjson"
 
 local pack, unpack = string.pack, string.unpack
 local DIR = "spec/fixtures/terrain/"
 
-local function slurp(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function spit(path, bytes)
-  local f = assert(io.open(path, "wb"))
-  f:write(bytes)
-  f:close()
-end
+local H = require "helper"
+local slurp, spit = H.read_bytes, H.write_bytes
 
 local function exists(path)
   local f = io.open(path, "rb")
@@ -35,19 +24,11 @@ local function exists(path)
   return f ~= nil
 end
 
-local trash = {}
-local function cleanup(...)
-  for i = 1, select("#", ...) do trash[#trash + 1] = (select(i, ...)) end
-  finally(function()
-    for _, p in ipairs(trash) do os.remove(p) end
-    trash = {}
-  end)
-end
+local function cleanup(...) H.cleanup(finally, ...) end
 
+-- A fresh temporary path, removed (with the .bak an import may leave) when the test ends.
 local function tmpname(suffix)
-  local base = os.tmpname()
-  os.remove(base)
-  local p = base .. (suffix or "")
+  local p = H.tmpname(suffix)
   cleanup(p, p .. ".bak")
   return p
 end
@@ -59,23 +40,7 @@ local function copy_fixture(name, suffix)
   return p
 end
 
-local function collector()
-  local parts = {}
-  return {
-    write = function(self, ...)
-      for i = 1, select("#", ...) do parts[#parts + 1] = tostring((select(i, ...))) end
-      return self
-    end,
-    flush = function(self) return self end,
-    text = function() return table.concat(parts) end,
-  }
-end
-
-local function run(...)
-  local out, err = collector(), collector()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local run = H.cli
 
 -- h(i, j) of a grid, i and j from 0 (the documented layout).
 -- fn() must raise an error whose message contains text.

@@ -59,6 +59,8 @@ void lpsdl_open_store(lua_State *L);
  * chords that split a block into rooms (psdl_split.h). */
 void lpsdl_open_blocks(lua_State *L);
 
+/* lpsdl_heap.c: core.heap_reserve, the heap of a short-lived process (psdl_heap.h). */
+void lpsdl_open_heap(lua_State *L);
 /* Points (x, y, z doubles) from a flat array or a 3-D vertex Pool at idx (*n points), in a
  * scratch userdata pushed on the stack; raises naming `what` (lpsdl_geom.c). */
 double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);

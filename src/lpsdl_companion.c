@@ -49,13 +49,6 @@ static cbox *cbox_push(lua_State *L, void *doc, void (*release)(void *)) {
     return b;
 }
 
-static void rel_bai(void *d) { psdl_bai_free(d); }
-static void rel_cpvs(void *d) { psdl_cpvs_free(d); }
-static void rel_inst(void *d) { psdl_inst_free(d); }
-static void rel_pathset(void *d) { psdl_pathset_free(d); }
-static void rel_pkg(void *d) { psdl_pkg_free(d); }
-static void rel_tex(void *d) { psdl_tex_free(d); }
-
 static psdl_alloc lua_alloc_of(lua_State *L) {
     psdl_alloc a;
     a.realloc = lua_getallocf(L, &a.ud);
@@ -134,6 +127,23 @@ static void set_floats(lua_State *L, const char *k, const float *f, size_t n) {
     lua_setfield(L, -2, k);
 }
 
+/* An array of n integers v[i] + add (add = 1: a 0-based file index as a Lua position). */
+static void push_u16s(lua_State *L, const uint16_t *v, size_t n, lua_Integer add) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)v[i] + add);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+static void push_u32s(lua_State *L, const uint32_t *v, size_t n, lua_Integer add) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)v[i] + add);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 /* ================================================================ Lua -> C */
 
 /* Conversion state: the arena being filled and the path of the current value. */
@@ -161,6 +171,13 @@ static size_t cv_idx(cv *c, lua_Integer i) {
 static void cv_pop(cv *c, size_t old) {
     c->plen = old;
     c->path[old] = 0;
+}
+
+/* Pops the value cv_table, cv_elem_table or cv_array pushed (or any one value) and
+ * restores the path. */
+static void cv_leave(cv *c, size_t old) {
+    lua_pop(c->L, 1);
+    cv_pop(c, old);
 }
 
 #if defined(__GNUC__)
@@ -208,8 +225,7 @@ static lua_Integer cv_int(cv *c, int t, const char *k, lua_Integer lo, lua_Integ
     size_t o = cv_key(c, k);
     lua_Integer v = def;
     if (lua_getfield(c->L, t, k) != LUA_TNIL || !has_def) v = cv_toint(c, -1, lo, hi);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
     return v;
 }
 
@@ -217,8 +233,7 @@ static float cv_num(cv *c, int t, const char *k, int has_def, float def) {
     size_t o = cv_key(c, k);
     float v = def;
     if (lua_getfield(c->L, t, k) != LUA_TNIL || !has_def) v = cv_tofloat(c, -1);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
     return v;
 }
 
@@ -251,8 +266,7 @@ static psdl_vec3 cv_vec3(cv *c, int t, const char *k, int optional) {
     psdl_vec3 v = {0, 0, 0};
     size_t o = cv_key(c, k);
     if (lua_getfield(c->L, t, k) != LUA_TNIL || !optional) v = cv_tovec3(c, -1);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
     return v;
 }
 
@@ -294,8 +308,7 @@ static psdl_vec3 *cv_tovecs(cv *c, int idx, size_t expect, psdl_vec3 *dst, size_
         size_t o = cv_idx(c, (lua_Integer)i + 1);
         lua_rawgeti(c->L, idx, (lua_Integer)i + 1);
         dst[i] = cv_tovec3(c, -1);
-        lua_pop(c->L, 1);
-        cv_pop(c, o);
+        cv_leave(c, o);
     }
     if (nout) *nout = n;
     return dst;
@@ -305,8 +318,7 @@ static psdl_vec3 *cv_vecs(cv *c, int t, const char *k, size_t expect) {
     size_t o;
     cv_table(c, t, k, 0, &o);
     psdl_vec3 *v = cv_tovecs(c, -1, expect, NULL, NULL);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
     return v;
 }
 
@@ -319,8 +331,7 @@ static float *cv_tofloats(cv *c, int idx, size_t expect, float *dst) {
         size_t o = cv_idx(c, (lua_Integer)i + 1);
         lua_rawgeti(c->L, idx, (lua_Integer)i + 1);
         dst[i] = cv_tofloat(c, -1);
-        lua_pop(c->L, 1);
-        cv_pop(c, o);
+        cv_leave(c, o);
     }
     return dst;
 }
@@ -329,8 +340,7 @@ static float *cv_floats(cv *c, int t, const char *k, size_t expect, float *dst) 
     size_t o;
     cv_table(c, t, k, 0, &o);
     float *f = cv_tofloats(c, -1, expect, dst);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
     return f;
 }
 
@@ -350,19 +360,110 @@ static const char *cv_str(cv *c, int t, const char *k, size_t *len, int optional
     return s;
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4), noreturn))
+#endif
+/* Raises naming field k of the table being converted: "<path>.k: <message>". */
+static void cv_field_err(cv *c, const char *k, const char *fmt, ...) {
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cv_key(c, k);
+    cv_err(c, "%s", msg);
+}
+
+/* Element i (1-based) of the array at t as an integer in lo..hi (the path names it). */
+static lua_Integer cv_elem_int(cv *c, int t, lua_Integer i, lua_Integer lo, lua_Integer hi) {
+    size_t o = cv_idx(c, i);
+    lua_rawgeti(c->L, t, i);
+    lua_Integer v = cv_toint(c, -1, lo, hi);
+    cv_leave(c, o);
+    return v;
+}
+
+/* Pushes the table t[k] (required; at most max elements) and returns a new array of as many
+ * elem-byte elements as it has (*n; NULL when none). cv_leave(c, *old) pops the table. */
+static void *cv_array(cv *c, int t, const char *k, size_t max, size_t elem, size_t *n, size_t *old) {
+    cv_table(c, t, k, 0, old);
+    *n = cv_len(c, lua_gettop(c->L), max);
+    return cv_alloc(c, *n, elem);
+}
+
+/* A copy of the n bytes at s in the document's arena (NULL when n is 0). */
+static uint8_t *cv_copy(cv *c, const char *s, size_t n) {
+    uint8_t *p = cv_alloc(c, n, 1);
+    if (n) memcpy(p, s, n);
+    return p;
+}
+
+/* The optional `trailing` bytes of the document table (argument 1) into *dst and *n (both
+ * left alone when absent or empty). */
+static void cv_trailing(cv *c, const uint8_t **dst, size_t *n) {
+    size_t tl;
+    const char *tr = cv_str(c, 1, "trailing", &tl, 1);
+    if (tr && tl) {
+        *dst = cv_copy(c, tr, tl);
+        *n = tl;
+    }
+}
+
 /* Encodes with fn and pushes the bytes (raises on a failure, which is the document's). */
 typedef psdl_status (*enc_fn)(const void *doc, void *dst, size_t cap, size_t *written, psdl_cerror *err);
 
-#define ENC_WRAPPER(f, T)                                                                       \
+typedef psdl_status (*dec_fn)(const psdl_alloc *alloc, const void *data, size_t size, void **out, psdl_cerror *err);
+typedef void *(*new_fn)(const psdl_alloc *alloc);
+
+/* The codec of format f (document type T) with the document as void *: rel_f frees it,
+ * dec_f decodes, new_f makes an empty one, enc_f encodes. */
+#define CODEC(f, T)                                                                             \
+    static void rel_##f(void *d) { psdl_##f##_free((T *)d); }                                   \
+    static psdl_status dec_##f(const psdl_alloc *a, const void *data, size_t n, void **out,     \
+                               psdl_cerror *e) {                                                \
+        T *doc = NULL;                                                                          \
+        psdl_status st = psdl_##f##_decode(a, data, n, &doc, e);                                \
+        *out = doc;                                                                             \
+        return st;                                                                              \
+    }                                                                                           \
+    static void *new_##f(const psdl_alloc *a) { return psdl_##f##_new(a); }                     \
     static psdl_status enc_##f(const void *doc, void *dst, size_t cap, size_t *w, psdl_cerror *e) { \
         return psdl_##f##_encode((const T *)doc, dst, cap, w, e);                                \
     }
-ENC_WRAPPER(bai, psdl_bai)
-ENC_WRAPPER(cpvs, psdl_cpvs)
-ENC_WRAPPER(inst, psdl_inst)
-ENC_WRAPPER(pathset, psdl_pathset)
-ENC_WRAPPER(pkg, psdl_pkg)
-ENC_WRAPPER(tex, psdl_tex)
+CODEC(bai, psdl_bai)
+CODEC(cpvs, psdl_cpvs)
+CODEC(inst, psdl_inst)
+CODEC(pathset, psdl_pathset)
+CODEC(pkg, psdl_pkg)
+CODEC(tex, psdl_tex)
+
+/* Decodes the string argument 1 with dec into a to-be-closed box (freed by rel when the
+ * function returns or raises); NULL, with nil, message, code pushed, for bad data. */
+static void *boxed_decode(lua_State *L, dec_fn dec, void (*rel)(void *)) {
+    size_t size;
+    const char *data = luaL_checklstring(L, 1, &size);
+    psdl_alloc al = lua_alloc_of(L);
+    void *doc = NULL;
+    psdl_cerror err;
+    if (dec(&al, data, size, &doc, &err) != PSDL_OK) {
+        push_fail(L, &err);
+        return NULL;
+    }
+    cbox_push(L, doc, rel);
+    return doc;
+}
+
+/* Checks that argument 1 is a table (the only argument kept) and makes an empty document
+ * with fn in a to-be-closed box freed by rel. */
+static void *boxed_new(lua_State *L, new_fn fn, void (*rel)(void *)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    psdl_alloc al = lua_alloc_of(L);
+    void *doc = fn(&al);
+    if (!doc) luaL_error(L, "not enough memory");
+    cbox_push(L, doc, rel);
+    return doc;
+}
 
 static void push_encoded(lua_State *L, const void *doc, enc_fn fn) {
     psdl_cerror err;
@@ -421,11 +522,7 @@ static void push_side(lua_State *L, const psdl_bai_side *s, size_t ns) {
 static void push_lists(lua_State *L, const char *k, const psdl_bai_list *lists, uint32_t n) {
     lua_createtable(L, (int)(n ? n - 1 : 0), 1);
     for (uint32_t r = 0; r < n; r++) {
-        lua_createtable(L, lists[r].n, 0);
-        for (unsigned i = 0; i < lists[r].n; i++) {
-            lua_pushinteger(L, (lua_Integer)lists[r].roads[i] + 1);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
+        push_u16s(L, lists[r].roads, lists[r].n, 1);
         lua_rawseti(L, -2, (lua_Integer)r);
     }
     lua_setfield(L, -2, k);
@@ -440,11 +537,7 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
         lua_createtable(L, 0, 16);
         set_int(L, "id", r->id);
         set_int(L, "flags", r->flags);
-        lua_createtable(L, r->nrooms, 0);
-        for (unsigned k = 0; k < r->nrooms; k++) {
-            lua_pushinteger(L, r->rooms[k]);
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
+        push_u16s(L, r->rooms, r->nrooms, 0);
         lua_setfield(L, -2, "rooms");
         set_num(L, "half_width", r->half_width);
         set_num(L, "speed_limit", r->speed_limit);
@@ -472,11 +565,7 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
         set_int(L, "id", x->id);
         set_int(L, "room", x->room);
         set_vec3(L, "center", x->center);
-        lua_createtable(L, x->nroads, 0);
-        for (unsigned k = 0; k < x->nroads; k++) {
-            lua_pushinteger(L, (lua_Integer)x->roads[k] + 1);
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
+        push_u32s(L, x->roads, x->nroads, 1);
         lua_setfield(L, -2, "roads");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -488,13 +577,8 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
 }
 
 static int l_bai_decode(lua_State *L) {
-    size_t size;
-    const char *data = luaL_checklstring(L, 1, &size);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_bai *b;
-    psdl_cerror err;
-    if (psdl_bai_decode(&al, data, size, &b, &err) != PSDL_OK) return push_fail(L, &err);
-    cbox_push(L, b, rel_bai);
+    const psdl_bai *b = boxed_decode(L, dec_bai, rel_bai);
+    if (!b) return 3;
     push_bai(L, b);
     return 1;
 }
@@ -510,8 +594,7 @@ static void cv_end(cv *c, int t, const char *k, psdl_bai_end *e) {
     e->road_index = (uint32_t)(cv_int(c, et, "road_index", 1, (lua_Integer)UINT32_MAX + 1, 0, 0) - 1);
     e->light_pos = cv_vec3(c, et, "light_pos", 1);
     e->light_axis = cv_vec3(c, et, "light_axis", 1);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
 }
 
 /* rows of polylines t[k] (optional when optional) into one nrows * ns array. */
@@ -525,11 +608,9 @@ static psdl_vec3 *cv_rows(cv *c, int t, const char *k, size_t ns, int optional, 
     for (size_t r = 0; r < n; r++) {
         size_t o2 = cv_elem_table(c, at, (lua_Integer)r + 1);
         cv_tovecs(c, -1, ns, v ? v + r * ns : NULL, NULL);
-        lua_pop(c->L, 1);
-        cv_pop(c, o2);
+        cv_leave(c, o2);
     }
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
     *nrows = (uint16_t)n;
     return v;
 }
@@ -553,18 +634,15 @@ static void cv_side(cv *c, int t, const char *k, psdl_bai_side *s, size_t ns) {
     for (size_t r = 0; r < rows; r++) {
         size_t o3 = cv_elem_table(c, lt, (lua_Integer)r + 1);
         cv_tofloats(c, -1, ns, s->lengths ? s->lengths + r * ns : NULL);
-        lua_pop(c->L, 1);
-        cv_pop(c, o3);
+        cv_leave(c, o3);
     }
-    lua_pop(c->L, 1);
-    cv_pop(c, o2);
+    cv_leave(c, o2);
     s->lateral = cv_floats(c, st, "lateral", rows, NULL);
     cv_floats(c, st, "params", 10, s->params);
     s->sidewalk = cv_vecs(c, st, "sidewalk", ns);
     s->curb = cv_vecs(c, st, "curb", ns);
     s->edge = cv_vecs(c, st, "edge", ns);
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
 }
 
 static void cv_lists(cv *c, int t, const char *k, psdl_bai_list *lists, uint32_t n, uint16_t nroads) {
@@ -577,62 +655,39 @@ static void cv_lists(cv *c, int t, const char *k, psdl_bai_list *lists, uint32_t
         size_t m = cv_len(c, it, 0xFFFF);
         lists[r].n = (uint16_t)m;
         lists[r].roads = cv_alloc(c, m, sizeof(uint16_t));
-        for (size_t i = 0; i < m; i++) {
-            size_t o3 = cv_idx(c, (lua_Integer)i + 1);
-            lua_rawgeti(c->L, it, (lua_Integer)i + 1);
-            lists[r].roads[i] = (uint16_t)(cv_toint(c, -1, 1, 0x10000) - 1);
-            lua_pop(c->L, 1);
-            cv_pop(c, o3);
-        }
-        lua_pop(c->L, 1);
-        cv_pop(c, o2);
+        for (size_t i = 0; i < m; i++)
+            lists[r].roads[i] = (uint16_t)(cv_elem_int(c, it, (lua_Integer)i + 1, 1, 0x10000) - 1);
+        cv_leave(c, o2);
     }
     (void)nroads;
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
 }
 
 static int l_bai_encode(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_bai *b = psdl_bai_new(&al);
-    if (!b) return luaL_error(L, "not enough memory");
-    cbox_push(L, b, rel_bai);
+    psdl_bai *b = boxed_new(L, new_bai, rel_bai);
     cv c = {L, b->arena_, {0}, 0};
-    size_t o;
-    cv_table(&c, 1, "roads", 0, &o);
-    int rt = lua_gettop(L);
-    size_t nr = cv_len(&c, rt, 0xFFFF);
+    size_t o, nr;
+    b->roads = cv_array(&c, 1, "roads", 0xFFFF, sizeof *b->roads, &nr, &o);
     b->nroads = (uint16_t)nr;
-    b->roads = cv_alloc(&c, nr, sizeof *b->roads);
+    int rt = lua_gettop(L);
     for (size_t i = 0; i < nr; i++) {
         psdl_bai_road *r = &b->roads[i];
         size_t o2 = cv_elem_table(&c, rt, (lua_Integer)i + 1);
         int t = lua_gettop(L);
         r->id = (uint16_t)cv_int(&c, t, "id", 0, 0xFFFF, 1, (lua_Integer)i);
         r->flags = (uint16_t)cv_int(&c, t, "flags", 0, 0xFFFF, 1, 0);
-        size_t o3;
-        cv_table(&c, t, "rooms", 0, &o3);
-        size_t nrooms = cv_len(&c, -1, 0xFFFF);
+        size_t o3, nrooms;
+        r->rooms = cv_array(&c, t, "rooms", 0xFFFF, sizeof *r->rooms, &nrooms, &o3);
         r->nrooms = (uint16_t)nrooms;
-        r->rooms = cv_alloc(&c, nrooms, sizeof *r->rooms);
-        for (size_t k = 0; k < nrooms; k++) {
-            size_t o4 = cv_idx(&c, (lua_Integer)k + 1);
-            lua_rawgeti(L, -1, (lua_Integer)k + 1);
-            r->rooms[k] = (uint16_t)cv_toint(&c, -1, 0, 0xFFFF);
-            lua_pop(L, 1);
-            cv_pop(&c, o4);
-        }
-        lua_pop(L, 1);
-        cv_pop(&c, o3);
+        for (size_t k = 0; k < nrooms; k++) /* the rooms table is at t + 1 */
+            r->rooms[k] = (uint16_t)cv_elem_int(&c, t + 1, (lua_Integer)k + 1, 0, 0xFFFF);
+        cv_leave(&c, o3);
         r->half_width = cv_num(&c, t, "half_width", 0, 0);
         r->speed_limit = cv_num(&c, t, "speed_limit", 1, 15.0f);
         size_t ns;
         cv_table(&c, t, "origin", 0, &o3);
         ns = cv_len(&c, -1, 0xFFFF);
-        lua_pop(L, 1);
-        cv_pop(&c, o3);
+        cv_leave(&c, o3);
         r->nsections = (uint16_t)ns;
         r->origin = cv_vecs(&c, t, "origin", ns);
         r->centre_length = cv_floats(&c, t, "centre_length", ns, NULL);
@@ -644,17 +699,14 @@ static int l_bai_encode(lua_State *L) {
         cv_side(&c, t, "side_b", &r->side[1], ns);
         cv_end(&c, t, "end_last", &r->end[0]);
         cv_end(&c, t, "end_first", &r->end[1]);
-        lua_pop(L, 1);
-        cv_pop(&c, o2);
+        cv_leave(&c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(&c, o);
+    cv_leave(&c, o);
 
-    cv_table(&c, 1, "intersections", 0, &o);
-    int xt = lua_gettop(L);
-    size_t nx = cv_len(&c, xt, 0xFFFF);
+    size_t nx;
+    b->intersections = cv_array(&c, 1, "intersections", 0xFFFF, sizeof *b->intersections, &nx, &o);
     b->nintersections = (uint16_t)nx;
-    b->intersections = cv_alloc(&c, nx, sizeof *b->intersections);
+    int xt = lua_gettop(L);
     for (size_t i = 0; i < nx; i++) {
         psdl_bai_intersection *x = &b->intersections[i];
         size_t o2 = cv_elem_table(&c, xt, (lua_Integer)i + 1);
@@ -662,23 +714,15 @@ static int l_bai_encode(lua_State *L) {
         x->id = (uint16_t)cv_int(&c, t, "id", 0, 0xFFFF, 1, (lua_Integer)i);
         x->room = (uint16_t)cv_int(&c, t, "room", 0, 0xFFFF, 0, 0);
         x->center = cv_vec3(&c, t, "center", 0);
-        size_t o3;
-        cv_table(&c, t, "roads", 0, &o3);
-        size_t n = cv_len(&c, -1, 0xFFFF);
+        size_t o3, n;
+        x->roads = cv_array(&c, t, "roads", 0xFFFF, sizeof *x->roads, &n, &o3);
         x->nroads = (uint16_t)n;
-        x->roads = cv_alloc(&c, n, sizeof *x->roads);
-        for (size_t k = 0; k < n; k++) {
-            size_t o4 = cv_idx(&c, (lua_Integer)k + 1);
-            lua_rawgeti(L, -1, (lua_Integer)k + 1);
-            x->roads[k] = (uint32_t)(cv_toint(&c, -1, 1, (lua_Integer)UINT32_MAX + 1) - 1);
-            lua_pop(L, 1);
-            cv_pop(&c, o4);
-        }
+        for (size_t k = 0; k < n; k++) /* the roads table is at t + 1 */
+            x->roads[k] = (uint32_t)(cv_elem_int(&c, t + 1, (lua_Integer)k + 1, 1, (lua_Integer)UINT32_MAX + 1) - 1);
         lua_pop(L, 2);
         cv_pop(&c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(&c, o);
+    cv_leave(&c, o);
 
     lua_Integer R = cv_int(&c, 1, "cull_rooms", 0, UINT32_MAX, 0, 0);
     b->ncull = (uint32_t)R;
@@ -690,8 +734,7 @@ static int l_bai_encode(lua_State *L) {
         if ((uint64_t)R > (uint64_t)lua_rawlen(L, -1) + 1)
             cv_err(&c, "%lld lists expected (cull_rooms, indexed by room id from 0), %lld given", (long long)R,
                    (long long)lua_rawlen(L, -1) + (lua_rawgeti(L, -1, 0) == LUA_TTABLE ? 1 : 0));
-        lua_pop(L, 1);
-        cv_pop(&c, o2);
+        cv_leave(&c, o2);
         psdl_bai_list *lists = cv_alloc(&c, (size_t)R, sizeof *lists);
         cv_lists(&c, 1, k, lists, (uint32_t)R, b->nroads);
         if (which)
@@ -699,14 +742,7 @@ static int l_bai_encode(lua_State *L) {
         else
             b->near = lists;
     }
-    size_t tl;
-    const char *tr = cv_str(&c, 1, "trailing", &tl, 1);
-    if (tr && tl) {
-        uint8_t *p = cv_alloc(&c, tl, 1);
-        memcpy(p, tr, tl);
-        b->trailing = p;
-        b->ntrailing = tl;
-    }
+    cv_trailing(&c, &b->trailing, &b->ntrailing);
     push_encoded(L, b, enc_bai);
     return 1;
 }
@@ -718,13 +754,8 @@ static int l_bai_encode(lua_State *L) {
 #define CPVS_MAX_PAIRS (1u << 25)
 
 static int l_cpvs_decode(lua_State *L) {
-    size_t size;
-    const char *data = luaL_checklstring(L, 1, &size);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_cpvs *cp;
-    psdl_cerror err;
-    if (psdl_cpvs_decode(&al, data, size, &cp, &err) != PSDL_OK) return push_fail(L, &err);
-    cbox_push(L, cp, rel_cpvs);
+    const psdl_cpvs *cp = boxed_decode(L, dec_cpvs, rel_cpvs);
+    if (!cp) return 3;
     uint32_t nrows = cp->n - 2;
     size_t maxlen = 0;
     uint64_t pairs = 0;
@@ -735,6 +766,7 @@ static int l_cpvs_decode(lua_State *L) {
         pairs += 4 * (uint64_t)len;
     }
     if (pairs > CPVS_MAX_PAIRS) {
+        psdl_cerror err;
         err.code = PSDL_E_BAD_COUNT;
         snprintf(err.message, sizeof err.message,
                  "cpvs: bad_count: the rows decompress to %llu room pairs, more than %u", (unsigned long long)pairs,
@@ -772,12 +804,7 @@ static int l_cpvs_decode(lua_State *L) {
 #define CPVS_MAX_ID 0xFFFFFF
 
 static int l_cpvs_encode(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_cpvs *cp = psdl_cpvs_new(&al);
-    if (!cp) return luaL_error(L, "not enough memory");
-    cbox_push(L, cp, rel_cpvs);
+    psdl_cpvs *cp = boxed_new(L, new_cpvs, rel_cpvs);
     cv c = {L, cp->arena_, {0}, 0};
     lua_Integer R = cv_int(&c, 1, "rooms", 1, (lua_Integer)UINT32_MAX - 1, 0, 0);
     cp->n = (uint32_t)R + 1;
@@ -797,12 +824,8 @@ static int l_cpvs_encode(lua_State *L) {
         size_t nv = cv_len(&c, vt, CPVS_MAX_ID + 1u);
         lua_Integer maxid = -1;
         for (size_t k = 0; k < nv; k++) {
-            size_t o4 = cv_idx(&c, (lua_Integer)k + 1);
-            lua_rawgeti(L, vt, (lua_Integer)k + 1);
-            lua_Integer id = cv_toint(&c, -1, 0, CPVS_MAX_ID);
+            lua_Integer id = cv_elem_int(&c, vt, (lua_Integer)k + 1, 0, CPVS_MAX_ID);
             if (id > maxid) maxid = id;
-            lua_pop(L, 1);
-            cv_pop(&c, o4);
         }
         size_t blen = (size_t)(maxid + 4) / 4; /* 0 when empty */
         uint8_t *bits = lua_newuserdatauv(L, blen ? blen : 1, 0);
@@ -833,11 +856,7 @@ static int l_cpvs_encode(lua_State *L) {
         }
         if (keep) {
             cp->rows[i].len = (uint32_t)rl;
-            if (rl) {
-                uint8_t *p = cv_alloc(&c, rl, 1);
-                memcpy(p, rle, rl);
-                cp->rows[i].rle = p;
-            }
+            cp->rows[i].rle = cv_copy(&c, rle, rl);
         } else {
             size_t cl = psdl_cpvs_rle_encode(bits, blen, NULL);
             if (cl > UINT32_MAX) cv_err(&c, "row too long");
@@ -848,19 +867,10 @@ static int l_cpvs_encode(lua_State *L) {
         }
         lua_pop(L, 2); /* bits, visible */
         cv_pop(&c, o3);
-        lua_pop(L, 1);
-        cv_pop(&c, o2);
+        cv_leave(&c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(&c, o);
-    size_t tl;
-    const char *tr = cv_str(&c, 1, "trailing", &tl, 1);
-    if (tr && tl) {
-        uint8_t *p = cv_alloc(&c, tl, 1);
-        memcpy(p, tr, tl);
-        cp->trailing = p;
-        cp->ntrailing = tl;
-    }
+    cv_leave(&c, o);
+    cv_trailing(&c, &cp->trailing, &cp->ntrailing);
     push_encoded(L, cp, enc_cpvs);
     return 1;
 }
@@ -868,13 +878,8 @@ static int l_cpvs_encode(lua_State *L) {
 /* ================================================================ .inst */
 
 static int l_inst_decode(lua_State *L) {
-    size_t size;
-    const char *data = luaL_checklstring(L, 1, &size);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_inst *t;
-    psdl_cerror err;
-    if (psdl_inst_decode(&al, data, size, &t, &err) != PSDL_OK) return push_fail(L, &err);
-    cbox_push(L, t, rel_inst);
+    const psdl_inst *t = boxed_decode(L, dec_inst, rel_inst);
+    if (!t) return 3;
     lua_createtable(L, (int)t->nrecords, 0);
     for (uint32_t i = 0; i < t->nrecords; i++) {
         const psdl_inst_record *r = &t->records[i];
@@ -895,12 +900,7 @@ static int l_inst_decode(lua_State *L) {
 }
 
 static int l_inst_encode(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_inst *t = psdl_inst_new(&al);
-    if (!t) return luaL_error(L, "not enough memory");
-    cbox_push(L, t, rel_inst);
+    psdl_inst *t = boxed_new(L, new_inst, rel_inst);
     cv c = {L, t->arena_, {0}, 0};
     size_t n = cv_len(&c, 1, 0x7FFFFFFF);
     t->nrecords = (uint32_t)n;
@@ -913,29 +913,24 @@ static int l_inst_encode(lua_State *L) {
         r->flags = (uint16_t)cv_int(&c, rt, "flags", 0, 0xFFFF, 1, 0);
         size_t nl;
         const char *name = cv_str(&c, rt, "name", &nl, 0);
-        if (nl > 126) {
-            size_t o2 = cv_key(&c, "name");
-            cv_err(&c, "%zu bytes, at most 126 (the name byte holds the length with its NUL in 7 bits)", nl);
-            cv_pop(&c, o2);
-        }
+        if (nl > 126)
+            cv_field_err(&c, "name", "%zu bytes, at most 126 (the name byte holds the length with its NUL in 7 bits)",
+                         nl);
         r->name_len = (uint8_t)nl;
         r->name = cv_alloc(&c, nl + 1, 1);
         memcpy(r->name, name, nl);
         r->compact = (uint8_t)cv_bool(&c, rt, "compact");
         r->m[0] = cv_vec3(&c, rt, "x_axis", 0);
         if (r->compact) {
-            if (r->m[0].y != 0) {
-                size_t o2 = cv_key(&c, "x_axis");
-                cv_err(&c, "a compact record stores no y component: 0 expected, got %g", (double)r->m[0].y);
-                cv_pop(&c, o2);
-            }
+            if (r->m[0].y != 0)
+                cv_field_err(&c, "x_axis", "a compact record stores no y component: 0 expected, got %g",
+                             (double)r->m[0].y);
         } else {
             r->m[1] = cv_vec3(&c, rt, "y_axis", 0);
             r->m[2] = cv_vec3(&c, rt, "z_axis", 0);
         }
         r->m[3] = cv_vec3(&c, rt, "position", 0);
-        lua_pop(L, 1);
-        cv_pop(&c, o);
+        cv_leave(&c, o);
     }
     push_encoded(L, t, enc_inst);
     return 1;
@@ -944,13 +939,8 @@ static int l_inst_encode(lua_State *L) {
 /* ================================================================ .pathset */
 
 static int l_pathset_decode(lua_State *L) {
-    size_t size;
-    const char *data = luaL_checklstring(L, 1, &size);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_pathset *p;
-    psdl_cerror err;
-    if (psdl_pathset_decode(&al, data, size, &p, &err) != PSDL_OK) return push_fail(L, &err);
-    cbox_push(L, p, rel_pathset);
+    const psdl_pathset *p = boxed_decode(L, dec_pathset, rel_pathset);
+    if (!p) return 3;
     lua_createtable(L, 0, 3);
     set_int(L, "current", p->current);
     lua_createtable(L, (int)p->npaths, 0);
@@ -965,11 +955,7 @@ static int l_pathset_decode(lua_State *L) {
         if (!clean) set_bytes(L, "name_field", q->name, 32);
         set_int(L, "selection", q->selection);
         set_vecs(L, "points", q->points, q->npoints);
-        lua_createtable(L, (int)q->npoints, 0);
-        for (uint32_t k = 0; k < q->npoints; k++) {
-            lua_pushinteger(L, q->words[k]);
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
+        push_u32s(L, q->words, q->npoints, 0);
         lua_setfield(L, -2, "words");
         set_int(L, "type", q->type);
         set_int(L, "spacing", q->spacing);
@@ -982,39 +968,25 @@ static int l_pathset_decode(lua_State *L) {
 }
 
 static int l_pathset_encode(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_pathset *p = psdl_pathset_new(&al);
-    if (!p) return luaL_error(L, "not enough memory");
-    cbox_push(L, p, rel_pathset);
+    psdl_pathset *p = boxed_new(L, new_pathset, rel_pathset);
     cv c = {L, p->arena_, {0}, 0};
     p->current = (uint32_t)cv_int(&c, 1, "current", 0, UINT32_MAX, 1, 0);
-    size_t o;
-    cv_table(&c, 1, "paths", 0, &o);
-    int pt = lua_gettop(L);
-    size_t n = cv_len(&c, pt, 0x7FFFFFFF);
+    size_t o, n;
+    p->paths = cv_array(&c, 1, "paths", 0x7FFFFFFF, sizeof *p->paths, &n, &o);
     p->npaths = (uint32_t)n;
-    p->paths = cv_alloc(&c, n, sizeof *p->paths);
+    int pt = lua_gettop(L);
     for (size_t i = 0; i < n; i++) {
         psdl_path *q = &p->paths[i];
         size_t o2 = cv_elem_table(&c, pt, (lua_Integer)i + 1);
         int t = lua_gettop(L);
         size_t nl, fl;
         const char *name = cv_str(&c, t, "name", &nl, 0);
-        if (nl > 32 || memchr(name, 0, nl)) {
-            size_t o3 = cv_key(&c, "name");
-            cv_err(&c, "%zu bytes%s: at most 32, no NUL", nl, memchr(name, 0, nl) ? " with a NUL" : "");
-            cv_pop(&c, o3);
-        }
+        if (nl > 32 || memchr(name, 0, nl))
+            cv_field_err(&c, "name", "%zu bytes%s: at most 32, no NUL", nl, memchr(name, 0, nl) ? " with a NUL" : "");
         memcpy(q->name, name, nl);
         const char *field = cv_str(&c, t, "name_field", &fl, 1);
         if (field) {
-            if (fl != 32) {
-                size_t o3 = cv_key(&c, "name_field");
-                cv_err(&c, "%zu bytes, 32 expected", fl);
-                cv_pop(&c, o3);
-            }
+            if (fl != 32) cv_field_err(&c, "name_field", "%zu bytes, 32 expected", fl);
             /* the raw field wins only while its text still is the name */
             size_t tl = 0;
             while (tl < 32 && field[tl]) tl++;
@@ -1024,39 +996,23 @@ static int l_pathset_encode(lua_State *L) {
         size_t o3, np;
         cv_table(&c, t, "points", 0, &o3);
         q->points = cv_tovecs(&c, -1, SIZE_MAX, NULL, &np);
-        lua_pop(L, 1);
-        cv_pop(&c, o3);
+        cv_leave(&c, o3);
         q->npoints = (uint32_t)np;
         q->words = cv_alloc(&c, np, sizeof *q->words);
         if (cv_table(&c, t, "words", 1, &o3)) {
             int wt = lua_gettop(L);
             if (lua_rawlen(L, wt) != np) cv_err(&c, "%zu words, %zu expected (one per point)", (size_t)lua_rawlen(L, wt), np);
-            for (size_t k = 0; k < np; k++) {
-                size_t o4 = cv_idx(&c, (lua_Integer)k + 1);
-                lua_rawgeti(L, wt, (lua_Integer)k + 1);
-                q->words[k] = (uint32_t)cv_toint(&c, -1, 0, UINT32_MAX);
-                lua_pop(L, 1);
-                cv_pop(&c, o4);
-            }
-            lua_pop(L, 1);
-            cv_pop(&c, o3);
+            for (size_t k = 0; k < np; k++)
+                q->words[k] = (uint32_t)cv_elem_int(&c, wt, (lua_Integer)k + 1, 0, UINT32_MAX);
+            cv_leave(&c, o3);
         }
         q->type = (uint8_t)cv_int(&c, t, "type", 0, 255, 0, 0);
         q->spacing = (uint8_t)cv_int(&c, t, "spacing", 0, 255, 1, 0);
         q->pad = (uint16_t)cv_int(&c, t, "pad", 0, 0xFFFF, 1, 0);
-        lua_pop(L, 1);
-        cv_pop(&c, o2);
+        cv_leave(&c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(&c, o);
-    size_t tl;
-    const char *tr = cv_str(&c, 1, "trailing", &tl, 1);
-    if (tr && tl) {
-        uint8_t *b = cv_alloc(&c, tl, 1);
-        memcpy(b, tr, tl);
-        p->trailing = b;
-        p->ntrailing = tl;
-    }
+    cv_leave(&c, o);
+    cv_trailing(&c, &p->trailing, &p->ntrailing);
     push_encoded(L, p, enc_pathset);
     return 1;
 }
@@ -1150,13 +1106,8 @@ static void push_shaders(lua_State *L, const psdl_pkg_shaders *sh) {
 }
 
 static int l_pkg_decode(lua_State *L) {
-    size_t size;
-    const char *data = luaL_checklstring(L, 1, &size);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_pkg *p;
-    psdl_cerror err;
-    if (psdl_pkg_decode(&al, data, size, &p, &err) != PSDL_OK) return push_fail(L, &err);
-    cbox_push(L, p, rel_pkg);
+    const psdl_pkg *p = boxed_decode(L, dec_pkg, rel_pkg);
+    if (!p) return 3;
     lua_createtable(L, 0, 2);
     set_bytes(L, "magic", p->magic, 4);
     lua_createtable(L, (int)p->nchunks, 0);
@@ -1203,48 +1154,35 @@ static void cv_u8x4(cv *c, int t, const char *k, uint8_t *dst) {
     cv_table(c, t, k, 0, &o);
     int at = lua_gettop(c->L);
     if (lua_rawlen(c->L, at) != 4) cv_err(c, "{r, g, b, a} expected");
-    for (int i = 0; i < 4; i++) {
-        size_t o2 = cv_idx(c, i + 1);
-        lua_rawgeti(c->L, at, i + 1);
-        dst[i] = (uint8_t)cv_toint(c, -1, 0, 255);
-        lua_pop(c->L, 1);
-        cv_pop(c, o2);
-    }
-    lua_pop(c->L, 1);
-    cv_pop(c, o);
+    for (int i = 0; i < 4; i++) dst[i] = (uint8_t)cv_elem_int(c, at, i + 1, 0, 255);
+    cv_leave(c, o);
 }
 
 static void cv_geometry(cv *c, int gt, psdl_pkg_geometry *g) {
     lua_State *L = c->L;
     g->fvf = (uint32_t)cv_int(c, gt, "fvf", 0, UINT32_MAX, 0, 0);
-    size_t o;
-    cv_table(c, gt, "sections", 0, &o);
-    int st = lua_gettop(L);
-    size_t ns = cv_len(c, st, 127);
+    size_t o, ns;
+    g->sections = cv_array(c, gt, "sections", 127, sizeof *g->sections, &ns, &o);
     g->nsections = (uint32_t)ns;
-    g->sections = cv_alloc(c, ns, sizeof *g->sections);
+    int st = lua_gettop(L);
     for (size_t s = 0; s < ns; s++) {
         psdl_pkg_section *sec = &g->sections[s];
         size_t o2 = cv_elem_table(c, st, (lua_Integer)s + 1);
         int sect = lua_gettop(L);
         sec->shader = (uint32_t)(cv_int(c, sect, "shader", 1, (lua_Integer)UINT32_MAX + 1, 0, 0) - 1);
-        size_t o3;
-        cv_table(c, sect, "packets", 0, &o3);
-        int pt = lua_gettop(L);
-        size_t np = cv_len(c, pt, 0x7FFFFFFF);
+        size_t o3, np;
+        sec->packets = cv_array(c, sect, "packets", 0x7FFFFFFF, sizeof *sec->packets, &np, &o3);
         sec->npackets = (uint32_t)np;
-        sec->packets = cv_alloc(c, np, sizeof *sec->packets);
+        int pt = lua_gettop(L);
         for (size_t k = 0; k < np; k++) {
             psdl_pkg_packet *pk = &sec->packets[k];
             size_t o4 = cv_elem_table(c, pt, (lua_Integer)k + 1);
             int kt = lua_gettop(L);
             pk->primitive = (uint32_t)cv_int(c, kt, "primitive", 0, UINT32_MAX, 1, 3);
-            size_t o5;
-            cv_table(c, kt, "vertices", 0, &o5);
-            int vt = lua_gettop(L);
-            size_t nv = cv_len(c, vt, 65535);
+            size_t o5, nv, ni;
+            pk->vertices = cv_array(c, kt, "vertices", 65535, sizeof *pk->vertices, &nv, &o5);
             pk->nvertices = (uint32_t)nv;
-            pk->vertices = cv_alloc(c, nv, sizeof *pk->vertices);
+            int vt = lua_gettop(L);
             for (size_t v = 0; v < nv; v++) {
                 psdl_pkg_vertex *vx = &pk->vertices[v];
                 size_t o6 = cv_elem_table(c, vt, (lua_Integer)v + 1);
@@ -1260,35 +1198,21 @@ static void cv_geometry(cv *c, int gt, psdl_pkg_geometry *g) {
                     vx->u = uv[0];
                     vx->v = uv[1];
                 }
-                lua_pop(L, 1);
-                cv_pop(c, o6);
+                cv_leave(c, o6);
             }
-            lua_pop(L, 1);
-            cv_pop(c, o5);
-            cv_table(c, kt, "indices", 0, &o5);
-            int it = lua_gettop(L);
-            size_t ni = cv_len(c, it, 0x7FFFFFFF);
+            cv_leave(c, o5);
+            pk->indices = cv_array(c, kt, "indices", 0x7FFFFFFF, sizeof *pk->indices, &ni, &o5);
             pk->nindices = (uint32_t)ni;
-            pk->indices = cv_alloc(c, ni, sizeof *pk->indices);
-            for (size_t i = 0; i < ni; i++) {
-                size_t o6 = cv_idx(c, (lua_Integer)i + 1);
-                lua_rawgeti(L, it, (lua_Integer)i + 1);
-                pk->indices[i] = (uint16_t)(cv_toint(c, -1, 1, (lua_Integer)(nv ? nv : 1)) - 1);
-                lua_pop(L, 1);
-                cv_pop(c, o6);
-            }
-            lua_pop(L, 1);
-            cv_pop(c, o5);
-            lua_pop(L, 1);
-            cv_pop(c, o4);
+            int it = lua_gettop(L);
+            for (size_t i = 0; i < ni; i++)
+                pk->indices[i] = (uint16_t)(cv_elem_int(c, it, (lua_Integer)i + 1, 1, (lua_Integer)(nv ? nv : 1)) - 1);
+            cv_leave(c, o5);
+            cv_leave(c, o4);
         }
-        lua_pop(L, 1);
-        cv_pop(c, o3);
-        lua_pop(L, 1);
-        cv_pop(c, o2);
+        cv_leave(c, o3);
+        cv_leave(c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
 }
 
 static void cv_shaders(cv *c, int ht, psdl_pkg_shaders *sh) {
@@ -1304,8 +1228,7 @@ static void cv_shaders(cv *c, int ht, psdl_pkg_shaders *sh) {
     if (nj) {
         size_t o2 = cv_elem_table(c, jt, 1);
         per = cv_len(c, -1, 0xFFFFFF);
-        lua_pop(L, 1);
-        cv_pop(c, o2);
+        cv_leave(c, o2);
     }
     sh->paint_jobs = (uint32_t)nj;
     sh->per_job = (uint32_t)per;
@@ -1333,56 +1256,37 @@ static void cv_shaders(cv *c, int ht, psdl_pkg_shaders *sh) {
             } else if (!(ty == LUA_TNIL || (ty == LUA_TBOOLEAN && !lua_toboolean(L, -1)))) {
                 cv_err(c, "string or false expected, got %s", luaL_typename(L, -1));
             }
-            lua_pop(L, 1);
-            cv_pop(c, o4);
+            cv_leave(c, o4);
             if (sh->compact) {
                 for (int q = 0; q < 3; q++) cv_u8x4(c, st, compact[q], s->bytes[q]);
             } else {
                 for (int q = 0; q < 4; q++) cv_floats(c, st, full[q], 4, s->colour[q]);
             }
             s->power = cv_num(c, st, "power", 1, 0.0f);
-            lua_pop(L, 1);
-            cv_pop(c, o3);
+            cv_leave(c, o3);
         }
-        lua_pop(L, 1);
-        cv_pop(c, o2);
+        cv_leave(c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(c, o);
+    cv_leave(c, o);
 }
 
 static int l_pkg_encode(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_pkg *p = psdl_pkg_new(&al);
-    if (!p) return luaL_error(L, "not enough memory");
-    cbox_push(L, p, rel_pkg);
+    psdl_pkg *p = boxed_new(L, new_pkg, rel_pkg);
     cv c = {L, p->arena_, {0}, 0};
     size_t ml;
     const char *magic = cv_str(&c, 1, "magic", &ml, 1);
-    if (magic && !(ml == 4 && memcmp(magic, "PKG3", 4) == 0)) {
-        size_t o = cv_key(&c, "magic");
-        cv_err(&c, "only \"PKG3\" can be written");
-        cv_pop(&c, o);
-    }
-    size_t o;
-    cv_table(&c, 1, "chunks", 0, &o);
-    int ct = lua_gettop(L);
-    size_t n = cv_len(&c, ct, 0x7FFFFFFF);
+    if (magic && !(ml == 4 && memcmp(magic, "PKG3", 4) == 0)) cv_field_err(&c, "magic", "only \"PKG3\" can be written");
+    size_t o, n;
+    p->chunks = cv_array(&c, 1, "chunks", 0x7FFFFFFF, sizeof *p->chunks, &n, &o);
     p->nchunks = (uint32_t)n;
-    p->chunks = cv_alloc(&c, n, sizeof *p->chunks);
+    int ct = lua_gettop(L);
     for (size_t i = 0; i < n; i++) {
         psdl_pkg_chunk *ch = &p->chunks[i];
         size_t o2 = cv_elem_table(&c, ct, (lua_Integer)i + 1);
         int t = lua_gettop(L);
         size_t nl;
         const char *name = cv_str(&c, t, "name", &nl, 0);
-        if (nl == 0 || nl > 254) {
-            size_t o3 = cv_key(&c, "name");
-            cv_err(&c, "%zu bytes: 1 to 254 expected", nl);
-            cv_pop(&c, o3);
-        }
+        if (nl == 0 || nl > 254) cv_field_err(&c, "name", "%zu bytes: 1 to 254 expected", nl);
         ch->name_len = (uint8_t)nl;
         ch->name = cv_alloc(&c, nl + 1, 1);
         memcpy(ch->name, name, nl);
@@ -1392,15 +1296,13 @@ static int l_pkg_encode(lua_State *L) {
             views++;
             ch->kind = PSDL_PKG_GEOMETRY;
             cv_geometry(&c, lua_gettop(L), &ch->geometry);
-            lua_pop(L, 1);
-            cv_pop(&c, o3);
+            cv_leave(&c, o3);
         }
         if (cv_table(&c, t, "shaders", 1, &o3)) {
             views++;
             ch->kind = PSDL_PKG_SHADERS;
             cv_shaders(&c, lua_gettop(L), &ch->shaders);
-            lua_pop(L, 1);
-            cv_pop(&c, o3);
+            cv_leave(&c, o3);
         }
         if (cv_table(&c, t, "xrefs", 1, &o3)) {
             views++;
@@ -1421,21 +1323,14 @@ static int l_pkg_encode(lua_State *L) {
                     ch->xrefs[x].m[3 * r + 1] = m[r].y;
                     ch->xrefs[x].m[3 * r + 2] = m[r].z;
                 }
-                lua_pop(L, 1);
-                cv_pop(&c, o5);
+                cv_leave(&c, o5);
                 size_t xl;
                 const char *xn = cv_str(&c, et, "name", &xl, 0);
-                if (xl > 31 || memchr(xn, 0, xl)) {
-                    size_t o6 = cv_key(&c, "name");
-                    cv_err(&c, "%zu bytes: at most 31, no NUL", xl);
-                    cv_pop(&c, o6);
-                }
+                if (xl > 31 || memchr(xn, 0, xl)) cv_field_err(&c, "name", "%zu bytes: at most 31, no NUL", xl);
                 memcpy(ch->xrefs[x].name, xn, xl);
-                lua_pop(L, 1);
-                cv_pop(&c, o4);
+                cv_leave(&c, o4);
             }
-            lua_pop(L, 1);
-            cv_pop(&c, o3);
+            cv_leave(&c, o3);
         }
         size_t dl;
         const char *d = cv_str(&c, t, "data", &dl, 1);
@@ -1443,18 +1338,12 @@ static int l_pkg_encode(lua_State *L) {
             views++;
             ch->kind = PSDL_PKG_RAW;
             ch->size = dl;
-            if (dl) {
-                uint8_t *b = cv_alloc(&c, dl, 1);
-                memcpy(b, d, dl);
-                ch->data = b;
-            }
+            ch->data = cv_copy(&c, d, dl);
         }
         if (views != 1) cv_err(&c, "exactly one of geometry, shaders, xrefs or data expected, %d given", views);
-        lua_pop(L, 1);
-        cv_pop(&c, o2);
+        cv_leave(&c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(&c, o);
+    cv_leave(&c, o);
     push_encoded(L, p, enc_pkg);
     return 1;
 }
@@ -1462,13 +1351,8 @@ static int l_pkg_encode(lua_State *L) {
 /* ================================================================ .tex */
 
 static int l_tex_decode(lua_State *L) {
-    size_t size;
-    const char *data = luaL_checklstring(L, 1, &size);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_tex *t;
-    psdl_cerror err;
-    if (psdl_tex_decode(&al, data, size, &t, &err) != PSDL_OK) return push_fail(L, &err);
-    cbox_push(L, t, rel_tex);
+    const psdl_tex *t = boxed_decode(L, dec_tex, rel_tex);
+    if (!t) return 3;
     lua_createtable(L, 0, 9);
     set_int(L, "width", t->width);
     set_int(L, "height", t->height);
@@ -1492,12 +1376,7 @@ static int l_tex_decode(lua_State *L) {
 }
 
 static int l_tex_encode(lua_State *L) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_settop(L, 1);
-    psdl_alloc al = lua_alloc_of(L);
-    psdl_tex *t = psdl_tex_new(&al);
-    if (!t) return luaL_error(L, "not enough memory");
-    cbox_push(L, t, rel_tex);
+    psdl_tex *t = boxed_new(L, new_tex, rel_tex);
     cv c = {L, t->arena_, {0}, 0};
     t->width = (uint16_t)cv_int(&c, 1, "width", 1, 0xFFFF, 0, 0);
     t->height = (uint16_t)cv_int(&c, 1, "height", 1, 0xFFFF, 0, 0);
@@ -1509,41 +1388,27 @@ static int l_tex_encode(lua_State *L) {
     if (d) {
         t->mips = (uint16_t)cv_int(&c, 1, "mips", 0, 0xFFFF, 0, 0);
         t->ndata = dl;
-        if (dl) {
-            uint8_t *b = cv_alloc(&c, dl, 1);
-            memcpy(b, d, dl);
-            t->data = b;
-        }
+        t->data = cv_copy(&c, d, dl);
         push_encoded(L, t, enc_tex);
         return 1;
     }
-    if (psdl_tex_bpp(t->format) == 0) {
-        size_t o = cv_key(&c, "format");
-        cv_err(&c, "%u has no known texel layout: give the raw bytes as `data`", t->format);
-        cv_pop(&c, o);
-    }
+    if (psdl_tex_bpp(t->format) == 0)
+        cv_field_err(&c, "format", "%u has no known texel layout: give the raw bytes as `data`", t->format);
     t->layout_known = 1;
     size_t o;
     cv_table(&c, 1, "levels", 0, &o);
     int lt = lua_gettop(L);
     size_t nl = cv_len(&c, lt, 0xFFFF);
-    lua_pop(L, 1);
-    cv_pop(&c, o);
+    cv_leave(&c, o);
     t->mips = (uint16_t)cv_int(&c, 1, "mips", 0, 0xFFFF, 1, (lua_Integer)nl);
     uint32_t want = psdl_tex_level_count(t->width, t->height, t->mips);
     if (nl != want) cv_err(&c, "levels: %zu given, mips = %u describes %u", nl, t->mips, (unsigned)want);
     size_t pl;
     const char *pal = cv_str(&c, 1, "palette", &pl, psdl_tex_palette_size(t->format) == 0);
     size_t np = psdl_tex_palette_size(t->format);
-    if (np && pl != np) {
-        size_t o2 = cv_key(&c, "palette");
-        cv_err(&c, "%zu bytes, %zu expected for format %u", pl, np, t->format);
-        cv_pop(&c, o2);
-    }
+    if (np && pl != np) cv_field_err(&c, "palette", "%zu bytes, %zu expected for format %u", pl, np, t->format);
     if (np) {
-        uint8_t *b = cv_alloc(&c, np, 1);
-        memcpy(b, pal, np);
-        t->palette = b;
+        t->palette = cv_copy(&c, pal, np);
         t->npalette = np;
     }
     t->nlevels = (uint32_t)nl;
@@ -1557,23 +1422,12 @@ static int l_tex_encode(lua_State *L) {
         const char *lv = lua_tolstring(L, -1, &ls);
         size_t want_size = psdl_tex_level_size(t->width, t->height, t->format, (uint32_t)i);
         if (ls != want_size) cv_err(&c, "%zu bytes, %zu expected", ls, want_size);
-        uint8_t *b = cv_alloc(&c, ls, 1);
-        memcpy(b, lv, ls);
-        t->levels[i] = b;
+        t->levels[i] = cv_copy(&c, lv, ls);
         t->level_size[i] = ls;
-        lua_pop(L, 1);
-        cv_pop(&c, o2);
+        cv_leave(&c, o2);
     }
-    lua_pop(L, 1);
-    cv_pop(&c, o);
-    size_t tl;
-    const char *tr = cv_str(&c, 1, "trailing", &tl, 1);
-    if (tr && tl) {
-        uint8_t *b = cv_alloc(&c, tl, 1);
-        memcpy(b, tr, tl);
-        t->trailing = b;
-        t->ntrailing = tl;
-    }
+    cv_leave(&c, o);
+    cv_trailing(&c, &t->trailing, &t->ntrailing);
     push_encoded(L, t, enc_tex);
     return 1;
 }

@@ -10,7 +10,9 @@
  * are bounded by the core itself (psdl.h limits). */
 #include "lpsdl.h"
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int writes_denied = 0;
 
@@ -151,8 +153,60 @@ static int l_memory_exceeded(lua_State *L) {
     return 1;
 }
 
+/* Whether the chunk source `src` (`srclen` bytes) is a key of the table at index 1; pushes
+ * the key's value (the path) when it is. */
+static int chunk_path(lua_State *L, const char *src, size_t srclen) {
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        size_t klen;
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
+            const char *k = lua_tolstring(L, -2, &klen);
+            if (klen == srclen && memcmp(k, src, klen) == 0) {
+                lua_remove(L, -2); /* the key */
+                return 1;
+            }
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* core.script_line(chunks, level [, thread]) -> "path:line" | nil: the innermost frame of
+ * `thread` (default: the running one), from stack level `level` outwards (0: script_line
+ * itself, 1: its caller), that runs a line of one of `chunks` (a table chunk source ->
+ * path, as psdl.sandbox keeps for the script and its modules: `["@city.lua"] =
+ * "city.lua"`), as `path .. ":" .. line`; nil when no such frame is on the stack. The
+ * sandbox's limit hook asks this every few thousand instructions: the walk makes no Lua
+ * value per frame (debug.getinfo made a table each, and it walked the whole stack of a
+ * build that runs outside the script's lines). Raises for a `chunks` that is not a table,
+ * a negative level or a third argument that is not a thread. */
+static int l_script_line(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer level = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, level >= 0 && level < INT_MAX, 2, "a stack level >= 0 expected");
+    lua_State *co = L;
+    if (!lua_isnoneornil(L, 3)) {
+        co = lua_tothread(L, 3);
+        luaL_argexpected(L, co != NULL, 3, "thread");
+    }
+    lua_settop(L, 1);
+    lua_Debug ar;
+    for (int lv = (int)level; lv < INT_MAX && lua_getstack(co, lv, &ar); lv++) {
+        if (!lua_getinfo(co, "Sl", &ar)) break;
+        if (ar.currentline <= 0 || !ar.source || ar.source[0] != '@') continue; /* C, or not a file */
+        if (chunk_path(L, ar.source, ar.srclen)) {
+            lua_pushfstring(L, ":%d", ar.currentline);
+            lua_concat(L, 2);
+            return 1;
+        }
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"deny_writes", l_deny_writes},
+    {"script_line", l_script_line},
     {"memory_exceeded", l_memory_exceeded},
     {"memory_limit", l_memory_limit},
     {"memory_stats", l_memory_stats},

@@ -264,6 +264,21 @@ size_t psdl_ring_simple(const double *pts, size_t n, double touch);
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts,
                           size_t nholes, double tol);
 
+/** Where the open polyline pts[0 .. n-1] (x, y, z; in plan) first meets itself, the test
+ *  psdl.city puts a road's centre line to: consecutive repeated points (same x and z) are
+ *  dropped; then two segments that are not neighbours (segment k runs from point k to the
+ *  next) meet when they cross (each one's ends strictly on either side of the other's line)
+ *  or an end of one lies exactly on the other, except that a line whose first and last
+ *  points coincide may close there. The earliest meeting along the line counts (lowest
+ *  first segment, then lowest second). Returns 1 with out[0], out[1] the first segment's
+ *  end points and out[2], out[3] the second's (indices into pts; of a repeated point its
+ *  first) and at the meeting point (x, z; a crossing is given on the first segment), 0 when
+ *  the line is simple (always for fewer than 4 distinct points), or PSDL_GEOM_NOMEM. Unlike
+ *  psdl_self_crossing (closed rings, proper crossings with a tolerance) touching counts.
+ *  Plain double arithmetic in the order of psdl.city's former Lua test, so that cities keep
+ *  their bytes (where the compiler fuses no multiply-adds). */
+size_t psdl_polyline_crossing(uint32_t out[4], double at[2], const double *pts, size_t n);
+
 /** Whether the points pts[0 .. m-1] (a polyline, or a ring when closed) stay inside the
  *  polygon poly[0 .. n-1] in plan: every point and every edge midpoint inside by the
  *  crossing-number test (§1.5; a keyhole ring from psdl_keyhole works) or within eps of its

@@ -700,6 +700,104 @@ size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const ui
     return found;
 }
 
+/* ---------------------------------------------------------------- open polylines */
+
+/* Orientation of c against the line a -> b in plan (the sign of the cross product), in the
+ * same operations as psdl.city.network's Lua predecessor so that results stay identical. */
+static double orient_xz(const double *a, const double *b, const double *c) {
+    return (b[0] - a[0]) * (c[2] - a[2]) - (b[2] - a[2]) * (c[0] - a[0]);
+}
+
+/* c on segment ab, given that the three are collinear: within the segment's box. */
+static int on_seg_xz(const double *a, const double *b, const double *c) {
+    return c[0] >= fmin(a[0], b[0]) && c[0] <= fmax(a[0], b[0]) && c[2] >= fmin(a[2], b[2]) &&
+           c[2] <= fmax(a[2], b[2]);
+}
+
+/* Where segments p1 p2 and p3 p4 meet in plan: a proper crossing (the point on p1 p2), else
+ * an end of one lying exactly on the other (p3, p4, p1, p2 in that order). 0 when apart. */
+static int segs_meet_at(const double *p1, const double *p2, const double *p3, const double *p4, double at[2]) {
+    double d1 = orient_xz(p3, p4, p1), d2 = orient_xz(p3, p4, p2), d3 = orient_xz(p1, p2, p3),
+           d4 = orient_xz(p1, p2, p4);
+    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) {
+        double t = d1 / (d1 - d2);
+        at[0] = p1[0] + t * (p2[0] - p1[0]);
+        at[1] = p1[2] + t * (p2[2] - p1[2]);
+        return 1;
+    }
+    const double *on = NULL;
+    if (d3 == 0 && on_seg_xz(p1, p2, p3))
+        on = p3;
+    else if (d4 == 0 && on_seg_xz(p1, p2, p4))
+        on = p4;
+    else if (d1 == 0 && on_seg_xz(p3, p4, p1))
+        on = p1;
+    else if (d2 == 0 && on_seg_xz(p3, p4, p2))
+        on = p2;
+    if (!on) return 0;
+    at[0] = on[0];
+    at[1] = on[2];
+    return 1;
+}
+
+size_t psdl_polyline_crossing(uint32_t out[4], double at[2], const double *pts, size_t n) {
+    assert(out && at && (pts || n == 0));
+    if (n < 4) return 0;
+    /* the points that remain once consecutive repeats (same x and z) are dropped */
+    size_t *keep = (size_t *)malloc(n * sizeof *keep);
+    xedge *ed = (xedge *)malloc(n * sizeof *ed);
+    if (!keep || !ed) {
+        free(keep);
+        free(ed);
+        return PSDL_GEOM_NOMEM;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double *p = pts + 3 * k;
+        if (m && pts[3 * keep[m - 1]] == p[0] && pts[3 * keep[m - 1] + 2] == p[2]) continue;
+        keep[m++] = k;
+    }
+    size_t found = 0, best_j = 0, best_i = 0;
+    double best_at[2] = {0, 0};
+    if (m >= 4) {
+        for (size_t k = 0; k + 1 < m; k++) {
+            const double *a = pts + 3 * keep[k], *b = pts + 3 * keep[k + 1];
+            ed[k].x0 = fmin(a[0], b[0]), ed[k].x1 = fmax(a[0], b[0]);
+            ed[k].k = k, ed[k].s = 0, ed[k].e = m;
+        }
+        size_t ne = m - 1;
+        qsort(ed, ne, sizeof *ed, cmp_xedge);
+        const double *first = pts + 3 * keep[0], *last = pts + 3 * keep[m - 1];
+        for (size_t u = 0; u < ne; u++) {
+            const double *a = pts + 3 * keep[ed[u].k], *b = pts + 3 * keep[ed[u].k + 1];
+            double z0 = fmin(a[2], b[2]), z1 = fmax(a[2], b[2]);
+            for (size_t w = u + 1; w < ne && ed[w].x0 <= ed[u].x1; w++) {
+                const double *c = pts + 3 * keep[ed[w].k], *d = pts + 3 * keep[ed[w].k + 1];
+                if (fmax(c[2], d[2]) < z0 || fmin(c[2], d[2]) > z1) continue;
+                size_t j = ed[u].k < ed[w].k ? ed[u].k : ed[w].k, i = ed[u].k < ed[w].k ? ed[w].k : ed[u].k;
+                if (i - j < 2) continue; /* neighbours share a point */
+                if (found && (j > best_j || (j == best_j && i > best_i))) continue;
+                double x[2];
+                const double *p1 = pts + 3 * keep[j], *p2 = pts + 3 * keep[j + 1];
+                if (!segs_meet_at(p1, p2, pts + 3 * keep[i], pts + 3 * keep[i + 1], x)) continue;
+                /* a loop between two nodes at one place closes where it began */
+                if (j == 0 && i == m - 2 && x[0] == first[0] && x[1] == first[2] && x[0] == last[0] &&
+                    x[1] == last[2])
+                    continue;
+                found = 1, best_j = j, best_i = i, best_at[0] = x[0], best_at[1] = x[1];
+            }
+        }
+    }
+    if (found) {
+        out[0] = (uint32_t)keep[best_j], out[1] = (uint32_t)keep[best_j + 1];
+        out[2] = (uint32_t)keep[best_i], out[3] = (uint32_t)keep[best_i + 1];
+        at[0] = best_at[0], at[1] = best_at[1];
+    }
+    free(keep);
+    free(ed);
+    return found;
+}
+
 /* ---------------------------------------------------------------- rings simple with a margin */
 
 /* Segments ab and cd meet: they cross, or an end of one lies within touch of the other

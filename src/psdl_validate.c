@@ -190,13 +190,14 @@ static void check_attributes(vctx *v, long r, const psdl_room *rm) {
                 report(v, ERR, "texture_index", r, k, -1, APATH(),
                        "texture value %lu is past the texture table (%lu names)", (unsigned long)val,
                        (unsigned long)d->ntextures - 1);
-            else if (val > 767)
+            else if (val > PSDL_STOCK_TEXTURE_VALUE)
                 report(v, WARN, "texture_limit", r, k, -1, APATH(),
-                       "texture value %lu > 767: stock MM2 is reported not to load it without MM2Hook (§3.2)",
-                       (unsigned long)val);
-            else if (val > 511)
+                       "texture value %lu > %d: stock MM2 is reported not to load it without MM2Hook (§3.2)",
+                       (unsigned long)val, PSDL_STOCK_TEXTURE_VALUE);
+            else if (val > PSDL_RENDERED_TEXTURE_VALUE)
                 report(v, WARN, "texture_limit", r, k, -1, APATH(),
-                       "texture value %lu > 511: reported not to render properly (§3.2)", (unsigned long)val);
+                       "texture value %lu > %d: reported not to render properly (§3.2)", (unsigned long)val,
+                       PSDL_RENDERED_TEXTURE_VALUE);
             tex = val;
             seen_tex = 1;
             continue;

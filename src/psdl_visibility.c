@@ -416,14 +416,41 @@ static inline float box_enter(const node *nd, const float o[3], const float inv[
     return t0;
 }
 
+
+/* The ray od + t dd in floats (o, d) with the inverse direction for box_enter (a zero
+ * component gives +-1e30). */
+static void ray_setup(const double od[3], const double dd[3], float o[3], float d[3], float inv[3]) {
+    for (int a = 0; a < 3; a++) {
+        o[a] = (float)od[a];
+        d[a] = (float)dd[a];
+        inv[a] = d[a] != 0.0f ? 1.0f / d[a] : (d[a] >= 0 ? 1e30f : -1e30f);
+    }
+}
+
+/* Where the ray o + t d crosses triangle tr (Moller-Trumbore, in floats): t, or -1 when it
+ * misses (parallel within 1e-9, or outside the triangle). Both ray walks use it, so that a
+ * hit and a blocker are the same test. */
+static float ray_tri(const tri3 *tr, const float o[3], const float d[3]) {
+    const float *e1 = tr->e1, *e2 = tr->e2;
+    float p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
+    float det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    if (det > -1e-9f && det < 1e-9f) return -1.0f;
+    float id = 1.0f / det;
+    float s[3] = {o[0] - tr->v0[0], o[1] - tr->v0[1], o[2] - tr->v0[2]};
+    float u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * id;
+    if (u < 0.0f || u > 1.0f) return -1.0f;
+    float q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
+    float w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * id;
+    if (w < 0.0f || u + w > 1.0f) return -1.0f;
+    return (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * id;
+}
 /* Closest hit along o + t d, 0 < t < tmax: the triangle index, or -1. *t_out gets t.
  * Children are visited nearest first, and a node is skipped when the best hit so far is
  * nearer than its box. */
 static long cast(const psdl_vis *v, const double od[3], const double dd[3], double tmax, double *t_out) {
     if (v->ntri == 0) return -1;
-    float o[3] = {(float)od[0], (float)od[1], (float)od[2]}, d[3] = {(float)dd[0], (float)dd[1], (float)dd[2]};
-    float inv[3];
-    for (int a = 0; a < 3; a++) inv[a] = d[a] != 0.0f ? 1.0f / d[a] : (d[a] >= 0 ? 1e30f : -1e30f);
+    float o[3], d[3], inv[3];
+    ray_setup(od, dd, o, d, inv);
     uint32_t stack[STACK_MAX];
     float stack_t[STACK_MAX];
     int sp = 0;
@@ -441,19 +468,7 @@ static long cast(const psdl_vis *v, const double od[3], const double dd[3], doub
         const node *nd = &v->nodes[stack[sp]];
         if (nd->count) {
             for (uint32_t k = nd->first; k < nd->first + nd->count; k++) {
-                const tri3 *tr = &v->tris[k];
-                const float *e1 = tr->e1, *e2 = tr->e2;
-                float p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
-                float det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-                if (det > -1e-9f && det < 1e-9f) continue;
-                float id = 1.0f / det;
-                float s[3] = {o[0] - tr->v0[0], o[1] - tr->v0[1], o[2] - tr->v0[2]};
-                float u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * id;
-                if (u < 0.0f || u > 1.0f) continue;
-                float q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
-                float w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * id;
-                if (w < 0.0f || u + w > 1.0f) continue;
-                float t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * id;
+                float t = ray_tri(&v->tris[k], o, d);
                 if (t > 1e-4f && t < bt) {
                     bt = t;
                     best = (long)k;
@@ -489,9 +504,8 @@ static long cast(const psdl_vis *v, const double od[3], const double dd[3], doub
  * the eye, the usual ones in a street, are found early). */
 static int occluded(const psdl_vis *v, const double od[3], const double dd[3], double tmax, uint32_t skip) {
     if (v->ntri == 0) return 0;
-    float o[3] = {(float)od[0], (float)od[1], (float)od[2]}, d[3] = {(float)dd[0], (float)dd[1], (float)dd[2]};
-    float inv[3];
-    for (int a = 0; a < 3; a++) inv[a] = d[a] != 0.0f ? 1.0f / d[a] : (d[a] >= 0 ? 1e30f : -1e30f);
+    float o[3], d[3], inv[3];
+    ray_setup(od, dd, o, d, inv);
     uint32_t stack[STACK_MAX];
     int sp = 0;
     float bt = (float)tmax;
@@ -502,19 +516,7 @@ static int occluded(const psdl_vis *v, const double od[3], const double dd[3], d
         if (nd->count) {
             for (uint32_t k = nd->first; k < nd->first + nd->count; k++) {
                 if (v->room[k] == skip) continue;
-                const tri3 *tr = &v->tris[k];
-                const float *e1 = tr->e1, *e2 = tr->e2;
-                float p[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
-                float det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-                if (det > -1e-9f && det < 1e-9f) continue;
-                float id = 1.0f / det;
-                float s[3] = {o[0] - tr->v0[0], o[1] - tr->v0[1], o[2] - tr->v0[2]};
-                float u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) * id;
-                if (u < 0.0f || u > 1.0f) continue;
-                float q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
-                float w = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * id;
-                if (w < 0.0f || u + w > 1.0f) continue;
-                float t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * id;
+                float t = ray_tri(&v->tris[k], o, d);
                 if (t > 1e-4f && t < bt) return 1;
             }
         } else if (sp + 2 <= STACK_MAX) {

@@ -47,6 +47,7 @@
 -- @module psdl.retexture
 
 local check = require "psdl.check"
+local LIMITS = require("psdl.core").limits
 
 local string, table, math = string, table, math
 local type, ipairs, pairs, error, tostring, pcall = type, ipairs, pairs, error, tostring, pcall
@@ -55,13 +56,13 @@ local string_format = string.format
 local M = {}
 
 --- Largest texture value (3-bit subtype + data byte, §2.3).
-M.MAX_VALUE = 2047
+M.MAX_VALUE = LIMITS.texture_value
 --- Largest divider texture value (one byte, §2.4 0x8).
-M.MAX_DIVIDER = 255
+M.MAX_DIVIDER = LIMITS.divider_texture
 --- Reference values past which a warning is given, and why (§3.2).
 M.WARN_LIMITS = {
-  { 511, "reported not to render properly" },
-  { 767, "stock MM2 is reported not to load it without MM2Hook" },
+  { LIMITS.texture_rendered, "reported not to render properly" },
+  { LIMITS.texture_stock, "stock MM2 is reported not to load it without MM2Hook" },
 }
 --- Highest slot offset each attribute type reads from its group base (§2.3).
 M.SPAN = {
@@ -261,8 +262,9 @@ local function permute(doc, new_of, size, opname, summary)
   local warnings = limit_warnings(refs, function(ref)
     return ref.value <= n and new_of[ref.value] or ref.value
   end)
-  if size > 511 and n <= 511 then
-    warnings[#warnings + 1] = string_format("the texture table grows to %d slots, past 511", size)
+  local rendered = LIMITS.texture_rendered
+  if size > rendered and n <= rendered then
+    warnings[#warnings + 1] = string_format("the texture table grows to %d slots, past %d", size, rendered)
   end
 
   -- apply

@@ -109,19 +109,13 @@ local function dirname(path)
   return path:match("^(.*)/[^/]*$") or "."
 end
 
--- The script line a stop or error happened on: the innermost frame whose source is one of
--- the sandbox's own chunks (the script or its modules), as "file:line".
-local function script_line(box, thread, level)
-  level = level or 1
-  while true do
-    local info
-    if thread then info = debug.getinfo(thread, level, "Sl") else info = debug.getinfo(level, "Sl") end
-    if not info then return nil end
-    if info.currentline and info.currentline > 0 and box.chunks[info.source] then
-      return box.chunks[info.source] .. ":" .. info.currentline
-    end
-    level = level + 1
-  end
+-- The script line a stop or error happened on: the innermost frame, from `level` of the
+-- caller's stack outwards (1: the caller), whose source is one of the sandbox's own chunks
+-- (the script or its modules), as "file:line" (core.script_line: the limit hook asks this
+-- every few thousand instructions, so the walk is in C).
+local script_line_at = core.script_line
+local function script_line(box, level)
+  return script_line_at(box.chunks, level or 1)
 end
 
 ------------------------------------------------------------------------ the box
@@ -497,7 +491,7 @@ function Box:hook(thread)
   local box = self
   local function check()
     if box.stopped then error(box.stopped, 0) end
-    local where = script_line(box, nil, 2)
+    local where = script_line(box, 1)
     if where then box.last_line = where end
     if box.poll and box:outside(box.poll) then
       box.stopped = setmetatable({ msg = string.format("%sthe run was superseded", where and (where .. ": ") or ""),
@@ -604,7 +598,7 @@ function Box:run(fn, ...)
     local stats = core.memory_stats()
     if box.stopped then return box.stopped end
     if is_stop(e) then return e end
-    local where = script_line(box, nil, 2)
+    local where = script_line(box, 1)
     if stats and stats.exceeded then return memory_stop(where or box.last_line) end
     if type(e) ~= "string" then e = tostring(e) end
     e = M.clean_message(e)

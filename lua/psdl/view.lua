@@ -185,34 +185,13 @@ local function problem_at(doc, p, centers2, rooms_y)
   return { num(x), num(y), -num(z) }, r
 end
 
---- Build the viewer payload of a document.
--- @tparam table doc
--- @tparam[opt] table opts `name` (shown as the title), `problems` (a list as `psdl.validate`
---   returns it; default: validate `doc`), `images` (`{[texture name] = image}`: those
---   materials are drawn with the image, a data URL (PNG, JPEG) or the texels of one level
---   of a `.tex`, `{width, height, format (§9: 1, 6, 14, 15, 16, 17, 18), texels, palette
---   (BGRA), clamp_u, clamp_v}`), `watch` (the page polls the server that sent it
---   for new builds: `{interval = ms}`), `error` (a build error to show over the city:
---   `{message =, file =, line =}`), `bai` (the city's AI road network as `psdl.bai` reads
---   it: its lanes become a layer), `cpvs` (its visibility sets as `psdl.cpvs` reads them:
---   the page shows what the selected room sees)
--- @treturn string payload bytes (see the module description)
--- @treturn table stats `{rooms, vertices (drawn), triangles, materials, bytes, problems}`
-function M.payload(doc, opts)
-  if type(doc) ~= "table" or type(doc.rooms) ~= "table" then
-    error("bad argument #1 to 'payload' (document expected, got " .. type(doc) .. ")", 2)
-  end
-  opts = opts or {}
-  local cjson = require "cjson"
-  local mesh = export.build(doc, { parts = true, attribute_counts = true })
-  local V = doc.vertices or {}
-  local nrooms = #doc.rooms
-
-  -- merge every room's primitives, indices bucketed by material
+-- The city's drawn mesh merged over rooms, indices bucketed by material, into buf:
+-- `position`, `room`, `info` (role, type codes), `uv` (with images), `index`. Returns the
+-- draw groups and the number of drawn vertices.
+local function mesh_buffers(buf, mesh, nrooms, want_uv)
   local pos, room_of, info, uv = {}, {}, {}, {}
   local nv = 0
   local by_mat = {}
-  local want_uv = type(opts.images) == "table" and next(opts.images) ~= nil
   for _, g in ipairs(mesh.groups) do
     local r = g.room
     local flags = g.flags or 0
@@ -261,27 +240,57 @@ function M.payload(doc, opts)
       groups[#groups + 1] = { material = m - 1, start = start, count = #list }
     end
   end
-
-  local buf = buffer_set()
   buf.add("position", "f32", pos, 3 * nv)
   buf.add("room", nrooms < 65536 and "u16" or "u32", room_of, nv)
   buf.add("info", "u8", info, 2 * nv)
   if want_uv then buf.add("uv", "f32", uv, 2 * nv) end
   buf.add("index", nv < 65536 and "u16" or "u32", index, #index)
-  pos, room_of, info, uv, by_mat = nil, nil, nil, nil, nil
+  return groups, nv
+end
 
-  -- the city's vertices (perimeters, links and road paths are drawn from them)
-  local verts = {}
-  for i, v in ipairs(V) do
-    verts[3 * i - 2], verts[3 * i - 1], verts[3 * i] = num(v[1]), num(v[2]), -num(v[3])
+-- The description of one attribute as the page lists it (`value` is the texture value in
+-- effect, 0 for none). A facade bound also adds its four corners (base left, base right,
+-- top right, top left) to fb (flat page coordinates, fb.n of them) and room r to fb.rooms.
+local function attribute_item(doc, attr, t, value, triangles, r, fb)
+  local V, H = doc.vertices or {}, doc.heights or {}
+  local tex = value ~= 0 and doc.textures and doc.textures[value] or nil
+  local item = { type = t, triangles = triangles, vertices = type(attr.vertices) == "table" and #attr.vertices or 0 }
+  if t == "texture" then item.value = value; item.texture = type(tex) == "string" and tex or nil
+  elseif type(tex) == "string" and t ~= "facade_bound" then item.texture = tex end
+  if t == "divided_road" then
+    item.divider = { type = attr.divider_type, texture = attr.divider_texture,
+      texture_name = doc.textures and type(doc.textures[attr.divider_texture or 0]) == "string"
+        and doc.textures[attr.divider_texture] or nil, value = num(attr.divider_value) }
+  elseif t == "tunnel" or t == "junction_tunnel" then
+    item.flags = attr.flags; item.height = num(attr.height1)
+  elseif t == "facade" then
+    item.repeats = { attr.u_repeat, attr.v_repeat }
+  elseif t == "facade_bound" and type(attr.vertices) == "table" then
+    local a0, a1 = V[attr.vertices[1]], V[attr.vertices[2]]
+    local top = H[attr.top]
+    if a0 and a1 and finite(top) then
+      local nfb = fb.n
+      for _, q in ipairs { { a0, a0[2] }, { a1, a1[2] }, { a1, top }, { a0, top } } do
+        fb[nfb + 1], fb[nfb + 2], fb[nfb + 3] = num(q[1][1]), num(q[2]), -num(q[1][3])
+        nfb = nfb + 3
+      end
+      fb.n = nfb
+      fb.rooms[#fb.rooms + 1] = r
+    end
+    item.light = attr.light
   end
-  buf.add("vertices", "f32", verts, 3 * #V)
+  return item
+end
 
-  -- facade bounds as line segments: base left, base right, top right, top left per bound
-  local fb, nfb, fb_room = {}, 0, {}
-  local H = doc.heights or {}
-
-  -- rooms
+-- The rooms as the page lists them, with their attributes as JSON text in one buffer
+-- (room r: bytes offsets[r] + 1 .. offsets[r + 1]; the page parses a room's list when it is
+-- shown, not all at the start: they are most of the description, 5 of 5.2 MB for a
+-- London-scale city) and the facade bounds as line segments, into buf. Returns the rooms,
+-- their plan centres and their mean heights (problem markers are placed with them).
+local function room_records(buf, doc, mesh, cjson)
+  local V = doc.vertices or {}
+  local nrooms = #doc.rooms
+  local fb = { n = 0, rooms = {} }
   local rooms, centers2, rooms_y = {}, {}, {}
   local road_of = {}
   for k, rec in ipairs(doc.roads or {}) do
@@ -295,9 +304,6 @@ function M.payload(doc, opts)
     end
   end
   local stats_attr = mesh.stats.attributes or {}
-  -- each room's attributes as JSON text in one buffer (room r: bytes offsets[r] + 1 ..
-  -- offsets[r + 1]): the page parses a room's list when it is shown, not all at the start
-  -- (they are most of the description: 5 of 5.2 MB for a London-scale city)
   cjson.encode_sparse_array(true)
   local attr_json, attr_off = {}, { 0 }
   for r, room in ipairs(doc.rooms) do
@@ -320,32 +326,7 @@ function M.payload(doc, opts)
     for a, attr in ipairs(room.attributes or {}) do
       local t = type(attr) == "table" and attr.type or "?"
       if t == "texture" then value = math.tointeger(attr.value) or 0 end
-      local tex = value ~= 0 and doc.textures and doc.textures[value] or nil
-      local item = { type = t, triangles = counts[a] or 0,
-        vertices = type(attr.vertices) == "table" and #attr.vertices or 0 }
-      if t == "texture" then item.value = value; item.texture = type(tex) == "string" and tex or nil
-      elseif type(tex) == "string" and t ~= "facade_bound" then item.texture = tex end
-      if t == "divided_road" then
-        item.divider = { type = attr.divider_type, texture = attr.divider_texture,
-          texture_name = doc.textures and type(doc.textures[attr.divider_texture or 0]) == "string"
-            and doc.textures[attr.divider_texture] or nil, value = num(attr.divider_value) }
-      elseif t == "tunnel" or t == "junction_tunnel" then
-        item.flags = attr.flags; item.height = num(attr.height1)
-      elseif t == "facade" then
-        item.repeats = { attr.u_repeat, attr.v_repeat }
-      elseif t == "facade_bound" and type(attr.vertices) == "table" then
-        local a0, a1 = V[attr.vertices[1]], V[attr.vertices[2]]
-        local top = H[attr.top]
-        if a0 and a1 and finite(top) then
-          for _, q in ipairs { { a0, a0[2] }, { a1, a1[2] }, { a1, top }, { a0, top } } do
-            fb[nfb + 1], fb[nfb + 2], fb[nfb + 3] = num(q[1][1]), num(q[2]), -num(q[1][3])
-            nfb = nfb + 3
-          end
-          fb_room[#fb_room + 1] = r
-        end
-        item.light = attr.light
-      end
-      attrs[a] = item
+      attrs[a] = attribute_item(doc, attr, t, value, counts[a] or 0, r, fb)
     end
     rooms[r] = {
       id = r, flags = room.flags or 0, prop_rule = room.prop_rule or 0, kind = M.kind(room.flags),
@@ -357,10 +338,14 @@ function M.payload(doc, opts)
   end
   buf.add_bytes("room_attributes", concat(attr_json))
   buf.add("room_attributes_offsets", "u32", attr_off, nrooms + 1)
-  buf.add("facade_bounds", "f32", fb, nfb)
-  buf.add("facade_bound_rooms", nrooms < 65536 and "u16" or "u32", fb_room, #fb_room)
+  buf.add("facade_bounds", "f32", fb, fb.n)
+  buf.add("facade_bound_rooms", nrooms < 65536 and "u16" or "u32", fb.rooms, #fb.rooms)
+  return rooms, centers2, rooms_y
+end
 
-  -- road records
+-- The road records as the page lists them (vertex references 0-based, -1 for a bad one).
+local function road_records(doc)
+  local V = doc.vertices or {}
   local roads = {}
   for k, rec in ipairs(doc.roads or {}) do
     local function list(t) return type(t) == "table" and t or {} end
@@ -376,8 +361,11 @@ function M.payload(doc, opts)
       stop_lights = list(rec.stop_lights), rooms = list(rec.rooms),
       start_crossroads = vlist(rec.start_crossroads), end_crossroads = vlist(rec.end_crossroads) }
   end
+  return roads
+end
 
-  -- problems
+-- The validation problems as the page lists them, each placed (`at`) where it is.
+local function problem_list(doc, opts, centers2, rooms_y)
   local problems = opts.problems
   if problems == nil then
     local _
@@ -392,47 +380,51 @@ function M.payload(doc, opts)
         room = math.tointeger(p.room) or r or (tonumber(tostring(p.path or ""):match("^rooms%[(%d+)%]"))), at = at }
     end
   end
+  return plist
+end
 
-  -- the package's AI road network (.bai): every lane centre line as segments, side by side
-  local lanes_meta
-  if type(opts.bai) == "table" then
-    local seg, n = {}, 0
-    local count = 0
-    for _, road in ipairs(opts.bai.roads or {}) do
-      for _, side in ipairs { road.side_a, road.side_b } do
-        for _, line in ipairs(type(side) == "table" and side.lanes or {}) do
-          count = count + 1
-          for k = 1, #line - 1 do
-            local a, b = line[k], line[k + 1]
-            seg[n + 1], seg[n + 2], seg[n + 3] = num(a[1]), num(a[2]), -num(a[3])
-            seg[n + 4], seg[n + 5], seg[n + 6] = num(b[1]), num(b[2]), -num(b[3])
-            n = n + 6
-          end
+-- The package's AI road network (.bai) into buf: every lane centre line as segments, side
+-- by side (`lanes`). Returns the description's `bai` entry.
+local function bai_lanes(buf, bai)
+  local seg, n = {}, 0
+  local count = 0
+  for _, road in ipairs(bai.roads or {}) do
+    for _, side in ipairs { road.side_a, road.side_b } do
+      for _, line in ipairs(type(side) == "table" and side.lanes or {}) do
+        count = count + 1
+        for k = 1, #line - 1 do
+          local a, b = line[k], line[k + 1]
+          seg[n + 1], seg[n + 2], seg[n + 3] = num(a[1]), num(a[2]), -num(a[3])
+          seg[n + 4], seg[n + 5], seg[n + 6] = num(b[1]), num(b[2]), -num(b[3])
+          n = n + 6
         end
       end
     end
-    buf.add("lanes", "f32", seg, n)
-    lanes_meta = { roads = #(opts.bai.roads or {}), lanes = count,
-      intersections = #(opts.bai.intersections or {}) }
   end
-  -- the package's visibility sets (.cpvs): room r sees ids[offsets[r] + 1 .. offsets[r + 1]]
-  local cpvs_meta
-  if type(opts.cpvs) == "table" then
-    local ids, offsets = {}, { 0 }
-    for r = 1, nrooms do
-      local row = opts.cpvs.rows and opts.cpvs.rows[r]
-      for _, id in ipairs(type(row) == "table" and row.visible or {}) do ids[#ids + 1] = id end
-      offsets[r + 1] = #ids
-    end
-    buf.add("cpvs_ids", nrooms < 65536 and "u16" or "u32", ids, #ids)
-    buf.add("cpvs_offsets", "u32", offsets, #offsets)
-    cpvs_meta = { rooms = opts.cpvs.rooms, rows = nrooms }
-  end
+  buf.add("lanes", "f32", seg, n)
+  return { roads = #(bai.roads or {}), lanes = count, intersections = #(bai.intersections or {}) }
+end
 
+-- The package's visibility sets (.cpvs) into buf: room r sees ids[offsets[r] + 1 ..
+-- offsets[r + 1]]. Returns the description's `cpvs` entry.
+local function cpvs_sets(buf, cpvs, nrooms)
+  local ids, offsets = {}, { 0 }
+  for r = 1, nrooms do
+    local row = cpvs.rows and cpvs.rows[r]
+    for _, id in ipairs(type(row) == "table" and row.visible or {}) do ids[#ids + 1] = id end
+    offsets[r + 1] = #ids
+  end
+  buf.add("cpvs_ids", nrooms < 65536 and "u16" or "u32", ids, #ids)
+  buf.add("cpvs_offsets", "u32", offsets, #offsets)
+  return { rooms = cpvs.rooms, rows = nrooms }
+end
+
+-- The materials as the page lists them; the texels of a .tex image go into buf.
+local function material_list(buf, mesh, images)
   local materials = {}
   for i, m in ipairs(mesh.materials) do
     materials[i] = { name = m.name, texture = m.texture }
-    local img = m.texture and opts.images and opts.images[m.texture] or nil
+    local img = m.texture and images and images[m.texture] or nil
     if type(img) == "string" then
       materials[i].image = img
     elseif type(img) == "table" then
@@ -444,6 +436,48 @@ function M.payload(doc, opts)
       materials[i].raw = raw
     end
   end
+  return materials
+end
+
+--- Build the viewer payload of a document.
+-- @tparam table doc
+-- @tparam[opt] table opts `name` (shown as the title), `problems` (a list as `psdl.validate`
+--   returns it; default: validate `doc`), `images` (`{[texture name] = image}`: those
+--   materials are drawn with the image, a data URL (PNG, JPEG) or the texels of one level
+--   of a `.tex`, `{width, height, format (§9: 1, 6, 14, 15, 16, 17, 18), texels, palette
+--   (BGRA), clamp_u, clamp_v}`), `watch` (the page polls the server that sent it
+--   for new builds: `{interval = ms}`), `error` (a build error to show over the city:
+--   `{message =, file =, line =}`), `bai` (the city's AI road network as `psdl.bai` reads
+--   it: its lanes become a layer), `cpvs` (its visibility sets as `psdl.cpvs` reads them:
+--   the page shows what the selected room sees)
+-- @treturn string payload bytes (see the module description)
+-- @treturn table stats `{rooms, vertices (drawn), triangles, materials, bytes, problems}`
+function M.payload(doc, opts)
+  if type(doc) ~= "table" or type(doc.rooms) ~= "table" then
+    error("bad argument #1 to 'payload' (document expected, got " .. type(doc) .. ")", 2)
+  end
+  opts = opts or {}
+  local cjson = require "cjson"
+  local mesh = export.build(doc, { parts = true, attribute_counts = true })
+  local V = doc.vertices or {}
+  local nrooms = #doc.rooms
+
+  local buf = buffer_set()
+  local want_uv = type(opts.images) == "table" and next(opts.images) ~= nil
+  local groups, nv = mesh_buffers(buf, mesh, nrooms, want_uv)
+  -- the city's vertices (perimeters, links and road paths are drawn from them)
+  local verts = {}
+  for i, v in ipairs(V) do
+    verts[3 * i - 2], verts[3 * i - 1], verts[3 * i] = num(v[1]), num(v[2]), -num(v[3])
+  end
+  buf.add("vertices", "f32", verts, 3 * #V)
+  local rooms, centers2, rooms_y = room_records(buf, doc, mesh, cjson)
+  local roads = road_records(doc)
+  local plist = problem_list(doc, opts, centers2, rooms_y)
+  local lanes_meta = type(opts.bai) == "table" and bai_lanes(buf, opts.bai) or nil
+  local cpvs_meta = type(opts.cpvs) == "table" and cpvs_sets(buf, opts.cpvs, nrooms) or nil
+  local materials = material_list(buf, mesh, opts.images)
+
   local roles = {}
   for i, r in ipairs(M.roles) do roles[i] = { name = r.name, label = r.label, color = r.color } end
   local b = doc.bounds

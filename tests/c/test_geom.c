@@ -6,9 +6,9 @@
  * status is non-zero when a check failed. Sections: measures, centre lines and offsets,
  * cross-sections, triangulation and fans (convex, collinear, L, U, holes), facades and the
  * light index, pools, surfaces and outlines, neighbour links, T-junctions, intersections
- * (two arms in line, non-finite input), keyhole rings, crossings and containment; limits and
- * preconditions (pool dummy and out of memory, vertex and hole-start ranges, extents, large
- * polygons). */
+ * (two arms in line, non-finite input), keyhole rings, crossings (rings and open polylines)
+ * and containment; limits and preconditions (pool dummy and out of memory, vertex and
+ * hole-start ranges, extents, large polygons). */
 #define _POSIX_C_SOURCE 200809L /* alarm() for the out-of-memory test */
 #include "psdl_geom.h"
 
@@ -26,34 +26,8 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-static unsigned long g_passed, g_failed;
-static const char *g_ctx = "";
+#include "check.h"
 
-static int check_impl(int ok, int line, const char *expr, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int check_impl(int ok, int line, const char *expr, const char *fmt, ...) {
-    if (ok) {
-        g_passed++;
-        return 1;
-    }
-    g_failed++;
-    printf("FAIL test_geom.c:%d [%s] %s", line, g_ctx, expr);
-    if (fmt && *fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf(" -- ");
-        vprintf(fmt, ap);
-        va_end(ap);
-    }
-    printf("\n");
-    return 0;
-}
-
-#define CHECK(c) check_impl((c) ? 1 : 0, __LINE__, #c, "%s", "")
-#define CHECKF(c, ...) check_impl((c) ? 1 : 0, __LINE__, #c, __VA_ARGS__)
 #define NEAR(a, b, tol) (fabs((double)(a) - (double)(b)) <= (tol))
 
 /* ================================================================ helpers */
@@ -112,7 +86,7 @@ static double check_fans(const uint32_t *f, size_t words, const double *pts, siz
 /* ================================================================ measures */
 
 static void test_measures(void) {
-    g_ctx = "measures";
+    set_ctx("measures");
     double sq[12];
     setp(sq + 0, 0, 0, 0), setp(sq + 3, 0, 0, 1), setp(sq + 6, 1, 0, 1), setp(sq + 9, 1, 0, 0);
     CHECK(NEAR(psdl_signed_area(sq, 4), -1, 1e-12));
@@ -139,7 +113,7 @@ static void test_measures(void) {
 /* ================================================================ centre lines */
 
 static void test_spline(void) {
-    g_ctx = "spline";
+    set_ctx("spline");
     psdl_spline_opts o;
     memset(&o, 0, sizeof o);
     o.spacing = 5;
@@ -256,7 +230,7 @@ static void test_spline(void) {
     CHECK(psdl_spline_bound(one, 1, NULL) == 0);
     /* NaN or infinity (a coordinate, an option, a tangent) is refused before any sampling
      * (it used to make the piece count undefined and the samples grow without bound) */
-    g_ctx = "spline: non-finite input";
+    set_ctx("spline: non-finite input");
     double bad[6] = {0, 0, 0, NAN, 0, 50};
     psdl_spline_opts bo;
     memset(&bo, 0, sizeof bo);
@@ -277,7 +251,7 @@ static void test_spline(void) {
 }
 
 static void test_offset(void) {
-    g_ctx = "offset";
+    set_ctx("offset");
     double line[9] = {0, 0, 0, 0, 0, 10, 10, 0, 10};
     double out[9];
     size_t cl = psdl_offset(out, line, 3, 2, 0);
@@ -311,7 +285,7 @@ static void test_offset(void) {
 /* ================================================================ cross-sections */
 
 static void test_sections(void) {
-    g_ctx = "sections";
+    set_ctx("sections");
     psdl_profile p;
     memset(&p, 0, sizeof p);
     p.kind = PSDL_SECTION_ROAD, p.left = 6, p.right = 6, p.sidewalk_left = 3, p.sidewalk_right = 3, p.curb = -1;
@@ -396,7 +370,7 @@ static double poly_area(const double *pts, size_t n, const uint32_t *hs, size_t 
 
 static void check_polygon(const char *name, const double *pts, size_t n, const uint32_t *hs, size_t nh,
                           size_t want_max_fans) {
-    g_ctx = name;
+    set_ctx("%s", name);
     double area = poly_area(pts, n, hs, nh);
     size_t tb = psdl_triangulate_bound(n, nh);
     uint32_t *tri = (uint32_t *)malloc(3 * tb * sizeof *tri);
@@ -509,7 +483,7 @@ static void test_fans(void) {
 /* ================================================================ facades */
 
 static void test_facades(void) {
-    g_ctx = "light index";
+    set_ctx("light index");
     /* walls facing each axis: the base runs so that (-dz, 0, dx) is the facing */
     CHECK(psdl_light_index(-1, 0) == 0);  /* faces -Z */
     CHECK(psdl_light_index(0, -1) == 16); /* faces +X */
@@ -522,7 +496,7 @@ static void test_facades(void) {
         if (v > 63) range = 0;
     }
     CHECK(range);
-    g_ctx = "facades";
+    set_ctx("facades");
     /* a 20 x 12 building, retail winding (S < 0), ground sloping along x */
     double b[3 * 5];
     setp(b + 0, 0, 0, 0), setp(b + 3, 0, 0, 12), setp(b + 6, 10, 0.5, 12), setp(b + 9, 20, 1, 12), setp(b + 12, 20, 1, 0);
@@ -560,7 +534,7 @@ static void test_facades(void) {
 /* ================================================================ pools */
 
 static void test_pools(void) {
-    g_ctx = "pools";
+    set_ctx("pools");
     psdl_pool *p = psdl_pool_new(3, 1);
     CHECK(p != NULL);
     if (!p) return;
@@ -611,7 +585,7 @@ static void grid_points(double *g) {
 }
 
 static void test_outline(void) {
-    g_ctx = "surface and outline";
+    set_ctx("surface and outline");
     double g[27];
     grid_points(g);
     /* four square fans forming a 2 x 2 block, each fan in retail winding */
@@ -643,7 +617,7 @@ static void test_outline(void) {
 }
 
 static void test_link(void) {
-    g_ctx = "neighbour links";
+    set_ctx("neighbour links");
     double g[27];
     grid_points(g);
     /* rooms: the four squares of the grid, perimeters in retail winding */
@@ -683,7 +657,7 @@ static void test_link(void) {
 }
 
 static void test_tjunctions(void) {
-    g_ctx = "T-junctions";
+    set_ctx("T-junctions");
     double g[27];
     grid_points(g);
     /* room A: the left column as one tall rectangle 0,6,7,1 (x 0..10, z 0..20);
@@ -774,7 +748,7 @@ static void drop_folds(uint32_t *bd, size_t *nb, const double *pts) {
 
 static void check_junction(const char *name, const psdl_arm *arms, size_t n, const psdl_junction_opts *o,
                            size_t want_strips, size_t want_caps) {
-    g_ctx = name;
+    set_ctx("%s", name);
     jres r;
     size_t st = run_junction(&r, arms, n, o);
     CHECKF(st == 0, "status %zu", st);
@@ -982,7 +956,7 @@ static void test_junctions(void) {
         free_junction(&r);
     }
     /* invalid input */
-    g_ctx = "junction errors";
+    set_ctx("junction errors");
     psdl_arm same[2] = {road_arm(1, 0, 6, 3, 3), road_arm(1, 0.001, 6, 3, 3)};
     jres r;
     CHECK(run_junction(&r, same, 2, &o) == PSDL_GEOM_INVALID);
@@ -1028,7 +1002,7 @@ static int in_ring(const double *ring, size_t n, double x, double z) {
 }
 
 static void test_keyhole(void) {
-    g_ctx = "keyhole";
+    set_ctx("keyhole");
     /* a 30 m square with a 10 m square hole */
     double pts[3 * 8];
     setp(pts + 0, 0, 0, 0), setp(pts + 3, 0, 0, 30), setp(pts + 6, 30, 0, 30), setp(pts + 9, 30, 0, 0);
@@ -1062,7 +1036,7 @@ static void test_keyhole(void) {
     for (size_t i = 0; i < n; i++) memcpy(ring + 3 * i, pts + 3 * k[i], 3 * sizeof(double));
     CHECK(n == 4 && psdl_signed_area(ring, 4) < 0);
     /* the outline of fans over a polygon with a hole keyholes the hole the same way */
-    g_ctx = "keyhole: boundary";
+    set_ctx("keyhole: boundary");
     uint32_t tri[3 * 16];
     size_t nt = psdl_triangulate(tri, pts, 8, hs, 1);
     uint32_t bd[3 * 16];
@@ -1074,7 +1048,7 @@ static void test_keyhole(void) {
 }
 
 static void test_crossings(void) {
-    g_ctx = "self crossing";
+    set_ctx("self crossing");
     double bow[12];
     setp(bow + 0, 0, 0, 0), setp(bow + 3, 10, 0, 10), setp(bow + 6, 10, 0, 0), setp(bow + 9, 0, 0, 10);
     uint32_t e[2] = {9, 9};
@@ -1092,7 +1066,7 @@ static void test_crossings(void) {
     setp(sq + 12, 0, 0, 10);
     CHECK(psdl_self_crossing(e, sq, 8, hs, 1, 1e-6) == 0);
 
-    g_ctx = "first outside";
+    set_ctx("first outside");
     double room[3 * 4], b[3 * 4];
     setp(room + 0, 0, 0, 0), setp(room + 3, 0, 0, 30), setp(room + 6, 30, 0, 30), setp(room + 9, 30, 0, 0);
     setp(b + 0, 5, 0, 5), setp(b + 3, 5, 0, 10), setp(b + 6, 10, 0, 10), setp(b + 9, 10, 0, 5);
@@ -1125,12 +1099,68 @@ static void test_crossings(void) {
     CHECK(psdl_first_outside(ring, n, b, 4, 1, 0.005) == 0);
 }
 
+/* psdl_polyline_crossing: an open road centre line meeting itself (crossing or touching),
+ * repeated points, a loop closing where it began, the earliest meeting along the line. */
+static void test_polyline_crossing(void) {
+    set_ctx("polyline crossing");
+    uint32_t k[4] = {9, 9, 9, 9};
+    double at[2] = {-1, -1};
+    double z[3 * 8];
+    /* a Z whose last segment comes back across the first: segments 0 and 2 cross at (5, 0) */
+    setp(z + 0, 0, 0, 0), setp(z + 3, 10, 0, 0), setp(z + 6, 10, 0, 10), setp(z + 9, 0, 0, -10);
+    CHECK(psdl_polyline_crossing(k, at, z, 4) == 1 && k[0] == 0 && k[1] == 1 && k[2] == 2 && k[3] == 3);
+    CHECKF(at[0] == 5 && at[1] == 0, "at %g, %g", at[0], at[1]);
+    /* fewer than 4 points, and a simple line */
+    CHECK(psdl_polyline_crossing(k, at, z, 3) == 0);
+    CHECK(psdl_polyline_crossing(k, at, NULL, 0) == 0);
+    setp(z + 9, 20, 0, 10);
+    CHECK(psdl_polyline_crossing(k, at, z, 4) == 0);
+    /* an end lying exactly on a segment that is not its neighbour counts (touching) */
+    setp(z + 9, 4, 0, 0);
+    CHECK(psdl_polyline_crossing(k, at, z, 4) == 1 && k[0] == 0 && k[2] == 2 && at[0] == 4 && at[1] == 0);
+    /* a repeated point is dropped (it makes no zero-length neighbour), indices stay the caller's */
+    setp(z + 0, 0, 0, 0), setp(z + 3, 10, 5, 0), setp(z + 6, 10, 0, 0), setp(z + 9, 10, 0, 10),
+        setp(z + 12, 5, 0, -5);
+    CHECK(psdl_polyline_crossing(k, at, z, 5) == 1 && k[0] == 0 && k[1] == 1 && k[2] == 3 && k[3] == 4);
+    /* two distinct points after dropping repeats: nothing to cross */
+    setp(z + 9, 10, 0, 0), setp(z + 12, 10, 0, 0);
+    CHECK(psdl_polyline_crossing(k, at, z, 5) == 0);
+    /* a loop between two nodes at one place closes where it began; one that touches its start
+     * elsewhere does not */
+    setp(z + 0, 0, 0, 0), setp(z + 3, 10, 0, 0), setp(z + 6, 10, 0, 10), setp(z + 9, 0, 0, 0);
+    CHECK(psdl_polyline_crossing(k, at, z, 4) == 0);
+    setp(z + 9, 0, 0, 10), setp(z + 12, 0, 0, 0);
+    CHECK(psdl_polyline_crossing(k, at, z, 5) == 0);
+    setp(z + 12, 5, 0, 0);
+    CHECK(psdl_polyline_crossing(k, at, z, 5) == 1 && k[0] == 0 && k[2] == 3 && at[0] == 5 && at[1] == 0);
+    /* two meetings: the earliest along the line counts (lowest first segment, then second) */
+    double w[3 * 8];
+    setp(w + 0, 0, 0, 0), setp(w + 3, 20, 0, 0), setp(w + 6, 20, 0, 10), setp(w + 9, 15, 0, -10),
+        setp(w + 12, 10, 0, 10), setp(w + 15, 5, 0, -10);
+    CHECK(psdl_polyline_crossing(k, at, w, 6) == 1 && k[0] == 0 && k[2] == 2);
+    CHECKF(NEAR(at[0], 17.5, 1e-12) && at[1] == 0, "at %g, %g", at[0], at[1]);
+    /* collinear overlap: an end of the later segment on the first */
+    setp(w + 0, 0, 0, 0), setp(w + 3, 10, 0, 0), setp(w + 6, 10, 0, 5), setp(w + 9, 8, 0, 0), setp(w + 12, 2, 0, 0);
+    CHECK(psdl_polyline_crossing(k, at, w, 5) == 1 && k[0] == 0 && k[2] == 2 && at[0] == 8 && at[1] == 0);
+    /* a long zigzag that never meets itself: the sweep pairs only overlapping boxes */
+    enum { NZ = 5000 };
+    double *zz = (double *)malloc(3 * NZ * sizeof *zz);
+    if (CHECK(zz != NULL)) {
+        for (int i = 0; i < NZ; i++) setp(zz + 3 * i, i, 0, (i % 2) ? 1.0 : 0.0);
+        CHECK(psdl_polyline_crossing(k, at, zz, NZ) == 0);
+        /* and the same line bent back over its start at the end */
+        setp(zz + 3 * (NZ - 1), 0.5, 0, 0.5);
+        CHECK(psdl_polyline_crossing(k, at, zz, NZ) == 1 && k[0] == 0 && k[2] == NZ - 2);
+        free(zz);
+    }
+}
+
 /* ================================================================ limits and preconditions */
 
 /* set_dummy on a pool without the reserved entry: refused (it asserted, or overwrote a
  * hashed entry in release builds). */
 static void test_pool_dummy(void) {
-    g_ctx = "pool dummy";
+    set_ctx("pool dummy");
     psdl_pool *p = psdl_pool_new(3, 0);
     if (!p) return;
     double a[3] = {1, 2, 3}, d[3] = {4, 5, 6};
@@ -1159,7 +1189,7 @@ void *__wrap_calloc(size_t n, size_t size) { return g_fail_calloc ? NULL : __rea
  * grows again when memory comes back. */
 static void test_pool_oom(void) {
 #ifdef PSDL_TEST_WRAP_CALLOC
-    g_ctx = "pool out of memory";
+    set_ctx("pool out of memory");
     psdl_pool *p = psdl_pool_new(3, 1);
     if (!p) return;
     alarm(120); /* a regression hangs: end it */
@@ -1198,7 +1228,7 @@ static void test_pool_oom(void) {
 /* Vertices >= npts: psdl_link_bound skipped them while psdl_link wrote repeats for them
  * (heap overflow); both refuse now. Scratch is sized by the largest vertex used, not npts. */
 static void test_link_limits(void) {
-    g_ctx = "neighbour links: vertex range";
+    set_ctx("neighbour links: vertex range");
     uint32_t start[5] = {0, 3, 6, 9, 12};
     uint32_t verts[12] = {0, 1, 20, 2, 3, 20, 4, 5, 20, 6, 7, 20};
     uint32_t dv[64], dn[64], ds[5];
@@ -1227,7 +1257,7 @@ static void test_link_limits(void) {
 /* Finite input whose extent is not (-1e308 .. 1e308): the grid's cell size became infinite
  * and the cell counts NaN, converted to size_t (undefined). */
 static void test_tjunction_limits(void) {
-    g_ctx = "T-junctions: extent";
+    set_ctx("T-junctions: extent");
     double pts[15] = {-1e308, 0, 0, 1e308, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 5};
     uint32_t start[3] = {0, 3, 5}, verts[5] = {0, 1, 2, 3, 4};
     CHECK(psdl_tjunctions(NULL, 0, pts, 5, start, verts, 2, 0.01) == PSDL_GEOM_INVALID);
@@ -1250,7 +1280,7 @@ static void test_tjunction_limits(void) {
 /* Hole starts that do not increase, or fall outside 1 .. n-1: refused by every kernel that
  * takes them (they were never checked: rings past the array, a ring array overflow). */
 static void test_hole_starts(void) {
-    g_ctx = "hole starts";
+    set_ctx("hole starts");
     double p[3 * 8];
     setp(p + 0, 0, 0, 0), setp(p + 3, 0, 0, 30), setp(p + 6, 30, 0, 30), setp(p + 9, 30, 0, 0);
     setp(p + 12, 10, 0, 10), setp(p + 15, 20, 0, 10), setp(p + 18, 20, 0, 20), setp(p + 21, 10, 0, 20);
@@ -1283,7 +1313,7 @@ static void test_hole_starts(void) {
 /* first_outside on a large polygon: the keyhole-bridge check sorts the edges once (it
  * compared every pair: 31 ms per call at 4000 points, minutes at 100000). */
 static void test_first_outside_scale(void) {
-    g_ctx = "first outside: scale";
+    set_ctx("first outside: scale");
     size_t n = 100000;
     double *poly = (double *)malloc(3 * n * sizeof *poly);
     if (!poly) return;
@@ -1325,7 +1355,7 @@ static void test_first_outside_scale(void) {
  * the fans cover the surface (their area equals the surface polygon's), hubs pooled after
  * the points; snapping rounds what is pooled; a second pooling adds nothing. */
 static void test_junction_pool(void) {
-    g_ctx = "junction pool";
+    set_ctx("junction pool");
     psdl_junction_opts o;
     memset(&o, 0, sizeof o);
     o.center[0] = 100, o.center[1] = 5, o.center[2] = -40;
@@ -1385,7 +1415,7 @@ static void test_junction_pool(void) {
  * as can be; outlines of 2 * stride + 2 * (sections - 2) points going round the strip;
  * split < 2 and stride 0 refused; no sections, no rooms. */
 static void test_street_rooms(void) {
-    g_ctx = "street rooms";
+    set_ctx("street rooms");
     enum { NSEC = 23, STRIDE = 4 };
     double sf[3 * NSEC * STRIDE];
     for (size_t k = 0; k < NSEC; k++)
@@ -1443,6 +1473,7 @@ int main(void) {
     test_junctions();
     test_keyhole();
     test_crossings();
+    test_polyline_crossing();
     test_pool_dummy();
     test_pool_oom();
     test_link_limits();

@@ -21,33 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-static unsigned long g_passed, g_failed;
-
-static int check_impl(int ok, int line, const char *expr, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static int check_impl(int ok, int line, const char *expr, const char *fmt, ...) {
-    if (ok) {
-        g_passed++;
-        return 1;
-    }
-    g_failed++;
-    printf("FAIL test_raster.c:%d %s", line, expr);
-    if (fmt && *fmt) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf(" -- ");
-        vprintf(fmt, ap);
-        va_end(ap);
-    }
-    printf("\n");
-    return 0;
-}
-
-#define CHECK(e) check_impl(!!(e), __LINE__, #e, NULL)
-#define CHECKF(e, ...) check_impl(!!(e), __LINE__, #e, __VA_ARGS__)
+#include "check.h"
 
 #define BLACK 0x000000FFu
 #define WHITE 0xFFFFFFFFu

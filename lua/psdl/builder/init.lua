@@ -50,13 +50,13 @@ check.own(debug.getinfo(1, "S").source)
 local M = {}
 
 --- Largest vertex pool the game takes safely (§3.2).
-M.VERTEX_BUDGET = 65024
+M.VERTEX_BUDGET = core.limits.vertex_budget
 --- Perimeter points per room (§3.2).
-M.MAX_PERIMETER = 255
+M.MAX_PERIMETER = core.limits.perimeter
 --- Largest texture value (§2.3).
-M.MAX_TEXTURE = 2047
+M.MAX_TEXTURE = core.limits.texture_value
 --- Largest divider texture value (one byte, §2.4 0x8).
-M.MAX_DIVIDER_TEXTURE = 255
+M.MAX_DIVIDER_TEXTURE = core.limits.divider_texture
 --- How far (m) a building outline may stray outside its room's outline before
 -- `Builder:building` raises (footprints computed against curved streets stray a few cm).
 M.BUILDING_SLACK = 0.25

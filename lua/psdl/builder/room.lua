@@ -44,7 +44,7 @@ return function(M, Builder, Room, P)
     if kind ~= "road" and kind ~= "intersection" and kind ~= "block" then
       argerr(1, "room", "kind: \"road\", \"intersection\" or \"block\" expected, got " .. tostring(kind))
     end
-    local m = opt_problem(opts.prop_rule, "prop_rule", "int", 0, 255) or opt_problem(opts.flags, "flags", "int", 0, 255)
+    local m = opt_problem(opts.prop_rule, "prop_rule", "int", 0, core.limits.prop_rule) or opt_problem(opts.flags, "flags", "int", 0, 255)
     if not m and opts.outline ~= nil and not opts.outline_refs and not checked then
       m = polygon_problem(opts.outline, opts.holes, "outline", "holes")
     elseif not m and opts.outline == nil and opts.holes ~= nil and not opts.outline_refs then

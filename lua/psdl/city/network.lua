@@ -11,11 +11,12 @@
 
 local profiles = require "psdl.city.profiles"
 local plan = require "psdl.plan"
+local core = require "psdl.core"
 
 local ipairs, pairs, tostring = ipairs, pairs, tostring
 local error = error
-local sqrt, atan, acos, abs, floor, max, min, pi, huge, sin =
-  math.sqrt, math.atan, math.acos, math.abs, math.floor, math.max, math.min, math.pi, math.huge, math.sin
+local sqrt, atan, acos, abs, max, min, pi, huge, sin =
+  math.sqrt, math.atan, math.acos, math.abs, math.max, math.min, math.pi, math.huge, math.sin
 local string_format, table_sort = string.format, table.sort
 
 local M = {}
@@ -181,45 +182,45 @@ function M.conflicts(city, only)
     end
   end
   -- crossings
-  local seen_pair = {}
   for _, r in ipairs(city.roads) do r.crossings = {} end
   for _, r in ipairs(city.roads) do
-    do
-      local pts = lines[r]
-      local gr = (small and not only.roads[r] and not level(r)) and small or g
-      for i = 1, #pts - 1 do
-        local p, q = pts[i], pts[i + 1]
-        local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
-        for _, c in ipairs(cand) do
-          local o = c.r
-          local u, v = lines[o][c.i], lines[o][c.i + 1]
-          if o.index > r.index and level(o) ~= level(r) then
+    local pts = lines[r]
+    local rl, ri = level(r), r.index
+    local gr = (small and not only.roads[r] and not rl) and small or g
+    for i = 1, #pts - 1 do
+      local p, q = pts[i], pts[i + 1]
+      local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
+      for n = 1, #cand do
+        local c = cand[n]
+        local o = c.r
+        -- each pair once (roads after this one); the two cases exclude each other
+        if o.index > ri then
+          local ol = level(o)
+          local lo = lines[o]
+          local u, v = lo[c.i], lo[c.i + 1]
+          if ol ~= rl then
             -- a bridge or tunnel over / under a road at grade: where the road passes, the
             -- level road must be on its deck or in its bore (`piece_levels` fits the ramps)
-            local t, w = seg_cross(p, q, u, v)
+            local t = seg_cross(p, q, u, v)
             if t then
-              local lv, gr = r, o
-              if level(o) then lv, gr = o, r end
+              local lv, gr2 = r, o
+              if ol then lv, gr2 = o, r end
               local ax, az = unit(q[1] - p[1], q[2] - p[2])
               local bx, bz = unit(v[1] - u[1], v[2] - u[2])
               local sn = abs((ax or 0) * (bz or 0) - (az or 0) * (bx or 0))
               local list = lv.crossings
-              list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr,
-                                  half = ((lv.spec.half_width or 0) + (gr.spec.half_width or 0)) / max(sn, 0.2) + 1 }
+              list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr2,
+                                  half = ((lv.spec.half_width or 0) + (gr2.spec.half_width or 0)) / max(sn, 0.2) + 1 }
             end
-          end
-          if o.index > r.index and not level(o) and not level(r) then
+          elseif not ol then
+            -- two roads at grade crossing (each segment pair is met once: no repeats)
             local t, w = seg_cross(p, q, u, v)
             if t then
-              local key = r.index .. ":" .. o.index .. ":" .. i .. ":" .. c.i
-              if not seen_pair[key] then
-                seen_pair[key] = true
-                local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
-                out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
-                                  sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
-                                  y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
-                                       + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
-              end
+              local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+              out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
+                                sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
+                                y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
+                                     + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
             end
           end
         end
@@ -550,7 +551,8 @@ function M.overlaps(city, b)
     local P = it.poly
     for _, o in ipairs(g:collect(P.x0, P.z0, P.x1, P.z1, {}, {})) do
       local Q = o.poly
-      if o ~= it and not related(it.owner, o.owner) and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 then
+      -- (the boxes first: the cheapest test, and most candidates fail it)
+      if o ~= it and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 and not related(it.owner, o.owner) then
         local k1, k2 = it.owner, o.owner
         local key = tostring(k1) < tostring(k2) and (tostring(k1) .. tostring(k2)) or (tostring(k2) .. tostring(k1))
         if not done[key] then
@@ -684,68 +686,15 @@ M.runs = runs_of
 
 --- Where the plan polyline pts ({x, z} points: from node, via points, to node) crosses or
 -- touches itself: two segments that are not neighbours meet (a point of one lying on the
--- other counts, a repeated point does not). Returns x, z and the indices of the two
--- segments' first and last points (j1, j2, i1, i2 of pts[k].i), or nil. A grid of cells of
--- 64 m (or 1/64 of the line's extent) keeps long imported ways near linear.
+-- other counts, a repeated point does not; a loop may close where it began). Returns x, z
+-- and the indices of the two segments' first and last points (j1, j2, i1, i2 of pts[k].i),
+-- or nil. The earliest meeting along the road counts. The test is C's
+-- (psdl_polyline_crossing, a sweep over the segments' boxes).
 function M.self_crossing(pts)
-  local q = {}
-  for _, p in ipairs(pts) do
-    local l = q[#q]
-    if not l or l[1] ~= p[1] or l[2] ~= p[2] then q[#q + 1] = { p[1], p[2], i = p.i } end
-  end
-  local n = #q
-  if n < 4 then return nil end
-  local function orient(a, b, c) return (b[1] - a[1]) * (c[2] - a[2]) - (b[2] - a[2]) * (c[1] - a[1]) end
-  local function on(a, b, c) -- c on segment ab, given collinear
-    return c[1] >= min(a[1], b[1]) and c[1] <= max(a[1], b[1]) and c[2] >= min(a[2], b[2]) and c[2] <= max(a[2], b[2])
-  end
-  local function meet(p1, p2, p3, p4)
-    local d1, d2, d3, d4 = orient(p3, p4, p1), orient(p3, p4, p2), orient(p1, p2, p3), orient(p1, p2, p4)
-    if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and ((d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)) then
-      local t = d1 / (d1 - d2)
-      return p1[1] + t * (p2[1] - p1[1]), p1[2] + t * (p2[2] - p1[2])
-    end
-    if d3 == 0 and on(p1, p2, p3) then return p3[1], p3[2] end
-    if d4 == 0 and on(p1, p2, p4) then return p4[1], p4[2] end
-    if d1 == 0 and on(p3, p4, p1) then return p1[1], p1[2] end
-    if d2 == 0 and on(p3, p4, p2) then return p2[1], p2[2] end
-  end
-  local lox, loz, hix, hiz = huge, huge, -huge, -huge
-  for _, p in ipairs(q) do
-    lox, hix, loz, hiz = min(lox, p[1]), max(hix, p[1]), min(loz, p[2]), max(hiz, p[2])
-  end
-  local CELL = max(64, (hix - lox) / 64, (hiz - loz) / 64)
-  local grid, best = {}, nil
-  for i = 1, n - 1 do
-    local a, b = q[i], q[i + 1]
-    local seen = {}
-    for cx = floor(min(a[1], b[1]) / CELL), floor(max(a[1], b[1]) / CELL) do
-      for cz = floor(min(a[2], b[2]) / CELL), floor(max(a[2], b[2]) / CELL) do
-        local key = cx * 4194304 + cz
-        local g = grid[key]
-        if g then
-          for _, j in ipairs(g) do
-            if j < i - 1 and not seen[j] then
-              seen[j] = true
-              local x, z = meet(q[j], q[j + 1], a, b)
-              -- (a loop between two nodes at one place closes where it began)
-              if x and j == 1 and i == n - 1 and x == q[1][1] and z == q[1][2] and x == q[n][1] and z == q[n][2] then
-                x = nil
-              end
-              -- the earliest crossing along the road: the lowest first segment, then the
-              -- lowest second one
-              if x and (not best or j < best[3] or (j == best[3] and i < best[4])) then best = { x, z, j, i } end
-            end
-          end
-        else
-          g = {}
-          grid[key] = g
-        end
-        g[#g + 1] = i
-      end
-    end
-  end
-  if best then return best[1], best[2], q[best[3]].i, q[best[3] + 1].i, q[best[4]].i, q[best[4] + 1].i end
+  local flat = {}
+  for k, p in ipairs(pts) do flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] = p[1], 0, p[2] end
+  local x, z, k1, k2, k3, k4 = core.polyline_crossing(flat)
+  if x then return x, z, pts[k1].i, pts[k2].i, pts[k3].i, pts[k4].i end
 end
 
 return M

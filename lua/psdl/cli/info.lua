@@ -33,19 +33,24 @@ M.ROOM_FLAGS = {
   { 0x10, "intersection" }, { 0x20, "special_bound" }, { 0x40, "warp" }, { 0x80, "instance" },
 }
 
---- Limits of psdl-format.md §3.2 that `info` measures.
--- @table LIMITS
-M.LIMITS = {
-  vertices_safe = 65024,      -- V + 512 generated collision vertices must fit 16 bits
-  vertices = 65535,           -- addressable by the u16 vertex references
-  perimeter = 255,            -- perimeter count held in one byte at runtime
-  texture_slots_rendered = 511, -- more are "not rendered properly" (WILK)
-  texture_slots_stock = 767,  -- more and stock MM2 cannot load the city (WILK)
-  texture_slots = 2047,       -- largest texture value
-  rooms = 32767,              -- road records keep room ids as i16
-  strip_sections = 256,       -- 256-entry stack buffers when drawing a strip
-  road_rooms = 255,           -- u8 count per road record
-}
+--- Limits of psdl-format.md §3.2 that `info` measures, those of the format from
+-- `psdl.limits` (read when first asked for: `psdl --help` loads this module without the C
+-- core).
+-- @treturn table
+function M.limits()
+  local core = require("psdl.core").limits
+  return {
+    vertices_safe = core.vertex_budget, -- V + 512 generated collision vertices must fit 16 bits
+    vertices = 65535,           -- addressable by the u16 vertex references
+    perimeter = core.perimeter, -- perimeter count held in one byte at runtime
+    texture_slots_rendered = core.texture_rendered, -- more are "not rendered properly" (WILK)
+    texture_slots_stock = core.texture_stock, -- more and stock MM2 cannot load the city (WILK)
+    texture_slots = core.texture_value, -- largest texture value
+    rooms = 32767,              -- road records keep room ids as i16
+    strip_sections = 256,       -- 256-entry stack buffers when drawing a strip
+    road_rooms = 255,           -- u8 count per road record
+  }
+end
 
 --- Names of the bits set in a room flag byte, joined with `|` (`"-"` for none).
 -- @tparam integer flags
@@ -188,7 +193,7 @@ function M.stats(doc, size)
     s.room_flags[i] = { flags = f, names = M.flag_names(f), rooms = flag_count[f] }
   end
 
-  local L, rows = M.LIMITS, {}
+  local L, rows = M.limits(), {}
   limit(rows, "vertices", #doc.vertices, L.vertices_safe, "safe budget")
   limit(rows, "vertices", #doc.vertices, L.vertices, "addressable")
   limit(rows, "largest perimeter", max_perimeter, L.perimeter, "points",

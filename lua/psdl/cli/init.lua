@@ -78,8 +78,11 @@ end
 --- Build the argument parser.
 -- @tparam table state receives `help` (text to print) or `usage`/`error` (a usage error)
 --   when parsing stops early
+-- @tparam[opt] string only a subcommand name: declare only that one (`main` does when the
+--   first argument names a command: the other commands' modules are then never loaded,
+--   which is most of a small command's start-up)
 -- @treturn table the argparse parser
-function M.parser(state)
+function M.parser(state, only)
   local function help_flag(p)
     p:add_help(false)
     p:flag("-h --help", "Show this help message and exit."):action(function()
@@ -99,7 +102,7 @@ function M.parser(state)
     state.version = true
     error(STOP, 0)
   end)
-  for _, name in ipairs(M.commands) do
+  for _, name in ipairs(only and { only } or M.commands) do
     local mod = require("psdl.cli." .. name)
     local cmd = parser:command(name, mod.summary, mod.description)
     help_flag(cmd)
@@ -178,7 +181,11 @@ function M.main(argv, streams)
   end
   local ok, result = xpcall(function()
     local state = {}
-    local parser = M.parser(state)
+    local only
+    for _, name in ipairs(M.commands) do
+      if args[1] == name then only = name end
+    end
+    local parser = M.parser(state, only)
     local pok, parsed = pcall(parser.parse, parser, args)
     if state.help then
       streams.stdout:write(state.help, "\n")

@@ -16,6 +16,8 @@
 -- | track, bus_guideway, raceway, construction, proposed, ... | skipped | |
 -- @module psdl.osm.tags
 
+local MAX_WIDTH = require("psdl.city.profiles").MAX_WIDTH
+
 local tonumber, type = tonumber, type
 local math_floor, math_tointeger = math.floor, math.tointeger
 
@@ -215,7 +217,9 @@ function M.road(tags, opts)
   elseif sw == "both" and r.profile == "alley" and not r.walkway then
     r.sidewalk = "both"
   end
-  if r.width and r.width > 100 then r.width = nil end
+  -- a width no road has (psdl.city.profiles would refuse it) is a tagging error: the class's
+  -- profile width serves instead
+  if r.width and r.width > MAX_WIDTH then r.width = nil end
   if r.lanes and r.lanes > 16 then r.lanes = nil end
   return r
 end
