@@ -102,3 +102,74 @@ describe("core.face_loops", function()
     assert.matches("bad argument #1", err("points", { { 1 } }))
   end)
 end)
+
+describe("core.rings_crossing", function()
+  local square = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 10 }, { 10, 0, 0 } }
+  it("answers as core.self_crossing does on the flattened points", function()
+    assert.is_nil(core.rings_crossing(square))
+    local bow = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 0 }, { 10, 0, 10 } }
+    assert.same({ core.self_crossing({ 0, 0, 0, 0, 0, 10, 10, 0, 0, 10, 0, 10 }) }, { core.rings_crossing(bow) })
+    local hole = { { 2, 0, 2 }, { 8, 0, 2 }, { 8, 0, 8 }, { 2, 0, 8 } }
+    assert.is_nil(core.rings_crossing(square, { hole }))
+    local out = { { 5, 0, 5 }, { 15, 0, 5 }, { 15, 0, 6 }, { 5, 0, 6 } } -- a hole poking out
+    local e1, e2 = core.rings_crossing(square, { out })
+    assert.same({ core.self_crossing({ 0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0, 5, 0, 5, 15, 0, 5, 15, 0, 6, 5, 0, 6 }, { 5 }) },
+      { e1, e2 })
+    assert.is_nil(core.rings_crossing({}))
+  end)
+
+  it("names the bad argument", function()
+    local function err(...)
+      local ok, e = pcall(core.rings_crossing, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #1", err("ring"))
+    assert.matches("ring%[2%]: point table expected", err({ { 0, 0, 0 }, 1 }))
+    assert.matches("ring%[1%]%[1%]: finite number expected", err({ { 1 / 0, 0, 0 } }))
+    assert.matches("holes%[1%]: points expected", err(square, { {} }))
+    assert.matches("holes%[1%]: table expected", err(square, { 3 }))
+    assert.matches("bad argument #2", err(square, 3))
+  end)
+end)
+
+describe("core.refs_box", function()
+  it("gives the plan box of the points the lists name, nil for none, and names a bad reference", function()
+    local flat = { 0, 5, 0, 10, 1, -3, -2, 9, 7, 100, 100, 100 }
+    assert.same({ -2, 10, -3, 7 }, { core.refs_box(flat, { { 1, 2 }, { 3 } }) })
+    assert.is_nil(core.refs_box(flat, {}))
+    assert.is_nil(core.refs_box(flat, { {} }))
+    local ok, err = pcall(core.refs_box, flat, { { 1, 5 } })
+    assert.is_false(ok)
+    assert.matches("bad argument #2", err)
+    ok, err = pcall(core.refs_box, "pool", { { 1 } })
+    assert.is_false(ok)
+    assert.matches("bad argument #1", err)
+  end)
+end)
+
+describe("Region:target", function()
+  local outer = { { 0, 0, 0 }, { 0, 0, 100 }, { 100, 0, 100 }, { 100, 0, 0 } }
+  local hole = { { 40, 0, 40 }, { 40, 0, 60 }, { 60, 0, 60 }, { 60, 0, 40 } }
+  it("joins a hole's point to the nearest outer point it sees, the second chord clear of the first", function()
+    local region = core.region({ outer, hole })
+    assert.equal(1, region:target(1, 1))
+    assert.equal(3, region:target(1, 3, 1, 1))
+  end)
+
+  it("names the bad argument", function()
+    local region = core.region({ outer, hole })
+    local function err(...)
+      local ok, e = pcall(region.target, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("no such hole", err(region, 2, 1))
+    assert.matches("no such hole", err(region, 0, 1))
+    assert.matches("bad argument #3.-index out of range", err(region, 1, 5))
+    assert.matches("bad argument #4.-index out of range", err(region, 1, 1, 9, 1))
+    assert.matches("avoid and other go together", err(region, 1, 1, 1))
+    assert.matches("psdl.Region expected", err({}, 1, 1))
+    assert.matches("number expected", err(region, "1x", 1))
+  end)
+end)

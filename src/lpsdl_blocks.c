@@ -7,6 +7,10 @@
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
+ *       region:target(hole, k [, avoid, other]) -> i | nil the outer point a hole joins
+ *   core.refs_box(points, lists) -> x0, x1, z0, z1 | nil  plan box of referenced points
+ *   core.rings_crossing(ring [, holes]) -> nil | e1, e2   first crossing of a ring with holes
+ *                                                         (psdl_self_crossing on point tables)
  *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
  *   core.split_chord(pts, area, points, length, try, obs) the chord a block is cut along
  *       -> i, j | true (keep it) | false (none found)     (psdl_split.h)
@@ -21,6 +25,7 @@
 #include "lpsdl.h"
 #include "psdl_apron.h"
 #include "psdl_faces.h"
+#include "psdl_geom.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
 
@@ -289,6 +294,116 @@ static int l_region_clear(lua_State *L) {
     return 1;
 }
 
+/***
+ * The plan box of the points that lists of vertex references name.
+ * @function refs_box
+ * @param points a vertex Pool (dimension 3) or a flat x, y, z array
+ * @tparam table lists list of lists of 1-based references (room outlines)
+ * @treturn number x0, x1, z0, z1 (metres), or nil when the lists name no point
+ * @raise on a reference outside the points
+ */
+static int l_refs_box(lua_State *L) {
+    lua_settop(L, 2); /* scratch userdata go above the arguments */
+    size_t np, nr;
+    const double *p = lpsdl_points(L, 1, &np, "points");
+    uint32_t *start, *verts;
+    lpsdl_perimeters(L, 2, np, &start, &verts, &nr);
+    if (start[nr] == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
+    for (size_t k = 0; k < start[nr]; k++) {
+        double x = p[3 * (size_t)verts[k]], z = p[3 * (size_t)verts[k] + 2];
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (z < z0) z0 = z;
+        if (z > z1) z1 = z;
+    }
+    lua_pushnumber(L, x0);
+    lua_pushnumber(L, x1);
+    lua_pushnumber(L, z0);
+    lua_pushnumber(L, z1);
+    return 4;
+}
+
+/* ================================================================ crossings */
+
+/* Reads the points {x, y, z} of the list at idx (argument arg, named `what` in errors) into
+ * xyz from point m on; returns the count read. */
+static size_t read_ring(lua_State *L, int idx, int arg, const char *what, lua_Integer k, double *xyz, size_t m,
+                        size_t cap) {
+    lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n && m < cap; i++) {
+        if (lua_rawgeti(L, idx, i) != LUA_TTABLE)
+            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: point table expected", what, k > 0 ? k : i));
+        for (int c = 1; c <= 3; c++) {
+            int ok;
+            lua_geti(L, -1, c);
+            double v = (double)lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (c == 2 && !ok) v = 0; /* y is not read by the test */
+            else if (!ok || !isfinite(v))
+                luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%d]: finite number expected", what, i, c));
+            xyz[3 * m + (size_t)(c - 1)] = v;
+        }
+        lua_pop(L, 1);
+        m++;
+    }
+    return m;
+}
+
+/***
+ * The first proper crossing between two edges of a ring with holes (psdl_self_crossing,
+ * tolerance 1e-6), read straight from point tables: what `core.self_crossing` answers on the
+ * same points flattened.
+ * @function rings_crossing
+ * @tparam table ring points `{x, y, z}` (metres; plan x, z)
+ * @tparam[opt] table holes list of rings like `ring`, each of at least one point
+ * @treturn nil|integer nil when the rings are simple and apart, else the two crossing edges
+ *   (1-based over the ring's points, then each hole's)
+ * @raise on a point that is not a table of finite numbers, or an empty hole
+ */
+static int l_rings_crossing(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int has_holes = !lua_isnoneornil(L, 2);
+    if (has_holes) luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_Integer nh = has_holes ? luaL_len(L, 2) : 0;
+    lua_Integer total = luaL_len(L, 1);
+    luaL_argcheck(L, total >= 0 && total <= (lua_Integer)1 << 28, 1, "too many points");
+    luaL_argcheck(L, nh >= 0 && nh <= (lua_Integer)1 << 24, 2, "too many holes");
+    for (lua_Integer h = 1; h <= nh; h++) {
+        if (lua_rawgeti(L, 2, h) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "holes[%I]: table expected", h));
+        lua_Integer n = luaL_len(L, -1);
+        if (n < 1 || n > (lua_Integer)1 << 28) luaL_argerror(L, 2, lua_pushfstring(L, "holes[%I]: points expected", h));
+        total += n;
+        lua_pop(L, 1);
+        luaL_argcheck(L, total <= (lua_Integer)1 << 28, 2, "too many points");
+    }
+    size_t cap = (size_t)total;
+    double *xyz = (double *)scratch(L, 3 * cap, sizeof *xyz);                        /* 3 */
+    uint32_t *starts = (uint32_t *)scratch(L, (size_t)nh, sizeof *starts);           /* 4 */
+    size_t m = read_ring(L, 1, 1, "ring", 0, xyz, 0, cap);
+    for (lua_Integer h = 1; h <= nh; h++) {
+        lua_rawgeti(L, 2, h);
+        starts[h - 1] = (uint32_t)m;
+        m = read_ring(L, lua_gettop(L), 2, "holes", 0, xyz, m, cap);
+        lua_pop(L, 1);
+    }
+    uint32_t e[2];
+    size_t r = psdl_self_crossing(e, xyz, m, nh ? starts : NULL, (size_t)nh, 1e-6);
+    if (r == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+    if (r == PSDL_GEOM_INVALID) return luaL_argerror(L, 1, "the ring and each hole need at least one point");
+    if (!r) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)e[0] + 1);
+    lua_pushinteger(L, (lua_Integer)e[1] + 1);
+    return 2;
+}
+
 /* ================================================================ splitting (psdl_split.h) */
 
 #define OBSTACLES "psdl.SplitObstacles"
@@ -412,8 +527,46 @@ static int l_split_chord(lua_State *L) {
     return 1;
 }
 
+/* An optional 1-based index at idx within 1..n, 0-based, or PSDL_REGION_NONE when nil. */
+static size_t opt_index(lua_State *L, int idx, size_t n) {
+    if (lua_isnoneornil(L, idx)) return PSDL_REGION_NONE;
+    lua_Integer v = luaL_checkinteger(L, idx);
+    luaL_argcheck(L, v >= 1 && (lua_Unsigned)v <= (lua_Unsigned)n, idx, "index out of range");
+    return (size_t)v - 1;
+}
+
+/***
+ * The point of the outer ring a hole's point is joined to (psdl_region_target): outer points
+ * by distance, the first whose chord is in the outer ring's angle there and clear, first
+ * away from the edges (10 degrees), then any; with `avoid` and `other`, not outer point
+ * `avoid` and not meeting the chord from hole point `other` to it.
+ * @function Region:target
+ * @tparam integer hole the hole (1-based: the region's second ring is hole 1)
+ * @tparam integer k the hole's point (1-based)
+ * @tparam[opt] integer avoid an outer point (1-based), given with `other`
+ * @tparam[opt] integer other the hole point of the first chord (1-based)
+ * @treturn integer|nil the outer point (1-based)
+ * @raise on an index out of range, or avoid without other (or the reverse)
+ */
+static int l_region_target(lua_State *L) {
+    region_box *b = (region_box *)luaL_checkudata(L, 1, REGION);
+    lua_Integer hole = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, hole >= 1 && (lua_Unsigned)hole < (lua_Unsigned)b->nrings, 2, "no such hole");
+    size_t ring = (size_t)hole, nh = b->start[ring + 1] - b->start[ring], no = b->start[1] - b->start[0];
+    lua_Integer k = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, k >= 1 && (lua_Unsigned)k <= (lua_Unsigned)nh, 3, "index out of range");
+    size_t avoid = opt_index(L, 4, no), other = opt_index(L, 5, nh);
+    luaL_argcheck(L, (avoid == PSDL_REGION_NONE) == (other == PSDL_REGION_NONE), 4, "avoid and other go together");
+    size_t r = psdl_region_target(b->xz, b->ids, b->start, b->nrings, ring, (size_t)k - 1, avoid, other);
+    if (r == PSDL_REGION_NOMEM) return luaL_error(L, "not enough memory");
+    if (r == PSDL_REGION_NONE) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)r + 1);
+    return 1;
+}
+
 static const luaL_Reg region_meth[] = {
     {"clear", l_region_clear},
+    {"target", l_region_target},
     {NULL, NULL},
 };
 
@@ -421,6 +574,8 @@ static const luaL_Reg blocks_funcs[] = {
     {"face_loops", l_face_loops},
     {"apron_rings", l_apron_rings},
     {"region", l_region},
+    {"refs_box", l_refs_box},
+    {"rings_crossing", l_rings_crossing},
     {"split_obstacles", l_split_obstacles},
     {"split_chord", l_split_chord},
     {NULL, NULL},

@@ -60,6 +60,29 @@ int psdl_region_inside(const double *pts, size_t n, double x, double z);
 int psdl_region_chord_clear(const double *xz, const uint64_t *ids, const size_t *start, size_t nrings, uint64_t ida,
                             uint64_t idc, double ax, double az, double cx, double cz);
 
+/** No such point (psdl_region_target). */
+#define PSDL_REGION_NONE ((size_t)-1)
+/** Out of memory (psdl_region_target). */
+#define PSDL_REGION_NOMEM ((size_t)-2)
+
+/**
+ * The point of the outer ring (ring 0) a hole's point `hk` is joined to by a chord
+ * (psdl.city.blocks' hole joining, blocks/split.lua): the outer points by distance from it
+ * (nearest first, then by index), the first whose chord lies in the outer ring's interior
+ * angle there (psdl_split_in_cone) and is clear (psdl_region_chord_clear), in a first pass
+ * also at least 10 degrees off the edges at both ends (no sliver), in a second pass any; and,
+ * when `other_hk` is given, not meeting the chord from hole point other_hk to outer point
+ * `avoid` (the first chord), which is itself never chosen.
+ * @param ring   the hole (1 .. nrings - 1)
+ * @param hk     index of the hole's point (0-based within the hole)
+ * @param avoid  an outer point (0-based) not to choose, or PSDL_REGION_NONE
+ * @param other_hk  the hole point of the first chord, or PSDL_REGION_NONE (then avoid is not
+ *   a chord end)
+ * @return the outer point (0-based), PSDL_REGION_NONE, or PSDL_REGION_NOMEM
+ */
+size_t psdl_region_target(const double *xz, const uint64_t *ids, const size_t *start, size_t nrings, size_t ring,
+                          size_t hk, size_t avoid, size_t other_hk);
+
 #ifdef __cplusplus
 }
 #endif

@@ -127,8 +127,7 @@ static double part_area(const double *xz, size_t i, size_t j) {
     return fabs(s) / 2;
 }
 
-/* Is the direction from vertex i towards (bx, bz) inside the interior angle at i? */
-static int in_cone(const double *xz, size_t n, size_t i, double bx, double bz) {
+int psdl_split_in_cone(const double *xz, size_t n, size_t i, double bx, double bz) {
     size_t i0 = (i + 1) % n, i1 = (i + n - 1) % n;
     double ax = X(i), az = Z(i);
     if (cross(ax, az, X(i1), Z(i1), X(i0), Z(i0)) >= 0) /* convex */
@@ -161,7 +160,7 @@ static double chord_angle(const double *xz, size_t n, size_t i, double dx, doubl
 static int chord_valid(const double *xz, size_t n, size_t i, size_t j) {
     if (i == j || (i + 1) % n == j || (j + 1) % n == i) return 0;
     double ax = X(i), az = Z(i), cx = X(j), cz = Z(j);
-    if (!in_cone(xz, n, i, cx, cz) || !in_cone(xz, n, j, ax, az)) return 0;
+    if (!psdl_split_in_cone(xz, n, i, cx, cz) || !psdl_split_in_cone(xz, n, j, ax, az)) return 0;
     double t = PSDL_REGION_TOUCH;
     double x0 = fmin(ax, cx) - t, x1 = fmax(ax, cx) + t;
     double z0 = fmin(az, cz) - t, z1 = fmax(az, cz) + t;
@@ -273,7 +272,7 @@ static int evaluate(const double *xz, size_t n, const psdl_shape *sh, size_t i, 
     double ax = X(i), az = Z(i), cx = X(j), cz = Z(j);
     double ddx = cx - ax, ddz = cz - az;
     if ((i + 1) % n == j || (j + 1) % n == i) return 0;
-    if (!in_cone(xz, n, i, cx, cz) || !in_cone(xz, n, j, ax, az)) return 0;
+    if (!psdl_split_in_cone(xz, n, i, cx, cz) || !psdl_split_in_cone(xz, n, j, ax, az)) return 0;
     if (chord_angle(xz, n, i, ddx, ddz) < 0.35 || chord_angle(xz, n, j, -ddx, -ddz) < 0.35) return 0;
     double frac = part_area(xz, i < j ? i : j, i < j ? j : i) / A;
     if (frac < minfrac || frac > 1 - minfrac) return 0;

@@ -28,6 +28,13 @@ typedef struct psdl_shape {
     double tmin, tmax;  /**< extent along (dx, dz) relative to the centroid (m) */
 } psdl_shape;
 
+/**
+ * Is the direction from vertex i of the n-point polygon xz (retail winding) towards (bx, bz)
+ * inside the polygon's interior angle at i? (psdl.plan.in_cone: O'Rourke's InCone with the
+ * neighbours swapped for the retail winding.)
+ */
+int psdl_split_in_cone(const double *xz, size_t n, size_t i, double bx, double bz);
+
 /** Shape of the n-point polygon xz (n >= 1). */
 void psdl_split_shape(const double *xz, size_t n, psdl_shape *sh);
 

@@ -108,6 +108,49 @@ static void test_bad(void) {
     psdl_faces_free(&f);
 }
 
+/* Random outlines (random vertex indices, repeats, degenerate rooms, points in a small
+ * grid so that gaps and pinches are frequent): never a crash, every loop vertex a given
+ * vertex, every loop of at least one point, every gap within 12 m. */
+static void test_random(void) {
+    set_ctx("random");
+    unsigned long long st = 12345;
+#define RND() (st = st * 6364136223846793005ull + 1442695040888963407ull, (unsigned)(st >> 33))
+    double pts[3 * 40];
+    uint32_t start[16], verts[16 * 12];
+    int bad = 0;
+    for (int it = 0; it < 3000; it++) {
+        size_t np = 3 + RND() % 38;
+        for (size_t i = 0; i < np; i++) {
+            pts[3 * i] = (double)(RND() % 7) * 5, pts[3 * i + 1] = 0, pts[3 * i + 2] = (double)(RND() % 7) * 5;
+        }
+        size_t nr = RND() % 15, m = 0;
+        start[0] = 0;
+        for (size_t r = 0; r < nr; r++) {
+            size_t n = RND() % 12;
+            for (size_t k = 0; k < n; k++) verts[m++] = RND() % np;
+            start[r + 1] = (uint32_t)m;
+        }
+        psdl_faces f;
+        int rc = psdl_faces_loops(&f, pts, np, start, verts, nr);
+        if (rc != PSDL_FACES_OK) {
+            bad++;
+            continue;
+        }
+        for (size_t l = 0; l < f.nloops; l++) {
+            if (f.start[l + 1] <= f.start[l]) bad++;
+            for (size_t k = f.start[l]; k < f.start[l + 1]; k++)
+                if (f.verts[k] >= np) bad++;
+        }
+        for (size_t g = 0; g < f.ngaps; g++)
+            if (f.gaps[g].d > PSDL_FACES_GAP || f.gaps[g].a >= np || f.gaps[g].c >= np) bad++;
+        for (size_t o = 0; o < f.nopen; o++)
+            if (f.open[o].a >= np || f.open[o].len < 1) bad++;
+        psdl_faces_free(&f);
+    }
+#undef RND
+    CHECKF(bad == 0, "%d bad results", bad);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -116,6 +159,7 @@ int main(int argc, char **argv) {
     test_ring();
     test_gaps();
     test_bad();
+    test_random();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

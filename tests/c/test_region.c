@@ -57,11 +57,39 @@ static void test_chords(void) {
     CHECK(!psdl_region_chord_clear(xz, ids, start, 0, 1, 5, 0, 0, 40, 40));
 }
 
+static void test_target(void) {
+    set_ctx("target");
+    /* outer 0..100 square (retail: (0,0) (0,100) (100,100) (100,0)), a hole 40..60 */
+    const double xz[] = {0, 0, 0, 100, 100, 100, 100, 0, 40, 40, 40, 60, 60, 60, 60, 40};
+    const uint64_t ids[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const size_t start[] = {0, 4, 8};
+    /* the hole's (40, 40) joins the nearest outer corner (0, 0) */
+    size_t k = psdl_region_target(xz, ids, start, 2, 1, 0, PSDL_REGION_NONE, PSDL_REGION_NONE);
+    CHECKF(k == 0, "k %zu", k);
+    /* (60, 60) with (0, 0) taken by the first chord from (40, 40): the corner (100, 100) */
+    k = psdl_region_target(xz, ids, start, 2, 1, 2, 0, 0);
+    CHECKF(k == 2, "k %zu", k);
+    /* bad rings and indices: none */
+    CHECK(psdl_region_target(xz, ids, start, 2, 0, 0, PSDL_REGION_NONE, PSDL_REGION_NONE) == PSDL_REGION_NONE);
+    CHECK(psdl_region_target(xz, ids, start, 2, 2, 0, PSDL_REGION_NONE, PSDL_REGION_NONE) == PSDL_REGION_NONE);
+    CHECK(psdl_region_target(xz, ids, start, 2, 1, 4, PSDL_REGION_NONE, PSDL_REGION_NONE) == PSDL_REGION_NONE);
+    CHECK(psdl_region_target(xz, ids, start, 2, 1, 0, 9, 0) == PSDL_REGION_NONE);
+    /* a hole that no outer point sees (a wall of another hole between): none */
+    const double walled[] = {0, 0, 0, 100, 100, 100, 100, 0, 45, 45, 45, 55, 55, 55, 55, 45,
+                             30, 30, 30, 70, 70, 70, 70, 30, 31, 31, 69, 31, 69, 69, 31, 69};
+    const uint64_t wid[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    const size_t ws[] = {0, 4, 8, 16};
+    /* ring 2 is an annulus-like closed ring around hole 1 (two rings of the same hole) */
+    k = psdl_region_target(walled, wid, ws, 3, 1, 0, PSDL_REGION_NONE, PSDL_REGION_NONE);
+    CHECKF(k == PSDL_REGION_NONE, "k %zu", k);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
     test_segs_meet();
     test_chords();
+    test_target();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

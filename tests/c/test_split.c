@@ -100,12 +100,61 @@ static void test_obstacles(void) {
     CHECK(!psdl_split_obstacle_hit(&none, 100, 0, 100, 50));
 }
 
+/* Random polygons (self-crossing, repeated and collinear points, tiny and huge), random
+ * limits, random obstacles: never a crash, a chord's ends are two distinct points of the
+ * polygon, not neighbours. */
+static void test_random(void) {
+    set_ctx("random");
+    unsigned long long st = 777;
+#define RND() (st = st * 6364136223846793005ull + 1442695040888963407ull, (unsigned)(st >> 33))
+    double xz[2 * 64], fp[2 * 16], box[4 * 4];
+    size_t ostart[5];
+    int bad = 0, chords = 0;
+    for (int it = 0; it < 4000; it++) {
+        size_t n = 3 + RND() % 60;
+        double scale = (RND() % 4 == 0) ? 1e-3 : (RND() % 4 == 0 ? 1e6 : 40);
+        for (size_t i = 0; i < n; i++) {
+            double a = -6.283185307179586 * (double)i / (double)n, r = (0.3 + (RND() % 100) / 60.0) * scale;
+            if (RND() % 8 == 0 && i > 0) xz[2 * i] = xz[2 * i - 2], xz[2 * i + 1] = xz[2 * i - 1]; /* a repeat */
+            else xz[2 * i] = r * cos(a) * 2, xz[2 * i + 1] = r * sin(a);
+            if (RND() % 16 == 0) xz[2 * i] = -xz[2 * i]; /* folds */
+        }
+        size_t no = RND() % 3;
+        ostart[0] = 0;
+        for (size_t o = 0; o < no; o++) {
+            double cx = ((double)(RND() % 80) - 40) * scale / 40, cz = ((double)(RND() % 80) - 40) * scale / 40;
+            double h = (1 + RND() % 10) * scale / 40;
+            double *q = fp + 8 * o;
+            q[0] = cx - h, q[1] = cz - h, q[2] = cx - h, q[3] = cz + h, q[4] = cx + h, q[5] = cz + h, q[6] = cx + h,
+            q[7] = cz - h;
+            box[4 * o] = cx - h, box[4 * o + 1] = cx + h, box[4 * o + 2] = cz - h, box[4 * o + 3] = cz + h;
+            ostart[o + 1] = 4 * (o + 1);
+        }
+        psdl_split_obstacles obs = {no, ostart, fp, box};
+        size_t i = 0, j = 0;
+        double area = (double)(RND() % 5000) * scale / 40, length = (double)(RND() % 200) * scale / 40;
+        double points = (double)(3 + RND() % 80);
+        int try_ = RND() % 8 != 0;
+        int rc = psdl_split_chord(xz, n, area, points, length, try_, no ? &obs : NULL, &i, &j);
+        if (rc == PSDL_SPLIT_CHORD) {
+            chords++;
+            if (i >= n || j >= n || i == j || (i + 1) % n == j || (j + 1) % n == i) bad++;
+        } else if (rc != PSDL_SPLIT_FITS && rc != PSDL_SPLIT_NONE) {
+            bad++;
+        }
+    }
+#undef RND
+    CHECKF(bad == 0, "%d bad results", bad);
+    CHECKF(chords > 100, "%d chords", chords);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
     test_shape();
     test_chord();
     test_obstacles();
+    test_random();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -30,11 +30,12 @@ return function(M, Ctx, private)
 
   -- The outlines of the ordinary rooms (vertex references, split at the vertices of other
   -- rooms lying inside their edges: T-junctions) and the edges of tunnel and deck rooms.
-  local function outlines(b, skip)
+  local function outlines(b, skip, outline_of)
     local base, tunnel_edges, deck_edges = {}, {}, {}
     for _, r in ipairs(b.rooms) do
       if not (skip and skip[r]) then
-        local out = room_outline(b, r)
+        local out
+        if outline_of then out = outline_of(r) else out = room_outline(b, r) end
         if out and #out >= 3 then
           if is_warp(r) then
             local set = (r.is_tunnel or (r.flags and (r.flags & 0x02) ~= 0)) and tunnel_edges or deck_edges
@@ -136,13 +137,14 @@ return function(M, Ctx, private)
   -- math) and split where a loop visits a vertex twice: all in C (psdl.core.face_loops,
   -- src/psdl_faces.c).
   -- @tparam Builder b
-  -- @tparam[opt] table opts `skip`: a set of rooms to leave out
+  -- @tparam[opt] table opts `skip`: a set of rooms to leave out; `outline_of`: function(room)
+  -- -> vertex references or nil, in place of `Builder:room_outline` (a cache)
   -- @treturn table `{faces = {{refs, pts, kinds, holes = {...}, area}...}, outlines =
   -- {...} (the network's outer loops not inside a face, wound S > 0: holes of the apron),
   -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
   function M.faces(b, opts)
     opts = opts or {}
-    local base, tunnel_edges, deck_edges = outlines(b, opts.skip)
+    local base, tunnel_edges, deck_edges = outlines(b, opts.skip, opts.outline_of)
     local loops, gaps, open = core.face_loops(b.vpool, base)
     local P = {}
     local function pt(v)

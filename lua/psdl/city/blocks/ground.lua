@@ -52,26 +52,38 @@ return function(M, Ctx, private)
   end
 
   -- Ground fans of a room over polygon pieces (hubs the decomposition adds follow the height
-  -- function); returns the fans' triangles (x, y, z of three points each) as drawn.
-  local function ground(ctx, r, pieces, texture)
+  -- function). With `flat_y` (every outline point at that height): returns nil, flat_y when
+  -- every fan point is at it too, the ground being that plane; else the fans' triangles (x, y,
+  -- z of three points each) as drawn, and nil.
+  local function ground(ctx, r, pieces, texture, flat_y)
     local b = ctx.b
-    local tris = {}
+    local fans = {}
     local hub = ctx.height and function(x, z) return ctx:h(x, z, nil) end or nil
     for _, g in ipairs(pieces) do
       local n0 = b:attribute_count(r)
       r:fan(g.pts, texture, { hub_height = hub })
       for _, op in ipairs(b:attributes(r, n0 + 1)) do
-        if op.type == "fan" then
+        if op.type == "fan" and #op.refs >= 3 then
           local f = b:flat_of(op.refs) -- the fan's points, x, y, z each, in one call
-          local hx, hy, hz = f[1], f[2], f[3]
-          for j = 3, #op.refs do
-            local i = 3 * j
-            tris[#tris + 1] = { hx, hy, hz, f[i - 5], f[i - 4], f[i - 3], f[i - 2], f[i - 1], f[i] }
+          fans[#fans + 1] = f
+          if flat_y then
+            for i = 2, #f, 3 do
+              if f[i] ~= flat_y then flat_y = nil; break end
+            end
           end
         end
       end
     end
-    return tris
+    if flat_y then return nil, flat_y end
+    local tris = {}
+    for _, f in ipairs(fans) do
+      local hx, hy, hz = f[1], f[2], f[3]
+      for j = 3, #f // 3 do
+        local i = 3 * j
+        tris[#tris + 1] = { hx, hy, hz, f[i - 5], f[i - 4], f[i - 3], f[i - 2], f[i - 1], f[i] }
+      end
+    end
+    return tris, nil
   end
 
   return {

@@ -134,36 +134,27 @@ local function poly_index(list, cell)
   return idx
 end
 
--- Does a ring (with holes: polygons {pts}) cross itself? (psdl_self_crossing)
+-- Does a ring (with holes: polygons {pts}) cross itself? (psdl_self_crossing, on the point
+-- tables themselves: psdl.core.rings_crossing)
+local rings_crossing = core.rings_crossing
 local function crosses(Q, holes)
-  local flat, starts = {}, nil
-  local function add(pts)
-    for _, p in ipairs(pts) do
-      local n = #flat
-      flat[n + 1], flat[n + 2], flat[n + 3] = p[1], p[2], p[3]
-    end
+  if holes and #holes > 0 then
+    local rings = {}
+    for k, H in ipairs(holes) do rings[k] = H.pts end
+    return rings_crossing(Q.pts, rings) ~= nil
   end
-  add(Q.pts)
-  for _, H in ipairs(holes or {}) do
-    starts = starts or {}
-    starts[#starts + 1] = #flat // 3 + 1
-    add(H.pts)
-  end
-  return core.self_crossing(flat, starts) ~= nil
+  return rings_crossing(Q.pts) ~= nil
 end
 
 -- Removes small folds from a ring: where two edges at most three apart cross (an outline
 -- that doubles back on itself for a few points, e.g. a junction corner), the points between
 -- them are dropped. Returns the number of folds removed.
 local function unfold(Q, warnings, what)
-  local f = core.self_crossing
   local removed = 0
   for _ = 1, 16 do
     local n = #Q.pts
     if n < 5 then break end
-    local flat = {}
-    for i, p in ipairs(Q.pts) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
-    local e1, e2 = f(flat)
+    local e1, e2 = rings_crossing(Q.pts)
     if not e1 then break end
     local gap = e2 - e1
     local a, c -- keep point a, drop the points after it up to c
@@ -273,14 +264,10 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     if #pieces > 1 then flat_y = nil end
   end
   local t0 = os_clock()
-  local tris = ground(self, r, pieces, texture)
+  local tris
+  tris, flat_y = ground(self, r, pieces, texture, flat_y)
   local t1 = os_clock()
   self.time.ground = self.time.ground + (t1 - t0)
-  if flat_y then
-    for _, t in ipairs(tris) do
-      if t[2] ~= flat_y or t[5] ~= flat_y or t[8] ~= flat_y then flat_y = nil; break end
-    end
-  end
   local R = { room = r, pts = P.pts, ground = sampler(tris, flat_y), nbuildings = 0 }
   local fps = self.footprints
   if fps then -- given footprints standing wholly in this room, first
@@ -361,6 +348,17 @@ local function fill_context(b, opts)
   if opts.split ~= nil and opts.split ~= "chords" and opts.split ~= "convex" then
     error("bad argument #2 to 'fill' (split: \"chords\" or \"convex\" expected)", 3)
   end
+  -- the outlines of the rooms placed before the blocks, each asked of the builder once (they
+  -- do not change while the blocks are added)
+  local cache = {}
+  function ctx.outline_of(r)
+    local out = cache[r]
+    if out == nil then
+      out = room_outline(b, r) or false
+      cache[r] = out
+    end
+    return out or nil
+  end
   return ctx, report
 end
 
@@ -369,7 +367,7 @@ local function bridge_decks(ctx)
   local b = ctx.b
   for _, r in ipairs(b.rooms) do
     if r.is_bridge and not r.is_tunnel then
-      local out = room_outline(b, r)
+      local out = ctx.outline_of(r)
       if out and #out >= 3 then
         local pts, low = {}, huge
         for k, v in ipairs(out) do
@@ -511,18 +509,14 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
   local margin = opts.margin
   if margin == nil then margin = M.DEFAULTS.margin end
   if margin and margin > 0 and #net.outlines > 0 then
-    local x0, x1, z0, z1 = huge, -huge, huge, -huge
+    -- the box of the rooms placed before the blocks (in C: psdl.core.refs_box)
+    local lists = {}
     for i = 1, existing do
-      local r = b.rooms[i]
-      local out = room_outline(b, r)
-      for _, v in ipairs(out or {}) do
-        local p = b:point(v)
-        if p[1] < x0 then x0 = p[1] end
-        if p[1] > x1 then x1 = p[1] end
-        if p[3] < z0 then z0 = p[3] end
-        if p[3] > z1 then z1 = p[3] end
-      end
+      local out = ctx.outline_of(b.rooms[i])
+      if out then lists[#lists + 1] = out end
     end
+    local x0, x1, z0, z1 = core.refs_box(b.vpool, lists)
+    if not x0 then x0, x1, z0, z1 = huge, -huge, huge, -huge end
     x0, x1, z0, z1 = x0 - margin, x1 + margin, z0 - margin, z1 + margin
     for _, H in ipairs(net.outlines) do
       lift_portals(ctx, H)
@@ -564,7 +558,7 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
       for i = 1, existing do
         local r = b.rooms[i]
         if r.is_tunnel or r.is_bridge or (r.flags and r.flags & 0x40 ~= 0) then
-          local out = room_outline(b, r)
+          local out = ctx.outline_of(r)
           if out and #out >= 3 then
             local pts = {}
             for k, v in ipairs(out) do pts[k] = b:point(v) end
@@ -674,7 +668,7 @@ function M.fill(b, opts)
   local existing = #b.rooms
   local t_start = os_clock()
   ctx.time = { ground = 0, buildings = 0 }
-  local net = M.faces(b)
+  local net = M.faces(b, { outline_of = ctx.outline_of })
   ctx.time.faces = os_clock() - t_start
   for _, w in ipairs(net.warnings) do report.warnings[#report.warnings + 1] = w end
   local default_bs = opts.buildings and building_spec(ctx, nil) or nil

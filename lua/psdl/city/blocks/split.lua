@@ -4,11 +4,8 @@ local core = require "psdl.core"
 local plan = require "psdl.plan"
 
 local error, ipairs, tostring = error, ipairs, tostring
-local sqrt, max, min = math.sqrt, math.max, math.min
-local pi, acos = math.pi, math.acos
-local table_sort, string_format = table.sort, string.format
-local area2, dist, inside, segs_meet = plan.area2, plan.dist, plan.inside, plan.segs_meet
-local in_cone = plan.in_cone
+local string_format = string.format
+local area2, inside = plan.area2, plan.inside
 local split_chord = core.split_chord
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
@@ -72,46 +69,12 @@ return function(M, Ctx, private)
     -- the first hole (in order) whose two extreme points both see the outer ring: another
     -- hole may hide the outer ring from the first one's
     local H, rest, hp, lo, hi, w1, w2
-    -- the smallest angle (radians) between the chord from point k of ring pts (towards x, z)
-    -- and the ring's two edges at k: a chord almost along an edge cuts off a sliver
-    local function edge_angle(pts, k, x, z)
-      local n = #pts
-      local p = pts[k]
-      local cx, cz = x - p[1], z - p[3]
-      local cl = sqrt(cx * cx + cz * cz)
-      if cl < 1e-9 then return 0 end
-      local best = pi
-      for _, q in ipairs({ pts[(k - 2) % n + 1], pts[k % n + 1] }) do
-        local ex, ez = q[1] - p[1], q[3] - p[3]
-        local el = sqrt(ex * ex + ez * ez)
-        if el > 1e-9 then
-          local c = (cx * ex + cz * ez) / (cl * el)
-          best = min(best, acos(max(-1, min(1, c))))
-        end
-      end
-      return best
-    end
-    local SLIVER = 10 * pi / 180
-    local function target(hk, avoid, other)
-      local h = hp[hk]
-      local cands = {}
-      for k, p in ipairs(outer.pts) do
-        if k ~= avoid then cands[#cands + 1] = { k, dist(h, p) } end
-      end
-      table_sort(cands, function(x, y) if x[2] ~= y[2] then return x[2] < y[2] end return x[1] < y[1] end)
-      for pass = 1, 2 do -- first without chords along an edge, then any
-        for _, cd in ipairs(cands) do
-          local p = outer.pts[cd[1]]
-          if in_cone(outer.pts, cd[1], h[1], h[3]) and region:clear(h, p)
-             and (pass == 2 or (edge_angle(hp, hk, p[1], p[3]) >= SLIVER
-                                and edge_angle(outer.pts, cd[1], h[1], h[3]) >= SLIVER)) then
-            if not other or not segs_meet(h[1], h[3], p[1], p[3], other[1][1], other[1][3], other[2][1], other[2][3]) then
-              return cd[1]
-            end
-          end
-        end
-      end
-      return nil
+    -- the outer point hole point hk of hole hi_ is joined to (psdl_region_target, in C): the
+    -- nearest whose chord is in the outer ring's angle there and clear of every ring, first at
+    -- least 10 degrees off the edges at both ends (a chord almost along an edge cuts off a
+    -- sliver), then any; the second chord also avoids the first one's outer point and crossing
+    local function target(hi_, hk, avoid, other_hk)
+      return region:target(hi_, hk, avoid, other_hk)
     end
     for hi_ = 1, #holes do
       H = holes[hi_]
@@ -121,8 +84,8 @@ return function(M, Ctx, private)
         if hp[k][1] < hp[lo][1] or (hp[k][1] == hp[lo][1] and hp[k][3] < hp[lo][3]) then lo = k end
         if hp[k][1] > hp[hi][1] or (hp[k][1] == hp[hi][1] and hp[k][3] > hp[hi][3]) then hi = k end
       end
-      w1 = target(lo)
-      w2 = w1 and target(hi, w1, { hp[lo], outer.pts[w1] })
+      w1 = target(hi_, lo)
+      w2 = w1 and target(hi_, hi, w1, lo)
       if w1 and w2 and lo ~= hi then
         rest = {}
         for k = 1, #holes do if k ~= hi_ then rest[#rest + 1] = holes[k] end end
