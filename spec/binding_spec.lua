@@ -581,8 +581,68 @@ describe("psdl.read and psdl.write", function()
     assert.is_nil(none)
     assert.equal("io", code)
     assert.equal("psdl: io: " .. dir .. "/missing.psdl: No such file or directory", msg)
-    local _, _, c2 = psdl.read(dir)   -- a directory: opens, but cannot be read
+    local _, m2, c2 = psdl.read(dir)   -- a directory: opens, but cannot be read
     assert.equal("io", c2)
+    assert.equal("psdl: io: " .. dir .. ": Is a directory", m2)
+  end)
+
+  it("reads every fixture into the document decode makes of its bytes (core.decode_file)", function()
+    for _, name in ipairs(fixture_names()) do
+      local path = FIXTURES .. "/" .. name
+      local bytes = slurp(path)
+      local want, wmsg, wcode = psdl.decode(bytes)
+      local got, gmsg, gcode = psdl.read(path)
+      assert.same(want, got, name)
+      assert.equal(wmsg, gmsg, name)
+      assert.equal(wcode, gcode, name)
+      if got then assert.equal(getmetatable(want), getmetatable(got)) end
+    end
+    -- limits apply as for decode
+    local _, msg, code = psdl.read(FIXTURES .. "/grid_n3.psdl", { max_rooms = 3 })
+    assert.equal("bad_count", code)
+    assert.equal(select(2, psdl.decode(slurp(FIXTURES .. "/grid_n3.psdl"), { max_rooms = 3 })), msg)
+  end)
+
+  it("decodes a truncated file and a pipe as decode does their bytes", function()
+    local bytes = slurp(FIXTURES .. "/grid_n2.psdl")
+    local path = dir .. "/cut.psdl"
+    spit(path, bytes:sub(1, #bytes - 7))
+    local doc, msg, code = psdl.read(path)
+    assert.is_nil(doc)
+    local _, want_msg, want_code = psdl.decode(bytes:sub(1, #bytes - 7))
+    assert.equal(want_code, code)
+    assert.equal(want_msg, msg)
+    spit(path, "")
+    assert.same({ psdl.decode("") }, { psdl.read(path) })
+    -- a stream of unknown size (a pipe) grows its block until the end
+    local p = assert(io.popen("cat " .. FIXTURES .. "/grid_n20.psdl", "r"))
+    local piped = assert(core.decode_file(p, "pipe"))
+    p:close()
+    assert.same(psdl.decode(slurp(FIXTURES .. "/grid_n20.psdl")), piped)
+    -- what is left of a handle already read from
+    local f = assert(io.open(FIXTURES .. "/grid_n2.psdl", "rb"))
+    assert.equal(bytes:sub(1, 4), f:read(4))
+    local _, m2, c2 = core.decode_file(f, "rest")
+    f:close()
+    assert.equal("bad_magic", c2)
+    assert.equal(select(2, psdl.decode(bytes:sub(5))), m2)
+  end)
+
+  it("core.decode_file raises on a closed file or something else", function()
+    local f = assert(io.open(FIXTURES .. "/grid_n2.psdl", "rb"))
+    f:close()
+    assert.has_error(function() core.decode_file(f, "x") end,
+      "bad argument #1 to 'decode_file' (an open file expected, got a closed one)")
+    assert.has_error(function() core.decode_file("spec/fixtures/grid_n2.psdl", "x") end)
+    assert.has_error(function() core.decode_file(io.stdin) end,
+      "bad argument #2 to 'decode_file' (string expected, got no value)")
+    local g = assert(io.open(FIXTURES .. "/grid_n2.psdl", "rb"))
+    assert.has_error(function() core.decode_file(g, "x", 5) end,
+      "bad argument #3 to 'decode_file' (table expected, got number)")
+    assert.has_error(function() core.decode_file(g, "x", { max_rooms = -1 }) end)
+    g:close()
+    assert.has_error(function() psdl.read(FIXTURES .. "/grid_n2.psdl", 5) end,
+      "bad argument #2 to 'read' (table expected, got number)")
   end)
 
   it("writes atomically and leaves no temporary file", function()

@@ -7,6 +7,7 @@
  * (1-based) and back.
  *
  *   core.decode(bytes [, limits]) -> doc | nil, message, code   (bad data returns fail)
+ *   core.decode_file(file, path [, limits]) -> the same, from an open file handle
  *   core.encode(doc)              -> bytes                      (an invalid model raises)
  *   core.validate(doc [, bytes [, format_only]]) -> problems, nerrors, nwarnings [, bytes when asked]
  *   core.rules()                  -> {{name =, severity =, summary =}, ...}
@@ -152,6 +153,7 @@ static psdl_options box_options(lua_State *L) {
 enum { K_VARIABLE, K_FIXED, K_TEXTURE, K_UNKNOWN };
 
 typedef struct conv conv;
+typedef struct pusher pusher;
 
 /* One Lua attribute type: how to push a psdl_attr's fields into the table on top of the
  * stack, and how to fill a psdl_attr from the table at stack index t. */
@@ -159,7 +161,7 @@ typedef struct attr_codec {
     const char *name;
     uint8_t type; /* psdl_attr_type */
     uint8_t kind; /* K_* */
-    void (*push)(lua_State *L, const psdl_attr *a);
+    void (*push)(const pusher *p, const psdl_attr *a);
     void (*check)(conv *c, int t, psdl_attr *a);
     const char *const *fields; /* type-specific keys (besides the form fields) */
     uint8_t nfields;           /* fields of a decoded attribute: type, last and its own */
@@ -181,29 +183,83 @@ static unsigned std_subtype(unsigned type) {
 
 /* ================================================================ C -> Lua (decode) */
 
-static void set_integer(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
+/* The field names and string values of the Lua document (docs/document-model.md). push_doc
+ * pushes each once per decode onto the stack and sets fields with lua_rawset of these
+ * stack strings: lua_setfield would look every C name up in Lua's string cache again (a hash
+ * of its address and a strcmp) for each of the about 90,000 fields of a London-scale city. */
+#define LP_KEYS(X)                                                                                 \
+    X(magic) X(target_size) X(vertices) X(heights) X(textures) X(materials) X(first_road_room)     \
+    X(room0) X(flags) X(prop_rule) X(rooms) X(bounds) X(min) X(max) X(center) X(radius) X(roads)  \
+    X(missing_last) X(perimeter) X(attributes) X(vertex) X(neighbour) X(type) X(last)             \
+    X(header_high) X(counted) X(subtype) X(count) X(data) X(value) X(cap) X(top) X(density)       \
+    X(light) X(divider_type) X(cap_start) X(cap_end) X(divider_texture) X(divider_value) X(words) \
+    X(height1) X(height2) X(ceiling_start) X(wall_mask) X(mask1) X(mask2) X(bottom) X(u_repeat)   \
+    X(v_repeat) X(height) X(lanes_left) X(lanes_right) X(stop_lights) X(start_crossroads)         \
+    X(end_crossroads) X(start) X(end)
+
+#define LP_KEY_ENUM(n) KEY_##n,
+#define LP_KEY_NAME(n) #n,
+enum { LP_KEYS(LP_KEY_ENUM) KEY_COUNT_ };
+static const char *const key_names[KEY_COUNT_] = {LP_KEYS(LP_KEY_NAME)};
+
+/* Decoding state: the Lua state and the stack index of the first cached string (the
+ * KEY_COUNT_ names of key_names, then the NCODECS attribute type names of codecs). */
+struct pusher {
+    lua_State *L;
+    int keys;
+};
+
+/* Stack slots push_doc and the Lua -> C conversion need above the cached strings: the
+ * document, rooms, a room, its attributes, an attribute, a list, a key and a value, the
+ * strings of an error message, with room to spare. */
+enum { PUSH_DEPTH = 24 };
+
+/* Pushes the cached strings (see struct pusher) and returns the context. */
+static pusher push_begin(lua_State *L) {
+    luaL_checkstack(L, KEY_COUNT_ + NCODECS + PUSH_DEPTH, "converting a document");
+    pusher p;
+    p.L = L;
+    p.keys = lua_gettop(L) + 1;
+    for (int i = 0; i < KEY_COUNT_; i++) lua_pushstring(L, key_names[i]);
+    for (int i = 0; i < NCODECS; i++) lua_pushstring(L, codecs[i].name);
+    return p;
 }
 
-static void set_number(lua_State *L, const char *k, lua_Number v) {
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
+/* Pushes cached string k (KEY_*). */
+static void push_key(const pusher *p, int k) { lua_pushvalue(p->L, p->keys + k); }
+
+/* t[key] = the value on top of the stack, t just below it with the key pushed before the
+ * value: the pattern is push_key, push the value, set_top. */
+static void set_top(const pusher *p) { lua_rawset(p->L, -3); }
+
+static void set_integer(const pusher *p, int k, lua_Integer v) {
+    push_key(p, k);
+    lua_pushinteger(p->L, v);
+    set_top(p);
 }
 
-static void set_boolean(lua_State *L, const char *k, int v) {
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
+static void set_number(const pusher *p, int k, lua_Number v) {
+    push_key(p, k);
+    lua_pushnumber(p->L, v);
+    set_top(p);
+}
+
+static void set_boolean(const pusher *p, int k, int v) {
+    push_key(p, k);
+    lua_pushboolean(p->L, v);
+    set_top(p);
 }
 
 /* t[k] = {r[0] + base, r[1] + base, ...}: base 1 for references, 0 for raw words. */
-static void set_list(lua_State *L, const char *k, const uint16_t *r, uint32_t n, lua_Integer base) {
+static void set_list(const pusher *p, int k, const uint16_t *r, uint32_t n, lua_Integer base) {
+    lua_State *L = p->L;
+    push_key(p, k);
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         lua_pushinteger(L, (lua_Integer)r[i] + base);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, k);
+    set_top(p);
 }
 
 static void push_vec3(lua_State *L, psdl_vec3 v) {
@@ -216,119 +272,124 @@ static void push_vec3(lua_State *L, psdl_vec3 v) {
     lua_rawseti(L, -2, 3);
 }
 
-static void push_vertices(lua_State *L, const psdl_attr *a) { set_list(L, "vertices", a->refs, a->nrefs, 1); }
+static void push_vertices(const pusher *p, const psdl_attr *a) { set_list(p, KEY_vertices, a->refs, a->nrefs, 1); }
 
-static void push_sidewalk(lua_State *L, const psdl_attr *a) {
+static void push_sidewalk(const pusher *p, const psdl_attr *a) {
     if (a->cap) {
-        lua_pushstring(L, a->cap == PSDL_CAP_START ? "start" : "end");
-        lua_setfield(L, -2, "cap");
+        push_key(p, KEY_cap);
+        push_key(p, a->cap == PSDL_CAP_START ? KEY_start : KEY_end);
+        set_top(p);
     }
-    push_vertices(L, a);
+    push_vertices(p, a);
 }
 
-static void push_sliver(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "top", (lua_Integer)a->param[0] + 1);
-    set_integer(L, "density", (lua_Integer)a->param[1] + 1);
-    push_vertices(L, a);
+static void push_sliver(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_top, (lua_Integer)a->param[0] + 1);
+    set_integer(p, KEY_density, (lua_Integer)a->param[1] + 1);
+    push_vertices(p, a);
 }
 
-static void push_facade_bound(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "light", a->param[0]);
-    set_integer(L, "top", (lua_Integer)a->param[1] + 1);
-    push_vertices(L, a);
+static void push_facade_bound(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_light, a->param[0]);
+    set_integer(p, KEY_top, (lua_Integer)a->param[1] + 1);
+    push_vertices(p, a);
 }
 
-static void push_divided(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "divider_type", a->param[0]);
-    set_boolean(L, "cap_start", (a->param[1] & 1u) != 0);
-    set_boolean(L, "cap_end", (a->param[1] & 2u) != 0);
-    set_integer(L, "divider_texture", a->param[2]);
-    set_number(L, "divider_value", a->param[3] / 256.0);
-    push_vertices(L, a);
+static void push_divided(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_divider_type, a->param[0]);
+    set_boolean(p, KEY_cap_start, (a->param[1] & 1u) != 0);
+    set_boolean(p, KEY_cap_end, (a->param[1] & 2u) != 0);
+    set_integer(p, KEY_divider_texture, a->param[2]);
+    set_number(p, KEY_divider_value, a->param[3] / 256.0);
+    push_vertices(p, a);
 }
 
-static void push_tunnel(lua_State *L, const psdl_attr *a) {
+static void push_tunnel(const pusher *p, const psdl_attr *a) {
     if (a->nrefs == 2 || a->nrefs == 3) {
-        set_integer(L, "flags", a->refs[0]);
-        set_number(L, "height1", a->refs[1] / 256.0);
-        if (a->nrefs == 3) set_number(L, "height2", a->refs[2] / 256.0);
+        set_integer(p, KEY_flags, a->refs[0]);
+        set_number(p, KEY_height1, a->refs[1] / 256.0);
+        if (a->nrefs == 3) set_number(p, KEY_height2, a->refs[2] / 256.0);
     } else {
-        set_list(L, "words", a->refs, a->nrefs, 0);
+        set_list(p, KEY_words, a->refs, a->nrefs, 0);
     }
 }
 
-static void push_junction(lua_State *L, const psdl_attr *a) {
+static void push_junction(const pusher *p, const psdl_attr *a) {
     const uint16_t *w = a->refs;
-    set_integer(L, "flags", w[0]);
-    set_number(L, "height1", w[1] / 256.0);
-    set_number(L, "height2", w[2] / 256.0);
-    set_integer(L, "ceiling_start", (lua_Integer)w[3] + 1);
-    set_integer(L, "wall_mask", (lua_Integer)w[4] | ((lua_Integer)w[5] << 16));
-    set_integer(L, "mask1", (lua_Integer)w[6] | ((lua_Integer)w[7] << 16));
-    set_integer(L, "mask2", (lua_Integer)w[8] | ((lua_Integer)w[9] << 16));
+    set_integer(p, KEY_flags, w[0]);
+    set_number(p, KEY_height1, w[1] / 256.0);
+    set_number(p, KEY_height2, w[2] / 256.0);
+    set_integer(p, KEY_ceiling_start, (lua_Integer)w[3] + 1);
+    set_integer(p, KEY_wall_mask, (lua_Integer)w[4] | ((lua_Integer)w[5] << 16));
+    set_integer(p, KEY_mask1, (lua_Integer)w[6] | ((lua_Integer)w[7] << 16));
+    set_integer(p, KEY_mask2, (lua_Integer)w[8] | ((lua_Integer)w[9] << 16));
 }
 
-static void push_texture(lua_State *L, const psdl_attr *a) { set_integer(L, "value", a->param[0]); }
+static void push_texture(const pusher *p, const psdl_attr *a) { set_integer(p, KEY_value, a->param[0]); }
 
-static void push_facade(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "bottom", (lua_Integer)a->param[0] + 1);
-    set_integer(L, "top", (lua_Integer)a->param[1] + 1);
-    set_integer(L, "u_repeat", a->param[2]);
-    set_integer(L, "v_repeat", a->param[3]);
-    push_vertices(L, a);
+static void push_facade(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_bottom, (lua_Integer)a->param[0] + 1);
+    set_integer(p, KEY_top, (lua_Integer)a->param[1] + 1);
+    set_integer(p, KEY_u_repeat, a->param[2]);
+    set_integer(p, KEY_v_repeat, a->param[3]);
+    push_vertices(p, a);
 }
 
-static void push_roof(lua_State *L, const psdl_attr *a) {
-    set_integer(L, "height", (lua_Integer)a->param[0] + 1);
-    push_vertices(L, a);
+static void push_roof(const pusher *p, const psdl_attr *a) {
+    set_integer(p, KEY_height, (lua_Integer)a->param[0] + 1);
+    push_vertices(p, a);
 }
 
-static void push_unknown(lua_State *L, const psdl_attr *a) { set_list(L, "words", a->refs, a->nrefs, 0); }
+static void push_unknown(const pusher *p, const psdl_attr *a) { set_list(p, KEY_words, a->refs, a->nrefs, 0); }
+
+/* Index in codecs[] of each 4-bit attribute type (the junction tunnel is told apart by its
+ * ten words in codec_of; 13..15 are unknown). luaopen_psdl_core checks it against codecs[]. */
+static const int8_t codec_by_type[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 14, 14};
 
 /* The codec of a decoded attribute. */
 static const attr_codec *codec_of(const psdl_attr *a) {
     if (a->type == PSDL_ATTR_TUNNEL && a->nrefs == 10) return &codecs[CODEC_JUNCTION];
-    for (int i = 0; i < NCODECS; i++)
-        if (codecs[i].type == a->type && i != CODEC_JUNCTION) return &codecs[i];
-    return &codecs[NCODECS - 1]; /* unknown */
+    return &codecs[a->type < 16 ? codec_by_type[a->type] : NCODECS - 1];
 }
 
 /* Pushes the Lua table of one decoded attribute, form fields included. */
-static void push_attr(lua_State *L, const psdl_attr *a) {
+static void push_attr(const pusher *p, const psdl_attr *a) {
+    lua_State *L = p->L;
     const attr_codec *k = codec_of(a);
     /* sized for every field it will hold: a rehash would cost more than the fields */
     int extra = a->header_high ? 1 : 0;
     if (k->kind == K_FIXED || k->kind == K_TEXTURE) extra += 2;
     lua_createtable(L, 0, k->nfields + extra);
-    lua_pushstring(L, k->name);
-    lua_setfield(L, -2, "type");
-    k->push(L, a);
-    set_boolean(L, "last", a->last);
+    push_key(p, KEY_type);
+    push_key(p, KEY_COUNT_ + (int)(k - codecs));
+    set_top(p);
+    k->push(p, a);
+    set_boolean(p, KEY_last, a->last);
     if (k->kind == K_UNKNOWN) return;
-    if (a->header_high) set_integer(L, "header_high", a->header_high);
+    if (a->header_high) set_integer(p, KEY_header_high, a->header_high);
     switch (k->kind) {
     case K_VARIABLE:
         /* counted although the subtype could have held the count */
-        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(L, "counted", 1);
+        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(p, KEY_counted, 1);
         /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
          * form for it (psdl_attr.c auto_counted), so the inline form is marked */
         else if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
                  (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
-            set_boolean(L, "counted", 0);
+            set_boolean(p, KEY_counted, 0);
         break;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) {
-            set_integer(L, "subtype", 0);
-            set_integer(L, "count", a->count);
+            set_integer(p, KEY_subtype, 0);
+            set_integer(p, KEY_count, a->count);
         } else if (a->subtype != std_subtype(a->type)) {
-            set_integer(L, "subtype", a->subtype);
+            set_integer(p, KEY_subtype, a->subtype);
         }
         break;
     case K_TEXTURE: {
         uint32_t v = a->param[0];
         if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) {
-            set_integer(L, "subtype", a->subtype);
-            set_integer(L, "data", a->param[1]);
+            set_integer(p, KEY_subtype, a->subtype);
+            set_integer(p, KEY_data, a->param[1]);
         }
         break;
     }
@@ -336,86 +397,100 @@ static void push_attr(lua_State *L, const psdl_attr *a) {
     }
 }
 
-static void push_room(lua_State *L, const psdl_room *rm) {
+static void push_room(const pusher *p, const psdl_room *rm) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, 4);
-    set_integer(L, "flags", rm->flags);
-    set_integer(L, "prop_rule", rm->prop_rule);
+    set_integer(p, KEY_flags, rm->flags);
+    set_integer(p, KEY_prop_rule, rm->prop_rule);
     if (rm->nwords > 0) {
         /* a stream without LAST (an invalid file): keep it so, the encoder must not add one */
         int any = 0;
         for (uint32_t k = 0; k < rm->nattrs && !any; k++) any = rm->attrs[k].last;
-        if (!any) set_boolean(L, "missing_last", 1);
+        if (!any) set_boolean(p, KEY_missing_last, 1);
     }
+    push_key(p, KEY_perimeter);
     lua_createtable(L, (int)rm->nperimeter, 0);
     for (uint32_t i = 0; i < rm->nperimeter; i++) {
         lua_createtable(L, 0, 2);
-        set_integer(L, "vertex", (lua_Integer)rm->perimeter[i].vertex + 1);
-        set_integer(L, "neighbour", rm->perimeter[i].neighbour);
+        set_integer(p, KEY_vertex, (lua_Integer)rm->perimeter[i].vertex + 1);
+        set_integer(p, KEY_neighbour, rm->perimeter[i].neighbour);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "perimeter");
+    set_top(p);
+    push_key(p, KEY_attributes);
     lua_createtable(L, (int)rm->nattrs, 0);
     for (uint32_t i = 0; i < rm->nattrs; i++) {
-        push_attr(L, &rm->attrs[i]);
+        push_attr(p, &rm->attrs[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "attributes");
+    set_top(p);
 }
 
-static void push_road(lua_State *L, const psdl_road *rd) {
+/* t[k] = {f[0], ..., f[n - 1]} of file floats. */
+static void set_floats(const pusher *p, int k, const float *f, uint32_t n) {
+    lua_State *L = p->L;
+    push_key(p, k);
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        lua_pushnumber(L, lp_from_float(f[i]));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    set_top(p);
+}
+
+static void push_road(const pusher *p, const psdl_road *rd) {
+    lua_State *L = p->L;
     lua_createtable(L, 0, 8);
-    set_integer(L, "flags", rd->flags);
-    lua_createtable(L, rd->nleft, 0);
-    for (unsigned i = 0; i < rd->nleft; i++) {
-        lua_pushnumber(L, lp_from_float(rd->lane_values[i]));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "lanes_left");
-    lua_createtable(L, rd->nright, 0);
-    for (unsigned i = 0; i < rd->nright; i++) {
-        lua_pushnumber(L, lp_from_float(rd->lane_values[rd->nleft + i]));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "lanes_right");
+    set_integer(p, KEY_flags, rd->flags);
+    set_floats(p, KEY_lanes_left, rd->lane_values, rd->nleft);
+    set_floats(p, KEY_lanes_right, rd->lane_values ? rd->lane_values + rd->nleft : NULL, rd->nright);
+    push_key(p, KEY_stop_lights);
     lua_createtable(L, 2, 0);
     for (int i = 0; i < 2; i++) {
         lua_pushinteger(L, rd->stop_light[i]);
         lua_rawseti(L, -2, i + 1);
     }
-    lua_setfield(L, -2, "stop_lights");
-    set_list(L, "start_crossroads", rd->start_crossroads, 4, 1);
-    set_list(L, "end_crossroads", rd->end_crossroads, 4, 1);
+    set_top(p);
+    set_list(p, KEY_start_crossroads, rd->start_crossroads, 4, 1);
+    set_list(p, KEY_end_crossroads, rd->end_crossroads, 4, 1);
+    push_key(p, KEY_rooms);
     lua_createtable(L, rd->nrooms, 0);
     for (unsigned i = 0; i < rd->nrooms; i++) {
         lua_pushinteger(L, rd->rooms[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "rooms");
+    set_top(p);
+}
+
+/* t[k] = {x, y, z} of a vector. */
+static void set_vec3(const pusher *p, int k, psdl_vec3 v) {
+    push_key(p, k);
+    push_vec3(p->L, v);
+    set_top(p);
 }
 
 /* Pushes the Lua document of a decoded psdl_doc (docs/document-model.md). */
-static void push_doc(lua_State *L, const psdl_doc *doc) {
+static void push_doc(const pusher *p, const psdl_doc *doc) {
+    lua_State *L = p->L;
     int psd1 = memcmp(doc->magic, "PSD1", 4) == 0;
     lua_createtable(L, 0, 12);
+    push_key(p, KEY_magic);
     lua_pushlstring(L, doc->magic, 4);
-    lua_setfield(L, -2, "magic");
-    set_integer(L, "target_size", doc->target_size);
+    set_top(p);
+    set_integer(p, KEY_target_size, doc->target_size);
 
+    push_key(p, KEY_vertices);
     lua_createtable(L, (int)doc->nvertices, 0);
     for (uint32_t i = 0; i < doc->nvertices; i++) {
         push_vec3(L, doc->vertices[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    lua_setfield(L, -2, "vertices");
+    set_top(p);
 
-    lua_createtable(L, (int)doc->nheights, 0);
-    for (uint32_t i = 0; i < doc->nheights; i++) {
-        lua_pushnumber(L, lp_from_float(doc->heights[i]));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "heights");
+    set_floats(p, KEY_heights, doc->heights, doc->nheights);
 
     uint32_t nt = doc->ntextures ? doc->ntextures - 1 : 0;
+    push_key(p, KEY_textures);
     lua_createtable(L, (int)nt, 0);
     for (uint32_t v = 1; v <= nt; v++) {
         const psdl_texture *t = &doc->textures[v];
@@ -425,47 +500,49 @@ static void push_doc(lua_State *L, const psdl_doc *doc) {
             lua_pushboolean(L, 0);
         lua_rawseti(L, -2, (lua_Integer)v);
     }
-    lua_setfield(L, -2, "textures");
+    set_top(p);
     if (psd1) {
+        push_key(p, KEY_materials);
         lua_createtable(L, (int)nt, 0);
         for (uint32_t v = 1; v <= nt; v++) {
             lua_pushinteger(L, doc->textures[v].material);
             lua_rawseti(L, -2, (lua_Integer)v);
         }
-        lua_setfield(L, -2, "materials");
+        set_top(p);
     }
 
-    set_integer(L, "first_road_room", doc->first_road_room);
+    set_integer(p, KEY_first_road_room, doc->first_road_room);
+    push_key(p, KEY_room0);
     lua_createtable(L, 0, 2);
-    set_integer(L, "flags", doc->nrooms ? doc->rooms[0].flags : 0);
-    set_integer(L, "prop_rule", doc->nrooms ? doc->rooms[0].prop_rule : 0xCD);
-    lua_setfield(L, -2, "room0");
+    set_integer(p, KEY_flags, doc->nrooms ? doc->rooms[0].flags : 0);
+    set_integer(p, KEY_prop_rule, doc->nrooms ? doc->rooms[0].prop_rule : 0xCD);
+    set_top(p);
 
     uint32_t nr = doc->nrooms ? doc->nrooms - 1 : 0;
+    push_key(p, KEY_rooms);
     lua_createtable(L, (int)nr, 0);
     for (uint32_t r = 1; r <= nr; r++) {
-        push_room(L, &doc->rooms[r]);
+        push_room(p, &doc->rooms[r]);
         lua_rawseti(L, -2, (lua_Integer)r);
     }
-    lua_setfield(L, -2, "rooms");
+    set_top(p);
 
     if (doc->has_tail || !psd1) {
+        push_key(p, KEY_bounds);
         lua_createtable(L, 0, 4);
-        push_vec3(L, doc->bounds_min);
-        lua_setfield(L, -2, "min");
-        push_vec3(L, doc->bounds_max);
-        lua_setfield(L, -2, "max");
-        push_vec3(L, doc->sphere_center);
-        lua_setfield(L, -2, "center");
-        set_number(L, "radius", lp_from_float(doc->sphere_radius));
-        lua_setfield(L, -2, "bounds");
+        set_vec3(p, KEY_min, doc->bounds_min);
+        set_vec3(p, KEY_max, doc->bounds_max);
+        set_vec3(p, KEY_center, doc->sphere_center);
+        set_number(p, KEY_radius, lp_from_float(doc->sphere_radius));
+        set_top(p);
 
+        push_key(p, KEY_roads);
         lua_createtable(L, (int)doc->nroads, 0);
         for (uint32_t i = 0; i < doc->nroads; i++) {
-            push_road(L, &doc->roads[i]);
+            push_road(p, &doc->roads[i]);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
-        lua_setfield(L, -2, "roads");
+        set_top(p);
     }
 }
 
@@ -479,6 +556,38 @@ static size_t opt_limit(lua_State *L, int t, const char *k) {
     }
     lua_pop(L, 1);
     return (size_t)v;
+}
+
+/* The limits table at index t (nil or none: no limits) into opt. */
+static void read_limits(lua_State *L, int t, psdl_options *opt) {
+    if (lua_isnoneornil(L, t)) return;
+    luaL_checktype(L, t, LUA_TTABLE);
+    opt->limits.max_vertices = opt_limit(L, t, "max_vertices");
+    opt->limits.max_rooms = opt_limit(L, t, "max_rooms");
+    opt->limits.max_attr_words = opt_limit(L, t, "max_attr_words");
+}
+
+/* Pushes fail, the message and the status name of err; returns 3. */
+static int push_failure(lua_State *L, const psdl_error *err) {
+    luaL_pushfail(L);
+    lua_pushstring(L, err->message);
+    lua_pushstring(L, psdl_status_name(err->code));
+    return 3;
+}
+
+/* Pushes the Lua document of the decoded document in box b and frees it; returns 1. */
+static int push_decoded(lua_State *L, docbox *b) {
+    /* Everything built below stays reachable, so collecting now finds nothing, while the
+     * write barriers of the growing arrays make the collector re-traverse them: pausing it
+     * saves about a sixth of the time. The box restarts it should anything raise. */
+    if (lua_gc(L, LUA_GCISRUNNING) == 1) {
+        lua_gc(L, LUA_GCSTOP);
+        b->gc_stopped = 1;
+    }
+    pusher p = push_begin(L);
+    push_doc(&p, b->doc);
+    box_release(L, b);
+    return 1;
 }
 
 /***
@@ -495,33 +604,54 @@ static int l_decode(lua_State *L) {
     size_t size;
     const char *data = luaL_checklstring(L, 1, &size);
     psdl_options opt = box_options(L);
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        opt.limits.max_vertices = opt_limit(L, 2, "max_vertices");
-        opt.limits.max_rooms = opt_limit(L, 2, "max_rooms");
-        opt.limits.max_attr_words = opt_limit(L, 2, "max_attr_words");
-    }
+    read_limits(L, 2, &opt);
     lua_settop(L, 2);
     docbox *b = box_new(L); /* before anything exists that could leak */
     psdl_error err;
     psdl_status st = psdl_decode(&opt, data, size, &b->doc, &err);
     if (st != PSDL_OK) {
         box_release(L, b);
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return push_failure(L, &err);
     }
-    /* Everything built below stays reachable, so collecting now finds nothing, while the
-     * write barriers of the growing arrays make the collector re-traverse them: pausing it
-     * saves about a sixth of the time. The box restarts it should anything raise. */
-    if (lua_gc(L, LUA_GCISRUNNING) == 1) {
-        lua_gc(L, LUA_GCSTOP);
-        b->gc_stopped = 1;
+    return push_decoded(L, b);
+}
+
+/***
+ * Read the rest of an open file and decode it into a Lua document: `decode` without the
+ * Lua string of the whole file (one block of the file's size, freed before the document is
+ * built). psdl.read opens the file (with io.open, so that a sandbox's rules apply) and
+ * hands it here.
+ * @function decode_file
+ * @tparam file file a Lua file handle open for reading (io.open(path, "rb"))
+ * @tparam string path the file's name, for messages
+ * @tparam[opt] table limits as for `decode`
+ * @treturn table the document
+ * @return[2] nil
+ * @treturn[2] string message "psdl: io: <path>: <reason>" or a decode message
+ * @treturn[2] string code "io", "nomem" or a decode status name
+ * @raise `bad argument #1 to 'decode_file'` for something that is not an open file
+ */
+static int l_decode_file(lua_State *L) {
+    luaL_Stream *fh = (luaL_Stream *)luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    if (!fh->closef || !fh->f) luaL_argerror(L, 1, "an open file expected, got a closed one");
+    const char *path = luaL_checkstring(L, 2);
+    psdl_options opt = box_options(L);
+    read_limits(L, 3, &opt);
+    lua_settop(L, 3);
+    docbox *b = box_new(L);
+    psdl_bytes bytes;
+    psdl_error err;
+    /* nothing below raises before the bytes are freed */
+    psdl_status st = psdl_read_stream(fh->f, path, &opt, &bytes, &err);
+    if (st == PSDL_OK) {
+        st = psdl_decode(&opt, bytes.data, bytes.size, &b->doc, &err);
+        psdl_bytes_free(&opt, &bytes);
     }
-    push_doc(L, b->doc);
-    box_release(L, b);
-    return 1;
+    if (st != PSDL_OK) {
+        box_release(L, b);
+        return push_failure(L, &err);
+    }
+    return push_decoded(L, b);
 }
 
 /* ================================================================ Lua -> C (encode) */
@@ -536,6 +666,7 @@ struct conv {
     lua_State *L;
     psdl_doc *doc;
     int arg;
+    int keys; /* stack index of the cached field names (as struct pusher) */
     int depth;
     struct {
         const char *key;
@@ -599,9 +730,10 @@ static LP_NORETURN void conv_error(conv *c, const char *fmt, ...) {
 }
 
 /* Pushes t[key] (t absolute) and extends the path; returns the value's type. */
-static int enter_field(conv *c, int t, const char *key) {
-    path_key(c, key);
-    return lua_getfield(c->L, t, key);
+static int enter_field(conv *c, int t, int key) {
+    path_key(c, key_names[key]);
+    lua_pushvalue(c->L, c->keys + key);
+    return lua_gettable(c->L, t);
 }
 
 /* Pushes t[i] (raw) and extends the path; returns the value's type. */
@@ -645,14 +777,14 @@ static float top_float(conv *c) {
     return f;
 }
 
-static lua_Integer field_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi) {
+static lua_Integer field_integer(conv *c, int t, int key, lua_Integer lo, lua_Integer hi) {
     enter_field(c, t, key);
     lua_Integer v = top_integer(c, lo, hi);
     leave(c);
     return v;
 }
 
-static lua_Integer field_opt_integer(conv *c, int t, const char *key, lua_Integer lo, lua_Integer hi,
+static lua_Integer field_opt_integer(conv *c, int t, int key, lua_Integer lo, lua_Integer hi,
                                      lua_Integer def) {
     lua_Integer v = def;
     if (enter_field(c, t, key) != LUA_TNIL) v = top_integer(c, lo, hi);
@@ -661,12 +793,12 @@ static lua_Integer field_opt_integer(conv *c, int t, const char *key, lua_Intege
 }
 
 /* A height or vertex reference: 1..65536 in Lua, returned 0-based. */
-static uint32_t field_ref(conv *c, int t, const char *key) {
+static uint32_t field_ref(conv *c, int t, int key) {
     return (uint32_t)(field_integer(c, t, key, 1, 65536) - 1);
 }
 
 /* t[key] as a file float. */
-static float field_float(conv *c, int t, const char *key) {
+static float field_float(conv *c, int t, int key) {
     enter_field(c, t, key);
     float f = top_float(c);
     leave(c);
@@ -674,7 +806,7 @@ static float field_float(conv *c, int t, const char *key) {
 }
 
 /* An 8.8 fixed-point value (metres or repeats): rounded to 1/256, 0 .. 65535/256. */
-static uint32_t field_fixed88(conv *c, int t, const char *key) {
+static uint32_t field_fixed88(conv *c, int t, int key) {
     enter_field(c, t, key);
     lua_Number v = top_number(c);
     lua_Number w = floor(v * 256.0 + 0.5);
@@ -685,7 +817,7 @@ static uint32_t field_fixed88(conv *c, int t, const char *key) {
 }
 
 /* Boolean field: 1, 0, or def when nil. */
-static int field_opt_boolean(conv *c, int t, const char *key, int def) {
+static int field_opt_boolean(conv *c, int t, int key, int def) {
     int v = def;
     int tp = enter_field(c, t, key);
     if (tp == LUA_TBOOLEAN)
@@ -698,7 +830,7 @@ static int field_opt_boolean(conv *c, int t, const char *key, int def) {
 
 /* Pushes the table t[key] and returns its absolute index (path extended: pair with
  * leave()). An absent optional table returns 0 with nothing pushed. */
-static int field_table(conv *c, int t, const char *key, int required) {
+static int field_table(conv *c, int t, int key, int required) {
     int tp = enter_field(c, t, key);
     if (tp == LUA_TNIL && !required) {
         leave(c);
@@ -751,7 +883,7 @@ static void *conv_alloc(conv *c, size_t n, size_t size) {
 
 /* The array t[key] of 16-bit values: references (base 1, stored 0-based) or raw words
  * (base 0). */
-static uint16_t *field_list16(conv *c, int t, const char *key, lua_Integer base, uint32_t *n) {
+static uint16_t *field_list16(conv *c, int t, int key, lua_Integer base, uint32_t *n) {
     int lt = field_table(c, t, key, 1);
     size_t len = array_len(c, lt, UINT32_MAX, "values");
     uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
@@ -775,11 +907,11 @@ static uint16_t *field_list16(conv *c, int t, const char *key, lua_Integer base,
     return r;
 }
 
-static void check_vertices(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, "vertices", 1, &a->nrefs); }
+static void check_vertices(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, KEY_vertices, 1, &a->nrefs); }
 
 static void check_sidewalk(conv *c, int t, psdl_attr *a) {
     static const char *const caps[] = {"start", "end", NULL};
-    int tp = enter_field(c, t, "cap");
+    int tp = enter_field(c, t, KEY_cap);
     if (tp != LUA_TNIL) {
         const char *s = tp == LUA_TSTRING ? lua_tostring(c->L, -1) : NULL;
         int i = 0;
@@ -793,54 +925,54 @@ static void check_sidewalk(conv *c, int t, psdl_attr *a) {
 }
 
 static void check_sliver(conv *c, int t, psdl_attr *a) {
-    a->param[0] = field_ref(c, t, "top");
-    a->param[1] = field_ref(c, t, "density");
+    a->param[0] = field_ref(c, t, KEY_top);
+    a->param[1] = field_ref(c, t, KEY_density);
     check_vertices(c, t, a);
 }
 
 static void check_facade_bound(conv *c, int t, psdl_attr *a) {
-    a->param[0] = (uint32_t)field_integer(c, t, "light", 0, 65535);
-    a->param[1] = field_ref(c, t, "top");
+    a->param[0] = (uint32_t)field_integer(c, t, KEY_light, 0, 65535);
+    a->param[1] = field_ref(c, t, KEY_top);
     check_vertices(c, t, a);
 }
 
 static void check_divided(conv *c, int t, psdl_attr *a) {
-    a->param[0] = (uint32_t)field_integer(c, t, "divider_type", 0, 63);
-    a->param[1] = (uint32_t)(field_opt_boolean(c, t, "cap_start", 0) | (field_opt_boolean(c, t, "cap_end", 0) << 1));
+    a->param[0] = (uint32_t)field_integer(c, t, KEY_divider_type, 0, 63);
+    a->param[1] = (uint32_t)(field_opt_boolean(c, t, KEY_cap_start, 0) | (field_opt_boolean(c, t, KEY_cap_end, 0) << 1));
     /* the core explains the one-byte limit of the divider texture (psdl-format.md §2.4) */
-    a->param[2] = (uint32_t)field_integer(c, t, "divider_texture", 0, 65535);
-    a->param[3] = field_fixed88(c, t, "divider_value");
+    a->param[2] = (uint32_t)field_integer(c, t, KEY_divider_texture, 0, 65535);
+    a->param[3] = field_fixed88(c, t, KEY_divider_value);
     check_vertices(c, t, a);
 }
 
 static void check_tunnel(conv *c, int t, psdl_attr *a) {
-    int has_words = enter_field(c, t, "words") != LUA_TNIL;
+    int has_words = enter_field(c, t, KEY_words) != LUA_TNIL;
     leave(c);
     if (has_words) {
-        static const char *const others[] = {"flags", "height1", "height2", NULL};
-        for (int i = 0; others[i]; i++) {
+        static const int others[] = {KEY_flags, KEY_height1, KEY_height2};
+        for (int i = 0; i < 3; i++) {
             if (enter_field(c, t, others[i]) != LUA_TNIL) conv_error(c, "not allowed together with 'words'");
             leave(c);
         }
-        a->refs = field_list16(c, t, "words", 0, &a->nrefs);
+        a->refs = field_list16(c, t, KEY_words, 0, &a->nrefs);
         return;
     }
-    int has_h2 = enter_field(c, t, "height2") != LUA_TNIL;
+    int has_h2 = enter_field(c, t, KEY_height2) != LUA_TNIL;
     leave(c);
     a->nrefs = has_h2 ? 3 : 2;
     a->refs = (uint16_t *)conv_alloc(c, a->nrefs, sizeof *a->refs);
-    a->refs[0] = (uint16_t)field_integer(c, t, "flags", 0, 65535);
-    a->refs[1] = (uint16_t)field_fixed88(c, t, "height1");
-    if (has_h2) a->refs[2] = (uint16_t)field_fixed88(c, t, "height2");
+    a->refs[0] = (uint16_t)field_integer(c, t, KEY_flags, 0, 65535);
+    a->refs[1] = (uint16_t)field_fixed88(c, t, KEY_height1);
+    if (has_h2) a->refs[2] = (uint16_t)field_fixed88(c, t, KEY_height2);
 }
 
 static void check_junction(conv *c, int t, psdl_attr *a) {
-    static const char *const masks[] = {"wall_mask", "mask1", "mask2"};
+    static const int masks[] = {KEY_wall_mask, KEY_mask1, KEY_mask2};
     uint16_t *w = (uint16_t *)conv_alloc(c, 10, sizeof *w);
-    w[0] = (uint16_t)field_integer(c, t, "flags", 0, 65535);
-    w[1] = (uint16_t)field_fixed88(c, t, "height1");
-    w[2] = (uint16_t)field_fixed88(c, t, "height2");
-    w[3] = (uint16_t)(field_integer(c, t, "ceiling_start", 1, 65536) - 1);
+    w[0] = (uint16_t)field_integer(c, t, KEY_flags, 0, 65535);
+    w[1] = (uint16_t)field_fixed88(c, t, KEY_height1);
+    w[2] = (uint16_t)field_fixed88(c, t, KEY_height2);
+    w[3] = (uint16_t)(field_integer(c, t, KEY_ceiling_start, 1, 65536) - 1);
     for (int i = 0; i < 3; i++) {
         lua_Integer m = field_integer(c, t, masks[i], 0, 0xFFFFFFFF);
         w[4 + 2 * i] = (uint16_t)(m & 0xFFFF);
@@ -852,35 +984,35 @@ static void check_junction(conv *c, int t, psdl_attr *a) {
 
 static void check_texture(conv *c, int t, psdl_attr *a) {
     /* values above 2047 are left to the core, which explains the limit (§2.3) */
-    lua_Integer v = field_integer(c, t, "value", 0, 0xFFFF);
-    int has_sub = enter_field(c, t, "subtype") != LUA_TNIL;
+    lua_Integer v = field_integer(c, t, KEY_value, 0, 0xFFFF);
+    int has_sub = enter_field(c, t, KEY_subtype) != LUA_TNIL;
     leave(c);
-    int has_data = enter_field(c, t, "data") != LUA_TNIL;
+    int has_data = enter_field(c, t, KEY_data) != LUA_TNIL;
     leave(c);
     a->param[0] = (uint32_t)v;
     if (has_sub || has_data) {
         /* stored non-canonically: the core checks that subtype and data give the value */
-        unsigned sub = (unsigned)field_opt_integer(c, t, "subtype", 0, 7, (v >> 8) & 7);
+        unsigned sub = (unsigned)field_opt_integer(c, t, KEY_subtype, 0, 7, (v >> 8) & 7);
         a->subtype = (uint8_t)sub;
-        a->param[1] = (uint32_t)field_opt_integer(c, t, "data", 0, 65535, sub ? (v & 0xFF) : (v & 0xFFFF));
+        a->param[1] = (uint32_t)field_opt_integer(c, t, KEY_data, 0, 65535, sub ? (v & 0xFF) : (v & 0xFFFF));
         a->form = sub ? PSDL_FORM_INLINE : PSDL_FORM_COUNTED; /* subtype 0: data is the "count" */
     }
 }
 
 static void check_facade(conv *c, int t, psdl_attr *a) {
-    a->param[0] = field_ref(c, t, "bottom");
-    a->param[1] = field_ref(c, t, "top");
-    a->param[2] = (uint32_t)field_integer(c, t, "u_repeat", 0, 65535);
-    a->param[3] = (uint32_t)field_integer(c, t, "v_repeat", 0, 65535);
+    a->param[0] = field_ref(c, t, KEY_bottom);
+    a->param[1] = field_ref(c, t, KEY_top);
+    a->param[2] = (uint32_t)field_integer(c, t, KEY_u_repeat, 0, 65535);
+    a->param[3] = (uint32_t)field_integer(c, t, KEY_v_repeat, 0, 65535);
     check_vertices(c, t, a);
 }
 
 static void check_roof(conv *c, int t, psdl_attr *a) {
-    a->param[0] = field_ref(c, t, "height");
+    a->param[0] = field_ref(c, t, KEY_height);
     check_vertices(c, t, a);
 }
 
-static void check_unknown(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, "words", 0, &a->nrefs); }
+static void check_unknown(conv *c, int t, psdl_attr *a) { a->refs = field_list16(c, t, KEY_words, 0, &a->nrefs); }
 
 static const char *const f_vertices[] = {"vertices", NULL};
 static const char *const f_sidewalk[] = {"vertices", "cap", NULL};
@@ -978,7 +1110,7 @@ static unsigned check_attr_keys(conv *c, int t, const attr_codec *k) {
 /* The codec named by t.type, or a raise listing the valid names. */
 static const attr_codec *check_attr_type(conv *c, int t) {
     lua_State *L = c->L;
-    int tp = enter_field(c, t, "type");
+    int tp = enter_field(c, t, KEY_type);
     if (tp != LUA_TSTRING) type_error(c, "string");
     const char *name = lua_tostring(L, -1);
     for (int i = 0; i < NCODECS; i++) {
@@ -1016,30 +1148,30 @@ static int check_attr(conv *c, int t, psdl_attr *a) {
     /* the optional form keys: looked up only when present (most attributes have none) */
     int has_last = 0;
     if (present & FORM_LAST) {
-        has_last = enter_field(c, t, "last") != LUA_TNIL;
+        has_last = enter_field(c, t, KEY_last) != LUA_TNIL;
         leave(c);
-        a->last = (uint8_t)field_opt_boolean(c, t, "last", 0);
+        a->last = (uint8_t)field_opt_boolean(c, t, KEY_last, 0);
     }
     if (k->kind == K_UNKNOWN) return has_last;
-    if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, "header_high", 0, 255, 0);
+    if (present & FORM_HEADER_HIGH) a->header_high = (uint8_t)field_opt_integer(c, t, KEY_header_high, 0, 255, 0);
     if (k->kind == K_VARIABLE) {
         if (present & FORM_COUNTED) {
-            int given = enter_field(c, t, "counted") != LUA_TNIL;
+            int given = enter_field(c, t, KEY_counted) != LUA_TNIL;
             leave(c);
             /* true: counted form; false: the inline (subtype) form even where AUTO would count */
-            if (given) a->form = field_opt_boolean(c, t, "counted", 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
+            if (given) a->form = field_opt_boolean(c, t, KEY_counted, 0) ? PSDL_FORM_COUNTED : PSDL_FORM_INLINE;
         }
     } else if (k->kind == K_FIXED) {
-        lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, "subtype", 0, 7, -1) : -1;
+        lua_Integer sub = (present & FORM_SUBTYPE) ? field_opt_integer(c, t, KEY_subtype, 0, 7, -1) : -1;
         int has_count = 0;
         if (present & FORM_COUNT) {
-            has_count = enter_field(c, t, "count") != LUA_TNIL;
+            has_count = enter_field(c, t, KEY_count) != LUA_TNIL;
             if (has_count && sub != 0) conv_error(c, "only used with subtype 0");
             leave(c);
         }
         if (sub == 0) {
             a->form = PSDL_FORM_COUNTED;
-            a->count = (uint16_t)field_opt_integer(c, t, "count", 0, 65535, 0);
+            a->count = (uint16_t)field_opt_integer(c, t, KEY_count, 0, 65535, 0);
         } else if (sub > 0) {
             a->form = PSDL_FORM_INLINE;
             a->subtype = (uint8_t)sub;
@@ -1060,22 +1192,22 @@ static const char *core_detail(const char *msg) {
 /* Fills room rm from the room table t, then packs its attribute stream. */
 static void check_room(conv *c, int t, psdl_room *rm) {
     lua_State *L = c->L;
-    rm->flags = (uint8_t)field_integer(c, t, "flags", 0, 255);
-    rm->prop_rule = (uint8_t)field_integer(c, t, "prop_rule", 0, PSDL_MAX_PROP_RULE);
+    rm->flags = (uint8_t)field_integer(c, t, KEY_flags, 0, 255);
+    rm->prop_rule = (uint8_t)field_integer(c, t, KEY_prop_rule, 0, PSDL_MAX_PROP_RULE);
 
-    int pt = field_table(c, t, "perimeter", 1);
+    int pt = field_table(c, t, KEY_perimeter, 1);
     size_t np = array_len(c, pt, UINT32_MAX, "perimeter points");
     rm->nperimeter = (uint32_t)np;
     rm->perimeter = (psdl_perimeter_point *)conv_alloc(c, np, sizeof *rm->perimeter);
     for (size_t i = 0; i < np; i++) {
         int p = index_table(c, pt, (lua_Integer)i + 1);
-        rm->perimeter[i].vertex = (uint16_t)field_ref(c, p, "vertex");
-        rm->perimeter[i].neighbour = (uint16_t)field_integer(c, p, "neighbour", 0, 65535);
+        rm->perimeter[i].vertex = (uint16_t)field_ref(c, p, KEY_vertex);
+        rm->perimeter[i].neighbour = (uint16_t)field_integer(c, p, KEY_neighbour, 0, 65535);
         leave(c);
     }
     leave(c);
 
-    int at = field_table(c, t, "attributes", 1);
+    int at = field_table(c, t, KEY_attributes, 1);
     size_t na = array_len(c, at, UINT32_MAX, "attributes");
     rm->nattrs = (uint32_t)na;
     rm->attrs = (psdl_attr *)conv_alloc(c, na, sizeof *rm->attrs);
@@ -1090,11 +1222,11 @@ static void check_room(conv *c, int t, psdl_room *rm) {
     /* LAST (docs/document-model.md): on the final attribute alone, unless the final one says
      * explicitly what it is and some attribute carries LAST (a room read from a file, edited
      * in place), or the room was read without any LAST (missing_last) */
-    if (na > 0 && !field_opt_boolean(c, t, "missing_last", 0) && (!final_has_last || !any_true)) {
+    if (na > 0 && !field_opt_boolean(c, t, KEY_missing_last, 0) && (!final_has_last || !any_true)) {
         for (size_t i = 0; i < na; i++) rm->attrs[i].last = 0;
         rm->attrs[na - 1].last = 1;
     }
-    field_table(c, t, "attributes", 1); /* the path again, for the pack errors below */
+    field_table(c, t, KEY_attributes, 1); /* the path again, for the pack errors below */
 
     psdl_error err;
     memset(&err, 0, sizeof err);
@@ -1106,7 +1238,7 @@ static void check_room(conv *c, int t, psdl_room *rm) {
     leave(c); /* attributes */
 }
 
-static psdl_vec3 field_vec3(conv *c, int t, const char *key) {
+static psdl_vec3 field_vec3(conv *c, int t, int key) {
     int v = field_table(c, t, key, 1);
     float f[3];
     for (int i = 0; i < 3; i++) {
@@ -1148,8 +1280,8 @@ static void compute_bounds(psdl_doc *doc) {
 
 /* Fills road rd from the road-record table t. */
 static void check_road(conv *c, int t, psdl_road *rd) {
-    static const char *const lanes[] = {"lanes_left", "lanes_right"};
-    rd->flags = (uint32_t)field_integer(c, t, "flags", 0, 0xFFFFFFFF);
+    static const int lanes[] = {KEY_lanes_left, KEY_lanes_right};
+    rd->flags = (uint32_t)field_integer(c, t, KEY_flags, 0, 0xFFFFFFFF);
     size_t nl[2];
     int lt[2];
     for (int s = 0; s < 2; s++) {
@@ -1169,14 +1301,14 @@ static void check_road(conv *c, int t, psdl_road *rd) {
         }
         leave(c);
     }
-    int sl = field_table(c, t, "stop_lights", 1);
+    int sl = field_table(c, t, KEY_stop_lights, 1);
     for (int i = 0; i < 2; i++) {
         enter_index(c, sl, i + 1);
         rd->stop_light[i] = (uint8_t)top_integer(c, 0, 255);
         leave(c);
     }
     leave(c);
-    static const char *const cross[] = {"start_crossroads", "end_crossroads"};
+    static const int cross[] = {KEY_start_crossroads, KEY_end_crossroads};
     for (int s = 0; s < 2; s++) {
         int x = field_table(c, t, cross[s], 1);
         uint16_t *dst = s ? rd->end_crossroads : rd->start_crossroads;
@@ -1187,7 +1319,7 @@ static void check_road(conv *c, int t, psdl_road *rd) {
         }
         leave(c);
     }
-    int rt = field_table(c, t, "rooms", 1);
+    int rt = field_table(c, t, KEY_rooms, 1);
     size_t nr = array_len(c, rt, 255, "rooms");
     rd->nrooms = (uint8_t)nr;
     rd->rooms = (int16_t *)conv_alloc(c, nr, sizeof *rd->rooms);
@@ -1205,7 +1337,7 @@ static void check_doc(conv *c, int t) {
     lua_State *L = c->L;
     psdl_doc *doc = c->doc;
 
-    if (enter_field(c, t, "magic") != LUA_TNIL) {
+    if (enter_field(c, t, KEY_magic) != LUA_TNIL) {
         size_t len;
         const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         if (!m) type_error(c, "string");
@@ -1215,10 +1347,10 @@ static void check_doc(conv *c, int t) {
     }
     leave(c);
     int psd1 = memcmp(doc->magic, "PSD1", 4) == 0;
-    doc->target_size = (uint32_t)field_opt_integer(c, t, "target_size", 0, 0xFFFFFFFF, 2);
-    doc->first_road_room = (uint32_t)field_opt_integer(c, t, "first_road_room", 0, 0xFFFFFFFF, 0);
+    doc->target_size = (uint32_t)field_opt_integer(c, t, KEY_target_size, 0, 0xFFFFFFFF, 2);
+    doc->first_road_room = (uint32_t)field_opt_integer(c, t, KEY_first_road_room, 0, 0xFFFFFFFF, 0);
 
-    int vt = field_table(c, t, "vertices", 1);
+    int vt = field_table(c, t, KEY_vertices, 1);
     size_t nv = array_len(c, vt, UINT32_MAX, "vertices");
     doc->nvertices = (uint32_t)nv;
     doc->vertices = (psdl_vec3 *)conv_alloc(c, nv, sizeof *doc->vertices);
@@ -1243,7 +1375,7 @@ static void check_doc(conv *c, int t) {
     }
     leave(c);
 
-    int ht = field_table(c, t, "heights", 0);
+    int ht = field_table(c, t, KEY_heights, 0);
     if (ht) {
         size_t nh = array_len(c, ht, UINT32_MAX, "heights");
         doc->nheights = (uint32_t)nh;
@@ -1256,7 +1388,7 @@ static void check_doc(conv *c, int t) {
         leave(c);
     }
 
-    int tt = field_table(c, t, "textures", 0);
+    int tt = field_table(c, t, KEY_textures, 0);
     size_t ntex = 0;
     if (tt) {
         ntex = array_len(c, tt, UINT32_MAX - 1, "textures");
@@ -1279,7 +1411,7 @@ static void check_doc(conv *c, int t) {
         }
         leave(c);
     }
-    int mt = field_table(c, t, "materials", 0);
+    int mt = field_table(c, t, KEY_materials, 0);
     if (mt) {
         size_t nm = array_len(c, mt, ntex, "materials (one per texture)");
         for (size_t v = 1; v <= nm; v++) {
@@ -1290,15 +1422,15 @@ static void check_doc(conv *c, int t) {
         leave(c);
     }
 
-    int rt = field_table(c, t, "rooms", 1);
+    int rt = field_table(c, t, KEY_rooms, 1);
     size_t nr = array_len(c, rt, UINT32_MAX - 1, "rooms");
     doc->nrooms = (uint32_t)nr + 1;
     doc->rooms = (psdl_room *)conv_alloc(c, nr + 1, sizeof *doc->rooms);
     doc->rooms[0].prop_rule = 0xCD;
-    int r0 = field_table(c, t, "room0", 0);
+    int r0 = field_table(c, t, KEY_room0, 0);
     if (r0) {
-        doc->rooms[0].flags = (uint8_t)field_opt_integer(c, r0, "flags", 0, 255, 0);
-        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, "prop_rule", 0, PSDL_MAX_PROP_RULE, 0xCD);
+        doc->rooms[0].flags = (uint8_t)field_opt_integer(c, r0, KEY_flags, 0, 255, 0);
+        doc->rooms[0].prop_rule = (uint8_t)field_opt_integer(c, r0, KEY_prop_rule, 0, PSDL_MAX_PROP_RULE, 0xCD);
         leave(c);
     }
     for (size_t r = 1; r <= nr; r++) {
@@ -1308,17 +1440,17 @@ static void check_doc(conv *c, int t) {
     }
     leave(c);
 
-    int bt = field_table(c, t, "bounds", 0);
+    int bt = field_table(c, t, KEY_bounds, 0);
     if (bt) {
-        doc->bounds_min = field_vec3(c, bt, "min");
-        doc->bounds_max = field_vec3(c, bt, "max");
-        doc->sphere_center = field_vec3(c, bt, "center");
-        doc->sphere_radius = field_float(c, bt, "radius");
+        doc->bounds_min = field_vec3(c, bt, KEY_min);
+        doc->bounds_max = field_vec3(c, bt, KEY_max);
+        doc->sphere_center = field_vec3(c, bt, KEY_center);
+        doc->sphere_radius = field_float(c, bt, KEY_radius);
         leave(c);
     } else {
         compute_bounds(doc);
     }
-    int pt = field_table(c, t, "roads", 0);
+    int pt = field_table(c, t, KEY_roads, 0);
     if (pt) {
         size_t np = array_len(c, pt, UINT32_MAX, "road records");
         doc->nroads = (uint32_t)np;
@@ -1353,6 +1485,7 @@ static docbox *to_doc(lua_State *L) {
     c.doc = b->doc;
     c.arg = 1;
     c.anchor = 2;
+    c.keys = push_begin(L).keys; /* the field names, looked up without lua_getfield's string cache */
     check_doc(&c, 1);
     return b;
 }
@@ -1429,6 +1562,12 @@ static int on_problem(void *ud, const psdl_problem *pr) {
     return 0;
 }
 
+/* t[k] = v for the table on top (the few fields of a problem: no cached keys needed). */
+static void set_named_integer(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
 /* One problem as a Lua table. */
 static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_createtable(L, 0, 10);
@@ -1440,9 +1579,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_setfield(L, -2, "path");
     lua_pushstring(L, p->message);
     lua_setfield(L, -2, "message");
-    if (p->room >= 0) set_integer(L, "room", p->room);
-    if (p->attribute >= 0) set_integer(L, "attribute", p->attribute + 1);
-    if (p->road >= 0) set_integer(L, "road", p->road + 1);
+    if (p->room >= 0) set_named_integer(L, "room", p->room);
+    if (p->attribute >= 0) set_named_integer(L, "attribute", p->attribute + 1);
+    if (p->road >= 0) set_named_integer(L, "road", p->road + 1);
     if (p->room >= 0) {
         lua_createtable(L, 2, 0);
         lua_pushinteger(L, p->room);
@@ -1475,10 +1614,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
  * @treturn integer the number of warnings
  * @raise as `encode` when the document cannot be converted at all; "not enough memory"
  */
-static int l_validate(lua_State *L) {
-    int want_bytes = lua_toboolean(L, 2);
-    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
-    docbox *b = to_doc(L);
+/* Validates the document of box b (the box at stack index `idx`, which stays there) and
+ * pushes the results of core.validate; releases the box. */
+static int validate_box(lua_State *L, docbox *b, int want_bytes, unsigned flags) {
     plist *pl = plist_new(L);
     psdl_validate_result res = {0, 0};
     psdl_validate_ex(b->doc, flags, on_problem, pl, &res);
@@ -1498,6 +1636,35 @@ static int l_validate(lua_State *L) {
     push_encoded(L, b);
     box_release(L, b);
     return 4;
+}
+
+static int l_validate(lua_State *L) {
+    int want_bytes = lua_toboolean(L, 2);
+    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
+    docbox *b = to_doc(L);
+    return validate_box(L, b, want_bytes, flags);
+}
+
+psdl_doc *lpsdl_doc_push(lua_State *L) {
+    docbox *b = (docbox *)lua_newuserdatauv(L, sizeof *b, 0);
+    b->doc = NULL;
+    b->gc_stopped = 0;
+    luaL_setmetatable(L, DOCBOX);
+    psdl_options opt = box_options(L);
+    b->doc = psdl_doc_new(&opt);
+    if (!b->doc) luaL_error(L, "not enough memory");
+    return b->doc;
+}
+
+psdl_doc *lpsdl_doc_check(lua_State *L, int idx) {
+    docbox *b = (docbox *)luaL_checkudata(L, idx, DOCBOX);
+    if (!b->doc) luaL_argerror(L, idx, "the document was released");
+    return b->doc;
+}
+
+int lpsdl_doc_validate(lua_State *L, int idx, int want_bytes, unsigned flags) {
+    lpsdl_doc_check(L, idx);
+    return validate_box(L, (docbox *)lua_touserdata(L, idx), want_bytes, flags);
 }
 
 /***
@@ -1603,6 +1770,7 @@ static const luaL_Reg funcs[] = {
     {"check_output", l_check_output},
     {"real_path", l_real_path},
     {"decode", l_decode},
+    {"decode_file", l_decode_file},
     {"encode", l_encode},
     {"validate", l_validate},
     {"rules", l_rules},
@@ -1630,6 +1798,11 @@ static const luaL_Reg box_metameth[] = {
  */
 int luaopen_psdl_core(lua_State *L) {
     luaL_checkversion(L);
+    for (int t = 0; t < 16; t++) { /* codec_by_type must agree with codecs[] */
+        const attr_codec *k = &codecs[codec_by_type[t]];
+        if (k->type != (t <= PSDL_ATTR_ROOF ? t : PSDL_ATTR_UNKNOWN) || k == &codecs[CODEC_JUNCTION])
+            return luaL_error(L, "psdl.core: codec table out of order at type %d", t);
+    }
     if (luaL_newmetatable(L, DOCBOX)) {
         luaL_setfuncs(L, box_metameth, 0);
         lua_pushliteral(L, "psdl.core");
@@ -1653,23 +1826,20 @@ int luaopen_psdl_core(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "attribute_types");
-    lua_createtable(L, 0, 8);
-    lua_pushinteger(L, PSDL_SAFE_VERTEX_BUDGET);
-    lua_setfield(L, -2, "vertex_budget");
-    lua_pushinteger(L, PSDL_RENDERED_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_rendered");
-    lua_pushinteger(L, PSDL_STOCK_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_stock");
-    lua_pushinteger(L, PSDL_MAX_DIVIDER_TEXTURE);
-    lua_setfield(L, -2, "divider_texture");
-    lua_pushinteger(L, PSDL_MAX_LANE_VALUES);
-    lua_setfield(L, -2, "lane_values");
-    lua_pushinteger(L, PSDL_MAX_PROP_RULE);
-    lua_setfield(L, -2, "prop_rule");
-    lua_pushinteger(L, PSDL_MAX_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_value");
-    lua_pushinteger(L, PSDL_MAX_PERIMETER);
-    lua_setfield(L, -2, "perimeter");
+    static const struct {
+        const char *name;
+        lua_Integer value;
+    } limits[] = {
+        {"vertex_budget", PSDL_SAFE_VERTEX_BUDGET},   {"texture_rendered", PSDL_RENDERED_TEXTURE_VALUE},
+        {"texture_stock", PSDL_STOCK_TEXTURE_VALUE},  {"divider_texture", PSDL_MAX_DIVIDER_TEXTURE},
+        {"lane_values", PSDL_MAX_LANE_VALUES},        {"prop_rule", PSDL_MAX_PROP_RULE},
+        {"texture_value", PSDL_MAX_TEXTURE_VALUE},    {"perimeter", PSDL_MAX_PERIMETER},
+    };
+    lua_createtable(L, 0, (int)(sizeof limits / sizeof limits[0]));
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        lua_pushinteger(L, limits[i].value);
+        lua_setfield(L, -2, limits[i].name);
+    }
     lua_setfield(L, -2, "limits");
     lpsdl_open_terrain(L);
     lpsdl_open_heightfield(L);

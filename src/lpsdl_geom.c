@@ -74,6 +74,55 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
     return lua_newuserdatauv(L, n * size, 0);
 }
 
+/* A block of memory kept between calls of the per-node kernels (core.junction,
+ * core.junction_room), so that a city's hundreds of nodes leave no scratch garbage behind
+ * (the collector's work grows with what is allocated). One per Lua state, in the registry,
+ * freed by its __gc. A call that finds it in use (a finalizer calling in during a call) or
+ * cannot grow it gets NULL and uses scratch userdata instead; an error raised while it is in
+ * use leaves it so (later calls use scratch: slower, never wrong). */
+#define REUSE "psdl.Reuse"            /* its metatable */
+#define REUSE_KEY "psdl.Reuse.block" /* the block (registry key) */
+typedef struct reuse_box {
+    void *p;
+    size_t size;
+    int busy;
+} reuse_box;
+
+static int reuse_gc(lua_State *L) {
+    reuse_box *r = (reuse_box *)luaL_checkudata(L, 1, REUSE);
+    free(r->p);
+    r->p = NULL;
+    r->size = 0;
+    return 0;
+}
+
+/* The kept block (at least n bytes, marked in use: reuse_release it), or NULL. */
+static void *reuse_take(lua_State *L, size_t n, reuse_box **box) {
+    *box = NULL;
+    lua_getfield(L, LUA_REGISTRYINDEX, REUSE_KEY);
+    reuse_box *r = (reuse_box *)luaL_testudata(L, -1, REUSE);
+    lua_pop(L, 1); /* (kept alive by the registry) */
+    if (!r) {
+        r = (reuse_box *)lua_newuserdatauv(L, sizeof *r, 0);
+        r->p = NULL, r->size = 0, r->busy = 0;
+        luaL_setmetatable(L, REUSE);
+        lua_setfield(L, LUA_REGISTRYINDEX, REUSE_KEY);
+    }
+    if (r->busy || n > ((size_t)1 << 28)) return NULL;
+    if (r->size < n) {
+        void *q = realloc(r->p, n);
+        if (!q) return NULL;
+        r->p = q, r->size = n;
+    }
+    r->busy = 1;
+    *box = r;
+    return r->p;
+}
+
+static void reuse_release(reuse_box *box) {
+    if (box) box->busy = 0;
+}
+
 static void nomem_check(lua_State *L, size_t r) {
     if (r == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory");
 }
@@ -128,6 +177,13 @@ static pool_box *check_pool(lua_State *L, int idx) {
 static const float *pool_data(lua_State *L, pool_box *b) {
     if (!b->pool) luaL_error(L, "attempt to use a closed " POOL);
     return psdl_pool_data(b->pool);
+}
+
+const float *lpsdl_pool_floats(lua_State *L, int idx, unsigned dim, size_t *count) {
+    pool_box *b = check_pool(L, idx);
+    if (b->dim != dim) luaL_argerror(L, idx, lua_pushfstring(L, "a pool of dimension %d expected", (int)dim));
+    *count = psdl_pool_count(b->pool);
+    return pool_data(L, b);
 }
 
 /* Points (x, y, z doubles) from a flat array or a 3-D Pool at idx; *n = point count. The
@@ -1091,7 +1147,8 @@ static int l_building(lua_State *L) {
 /* The arguments of core.junction at c (center), c + 1 (arms), c + 2 (opts) read and the
  * junction built into *j (scratch userdata pushed on the stack); returns the arms (*na of
  * them, in scratch too). Bad arguments raise naming them. */
-static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na_out) {
+static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na_out, reuse_box **box,
+                               uint32_t **extra) {
     psdl_junction_opts o;
     memset(&o, 0, sizeof o);
     luaL_checktype(L, c, LUA_TTABLE);
@@ -1124,14 +1181,26 @@ static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na
     }
     psdl_junction_sizes cap;
     psdl_junction_bound(&cap, arms, na, &o);
-    j->points = (double *)scratch(L, 3 * cap.points, sizeof(double));
-    j->surface = (uint32_t *)scratch(L, cap.surface, sizeof(uint32_t));
-    j->sections = (uint32_t *)scratch(L, cap.sections, sizeof(uint32_t));
-    j->distance = (double *)scratch(L, na, sizeof(double));
-    j->strips = (uint32_t *)scratch(L, cap.strips, sizeof(uint32_t));
-    j->crosswalks = (uint32_t *)scratch(L, 4 * cap.crosswalks, sizeof(uint32_t));
-    j->outline = (uint32_t *)scratch(L, cap.outline, sizeof(uint32_t));
+    /* one block: the doubles first, then the words (the caller's extra words last) */
+    size_t nd = 3 * cap.points + na;
+    /* extra (core.junction_room): a pool reference per point and the fans of the surface */
+    size_t extra_words = extra ? cap.points + psdl_fans_bound(cap.surface, 0) : 0;
+    size_t nw = cap.surface + cap.sections + cap.strips + 4 * cap.crosswalks + cap.outline + extra_words;
+    if (nd > ((size_t)1 << 26) || nw > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    size_t bytes = nd * sizeof(double) + nw * sizeof(uint32_t);
+    double *dp = (double *)reuse_take(L, bytes, box);
+    if (!dp) dp = (double *)scratch(L, bytes, 1);
+    j->points = dp;
+    j->distance = dp + 3 * cap.points;
+    uint32_t *wp = (uint32_t *)(dp + nd);
+    j->surface = wp, wp += cap.surface;
+    j->sections = wp, wp += cap.sections;
+    j->strips = wp, wp += cap.strips;
+    j->crosswalks = wp, wp += 4 * cap.crosswalks;
+    j->outline = wp, wp += cap.outline;
+    if (extra) *extra = wp;
     size_t r = psdl_junction_build(j, arms, na, &o);
+    if (r == PSDL_GEOM_NOMEM || r == PSDL_GEOM_INVALID) reuse_release(*box);
     nomem_check(L, r);
     if (r == PSDL_GEOM_INVALID)
         luaL_argerror(L, c + 1, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
@@ -1184,7 +1253,8 @@ static int l_junction(lua_State *L) {
     lua_settop(L, 3); /* scratch userdata go above the arguments */
     psdl_junction j;
     size_t na;
-    psdl_arm *arms = junction_args(L, 1, &j, &na);
+    reuse_box *box;
+    psdl_arm *arms = junction_args(L, 1, &j, &na, &box, NULL);
     lua_createtable(L, 0, 7);
     push_points(L, j.points, j.size.points);
     lua_setfield(L, -2, "points");
@@ -1207,6 +1277,7 @@ static int l_junction(lua_State *L) {
         lua_rawseti(L, -2, (lua_Integer)c + 1);
     }
     lua_setfield(L, -2, "crosswalks");
+    reuse_release(box);
     return 1;
 }
 
@@ -1240,12 +1311,17 @@ static int l_junction_room(lua_State *L) {
     if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 4, "snap: a finite number >= 0 expected");
     psdl_junction j;
     size_t na;
-    psdl_arm *arms = junction_args(L, 2, &j, &na);
-    uint32_t *refs = (uint32_t *)scratch(L, j.size.points, sizeof *refs);
-    size_t fb = psdl_junction_pool_bound(&j);
-    uint32_t *fans = (uint32_t *)scratch(L, fb, sizeof *fans);
-    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    reuse_box *box;
+    uint32_t *refs; /* a pool reference per point, then the fans (in the same block) */
+    psdl_arm *arms = junction_args(L, 2, &j, &na, &box, &refs);
+    uint32_t *fans = refs + j.size.points;
+    pb = (pool_box *)luaL_testudata(L, 1, POOL);
+    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
+        reuse_release(box);
+        check_pool(L, 1);
+    }
     size_t w = psdl_junction_pool(refs, fans, pb->pool, &j, snap);
+    if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
     if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
     if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
     lua_createtable(L, 0, 6);
@@ -1288,6 +1364,7 @@ static int l_junction_room(lua_State *L) {
         off += st;
     }
     lua_setfield(L, -2, "sections");
+    reuse_release(box);
     return 1;
 }
 
@@ -1947,6 +2024,11 @@ void lpsdl_open_geom(lua_State *L) {
     lua_pop(L, 1);
     if (luaL_newmetatable(L, ROW_ROOM)) {
         lua_pushcfunction(L, row_room_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, REUSE)) {
+        lua_pushcfunction(L, reuse_gc);
         lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);

@@ -48,6 +48,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -357,6 +358,23 @@ const psdl_rule_info *psdl_rules(size_t *count);
  *  a device or pipe (e.g. /dev/stdout) is written directly. Errors: io, with the path and
  *  the system's reason in the message. POSIX only. */
 psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err);
+
+/** Bytes read by psdl_read_stream: data[0 .. size-1] in a block of capacity bytes from the
+ *  allocator the call was given (data NULL and both sizes 0 when nothing was allocated). */
+typedef struct psdl_bytes {
+    char *data;
+    size_t size, capacity;
+} psdl_bytes;
+
+/** Everything left in the stream f, read into one block from opt's allocator (malloc when
+ *  opt is NULL or its allocator unset). A regular file is read in one block of its size
+ *  (fstat) without growing; a pipe or device in doubling blocks until its end. path names
+ *  the file in messages only. Errors: io ("psdl: io: <path>: <reason>", e.g. a folder:
+ *  "Is a directory"), nomem (*out is then empty). POSIX only. */
+psdl_status psdl_read_stream(FILE *f, const char *path, const psdl_options *opt, psdl_bytes *out, psdl_error *err);
+
+/** Frees the block of b (allocated with opt's allocator) and empties b. NULL-safe. */
+void psdl_bytes_free(const psdl_options *opt, psdl_bytes *b);
 
 /** The canonical absolute name of an existing file or folder (every symbolic link, "." and
  *  ".." resolved) into out[0 .. out_size-1], NUL-terminated. Errors: io (no such file, a

@@ -27,6 +27,12 @@ static void *default_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return realloc(ptr, nsize);
 }
 
+psdl_alloc psdl_alloc_of(const psdl_options *opt) {
+    psdl_alloc al = {default_realloc, NULL};
+    if (opt && opt->alloc.realloc) al = opt->alloc;
+    return al;
+}
+
 psdl_arena *psdl_arena_new(const psdl_alloc *alloc) {
     psdl_alloc al = {default_realloc, NULL};
     if (alloc && alloc->realloc) al = *alloc;

@@ -216,6 +216,62 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
     return PSDL_OK;
 }
 
+/* First block for a stream whose size fstat does not tell (a pipe, a device). */
+#define READ_FIRST_BLOCK ((size_t)64u * 1024u)
+
+psdl_status psdl_read_stream(FILE *f, const char *path, const psdl_options *opt, psdl_bytes *out, psdl_error *err) {
+    psdl_alloc al = psdl_alloc_of(opt);
+    out->data = NULL;
+    out->size = out->capacity = 0;
+    if (!path) path = "(stream)";
+    size_t want = READ_FIRST_BLOCK;
+    struct stat st;
+    int fd = fileno(f);
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return io_fail(err, path, EISDIR);
+        /* one byte more than the file, so that the read that finds its end needs no block */
+        if (S_ISREG(st.st_mode) && st.st_size >= 0 && (uintmax_t)st.st_size < (uintmax_t)SIZE_MAX)
+            want = (size_t)st.st_size + 1;
+    }
+    for (;;) {
+        if (out->size == out->capacity) {
+            size_t cap = out->capacity ? out->capacity * 2 : want;
+            if (cap <= out->capacity) goto nomem; /* size_t overflow */
+            char *p = al.realloc(al.ud, out->data, out->capacity, cap);
+            if (!p) goto nomem;
+            out->data = p;
+            out->capacity = cap;
+        }
+        size_t room = out->capacity - out->size;
+        errno = 0;
+        size_t n = fread(out->data + out->size, 1, room, f);
+        out->size += n;
+        if (n < room) { /* the end of the stream, or an error */
+            if (feof(f) && !ferror(f)) return PSDL_OK;
+            int e = ferror(f) && errno ? errno : EIO;
+            psdl_bytes_free(opt, out);
+            return io_fail(err, path, e);
+        }
+    }
+nomem:
+    {
+        size_t had = out->size;
+        psdl_bytes_free(opt, out);
+        return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "%s: no memory for more than %zu bytes of the file", path,
+                         had);
+    }
+}
+
+void psdl_bytes_free(const psdl_options *opt, psdl_bytes *b) {
+    if (!b) return;
+    if (b->data) {
+        psdl_alloc al = psdl_alloc_of(opt);
+        al.realloc(al.ud, b->data, b->capacity, 0);
+    }
+    b->data = NULL;
+    b->size = b->capacity = 0;
+}
+
 psdl_status psdl_real_path(const char *path, char *out, size_t out_size, psdl_error *err) {
     char resolved[PATH_MAX];
     if (!realpath(path, resolved)) return io_fail(err, path, errno);

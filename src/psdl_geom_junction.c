@@ -43,11 +43,15 @@ typedef struct arm_info {
 
 #define MAX_ARC 400
 
+/* A corner's paths hold at most min(arc_points_max, MAX_ARC) points each (an arc of n
+ * segments has n + 1 points, n <= MAX_ARC - 2 and n + 1 <= arc_points_max - 2); they live in
+ * one block sized for the options (a few KB for the usual 15 degrees, where MAX_ARC-sized
+ * arrays took 19 KB a corner: a heap trim and regrow, with its page faults, each call). */
 typedef struct corner {
     int type;
-    double curb[MAX_ARC][3]; /* curb path, road level */
+    double (*curb)[3]; /* curb path, road level */
     size_t ncurb;
-    double outer[MAX_ARC][3]; /* outer path (JOIN with sidewalks), or [0] = building corner / Y */
+    double (*outer)[3]; /* outer path (JOIN with sidewalks), or [0] = building corner / Y */
     size_t nouter;
     int mitre; /* MEET_A / MEET_B: the sidewalk ends along the other arm's edge */
 } corner;
@@ -461,8 +465,15 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
     arm_info *ai = (arm_info *)calloc(narms, sizeof *ai);
     order_item *ord = (order_item *)malloc(narms * sizeof *ord);
     corner *cn = (corner *)malloc(narms * sizeof *cn);
+    size_t arc_cap = arc_points_max(opts);
+    if (arc_cap > MAX_ARC) arc_cap = MAX_ARC;
+    double *arcs = (double *)malloc(narms * 2 * arc_cap * 3 * sizeof *arcs);
     size_t result = PSDL_GEOM_NOMEM;
-    if (!ai || !ord || !cn) goto done;
+    if (!ai || !ord || !cn || !arcs) goto done;
+    for (size_t k = 0; k < narms; k++) {
+        cn[k].curb = (double (*)[3])(arcs + 2 * k * arc_cap * 3);
+        cn[k].outer = (double (*)[3])(arcs + (2 * k + 1) * arc_cap * 3);
+    }
     result = PSDL_GEOM_INVALID;
     for (size_t i = 0; i < narms; i++) {
         const psdl_arm *a = &arms[i];
@@ -670,7 +681,7 @@ size_t psdl_junction_build(psdl_junction *dst, const psdl_arm *arms, size_t narm
     }
     /* close the loops: drop a last point equal to the first */
     while (dst->size.outline > 1 && dst->outline[dst->size.outline - 1] == dst->outline[0]) dst->size.outline--;
-    if (!getenv("NOUNSPIKE")) dst->size.outline = unspike_outline(dst->outline, dst->size.outline, dst->points);
+    dst->size.outline = unspike_outline(dst->outline, dst->size.outline, dst->points); /* the spike rule */
     while (dst->size.surface > 1 && dst->surface[dst->size.surface - 1] == dst->surface[0]) dst->size.surface--;
     assert(dst->size.points <= b.cap.points && dst->size.surface <= b.cap.surface &&
            dst->size.strips <= b.cap.strips && dst->size.outline <= b.cap.outline);
@@ -679,6 +690,7 @@ done:
     free(ai);
     free(ord);
     free(cn);
+    free(arcs);
     return result;
 }
 

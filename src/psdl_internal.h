@@ -14,6 +14,8 @@ psdl_arena *psdl_arena_new(const psdl_alloc *alloc);
 void *psdl_arena_alloc(psdl_arena *a, size_t size); /* zeroed, 8-byte aligned */
 void psdl_arena_free(psdl_arena *a);
 void psdl_arena_reserve(psdl_arena *a, size_t bytes); /* hint: first chunk of at least bytes */
+/* The allocator of opt (may be NULL), or realloc/free when it has none. */
+psdl_alloc psdl_alloc_of(const psdl_options *opt);
 
 /* ---- errors (psdl_error.c) */
 /* Fill err (may be NULL) with code, offset, room, attribute and a message

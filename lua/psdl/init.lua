@@ -70,17 +70,21 @@ M.encode = core.encode
 -- @treturn table document
 -- @return[2] nil
 -- @treturn[2] string message: `"psdl: io: <path>: <strerror>"` or a decode message
--- @treturn[2] string code: `"io"` or a decode status name
+-- @treturn[2] string code: `"io"`, `"nomem"` or a decode status name
 function M.read(path, limits)
   if type(path) ~= "string" then
     error("bad argument #1 to 'read' (string expected, got " .. type(path) .. ")", 2)
   end
+  if limits ~= nil and type(limits) ~= "table" then
+    error("bad argument #2 to 'read' (table expected, got " .. type(limits) .. ")", 2)
+  end
   local f, err = io_open(path, "rb")
   if not f then return nil, "psdl: io: " .. err, "io" end
-  local bytes, rerr = f:read("a")
+  -- read and decoded in C: no Lua string of the whole file (src/lpsdl.c, decode_file)
+  local doc, msg, code = core.decode_file(f, path, limits)
   f:close()
-  if not bytes then return nil, "psdl: io: " .. path .. ": " .. tostring(rerr), "io" end
-  return M.decode(bytes, limits)
+  if doc then return M.document(doc) end
+  return doc, msg, code
 end
 
 --- Check a document against the format's rules (psdl-format.md §3) and the drivability

@@ -928,6 +928,98 @@ static void check_attr(const psdl_attr *a, const exp_attr *e) {
     }
 }
 
+/* psdl_read_stream: a regular file in one block of its size, a stream without a size
+ * (fmemopen: no descriptor) in doubling blocks, a folder, a stream already half read, and
+ * every allocation failing in turn (nomem, nothing left allocated). */
+static void test_read_stream(const char *dir) {
+    set_ctx("read_stream");
+    char *path = join_path(dir, "grid_n3.psdl");
+    size_t size = 0;
+    unsigned char *data = read_file(path, &size);
+    if (!CHECKF(data != NULL && size > 0, "cannot read %s", path)) {
+        free(path);
+        free(data);
+        return;
+    }
+    count_alloc ca;
+    count_alloc_reset(&ca);
+    psdl_options opt = count_options(&ca);
+    psdl_bytes b;
+    psdl_error err;
+
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (f) {
+        psdl_status st = psdl_read_stream(f, path, &opt, &b, &err);
+        CHECK_STATUS(st, PSDL_OK, err);
+        CHECK(b.size == size && b.data && memcmp(b.data, data, size) == 0);
+        CHECKF(ca.calls == 1 && b.capacity == size + 1, "a regular file: %zu allocations, capacity %zu for %zu bytes",
+               ca.calls, b.capacity, size);
+        psdl_bytes_free(&opt, &b);
+        CHECK(ca.live == 0 && b.data == NULL && b.size == 0);
+        fclose(f);
+    }
+
+    /* a stream without a descriptor, larger than the first block (64 KiB): grows */
+    size_t big = 200000;
+    unsigned char *pattern = malloc(big);
+    for (size_t i = 0; i < big; i++) pattern[i] = (unsigned char)(i * 7u + (i >> 8));
+    f = fmemopen(pattern, big, "rb");
+    CHECK(f != NULL);
+    if (f) {
+        count_alloc_reset(&ca);
+        psdl_status st = psdl_read_stream(f, "memory", &opt, &b, &err);
+        CHECK_STATUS(st, PSDL_OK, err);
+        CHECK(b.size == big && memcmp(b.data, pattern, big) == 0);
+        CHECKF(ca.calls >= 2, "grew %zu times", ca.calls);
+        psdl_bytes_free(&opt, &b);
+        CHECK(ca.live == 0);
+        fclose(f);
+    }
+
+    /* what is left of a stream read part of the way (the Lua handle's buffer included) */
+    f = fopen(path, "rb");
+    if (f) {
+        CHECK(fgetc(f) == data[0]);
+        count_alloc_reset(&ca);
+        psdl_status st = psdl_read_stream(f, path, &opt, &b, &err);
+        CHECK_STATUS(st, PSDL_OK, err);
+        CHECK(b.size == size - 1 && memcmp(b.data, data + 1, size - 1) == 0);
+        psdl_bytes_free(&opt, &b);
+        fclose(f);
+    }
+
+    /* a folder opens for reading, but is no file */
+    f = fopen(dir, "rb");
+    if (f) {
+        psdl_status st = psdl_read_stream(f, dir, NULL, &b, &err);
+        CHECK_STATUS(st, PSDL_E_IO, err);
+        CHECK(starts_with(err.message, "psdl: io: ") && strstr(err.message, dir) && b.data == NULL);
+        fclose(f);
+    }
+
+    /* allocation failures, first block and growth: nomem, the stream's name, nothing kept */
+    for (long k = 0; k < 4; k++) {
+        f = fmemopen(pattern, big, "rb");
+        if (!f) break;
+        count_alloc_reset(&ca);
+        ca.fail_at = k;
+        psdl_status st = psdl_read_stream(f, "memory", &opt, &b, &err);
+        if (st != PSDL_OK || k < (long)ca.calls) { /* the k-th request was made and failed */
+            CHECKF(st == PSDL_E_NOMEM && b.data == NULL && b.size == 0 && ca.live == 0 &&
+                       strstr(err.message, "memory") != NULL,
+                   "failing allocation %ld: %s (%s), live %zu", k, psdl_status_name(st), err.message, ca.live);
+        } else {
+            psdl_bytes_free(&opt, &b);
+        }
+        fclose(f);
+    }
+    psdl_bytes_free(&opt, NULL); /* NULL-safe */
+    free(pattern);
+    free(data);
+    free(path);
+}
+
 static void test_attr_cases(void) {
     buf b = {0};
     for (size_t i = 0; i < sizeof attr_cases / sizeof attr_cases[0]; i++) {
@@ -2145,6 +2237,7 @@ int main(int argc, char **argv) {
     printf("c) huge counts, allocation failures\n");
     test_huge_counts(fixtures);
     test_alloc_failures(fixtures);
+    test_read_stream(fixtures);
     SECTION_DONE("c");
     printf("d) hand-built files\n");
     test_attr_cases();

@@ -220,6 +220,7 @@ return function(M, Builder, Room, P)
     local list = res.rooms
     local is_tunnel = ropts.tunnel
     if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
+    local group
     for k = 1, #list do
       local refs = list[k].refs
       local r = self:room{ kind = "road", name = ropts.name, tunnel = is_tunnel,
@@ -231,9 +232,12 @@ return function(M, Builder, Room, P)
       end
       if tunnel then r:tunnel(tunnel) end
       if akind == "road" then
-        r:push({ type = "road", group = as_group(self, textures, "road", "street"), refs = refs })
+        -- (the group once a street, after the first room's tunnel group as before)
+        group = group or as_group(self, textures, "road", "street")
+        r:push({ type = "road", group = group, refs = refs })
       elseif akind == "walkway" then
-        r:push({ type = "walkway", group = as_group(self, textures, "single", "street"), refs = refs })
+        group = group or as_group(self, textures, "single", "street")
+        r:push({ type = "walkway", group = group, refs = refs })
       else
         local dv = {}
         for kk, v in pairs(o.divider or {}) do dv[kk] = v end

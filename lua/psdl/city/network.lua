@@ -182,45 +182,45 @@ function M.conflicts(city, only)
     end
   end
   -- crossings
-  local seen_pair = {}
   for _, r in ipairs(city.roads) do r.crossings = {} end
   for _, r in ipairs(city.roads) do
-    do
-      local pts = lines[r]
-      local gr = (small and not only.roads[r] and not level(r)) and small or g
-      for i = 1, #pts - 1 do
-        local p, q = pts[i], pts[i + 1]
-        local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
-        for _, c in ipairs(cand) do
-          local o = c.r
-          local u, v = lines[o][c.i], lines[o][c.i + 1]
-          if o.index > r.index and level(o) ~= level(r) then
+    local pts = lines[r]
+    local rl, ri = level(r), r.index
+    local gr = (small and not only.roads[r] and not rl) and small or g
+    for i = 1, #pts - 1 do
+      local p, q = pts[i], pts[i + 1]
+      local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
+      for n = 1, #cand do
+        local c = cand[n]
+        local o = c.r
+        -- each pair once (roads after this one); the two cases exclude each other
+        if o.index > ri then
+          local ol = level(o)
+          local lo = lines[o]
+          local u, v = lo[c.i], lo[c.i + 1]
+          if ol ~= rl then
             -- a bridge or tunnel over / under a road at grade: where the road passes, the
             -- level road must be on its deck or in its bore (`piece_levels` fits the ramps)
-            local t, w = seg_cross(p, q, u, v)
+            local t = seg_cross(p, q, u, v)
             if t then
-              local lv, gr = r, o
-              if level(o) then lv, gr = o, r end
+              local lv, gr2 = r, o
+              if ol then lv, gr2 = o, r end
               local ax, az = unit(q[1] - p[1], q[2] - p[2])
               local bx, bz = unit(v[1] - u[1], v[2] - u[2])
               local sn = abs((ax or 0) * (bz or 0) - (az or 0) * (bx or 0))
               local list = lv.crossings
-              list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr,
-                                  half = ((lv.spec.half_width or 0) + (gr.spec.half_width or 0)) / max(sn, 0.2) + 1 }
+              list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr2,
+                                  half = ((lv.spec.half_width or 0) + (gr2.spec.half_width or 0)) / max(sn, 0.2) + 1 }
             end
-          end
-          if o.index > r.index and not level(o) and not level(r) then
+          elseif not ol then
+            -- two roads at grade crossing (each segment pair is met once: no repeats)
             local t, w = seg_cross(p, q, u, v)
             if t then
-              local key = r.index .. ":" .. o.index .. ":" .. i .. ":" .. c.i
-              if not seen_pair[key] then
-                seen_pair[key] = true
-                local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
-                out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
-                                  sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
-                                  y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
-                                       + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
-              end
+              local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+              out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
+                                sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
+                                y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
+                                     + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
             end
           end
         end
@@ -551,7 +551,8 @@ function M.overlaps(city, b)
     local P = it.poly
     for _, o in ipairs(g:collect(P.x0, P.z0, P.x1, P.z1, {}, {})) do
       local Q = o.poly
-      if o ~= it and not related(it.owner, o.owner) and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 then
+      -- (the boxes first: the cheapest test, and most candidates fail it)
+      if o ~= it and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 and not related(it.owner, o.owner) then
         local k1, k2 = it.owner, o.owner
         local key = tostring(k1) < tostring(k2) and (tostring(k1) .. tostring(k2)) or (tostring(k2) .. tostring(k1))
         if not done[key] then
