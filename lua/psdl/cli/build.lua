@@ -151,7 +151,9 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     end
   end
   local rooms = doc and #doc.rooms or report.rooms
-  local over = not args.package and rooms and require("psdl.package").room_warning(rooms, args.script)
+  -- (psdl.package and what it loads, ~3 ms, only for a city over the package limit)
+  local over = not args.package and rooms and rooms > require("psdl.package.cpvs_gen").MAX_ROOM_ID
+    and require("psdl.package").room_warning(rooms, args.script)
   if over and not args.quiet then ctx.stderr:write("psdl build: warning: ", out, ": ", over, "\n") end
   if args.package then
     meta = meta or {}
