@@ -28,14 +28,22 @@ M.BRIDGE = { height = 8, ramp = 60, railing_height = 1.5, railing_height2 = 1.0 
 -- its warp band from 7 m, city-layout.md §4.1), so their warp rooms never share a height.
 M.LAYER_STEP = 7
 
+--- Highest bridge deck and deepest tunnel bore a road may ask for (metres above / below its
+-- end nodes; `City:road` refuses more): at the steepest slope the city makes a ramp itself
+-- (40 %: 2.5 times the height, docs/city.md "Tunnels and bridges") 100 m need 250 m of ramp
+-- at each end, a road half a kilometre long; the game's own bridges and tunnels stay within
+-- a few tens of metres.
+M.MAX_LEVEL = 100
+
 --- Deck height of a bridge at an OSM-style `layer` (metres): `BRIDGE.height` for layer 1
--- (and for a missing, zero or negative layer), `LAYER_STEP` more for each layer above.
+-- (and for a missing, zero or negative layer), `LAYER_STEP` more for each layer above, at
+-- most `MAX_LEVEL` (layer 14 and up).
 -- @tparam[opt] number layer
 -- @treturn number metres
 function M.deck_height(layer)
   local l = math.floor(tonumber(layer) or 1)
   if l < 1 then l = 1 end
-  return M.BRIDGE.height + (l - 1) * M.LAYER_STEP
+  return math.min(M.BRIDGE.height + (l - 1) * M.LAYER_STEP, M.MAX_LEVEL)
 end
 
 -- Height profile of a tunnel or bridge piece: y at plan distance s along a piece of length

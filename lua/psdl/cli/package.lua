@@ -199,6 +199,16 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
   local ok, files, report = pcall(pkg.generate, doc, opts)
   if not ok then common.failure("bad_input", "cannot package the city: " .. tostring(files)) end
   if dir then
+    -- a file of the package that is one of the inputs (IN.psdl given as DIR/city/<map>.psdl):
+    -- refused like -o, before anything is written
+    for _, f in ipairs(files) do
+      for _, p in ipairs(inputs or {}) do
+        if common.same_file(p, dir .. "/" .. f[1]) then
+          common.failure("usage", string.format("--dir %s: the package's file %s is the input file %s: refusing "
+            .. "to overwrite an input (choose another --dir or move the input)", dir, f[1], p))
+        end
+      end
+    end
     local okw, err, code = pkg.write_dir(files, dir)
     if not okw then common.failure(common.exit_for(code), common.clean(err)) end
   else

@@ -138,6 +138,11 @@ function M.script_document(psdl, path, opts)
         end
         error(d, 0)
       end
+      if type(d) ~= "table" or type(rep) ~= "table" then
+        -- (a script that set city.build = ... itself)
+        return nil, string.format("%s: the city's build() returned no document and report (%s, %s): a script "
+          .. "must not replace city.build", path, type(d), type(rep)), "bad_input"
+      end
       local po = result.package
       if po ~= nil and type(po) ~= "table" then return nil, path .. ": package: a table expected", "bad_input" end
       -- (the bytes finish validated: the document is not converted again)
