@@ -127,19 +127,7 @@ local function assert_tiles(doc, step, rep, margin, cell)
   assert.are.equal(0, doubles, "sample points in two rooms")
 end
 
-local function assert_symmetric(doc)
-  for r, room in ipairs(doc.rooms) do
-    for k, p in ipairs(room.perimeter) do
-      if p.neighbour > 0 then
-        local back = false
-        for _, q in ipairs(doc.rooms[p.neighbour].perimeter) do
-          if q.neighbour == r then back = true; break end
-        end
-        assert.is_true(back, string.format("room %d point %d lists room %d, which does not list it back", r, k, p.neighbour))
-      end
-    end
-  end
-end
+local assert_symmetric = require("helper").assert_symmetric
 
 local function assert_clean(doc, rep, opts)
   local ok, problems = psdl.validate(doc, { strict = true, drivable = opts and opts.drivable })

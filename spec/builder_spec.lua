@@ -27,19 +27,7 @@ local function count_type(doc, ty)
 end
 
 -- Every neighbour link has its reverse.
-local function assert_symmetric(doc)
-  for r, room in ipairs(doc.rooms) do
-    for k, p in ipairs(room.perimeter) do
-      if p.neighbour > 0 then
-        local back = false
-        for _, q in ipairs(doc.rooms[p.neighbour].perimeter) do
-          if q.neighbour == r then back = true; break end
-        end
-        assert.is_true(back, string.format("room %d point %d lists room %d, which does not list it back", r, k, p.neighbour))
-      end
-    end
-  end
-end
+local assert_symmetric = require("helper").assert_symmetric
 
 -- Plan S of a list of vertex references.
 local function perimeter_s(doc, room)

@@ -35,6 +35,24 @@ end
 
 local tmp_count = 0
 
+--- Asserts that every neighbour link of a document has its reverse (room r lists room n:
+-- room n lists room r somewhere), naming the first link that has none.
+function H.assert_symmetric(doc)
+  local luassert = require "luassert"
+  for r, room in ipairs(doc.rooms) do
+    for k, p in ipairs(room.perimeter) do
+      if p.neighbour > 0 then
+        local back = false
+        for _, q in ipairs(doc.rooms[p.neighbour].perimeter) do
+          if q.neighbour == r then back = true; break end
+        end
+        luassert.is_true(back, string.format("room %d point %d lists room %d, which does not list it back", r, k,
+          p.neighbour))
+      end
+    end
+  end
+end
+
 --- A fresh temporary path, unique across processes (spec suites running at once); the
 -- caller removes it (finally). os.tmpname reserves a name no other process holds (mkstemp);
 -- ours spells its random part (after "lua_") as two decimal digits a character, the byte

@@ -112,3 +112,54 @@ describe("Builder read API over the store", function()
     assert.same({ "facade" }, { bld:attributes(r, 2)[1].type })
   end)
 end)
+
+describe("Builder:finish from the store", function()
+  local psdl = require "psdl"
+
+  -- Runs fn with Builder:finish recording what it returns; returns the list of {doc, report}.
+  local function recording(fn)
+    local seen, orig = {}, builder.Builder.finish
+    builder.Builder.finish = function(self, opts)
+      local doc, rep = orig(self, opts)
+      seen[#seen + 1] = { doc, rep }
+      return doc, rep
+    end
+    local ok, err = pcall(fn)
+    builder.Builder.finish = orig
+    assert(ok, err)
+    return seen
+  end
+
+  it("validates bytes assembled in C that equal the encoding of the document made on request", function()
+    local runs = recording(function()
+      for _, name in ipairs({ "tunnel", "junctions", "facades", "bridge", "facade_rows", "ring", "avenue", "street" }) do
+        local env = setmetatable({ psdl = psdl }, { __index = _G })
+        local out = assert(loadfile("examples/" .. name .. ".lua", "t", env))()
+        if type(out) == "table" and out.build then out:build() end -- a script may return its city
+      end
+      dofile("bench/grid_city.lua")(psdl, 4, true):build()
+    end)
+    assert.equal(9, #runs)
+    for _, run in ipairs(runs) do
+      local doc, rep = run[1], run[2]
+      assert.is_string(rep.checked.bytes)
+      assert.equal(rep.rooms, #doc.rooms)
+      assert.equal(rep.roads, #doc.roads)
+      assert.equal(psdl.encode(doc), rep.checked.bytes)
+    end
+  end)
+
+  it("makes the document when it is first read, or before the builder changes", function()
+    local b = builder.new()
+    local r = b:room({ kind = "block" })
+    r:fan({ { 0, 0, 0 }, { 10, 0, 0 }, { 10, 0, 10 }, { 0, 0, 10 } }, "grass")
+    local doc = b:finish{ drivable = false }
+    assert.is_nil(rawget(doc, "rooms")) -- not made yet
+    r:fan({ { 20, 0, 0 }, { 30, 0, 0 }, { 30, 0, 10 }, { 20, 0, 10 } }, "grass")
+    assert.is_nil(getmetatable(doc)) -- made before the second fan went in
+    assert.equal(1, #rawget(doc, "rooms"))
+    assert.equal(2, #doc.rooms[1].attributes) -- texture + the first fan only
+    local doc2 = b:finish{ drivable = false }
+    assert.equal(3, #doc2.rooms[1].attributes)
+  end)
+end)

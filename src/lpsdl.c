@@ -1614,10 +1614,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
  * @treturn integer the number of warnings
  * @raise as `encode` when the document cannot be converted at all; "not enough memory"
  */
-static int l_validate(lua_State *L) {
-    int want_bytes = lua_toboolean(L, 2);
-    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
-    docbox *b = to_doc(L);
+/* Validates the document of box b (the box at stack index `idx`, which stays there) and
+ * pushes the results of core.validate; releases the box. */
+static int validate_box(lua_State *L, docbox *b, int want_bytes, unsigned flags) {
     plist *pl = plist_new(L);
     psdl_validate_result res = {0, 0};
     psdl_validate_ex(b->doc, flags, on_problem, pl, &res);
@@ -1637,6 +1636,35 @@ static int l_validate(lua_State *L) {
     push_encoded(L, b);
     box_release(L, b);
     return 4;
+}
+
+static int l_validate(lua_State *L) {
+    int want_bytes = lua_toboolean(L, 2);
+    unsigned flags = lua_toboolean(L, 3) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
+    docbox *b = to_doc(L);
+    return validate_box(L, b, want_bytes, flags);
+}
+
+psdl_doc *lpsdl_doc_push(lua_State *L) {
+    docbox *b = (docbox *)lua_newuserdatauv(L, sizeof *b, 0);
+    b->doc = NULL;
+    b->gc_stopped = 0;
+    luaL_setmetatable(L, DOCBOX);
+    psdl_options opt = box_options(L);
+    b->doc = psdl_doc_new(&opt);
+    if (!b->doc) luaL_error(L, "not enough memory");
+    return b->doc;
+}
+
+psdl_doc *lpsdl_doc_check(lua_State *L, int idx) {
+    docbox *b = (docbox *)luaL_checkudata(L, idx, DOCBOX);
+    if (!b->doc) luaL_argerror(L, idx, "the document was released");
+    return b->doc;
+}
+
+int lpsdl_doc_validate(lua_State *L, int idx, int want_bytes, unsigned flags) {
+    lpsdl_doc_check(L, idx);
+    return validate_box(L, (docbox *)lua_touserdata(L, idx), want_bytes, flags);
 }
 
 /***
@@ -1798,23 +1826,20 @@ int luaopen_psdl_core(lua_State *L) {
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "attribute_types");
-    lua_createtable(L, 0, 8);
-    lua_pushinteger(L, PSDL_SAFE_VERTEX_BUDGET);
-    lua_setfield(L, -2, "vertex_budget");
-    lua_pushinteger(L, PSDL_RENDERED_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_rendered");
-    lua_pushinteger(L, PSDL_STOCK_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_stock");
-    lua_pushinteger(L, PSDL_MAX_DIVIDER_TEXTURE);
-    lua_setfield(L, -2, "divider_texture");
-    lua_pushinteger(L, PSDL_MAX_LANE_VALUES);
-    lua_setfield(L, -2, "lane_values");
-    lua_pushinteger(L, PSDL_MAX_PROP_RULE);
-    lua_setfield(L, -2, "prop_rule");
-    lua_pushinteger(L, PSDL_MAX_TEXTURE_VALUE);
-    lua_setfield(L, -2, "texture_value");
-    lua_pushinteger(L, PSDL_MAX_PERIMETER);
-    lua_setfield(L, -2, "perimeter");
+    static const struct {
+        const char *name;
+        lua_Integer value;
+    } limits[] = {
+        {"vertex_budget", PSDL_SAFE_VERTEX_BUDGET},   {"texture_rendered", PSDL_RENDERED_TEXTURE_VALUE},
+        {"texture_stock", PSDL_STOCK_TEXTURE_VALUE},  {"divider_texture", PSDL_MAX_DIVIDER_TEXTURE},
+        {"lane_values", PSDL_MAX_LANE_VALUES},        {"prop_rule", PSDL_MAX_PROP_RULE},
+        {"texture_value", PSDL_MAX_TEXTURE_VALUE},    {"perimeter", PSDL_MAX_PERIMETER},
+    };
+    lua_createtable(L, 0, (int)(sizeof limits / sizeof limits[0]));
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        lua_pushinteger(L, limits[i].value);
+        lua_setfield(L, -2, limits[i].name);
+    }
     lua_setfield(L, -2, "limits");
     lpsdl_open_terrain(L);
     lpsdl_open_heightfield(L);

@@ -51,6 +51,23 @@ void lpsdl_open_companion(lua_State *L);
 lua_Number lpsdl_from_float(float f);
 float lpsdl_to_float(lua_Number n, int *ok);
 
+/* lpsdl.c: documents built in C (the room store's assembly, lpsdl_store.c). */
+struct psdl_doc;
+/* Pushes a psdl.DocBox userdata owning a new empty document (its memory from the Lua
+ * allocator; freed when the box is collected) and returns the document. */
+struct psdl_doc *lpsdl_doc_push(lua_State *L);
+/* The document of the box at idx (raises when idx holds no box, or a released one). */
+struct psdl_doc *lpsdl_doc_check(lua_State *L, int idx);
+/* core.validate on the document of the box at idx: pushes problems, errors, warnings and,
+ * with want_bytes, the encoded bytes; returns the count pushed; releases the box. flags as
+ * psdl_validate_ex. */
+int lpsdl_doc_validate(lua_State *L, int idx, int want_bytes, unsigned flags);
+
+/* lpsdl_geom.c: the entries of the Pool at idx (raises when it is none, closed, or not of
+ * dimension dim); *count entries of dim floats each. The pointer is valid until the next
+ * Lua allocation (a finalizer may add to the pool). */
+const float *lpsdl_pool_floats(lua_State *L, int idx, unsigned dim, size_t *count);
+
 /* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
 void lpsdl_open_store(lua_State *L);
 

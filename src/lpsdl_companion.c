@@ -127,19 +127,12 @@ static void set_floats(lua_State *L, const char *k, const float *f, size_t n) {
     lua_setfield(L, -2, k);
 }
 
-/* An array of n integers v[i] + add (add = 1: a 0-based file index as a Lua position). */
-static void push_u16s(lua_State *L, const uint16_t *v, size_t n, lua_Integer add) {
+/* An array of the n integers u16[i] + add, or u32[i] + add when u16 is NULL (add = 1: a
+ * 0-based file index as a Lua position). */
+static void push_ints(lua_State *L, const uint16_t *u16, const uint32_t *u32, size_t n, lua_Integer add) {
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, (lua_Integer)v[i] + add);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-}
-
-static void push_u32s(lua_State *L, const uint32_t *v, size_t n, lua_Integer add) {
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, (lua_Integer)v[i] + add);
+        lua_pushinteger(L, (lua_Integer)(u16 ? u16[i] : u32[i]) + add);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
 }
@@ -522,7 +515,7 @@ static void push_side(lua_State *L, const psdl_bai_side *s, size_t ns) {
 static void push_lists(lua_State *L, const char *k, const psdl_bai_list *lists, uint32_t n) {
     lua_createtable(L, (int)(n ? n - 1 : 0), 1);
     for (uint32_t r = 0; r < n; r++) {
-        push_u16s(L, lists[r].roads, lists[r].n, 1);
+        push_ints(L, lists[r].roads, NULL, lists[r].n, 1);
         lua_rawseti(L, -2, (lua_Integer)r);
     }
     lua_setfield(L, -2, k);
@@ -537,7 +530,7 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
         lua_createtable(L, 0, 16);
         set_int(L, "id", r->id);
         set_int(L, "flags", r->flags);
-        push_u16s(L, r->rooms, r->nrooms, 0);
+        push_ints(L, r->rooms, NULL, r->nrooms, 0);
         lua_setfield(L, -2, "rooms");
         set_num(L, "half_width", r->half_width);
         set_num(L, "speed_limit", r->speed_limit);
@@ -565,7 +558,7 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
         set_int(L, "id", x->id);
         set_int(L, "room", x->room);
         set_vec3(L, "center", x->center);
-        push_u32s(L, x->roads, x->nroads, 1);
+        push_ints(L, NULL, x->roads, x->nroads, 1);
         lua_setfield(L, -2, "roads");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -955,7 +948,7 @@ static int l_pathset_decode(lua_State *L) {
         if (!clean) set_bytes(L, "name_field", q->name, 32);
         set_int(L, "selection", q->selection);
         set_vecs(L, "points", q->points, q->npoints);
-        push_u32s(L, q->words, q->npoints, 0);
+        push_ints(L, NULL, q->words, q->npoints, 0);
         lua_setfield(L, -2, "words");
         set_int(L, "type", q->type);
         set_int(L, "spacing", q->spacing);

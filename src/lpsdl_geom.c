@@ -179,6 +179,13 @@ static const float *pool_data(lua_State *L, pool_box *b) {
     return psdl_pool_data(b->pool);
 }
 
+const float *lpsdl_pool_floats(lua_State *L, int idx, unsigned dim, size_t *count) {
+    pool_box *b = check_pool(L, idx);
+    if (b->dim != dim) luaL_argerror(L, idx, lua_pushfstring(L, "a pool of dimension %d expected", (int)dim));
+    *count = psdl_pool_count(b->pool);
+    return pool_data(L, b);
+}
+
 /* Points (x, y, z doubles) from a flat array or a 3-D Pool at idx; *n = point count. The
  * array lives in a scratch userdata pushed on the stack. */
 static double *get_points(lua_State *L, int idx, size_t *n, const char *what) {

@@ -13,6 +13,9 @@
  *                                         geometry (vertex references), for core.boundary
  *   store:group_uses(order)            -> others, users, dividers, dusers: texture groups in
  *                                         order of first use over the rooms listed in order
+ *   store:building(n, A, R, groups)    append a building's records (core.building's output)
+ *   store:assemble(spec), store:complete(box, spec), store:validate(box, want_bytes,
+ *   format_only)                       the document of Builder:finish in C (see each)
  *
  * An op table is what the builder's emitters describe (builder/room.lua): `type` (an attribute
  * name of psdl-format.md §2.4: "road", "sidewalk_strip", "walkway", "sliver", "crosswalk",
@@ -23,10 +26,13 @@
  * divider_type, cap_start, cap_end, divider_value, flags, height1, height2, ceiling_start,
  * walls, value). `walls` may be any Lua value (kept in the store's user value).
  * A bad argument raises `bad argument #k to 'push' (op.<field>: ...)`; nothing is added. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lpsdl.h"
+#include "psdl.h"
 #include "psdl_store.h"
 
 #define STORE "psdl.Store"
@@ -411,6 +417,503 @@ static int l_group_uses(lua_State *L) {
     return 4;
 }
 
+/* ================================================================ the document (finish) */
+
+/* Integer t[i] (raw) in lo..hi, else a raise naming what and i. */
+static lua_Integer list_int(lua_State *L, int t, lua_Integer i, lua_Integer lo, lua_Integer hi, const char *what) {
+    lua_rawgeti(L, t, i);
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok || v < lo || v > hi)
+        luaL_error(L, "%s[%I]: integer in %I..%I expected", what, i, lo, hi);
+    return v;
+}
+
+/* The table field t[key] pushed (raises when it is no table); returns its index. */
+static int field_tab(lua_State *L, int t, const char *key) {
+    if (lua_getfield(L, t, key) != LUA_TTABLE) luaL_error(L, "spec.%s: table expected", key);
+    return lua_gettop(L);
+}
+
+/* An 8.8 fixed-point value (psdl-format §2.4), or -1 when out of 0..65535/256. */
+static long fixed88(double v) {
+    double w = floor(v * 256.0 + 0.5);
+    return (w >= 0.0 && w <= 65535.0) ? (long)w : -1;
+}
+
+/* Pushes nil, code, position, n (a builder error finish words with the room's label). */
+static int fail(lua_State *L, const char *code, lua_Integer pos, lua_Integer n) {
+    lua_pushnil(L);
+    lua_pushstring(L, code);
+    lua_pushinteger(L, pos);
+    lua_pushinteger(L, n);
+    return 4;
+}
+
+/* Pushes nil, "encodable", position, message (a value the format cannot hold; the path is
+ * the Lua document's, e.g. rooms[3].attributes[2].vertices[1]). */
+static int unencodable(lua_State *L, lua_Integer pos, const char *fmt, ...) {
+    lua_pushnil(L);
+    lua_pushliteral(L, "encodable");
+    lua_pushinteger(L, pos);
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return 4;
+}
+
+static int is_strip(int type) {
+    return type == PSDL_STORE_ROAD || type == PSDL_STORE_WALKWAY || type == PSDL_STORE_DIVIDED_ROAD;
+}
+
+/* store:assemble(spec) -> box | nil, code, position, n
+ * The rooms of the document in C, straight from the records (Builder:finish; what the Lua
+ * document's rooms would hold, psdl-format.md §1.4-§2.4): spec.order (room serials in
+ * document order), spec.flags and spec.props (room flag and prop-rule bytes, by position),
+ * spec.perims (each room's linked perimeter, {vertex, neighbour} points), spec.gvalue (texture
+ * value of each texture group, by group index), spec.masks (serial -> list of the wall masks
+ * of the room's junction tunnels, in order). A texture reference goes before textured
+ * geometry whenever the value changes (a raw texture record sets it); LAST on the final
+ * attribute. Errors the builder words itself come back as codes: "perimeter_long" (n
+ * points), "perimeter_short", "tunnel_alone" (a road tunnel not followed by a strip),
+ * "junction_edges" (n perimeter edges), "no_attributes"; a value the format cannot hold
+ * as "encodable" with a message naming it. */
+static int l_assemble(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    int order = field_tab(L, 2, "order");   /* 3 */
+    int flags = field_tab(L, 2, "flags");   /* 4 */
+    int props = field_tab(L, 2, "props");   /* 5 */
+    int perims = field_tab(L, 2, "perims"); /* 6 */
+    int gvalue = field_tab(L, 2, "gvalue"); /* 7 */
+    int masks = field_tab(L, 2, "masks");   /* 8 */
+    size_t nr = (size_t)lua_rawlen(L, order);
+    if (nr > 65535) luaL_error(L, "spec.order: %I rooms, the format counts at most 65,535", (lua_Integer)nr);
+    psdl_doc *doc = lpsdl_doc_push(L); /* 9 */
+    memcpy(doc->magic, "PSD0", 4);
+    doc->target_size = 2;
+    doc->nrooms = (uint32_t)nr + 1;
+    doc->rooms = (psdl_room *)psdl_doc_alloc(doc, (nr + 1) * sizeof *doc->rooms);
+    if (!doc->rooms) return luaL_error(L, "not enough memory");
+    doc->rooms[0].flags = 0;
+    doc->rooms[0].prop_rule = 0xCD;
+    size_t gmax = (size_t)lua_rawlen(L, gvalue);
+    for (size_t i = 1; i <= nr; i++) {
+        lua_Integer serial = list_int(L, order, (lua_Integer)i, 1, (lua_Integer)psdl_store_rooms(u->s), "order");
+        psdl_room *rm = &doc->rooms[i];
+        rm->flags = (uint8_t)list_int(L, flags, (lua_Integer)i, 0, 255, "flags");
+        rm->prop_rule = (uint8_t)list_int(L, props, (lua_Integer)i, 0, PSDL_MAX_PROP_RULE, "props");
+        /* perimeter (§1.5) */
+        if (lua_rawgeti(L, perims, (lua_Integer)i) != LUA_TTABLE) luaL_error(L, "perims[%I]: table expected", (lua_Integer)i);
+        int per = lua_gettop(L);
+        size_t np = (size_t)lua_rawlen(L, per);
+        if (np > 255) return fail(L, "perimeter_long", (lua_Integer)i, (lua_Integer)np);
+        if (np < 3) return fail(L, "perimeter_short", (lua_Integer)i, (lua_Integer)np);
+        rm->nperimeter = (uint32_t)np;
+        rm->perimeter = (psdl_perimeter_point *)psdl_doc_alloc(doc, np * sizeof *rm->perimeter);
+        if (!rm->perimeter) return luaL_error(L, "not enough memory");
+        for (size_t k = 1; k <= np; k++) {
+            if (lua_rawgeti(L, per, (lua_Integer)k) != LUA_TTABLE) luaL_error(L, "perims[%I][%I]: table expected", (lua_Integer)i, (lua_Integer)k);
+            int ok1, ok2;
+            lua_getfield(L, -1, "vertex");
+            lua_Integer v = lua_tointegerx(L, -1, &ok1);
+            lua_getfield(L, -2, "neighbour");
+            lua_Integer nb = lua_tointegerx(L, -1, &ok2);
+            lua_pop(L, 3);
+            if (!ok1 || v < 1 || v > 65536)
+                return unencodable(L, (lua_Integer)i, "rooms[%I].perimeter[%I].vertex: a vertex reference 1..65536 expected", (lua_Integer)i, (lua_Integer)k);
+            if (!ok2 || nb < 0 || nb > 65535)
+                return unencodable(L, (lua_Integer)i, "rooms[%I].perimeter[%I].neighbour: 0..65535 expected", (lua_Integer)i, (lua_Integer)k);
+            rm->perimeter[k - 1].vertex = (uint16_t)(v - 1);
+            rm->perimeter[k - 1].neighbour = (uint16_t)nb;
+        }
+        lua_pop(L, 1); /* the perimeter */
+        /* attributes: at most two per record (a texture reference and the record) */
+        size_t nrec = psdl_store_count(u->s, (size_t)serial);
+        psdl_attr *at = nrec ? (psdl_attr *)psdl_doc_alloc(doc, 2 * nrec * sizeof *at) : NULL;
+        if (nrec && !at) return luaL_error(L, "not enough memory");
+        size_t na = 0, nj = 0;
+        long cur = -1; /* texture value in force, -1 = none yet */
+        int masks_t = 0;
+        for (const psdl_store_rec *r = psdl_store_first(u->s, (size_t)serial); r; r = psdl_store_next(u->s, r)) {
+            int type = r->type;
+            if (type == PSDL_STORE_TEXTURE) {
+                if (!(r->param[0] >= 0 && r->param[0] <= 65535))
+                    return unencodable(L, (lua_Integer)i, "rooms[%I]: texture value %f out of range", (lua_Integer)i, r->param[0]);
+                psdl_attr *a = &at[na++];
+                a->type = PSDL_ATTR_TEXTURE;
+                a->param[0] = (uint32_t)r->param[0];
+                cur = (long)a->param[0];
+                continue;
+            }
+            if (type == PSDL_STORE_TUNNEL) {
+                const psdl_store_rec *nx = psdl_store_next(u->s, r);
+                if (!nx || !is_strip(nx->type)) return fail(L, "tunnel_alone", (lua_Integer)i, 0);
+            }
+            if (type == PSDL_STORE_JUNCTION_TUNNEL && np > 32) return fail(L, "junction_edges", (lua_Integer)i, (lua_Integer)np);
+            if (r->group) { /* the group's texture value, referenced when it changes */
+                lua_Integer v = r->group <= gmax ? list_int(L, gvalue, (lua_Integer)r->group, 0, 65535, "gvalue") : -1;
+                if (v < 0) luaL_error(L, "gvalue[%I]: no texture value for the group", (lua_Integer)r->group);
+                if (v != cur) {
+                    psdl_attr *a = &at[na++];
+                    a->type = PSDL_ATTR_TEXTURE;
+                    a->param[0] = (uint32_t)v;
+                    cur = (long)v;
+                }
+            }
+            psdl_attr *a = &at[na++];
+            const uint32_t *refs = psdl_store_refs(u->s, r);
+            lua_Integer an = (lua_Integer)na;
+            if (type == PSDL_STORE_TUNNEL || type == PSDL_STORE_JUNCTION_TUNNEL) {
+                int junction = type == PSDL_STORE_JUNCTION_TUNNEL;
+                uint16_t *w = (uint16_t *)psdl_doc_alloc(doc, (junction ? 10 : 3) * sizeof *w);
+                if (!w) return luaL_error(L, "not enough memory");
+                long h1 = fixed88(r->param[1]), h2 = fixed88(r->param[2]);
+                if (!(r->param[0] >= 0 && r->param[0] <= 65535) || h1 < 0 || h2 < 0)
+                    return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: tunnel flags or heights out of range", (lua_Integer)i, an);
+                a->type = PSDL_ATTR_TUNNEL;
+                w[0] = (uint16_t)r->param[0];
+                w[1] = (uint16_t)h1;
+                w[2] = (uint16_t)h2;
+                a->refs = w;
+                a->nrefs = 3;
+                if (junction) {
+                    if (!(r->param[3] >= 1 && r->param[3] <= 65536))
+                        return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I].ceiling_start: 1..65536 expected", (lua_Integer)i, an);
+                    if (!masks_t) {
+                        lua_rawgeti(L, masks, serial);
+                        if (!lua_istable(L, -1)) luaL_error(L, "masks[%I]: table expected", serial);
+                        masks_t = lua_gettop(L);
+                    }
+                    lua_Integer m = list_int(L, masks_t, (lua_Integer)++nj, 0, 0xFFFFFFFF, "masks");
+                    w[3] = (uint16_t)((uint32_t)r->param[3] - 1);
+                    w[4] = (uint16_t)(m & 0xFFFF);
+                    w[5] = (uint16_t)(m >> 16);
+                    w[6] = w[7] = w[8] = w[9] = 0;
+                    a->nrefs = 10;
+                }
+                continue;
+            }
+            a->type = (uint8_t)type;
+            if (r->nrefs) {
+                uint16_t *v16 = (uint16_t *)psdl_doc_alloc(doc, r->nrefs * sizeof *v16);
+                if (!v16) return luaL_error(L, "not enough memory");
+                for (uint32_t k = 0; k < r->nrefs; k++) {
+                    if (refs[k] < 1 || refs[k] > 65536)
+                        return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I].vertices[%I]: %I is out of range (1..65536)",
+                                           (lua_Integer)i, an, (lua_Integer)k + 1, (lua_Integer)refs[k]);
+                    v16[k] = (uint16_t)(refs[k] - 1);
+                }
+                a->refs = v16;
+                a->nrefs = r->nrefs;
+            }
+            /* heights are references (1-based in Lua, 0-based in the file) */
+            double p0 = r->param[0], p1 = r->param[1];
+            switch (type) {
+            case PSDL_STORE_SIDEWALK_STRIP: a->cap = r->cap == 1 ? PSDL_CAP_START : r->cap == 2 ? PSDL_CAP_END : PSDL_CAP_NONE; break;
+            case PSDL_STORE_SLIVER:
+            case PSDL_STORE_FACADE:
+                if (!(p0 >= 1 && p0 <= 65536 && p1 >= 1 && p1 <= 65536))
+                    return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: a height reference out of range", (lua_Integer)i, an);
+                a->param[0] = (uint32_t)p0 - 1;
+                a->param[1] = (uint32_t)p1 - 1;
+                if (type == PSDL_STORE_FACADE) {
+                    if (!(r->param[2] >= 0 && r->param[2] <= 65535 && r->param[3] >= 0 && r->param[3] <= 65535))
+                        return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: repeats out of range", (lua_Integer)i, an);
+                    a->param[2] = (uint32_t)r->param[2];
+                    a->param[3] = (uint32_t)r->param[3];
+                }
+                break;
+            case PSDL_STORE_FACADE_BOUND:
+                if (!(p0 >= 0 && p0 <= 65535 && p1 >= 1 && p1 <= 65536))
+                    return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: light or top out of range", (lua_Integer)i, an);
+                a->param[0] = (uint32_t)p0;
+                a->param[1] = (uint32_t)p1 - 1;
+                break;
+            case PSDL_STORE_ROOF:
+                if (!(p0 >= 1 && p0 <= 65536))
+                    return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I].height: out of range", (lua_Integer)i, an);
+                a->param[0] = (uint32_t)p0 - 1;
+                break;
+            case PSDL_STORE_DIVIDED_ROAD: {
+                long dv = fixed88(r->param[3]);
+                lua_Integer dtex = r->dgroup && r->dgroup <= gmax ? list_int(L, gvalue, (lua_Integer)r->dgroup, 0, 65535, "gvalue") : -1;
+                if (!(p0 >= 0 && p0 <= 63) || dv < 0 || dtex < 0)
+                    return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: divider type, value or texture out of range", (lua_Integer)i, an);
+                a->param[0] = (uint32_t)p0;
+                a->param[1] = (uint32_t)((p1 != 0 ? 1 : 0) | (r->param[2] != 0 ? 2 : 0));
+                a->param[2] = (uint32_t)dtex;
+                a->param[3] = (uint32_t)dv;
+                break;
+            }
+            default: break;
+            }
+        }
+        if (masks_t) lua_settop(L, 9);
+        if (na == 0) return fail(L, "no_attributes", (lua_Integer)i, 0);
+        at[na - 1].last = 1;
+        rm->attrs = at;
+        rm->nattrs = (uint32_t)na;
+        psdl_error err;
+        memset(&err, 0, sizeof err);
+        if (psdl_room_pack(doc, rm, &err) != PSDL_OK) {
+            if (err.code == PSDL_E_NOMEM) return luaL_error(L, "not enough memory");
+            return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: %s", (lua_Integer)i,
+                               (lua_Integer)(err.attribute >= 0 ? err.attribute + 1 : 0), err.message);
+        }
+    }
+    lua_settop(L, 9);
+    return 1;
+}
+
+/* A vector {x, y, z} of t[key] as floats. */
+static psdl_vec3 field_vec(lua_State *L, int t, const char *key) {
+    if (lua_getfield(L, t, key) != LUA_TTABLE) luaL_error(L, "bounds.%s: table expected", key);
+    float f[3];
+    for (int i = 0; i < 3; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        int ok = lua_type(L, -1) == LUA_TNUMBER;
+        if (ok) f[i] = lpsdl_to_float(lua_tonumber(L, -1), &ok);
+        if (!ok) luaL_error(L, "bounds.%s[%d]: a float expected", key, i + 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    psdl_vec3 v = {f[0], f[1], f[2]};
+    return v;
+}
+
+/* store:complete(box, spec) -> box: the rest of the assembled document: spec.vpool and
+ * spec.hpool (the builder's pools: vertices, heights), spec.textures (names), spec.bounds
+ * ({min, max, center, radius}, §1.6), spec.first_road_room, spec.roads (road records as in
+ * the Lua document, §1.7). */
+static int l_complete(lua_State *L) {
+    check_store(L, 1);
+    psdl_doc *doc = lpsdl_doc_check(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    lua_Integer frr = (lua_getfield(L, 3, "first_road_room"), luaL_optinteger(L, -1, 0));
+    if (frr < 0 || frr > 65535) luaL_error(L, "spec.first_road_room: 0..65535 expected");
+    doc->first_road_room = (uint32_t)frr;
+    lua_pop(L, 1);
+    /* textures (§1.3), slot 0 empty */
+    int tt = field_tab(L, 3, "textures");
+    size_t nt = (size_t)lua_rawlen(L, tt);
+    if (nt > 65534) luaL_error(L, "spec.textures: too many");
+    doc->ntextures = (uint32_t)nt + 1;
+    doc->textures = (psdl_texture *)psdl_doc_alloc(doc, (nt + 1) * sizeof *doc->textures);
+    if (!doc->textures) return luaL_error(L, "not enough memory");
+    for (size_t v = 1; v <= nt; v++) {
+        lua_rawgeti(L, tt, (lua_Integer)v);
+        size_t len;
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!s || len > 254) luaL_error(L, "spec.textures[%I]: a name of at most 254 bytes expected", (lua_Integer)v);
+        char *name = (char *)psdl_doc_alloc(doc, len + 1);
+        if (!name) return luaL_error(L, "not enough memory");
+        memcpy(name, s, len);
+        doc->textures[v].name = name;
+        doc->textures[v].name_len = (uint8_t)len;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    /* roads (§1.7) */
+    int rt = field_tab(L, 3, "roads");
+    size_t nroads = (size_t)lua_rawlen(L, rt);
+    doc->nroads = (uint32_t)nroads;
+    doc->roads = nroads ? (psdl_road *)psdl_doc_alloc(doc, nroads * sizeof *doc->roads) : NULL;
+    if (nroads && !doc->roads) return luaL_error(L, "not enough memory");
+    for (size_t k = 0; k < nroads; k++) {
+        psdl_road *rd = &doc->roads[k];
+        if (lua_rawgeti(L, rt, (lua_Integer)k + 1) != LUA_TTABLE) luaL_error(L, "roads[%I]: table expected", (lua_Integer)k + 1);
+        int t = lua_gettop(L);
+        lua_getfield(L, t, "flags");
+        int ok;
+        lua_Integer fl = lua_tointegerx(L, -1, &ok);
+        if (!ok || fl < 0 || fl > 0xFFFFFFFF) luaL_error(L, "roads[%I].flags: integer expected", (lua_Integer)k + 1);
+        rd->flags = (uint32_t)fl;
+        lua_pop(L, 1);
+        int ll = field_tab(L, t, "lanes_left"), lr = field_tab(L, t, "lanes_right");
+        size_t nl = (size_t)lua_rawlen(L, ll), nrr = (size_t)lua_rawlen(L, lr);
+        if (nl > PSDL_MAX_LANE_VALUES || nrr > PSDL_MAX_LANE_VALUES) luaL_error(L, "roads[%I]: too many lane values", (lua_Integer)k + 1);
+        rd->nleft = (uint8_t)nl;
+        rd->nright = (uint8_t)nrr;
+        rd->lane_values = nl + nrr ? (float *)psdl_doc_alloc(doc, (nl + nrr) * sizeof(float)) : NULL;
+        if (nl + nrr && !rd->lane_values) return luaL_error(L, "not enough memory");
+        for (size_t q = 0; q < nl + nrr; q++) {
+            lua_rawgeti(L, q < nl ? ll : lr, (lua_Integer)(q < nl ? q : q - nl) + 1);
+            int okf = lua_type(L, -1) == LUA_TNUMBER;
+            if (okf) rd->lane_values[q] = lpsdl_to_float(lua_tonumber(L, -1), &okf);
+            if (!okf) luaL_error(L, "roads[%I]: lane value %I: a float expected", (lua_Integer)k + 1, (lua_Integer)q + 1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 2);
+        int sl = field_tab(L, t, "stop_lights");
+        for (int q = 0; q < 2; q++) rd->stop_light[q] = (uint8_t)list_int(L, sl, q + 1, 0, 255, "stop_lights");
+        lua_pop(L, 1);
+        int sc = field_tab(L, t, "start_crossroads"), ec = field_tab(L, t, "end_crossroads");
+        for (int q = 0; q < 4; q++) {
+            rd->start_crossroads[q] = (uint16_t)(list_int(L, sc, q + 1, 1, 65536, "start_crossroads") - 1);
+            rd->end_crossroads[q] = (uint16_t)(list_int(L, ec, q + 1, 1, 65536, "end_crossroads") - 1);
+        }
+        lua_pop(L, 2);
+        int ro = field_tab(L, t, "rooms");
+        size_t nro = (size_t)lua_rawlen(L, ro);
+        if (nro > 255) luaL_error(L, "roads[%I].rooms: at most 255", (lua_Integer)k + 1);
+        rd->nrooms = (uint8_t)nro;
+        rd->rooms = nro ? (int16_t *)psdl_doc_alloc(doc, nro * sizeof *rd->rooms) : NULL;
+        if (nro && !rd->rooms) return luaL_error(L, "not enough memory");
+        for (size_t q = 0; q < nro; q++) rd->rooms[q] = (int16_t)list_int(L, ro, (lua_Integer)q + 1, -32768, 32767, "rooms");
+        lua_pop(L, 2); /* rooms, the record */
+    }
+    lua_pop(L, 1);
+    /* bounds (§1.6) */
+    int bt = field_tab(L, 3, "bounds");
+    doc->bounds_min = field_vec(L, bt, "min");
+    doc->bounds_max = field_vec(L, bt, "max");
+    doc->sphere_center = field_vec(L, bt, "center");
+    lua_getfield(L, bt, "radius");
+    int okr = lua_type(L, -1) == LUA_TNUMBER;
+    if (okr) doc->sphere_radius = lpsdl_to_float(lua_tonumber(L, -1), &okr);
+    if (!okr) luaL_error(L, "bounds.radius: a float expected");
+    lua_pop(L, 2);
+    doc->has_tail = 1;
+    /* pools last: their data pointers are taken after every allocation above */
+    lua_getfield(L, 3, "hpool");
+    lua_getfield(L, 3, "vpool");
+    size_t nh, nv;
+    lpsdl_pool_floats(L, -2, 1, &nh);
+    lpsdl_pool_floats(L, -1, 3, &nv);
+    float *hs = nh ? (float *)psdl_doc_alloc(doc, nh * sizeof *hs) : NULL;
+    psdl_vec3 *vs = nv ? (psdl_vec3 *)psdl_doc_alloc(doc, nv * sizeof *vs) : NULL;
+    if ((nh && !hs) || (nv && !vs)) return luaL_error(L, "not enough memory");
+    const float *hf = lpsdl_pool_floats(L, -2, 1, &nh);
+    if (nh) memcpy(hs, hf, nh * sizeof *hs);
+    const float *vf = lpsdl_pool_floats(L, -1, 3, &nv);
+    for (size_t i = 0; i < nv; i++) {
+        vs[i].x = vf[3 * i];
+        vs[i].y = vf[3 * i + 1];
+        vs[i].z = vf[3 * i + 2];
+    }
+    doc->nheights = (uint32_t)nh;
+    doc->heights = hs;
+    doc->nvertices = (uint32_t)nv;
+    doc->vertices = vs;
+    lua_settop(L, 2);
+    return 1;
+}
+
+/* store:validate(box, want_bytes, format_only) -> as core.validate, for an assembled
+ * document (the box is released). */
+static int l_validate_box(lua_State *L) {
+    check_store(L, 1);
+    lpsdl_doc_check(L, 2);
+    int want = lua_toboolean(L, 3);
+    unsigned flags = lua_toboolean(L, 4) ? PSDL_VALIDATE_NO_DRIVABLE : 0u;
+    lua_settop(L, 2);
+    return lpsdl_doc_validate(L, 2, want, flags);
+}
+
+/* store:building(n, A, R, groups) -> runs, facades, slivers
+ * Appends the records of one building (core.building's output) to room n without an op
+ * table each: A holds 6 numbers per attribute (kind 1 facade bound, 2 sliver, 3 ground-floor
+ * facade, 4 upper facade; two vertex references; two height references; light or u repeats),
+ * R (or nil) the roof's fans ({m, refs...} each) with its height reference last. groups:
+ * {sliver, ground, upper, roof = group numbers, vground, vupper = v repeats}; a group a
+ * present kind needs must be there. */
+static int l_building(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    size_t room = check_room(L, u, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    int has_roof = !lua_isnoneornil(L, 4);
+    if (has_roof) luaL_checktype(L, 4, LUA_TTABLE);
+    luaL_checktype(L, 5, LUA_TTABLE);
+    lua_settop(L, 5);
+    static const char *const gk[6] = {"sliver", "ground", "upper", "roof", "vground", "vupper"};
+    lua_Integer g[6];
+    for (int k = 0; k < 6; k++) {
+        lua_getfield(L, 5, gk[k]);
+        g[k] = lua_isnil(L, -1) ? 0 : lua_tointeger(L, -1);
+        if (g[k] < 0 || g[k] > (lua_Integer)PSDL_STORE_MAX)
+            luaL_argerror(L, 5, lua_pushfstring(L, "groups.%s: out of range", gk[k]));
+        lua_pop(L, 1);
+    }
+    size_t na = (size_t)lua_rawlen(L, 3);
+    if (na % 6) luaL_argerror(L, 3, "6 numbers per attribute expected");
+    lua_Integer runs = 0, facades = 0, slivers = 0;
+    for (size_t q = 0; q < na; q += 6) {
+        lua_Integer v[6];
+        for (int k = 0; k < 6; k++) {
+            lua_rawgeti(L, 3, (lua_Integer)(q + (size_t)k) + 1);
+            int ok;
+            v[k] = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok) luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: integer expected", (lua_Integer)(q + (size_t)k) + 1));
+        }
+        if (v[1] < 1 || v[2] < 1 || v[1] > (lua_Integer)UINT32_MAX || v[2] > (lua_Integer)UINT32_MAX)
+            luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: vertex references expected", (lua_Integer)q + 2));
+        psdl_store_rec rec;
+        memset(&rec, 0, sizeof rec);
+        uint32_t refs[2] = {(uint32_t)v[1], (uint32_t)v[2]};
+        if (v[0] == 1) {
+            rec.type = PSDL_STORE_FACADE_BOUND;
+            rec.param[0] = (double)v[5];
+            rec.param[1] = (double)v[3];
+            rec.aux = 3;
+            runs++;
+        } else if (v[0] == 2) {
+            rec.type = PSDL_STORE_SLIVER;
+            rec.group = (uint32_t)g[0];
+            rec.param[0] = (double)v[3];
+            rec.param[1] = (double)v[4];
+            rec.aux = 3;
+            slivers++;
+        } else {
+            int ground = v[0] == 3;
+            rec.type = PSDL_STORE_FACADE;
+            rec.group = (uint32_t)g[ground ? 1 : 2];
+            rec.param[0] = (double)v[3];
+            rec.param[1] = (double)v[4];
+            rec.param[2] = (double)v[5];
+            rec.param[3] = (double)g[ground ? 4 : 5];
+            rec.aux = 15;
+            facades++;
+        }
+        if (rec.type != PSDL_STORE_FACADE_BOUND && rec.group == 0)
+            luaL_argerror(L, 5, "a texture group for a kind of attribute the building has");
+        push_rec(L, u, room, &rec, refs, 2);
+    }
+    if (has_roof) {
+        size_t nr = (size_t)lua_rawlen(L, 4);
+        if (nr < 1 || g[3] == 0) luaL_argerror(L, 4, "roof fans, their height and a roof group expected");
+        lua_Integer hr = list_int(L, 4, (lua_Integer)nr, 1, 65536, "R");
+        size_t i = 1;
+        uint32_t *buf = NULL;
+        size_t cap = 0;
+        while (i < nr) {
+            lua_Integer m = list_int(L, 4, (lua_Integer)i, 0, (lua_Integer)(nr - i - 1), "R");
+            if ((size_t)m > cap) {
+                cap = (size_t)m;
+                buf = (uint32_t *)lua_newuserdatauv(L, cap * sizeof *buf, 0); /* kept on the stack */
+            }
+            for (lua_Integer k = 1; k <= m; k++) buf[k - 1] = (uint32_t)list_int(L, 4, (lua_Integer)i + k, 1, UINT32_MAX, "R");
+            psdl_store_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.type = PSDL_STORE_ROOF;
+            rec.group = (uint32_t)g[3];
+            rec.param[0] = (double)hr;
+            rec.aux = 1;
+            push_rec(L, u, room, &rec, buf, (size_t)m);
+            i += 1 + (size_t)m;
+        }
+    }
+    lua_pushinteger(L, runs);
+    lua_pushinteger(L, facades);
+    lua_pushinteger(L, slivers);
+    return 3;
+}
+
 static int l_tostring(lua_State *L) {
     store_ud *u = (store_ud *)luaL_checkudata(L, 1, STORE);
     if (u->s) lua_pushfstring(L, STORE " (%I rooms)", (lua_Integer)psdl_store_rooms(u->s));
@@ -421,7 +924,9 @@ static int l_tostring(lua_State *L) {
 void lpsdl_open_store(lua_State *L) {
     static const luaL_Reg methods[] = {{"room", l_room},   {"rooms", l_rooms}, {"push", l_push},
                                        {"count", l_count}, {"ops", l_ops},     {"set_ops", l_set_ops},
-                                       {"triangles", l_triangles}, {"group_uses", l_group_uses}, {NULL, NULL}};
+                                       {"triangles", l_triangles}, {"group_uses", l_group_uses}, {"assemble", l_assemble},
+                                       {"complete", l_complete}, {"validate", l_validate_box},
+                                       {"building", l_building}, {NULL, NULL}};
     if (luaL_newmetatable(L, STORE)) {
         luaL_newlib(L, methods);
         lua_setfield(L, -2, "__index");

@@ -37,11 +37,14 @@ end
 
 -- The core's check of a document: problems, errors, warnings and, when want_bytes, the
 -- bytes of the document just checked (nil when it cannot be encoded: the single problem
--- then has rule "encodable").
-local function core_check(doc, drivable, want_bytes)
+-- then has rule "encodable"). `validate` is core.validate (doc: a document table) or a
+-- room store's validate (doc: the store, box: its assembled document).
+local function core_check(doc, drivable, want_bytes, validate, box)
   -- called straight from pcall, so that a raise carries no position (luaL_error names the
   -- caller's line, and pcall has none)
-  local ok, problems, nerr, nwarn, bytes = pcall(core.validate, doc, want_bytes, not drivable)
+  local ok, problems, nerr, nwarn, bytes
+  if box then ok, problems, nerr, nwarn, bytes = pcall(validate, doc, box, want_bytes, not drivable)
+  else ok, problems, nerr, nwarn, bytes = pcall(core.validate, doc, want_bytes, not drivable) end
   if not ok then
     local msg = tostring(problems)
     -- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail
@@ -87,6 +90,28 @@ end
 function M.check(doc, opts, want_bytes)
   local drivable = opts.drivable ~= false
   local problems, nerr, nwarn, bytes = core_check(doc, drivable, want_bytes)
+  local good, list, counts = verdict(problems, nerr, nwarn, opts)
+  local checked = bytes and { bytes = bytes, problems = problems, errors = nerr, warnings = nwarn,
+                              drivable = drivable } or nil
+  return good, list, counts, checked
+end
+
+--- Check a document the builder assembled in C from its room store (`Builder:finish`), as
+-- `check` does a document table: the same problems, counts and checked bytes.
+-- @param store the builder's room store (core.store)
+-- @param box the assembled document (store:assemble + store:complete; released here), or the
+--   one problem `{severity = "error", rule = "encodable", ...}` the assembly found
+-- @tparam table opts `strict`, `name`, `drivable` as for `validate`
+-- @tparam[opt] boolean want_bytes also return the checked document
+-- @return as `check`
+function M.check_assembled(store, box, opts, want_bytes)
+  local drivable = opts.drivable ~= false
+  local problems, nerr, nwarn, bytes
+  if type(box) == "table" then
+    problems, nerr, nwarn = { box }, 1, 0
+  else
+    problems, nerr, nwarn, bytes = core_check(store, drivable, want_bytes, store.validate, box)
+  end
   local good, list, counts = verdict(problems, nerr, nwarn, opts)
   local checked = bytes and { bytes = bytes, problems = problems, errors = nerr, warnings = nwarn,
                               drivable = drivable } or nil

@@ -92,6 +92,16 @@ local function check_slot(v, n, fname)
   return v
 end
 
+-- The arguments of an operation from one slot to another (remap, move_group), checked:
+-- from, to and opts (a table; {} when absent).
+local function slot_args(doc, from, to, opts, fname)
+  check_doc(doc, fname)
+  from = check_slot(from, 2, fname)
+  to = check_slot(to, 3, fname)
+  argcheck(opts == nil or type(opts) == "table", 4, fname, "table expected")
+  return from, to, opts or {}
+end
+
 local function refused(msg)
   return nil, msg, "refused"
 end
@@ -401,11 +411,7 @@ end
 -- @treturn table report
 -- @return[2] nil, message, `"refused"`
 function M.remap(doc, from, to, opts)
-  check_doc(doc, "remap")
-  from = check_slot(from, 2, "remap")
-  to = check_slot(to, 3, "remap")
-  argcheck(opts == nil or type(opts) == "table", 4, "remap", "table expected")
-  opts = opts or {}
+  from, to, opts = slot_args(doc, from, to, opts, "remap")
   local rooms = opts.rooms
   argcheck(rooms == nil or type(rooms) == "table", 4, "remap", "rooms: table expected")
   if rooms and type(rooms[1]) == "number" then -- a list of ids
@@ -467,11 +473,7 @@ end
 -- @treturn table report
 -- @return[2] nil, message, `"refused"`
 function M.move_group(doc, from, to, opts)
-  check_doc(doc, "move_group")
-  from = check_slot(from, 2, "move_group")
-  to = check_slot(to, 3, "move_group")
-  argcheck(opts == nil or type(opts) == "table", 4, "move_group", "table expected")
-  opts = opts or {}
+  from, to, opts = slot_args(doc, from, to, opts, "move_group")
   local n = #doc.textures
   local len = opts.length and check_slot(opts.length, 4, "move_group") or group_length(doc, from)
   local last = from + len - 1

@@ -57,6 +57,7 @@ return function(M, Builder, Room, P)
   -- @treturn table `{base, top, runs, facades, slivers}`
   function Builder:building(room, o)
     if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
+    self:settle()
     if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
     local closed = o.closed ~= false
     -- every check here, once: the attributes below are made without Room's own checks
@@ -130,43 +131,26 @@ return function(M, Builder, Room, P)
       ground_height = gh, bay_width = o.bay_width or 4, sliver_density = o.sliver_density or 0.25, snap = self.snap,
       closed = closed })
     room:check_budget()
-    local store, serial = self.store, room.serial
-    local gup, gground, gsliver
-    local runs, facades, slivers = 0, 0, 0
-    for q = 1, #A, 6 do
-      local kind, refs = A[q], { A[q + 1], A[q + 2] }
-      if kind == 1 then
-        store:push(serial, { type = "facade_bound", light = A[q + 5], top = A[q + 3], refs = refs })
-        runs = runs + 1
-      elseif kind == 2 then
-        gsliver = gsliver or as_group(self, o.sliver or styles.sliver(style), "single", "sliver")
-        store:push(serial, { type = "sliver", group = gsliver, top = A[q + 3], density = A[q + 4], refs = refs })
-        slivers = slivers + 1
-      elseif kind == 3 then
-        gground = gground or as_group(self, o.ground or styles.facade(style, "ground"), "single", "facade")
-        store:push(serial, { type = "facade", group = gground, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vgh,
-                    refs = refs })
-        facades = facades + 1
-      else -- floors above the ground floor
-        gup = gup or as_group(self, o.facade or styles.facade(style, "upper"), "single", "facade")
-        store:push(serial, { type = "facade", group = gup, bottom = A[q + 3], top = A[q + 4], u = A[q + 5], v = vup, refs = refs })
-        facades = facades + 1
-      end
-    end
+    -- the records go into the store in one call (store:building), in A's order, then the
+    -- roof's fans; the texture groups are made for the kinds of attribute the building has
+    local kinds = {}
+    for q = 1, #A, 6 do kinds[A[q]] = true end
+    local need_up = false
+    for k in pairs(kinds) do if k ~= 1 and k ~= 2 and k ~= 3 then need_up = true end end
+    local gi = { vground = vgh, vupper = vup }
+    if kinds[2] then gi.sliver = as_group(self, o.sliver or styles.sliver(style), "single", "sliver").index end
+    if kinds[3] then gi.ground = as_group(self, o.ground or styles.facade(style, "ground"), "single", "facade").index end
+    if need_up then gi.upper = as_group(self, o.facade or styles.facade(style, "upper"), "single", "facade").index end
+    local roof
     if closed then -- the roof (Room:roof): fans over the outline at the top
-      local g = as_group(self, o.roof or styles.roofs(style)[1], "single", "roof")
-      local nr = #R
-      if nr <= 1 then room:fail("roof: the polygon has no area") end
-      local hr = R[nr]
-      local i = 1
-      while i < nr do
-        local m = R[i]
-        local rr = {}
-        for k = 1, m do rr[k] = R[i + k] end
-        store:push(serial, { type = "roof", group = g, refs = rr, height = hr })
-        i = i + 1 + m
+      gi.roof = as_group(self, o.roof or styles.roofs(style)[1], "single", "roof").index
+      if #R <= 1 then -- (the walls stay, as when each was its own call)
+        self.store:building(room.serial, A, nil, gi)
+        room:fail("roof: the polygon has no area")
       end
+      roof = R
     end
+    local runs, facades, slivers = self.store:building(room.serial, A, roof, gi)
     return { base = base, top = top, runs = runs, facades = facades, slivers = slivers }
   end
 end

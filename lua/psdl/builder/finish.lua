@@ -359,6 +359,124 @@ return function(M, Builder, Room, P)
     return { r[base + 1], r[base + 1], r[base + 2], r[base + 2] }
   end
 
+  -- Room flag byte: the room's own, or from its kind (§1.6).
+  local function room_flags(r)
+    local flags = r.flags
+    if not flags then
+      flags = r.kind == "road" and M.FLAGS.road or r.kind == "intersection" and M.FLAGS.intersection or M.FLAGS.standard
+      if r.is_tunnel then flags = flags | M.FLAGS.subterranean | M.FLAGS.warp end
+      if r.is_bridge then flags = flags | M.FLAGS.warp end
+    end
+    return flags
+  end
+
+  -- Wall mask of each junction tunnel of room r (in record order) over its linked perimeter
+  -- per: bit j for edge j-1 -> j (0-based, §1.5) where `walls` puts a wall. A perimeter of
+  -- more than 32 edges gives none (the assembly refuses the room).
+  local function junction_masks(b, r, per, rooms)
+    local list = {}
+    local n = #per
+    if n > 32 then return list end
+    for _, op in ipairs(b:attributes(r)) do
+      if op.type == "junction_tunnel" then
+        local mask = 0
+        for e = 1, n do
+          local a, c = per[e], per[e % n + 1]
+          if a.vertex ~= c.vertex then
+            local nb = a.neighbour
+            local nroom = nb > 0 and rooms[nb] or nil
+            local wall
+            local w = op.walls
+            if w == "outside" then wall = nb == 0 or (nroom and nroom.kind == "block")
+            elseif w == "all" then wall = true
+            elseif type(w) == "function" then
+              wall = w({ index = e, neighbour = nb, room = nroom, from = b:point(a.vertex), to = b:point(c.vertex) })
+            elseif type(w) == "table" then
+              for _, x in ipairs(w) do if x == e then wall = true end end
+            end
+            if wall then mask = mask | (1 << (e % n)) end -- bit j: edge j-1 -> j (0-based, §1.5)
+          end
+        end
+        list[#list + 1] = mask
+      end
+    end
+    return list
+  end
+
+  -- Raises the assembly's refusal of room r (code and count from store:assemble).
+  local function assembly_error(r, code, n)
+    if code == "perimeter_long" then
+      error(string_format("%s: %d perimeter points; the game keeps the count in one byte, %d at most (§3.2)",
+        r:label(), n, M.MAX_PERIMETER), 3)
+    elseif code == "perimeter_short" then error(r:label() .. ": its perimeter has fewer than 3 points", 3)
+    elseif code == "tunnel_alone" then
+      error(r:label() .. ": a road tunnel must be followed by a road, walkway or divided road (§2.4 0x9)", 3)
+    elseif code == "junction_edges" then
+      error(string_format("%s: a junction tunnel covers 32 perimeter edges, the room has %d (§3.2)", r:label(), n), 3)
+    end
+    error(r:label() .. ": no attributes", 3)
+  end
+
+  -- The first (or, last = true, the last) strip record (road, walkway, divided road) of room r.
+  local function strip_of(b, r, last)
+    local found
+    for _, op in ipairs(b:attributes(r)) do
+      if STRIP[op.type] then
+        found = op
+        if not last then return op end
+      end
+    end
+    return found
+  end
+
+  -- The rooms of the Lua document (docs/document-model.md), made from the records when a
+  -- caller asks for the document: what the C assembly (store:assemble) encodes.
+  local function lua_rooms(b, rooms, linked, value, masks, flags_of)
+    local doc_rooms = {}
+    for i, r in ipairs(rooms) do
+      local per = linked[i]
+      local attrs, cur = {}, nil
+      local function tex(v)
+        if v ~= cur then
+          attrs[#attrs + 1] = { type = "texture", value = v }
+          cur = v
+        end
+      end
+      local nj, jm = 0, masks[r.serial]
+      for _, op in ipairs(b:attributes(r)) do
+        local t = op.type
+        if t == "texture" then
+          attrs[#attrs + 1] = { type = "texture", value = op.value }
+          cur = op.value
+        elseif t == "tunnel" then
+          tex(value[op.group])
+          attrs[#attrs + 1] = { type = "tunnel", flags = op.flags, height1 = op.height1, height2 = op.height2 }
+        elseif t == "junction_tunnel" then
+          nj = nj + 1
+          tex(value[op.group])
+          attrs[#attrs + 1] = { type = "junction_tunnel", flags = op.flags, height1 = op.height1, height2 = op.height2,
+                                ceiling_start = op.ceiling_start, wall_mask = jm[nj], mask1 = 0, mask2 = 0 }
+        else
+          if op.group then tex(value[op.group]) end
+          local a -- each made whole in one constructor (no growing of its hash part)
+          if t == "facade" then
+            a = { type = t, vertices = op.refs, bottom = op.bottom, top = op.top, u_repeat = op.u, v_repeat = op.v }
+          elseif t == "facade_bound" then a = { type = t, vertices = op.refs, light = op.light, top = op.top }
+          elseif t == "roof" then a = { type = t, vertices = op.refs, height = op.height }
+          elseif t == "sidewalk_strip" then a = { type = t, vertices = op.refs, cap = op.cap }
+          elseif t == "divided_road" then
+            a = { type = t, vertices = op.refs, divider_type = op.divider_type, cap_start = op.cap_start,
+                  cap_end = op.cap_end, divider_texture = value[op.divider_group], divider_value = op.divider_value }
+          elseif t == "sliver" then a = { type = t, vertices = op.refs, top = op.top, density = op.density }
+          else a = { type = t, vertices = op.refs } end
+          attrs[#attrs + 1] = a
+        end
+      end
+      doc_rooms[i] = { flags = flags_of[i], prop_rule = r.prop_rule, perimeter = per, attributes = attrs }
+    end
+    return doc_rooms
+  end
+
   --- Finish the document.
   --
   -- Lays out the texture table (divider groups first), takes each room's perimeter (its
@@ -383,6 +501,7 @@ return function(M, Builder, Room, P)
   -- validation) over the builder's pools; issue 13 §2 moves this to C
   function Builder:finish(opts)
     opts = opts or {}
+    self:settle()
     local t0 = os_clock()
     local rooms = {}
     for i, r in ipairs(self.rooms) do rooms[i] = r end
@@ -428,85 +547,26 @@ return function(M, Builder, Room, P)
     phase("tjunctions")
     local linked = core.link(perims, self.vpool:count())
     phase("links")
-    -- attributes
-    local doc_rooms = {}
+    -- attributes: the wall masks of junction tunnels in Lua (`walls` may be a function of the
+    -- final perimeter), every other record assembled into the C document from the store
+    local masks = {}
     for i, r in ipairs(rooms) do
-      local per = linked[i]
-      if #per > M.MAX_PERIMETER then
-        error(string_format("%s: %d perimeter points; the game keeps the count in one byte, %d at most (§3.2)",
-          r:label(), #per, M.MAX_PERIMETER), 2)
+      if r.junction_tunnels then masks[r.serial] = junction_masks(self, r, linked[i], rooms) end
+    end
+    local order, flags_of, props, gvalue = {}, {}, {}, {}
+    for i, r in ipairs(rooms) do
+      order[i], flags_of[i], props[i] = r.serial, room_flags(r), r.prop_rule
+    end
+    for k, g in ipairs(self.groups) do gvalue[k] = value[g] or 0 end
+    local cdoc, code, pos, n = self.store:assemble{ order = order, flags = flags_of, props = props, perims = linked,
+                                                    gvalue = gvalue, masks = masks }
+    local unencodable
+    if not cdoc then
+      if code == "encodable" then
+        unencodable = { severity = "error", rule = "encodable", message = n, path = "" }
+      else
+        assembly_error(rooms[pos], code, n)
       end
-      if #per < 3 then error(r:label() .. ": its perimeter has fewer than 3 points", 2) end
-      local attrs, cur = {}, nil
-      local function tex(v)
-        if v ~= cur then
-          attrs[#attrs + 1] = { type = "texture", value = v }
-          cur = v
-        end
-      end
-      local ops = self:attributes(r)
-      for k, op in ipairs(ops) do
-        local t = op.type
-        if t == "texture" then
-          attrs[#attrs + 1] = { type = "texture", value = op.value }
-          cur = op.value
-        elseif t == "tunnel" then
-          local nx = ops[k + 1]
-          if not nx or not STRIP[nx.type] then
-            error(r:label() .. ": a road tunnel must be followed by a road, walkway or divided road (§2.4 0x9)", 2)
-          end
-          tex(value[op.group])
-          attrs[#attrs + 1] = { type = "tunnel", flags = op.flags, height1 = op.height1, height2 = op.height2 }
-        elseif t == "junction_tunnel" then
-          local n = #per
-          if n > 32 then
-            error(string_format("%s: a junction tunnel covers 32 perimeter edges, the room has %d (§3.2)", r:label(), n), 2)
-          end
-          local mask = 0
-          for e = 1, n do
-            local a, c = per[e], per[e % n + 1]
-            if a.vertex ~= c.vertex then
-              local nb = a.neighbour
-              local nroom = nb > 0 and rooms[nb] or nil
-              local wall
-              local w = op.walls
-              if w == "outside" then wall = nb == 0 or (nroom and nroom.kind == "block")
-              elseif w == "all" then wall = true
-              elseif type(w) == "function" then
-                wall = w({ index = e, neighbour = nb, room = nroom, from = self:point(a.vertex), to = self:point(c.vertex) })
-              elseif type(w) == "table" then
-                for _, x in ipairs(w) do if x == e then wall = true end end
-              end
-              if wall then mask = mask | (1 << (e % n)) end -- bit j: edge j-1 -> j (0-based, §1.5)
-            end
-          end
-          tex(value[op.group])
-          attrs[#attrs + 1] = { type = "junction_tunnel", flags = op.flags, height1 = op.height1, height2 = op.height2,
-                                ceiling_start = op.ceiling_start, wall_mask = mask, mask1 = 0, mask2 = 0 }
-        else
-          if op.group then tex(value[op.group]) end
-          local a -- each made whole in one constructor (no growing of its hash part)
-          if t == "facade" then
-            a = { type = t, vertices = op.refs, bottom = op.bottom, top = op.top, u_repeat = op.u, v_repeat = op.v }
-          elseif t == "facade_bound" then a = { type = t, vertices = op.refs, light = op.light, top = op.top }
-          elseif t == "roof" then a = { type = t, vertices = op.refs, height = op.height }
-          elseif t == "sidewalk_strip" then a = { type = t, vertices = op.refs, cap = op.cap }
-          elseif t == "divided_road" then
-            a = { type = t, vertices = op.refs, divider_type = op.divider_type, cap_start = op.cap_start,
-                  cap_end = op.cap_end, divider_texture = value[op.divider_group], divider_value = op.divider_value }
-          elseif t == "sliver" then a = { type = t, vertices = op.refs, top = op.top, density = op.density }
-          else a = { type = t, vertices = op.refs } end
-          attrs[#attrs + 1] = a
-        end
-      end
-      if #attrs == 0 then error(r:label() .. ": no attributes", 2) end
-      local flags = r.flags
-      if not flags then
-        flags = r.kind == "road" and M.FLAGS.road or r.kind == "intersection" and M.FLAGS.intersection or M.FLAGS.standard
-        if r.is_tunnel then flags = flags | M.FLAGS.subterranean | M.FLAGS.warp end
-        if r.is_bridge then flags = flags | M.FLAGS.warp end
-      end
-      doc_rooms[i] = { flags = flags, prop_rule = r.prop_rule, perimeter = per, attributes = attrs }
     end
     phase("attributes")
     -- vertices, dummy, bounds
@@ -522,16 +582,10 @@ return function(M, Builder, Room, P)
     -- road records
     local roads = {}
     for k, rec in ipairs(self.records) do
-      local ids, first_op, last_op = {}, nil, nil
-      for j, r in ipairs(rec.rooms) do
-        ids[j] = r.id
-        for _, op in ipairs(self:attributes(r)) do
-          if STRIP[op.type] then
-            if j == 1 and not first_op then first_op = op end
-            if j == #rec.rooms then last_op = op end
-          end
-        end
-      end
+      local ids, nr = {}, #rec.rooms
+      for j, r in ipairs(rec.rooms) do ids[j] = r.id end
+      local first_op = nr > 0 and strip_of(self, rec.rooms[1], false) or nil
+      local last_op = nr > 0 and strip_of(self, rec.rooms[nr], true) or nil
       if not first_op or not last_op then
         error(string_format("road record %d: its first and last rooms need a road, walkway or divided road", k), 2)
       end
@@ -546,26 +600,36 @@ return function(M, Builder, Room, P)
                    stop_lights = rec.stop_lights or { 0, 0 }, start_crossroads = crossroads(first_op, false),
                    end_crossroads = crossroads(last_op, true), rooms = ids }
     end
-    local doc = {
-      magic = "PSD0", target_size = 2,
-      vertices = self.vpool:totable(),
-      heights = self.hpool:totable(),
-      textures = textures,
-      first_road_room = first_road_room,
-      room0 = { flags = 0, prop_rule = 0xCD },
-      rooms = doc_rooms,
-      bounds = bounds,
-      roads = roads,
-    }
+    phase("records")
+    if cdoc then
+      self.store:complete(cdoc, { vpool = self.vpool, hpool = self.hpool, textures = textures, bounds = bounds,
+                                  first_road_room = first_road_room, roads = roads })
+    end
+    -- the Lua document, made when a caller first looks at it (City:save and `psdl build`
+    -- write the bytes checked below without it)
+    local heights_n = self.hpool:count()
+    local doc = self:lazy_document(function()
+      return {
+        magic = "PSD0", target_size = 2,
+        vertices = self.vpool:totable(),
+        heights = self.hpool:totable(),
+        textures = textures,
+        first_road_room = first_road_room,
+        room0 = { flags = 0, prop_rule = 0xCD },
+        rooms = lua_rooms(self, rooms, linked, value, masks, flags_of),
+        bounds = bounds,
+        roads = roads,
+      }
+    end)
     phase("document")
-    local report = { rooms = #doc_rooms, vertices = nv, heights = self.hpool:count(), textures = #textures,
+    local report = { rooms = #rooms, vertices = nv, heights = heights_n, textures = #textures, roads = #roads,
                      tjunctions = { found = found, repaired = repaired, unrepaired = unrepaired },
                      clamped = self.clamped, warnings = height_mismatches(self, rooms, linked) }
     phase("warnings")
     if opts.validate ~= false then
       local strict = opts.strict ~= false
       -- (one conversion: the bytes of the document checked are kept for writing it)
-      local ok, problems, counts, checked = require("psdl.document").check(doc,
+      local ok, problems, counts, checked = require("psdl.document").check_assembled(self.store, cdoc or unencodable,
         { strict = strict, name = self.name, drivable = opts.drivable }, true)
       report.problems, report.counts, report.checked = problems, counts, checked
       if strict and #report.warnings > 0 then ok = false end

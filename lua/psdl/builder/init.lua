@@ -155,6 +155,7 @@ end
 function Builder:vertex(p)
   local m = point_problem(p, "p")
   if m then argerr(1, "vertex", m) end
+  self:settle()
   local x, y, z = p[1], p[2] or 0, p[3]
   local s = self.snap
   if s then x, y, z = floor(x / s + 0.5) * s, floor(y / s + 0.5) * s, floor(z / s + 0.5) * s end
@@ -163,6 +164,7 @@ end
 
 -- Vertex references of a flat `{x1, y1, z1, ...}` array of numbers already checked.
 local function pool_flat(b, flat)
+  if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
   local s = b.snap
   if s then
     for i = 1, #flat do flat[i] = floor(flat[i] / s + 0.5) * s end
@@ -191,6 +193,7 @@ end
 function Builder:height(h)
   local m = num_problem(h, "h")
   if m then argerr(1, "height", m) end
+  self:settle()
   return self.hpool:add(h)
 end
 
@@ -198,6 +201,38 @@ end
 function Builder:point(ref)
   local x, y, z = self.vpool:get(ref)
   return { x, y, z }
+end
+
+--- Make the document of the last `finish` now if it was not made yet (it reads the pools
+-- and the rooms' records, which any further emitter call changes). Called by every call
+-- that adds to the builder.
+function Builder:settle()
+  local f = self.pending_doc
+  if f then f() end
+end
+
+--- A document table made by `make()` when a caller first reads, writes, iterates or measures
+-- it (through its metatable, which is then removed: afterwards it is a plain table). Until
+-- then `Builder:settle` (any further building) makes it. `rawget` and `next` see an empty
+-- table before the first access.
+-- @tparam function make returns the document
+-- @treturn table the document
+function Builder:lazy_document(make)
+  local proxy = {}
+  local function force()
+    if self.pending_doc == force then self.pending_doc = nil end
+    if getmetatable(proxy) == nil then return end
+    setmetatable(proxy, nil)
+    for k, v in pairs(make()) do rawset(proxy, k, v) end
+  end
+  setmetatable(proxy, {
+    __index = function(t, k) force(); return rawget(t, k) end,
+    __newindex = function(t, k, v) force(); rawset(t, k, v) end,
+    __pairs = function(t) force(); return next, t, nil end,
+    __len = function(t) force(); return rawlen(t) end,
+  })
+  self.pending_doc = force
+  return proxy
 end
 
 -- ============================================================== textures

@@ -147,7 +147,10 @@ return function(M, Builder, Room, P)
   -- Appends an attribute record (an op table: `type`, `group`, `refs` and the type's fields,
   -- src/lpsdl_store.c) to the room's records in the builder's store.
   function Room:push(op)
-    self.builder.store:push(self.serial, op)
+    local b = self.builder
+    if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
+    b.store:push(self.serial, op)
+    if op.type == "junction_tunnel" then self.junction_tunnels = true end
     self:check_budget()
     return self
   end

@@ -591,7 +591,7 @@ local function build(self, opts)
   local problems, counts = rep.problems or {}, rep.counts or { errors = 0, warnings = 0 }
   local report = {
     rooms = rep.rooms, vertices = rep.vertices, heights = rep.heights, textures = rep.textures,
-    roads = #doc.roads, kinds = kinds, nodes = info.classes, runs = #info.runs, blocks = block_report,
+    roads = rep.roads, kinds = kinds, nodes = info.classes, runs = #info.runs, blocks = block_report,
     terrain = terrain_report,
     problems = problems, counts = counts, checked = rep.checked, tjunctions = rep.tjunctions, seed = seed, builder = b,
     seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
