@@ -257,33 +257,6 @@ local ROAD_OPTS = { profile = true, via = true, lanes = true, lane_width = true,
 --- Highest bridge deck and deepest tunnel bore, metres (`psdl.city.tunnel.MAX_LEVEL`, 100).
 M.MAX_LEVEL = require("psdl.city.tunnel").MAX_LEVEL
 
--- The options of a road's `tunnel` and `bridge` tables, and which are lengths (m).
-local LEVEL_OPTS = {
-  tunnel = { depth = "level", ramp = "ramp", ceiling = true, height = "size", height2 = "size", textures = true,
-             walls = true, wall_height = "size", wall_height2 = "size" },
-  bridge = { height = "level", ramp = "ramp", railing = true, ramp_railing = true, railing_height = "size",
-             railing_height2 = "size" },
-}
-
--- What is wrong with a road's tunnel or bridge table (`what`: "tunnel" or "bridge"), or nil:
--- unknown keys; `depth` / `height` (the level) in 0..MAX_LEVEL; `ramp` in 0..MAX_COORDINATE;
--- wall and railing heights in 0..MAX_LEVEL.
-local function level_problem(t, what)
-  local keys = LEVEL_OPTS[what]
-  for k, v in pairs(t) do
-    local kind = keys[k]
-    if not kind then return string_format("%s: unknown option '%s'", what, tostring(k)) end
-    local name = what .. "." .. k
-    local m
-    if kind == "level" or kind == "size" then
-      m = check.num_problem(v, name, "nonneg", 0, M.MAX_LEVEL)
-    elseif kind == "ramp" then
-      m = check.num_problem(v, name, "nonneg", 0, M.MAX_COORDINATE)
-    end
-    if m then return m end
-  end
-end
-
 -- A node from a node handle or an id.
 function City:resolve_node(v, n, fname)
   if type(v) == "table" and v.city == self then return v end
@@ -387,7 +360,7 @@ function City:road(a, b, opts)
     if v == nil or v == false then return nil end
     if v == true then return {} end
     if type(v) ~= "table" then argerr(3, "road", what .. ": true or a table expected") end
-    local m = level_problem(v, what)
+    local m = require("psdl.city.tunnel").options_problem(v, what, M.MAX_COORDINATE)
     if m then argerr(3, "road", m) end
     return v
   end
