@@ -76,7 +76,24 @@ enum { AUX_ABSENT = 5, AUX_NOREFS = 0x8000 };
 typedef struct store_ud {
     psdl_store *s;
     lua_Integer nwalls; /* walls values kept in the user value table */
+    uint32_t *scratch;  /* references read from op tables before they are pushed */
+    size_t scap;
 } store_ud;
+
+/* Room for n references at u->scratch + at (grown as needed; raises when out of memory).
+ * The buffer belongs to the store: a raise while filling it leaks nothing. */
+static uint32_t *scratch_at(lua_State *L, store_ud *u, size_t at, size_t n) {
+    if (n > PSDL_STORE_MAX - at) luaL_error(L, "too many references");
+    if (at + n > u->scap) {
+        size_t cap = u->scap ? u->scap : 1024;
+        while (cap < at + n) cap *= 2;
+        uint32_t *p = (uint32_t *)realloc(u->scratch, cap * sizeof *p);
+        if (!p) luaL_error(L, "not enough memory");
+        u->scratch = p;
+        u->scap = cap;
+    }
+    return u->scratch + at;
+}
 
 static store_ud *check_store(lua_State *L, int idx) {
     store_ud *u = (store_ud *)luaL_checkudata(L, idx, STORE);
@@ -88,6 +105,9 @@ static int store_gc(lua_State *L) {
     store_ud *u = (store_ud *)luaL_checkudata(L, 1, STORE);
     psdl_store_free(u->s);
     u->s = NULL;
+    free(u->scratch);
+    u->scratch = NULL;
+    u->scap = 0;
     return 0;
 }
 
@@ -150,10 +170,10 @@ static uint32_t op_group(lua_State *L, int t, const char *key, int argn) {
     return g;
 }
 
-/* Reads the op table at index t into rec and its refs into a scratch buffer left on top of
- * the stack (a userdata; nothing pushed when the op has no refs); returns the refs (count in
- * *n). Raises naming the field on a bad op. */
-static const uint32_t *read_op(lua_State *L, store_ud *u, int t, int argn, psdl_store_rec *rec, size_t *n) {
+/* Reads the op table at index t into rec and its refs into the store's scratch buffer from
+ * position `at` on (rec->nrefs of them; AUX_NOREFS when the op has no refs field). Raises
+ * naming the field on a bad op. */
+static void read_op(lua_State *L, store_ud *u, int t, int argn, psdl_store_rec *rec, size_t at) {
     if (!lua_istable(L, t)) luaL_argerror(L, argn, lua_pushfstring(L, "op table expected, got %s", luaL_typename(L, t)));
     memset(rec, 0, sizeof *rec);
     lua_getfield(L, t, "type");
@@ -199,20 +219,19 @@ static const uint32_t *read_op(lua_State *L, store_ud *u, int t, int argn, psdl_
         }
         lua_pop(L, 1);
     }
-    *n = 0;
     int tp = lua_getfield(L, t, "refs");
     if (tp == LUA_TNIL) {
         lua_pop(L, 1);
         rec->aux |= AUX_NOREFS; /* no refs field: read back without one */
-        return NULL;
+        return;
     }
     if (tp != LUA_TTABLE)
         luaL_argerror(L, argn, lua_pushfstring(L, "op.refs: table expected, got %s", luaL_typename(L, -1)));
     size_t len = (size_t)lua_rawlen(L, -1);
     if (len > PSDL_STORE_MAX / sizeof(uint32_t)) luaL_argerror(L, argn, "op.refs: too many references");
-    uint32_t *buf = (uint32_t *)lua_newuserdatauv(L, (len ? len : 1) * sizeof *buf, 0);
+    uint32_t *buf = scratch_at(L, u, at, len);
     for (size_t i = 0; i < len; i++) {
-        lua_rawgeti(L, -2, (lua_Integer)i + 1);
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
         int ok;
         lua_Integer v = lua_tointegerx(L, -1, &ok);
         if (!ok || v < 1 || v > (lua_Integer)UINT32_MAX)
@@ -221,9 +240,8 @@ static const uint32_t *read_op(lua_State *L, store_ud *u, int t, int argn, psdl_
         lua_pop(L, 1);
         buf[i] = (uint32_t)v;
     }
-    lua_replace(L, -2); /* the buffer in the refs table's slot */
-    *n = len;
-    return buf;
+    lua_pop(L, 1);
+    rec->nrefs = (uint32_t)len;
 }
 
 /* Appends a record to room `room`; raises on failure (room unchanged). */
@@ -237,9 +255,8 @@ static int l_push(lua_State *L) {
     size_t room = check_room(L, u, 2);
     lua_settop(L, 3);
     psdl_store_rec rec;
-    size_t n;
-    const uint32_t *refs = read_op(L, u, 3, 3, &rec, &n);
-    push_rec(L, u, room, &rec, refs, n);
+    read_op(L, u, 3, 3, &rec, 0);
+    push_rec(L, u, room, &rec, u->scratch, rec.nrefs);
     return 0;
 }
 
@@ -321,23 +338,18 @@ static int l_set_ops(lua_State *L) {
     size_t n = (size_t)lua_rawlen(L, 3);
     if (n > PSDL_STORE_MAX / sizeof(psdl_store_rec)) luaL_argerror(L, 3, "too many ops");
     psdl_store_rec *recs = (psdl_store_rec *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *recs, 0); /* 4 */
-    lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);                                          /* 5 */
+    size_t at = 0; /* every op's references one after the other in the scratch buffer */
     for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 3, (lua_Integer)i + 1); /* 6 */
-        size_t nr;
-        const uint32_t *refs = read_op(L, u, 6, 3, &recs[i], &nr);
-        recs[i].nrefs = (uint32_t)nr;
-        if (refs) lua_pushvalue(L, -1); /* the buffer (read_op left it on top) */
-        else lua_pushboolean(L, 0);
-        lua_rawseti(L, 5, (lua_Integer)i + 1); /* kept alive until pushed */
-        lua_settop(L, 5);
+        lua_rawgeti(L, 3, (lua_Integer)i + 1); /* 5 */
+        read_op(L, u, 5, 3, &recs[i], at);
+        at += recs[i].nrefs;
+        lua_settop(L, 4);
     }
     psdl_store_clear(u->s, room);
+    at = 0;
     for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 5, (lua_Integer)i + 1);
-        const uint32_t *refs = lua_type(L, -1) == LUA_TUSERDATA ? (const uint32_t *)lua_touserdata(L, -1) : NULL;
-        push_rec(L, u, room, &recs[i], refs, refs ? recs[i].nrefs : 0);
-        lua_pop(L, 1);
+        push_rec(L, u, room, &recs[i], u->scratch ? u->scratch + at : NULL, recs[i].nrefs);
+        at += recs[i].nrefs;
     }
     return 0;
 }
@@ -889,14 +901,9 @@ static int l_building(lua_State *L) {
         if (nr < 1 || g[3] == 0) luaL_argerror(L, 4, "roof fans, their height and a roof group expected");
         lua_Integer hr = list_int(L, 4, (lua_Integer)nr, 1, 65536, "R");
         size_t i = 1;
-        uint32_t *buf = NULL;
-        size_t cap = 0;
         while (i < nr) {
             lua_Integer m = list_int(L, 4, (lua_Integer)i, 0, (lua_Integer)(nr - i - 1), "R");
-            if ((size_t)m > cap) {
-                cap = (size_t)m;
-                buf = (uint32_t *)lua_newuserdatauv(L, cap * sizeof *buf, 0); /* kept on the stack */
-            }
+            uint32_t *buf = scratch_at(L, u, 0, (size_t)m);
             for (lua_Integer k = 1; k <= m; k++) buf[k - 1] = (uint32_t)list_int(L, 4, (lua_Integer)i + k, 1, UINT32_MAX, "R");
             psdl_store_rec rec;
             memset(&rec, 0, sizeof rec);
