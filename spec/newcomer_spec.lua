@@ -107,3 +107,76 @@ describe("psdl info", function()
     assert.equal(4, j.files[1].texture_table[4].slot)
   end)
 end)
+
+describe("a second newcomer's findings (F5, F6)", function()
+  it("psdl package --dir refuses a folder whose city file is the input", function()
+    -- before: DIR/city/p.psdl was replaced by the package's copy of itself
+    local dir = H.tmpdir(finally)
+    lfs.mkdir(dir .. "/city")
+    local input = dir .. "/city/p.psdl"
+    H.write_bytes(dir .. "/c.lua", "local c = psdl.city.new{}\nlocal a, b, d = c:node(0, 0), c:node(200, 0), "
+      .. "c:node(200, 150)\nc:road(a, b)\nc:road(b, d)\nc:road(d, a)\nreturn c\n")
+    assert.equal(0, (run("build", dir .. "/c.lua", "-o", input)))
+    os.remove(dir .. "/c.lua")
+    local bytes = H.read_bytes(input)
+    local ino = lfs.attributes(input, "ino")
+    local code, out, err = run("package", input, "--dir", dir, "--name", "p")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.matches("--dir " .. dir .. ": the package's file city/p.psdl is the input file " .. input, err, 1, true)
+    assert.equal(ino, lfs.attributes(input, "ino"))
+    assert.equal(bytes, H.read_bytes(input))
+    assert.same({ "city" }, H.files_in(dir)) -- nothing else written
+    assert.same({ "p.psdl" }, H.files_in(dir .. "/city"))
+    -- another map name in the same folder is fine
+    code = run("package", input, "--dir", dir, "--name", "q", "-q")
+    assert.equal(0, code)
+    assert.equal(bytes, H.read_bytes(input))
+  end)
+
+  it("psdl package of an extract says each build as it starts (F8), and nothing with -q", function()
+    local dir = H.tmpdir(finally)
+    local code, _, err = run("package", "spec/fixtures/osm/tee.osm", "-o", dir .. "/t.ar", "--name", "tee")
+    assert.equal(0, code)
+    assert.equal("psdl package: note: building the city from spec/fixtures/osm/tee.osm\n", err)
+    code, _, err = run("package", "spec/fixtures/osm/tee.osm", "-o", dir .. "/u.ar", "--name", "tee", "-q")
+    assert.equal(0, code)
+    assert.equal("", err)
+  end)
+
+  it("a script that replaces city.build gets a message, not an internal local", function()
+    local dir = H.tmpdir(finally)
+    H.write_bytes(dir .. "/s.lua", "local c = psdl.city.new{}\nc.build = function() end\nreturn c\n")
+    local code, _, err = run("build", dir .. "/s.lua", "-o", dir .. "/s.psdl")
+    assert.equal(2, code)
+    assert.matches("s.lua: the city's build() returned no document and report (nil, nil): a script must not "
+      .. "replace city.build", err, 1, true)
+    assert.not_matches("'rep'", err, 1, true)
+  end)
+
+  it("psdl.encode names itself 'encode' however it is called", function()
+    local ok, err = pcall(psdl.encode, { rooms = 5 })
+    assert.is_false(ok)
+    assert.matches("^bad argument #1 to 'encode' %(", err)
+    local line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() local b = psdl.encode({ rooms = 5 }); return b end)
+    assert.matches("^spec/newcomer_spec.lua:" .. line .. ": bad argument #1 to 'encode' %(", err)
+  end)
+
+  it("psdl osm: a malformed --bbox is named with the prefix, a --bbox beside the extract says so", function()
+    local code, _, err = run("osm", "spec/fixtures/osm/tee.osm", "--bbox", "1,2,3")
+    assert.equal(1, code)
+    local last = "\npsdl osm: --bbox: four numbers minlon,minlat,maxlon,maxlat expected\n"
+    assert.equal(last, err:sub(-#last))
+    assert.not_matches("\n\n", err, 1, true)
+    code, _, err = run("osm", "spec/fixtures/osm/tee.osm", "--scale", "-1")
+    assert.matches("psdl osm: --scale: a positive number expected", err, 1, true)
+    -- before: "no drivable road to build a city from"
+    local dir = H.tmpdir(finally)
+    code, _, err = run("osm", "spec/fixtures/osm/tee.osm", "--bbox", "1,2,1.01,2.01", "-o", dir .. "/t.psdl")
+    assert.equal(2, code)
+    assert.matches("the --bbox 1,2,1.01,2.01 does not overlap the extract (its nodes' box is minlon,minlat,maxlon,"
+      .. "maxlat -0.102165,51.498922,-0.097835,51.501078)", err, 1, true)
+    assert.same({}, H.files_in(dir))
+  end)
+end)

@@ -27,6 +27,8 @@ local type, tostring, error, pairs, require, getmetatable, setmetatable =
 
 local M = {}
 
+local core_encode = core.encode
+
 --- Version of the library (the C core's `PSDL_VERSION`).
 M._VERSION = core._VERSION
 --- Module name.
@@ -62,7 +64,15 @@ end
 -- @tparam table doc document
 -- @treturn string bytes
 -- @raise `bad argument #1 to 'encode' (<path>: <problem>)` for a value the format cannot hold
-M.encode = core.encode
+function M.encode(doc)
+  local ok, bytes = pcall(core_encode, doc)
+  if ok then return bytes end
+  -- (called through pcall, Lua names the C function by its module path: 'psdl.core.encode')
+  if type(bytes) == "string" then
+    error((bytes:gsub("^bad argument #(%d+) to 'psdl%.core%.encode'", "bad argument #%1 to 'encode'")), 2)
+  end
+  error(bytes, 0)
+end
 
 --- Read and decode a PSDL file.
 -- @tparam string path file name

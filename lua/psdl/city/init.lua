@@ -156,6 +156,11 @@ function M.new(opts)
     end
   end
   if opts.spacing and opts.spacing < 0.5 then argerr(1, "new", "spacing: at least 0.5 m") end
+  local seed = opts.seed
+  if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
+    argerr(1, "new", "seed: an integer, a finite number or a string expected, got "
+      .. (type(seed) == "number" and check.shown(seed) or type(seed)))
+  end
   local max_extent = opts.max_extent
   if max_extent == nil then max_extent = M.MAX_EXTENT end
   if max_extent and (type(max_extent) ~= "number" or not (max_extent > 0)) then
@@ -213,7 +218,10 @@ function City:node(x, z, opts)
   opts = opts or {}
   if type(x) ~= "number" or type(z) ~= "number" or x ~= x or z ~= z or x == huge or x == -huge
      or z == huge or z == -huge then
-    argerr(1, "node", "finite numbers x and z expected")
+    local bad, name = x, "x"
+    if type(x) == "number" and x == x and x ~= huge and x ~= -huge then bad, name = z, "z" end
+    argerr(1, "node", string_format("finite numbers x and z expected, got %s %s",
+      type(bad) == "number" and check.shown(bad) or type(bad), name))
   end
   if math.abs(x) > M.MAX_COORDINATE or math.abs(z) > M.MAX_COORDINATE then
     argerr(1, "node", string_format("(%.6g, %.6g) lies too far out: x and z within +-%d m "
@@ -224,7 +232,10 @@ function City:node(x, z, opts)
     if not NODE_OPTS[k] then argerr(3, "node", "unknown option '" .. tostring(k) .. "'") end
   end
   local y = opts.y
-  if y ~= nil and (type(y) ~= "number" or y ~= y) then argerr(3, "node", "y: number expected") end
+  if y ~= nil then
+    local m = check.num_problem(y, "y", "number", -M.MAX_COORDINATE, M.MAX_COORDINATE)
+    if m then argerr(3, "node", m) end
+  end
   local idx = #self.nodes + 1
   local id = opts.id
   if id == nil then id = idx end
@@ -242,6 +253,9 @@ local ROAD_OPTS = { profile = true, via = true, lanes = true, lane_width = true,
                     divider = true, divider_textures = true, divider_height = true, divider_repeats = true,
                     textures = true, style = true, oneway = true, crosswalk = true, tunnel = true, bridge = true,
                     name = true, prop_rule = true, source = true, layer = true, where = true }
+
+--- Highest bridge deck and deepest tunnel bore, metres (`psdl.city.tunnel.MAX_LEVEL`, 100).
+M.MAX_LEVEL = require("psdl.city.tunnel").MAX_LEVEL
 
 -- A node from a node handle or an id.
 function City:resolve_node(v, n, fname)
@@ -302,10 +316,11 @@ function City:road(a, b, opts)
           argerr(3, "road", string_format("via[%d][%d]: finite number expected, got %s", i, c, x ~= x and "nan" or tostring(x)))
         end
       end
-      if math.abs(v[1]) > M.MAX_COORDINATE or math.abs(v[2]) > M.MAX_COORDINATE then
-        argerr(3, "road", string_format("via[%d]: (%.6g, %.6g) lies too far out: x and z within +-%d m "
+      if math.abs(v[1]) > M.MAX_COORDINATE or math.abs(v[2]) > M.MAX_COORDINATE
+         or (v[3] and math.abs(v[3]) > M.MAX_COORDINATE) then
+        argerr(3, "road", string_format("via[%d]: (%.6g, %.6g%s) lies too far out: x, z and y within +-%d m "
           .. "(psdl.city.MAX_COORDINATE: 32-bit float positions lose their centimetres further out)", i, v[1], v[2],
-          M.MAX_COORDINATE))
+          v[3] and string_format(", y %.6g", v[3]) or "", M.MAX_COORDINATE))
       end
       via[i] = { v[1], v[2], v[3] }
     end
@@ -345,6 +360,8 @@ function City:road(a, b, opts)
     if v == nil or v == false then return nil end
     if v == true then return {} end
     if type(v) ~= "table" then argerr(3, "road", what .. ": true or a table expected") end
+    local m = require("psdl.city.tunnel").options_problem(v, what, M.MAX_COORDINATE)
+    if m then argerr(3, "road", m) end
     return v
   end
   r.tunnel = part(opts.tunnel, "tunnel")
@@ -370,6 +387,8 @@ function City:blocks(opts)
   if opts == false then self.block_opts = false; return self end
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "blocks", "table or false expected, got " .. type(opts)) end
+  local m = require("psdl.city.blocks.options").problem(opts, M.MAX_COORDINATE)
+  if m then argerr(1, "blocks", m) end
   self.block_opts = opts
   self.built = nil
   return self

@@ -10,8 +10,9 @@
 local geom = require "psdl.geom"
 local network = require "psdl.city.network"
 local styles = require "psdl.styles"
+local check = require "psdl.check"
 
-local type, error, ipairs = type, error, ipairs
+local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
 local sqrt, abs, max, huge = math.sqrt, math.abs, math.max, math.huge
 local string_format = string.format
 local seg_closest = network.seg_closest
@@ -28,14 +29,52 @@ M.BRIDGE = { height = 8, ramp = 60, railing_height = 1.5, railing_height2 = 1.0 
 -- its warp band from 7 m, city-layout.md §4.1), so their warp rooms never share a height.
 M.LAYER_STEP = 7
 
+--- Highest bridge deck and deepest tunnel bore a road may ask for (metres above / below its
+-- end nodes; `City:road` refuses more): at the steepest slope the city makes a ramp itself
+-- (40 %: 2.5 times the height, docs/city.md "Tunnels and bridges") 100 m need 250 m of ramp
+-- at each end, a road half a kilometre long; the game's own bridges and tunnels stay within
+-- a few tens of metres.
+M.MAX_LEVEL = 100
+
+-- The options of a road's `tunnel` and `bridge` tables, and which are lengths (m).
+local OPTS = {
+  tunnel = { depth = "level", ramp = "ramp", ceiling = true, height = "size", height2 = "size", textures = true,
+             walls = true, wall_height = "size", wall_height2 = "size" },
+  bridge = { height = "level", ramp = "ramp", railing = true, ramp_railing = true, railing_height = "size",
+             railing_height2 = "size" },
+}
+
+--- What is wrong with a road's tunnel or bridge table, or nil (for `City:road`'s argument
+-- error): an unknown key; `depth` / `height` (the level) outside 0..`MAX_LEVEL`; `ramp`
+-- outside 0..max_coordinate; a wall or railing height outside 0..`MAX_LEVEL` (metres).
+-- @tparam table t the table @tparam string what "tunnel" or "bridge"
+-- @tparam number max_coordinate the longest ramp (`psdl.city.MAX_COORDINATE`)
+-- @treturn string|nil "bridge.height: ..."
+function M.options_problem(t, what, max_coordinate)
+  local keys = OPTS[what]
+  for k, v in pairs(t) do
+    local kind = keys[k]
+    if not kind then return string_format("%s: unknown option '%s'", what, tostring(k)) end
+    local name = what .. "." .. k
+    local m
+    if kind == "level" or kind == "size" then
+      m = check.num_problem(v, name, "nonneg", 0, M.MAX_LEVEL)
+    elseif kind == "ramp" then
+      m = check.num_problem(v, name, "nonneg", 0, max_coordinate)
+    end
+    if m then return m end
+  end
+end
+
 --- Deck height of a bridge at an OSM-style `layer` (metres): `BRIDGE.height` for layer 1
--- (and for a missing, zero or negative layer), `LAYER_STEP` more for each layer above.
+-- (and for a missing, zero or negative layer), `LAYER_STEP` more for each layer above, at
+-- most `MAX_LEVEL` (layer 14 and up).
 -- @tparam[opt] number layer
 -- @treturn number metres
 function M.deck_height(layer)
   local l = math.floor(tonumber(layer) or 1)
   if l < 1 then l = 1 end
-  return M.BRIDGE.height + (l - 1) * M.LAYER_STEP
+  return math.min(M.BRIDGE.height + (l - 1) * M.LAYER_STEP, M.MAX_LEVEL)
 end
 
 -- Height profile of a tunnel or bridge piece: y at plan distance s along a piece of length

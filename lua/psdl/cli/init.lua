@@ -194,7 +194,15 @@ function M.main(argv, streams)
       streams.stdout:write(version(), "\n")
       return M.exit.ok
     elseif state.error then
-      streams.stderr:write(string.format("%s\n\nError: %s\n", state.usage, state.error))
+      -- the usage, then the message with the command's prefix like every other message
+      -- ("psdl osm: --bbox: ...")
+      local words = {}
+      for w in state.usage:gmatch("%S+") do
+        if w:match("^[%[<%(%-{]") then break end
+        if w ~= "Usage:" then words[#words + 1] = w end
+      end
+      local prefix = #words > 0 and table.concat(words, " ") or "psdl"
+      streams.stderr:write(string.format("%s\n%s: %s\n", state.usage, prefix, state.error))
       return M.exit.usage
     elseif not pok then
       error(parsed, 0)

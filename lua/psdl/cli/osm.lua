@@ -57,6 +57,33 @@ local function bbox(s)
   return parts
 end
 
+-- The area an extract covers: its <bounds>, else the box of its nodes; nil without nodes.
+local function extract_area(data)
+  local b = data.bounds
+  if b and b.minlat and b.minlon and b.maxlat and b.maxlon then
+    return { minlon = b.minlon, minlat = b.minlat, maxlon = b.maxlon, maxlat = b.maxlat, what = "<bounds>" }
+  end
+  local a
+  for _, n in pairs(data.nodes or {}) do
+    local lat, lon = n[1], n[2]
+    if not a then a = { minlon = lon, minlat = lat, maxlon = lon, maxlat = lat, what = "nodes' box" }
+    else
+      if lon < a.minlon then a.minlon = lon elseif lon > a.maxlon then a.maxlon = lon end
+      if lat < a.minlat then a.minlat = lat elseif lat > a.maxlat then a.maxlat = lat end
+    end
+  end
+  return a
+end
+
+-- A converter whose message names its option ("--bbox: four numbers ... expected").
+local function named(option, convert)
+  return function(s)
+    local v, err = convert(s)
+    if v == nil then return nil, option .. ": " .. tostring(err) end
+    return v
+  end
+end
+
 local function positive(s)
   local n = tonumber(s)
   if not n or n ~= n or n <= 0 or n == math.huge then return nil, "a positive number expected" end
@@ -81,7 +108,7 @@ function M.configure(cmd)
   cmd:flag("--procedural", "Also line the blocks' street edges with generated buildings (default: only the "
     .. "extract's footprints; blocks without any stay open).")
   cmd:option("--name", "City name the validation checks (with -o)."):argname("<name>")
-  cmd:option("--bbox", "Clip to this area, in degrees: minlon,minlat,maxlon,maxlat."):argname("<box>"):convert(bbox)
+  cmd:option("--bbox", "Clip to this area, in degrees: minlon,minlat,maxlon,maxlat."):argname("<box>"):convert(named("--bbox", bbox))
   cmd:flag("--no-clip", "Keep whole ways even beyond the file's <bounds> (default: clip to them).")
   cmd:option("--network-json", "Write the cleaned network (docs/network.md) as JSON."):argname("<out.json>")
   cmd:option("--svg", "Write a picture of the network: road corridors at their assumed width, "
@@ -95,16 +122,18 @@ function M.configure(cmd)
     .. "(keep those whose junctions fit; default)."):choices({ "auto", "keep", "collapse" })
   cmd:flag("--raw", "No clean-up: the ways split at shared nodes only (for comparison).")
   cmd:option("--scale", "Multiply every distance (default 1; the game's 5 m lanes and sidewalks are "
-    .. "wider than real ones, 1.5 gives streets more room)."):argname("<s>"):convert(positive)
+    .. "wider than real ones, 1.5 gives streets more room)."):argname("<s>"):convert(named("--scale", positive))
   cmd:option("--lane-width", "Lane width the fit checks assume, metres (default 5, as city generation)."):argname("<m>")
-    :convert(positive)
+    :convert(named("--lane-width", positive))
   cmd:option("--sidewalk-width", "Sidewalk width the fit checks assume on every road with sidewalks, metres "
-    .. "(default: 4 on streets, 5 on avenues and boulevards, as city generation)."):argname("<m>"):convert(nonneg)
+    .. "(default: 4 on streets, 5 on avenues and boulevards, as city generation)."):argname("<m>")
+    :convert(named("--sidewalk-width", nonneg))
   cmd:option("--ramp", "Ramp length at each end of a bridge or tunnel road, metres (default 60, as city "
-    .. "generation)."):argname("<m>"):convert(nonneg)
-  cmd:option("--merge-distance", "Merge nodes closer than this, metres (default 2)."):argname("<m>"):convert(nonneg)
+    .. "generation)."):argname("<m>"):convert(named("--ramp", nonneg))
+  cmd:option("--merge-distance", "Merge nodes closer than this, metres (default 2)."):argname("<m>")
+    :convert(named("--merge-distance", nonneg))
   cmd:option("--min-angle", "Smallest angle between two roads at a junction, degrees (default 25)."):argname("<deg>")
-    :convert(nonneg)
+    :convert(named("--min-angle", nonneg))
   cmd:option("--report", "Write the import report as JSON (docs/osm.md: kept fraction, every repair and drop with "
     .. "its reason and position, buildings, simplifications)."):argname("<report.json>")
   cmd:flag("--strict", "Refuse instead of repairing: exit 1 when the network still has problems after the clean-up; "
@@ -112,12 +141,12 @@ function M.configure(cmd)
     .. "validation warnings too.")
   cmd:flag("-v --verbose", "List every dropped road and every problem left; state the peak memory.")
   cmd:option("--max-input", "Refuse an extract larger than this many MB (default 1024).", "1024"):argname("<mb>")
-    :convert(positive)
+    :convert(named("--max-input", positive))
   cmd:option("--max-extent", "Refuse an area (--bbox, the file's <bounds>, else the drivable ways) larger than "
     .. "this many km on one side (default 5: the game's 2,047 rooms; docs/osm.md, \"Area limit\").", "5")
-    :argname("<km>"):convert(positive)
+    :argname("<km>"):convert(named("--max-extent", positive))
   cmd:option("--max-memory", "Stop when the import's Lua memory passes this many MB (default 4096).", "4096")
-    :argname("<mb>"):convert(positive)
+    :argname("<mb>"):convert(named("--max-memory", positive))
   cmd:flag("-q --quiet", "Print nothing on success (errors still go to stderr).")
   cmd:option("--package", "Also package the city (with -o) as an MM2 add-on (.ar, as 'psdl package' does)."):argname("<out.ar>")
   require("psdl.cli.package").options(cmd, true, true)
@@ -599,6 +628,16 @@ local function run_import(args, ctx)
     for _, d in ipairs(data.duplicate_ways or {}) do
       ctx.stderr:write(string.format("psdl osm: warning: %s:%d: way %d appears again (first at line %d); both "
         .. "are read as separate ways\n", args.file, d.line, d.id, d.first_line))
+    end
+  end
+  if args.bbox then
+    -- a --bbox beside the extract would give "no drivable road": say what is wrong
+    local lo = extract_area(data)
+    local b = args.bbox
+    if lo and (b[3] < lo.minlon or b[1] > lo.maxlon or b[4] < lo.minlat or b[2] > lo.maxlat) then
+      fail("bad_input", string.format("%s: the --bbox %s does not overlap the extract (its %s is minlon,minlat,"
+        .. "maxlon,maxlat %.6f,%.6f,%.6f,%.6f)", args.file, table.concat(b, ","), lo.what, lo.minlon, lo.minlat,
+        lo.maxlon, lo.maxlat))
     end
   end
   opts.max_extent = args.max_extent * 1000

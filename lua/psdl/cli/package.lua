@@ -62,7 +62,7 @@ local function base(path)
 end
 
 -- the document (and script settings) of an input
-local function load_input(psdl, args, seed)
+local function load_input(psdl, args, seed, ctx)
   local input = args.input
   local low = input:lower()
   if low:match("%.lua$") then
@@ -71,8 +71,17 @@ local function load_input(psdl, args, seed)
     return d, meta.package or {}, meta.name
   elseif low:match("%.osm$") then
     -- the city must fit a package's rooms: built coarser, then simplified (psdl.osm.city)
+    -- a large extract takes several builds: each is said as it starts (stderr), so a long run
+    -- shows life; the builds' own stages ("city: roads", ...) are left out
+    local progress
+    if not args.quiet then
+      ctx.stderr:write("psdl package: note: building the city from " .. input .. "\n")
+      progress = function(stage)
+        if not stage:match("^city: ") then ctx.stderr:write("psdl package: note: " .. stage .. "\n") end
+      end
+    end
     local d, _, res = require("psdl.cli.source").osm_document(psdl, input, { style = args.style, seed = seed or 1,
-      max_rooms = require("psdl.package").MAX_ROOMS })
+      max_rooms = require("psdl.package").MAX_ROOMS, progress = progress })
     return d, {}, nil, res
   else
     local d, msg, code = psdl.read(input)
@@ -199,6 +208,16 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
   local ok, files, report = pcall(pkg.generate, doc, opts)
   if not ok then common.failure("bad_input", "cannot package the city: " .. tostring(files)) end
   if dir then
+    -- a file of the package that is one of the inputs (IN.psdl given as DIR/city/<map>.psdl):
+    -- refused like -o, before anything is written
+    for _, f in ipairs(files) do
+      for _, p in ipairs(inputs or {}) do
+        if common.same_file(p, dir .. "/" .. f[1]) then
+          common.failure("usage", string.format("--dir %s: the package's file %s is the input file %s: refusing "
+            .. "to overwrite an input (choose another --dir or move the input)", dir, f[1], p))
+        end
+      end
+    end
     local okw, err, code = pkg.write_dir(files, dir)
     if not okw then common.failure(common.exit_for(code), common.clean(err)) end
   else
@@ -265,7 +284,7 @@ function M.run(args, ctx)
   common.refuse_overwrite({ args.input }, { { args.output, "-o" } })
   M.check_name(args)
   local psdl = common.psdl()
-  local doc, script, cname, import = load_input(psdl, args, seed)
+  local doc, script, cname, import = load_input(psdl, args, seed, ctx)
   M.package(doc, args, script, cname or base(args.input), ctx, args.output, args.dir, { args.input }, import)
   return ctx.exit.ok
 end

@@ -138,6 +138,11 @@ function M.script_document(psdl, path, opts)
         end
         error(d, 0)
       end
+      if type(d) ~= "table" or type(rep) ~= "table" then
+        -- (a script that set city.build = ... itself)
+        return nil, string.format("%s: the city's build() returned no document and report (%s, %s): a script "
+          .. "must not replace city.build", path, type(d), type(rep)), "bad_input"
+      end
       local po = result.package
       if po ~= nil and type(po) ~= "table" then return nil, path .. ": package: a table expected", "bad_input" end
       -- (the bytes finish validated: the document is not converted again)
@@ -168,7 +173,8 @@ end
 -- @tparam table psdl
 -- @tparam string path
 -- @tparam[opt] table opts `seed`, `style`, `max_rooms` (a package's room limit: the city is
---   built in coarser rooms, then simplified, until it fits; `psdl.osm.city.build`)
+--   built in coarser rooms, then simplified, until it fits; `psdl.osm.city.build`), `progress`
+--   (function(stage), `psdl.osm.city.build`'s)
 -- @treturn table document
 -- @treturn table the city's build report
 -- @treturn table the import result (`kept`, `simplified`, ...; `psdl.osm.city.build`)
@@ -182,7 +188,8 @@ function M.osm_document(psdl, path, opts)
   if #net.roads == 0 then common.failure("bad_input", path .. ": no roads left to build a city from") end
   -- the same repairing, limit-fitting build as `psdl osm -o` (psdl.osm.city)
   local ok, doc, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report,
-    { style = opts.style, seed = opts.seed or 1, name = opts.name, max_rooms = opts.max_rooms })
+    { style = opts.style, seed = opts.seed or 1, name = opts.name, max_rooms = opts.max_rooms,
+      progress = opts.progress })
   if not ok then
     local m = tostring(doc)
     if m:find("does not validate", 1, true) then
