@@ -19,9 +19,10 @@ local check = require "psdl.check"
 local pcall, error, ipairs, type, getmetatable = pcall, error, ipairs, type, getmetatable
 check.own(debug.getinfo(1, "S").source)
 
--- Builder methods that add to the builder.
-local BUILDER_CALLS = { "room", "street", "intersection", "block", "building", "road_record", "vertex",
-                        "vertices_flat", "height", "textures", "texture" }
+-- Builder methods that add to the builder in more than one step. `vertex`, `height`,
+-- `textures`, `texture` and `road_record` check everything, then add one entry: atomic as
+-- they are, so they skip the guard's cost (they are called often).
+local BUILDER_CALLS = { "room", "street", "intersection", "block", "building", "vertices_flat" }
 -- Room methods (they add attribute records, vertices, heights, groups).
 local ROOM_CALLS = { "road", "divided_road", "divided_refs", "walkway", "sidewalk", "sliver", "crosswalk",
                      "road_fan", "fan", "facade_bound", "facade", "roof", "tunnel", "junction_tunnel",

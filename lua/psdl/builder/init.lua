@@ -43,6 +43,7 @@ local table_insert = table.insert
 local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
+local math_type = math.type
 local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 check.own(debug.getinfo(1, "S").source)
@@ -202,9 +203,11 @@ end
 -- @tparam integer ref a vertex reference of this builder (1 .. the pool's count; 1 is the
 -- reserved dummy vertex); anything else raises `bad argument #1 to 'point' (ref: ...)`
 function Builder:point(ref)
-  local m = num_problem(ref, "ref", "int", 1, self.vpool:count())
-  if m then argerr(1, "point", m) end
-  local x, y, z = self.vpool:get(ref)
+  local pool = self.vpool
+  if math_type(ref) ~= "integer" or ref < 1 or ref > pool:count() then -- the common case first: cheap
+    argerr(1, "point", num_problem(ref, "ref", "int", 1, pool:count()) or "ref: vertex reference expected")
+  end
+  local x, y, z = pool:get(ref)
   return { x, y, z }
 end
 

@@ -118,7 +118,8 @@ return function(M, Builder, Room, P)
   --   (ends) on that arm's end section, square to the arm, and `path` only needs the via
   --   points between (or nothing);
   -- * `profile`: `{kind = "road"|"divided"|"walkway", left, right, sidewalk_left,
-  --   sidewalk_right, median}` (metres, seen in the direction of travel);
+  --   sidewalk_right, median}` (metres, seen in the direction of travel); default
+  --   `{kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3}`;
   -- * `textures`: road group (default the style's road, or its alley for walkways);
   --   `divider`: options of `Room:divided_road`;
   -- * `spacing` (5 m), `max_angle` (7.5°), `planar_tol` (0.02 m): sampling;
