@@ -424,6 +424,29 @@ describe("encode errors", function()
       "bad argument #1 to 'encode' (table expected, got string)")
   end)
 
+  it("names a stray key, a gap or the first bad value of a reference list", function()
+    local err = encode_error(function(d) d.rooms[1].attributes[2].vertices.x = 1 end)
+    assert.matches("(rooms[1].attributes[2].vertices: key x is outside the sequence 1..", err, 1, true)
+    err = encode_error(function(d) local v = d.rooms[1].attributes[2].vertices; v[#v + 5] = 1 end)
+    assert.matches("is outside the sequence 1..%d+ of values %(a gap or a stray key", err)
+    err = encode_error(function(d) d.rooms[1].attributes[2].vertices[2] = nil end)
+    assert.equal("bad argument #1 to 'encode' (rooms[1].attributes[2].vertices[2]: integer expected, got nil)", err)
+    -- the first bad value in index order, whichever the traversal meets first
+    err = encode_error(function(d)
+      local v = d.rooms[1].attributes[2].vertices
+      v[#v] = "last"
+      v[1] = 0
+    end)
+    assert.equal("bad argument #1 to 'encode' (rooms[1].attributes[2].vertices[1]: 0 is out of range (1..65536))", err)
+    -- words keep base 0
+    local doc = assert(psdl.read("spec/fixtures/grid_n2.psdl"))
+    doc.rooms[1].attributes[1] = { type = "unknown", words = { 0, 65535, 7 } }
+    doc.rooms[1].attributes[1].words[2] = 65536
+    local ok, msg = pcall(psdl.encode, doc)
+    assert.is_false(ok)
+    assert.matches("rooms[1].attributes[1].words[2]: 65536 is out of range (0..65535)", msg, 1, true)
+  end)
+
   it("range-checks values against their field", function()
     local err = encode_error(function(d) d.rooms[1].attributes[2].vertices[1] = 0 end)
     assert.equal("bad argument #1 to 'encode' (rooms[1].attributes[2].vertices[1]: 0 is out of range (1..65536))", err)

@@ -427,3 +427,46 @@ describe("street and intersection glue", function()
     assert.same(rooms[1].outline[1], info.refs[1])
   end)
 end)
+
+describe("core.grid", function()
+  it("finds the candidates psdl.plan's Grid finds, in the same order", function()
+    local plan = require "psdl.plan"
+    local seed = 12345
+    local function rnd() -- a small deterministic generator
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    end
+    for _, cell in ipairs({ 50, 40, 7.5 }) do
+      local lg, cg = plan.grid(cell), core.grid(cell)
+      local items = {}
+      for id = 1, 400 do
+        local x, z = rnd() * 1000 - 500, rnd() * 1000 - 500
+        local w, h = rnd() * 120, rnd() * 60
+        items[id] = { id = id }
+        lg:insert(items[id], x, z, x + w, z + h)
+        cg:insert(id, x, z, x + w, z + h)
+      end
+      for _ = 1, 200 do
+        local x, z = rnd() * 1100 - 550, rnd() * 1100 - 550
+        local w, h = rnd() * 150, rnd() * 150
+        local want = {}
+        for i, it in ipairs(lg:collect(x, z, x + w, z + h, {}, {})) do want[i] = it.id end
+        assert.same(want, cg:collect(x, z, x + w, z + h))
+      end
+    end
+  end)
+
+  it("refuses bad cells, ids and boxes", function()
+    assert.has_error(function() core.grid(0) end)
+    assert.has_error(function() core.grid(0 / 0) end)
+    local g = core.grid(10)
+    assert.has_error(function() g:insert(0, 0, 0, 1, 1) end)
+    assert.has_error(function() g:insert(2 ^ 40, 0, 0, 1, 1) end)
+    assert.has_error(function() g:insert(1, 0, 0, 1e300, 1) end)
+    assert.has_error(function() g:insert(1, 0 / 0, 0, 1, 1) end)
+    assert.has_error(function() g:collect(-1e9, -1e9, 1e9, 1e9) end)
+    assert.has_error(function() g:insert("x", 0, 0, 1, 1) end)
+    g:close()
+    assert.has_error(function() g:collect(0, 0, 1, 1) end)
+  end)
+end)

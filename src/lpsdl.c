@@ -883,11 +883,46 @@ static void *conv_alloc(conv *c, size_t n, size_t size) {
 
 /* The array t[key] of 16-bit values: references (base 1, stored 0-based) or raw words
  * (base 0). */
+/* One traversal (lua_next) of the list at lt of rawlen len into r[0 .. len-1]: 1 when its
+ * keys are exactly 1..len and every value is an integer in base .. 65535 + base, else 0
+ * (r then partly filled; the caller takes the long way, which names the problem). Reads
+ * each value once instead of counting the keys (array_len) and reading them again. */
+static int read_list16(lua_State *L, int lt, size_t len, lua_Integer base, uint16_t *r) {
+    size_t count = 0;
+    int ok = 1;
+    lua_pushnil(L);
+    while (lua_next(L, lt)) {
+        int kint = 0, vint = 0;
+        lua_Integer k = lua_type(L, -2) == LUA_TNUMBER ? lua_tointegerx(L, -2, &kint) : 0;
+        lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &vint) : 0;
+        lua_pop(L, 1);
+        count++;
+        if (!kint || k < 1 || (lua_Unsigned)k > (lua_Unsigned)len || !vint || v < base || v > 65535 + base) {
+            ok = 0;
+            lua_pop(L, 1); /* the key: stop the traversal */
+            break;
+        }
+        r[k - 1] = (uint16_t)(v - base);
+    }
+    return ok && count == len;
+}
+
 static uint16_t *field_list16(conv *c, int t, int key, lua_Integer base, uint32_t *n) {
     int lt = field_table(c, t, key, 1);
-    size_t len = array_len(c, lt, UINT32_MAX, "values");
-    uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
     lua_State *L = c->L;
+    size_t len = lua_rawlen(L, lt);
+    if (len <= UINT32_MAX) {
+        uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
+        if (read_list16(L, lt, len, base, r)) {
+            leave(c);
+            *n = (uint32_t)len;
+            return r;
+        }
+    }
+    /* the long way: array_len names a stray key or a count beyond the format, the loop a
+     * bad value (the first in index order) */
+    len = array_len(c, lt, UINT32_MAX, "values");
+    uint16_t *r = (uint16_t *)conv_alloc(c, len, sizeof *r);
     for (size_t i = 0; i < len; i++) {
         /* the usual case without the path bookkeeping; anything else goes the long way,
          * which raises naming the value */

@@ -43,6 +43,8 @@
  *   core.link(perimeters, npoints)             -> {{{vertex=, neighbour=}...}...}
  *   core.tjunctions(points, perimeters [, eps]) -> {room, edge, vertex, ...}
  *   core.height_mismatches(points, linked, kinds, eps, gap) -> {block, edge, road, dy, ...}
+ *   core.grid(cell)                            -> psdl.Grid (grid:insert(id, x0, z0, x1, z1),
+ *                                                 grid:collect(x0, z0, x1, z1) -> {id...})
  *   core.pool(dim [, reserve_first])           -> psdl.Pool
  *       pool:add(x [, y, z]) / pool:add_flat(pts) / pool:find(...) / pool:count() /
  *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat() / pool:points(refs) /
@@ -1800,6 +1802,87 @@ static int l_height_mismatches(lua_State *L) {
     return 1;
 }
 
+/* ================================================================ grid */
+
+#define GRID "psdl.Grid"
+
+typedef struct grid_box {
+    psdl_grid *g;
+} grid_box;
+
+static psdl_grid *check_grid(lua_State *L, int idx) {
+    grid_box *b = (grid_box *)luaL_checkudata(L, idx, GRID);
+    if (!b->g) luaL_error(L, "attempt to use a closed " GRID);
+    return b->g;
+}
+
+/***
+ * A uniform grid of items by plan box (psdl_grid: psdl.plan's Grid in C, the same cells and
+ * the same order of candidates), for searches run once per segment or node.
+ * @function grid
+ * @tparam number cell cell size, metres (> 0, finite)
+ * @treturn userdata psdl.Grid: `grid:insert(id, x0, z0, x1, z1)` (id: integer 1 .. 2^24),
+ * `grid:collect(x0, z0, x1, z1)` -> `{id, ...}` every item whose cells meet the box, once,
+ * cells x-major, items in insertion order; a box that is not finite or spans more than
+ * 2^24 cells raises
+ */
+static int grid_new_l(lua_State *L) {
+    double cell = luaL_checknumber(L, 1);
+    luaL_argcheck(L, cell > 0 && isfinite(cell), 1, "cell: a finite size > 0 expected");
+    grid_box *b = (grid_box *)lua_newuserdatauv(L, sizeof *b, 0);
+    b->g = NULL;
+    luaL_setmetatable(L, GRID);
+    b->g = psdl_grid_new(cell);
+    if (!b->g) luaL_error(L, "not enough memory");
+    return 1;
+}
+
+static int grid_gc(lua_State *L) {
+    grid_box *b = (grid_box *)luaL_checkudata(L, 1, GRID);
+    psdl_grid_free(b->g);
+    b->g = NULL;
+    return 0;
+}
+
+static int grid_insert(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, id >= 1 && id <= (lua_Integer)PSDL_GRID_MAX_ID, 2, "id: integer 1 .. 2^24 expected");
+    double x0 = luaL_checknumber(L, 3), z0 = luaL_checknumber(L, 4), x1 = luaL_checknumber(L, 5),
+           z1 = luaL_checknumber(L, 6);
+    int r = psdl_grid_insert(g, (uint32_t)id, x0, z0, x1, z1);
+    if (r == -1) luaL_argerror(L, 3, "the box is not finite or spans too many cells");
+    if (r != 0) luaL_error(L, "not enough memory");
+    return 0;
+}
+
+static int grid_collect(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    double x0 = luaL_checknumber(L, 2), z0 = luaL_checknumber(L, 3), x1 = luaL_checknumber(L, 4),
+           z1 = luaL_checknumber(L, 5);
+    lua_settop(L, 5);
+    uint32_t local[256];
+    uint32_t *out = local;
+    size_t n = psdl_grid_collect(g, out, 256, x0, z0, x1, z1);
+    if (n == PSDL_GEOM_INVALID) luaL_argerror(L, 2, "the box is not finite or spans too many cells");
+    if (n > 256) {
+        out = (uint32_t *)scratch(L, n, sizeof *out);
+        g = check_grid(L, 1);
+        size_t m = psdl_grid_collect(g, out, n, x0, z0, x1, z1);
+        if (m != n) luaL_error(L, "internal: grid changed during a query");
+    }
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)out[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static const luaL_Reg grid_meth[] = {
+    {"insert", grid_insert}, {"collect", grid_collect}, {"close", grid_gc}, {NULL, NULL},
+};
+
 /* ================================================================ pools */
 
 /* core.pool([dim = 3 [, reserve_first]]) -> psdl.Pool: a deduplicating pool of float
@@ -2028,6 +2111,7 @@ static const luaL_Reg geom_funcs[] = {
     {"overlaps", l_overlaps},
     {"height_mismatches", l_height_mismatches},
     {"pool", pool_new},
+    {"grid", grid_new_l},
     {NULL, NULL},
 };
 
@@ -2040,6 +2124,14 @@ void lpsdl_open_geom(lua_State *L) {
     if (luaL_newmetatable(L, ROW_ROOM)) {
         lua_pushcfunction(L, row_room_gc);
         lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, GRID)) {
+        lua_pushcfunction(L, grid_gc);
+        lua_setfield(L, -2, "__gc");
+        luaL_newlibtable(L, grid_meth);
+        luaL_setfuncs(L, grid_meth, 0);
+        lua_setfield(L, -2, "__index");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, REUSE)) {

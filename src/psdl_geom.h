@@ -473,6 +473,35 @@ size_t psdl_street_rooms(uint32_t *refs, uint32_t *ranges, uint32_t *outlines, s
                          struct psdl_pool *vpool, const double *sf, size_t nsec, size_t stride, size_t split,
                          double snap);
 
+/* ================================================================ grids */
+
+/** A uniform grid of items (uint32 ids) by plan box: psdl.plan's Grid (psdl_grid.c). */
+typedef struct psdl_grid psdl_grid;
+
+/** Boxes spanning more cells than this are refused (psdl_grid_insert, psdl_grid_collect). */
+#define PSDL_GRID_MAX_CELLS (1 << 24)
+/** The largest item id (the grid keeps a word per id up to the largest inserted). */
+#define PSDL_GRID_MAX_ID (1u << 24)
+
+/** New grid of square cells of `cell` metres (> 0, finite), or NULL. */
+psdl_grid *psdl_grid_new(double cell);
+
+/** Frees a grid (NULL-safe). */
+void psdl_grid_free(psdl_grid *g);
+
+/** Inserts item (0 .. PSDL_GRID_MAX_ID) into every cell its box meets: cells floor(x0 / cell) ..
+ *  floor(x1 / cell) by floor(z0 / cell) .. floor(z1 / cell), keyed i * 2^20 + j as
+ *  psdl.plan's Grid keys them. Returns 0, -1 (a box not finite or over PSDL_GRID_MAX_CELLS
+ *  cells, or a bad id; nothing inserted) or -2 (out of memory; the item may be in some
+ *  cells). */
+int psdl_grid_insert(psdl_grid *g, uint32_t item, double x0, double z0, double x1, double z1);
+
+/** The items whose cells meet the box, each once, cells x-major (i, then j), items in
+ *  insertion order within a cell: the first `cap` written to out. Returns how many there are
+ *  (more than cap: call again with room for all), or PSDL_GEOM_INVALID for a box not finite
+ *  or over PSDL_GRID_MAX_CELLS cells. */
+size_t psdl_grid_collect(psdl_grid *g, uint32_t *out, size_t cap, double x0, double z0, double x1, double z1);
+
 /* ================================================================ pools (§3.2, §3.5) */
 
 /** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:

@@ -1501,6 +1501,52 @@ static void test_street_rooms(void) {
     psdl_pool_free(pool);
 }
 
+/* psdl_grid: items found once per query, cells x-major and insertion order within a cell (as
+ * psdl.plan's Grid), boxes on cell boundaries and negative coordinates, retries when the
+ * buffer is short, hostile boxes and ids refused. */
+static void test_grid(void) {
+    set_ctx("grid");
+    CHECK(psdl_grid_new(0) == NULL && psdl_grid_new(NAN) == NULL && psdl_grid_new(INFINITY) == NULL);
+    psdl_grid *g = psdl_grid_new(10);
+    CHECK(g != NULL);
+    /* item 1 spans cells (0..1, 0), item 2 cell (0, 0), item 3 cell (-1, -1), item 4 cell (1, 0) */
+    CHECK(psdl_grid_insert(g, 1, 0, 0, 15, 5) == 0);
+    CHECK(psdl_grid_insert(g, 2, 1, 1, 2, 2) == 0);
+    CHECK(psdl_grid_insert(g, 3, -5, -5, -1, -1) == 0);
+    CHECK(psdl_grid_insert(g, 4, 12, 1, 13, 2) == 0);
+    uint32_t out[8];
+    size_t n = psdl_grid_collect(g, out, 8, -10, -10, 19, 9);
+    /* cells x-major: (-1, -1): 3; (0, 0): 1, 2; (1, 0): 1 (seen), 4 */
+    CHECKF(n == 4 && out[0] == 3 && out[1] == 1 && out[2] == 2 && out[3] == 4, "%zu: %u %u %u %u", n, out[0], out[1],
+           out[2], out[3]);
+    n = psdl_grid_collect(g, out, 8, 10, 0, 10, 0); /* on the boundary: cell (1, 0) */
+    CHECKF(n == 2 && out[0] == 1 && out[1] == 4, "%zu", n);
+    n = psdl_grid_collect(g, out, 8, 100, 100, 200, 200);
+    CHECK(n == 0);
+    /* a short buffer: the count, then all of them with room */
+    n = psdl_grid_collect(g, out, 1, -10, -10, 19, 9);
+    CHECK(n == 4 && out[0] == 3);
+    CHECK(psdl_grid_collect(g, out, 8, -10, -10, 19, 9) == 4 && out[3] == 4);
+    /* many items in one cell keep their order */
+    for (uint32_t i = 10; i < 1000; i++) CHECK(psdl_grid_insert(g, i, 501, 501, 502, 502) == 0);
+    uint32_t *big = (uint32_t *)malloc(2000 * sizeof *big);
+    n = psdl_grid_collect(g, big, 2000, 500, 500, 505, 505);
+    CHECK(n == 990);
+    int ordered = 1;
+    for (size_t i = 0; i < n; i++) ordered &= big[i] == 10 + i;
+    CHECK(ordered);
+    free(big);
+    /* hostile boxes and ids */
+    CHECK(psdl_grid_insert(g, 5, 0, 0, 1e300, 1) == -1);
+    CHECK(psdl_grid_insert(g, 5, NAN, 0, 1, 1) == -1);
+    CHECK(psdl_grid_insert(g, 5, -1e9, -1e9, 1e9, 1e9) == -1);
+    CHECK(psdl_grid_insert(g, PSDL_GRID_MAX_ID + 1, 0, 0, 1, 1) == -1);
+    CHECK(psdl_grid_collect(g, out, 8, 0, 0, INFINITY, 1) == PSDL_GEOM_INVALID);
+    CHECK(psdl_grid_collect(g, out, 8, -1e9, -1e9, 1e9, 1e9) == PSDL_GEOM_INVALID);
+    psdl_grid_free(g);
+    psdl_grid_free(NULL);
+}
+
 int main(void) {
     test_measures();
     test_spline();
@@ -1525,6 +1571,7 @@ int main(void) {
     test_first_outside_scale();
     test_junction_pool();
     test_street_rooms();
+    test_grid();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

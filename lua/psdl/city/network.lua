@@ -9,6 +9,7 @@
 -- its messages start with).
 -- @module psdl.city.network
 
+local core = require "psdl.core"
 local profiles = require "psdl.city.profiles"
 local plan = require "psdl.plan"
 local core = require "psdl.core"
@@ -88,7 +89,7 @@ end
 -- ============================================================== conflicts
 
 -- A uniform grid of items by plan bounding box (cells of `cell` metres): psdl.plan's.
-local grid_new = plan.grid
+local grid_new = core.grid -- psdl.plan's Grid in C: items by id, the same candidates in the same order
 
 -- The plan polyline of a road (node, via points, node) as {x, z, y} points with the
 -- cumulative plan length `s`.
@@ -161,7 +162,7 @@ function M.conflicts(city, only)
   -- (with `only`: a grid of the segments of the changed roads and of bridges and tunnels,
   -- met by the segments of the other roads and by the other nodes)
   local small = only and grid_new(cell)
-  local lines = {}
+  local lines, items = {}, {}
   for _, n in ipairs(city.nodes) do n.roads = {} end
   for _, r in ipairs(city.roads) do
     local ra, rb = r.a.roads, r.b.roads
@@ -175,10 +176,11 @@ function M.conflicts(city, only)
     local both = small and (only.roads[r] or level(r))
     for i = 1, #pts - 1 do
       local p, q = pts[i], pts[i + 1]
-      local it = { r = r, i = i }
+      local id = #items + 1
+      items[id] = { r = r, i = i }
       local x0, z0, x1, z1 = min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw
-      g:insert(it, x0, z0, x1, z1)
-      if both then small:insert(it, x0, z0, x1, z1) end
+      g:insert(id, x0, z0, x1, z1)
+      if both then small:insert(id, x0, z0, x1, z1) end
     end
   end
   -- crossings
@@ -189,9 +191,9 @@ function M.conflicts(city, only)
     local gr = (small and not only.roads[r] and not rl) and small or g
     for i = 1, #pts - 1 do
       local p, q = pts[i], pts[i + 1]
-      local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]), {}, {})
+      local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]))
       for n = 1, #cand do
-        local c = cand[n]
+        local c = items[cand[n]]
         local o = c.r
         -- each pair once (roads after this one); the two cases exclude each other
         if o.index > ri then
@@ -238,9 +240,10 @@ function M.conflicts(city, only)
       local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
       if deg > 0 then
         local gr = (small and not only.nodes[n]) and small or g
-        local cand = gr:collect(n.x - reach, n.z - reach, n.x + reach, n.z + reach, {}, {})
+        local cand = gr:collect(n.x - reach, n.z - reach, n.x + reach, n.z + reach)
         local best
-        for _, c in ipairs(cand) do
+        for k = 1, #cand do
+          local c = items[cand[k]]
           local o = c.r
           if o.a ~= n and o.b ~= n and not level(o) then
             local pts = lines[o]
@@ -528,7 +531,7 @@ function M.overlaps(city, b)
     if #poly < 3 then return end
     local it = { poly = poly, owner = owner }
     items[#items + 1] = it
-    g:insert(it, poly.x0, poly.z0, poly.x1, poly.z1)
+    g:insert(#items, poly.x0, poly.z0, poly.x1, poly.z1)
   end
   for _, n in ipairs(city.nodes) do add(n.room, n) end
   for _, r in ipairs(city.roads) do
@@ -549,7 +552,9 @@ function M.overlaps(city, b)
   local out, done = {}, {}
   for _, it in ipairs(items) do
     local P = it.poly
-    for _, o in ipairs(g:collect(P.x0, P.z0, P.x1, P.z1, {}, {})) do
+    local cand = g:collect(P.x0, P.z0, P.x1, P.z1)
+    for k = 1, #cand do
+      local o = items[cand[k]]
       local Q = o.poly
       -- (the boxes first: the cheapest test, and most candidates fail it)
       if o ~= it and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 and not related(it.owner, o.owner) then
