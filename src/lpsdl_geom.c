@@ -47,7 +47,8 @@
  *                                                 grid:collect(x0, z0, x1, z1) -> {id...})
  *   core.pool(dim [, reserve_first])           -> psdl.Pool
  *       pool:add(x [, y, z]) / pool:add_flat(pts) / pool:find(...) / pool:count() /
- *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat() / pool:points(refs)
+ *       pool:get(i) / pool:set_dummy(...) / pool:totable() / pool:flat() / pool:points(refs) /
+ *       pool:truncate(n)
  *
  * `points` arguments accept a flat array or a vertex Pool (its entries as points).
  * Longjmp safety: scratch arrays are Lua userdata (collected on error); the kernels that
@@ -1977,6 +1978,20 @@ static int pool_get(lua_State *L) {
     return (int)b->dim;
 }
 
+/* pool:truncate(n): drops the entries after the n-th (n: a count pool:count() returned
+ * earlier; psdl_pool_truncate), so that the pool is as it was then. n out of range (above the
+ * count, below the reserved dummy) raises, nothing changed. */
+static int pool_truncate(lua_State *L) {
+    pool_box *b = check_pool(L, 1);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    size_t count = psdl_pool_count(b->pool);
+    if (n < (b->reserved ? 1 : 0) || (lua_Unsigned)n > count)
+        return luaL_argerror(L, 2, lua_pushfstring(L, "count %I outside %d..%I", n, b->reserved ? 1 : 0,
+                                                   (lua_Integer)count));
+    if (psdl_pool_truncate(b->pool, (size_t)n) != 0) return luaL_error(L, "pool:truncate failed");
+    return 0;
+}
+
 /* pool:set_dummy(x [, y, z]): overwrites the reserved entry 1; raises for a pool made
  * without reserve_first (its entry 1 is an ordinary, hashed entry). */
 static int pool_set_dummy(lua_State *L) {
@@ -2049,7 +2064,7 @@ void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint
 
 static const luaL_Reg pool_meth[] = {
     {"add", pool_add},       {"add_flat", pool_add_flat}, {"find", pool_find},       {"count", pool_count},
-    {"get", pool_get},       {"set_dummy", pool_set_dummy}, {"totable", pool_totable}, {"flat", pool_flat},
+    {"get", pool_get},       {"set_dummy", pool_set_dummy}, {"truncate", pool_truncate}, {"totable", pool_totable}, {"flat", pool_flat},
     {"points", pool_points}, {"close", pool_close},       {NULL, NULL},
 };
 

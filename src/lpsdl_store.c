@@ -14,6 +14,9 @@
  *   store:group_uses(order)            -> others, users, dividers, dusers: texture groups in
  *                                         order of first use over the rooms listed in order
  *   store:building(n, A, R, groups)    append a building's records (core.building's output)
+ *   store:mark()                       -> rooms, records, references: the store's counts now
+ *   store:truncate(rooms, records, references)  back to a store:mark() (psdl_store_truncate:
+ *                                         what was added since is dropped)
  *   store:assemble(spec), store:complete(box, spec), store:validate(box, want_bytes,
  *   format_only)                       the document of Builder:finish in C (see each)
  *
@@ -921,6 +924,37 @@ static int l_building(lua_State *L) {
     return 3;
 }
 
+/* store:mark() -> rooms, records, references (psdl_store_mark). */
+static int l_mark(lua_State *L) {
+    psdl_store_mark_t m;
+    psdl_store_mark(check_store(L, 1)->s, &m);
+    lua_pushinteger(L, (lua_Integer)m.rooms);
+    lua_pushinteger(L, (lua_Integer)m.recs);
+    lua_pushinteger(L, (lua_Integer)m.refs);
+    return 3;
+}
+
+/* store:truncate(rooms, records, references): back to counts store:mark() returned
+ * (psdl_store_truncate). Counts that are not integers >= 0, or not of this store's history,
+ * raise naming the argument; nothing is changed then. */
+static int l_truncate(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    psdl_store_mark_t now, m;
+    psdl_store_mark(u->s, &now);
+    size_t *dst[3] = {&m.rooms, &m.recs, &m.refs};
+    size_t lim[3] = {now.rooms, now.recs, now.refs};
+    static const char *const what[3] = {"rooms", "records", "references"};
+    for (int i = 0; i < 3; i++) {
+        lua_Integer v = luaL_checkinteger(L, i + 2);
+        if (v < 0 || (lua_Unsigned)v > lim[i])
+            return luaL_argerror(L, i + 2, lua_pushfstring(L, "%s: %I outside 0..%I", what[i], v, (lua_Integer)lim[i]));
+        *dst[i] = (size_t)v;
+    }
+    if (psdl_store_truncate(u->s, &m) != PSDL_STORE_OK)
+        return luaL_error(L, "store:truncate: the counts are not a mark of this store (a kept record uses a dropped reference)");
+    return 0;
+}
+
 static int l_tostring(lua_State *L) {
     store_ud *u = (store_ud *)luaL_checkudata(L, 1, STORE);
     if (u->s) lua_pushfstring(L, STORE " (%I rooms)", (lua_Integer)psdl_store_rooms(u->s));
@@ -933,7 +967,8 @@ void lpsdl_open_store(lua_State *L) {
                                        {"count", l_count}, {"ops", l_ops},     {"set_ops", l_set_ops},
                                        {"triangles", l_triangles}, {"group_uses", l_group_uses}, {"assemble", l_assemble},
                                        {"complete", l_complete}, {"validate", l_validate_box},
-                                       {"building", l_building}, {NULL, NULL}};
+                                       {"building", l_building}, {"mark", l_mark}, {"truncate", l_truncate},
+                                       {NULL, NULL}};
     if (luaL_newmetatable(L, STORE)) {
         luaL_newlib(L, methods);
         lua_setfield(L, -2, "__index");

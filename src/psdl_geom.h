@@ -535,6 +535,13 @@ size_t psdl_pool_count(const psdl_pool *pool);
 /** The entries, dim floats each (valid until the next add). */
 const float *psdl_pool_data(const psdl_pool *pool);
 
+/** Drops the entries from index n on (n: a count psdl_pool_count returned earlier), so that
+ *  the pool is as it was then: the kept entries keep their indices, a dropped tuple is new
+ *  again. psdl.builder undoes a call that failed part-way with it. Allocates nothing.
+ *  Returns 0, or -1 with nothing changed when n is above the count or below the reserved
+ *  dummy (1 for a vertex pool). */
+int psdl_pool_truncate(psdl_pool *pool, size_t n);
+
 /** Overwrites the reserved entry 0 (the dummy vertex, §3.2) with v without rehashing (it is
  *  never looked up). Returns 0, or -1 with nothing written when the pool was created
  *  without reserve_first (its entry 0 is an ordinary hashed entry). */

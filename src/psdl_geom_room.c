@@ -141,6 +141,20 @@ size_t psdl_pool_count(const psdl_pool *pool) { return pool->count; }
 
 const float *psdl_pool_data(const psdl_pool *pool) { return pool->data; }
 
+int psdl_pool_truncate(psdl_pool *pool, size_t n) {
+    if (!pool || n > pool->count || n < (pool->reserved ? 1u : 0u)) return -1;
+    pool->count = n;
+    /* rebuild the hash in place at the current size (no allocation: this runs on error paths,
+     * possibly out of memory); the kept entries keep their indices */
+    memset(pool->slots, 0, (pool->mask + 1) * sizeof *pool->slots);
+    for (size_t i = pool->reserved ? 1 : 0; i < n; i++) {
+        size_t s = (size_t)hash_tuple(pool->data + i * pool->dim, pool->dim) & pool->mask;
+        while (pool->slots[s]) s = (s + 1) & pool->mask;
+        pool->slots[s] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
 int psdl_pool_set_dummy(psdl_pool *pool, const double *v) {
     if (!pool->reserved) return -1; /* entry 0 is a hashed entry: overwriting it would corrupt the pool */
     to_floats(pool->data, v, pool->dim);

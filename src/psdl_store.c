@@ -141,3 +141,41 @@ int psdl_store_triangles(const psdl_store *s, size_t room, uint32_t **out, size_
     *nout = w;
     return PSDL_STORE_OK;
 }
+
+void psdl_store_mark(const psdl_store *s, psdl_store_mark_t *m) {
+    if (!m) return;
+    m->rooms = s ? s->nrooms : 0;
+    m->recs = s ? s->nrecs : 0;
+    m->refs = s ? s->nrefs : 0;
+}
+
+int psdl_store_truncate(psdl_store *s, const psdl_store_mark_t *m) {
+    if (!s || !m || m->rooms > s->nrooms || m->recs > s->nrecs || m->refs > s->nrefs) return PSDL_STORE_RANGE;
+    /* the kept records must not use dropped references (a mark taken at one time has none) */
+    for (size_t i = 0; i < m->recs; i++)
+        if ((size_t)s->recs[i].ref0 + s->recs[i].nrefs > m->refs) return PSDL_STORE_RANGE;
+    for (size_t k = 0; k < m->rooms; k++) {
+        store_room *r = &s->rooms[k];
+        if (r->tail < 0 || (size_t)r->tail < m->recs) continue; /* nothing added since */
+        /* a room's records are in increasing index order (appended; a clear starts afresh):
+         * keep the prefix below the mark */
+        int32_t prev = -1, cur = r->head;
+        uint32_t cnt = 0;
+        while (cur >= 0 && (size_t)cur < m->recs) {
+            prev = cur;
+            cnt++;
+            cur = s->recs[cur].next;
+        }
+        if (prev < 0) {
+            r->head = r->tail = -1;
+        } else {
+            s->recs[prev].next = -1;
+            r->tail = prev;
+        }
+        r->count = cnt;
+    }
+    s->nrooms = m->rooms;
+    s->nrecs = m->recs;
+    s->nrefs = m->refs;
+    return PSDL_STORE_OK;
+}

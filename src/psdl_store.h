@@ -108,6 +108,23 @@ const uint32_t *psdl_store_refs(const psdl_store *s, const psdl_store_rec *rec);
  *  PSDL_STORE_RANGE. */
 int psdl_store_clear(psdl_store *s, size_t room);
 
+/** A point in a store's history: its room, record and reference counts (psdl_store_mark). */
+typedef struct psdl_store_mark_t {
+    size_t rooms, recs, refs;
+} psdl_store_mark_t;
+
+/** Records the store's current counts in *m. */
+void psdl_store_mark(const psdl_store *s, psdl_store_mark_t *m);
+
+/** Returns the store to mark *m (taken earlier by psdl_store_mark): the rooms added since are
+ *  dropped, and so are the records pushed since (also those pushed to older rooms) with their
+ *  references. psdl.builder undoes a call that failed part-way with it. Not undone: records a
+ *  psdl_store_clear dropped after the mark (the room keeps only its records from before the
+ *  clear that are below the mark: none). Allocates nothing. Returns 0, or PSDL_STORE_RANGE with
+ *  nothing changed when a count is above the store's or a kept record uses a dropped
+ *  reference (a mark not of this store's history). */
+int psdl_store_truncate(psdl_store *s, const psdl_store_mark_t *m);
+
 /** Is a record ground geometry whose triangles make a room's floor (road, divided road,
  *  sidewalk strip without a cap, walkway, crosswalk, road fan, fan)? */
 int psdl_store_is_surface(const psdl_store_rec *rec);

@@ -21,10 +21,20 @@ local C = {}
 -- Sources (debug.getinfo(...).source) of the files whose frames `raise` skips.
 local OWN = { [debug_getinfo(1, "S").source] = true }
 
+-- Functions of the registered files that call `pcall` to undo a failed call and re-raise its
+-- error (psdl.builder's atomic calls): `raise` looks through their pcall frame.
+local GUARDS = setmetatable({}, { __mode = "k" })
+
 --- Register the calling file as one whose frames an argument error skips (its callers are
 -- blamed instead). Call as `check.own(debug.getinfo(1, "S").source)` at the top of a module.
 -- @tparam string source the module's chunk source
 function C.own(source) OWN[source] = true end
+
+--- Register a function of a registered file that runs a call under `pcall` and re-raises its
+-- error unchanged (psdl.builder's atomic calls): `raise` and `where` skip its pcall frame, so
+-- that an error inside still points at the script's line.
+-- @tparam function f
+function C.guard(f) GUARDS[f] = true end
 
 -- Per coroutine, how many `C.pcall`s are running: while one is, errors raised here carry no
 -- position (the caller of `C.pcall` words the message itself).
@@ -38,7 +48,11 @@ local function outside(from)
   while true do
     local info = debug_getinfo(level, "S")
     if not info then return level - 2 end
-    if not OWN[info.source] then return level - 1 end
+    if not OWN[info.source] then
+      -- the pcall of a registered guard (C.guard) is part of the guarded call
+      local up = info.what == "C" and debug_getinfo(level + 1, "f")
+      if not (up and GUARDS[up.func]) then return level - 1 end
+    end
     level = level + 1
   end
 end

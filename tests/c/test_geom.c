@@ -1175,6 +1175,48 @@ static void test_pool_dummy(void) {
     psdl_pool_free(p);
 }
 
+/* truncate: the pool goes back to an earlier count; kept entries keep their indices and are
+ * found, dropped ones are new again (taking the dropped indices), across a rehash; counts
+ * out of range (above the count, below the reserved dummy) are refused with nothing changed. */
+static void test_pool_truncate(void) {
+    set_ctx("pool truncate");
+    psdl_pool *p = psdl_pool_new(3, 1);
+    if (!p) return;
+    double v[3];
+    for (int i = 0; i < 10; i++) {
+        v[0] = i, v[1] = 0, v[2] = -i;
+        CHECK(psdl_pool_add(p, v) == (uint32_t)i + 1);
+    }
+    size_t mark = psdl_pool_count(p);
+    CHECK(mark == 11);
+    for (int i = 10; i < 500; i++) { /* grows the hash several times */
+        v[0] = i, v[1] = 0, v[2] = -i;
+        CHECK(psdl_pool_add(p, v) == (uint32_t)i + 1);
+    }
+    CHECK(psdl_pool_truncate(p, 502) == -1 && psdl_pool_truncate(p, 0) == -1 && psdl_pool_count(p) == 501);
+    CHECK(psdl_pool_truncate(NULL, 1) == -1);
+    CHECK(psdl_pool_truncate(p, mark) == 0 && psdl_pool_count(p) == 11);
+    for (int i = 0; i < 10; i++) {
+        v[0] = i, v[1] = 0, v[2] = -i;
+        CHECK(psdl_pool_find(p, v) == (uint32_t)i + 1);
+    }
+    v[0] = 10, v[1] = 0, v[2] = -10;
+    CHECK(psdl_pool_find(p, v) == UINT32_MAX);
+    v[0] = 77, v[1] = 1, v[2] = 1;
+    CHECK(psdl_pool_add(p, v) == 11 && psdl_pool_count(p) == 12);
+    v[0] = 3, v[1] = 0, v[2] = -3;
+    CHECK(psdl_pool_add(p, v) == 4 && psdl_pool_count(p) == 12);
+    CHECK(psdl_pool_truncate(p, 1) == 0 && psdl_pool_count(p) == 1 && psdl_pool_find(p, v) == UINT32_MAX);
+    psdl_pool_free(p);
+    p = psdl_pool_new(1, 0);
+    if (!p) return;
+    double h = 2.5;
+    CHECK(psdl_pool_add(p, &h) == 0);
+    CHECK(psdl_pool_truncate(p, 0) == 0 && psdl_pool_count(p) == 0 && psdl_pool_find(p, &h) == UINT32_MAX);
+    CHECK(psdl_pool_add(p, &h) == 0);
+    psdl_pool_free(p);
+}
+
 #ifdef PSDL_TEST_WRAP_CALLOC
 /* The test binary is linked with --wrap=calloc (CMakeLists.txt): the pool's rehash can be
  * made to fail. */
@@ -1521,6 +1563,7 @@ int main(void) {
     test_crossings();
     test_polyline_crossing();
     test_pool_dummy();
+    test_pool_truncate();
     test_pool_oom();
     test_link_limits();
     test_tjunction_limits();

@@ -122,10 +122,64 @@ static void test_misuse(void) {
     psdl_store_free(NULL);
 }
 
+/* mark + truncate: rooms added since the mark are dropped, records pushed since to older
+ * rooms too (their lists cut, counts and triangles as before), the store takes new pushes
+ * after it; counts that are no mark of the store (above its counts, or dropping references a
+ * kept record uses) are refused with nothing changed. */
+static void test_mark_truncate(void) {
+    set_ctx("mark and truncate");
+    psdl_store *s = psdl_store_new();
+    CHECK(s != NULL);
+    uint32_t a[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    psdl_store_rec r = rec_of(PSDL_STORE_FAN, 1);
+    CHECK(psdl_store_add_room(s) == 1 && psdl_store_add_room(s) == 2);
+    CHECK(psdl_store_push(s, 1, &r, a, 4) == 0);
+    CHECK(psdl_store_push(s, 2, &r, a + 4, 4) == 0);
+    psdl_store_mark_t m;
+    psdl_store_mark(s, &m);
+    CHECK(m.rooms == 2 && m.recs == 2 && m.refs == 8);
+    r = rec_of(PSDL_STORE_ROAD, 5);
+    CHECK(psdl_store_push(s, 1, &r, a, 8) == 0); /* an older room gets more */
+    CHECK(psdl_store_add_room(s) == 3);
+    CHECK(psdl_store_push(s, 3, &r, a, 8) == 0);
+    CHECK(psdl_store_push(s, 1, &r, a, 8) == 0);
+    CHECK(psdl_store_count(s, 1) == 3);
+    psdl_store_mark_t bad = m;
+    bad.rooms = 9;
+    CHECK(psdl_store_truncate(s, &bad) == PSDL_STORE_RANGE && psdl_store_rooms(s) == 3);
+    bad = m;
+    bad.refs = 5; /* room 2's record uses references 4..7 */
+    CHECK(psdl_store_truncate(s, &bad) == PSDL_STORE_RANGE && psdl_store_count(s, 1) == 3);
+    CHECK(psdl_store_truncate(NULL, &m) == PSDL_STORE_RANGE && psdl_store_truncate(s, NULL) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_truncate(s, &m) == 0);
+    CHECK(psdl_store_rooms(s) == 2 && psdl_store_count(s, 1) == 1 && psdl_store_count(s, 2) == 1);
+    CHECK(psdl_store_count(s, 3) == 0 && psdl_store_first(s, 3) == NULL);
+    const psdl_store_rec *x = psdl_store_first(s, 1);
+    CHECK(x && x->type == PSDL_STORE_FAN && psdl_store_next(s, x) == NULL);
+    uint32_t *t;
+    size_t n;
+    CHECK(psdl_store_triangles(s, 1, &t, &n) == 0 && n == 6);
+    free(t);
+    /* pushes after it append to the cut lists */
+    CHECK(psdl_store_push(s, 1, &r, a, 8) == 0 && psdl_store_count(s, 1) == 2);
+    x = psdl_store_first(s, 1);
+    CHECK(x && (x = psdl_store_next(s, x)) != NULL && x->type == PSDL_STORE_ROAD && psdl_store_refs(s, x)[7] == 8);
+    CHECK(psdl_store_add_room(s) == 3);
+    /* back to empty */
+    psdl_store_mark_t zero = {0, 0, 0};
+    CHECK(psdl_store_truncate(s, &zero) == 0 && psdl_store_rooms(s) == 0);
+    CHECK(psdl_store_add_room(s) == 1 && psdl_store_count(s, 1) == 0);
+    psdl_store_mark(NULL, &m);
+    CHECK(m.rooms == 0 && m.recs == 0 && m.refs == 0);
+    psdl_store_mark(s, NULL);
+    psdl_store_free(s);
+}
+
 int main(void) {
     test_rooms_and_order();
     test_clear_and_triangles();
     test_misuse();
+    test_mark_truncate();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -56,7 +56,7 @@ return function(M, Builder, Room, P)
   -- with a `ground_height` is a ground floor alone).
   -- @treturn table `{base, top, runs, facades, slivers}`
   function Builder:building(room, o)
-    if getmetatable(room) ~= Room then argerr(1, "building", "Room expected") end
+    P.room_arg(self, room, 1, "building")
     self:settle()
     if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
     local closed = o.closed ~= false

@@ -30,6 +30,7 @@ return function(M, Builder, Room, P)
   -- @tparam Room r a room of this builder
   -- @treturn table|nil vertex references (1-based, as in the document)
   function Builder:room_outline(r)
+    P.room_arg(self, r, 1, "room_outline")
     if r.outline then return r.outline end
     local tris = room_triangles(self, r)
     if #tris == 0 then return nil end

@@ -43,6 +43,7 @@ local table_insert = table.insert
 local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.abs, math.sqrt, math.huge
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
+local math_type = math.type
 local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 check.own(debug.getinfo(1, "S").source)
@@ -143,6 +144,7 @@ function M.new(opts)
     records = {},
     clamped = 0,
     budget = opts.vertex_budget == nil and M.VERTEX_BUDGET or opts.vertex_budget,
+    atomic_depth = 0, -- 1 inside an atomic call (builder/atomic.lua)
   }, Builder)
   return b
 end
@@ -197,9 +199,15 @@ function Builder:height(h)
   return self.hpool:add(h)
 end
 
---- The point of a vertex reference `{x, y, z}`.
+--- The point of a vertex reference `{x, y, z}` (read API).
+-- @tparam integer ref a vertex reference of this builder (1 .. the pool's count; 1 is the
+-- reserved dummy vertex); anything else raises `bad argument #1 to 'point' (ref: ...)`
 function Builder:point(ref)
-  local x, y, z = self.vpool:get(ref)
+  local pool = self.vpool
+  if math_type(ref) ~= "integer" or ref < 1 or ref > pool:count() then -- the common case first: cheap
+    argerr(1, "point", num_problem(ref, "ref", "int", 1, pool:count()) or "ref: vertex reference expected")
+  end
+  local x, y, z = pool:get(ref)
   return { x, y, z }
 end
 
@@ -317,10 +325,25 @@ end
 
 -- ============================================================== the other files
 
+-- Checks a room argument of the read API: raises `bad argument #n to 'fname' (Room of this
+-- builder expected, got ...)` at the script's line unless r is a room of builder b (not one
+-- of another builder, nor one a failed call made and undid, builder/atomic.lua).
+local function room_arg(b, r, n, fname)
+  if getmetatable(b) ~= Builder then
+    check.raise(string_format("calling '%s' on bad self (Builder expected, got %s)", fname, type(b)))
+  end
+  if getmetatable(r) == Room and r.builder == b and b.rooms[r.serial] == r then return r end
+  local got = type(r)
+  if getmetatable(r) == Room then
+    got = r.builder == b and "a Room undone by a failed call" or "a Room of another builder"
+  end
+  argerr(n, fname, "Room of this builder expected, got " .. got)
+end
+
 -- Private helpers shared between the builder's files (never part of the API).
-local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs,
+local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
             STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
-for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish" }) do
+for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)
   for k, v in pairs(exports or {}) do P[k] = v end
 end

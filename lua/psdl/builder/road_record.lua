@@ -21,7 +21,9 @@ return function(M, Builder, Room, P)
   function Builder:road_record(o)
     if type(o) ~= "table" or type(o.rooms) ~= "table" or #o.rooms == 0 then argerr(1, "road_record", "rooms expected") end
     for i, r in ipairs(o.rooms) do
-      if getmetatable(r) ~= Room then argerr(1, "road_record", "rooms[" .. i .. "]: Room expected") end
+      if getmetatable(r) ~= Room or r.builder ~= self or self.rooms[r.serial] ~= r then
+        argerr(1, "road_record", "rooms[" .. i .. "]: Room of this builder expected")
+      end
     end
     local m = opt_problem(o.flags, "flags", "int", 0, 255)
     for _, f in ipairs({ "lanes_left", "lanes_right", "stop_lights" }) do

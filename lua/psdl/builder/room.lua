@@ -163,11 +163,16 @@ return function(M, Builder, Room, P)
   -- @tparam[opt] integer from the first record wanted (1-based; default 1)
   -- @treturn table list of op tables
   function Builder:attributes(r, from)
+    P.room_arg(self, r, 1, "attributes")
+    local m = opt_problem(from, "from", "int", 1)
+    if m then argerr(2, "attributes", m) end
     return self.store:ops(r.serial, self.groups, from)
   end
 
   --- Number of attribute records of a room so far.
+  -- @tparam Room r a room of this builder
   function Builder:attribute_count(r)
+    P.room_arg(self, r, 1, "attribute_count")
     return self.store:count(r.serial)
   end
 

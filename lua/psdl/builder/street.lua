@@ -7,6 +7,7 @@ local check = require "psdl.check"
 
 
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
+local getmetatable, pcall = getmetatable, pcall
 local max, min, huge = math.max, math.min, math.huge
 local string_format = string.format
 local argerr, shown, opt_problem = check.argerr, check.shown, check.opt_problem
@@ -117,7 +118,8 @@ return function(M, Builder, Room, P)
   --   (ends) on that arm's end section, square to the arm, and `path` only needs the via
   --   points between (or nothing);
   -- * `profile`: `{kind = "road"|"divided"|"walkway", left, right, sidewalk_left,
-  --   sidewalk_right, median}` (metres, seen in the direction of travel);
+  --   sidewalk_right, median}` (metres, seen in the direction of travel); default
+  --   `{kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3}`;
   -- * `textures`: road group (default the style's road, or its alley for walkways);
   --   `divider`: options of `Room:divided_road`;
   -- * `spacing` (5 m), `max_angle` (7.5°), `planar_tol` (0.02 m): sampling;
@@ -290,8 +292,25 @@ return function(M, Builder, Room, P)
   -- @tparam table refs vertex references (a room's `outline`)
   -- @tparam[opt] number eps metres (1e-6)
   -- @treturn table `{ {x, z}, ..., x0 =, z0 =, x1 =, z1 = }`
+  -- A bad argument raises `bad argument #n to 'plan_outline' (...)` at the caller's line.
   function Builder:plan_outline(refs, eps)
-    return core.plan_outline(self.vpool, refs, eps)
+    if getmetatable(self) ~= Builder then
+      check.raise(string_format("calling 'plan_outline' on bad self (Builder expected, got %s)", type(self)))
+    end
+    if type(refs) ~= "table" or getmetatable(refs) ~= nil then
+      argerr(1, "plan_outline", "refs: list of vertex references expected, got "
+        .. (getmetatable(refs) == Room and "a Room (its outline is room.outline)" or type(refs)))
+    end
+    local m = opt_problem(eps, "eps", "nonneg")
+    if m then argerr(2, "plan_outline", m) end
+    local ok, res = pcall(core.plan_outline, self.vpool, refs, eps)
+    if not ok then
+      -- the references are checked in C (core.plan_outline's argument 2)
+      local what = type(res) == "string" and res:match("bad argument #2 to '[^']*plan_outline' %((.*)%)$")
+      if what then argerr(1, "plan_outline", what) end
+      error(res, 0)
+    end
+    return res
   end
 
   return {
