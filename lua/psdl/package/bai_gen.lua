@@ -18,7 +18,7 @@
 --   major road passing) meet minor ones; an all-way stop where all arms are minor; no control
 --   at bends and dead ends, nor on an approach that no lane arrives by;
 -- * a road end with no junction room next to it gets a dead-end intersection in the
---   road's end room, not a new junction room: CF §2.8 says "dead-end stubs need one too",
+--   road's end room, not a new junction room: CF §2.8 says a dead end needs one too,
 --   §2.6 that the intersection room is a junction room (flag 0x10) in >90 % of retail, i.e.
 --   not always, and a built cap room would change the city's PSDL; its centre lies 1 m
 --   inside the end room so that it can be the cruise start (CF §2.9: a city of one street has
