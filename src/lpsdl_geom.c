@@ -34,7 +34,9 @@
  *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
  *                                                  crosswalks, outline}
  *   core.junction_room(vpool, center, arms [, opts]) -> {outline, fans, strips, crosswalks,
- *                                                  sections, distance} (vertex references)
+ *                                                  sections, distance} (vertex references;
+ *                                                  opts.records: records, fans = count
+ *                                                  instead of fans, strips, crosswalks)
  *   core.signed_area(pts), core.winding(pts [, eps]), core.quad_deviation(pts),
  *   core.strip_deviation(pts, stride), core.fan_flatness(pts), core.fan_min_area(pts),
  *   core.bounds(pts [, first])                 -> {min, max, center, radius} | nil
@@ -1212,17 +1214,22 @@ static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na
     return arms;
 }
 
+/* Sets field "distance" of the table on top: the n distances d (m). */
+static void push_junction_distance(lua_State *L, const double *d, size_t n) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, d[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "distance");
+}
+
 /* Pushes the distance list and the sidewalk strips {pairs, start_cap, end_cap} of j, their
  * indices mapped through map (NULL: the point indices) plus base; sets them as fields
  * "distance" and "strips" of the table on top. */
 static void push_junction_strips(lua_State *L, const psdl_junction *j, size_t na, const uint32_t *map,
                                  lua_Integer base) {
-    lua_createtable(L, (int)na, 0);
-    for (size_t i = 0; i < na; i++) {
-        lua_pushnumber(L, j->distance[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "distance");
+    push_junction_distance(L, j->distance, na);
     lua_newtable(L);
     lua_Integer ns = 0;
     for (size_t w = 0; w < j->size.strips;) {
@@ -1293,6 +1300,48 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
     }
 }
 
+/* Sets fields "records" and "fans" of the table on top (core.junction_room with opts.records):
+ * the room's records as one flat list for store:push_flat, in the order Builder:intersection
+ * emits them (the road fans of the surface, each sidewalk strip with its start and end caps,
+ * the crosswalks), vertex references mapped through map; and the number of fans. */
+static void junction_records(lua_State *L, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
+                             size_t nfw) {
+    lua_Integer k = 0, nf = 0;
+    lua_createtable(L, (int)(2 * nfw + 2 * j->size.strips + 7 * j->size.crosswalks), 0);
+#define PUT(v) (lua_pushinteger(L, (lua_Integer)(v)), lua_rawseti(L, -2, ++k))
+    for (size_t i = 0; i < nfw;) { /* fans: [m, refs...], 0-based pool entries */
+        size_t m = fans[i];
+        PUT(0x5), PUT(0), PUT(m);
+        for (size_t q = 1; q <= m; q++) PUT((lua_Integer)fans[i + q] + 1);
+        i += 1 + m;
+        nf++;
+    }
+    for (size_t w = 0; w < j->size.strips;) { /* [pairs, caps, point indices...] */
+        uint32_t np = j->strips[w], caps = j->strips[w + 1];
+        const uint32_t *v = j->strips + w + 2;
+        size_t n2 = 2 * (size_t)np, nc = n2 < 2 ? n2 : 2; /* a cap: the first / last pair */
+        if (caps & 1) {
+            PUT(0x1), PUT(1), PUT(nc);
+            for (size_t q = 0; q < nc; q++) PUT((lua_Integer)map[v[q]] + 1);
+        }
+        PUT(0x1), PUT(0), PUT(n2);
+        for (size_t q = 0; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+        if (caps & 2) {
+            PUT(0x1), PUT(2), PUT(nc);
+            for (size_t q = n2 - nc; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+        }
+        w += 2 + 2 * (size_t)np;
+    }
+    for (size_t c = 0; c < j->size.crosswalks; c++) {
+        PUT(0x4), PUT(0), PUT(4);
+        for (int q = 0; q < 4; q++) PUT((lua_Integer)map[j->crosswalks[4 * c + (size_t)q]] + 1);
+    }
+#undef PUT
+    lua_setfield(L, -2, "records");
+    lua_pushinteger(L, nf);
+    lua_setfield(L, -2, "fans");
+}
+
 /***
  * An intersection room's geometry in one call: core.junction's kernel (psdl_junction_build),
  * its points added to the vertex pool (snapped to `opts.snap` when given) and the road fans
@@ -1303,8 +1352,10 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
  * @tparam table center, arms, opts as core.junction (opts also `snap`, metres)
  * @treturn table `{outline = refs, fans = {refs (hub first)...}, strips = {{pairs = refs,
  * start_cap, end_cap}...}, crosswalks = {refs (4)...}, sections = {{{x, y, z}...} per arm,
- * left to right of outward travel}, distance = {m per arm}}`; raises on bad arguments as
- * core.junction does, on a pool that is closed or full
+ * left to right of outward travel}, distance = {m per arm}}`; with `opts.records` true, instead
+ * of fans, strips and crosswalks: `records` (the fans, the sidewalk strips with their caps and
+ * the crosswalks, in that order, as one flat list for store:push_flat) and `fans` (how many
+ * fans); raises on bad arguments as core.junction does, on a pool that is closed or full
  */
 static int l_junction_room(lua_State *L) {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
@@ -1327,29 +1378,40 @@ static int l_junction_room(lua_State *L) {
     if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
     if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
     if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    int flat_records = 0;
+    if (lua_istable(L, 4)) {
+        lua_getfield(L, 4, "records");
+        flat_records = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     lua_createtable(L, 0, 6);
     push_mapped(L, j.outline, j.size.outline, refs);
     lua_setfield(L, -2, "outline");
-    lua_newtable(L);
-    lua_Integer nf = 0;
-    for (size_t i = 0; i < w;) {
-        size_t m = fans[i];
-        lua_createtable(L, (int)m, 0);
-        for (size_t k = 1; k <= m; k++) {
-            lua_pushinteger(L, (lua_Integer)fans[i + k] + 1);
-            lua_rawseti(L, -2, (lua_Integer)k);
+    if (flat_records) {
+        junction_records(L, &j, refs, fans, w);
+        push_junction_distance(L, j.distance, na);
+    } else {
+        lua_newtable(L);
+        lua_Integer nf = 0;
+        for (size_t i = 0; i < w;) {
+            size_t m = fans[i];
+            lua_createtable(L, (int)m, 0);
+            for (size_t k = 1; k <= m; k++) {
+                lua_pushinteger(L, (lua_Integer)fans[i + k] + 1);
+                lua_rawseti(L, -2, (lua_Integer)k);
+            }
+            lua_rawseti(L, -2, ++nf);
+            i += 1 + m;
         }
-        lua_rawseti(L, -2, ++nf);
-        i += 1 + m;
+        lua_setfield(L, -2, "fans");
+        push_junction_strips(L, &j, na, refs, 1);
+        lua_createtable(L, (int)j.size.crosswalks, 0);
+        for (size_t c = 0; c < j.size.crosswalks; c++) {
+            push_mapped(L, j.crosswalks + 4 * c, 4, refs);
+            lua_rawseti(L, -2, (lua_Integer)c + 1);
+        }
+        lua_setfield(L, -2, "crosswalks");
     }
-    lua_setfield(L, -2, "fans");
-    push_junction_strips(L, &j, na, refs, 1);
-    lua_createtable(L, (int)j.size.crosswalks, 0);
-    for (size_t c = 0; c < j.size.crosswalks; c++) {
-        push_mapped(L, j.crosswalks + 4 * c, 4, refs);
-        lua_rawseti(L, -2, (lua_Integer)c + 1);
-    }
-    lua_setfield(L, -2, "crosswalks");
     lua_createtable(L, (int)na, 0);
     for (size_t i = 0, off = 0; i < na; i++) {
         size_t st = psdl_section_stride(arms[i].profile.kind);
