@@ -1679,11 +1679,9 @@ static int on_overlap(void *ud, const psdl_problem *pr) {
  * of the list (a < b), the overlap's centroid in metres, the validator's message
  */
 static int l_overlaps(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    const double *p = get_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    get_perimeters(L, 2, np, &start, &verts, &nr);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 3, &a);
+    size_t nr = a.nrooms;
     unsigned char *warp = NULL;
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
@@ -1694,7 +1692,7 @@ static int l_overlaps(lua_State *L) {
         }
     }
     overlap_list o = {NULL, 0, 0, 0};
-    int rc = psdl_check_overlaps(p, np, start, verts, nr, warp, on_overlap, &o, NULL);
+    int rc = psdl_check_overlaps(a.pts, a.npts, a.start, a.verts, nr, warp, on_overlap, &o, NULL);
     if (rc != 0 || o.nomem) {
         free(o.items);
         return luaL_error(L, "not enough memory");
@@ -2055,11 +2053,11 @@ static int pool_points(lua_State *L) {
     return 1;
 }
 
-/* Points and perimeters as the kernels take them, for the other binding files (lpsdl.h). */
-double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
-
-void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms) {
-    get_perimeters(L, idx, npts, start, verts, nrooms);
+/* Points at argument 1 and perimeters at 2, the stack first set to `top` (lpsdl.h). */
+void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
+    lua_settop(L, top); /* scratch userdata go above the arguments */
+    out->pts = get_points(L, 1, &out->npts, "points");
+    get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
 }
 
 static const luaL_Reg pool_meth[] = {
