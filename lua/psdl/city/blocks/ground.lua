@@ -58,13 +58,12 @@ return function(M, Ctx, private)
   local function ground(ctx, r, pieces, texture, flat_y)
     local b = ctx.b
     local fans = {}
-    local hub = ctx.height and function(x, z) return ctx:h(x, z, nil) end or nil
+    local opts = ctx.height and { hub_height = function(x, z) return ctx:h(x, z, nil) end } or nil
     for _, g in ipairs(pieces) do
-      local n0 = b:attribute_count(r)
-      r:fan(g.pts, texture, { hub_height = hub })
-      for _, op in ipairs(b:attributes(r, n0 + 1)) do
-        if op.type == "fan" and #op.refs >= 3 then
-          local f = b:flat_of(op.refs) -- the fan's points, x, y, z each, in one call
+      local _, made = r:fan_refs(g.refs, texture, opts) -- the piece's references: no pooling again
+      for _, refs in ipairs(made) do
+        if #refs >= 3 then
+          local f = b:flat_of(refs) -- the fan's points, x, y, z each, in one call
           fans[#fans + 1] = f
           if flat_y then
             for i = 2, #f, 3 do
