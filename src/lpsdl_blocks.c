@@ -11,6 +11,7 @@
  *       region:clear(a, c) -> boolean                     chord test of hole joining
  *       region:target(hole, k [, avoid, other]) -> i | nil the outer point a hole joins
  *   core.refs_box(points, lists) -> x0, x1, z0, z1 | nil  plan box of referenced points
+ *   core.refs_level(pool, lists) -> y | nil | false       the one height of referenced points
  *   core.rings_crossing(ring [, holes]) -> nil | e1, e2   first crossing of a ring with holes
  *                                                         (psdl_self_crossing on point tables)
  *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
@@ -475,6 +476,52 @@ static int l_refs_box(lua_State *L) {
     return 4;
 }
 
+/***
+ * The one height of the points that lists of vertex references name (blocks/ground.lua: is
+ * a room's ground, outline and fans, a plane at that height?), read from the vertex pool in
+ * place.
+ * @function refs_level
+ * @param pool a vertex Pool (psdl.core.pool, dimension 3)
+ * @tparam table lists list of lists of 1-based references
+ * @treturn number|nil|boolean y (metres) when every point named has that height, nil when
+ *   the lists name no point, false when the heights differ
+ * @raise on a reference outside the pool (naming it: `lists[i][k]`) or a list that is not a table
+ */
+static int l_refs_level(lua_State *L) {
+    size_t count;
+    const float *v = lpsdl_pool_floats(L, 1, 3, &count);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_Integer nl = luaL_len(L, 2);
+    int any = 0, level = 1;
+    float y0 = 0;
+    for (lua_Integer i = 1; i <= nl && level; i++) {
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer k = 1; k <= n; k++) {
+            int ok;
+            lua_rawgeti(L, -1, k);
+            lua_Integer r = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
+                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
+                                                    (lua_Integer)count));
+            v = lpsdl_pool_floats(L, 1, 3, &count); /* afresh (nothing moves it, but be exact) */
+            float y = v[3 * (size_t)(r - 1) + 1];
+            if (!any) y0 = y, any = 1;
+            else if (y != y0) {
+                level = 0;
+                break;
+            }
+        }
+        lua_pop(L, 1);
+    }
+    if (!any) lua_pushnil(L);
+    else if (!level) lua_pushboolean(L, 0);
+    else lua_pushnumber(L, (lua_Number)y0);
+    return 1;
+}
+
 /* ================================================================ crossings */
 
 /* Reads the points {x, y, z} of the list at idx (argument arg, named `what` in errors) into
@@ -724,6 +771,7 @@ static const luaL_Reg blocks_funcs[] = {
     {"apron_rings", l_apron_rings},
     {"region", l_region},
     {"refs_box", l_refs_box},
+    {"refs_level", l_refs_level},
     {"rings_crossing", l_rings_crossing},
     {"split_obstacles", l_split_obstacles},
     {"split_chord", l_split_chord},

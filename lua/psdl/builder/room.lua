@@ -373,20 +373,24 @@ return function(M, Builder, Room, P)
     local b = self.builder
     local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan_refs")
     if type(refs) ~= "table" then argerr(1, "fan_refs", "refs: list of vertex references expected, got " .. type(refs)) end
-    local n, count = #refs, b.vpool:count()
+    local n = #refs
     if n < 3 then argerr(1, "fan_refs", string_format("refs: 3 or more references expected, got %d", n)) end
-    for i = 1, n do
-      local v = refs[i]
-      if math_type(v) ~= "integer" or v < 1 or v > count then
-        argerr(1, "fan_refs", num_problem(v, string_format("refs[%d]", i), "int", 1, count)
-          or string_format("refs[%d]: vertex reference expected", i))
-      end
-    end
     if opts ~= nil and (type(opts) ~= "table" or (opts.hub_height ~= nil and type(opts.hub_height) ~= "function")) then
       argerr(3, "fan_refs", "opts: table with hub_height = function expected")
     end
     if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
-    local flat = b:flat_of(refs)
+    local ok, flat = pcall(b.flat_of, b, refs) -- the references checked in C
+    if not ok then
+      local count = b.vpool:count()
+      for i = 1, n do
+        local v = refs[i]
+        if math_type(v) ~= "integer" or v < 1 or v > count then
+          argerr(1, "fan_refs", num_problem(v, string_format("refs[%d]", i), "int", 1, count)
+            or string_format("refs[%d]: vertex reference expected", i))
+        end
+      end
+      error(flat, 0)
+    end
     local e1, e2 = core.self_crossing(flat)
     if e1 then argerr(1, "fan_refs", string_format("refs: self-intersecting polygon (edges %d and %d cross)", e1, e2)) end
     if abs(core.signed_area(flat)) <= 1e-9 then argerr(1, "fan_refs", "refs: the polygon has no area") end
