@@ -504,6 +504,21 @@ local function fill_faces(ctx, net, opts, face_over, default_bs)
   return tex_park
 end
 
+-- A polygon of "margin" edges through new points (flat x, y, z; pooled in one call, in order).
+local function margin_ring(ctx, flat)
+  if #flat == 0 then return poly() end
+  local b = ctx.b
+  local refs = b:vertices_flat(flat)
+  local xyz = b:flat_of(refs)
+  local R = { pts = {}, refs = refs, kinds = {} }
+  local pts, kinds = R.pts, R.kinds
+  for k = 1, #refs do
+    pts[k] = { xyz[3 * k - 2], xyz[3 * k - 1], xyz[3 * k] }
+    kinds[k] = "margin"
+  end
+  return R
+end
+
 -- The apron: the ground within `margin` of the network (its outer edge follows the roads,
 -- psdl.city.blocks.apron), minus the network's outlines.
 local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
@@ -544,12 +559,11 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
     if opts.apron_ring then
       -- the caller's ring around the whole network (retail winding; psdl.city.terrain: the
       -- inner edge of its terrain grid, so the two share these points exactly)
-      local Rr = poly()
-      for _, q in ipairs(opts.apron_ring) do
-        local p, ref = ctx:new_point(q[1], q[2] or ground_y(q[1], q[3]), q[3])
-        push(Rr, p, ref, "margin")
+      local flat = {}
+      for k, q in ipairs(opts.apron_ring) do
+        flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] = q[1], q[2] or ground_y(q[1], q[3]), q[3]
       end
-      regions[1] = { ring = Rr, holes = net.outlines }
+      regions[1] = { ring = margin_ring(ctx, flat), holes = net.outlines }
     else
       -- the line `margin` out from the network's outlines (psdl.city.blocks.apron): the apron
       -- follows the roads, its area grows with their length, not with their bounding box
@@ -570,7 +584,7 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
       end
       local rings = require("psdl.city.blocks.apron").rings(lines, margin, min(step, margin / 2))
       for _, ring in ipairs(rings) do
-        local Rr = poly()
+        local flat, w = {}, 0
         local n = #ring
         for k = 1, n do
           local a, c = ring[k], ring[k % n + 1]
@@ -579,11 +593,11 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
           for i = 0, m - 1 do
             local t = i / m
             local x, z = a[1] + (c[1] - a[1]) * t, a[2] + (c[2] - a[2]) * t
-            local p, ref = ctx:new_point(x, ground_y(x, z), z)
-            push(Rr, p, ref, "margin")
+            flat[w + 1], flat[w + 2], flat[w + 3] = x, ground_y(x, z), z
+            w = w + 3
           end
         end
-        regions[#regions + 1] = { ring = Rr, holes = {} }
+        regions[#regions + 1] = { ring = margin_ring(ctx, flat), holes = {} }
       end
       for _, H in ipairs(net.outlines) do
         local p, host = H.pts[1], nil
