@@ -361,14 +361,9 @@ return function(M, Builder, Room, P)
     return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height, false)
   end
 
-  --- Triangle fans (0x6) covering a polygon given by vertex references (no holes): what
-  -- `Room:fan` makes of the polygon of those points, without pooling the points again
-  -- (psdl.city.blocks: its rooms' outlines are references already).
-  -- @tparam table refs vertex references of this builder (1-based), a simple polygon with area
-  -- @param[opt] textures a group or name (default the style's paving)
-  -- @tparam[opt] table opts `hub_height` as for `Room:fan`
-  -- @treturn Room the room
-  -- @treturn table the fans made, each a list of vertex references (hub first)
+  --- Fans (0x6) of a polygon given as vertex references (a simple polygon with area, no holes):
+  -- `Room:fan` of those points without pooling them again; textures and opts as for `fan`.
+  -- @treturn Room the room, and a table: the fans made (lists of references, hub first)
   function Room:fan_refs(refs, textures, opts)
     local b = self.builder
     local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan_refs")
