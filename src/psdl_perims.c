@@ -119,7 +119,7 @@ long psdl_perims_add_boundary(psdl_perims *p, const uint32_t *tris, size_t ntris
     double *q = (double *)malloc((3 * nt + 1) * sizeof *q);
     long rc = PSDL_PERIMS_NOMEM;
     if (!t || !u || !d || !q) goto done;
-    memcpy(u, tris, nt * sizeof *u);
+    if (nt) memcpy(u, tris, nt * sizeof *u);
     qsort(u, nt, sizeof *u, cmp_u32);
     size_t nu = 0;
     for (size_t i = 0; i < nt; i++)
