@@ -62,13 +62,14 @@ typedef struct placed {
 
 static double rows_rng(void *ud) { return gen_next(&((placed *)ud)->g); }
 
-static void rows_place(void *ud, const double *fp, size_t n) {
+static int rows_place(void *ud, const double *fp, size_t n) {
     placed *pl = (placed *)ud;
     if (pl->n < MAXFP && n <= MAXPTS) {
         pl->np[pl->n] = n;
         memcpy(pl->p[pl->n], fp, 3 * n * sizeof *fp);
     }
     pl->n++;
+    return 0;
 }
 
 /* Do the boxes of footprints a and b overlap by more than eps in both directions? */
