@@ -5,8 +5,10 @@
  *   core.row_room(outline)      -> psdl.RowRoom (a block room for building rows)
  *   core.row_fits(room, fp)     -> boolean (recorded as placed when true)
  *   core.row_spec(opts)         -> psdl.RowSpec (what the buildings of a row look like)
+ *   core.row_list()             -> psdl.RowList (the records of the buildings made, kept in C
+ *                                  until list:fill makes their tables)
  *   core.row_buildings(room, front, spec, rng, ground, vpool, hpool, store, n, snap, budget,
- *                      list, r) -> built, under_decks | false, what, ... (one call per room)
+ *                      list) -> built, under_decks | false, what, ... (one call per room)
  *
  * Longjmp safety: the memory a layout uses lives in the RowRoom, the RowSpec and scratch
  * userdata on the stack, so an error raised in the middle (a Lua generator that raises, a
@@ -25,6 +27,7 @@
 
 #define ROW_ROOM "psdl.RowRoom"
 #define ROW_SPEC "psdl.RowSpec"
+#define ROW_LIST "psdl.RowList"
 
 /* Scratch memory owned by a new userdata on the stack (collected by the GC). */
 static void *scratch(lua_State *L, size_t n, size_t size) {
@@ -260,15 +263,138 @@ static int l_row_spec(lua_State *L) {
     return 1;
 }
 
+/* ================================================================ the list */
+
+/* One building's record: its room's store number (0: a record made in Lua, kept in the
+ * table list:fill takes), its outline (npts points from pts[3 * at]), base, top, floors. */
+typedef struct list_rec {
+    size_t serial, at, npts;
+    double base, top, floors;
+    size_t facades, slivers;
+    int floors_int;
+} list_rec;
+
+typedef struct row_list {
+    list_rec *recs;
+    size_t n, cap;
+    double *pts;
+    size_t np, pcap; /* doubles */
+} row_list;
+
+static row_list *check_list(lua_State *L, int idx) { return (row_list *)luaL_checkudata(L, idx, ROW_LIST); }
+
+static int row_list_gc(lua_State *L) {
+    row_list *l = check_list(L, 1);
+    free(l->recs);
+    free(l->pts);
+    memset(l, 0, sizeof *l);
+    return 0;
+}
+
+/* Room for one more record and npts points; 0 or -1 (out of memory). */
+static int list_grow(row_list *l, size_t npts) {
+    if (l->n == l->cap) {
+        size_t c = l->cap ? 2 * l->cap : 64;
+        if (c > ((size_t)-1) / 2 / sizeof *l->recs) return -1;
+        list_rec *r = (list_rec *)realloc(l->recs, c * sizeof *r);
+        if (!r) return -1;
+        l->recs = r, l->cap = c;
+    }
+    if (npts > (((size_t)-1) / 8 / sizeof(double)) - l->np / 3) return -1;
+    if (l->np + 3 * npts > l->pcap) {
+        size_t c = l->pcap ? 2 * l->pcap : 1024;
+        while (c < l->np + 3 * npts) c *= 2;
+        double *p = (double *)realloc(l->pts, c * sizeof *p);
+        if (!p) return -1;
+        l->pts = p, l->pcap = c;
+    }
+    return 0;
+}
+
+/***
+ * An empty list of building records (core.row_buildings appends to it).
+ * @function row_list
+ * @treturn userdata psdl.RowList
+ */
+static int l_row_list(lua_State *L) {
+    row_list *l = (row_list *)lua_newuserdatauv(L, sizeof *l, 0);
+    memset(l, 0, sizeof *l);
+    luaL_setmetatable(L, ROW_LIST);
+    return 1;
+}
+
+/* list:add_lua() -> index: a place for a record made in Lua (list:fill takes it from its
+ * third argument). */
+static int l_list_add_lua(lua_State *L) {
+    row_list *l = check_list(L, 1);
+    if (list_grow(l, 0)) return luaL_error(L, "not enough memory");
+    list_rec *r = &l->recs[l->n++];
+    memset(r, 0, sizeof *r);
+    lua_pushinteger(L, (lua_Integer)l->n);
+    return 1;
+}
+
+/* list:count() -> records. */
+static int l_list_count(lua_State *L) {
+    lua_pushinteger(L, (lua_Integer)check_list(L, 1)->n);
+    return 1;
+}
+
+/* list:fill(t, rooms, lua_recs): t[i] for every record i, in order: lua_recs[i] for a record
+ * made in Lua, else {room = rooms[n], outline = {{x, y, z}...}, base, top, floors, facades,
+ * slivers} (n: the room's store number). */
+static int l_list_fill(lua_State *L) {
+    row_list *l = check_list(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    lua_settop(L, 4);
+    for (size_t i = 0; i < l->n; i++) {
+        const list_rec *r = &l->recs[i];
+        if (r->serial == 0) {
+            lua_rawgeti(L, 4, (lua_Integer)i + 1);
+            lua_rawseti(L, 2, (lua_Integer)i + 1);
+            continue;
+        }
+        lua_createtable(L, 0, 7);
+        lua_rawgeti(L, 3, (lua_Integer)r->serial);
+        lua_setfield(L, -2, "room");
+        lua_createtable(L, (int)r->npts, 0);
+        for (size_t k = 0; k < r->npts; k++) {
+            lua_createtable(L, 3, 0);
+            for (int d = 0; d < 3; d++) {
+                lua_pushnumber(L, (lua_Number)l->pts[3 * (r->at + k) + (size_t)d]);
+                lua_rawseti(L, -2, d + 1);
+            }
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "outline");
+        lua_pushnumber(L, (lua_Number)r->base);
+        lua_setfield(L, -2, "base");
+        lua_pushnumber(L, (lua_Number)r->top);
+        lua_setfield(L, -2, "top");
+        if (r->floors_int) lua_pushinteger(L, (lua_Integer)r->floors);
+        else lua_pushnumber(L, (lua_Number)r->floors);
+        lua_setfield(L, -2, "floors");
+        lua_pushinteger(L, (lua_Integer)r->facades);
+        lua_setfield(L, -2, "facades");
+        lua_pushinteger(L, (lua_Integer)r->slivers);
+        lua_setfield(L, -2, "slivers");
+        lua_rawseti(L, 2, (lua_Integer)i + 1);
+    }
+    return 0;
+}
+
 /* ================================================================ one room's rows */
 
 /* Arguments of core.row_buildings. */
-enum { A_ROOM = 1, A_FRONT, A_SPEC, A_RNG, A_GROUND, A_VPOOL, A_HPOOL, A_STORE, A_N, A_SNAP, A_BUDGET, A_LIST, A_R };
+enum { A_ROOM = 1, A_FRONT, A_SPEC, A_RNG, A_GROUND, A_VPOOL, A_HPOOL, A_STORE, A_N, A_SNAP, A_BUDGET, A_LIST };
 
 /* The state of one call. */
 typedef struct rows_run {
     lua_State *L;
     const spec_box *spec;
+    row_list *list;
     psdl_row_ground ground;
     int lua_rng; /* the generator is a Lua function (A_RNG) */
     psdl_xoshiro x;
@@ -276,7 +402,6 @@ typedef struct rows_run {
     size_t cap; /* points outline holds */
     size_t room, budget;
     double snap;
-    lua_Integer next; /* list index of the next record */
     size_t built, under;
     int code;
     double detail;
@@ -330,33 +455,25 @@ static int run_place(void *ud, const double *fp, size_t n) {
         c->detail = e == PSDL_ROW_BUDGET ? (double)bt.reached : bt.repeats;
         return 1;
     }
-    c->built++;
-    /* the report's record {room, outline, base, top, floors, facades, slivers} */
-    lua_createtable(L, 0, 7);
-    lua_pushvalue(L, A_R);
-    lua_setfield(L, -2, "room");
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 3, 0);
-        for (int k = 0; k < 3; k++) {
-            lua_pushnumber(L, (lua_Number)c->outline[3 * i + (size_t)k]);
-            lua_rawseti(L, -2, k + 1);
-        }
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    /* the report's record, kept in the list */
+    row_list *l = c->list;
+    if (list_grow(l, n)) {
+        c->code = PSDL_ROW_NOMEM;
+        return 1;
     }
-    lua_setfield(L, -2, "outline");
-    lua_pushnumber(L, (lua_Number)p.base);
-    lua_setfield(L, -2, "base");
-    lua_pushnumber(L, (lua_Number)bt.top);
-    lua_setfield(L, -2, "top");
-    if (c->spec->floors_int && p.floors >= -9.2e18 && p.floors <= 9.2e18) lua_pushinteger(L, (lua_Integer)p.floors);
-    else lua_pushnumber(L, (lua_Number)p.floors);
-    lua_setfield(L, -2, "floors");
-    lua_pushinteger(L, (lua_Integer)bt.facades);
-    lua_setfield(L, -2, "facades");
-    lua_pushinteger(L, (lua_Integer)bt.slivers);
-    lua_setfield(L, -2, "slivers");
-    lua_rawseti(L, A_LIST, c->next++);
+    list_rec *rec = &l->recs[l->n++];
+    rec->serial = c->room;
+    rec->at = l->np / 3;
+    rec->npts = n;
+    memcpy(l->pts + l->np, c->outline, 3 * n * sizeof *l->pts);
+    l->np += 3 * n;
+    rec->base = p.base;
+    rec->top = bt.top;
+    rec->floors = p.floors;
+    rec->floors_int = c->spec->floors_int && p.floors >= -9.2e18 && p.floors <= 9.2e18;
+    rec->facades = bt.facades;
+    rec->slivers = bt.slivers;
+    c->built++;
     return 0;
 }
 
@@ -381,9 +498,8 @@ static const char *const code_names[] = {"ok",      "range",  "noheight", "below
  * @tparam integer n the room's number in the store
  * @tparam[opt] number snap the builder's snap grid (m)
  * @tparam[opt] integer budget the builder's vertex budget
- * @tparam table list records `{room = r, outline = {{x, y, z}...}, base, top, floors, facades,
- * slivers}` are appended to it
- * @param r the room value the records name
+ * @tparam userdata list psdl.RowList: each building's record is appended (list:fill makes
+ * their tables)
  * @return built, under_decks (buildings made; footprints left out under a bridge deck)
  * @return or false, what ("range", "noheight", "below", "vanish", "repeats", "budget",
  * "noroof", "nomem", "full", "refused"), detail (the repeats or the vertex count reached),
@@ -391,15 +507,16 @@ static const char *const code_names[] = {"ok",      "range",  "noheight", "below
  * pool:truncate, store:truncate: the building's part is still there), built, under_decks
  */
 static int l_row_buildings(lua_State *L) {
-    lua_settop(L, A_R);
+    lua_settop(L, A_LIST);
     psdl_row_room *r = (psdl_row_room *)luaL_checkudata(L, A_ROOM, ROW_ROOM);
     luaL_checktype(L, A_FRONT, LUA_TTABLE);
     const spec_box *spec = (const spec_box *)luaL_checkudata(L, A_SPEC, ROW_SPEC);
-    luaL_checktype(L, A_LIST, LUA_TTABLE);
+    row_list *list = check_list(L, A_LIST);
     rows_run c;
     memset(&c, 0, sizeof c);
     c.L = L;
     c.spec = spec;
+    c.list = list;
     if (lua_isfunction(L, A_RNG)) {
         c.lua_rng = 1;
     } else if (lua_istable(L, A_RNG)) {
@@ -461,7 +578,6 @@ static int l_row_buildings(lua_State *L) {
         if (b < 1) luaL_argerror(L, A_BUDGET, "a positive integer expected");
         c.budget = (size_t)b;
     }
-    c.next = (lua_Integer)lua_rawlen(L, A_LIST) + 1;
     /* frontage flags; the footprints the layout makes have at most 2 (n + 2) + 4 points */
     size_t n = r->n;
     unsigned char *front = (unsigned char *)scratch(L, n, 1);
@@ -504,6 +620,14 @@ static const luaL_Reg rows_funcs[] = {
     {"row_fits", l_row_fits},
     {"row_spec", l_row_spec},
     {"row_buildings", l_row_buildings},
+    {"row_list", l_row_list},
+    {NULL, NULL},
+};
+
+static const luaL_Reg list_meth[] = {
+    {"add_lua", l_list_add_lua},
+    {"count", l_list_count},
+    {"fill", l_list_fill},
     {NULL, NULL},
 };
 
@@ -513,6 +637,15 @@ void lpsdl_open_rows(lua_State *L) {
         lua_setfield(L, -2, "__gc");
         lua_pushliteral(L, "psdl.RowRoom");
         lua_setfield(L, -2, "__metatable"); /* no script reaches __gc to free it in mid-layout */
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, ROW_LIST)) {
+        lua_pushcfunction(L, row_list_gc);
+        lua_setfield(L, -2, "__gc");
+        luaL_newlib(L, list_meth);
+        lua_setfield(L, -2, "__index");
+        lua_pushliteral(L, "psdl.RowList");
+        lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, ROW_SPEC)) {

@@ -6,7 +6,8 @@ local plan = require "psdl.plan"
 local check = require "psdl.check"
 local random = require "psdl.city.random"
 
-local type, error, ipairs, pairs = type, error, ipairs, pairs
+local type, error, ipairs, pairs, next = type, error, ipairs, pairs, next
+local getmetatable, setmetatable, rawget, rawset, rawlen = getmetatable, setmetatable, rawget, rawset, rawlen
 local abs, sqrt, floor, max, min, huge = math.abs, math.sqrt, math.floor, math.max, math.min, math.huge
 local string_format = string.format
 local area2, overlap, bbox = plan.area2, plan.overlap, plan.bbox
@@ -165,6 +166,32 @@ return function(M, Ctx, private)
     error(e, 0)
   end
 
+  -- The fill's building records (report.building_list), kept in C (core.row_list) and made
+  -- tables when first read: a lazy list in place of the report's (empty) one, made on the
+  -- first building. Returns the C list and the records made in Lua, by index.
+  local function building_records(ctx)
+    local rl = ctx.row_list
+    if rl then return rl, ctx.lua_records end
+    rl = core.row_list()
+    local lua_records, report, rooms = {}, ctx.report, ctx.b.rooms
+    for i, rec in ipairs(report.building_list) do lua_records[rl:add_lua()] = rec end
+    local proxy = {}
+    local function force()
+      if getmetatable(proxy) == nil then return end
+      setmetatable(proxy, nil)
+      rl:fill(proxy, rooms, lua_records)
+    end
+    setmetatable(proxy, {
+      __index = function(t, k) force(); return rawget(t, k) end,
+      __newindex = function(t, k, v) force(); rawset(t, k, v) end,
+      __pairs = function(t) force(); return next, t, nil end,
+      __len = function(t) force(); return rawlen(t) end,
+    })
+    report.building_list = proxy
+    ctx.row_list, ctx.lua_records = rl, lua_records
+    return rl, lua_records
+  end
+
   -- Building rows along the frontage of room R over polygon P (edges whose kind is in
   -- `want`) with options bs, in one C call (core.row_buildings): chains, footprints and fit
   -- tests, then per footprint what `Ctx:building` and `Builder:building` do (ground heights,
@@ -180,7 +207,7 @@ return function(M, Ctx, private)
     b:settle() -- (Builder:building's first step, once for the room)
     local built, under, detail, nv, nh, srooms, srecs, srefs, nb, nu = row_buildings(row_room(R), front,
       bs.row_spec or row_spec(ctx, bs), generator_of(rng) or rng, ground, b.vpool, b.hpool, b.store, R.room.serial,
-      b.snap, b.budget, report.building_list, R.room)
+      b.snap, b.budget, (building_records(ctx)))
     local what
     if built == false then what, built, under = under, nb, nu end
     report.buildings = report.buildings + built
@@ -250,7 +277,8 @@ return function(M, Ctx, private)
     self.report.buildings = self.report.buildings + 1
     local rec = { room = R.room, outline = outline, base = st.base, top = st.top, floors = floors,
                   facades = st.facades, slivers = st.slivers, footprint = given and given.index or nil }
-    self.report.building_list[#self.report.building_list + 1] = rec
+    local rl, lua_records = building_records(self)
+    lua_records[rl:add_lua()] = rec
     R.nbuildings = R.nbuildings + 1
     return true
   end
