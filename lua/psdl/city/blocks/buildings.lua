@@ -13,7 +13,6 @@ local string_format = string.format
 local area2, overlap, bbox = plan.area2, plan.overlap, plan.bbox
 local flatten_points, row_fits, row_buildings = core.flatten_points, core.row_fits, core.row_buildings
 local opt_problem, argerr = check.opt_problem, check.argerr
-local generator_of = random.generator
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -206,7 +205,7 @@ return function(M, Ctx, private)
     if ground == nil then error("psdl.city.blocks: room without its ground (flat_y or tris)", 0) end
     b:settle() -- (Builder:building's first step, once for the room)
     local built, under, detail, nv, nh, srooms, srecs, srefs, nb, nu = row_buildings(row_room(R), front,
-      bs.row_spec or row_spec(ctx, bs), generator_of(rng) or rng, ground, b.vpool, b.hpool, b.store, R.room.serial,
+      bs.row_spec or row_spec(ctx, bs), random.generator(rng) or rng, ground, b.vpool, b.hpool, b.store, R.room.serial,
       b.snap, b.budget, (building_records(ctx)))
     local what
     if built == false then what, built, under = under, nb, nu end
