@@ -166,27 +166,6 @@ return function(M, Builder, Room, P)
     return room
   end
 
-  --- The attribute records of a room, in order, as op tables (`type`, `group` (the texture
-  -- group), `refs` (vertex references) and the type's own fields, as the emitters describe
-  -- them): copies, changing them changes nothing. The builder's read API for modules that
-  -- look at what was emitted (psdl.city.blocks, psdl.city.terrain).
-  -- @tparam Room r a room of this builder
-  -- @tparam[opt] integer from the first record wanted (1-based; default 1)
-  -- @treturn table list of op tables
-  function Builder:attributes(r, from)
-    P.room_arg(self, r, 1, "attributes")
-    local m = opt_problem(from, "from", "int", 1)
-    if m then argerr(2, "attributes", m) end
-    return self.store:ops(r.serial, self.groups, from)
-  end
-
-  --- Number of attribute records of a room so far.
-  -- @tparam Room r a room of this builder
-  function Builder:attribute_count(r)
-    P.room_arg(self, r, 1, "attribute_count")
-    return self.store:count(r.serial)
-  end
-
   --- Road strip with sidewalks (0x0): sections of 4 points, outer L, curb L, curb R, outer R,
   -- the curbs 0.15 m below the outer points; first point on the left of travel (§2.4, §4.2).
   -- An outer point equal to its curb point means no sidewalk on that side.
