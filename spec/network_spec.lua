@@ -94,3 +94,187 @@ describe("psdl.city.from_network refuses what an importer must repair first", fu
     assert.matches("^roads%[2%]: lanes: 600 lanes put 300 on one side, at most " .. require("psdl.core").limits.lane_values, err)
   end)
 end)
+
+-- Builder:overlaps (core.room_overlaps, src/psdl_overlaps.c) against the Lua that
+-- psdl.city.network's `overlaps` ran before it moved to C (kept here as the reference): the
+-- same pairs, in the same order, at the same points, on random rooms and owners.
+describe("psdl.city.network overlaps in C", function()
+  local core = require "psdl.core"
+  local builder = require "psdl.builder"
+  local sqrt, abs, min, max, huge = math.sqrt, math.abs, math.min, math.max, math.huge
+
+  local function unit(x, z)
+    local l = sqrt(x * x + z * z)
+    if l < 1e-9 then return nil end
+    return x / l, z / l
+  end
+  local function seg_closest(x, z, p, q)
+    local dx, dz = q[1] - p[1], q[2] - p[2]
+    local l2 = dx * dx + dz * dz
+    local t = l2 > 0 and max(0, min(1, ((x - p[1]) * dx + (z - p[2]) * dz) / l2)) or 0
+    local ex, ez = p[1] + t * dx - x, p[2] + t * dz - z
+    return sqrt(ex * ex + ez * ez), t
+  end
+  local function seg_cross(p, q, u, v)
+    local rx, rz = q[1] - p[1], q[2] - p[2]
+    local sx, sz = v[1] - u[1], v[2] - u[2]
+    local den = rx * sz - rz * sx
+    if abs(den) < 1e-12 then return nil end
+    local wx, wz = u[1] - p[1], u[2] - p[2]
+    local t = (wx * sz - wz * sx) / den
+    local w = (wx * rz - wz * rx) / den
+    if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
+  end
+  local function poly_dist(x, z, poly)
+    local n, c, d = #poly, false, huge
+    for i = 1, n do
+      local a, b = poly[i], poly[i % n + 1]
+      local e = seg_closest(x, z, a, b)
+      if e < d then d = e end
+      if (a[2] > z) ~= (b[2] > z) and x < a[1] + (z - a[2]) * (b[1] - a[1]) / (b[2] - a[2]) then c = not c end
+    end
+    return c and -d or d
+  end
+  local function poly_overlap(P, Q, eps)
+    for _, pair in ipairs({ { P, Q }, { Q, P } }) do
+      local A, B = pair[1], pair[2]
+      for _, p in ipairs(A) do
+        if p[1] > B.x0 and p[1] < B.x1 and p[2] > B.z0 and p[2] < B.z1 and poly_dist(p[1], p[2], B) < -eps then
+          return p[1], p[2]
+        end
+      end
+    end
+    local n, m = #P, #Q
+    for i = 1, n do
+      local a, b = P[i], P[i % n + 1]
+      if max(a[1], b[1]) > Q.x0 and min(a[1], b[1]) < Q.x1 and max(a[2], b[2]) > Q.z0 and min(a[2], b[2]) < Q.z1 then
+        for k = 1, m do
+          local u, v = Q[k], Q[k % m + 1]
+          local t = seg_cross(a, b, u, v)
+          if t then
+            local ex, ez = unit(b[1] - a[1], b[2] - a[2])
+            local fx, fz = unit(v[1] - u[1], v[2] - u[2])
+            if ex and fx then
+              local du = (u[1] - a[1]) * ez - (u[2] - a[2]) * ex
+              local dv = (v[1] - a[1]) * ez - (v[2] - a[2]) * ex
+              local da = (a[1] - u[1]) * fz - (a[2] - u[2]) * fx
+              local db = (b[1] - u[1]) * fz - (b[2] - u[2]) * fx
+              if min(abs(du), abs(dv), abs(da), abs(db)) > eps then
+                return a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2])
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  -- the former network.overlaps over rooms {outline, owner}; owners are nodes {ends} and
+  -- roads {a, b}
+  local function reference(b, rooms)
+    local items, g = {}, core.grid(40)
+    for _, rm in ipairs(rooms) do
+      local poly = b:plan_outline(rm.outline, 1e-6)
+      if #poly >= 3 then
+        items[#items + 1] = { poly = poly, owner = rm.owner }
+        g:insert(#items, poly.x0, poly.z0, poly.x1, poly.z1)
+      end
+    end
+    local function related(p, q)
+      if p == q then return true end
+      if p.a and q.a then return p.a == q.a or p.a == q.b or p.b == q.a or p.b == q.b end
+      if p.a then return p.a == q or p.b == q end
+      if q.a then return q.a == p or q.b == p end
+      for _, r in ipairs(p.ends) do
+        if r.a == q or r.b == q then return true end
+      end
+      return false
+    end
+    local out, done = {}, {}
+    for _, it in ipairs(items) do
+      local P = it.poly
+      local cand = g:collect(P.x0, P.z0, P.x1, P.z1)
+      for k = 1, #cand do
+        local o = items[cand[k]]
+        local Q = o.poly
+        if o ~= it and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 and not related(it.owner, o.owner) then
+          local k1, k2 = it.owner, o.owner
+          local key = tostring(k1) < tostring(k2) and (tostring(k1) .. tostring(k2)) or (tostring(k2) .. tostring(k1))
+          if not done[key] then
+            local x, z = poly_overlap(P, Q, 0.05)
+            if x then
+              done[key] = true
+              out[#out + 1] = { a = k1, b = k2, x = x, z = z }
+            end
+          end
+        end
+      end
+    end
+    return out
+  end
+
+  it("finds the pairs, points and order the Lua found, on random rooms", function()
+    local seed = 7
+    local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
+    local pairs_seen = 0
+    for _ = 1, 60 do
+      local b = builder.new{ vertex_budget = false }
+      local nodes, roads, owners = {}, {}, {}
+      for i = 1, 2 + math.floor(rnd() * 5) do nodes[i] = { ends = {}, id = i } end
+      for i = 1, 1 + math.floor(rnd() * 6) do
+        local r = { a = nodes[1 + math.floor(rnd() * #nodes)], b = nodes[1 + math.floor(rnd() * #nodes)] }
+        roads[i] = r
+        r.a.ends[#r.a.ends + 1] = r
+        if r.b ~= r.a then r.b.ends[#r.b.ends + 1] = r end
+      end
+      for _, n in ipairs(nodes) do owners[#owners + 1] = n end
+      for _, r in ipairs(roads) do owners[#owners + 1] = r end
+      local num = {}
+      for i, o in ipairs(owners) do num[o] = i end
+      local ends = {}
+      for i, o in ipairs(owners) do
+        ends[2 * i - 1], ends[2 * i] = o.a and num[o.a] or 0, o.b and num[o.b] or 0
+      end
+      local rooms, outlines, owner_of = {}, {}, {}
+      for i = 1, 3 + math.floor(rnd() * 10) do
+        -- a convex-ish ring round a random centre (some tiny, some with repeated points)
+        local cx, cz, rad = rnd() * 120, rnd() * 120, 2 + rnd() * 30
+        local m, pts = 3 + math.floor(rnd() * 6), {}
+        for k = 1, m do
+          local ang = (k + rnd() * 0.5) / m * 2 * math.pi
+          pts[k] = { cx + rad * math.cos(ang), 0, cz + rad * math.sin(ang) }
+        end
+        if rnd() < 0.2 then pts[#pts + 1] = pts[#pts] end
+        local refs = {}
+        for k, p in ipairs(pts) do refs[k] = b:vertex(p) end
+        local o = owners[1 + math.floor(rnd() * #owners)]
+        rooms[i] = { outline = refs, owner = o }
+        outlines[i], owner_of[i] = refs, num[o]
+      end
+      local want = reference(b, rooms)
+      local got = b:overlaps(outlines, owner_of, ends)
+      assert.equal(4 * #want, #got)
+      for k, w in ipairs(want) do
+        assert.equal(num[w.a], got[4 * k - 3])
+        assert.equal(num[w.b], got[4 * k - 2])
+        assert.equal(w.x, got[4 * k - 1])
+        assert.equal(w.z, got[4 * k])
+      end
+      pairs_seen = pairs_seen + #want
+    end
+    assert.is_true(pairs_seen > 20, pairs_seen .. " overlaps only") -- the comparison saw overlaps
+  end)
+
+  it("refuses bad lists naming them", function()
+    local b = builder.new{}
+    local r = b:vertex{ 0, 0, 0 }
+    assert.has_error(function() b:overlaps({ { r, 99 } }, { 1 }, { 0, 0 }) end,
+      "bad argument #1 to 'overlaps' (outlines[1][2]: vertex reference in 1..2 expected)")
+    assert.has_error(function() b:overlaps({ { r } }, { 3 }, { 0, 0 }) end,
+      "bad argument #2 to 'overlaps' (owners[1]: integer in 1..1 expected)")
+    assert.has_error(function() b:overlaps({}, {}, { 0, 1 }) end,
+      "bad argument #3 to 'overlaps' (ends[1]: both 0 (a node) or both owners (a road) expected)")
+    assert.has_error(function() b:overlaps({}, {}, "x") end, "bad argument #3 to 'overlaps' (table expected, got string)")
+    assert.has_error(function() b:overlaps({}, {}, {}, -1) end,
+      "bad argument #4 to 'overlaps' (eps: positive number expected, got -1)")
+  end)
+end)

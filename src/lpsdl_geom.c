@@ -14,6 +14,8 @@
  *   core.street_rooms(vpool, center, profile [, opts]) -> {clamped, sections, stride, rooms =
  *                                                 {{refs, outline}...} [, flat, refs]} | false
  *   core.plan_outline(vpool, refs [, eps])    -> {{x, z}..., x0, z0, x1, z1}
+ *   core.room_overlaps(vpool, outlines, owners, ends [, eps]) -> {a, b, x, z, ...} (rooms of
+ *                                                 unrelated owners overlapping, psdl_overlaps.h)
  *   core.triangulate(pts [, holes])            -> {i1, i2, i3, ...}
  *   core.fans(pts [, holes [, no_extra]])      -> {{hub, rim...}, ...}, extra_pts
  *   core.keyhole(pts [, holes])                -> {i...} (one ring, holes keyholed)
@@ -34,7 +36,9 @@
  *   core.junction(center, arms [, opts])       -> {points, surface, sections, distance, strips,
  *                                                  crosswalks, outline}
  *   core.junction_room(vpool, center, arms [, opts]) -> {outline, fans, strips, crosswalks,
- *                                                  sections, distance} (vertex references)
+ *                                                  sections, distance} (vertex references;
+ *                                                  opts.records: records, fans = count
+ *                                                  instead of fans, strips, crosswalks)
  *   core.signed_area(pts), core.winding(pts [, eps]), core.quad_deviation(pts),
  *   core.strip_deviation(pts, stride), core.fan_flatness(pts), core.fan_min_area(pts),
  *   core.bounds(pts [, first])                 -> {min, max, center, radius} | nil
@@ -65,6 +69,7 @@
 #include "lpsdl.h"
 #include "psdl.h"
 #include "psdl_geom.h"
+#include "psdl_overlaps.h"
 
 #define POOL "psdl.Pool"
 
@@ -713,6 +718,114 @@ static int l_plan_outline(lua_State *L) {
     return 1;
 }
 
+/***
+ * Rooms of unrelated parts of a road network that overlap in plan, in one call
+ * (psdl_room_overlaps, src/psdl_overlaps.h): psdl.city.network's `overlaps`. Each outline is
+ * taken in plan as core.plan_outline takes it (a point within 1e-6 m in x and z of the last
+ * one kept left out; the box of all of them); outlines of fewer than 3 points are left out.
+ * @function room_overlaps
+ * @tparam userdata vpool a vertex Pool (dimension 3)
+ * @tparam table outlines the rooms' outlines (lists of vertex references)
+ * @tparam table owners per outline, the number of its owner (1-based)
+ * @tparam table ends per owner two numbers: a road's end nodes (owner numbers), or 0, 0 for
+ * a node
+ * @tparam[opt] number eps metres (0.05): how far polygons must overlap
+ * @treturn table `{a1, b1, x1, z1, a2, ...}`: the owners of each overlapping pair (a: the
+ * one whose outline comes first) and a point of the overlap; bad arguments raise naming them
+ */
+static int l_room_overlaps(lua_State *L) {
+    lua_settop(L, 5); /* scratch userdata go above the arguments */
+    pool_box *pb = check_pool(L, 1);
+    if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    size_t n = arr_len(L, 2), n2 = arr_len(L, 4);
+    if (arr_len(L, 3) != n) luaL_argerror(L, 3, "one owner per outline expected");
+    if (n2 % 2) luaL_argerror(L, 4, "two numbers per owner expected");
+    size_t nown = n2 / 2;
+    double eps = luaL_optnumber(L, 5, 0.05);
+    if (!(eps > 0 && eps < HUGE_VAL)) luaL_argerror(L, 5, "eps: a positive finite number expected");
+    if (n >= PSDL_GRID_MAX_ID || nown >= PSDL_GRID_MAX_ID) luaL_argerror(L, 2, "too many outlines or owners");
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (lua_rawgeti(L, 2, (lua_Integer)i + 1) != LUA_TTABLE)
+            luaL_argerror(L, 2, lua_pushfstring(L, "outlines[%I]: list of vertex references expected", (lua_Integer)i + 1));
+        total += (size_t)lua_rawlen(L, -1);
+        lua_pop(L, 1);
+        if (total > ((size_t)1 << 28)) luaL_argerror(L, 2, "too many vertex references");
+    }
+    double *xz = (double *)scratch(L, 2 * total, sizeof *xz);        /* 6 */
+    uint32_t *start = (uint32_t *)scratch(L, n + 1, sizeof *start);  /* 7 */
+    double *box = (double *)scratch(L, 4 * n, sizeof *box);          /* 8 */
+    uint32_t *owner = (uint32_t *)scratch(L, n, sizeof *owner);      /* 9 */
+    uint32_t *ends = (uint32_t *)scratch(L, 2 * nown, sizeof *ends); /* 10 */
+    reuse_box *own = (reuse_box *)lua_newuserdatauv(L, sizeof *own, 0); /* 11: frees the result */
+    own->p = NULL, own->size = 0, own->busy = 0;
+    luaL_setmetatable(L, REUSE);
+    for (size_t o = 0; o < nown; o++) {
+        lua_Integer a = arr_int(L, 4, 2 * o + 1, 4, "ends", 0, (lua_Integer)nown);
+        lua_Integer b = arr_int(L, 4, 2 * o + 2, 4, "ends", 0, (lua_Integer)nown);
+        if ((a == 0) != (b == 0))
+            luaL_argerror(L, 4, lua_pushfstring(L, "ends[%I]: both 0 (a node) or both owners (a road) expected",
+                                                (lua_Integer)(2 * o + 1)));
+        ends[2 * o] = a ? (uint32_t)(a - 1) : PSDL_OVERLAP_NODE;
+        ends[2 * o + 1] = b ? (uint32_t)(b - 1) : PSDL_OVERLAP_NODE;
+    }
+    for (size_t i = 0; i < n; i++) owner[i] = (uint32_t)(arr_int(L, 3, i + 1, 3, "owners", 1, (lua_Integer)nown) - 1);
+    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    size_t count = psdl_pool_count(pb->pool), w = 0;
+    const float *data = psdl_pool_data(pb->pool);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        int t = lua_gettop(L);
+        size_t m = (size_t)lua_rawlen(L, t), k = 0;
+        double x0 = HUGE_VAL, z0 = HUGE_VAL, x1 = -HUGE_VAL, z1 = -HUGE_VAL, qx = 0, qz = 0;
+        start[i] = (uint32_t)w;
+        for (size_t q = 0; q < m; q++) {
+            lua_rawgeti(L, t, (lua_Integer)q + 1);
+            int ok;
+            lua_Integer r = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || r < 1 || (lua_Unsigned)r > count)
+                luaL_argerror(L, 2, lua_pushfstring(L, "outlines[%I][%I]: vertex reference in 1..%I expected",
+                                                    (lua_Integer)i + 1, (lua_Integer)q + 1, (lua_Integer)count));
+            const float *f = data + 3 * (size_t)(r - 1);
+            double x = f[0], z = f[2];
+            if (k == 0 || fabs(qx - x) > 1e-6 || fabs(qz - z) > 1e-6) {
+                xz[2 * w] = x, xz[2 * w + 1] = z;
+                w++, k++;
+                qx = x, qz = z;
+            }
+            if (x < x0) x0 = x;
+            if (x1 < x) x1 = x;
+            if (z < z0) z0 = z;
+            if (z1 < z) z1 = z;
+        }
+        lua_pop(L, 1);
+        if (k < 3) x0 = z0 = x1 = z1 = 0; /* left out (the kernel skips fewer than 3 points) */
+        box[4 * i] = x0, box[4 * i + 1] = z0, box[4 * i + 2] = x1, box[4 * i + 3] = z1;
+    }
+    start[n] = (uint32_t)w;
+    psdl_overlap *res;
+    size_t nres;
+    int e = psdl_room_overlaps(&res, &nres, xz, start, box, owner, n, ends, nown, eps, 40);
+    if (e == PSDL_OVERLAPS_NOMEM) luaL_error(L, "not enough memory");
+    if (e) luaL_argerror(L, 4, "the owners' ends are not roads between nodes, or a room is too large for the grid");
+    own->p = res; /* freed by the collector if a push below raises */
+    lua_createtable(L, (int)(4 * nres), 0);
+    for (size_t r = 0; r < nres; r++) {
+        lua_pushinteger(L, (lua_Integer)res[r].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(4 * r + 1));
+        lua_pushinteger(L, (lua_Integer)res[r].b + 1);
+        lua_rawseti(L, -2, (lua_Integer)(4 * r + 2));
+        lua_pushnumber(L, res[r].x);
+        lua_rawseti(L, -2, (lua_Integer)(4 * r + 3));
+        lua_pushnumber(L, res[r].z);
+        lua_rawseti(L, -2, (lua_Integer)(4 * r + 4));
+    }
+    free(res);
+    own->p = NULL;
+    return 1;
+}
+
 /* ================================================================ fans */
 
 /* core.triangulate(pts [, holes]) -> {i1, i2, i3, ...}: ear-clipping triangles (1-based
@@ -1212,17 +1325,22 @@ static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na
     return arms;
 }
 
+/* Sets field "distance" of the table on top: the n distances d (m). */
+static void push_junction_distance(lua_State *L, const double *d, size_t n) {
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushnumber(L, d[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "distance");
+}
+
 /* Pushes the distance list and the sidewalk strips {pairs, start_cap, end_cap} of j, their
  * indices mapped through map (NULL: the point indices) plus base; sets them as fields
  * "distance" and "strips" of the table on top. */
 static void push_junction_strips(lua_State *L, const psdl_junction *j, size_t na, const uint32_t *map,
                                  lua_Integer base) {
-    lua_createtable(L, (int)na, 0);
-    for (size_t i = 0; i < na; i++) {
-        lua_pushnumber(L, j->distance[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "distance");
+    push_junction_distance(L, j->distance, na);
     lua_newtable(L);
     lua_Integer ns = 0;
     for (size_t w = 0; w < j->size.strips;) {
@@ -1293,6 +1411,48 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
     }
 }
 
+/* Sets fields "records" and "fans" of the table on top (core.junction_room with opts.records):
+ * the room's records as one flat list for store:push_flat, in the order Builder:intersection
+ * emits them (the road fans of the surface, each sidewalk strip with its start and end caps,
+ * the crosswalks), vertex references mapped through map; and the number of fans. */
+static void junction_records(lua_State *L, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
+                             size_t nfw) {
+    lua_Integer k = 0, nf = 0;
+    lua_createtable(L, (int)(2 * nfw + 2 * j->size.strips + 7 * j->size.crosswalks), 0);
+#define PUT(v) (lua_pushinteger(L, (lua_Integer)(v)), lua_rawseti(L, -2, ++k))
+    for (size_t i = 0; i < nfw;) { /* fans: [m, refs...], 0-based pool entries */
+        size_t m = fans[i];
+        PUT(0x5), PUT(0), PUT(m);
+        for (size_t q = 1; q <= m; q++) PUT((lua_Integer)fans[i + q] + 1);
+        i += 1 + m;
+        nf++;
+    }
+    for (size_t w = 0; w < j->size.strips;) { /* [pairs, caps, point indices...] */
+        uint32_t np = j->strips[w], caps = j->strips[w + 1];
+        const uint32_t *v = j->strips + w + 2;
+        size_t n2 = 2 * (size_t)np, nc = n2 < 2 ? n2 : 2; /* a cap: the first / last pair */
+        if (caps & 1) {
+            PUT(0x1), PUT(1), PUT(nc);
+            for (size_t q = 0; q < nc; q++) PUT((lua_Integer)map[v[q]] + 1);
+        }
+        PUT(0x1), PUT(0), PUT(n2);
+        for (size_t q = 0; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+        if (caps & 2) {
+            PUT(0x1), PUT(2), PUT(nc);
+            for (size_t q = n2 - nc; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+        }
+        w += 2 + 2 * (size_t)np;
+    }
+    for (size_t c = 0; c < j->size.crosswalks; c++) {
+        PUT(0x4), PUT(0), PUT(4);
+        for (int q = 0; q < 4; q++) PUT((lua_Integer)map[j->crosswalks[4 * c + (size_t)q]] + 1);
+    }
+#undef PUT
+    lua_setfield(L, -2, "records");
+    lua_pushinteger(L, nf);
+    lua_setfield(L, -2, "fans");
+}
+
 /***
  * An intersection room's geometry in one call: core.junction's kernel (psdl_junction_build),
  * its points added to the vertex pool (snapped to `opts.snap` when given) and the road fans
@@ -1303,8 +1463,10 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
  * @tparam table center, arms, opts as core.junction (opts also `snap`, metres)
  * @treturn table `{outline = refs, fans = {refs (hub first)...}, strips = {{pairs = refs,
  * start_cap, end_cap}...}, crosswalks = {refs (4)...}, sections = {{{x, y, z}...} per arm,
- * left to right of outward travel}, distance = {m per arm}}`; raises on bad arguments as
- * core.junction does, on a pool that is closed or full
+ * left to right of outward travel}, distance = {m per arm}}`; with `opts.records` true, instead
+ * of fans, strips and crosswalks: `records` (the fans, the sidewalk strips with their caps and
+ * the crosswalks, in that order, as one flat list for store:push_flat) and `fans` (how many
+ * fans); raises on bad arguments as core.junction does, on a pool that is closed or full
  */
 static int l_junction_room(lua_State *L) {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
@@ -1327,29 +1489,40 @@ static int l_junction_room(lua_State *L) {
     if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
     if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
     if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    int flat_records = 0;
+    if (lua_istable(L, 4)) {
+        lua_getfield(L, 4, "records");
+        flat_records = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
     lua_createtable(L, 0, 6);
     push_mapped(L, j.outline, j.size.outline, refs);
     lua_setfield(L, -2, "outline");
-    lua_newtable(L);
-    lua_Integer nf = 0;
-    for (size_t i = 0; i < w;) {
-        size_t m = fans[i];
-        lua_createtable(L, (int)m, 0);
-        for (size_t k = 1; k <= m; k++) {
-            lua_pushinteger(L, (lua_Integer)fans[i + k] + 1);
-            lua_rawseti(L, -2, (lua_Integer)k);
+    if (flat_records) {
+        junction_records(L, &j, refs, fans, w);
+        push_junction_distance(L, j.distance, na);
+    } else {
+        lua_newtable(L);
+        lua_Integer nf = 0;
+        for (size_t i = 0; i < w;) {
+            size_t m = fans[i];
+            lua_createtable(L, (int)m, 0);
+            for (size_t k = 1; k <= m; k++) {
+                lua_pushinteger(L, (lua_Integer)fans[i + k] + 1);
+                lua_rawseti(L, -2, (lua_Integer)k);
+            }
+            lua_rawseti(L, -2, ++nf);
+            i += 1 + m;
         }
-        lua_rawseti(L, -2, ++nf);
-        i += 1 + m;
+        lua_setfield(L, -2, "fans");
+        push_junction_strips(L, &j, na, refs, 1);
+        lua_createtable(L, (int)j.size.crosswalks, 0);
+        for (size_t c = 0; c < j.size.crosswalks; c++) {
+            push_mapped(L, j.crosswalks + 4 * c, 4, refs);
+            lua_rawseti(L, -2, (lua_Integer)c + 1);
+        }
+        lua_setfield(L, -2, "crosswalks");
     }
-    lua_setfield(L, -2, "fans");
-    push_junction_strips(L, &j, na, refs, 1);
-    lua_createtable(L, (int)j.size.crosswalks, 0);
-    for (size_t c = 0; c < j.size.crosswalks; c++) {
-        push_mapped(L, j.crosswalks + 4 * c, 4, refs);
-        lua_rawseti(L, -2, (lua_Integer)c + 1);
-    }
-    lua_setfield(L, -2, "crosswalks");
     lua_createtable(L, (int)na, 0);
     for (size_t i = 0, off = 0; i < na; i++) {
         size_t st = psdl_section_stride(arms[i].profile.kind);
@@ -2135,6 +2308,7 @@ static const luaL_Reg geom_funcs[] = {
     {"sections", l_sections},
     {"street_rooms", l_street_rooms},
     {"plan_outline", l_plan_outline},
+    {"room_overlaps", l_room_overlaps},
     {"triangulate", l_triangulate},
     {"fans", l_fans},
     {"keyhole", l_keyhole},

@@ -4,6 +4,9 @@
  *   store:room()                       -> n: a new empty room, its number (1-based)
  *   store:rooms()                      -> number of rooms
  *   store:push(n, op)                  append attribute record op to room n
+ *   store:push_flat(n, group, list)    append records of the types without parameters (road,
+ *                                         sidewalk strip, walkway, crosswalk, road fan, fan)
+ *                                         given as one flat list of integers (see l_push_flat)
  *   store:count(n)                     -> records of room n
  *   store:ops(n [, groups [, from]])   -> list of records of room n as op tables (from the
  *                                         from-th, 1-based; group numbers mapped through the
@@ -260,6 +263,74 @@ static int l_push(lua_State *L) {
     psdl_store_rec rec;
     read_op(L, u, 3, 3, &rec, 0);
     push_rec(L, u, room, &rec, u->scratch, rec.nrefs);
+    return 0;
+}
+
+/* store:push_flat(n, group, list): appends to room n records of the attribute types that have
+ * no parameters, all in texture group `group` (an integer >= 1), given as one flat list of
+ * integers `{type, cap, count, ref_1 .. ref_count, type, cap, count, ...}`: type a
+ * psdl_store_type number (0x0 road, 0x1 sidewalk strip, 0x2 walkway, 0x4 crosswalk, 0x5 road
+ * fan, 0x6 fan), cap 0, 1 (start) or 2 (end; sidewalk strips only), the references 1-based.
+ * Read back (store:ops) each is the op table `{type = name, group = group, refs = {...}}`
+ * (with `cap`) that store:push of that op makes: the builder's intersections and streets
+ * emit their records with one call instead of an op table each. The whole list is checked
+ * first: a bad entry raises `bad argument #3 to 'push_flat' (list[i]: ...)` and nothing is
+ * added; out of memory, what was added is dropped again. */
+static int l_push_flat(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    size_t room = check_room(L, u, 2);
+    lua_Integer g = luaL_checkinteger(L, 3);
+    if (g < 1 || g > (lua_Integer)PSDL_STORE_MAX) luaL_argerror(L, 3, "a texture group index (>= 1) expected");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    lua_settop(L, 4);
+    size_t len = (size_t)lua_rawlen(L, 4);
+    if (len > PSDL_STORE_MAX / sizeof(uint32_t)) luaL_argerror(L, 4, "list: too long");
+    uint32_t *buf = scratch_at(L, u, 0, len);
+    /* read and check every entry into the scratch buffer first */
+    for (size_t i = 0; i < len; i++) {
+        lua_rawgeti(L, 4, (lua_Integer)i + 1);
+        int ok;
+        lua_Integer v = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || v < 0 || v > (lua_Integer)UINT32_MAX)
+            luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: a non-negative integer expected", (lua_Integer)i + 1));
+        buf[i] = (uint32_t)v;
+    }
+    for (size_t i = 0; i < len;) {
+        if (len - i < 3) luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: type, cap and count expected", (lua_Integer)i + 1));
+        uint32_t t = buf[i], cap = buf[i + 1], n = buf[i + 2];
+        if (t != PSDL_STORE_ROAD && t != PSDL_STORE_SIDEWALK_STRIP && t != PSDL_STORE_WALKWAY &&
+            t != PSDL_STORE_CROSSWALK && t != PSDL_STORE_ROAD_FAN && t != PSDL_STORE_FAN)
+            luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: a type without parameters expected, got %I",
+                                                (lua_Integer)i + 1, (lua_Integer)t));
+        if (cap > 2 || (cap && t != PSDL_STORE_SIDEWALK_STRIP))
+            luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: cap 0 (or 1, 2 for a sidewalk strip) expected",
+                                                (lua_Integer)i + 2));
+        if (n > len - i - 3)
+            luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: %I references expected after it, %I left",
+                                                (lua_Integer)i + 3, (lua_Integer)n, (lua_Integer)(len - i - 3)));
+        for (size_t k = 0; k < n; k++)
+            if (buf[i + 3 + k] < 1)
+                luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: a vertex reference (1-based) expected",
+                                                    (lua_Integer)(i + 4 + k)));
+        i += 3 + (size_t)n;
+    }
+    psdl_store_mark_t m;
+    psdl_store_mark(u->s, &m);
+    for (size_t i = 0; i < len;) {
+        psdl_store_rec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.type = (uint8_t)buf[i];
+        rec.cap = (uint8_t)buf[i + 1];
+        rec.group = (uint32_t)g;
+        size_t n = buf[i + 2];
+        int e = psdl_store_push(u->s, room, &rec, buf + i + 3, n);
+        if (e) {
+            psdl_store_truncate(u->s, &m);
+            return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
+        }
+        i += 3 + n;
+    }
     return 0;
 }
 
@@ -964,6 +1035,7 @@ static int l_tostring(lua_State *L) {
 
 void lpsdl_open_store(lua_State *L) {
     static const luaL_Reg methods[] = {{"room", l_room},   {"rooms", l_rooms}, {"push", l_push},
+                                       {"push_flat", l_push_flat},
                                        {"count", l_count}, {"ops", l_ops},     {"set_ops", l_set_ops},
                                        {"triangles", l_triangles}, {"group_uses", l_group_uses}, {"assemble", l_assemble},
                                        {"complete", l_complete}, {"validate", l_validate_box},

@@ -76,7 +76,7 @@ return function(M, Builder, Room, P)
       arms[i] = { dir = a.dir, profile = p, crosswalk = cw, min_distance = a.min_distance }
     end
     -- the kernel, the pooling of its points and the fans of its surface in one call
-    local jopts = { radius = o.radius or 5, arc_step = o.arc_step, snap = self.snap }
+    local jopts = { radius = o.radius or 5, arc_step = o.arc_step, snap = self.snap, records = true }
     local center = { c[1], c[2] or 0, c[3] }
     local ok, j = pcall(core.junction_room, self.vpool, center, arms, jopts)
     if not ok then
@@ -89,18 +89,10 @@ return function(M, Builder, Room, P)
     local r = self:room(ropts)
     local g = as_group(self, o.textures or self.style.intersection, "intersection", "intersection")
     if o.tunnel then r:junction_tunnel(o.tunnel) end
-    -- road fans over the surface (flat at the node's height)
-    local fans = j.fans
-    if #fans == 0 then r:fail("%s: the polygon has no area", "road_fan") end
-    for i = 1, #fans do r:push({ type = "road_fan", group = g, refs = fans[i] }) end
-    for _, s in ipairs(j.strips) do
-      local refs = s.pairs
-      if s.start_cap then r:push({ type = "sidewalk_strip", group = g, cap = "start", refs = { refs[1], refs[2] } }) end
-      r:push({ type = "sidewalk_strip", group = g, refs = refs })
-      local n = #refs
-      if s.end_cap then r:push({ type = "sidewalk_strip", group = g, cap = "end", refs = { refs[n - 1], refs[n] } }) end
-    end
-    for _, cw in ipairs(j.crosswalks) do r:push({ type = "crosswalk", group = g, refs = cw }) end
+    -- road fans over the surface (flat at the node's height), the sidewalk strips with their
+    -- caps and the crosswalks: one flat list of records from the kernel, one store call
+    if j.fans == 0 then r:fail("%s: the polygon has no area", "road_fan") end
+    P.push_flat(r, g, j.records)
     local info = { sections = j.sections, centers = {}, dirs = {}, distance = j.distance, room = r }
     for i, a in ipairs(arms) do
       local dx, dz = geom.unit(a.dir[1], a.dir[2])

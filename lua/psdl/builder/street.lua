@@ -11,6 +11,7 @@ local getmetatable, pcall = getmetatable, pcall
 local max, min, huge = math.max, math.min, math.huge
 local string_format = string.format
 local argerr, shown, opt_problem = check.argerr, check.shown, check.opt_problem
+local FLT_MAX, point_problem = check.FLT_MAX, check.point_problem
 local points_problem, dir_problem = check.points_problem, check.dir_problem
 check.own(debug.getinfo(1, "S").source)
 
@@ -50,12 +51,39 @@ return function(M, Builder, Room, P)
     end
   end
 
+  -- A coordinate as core.flatten_points takes it: a number strictly inside the float32 range.
+  local function coord_ok(v) return type(v) == "number" and v > -FLT_MAX and v < FLT_MAX end
+
+  -- A street's `center`: a list of 2 or more points, or the same as a flat x, y, z array (what
+  -- psdl.city passes: its centre lines come flat from core.spline). When it passes: nil and
+  -- the flat array (a copy of a list of points; a flat array itself).
+  local function center_problem(c)
+    if type(c) ~= "table" or type(c[1]) ~= "number" then return points_problem(c, "center", 2) end
+    local n = #c
+    for i = 1, n do
+      if not coord_ok(c[i]) then
+        local k = (i - 1) // 3 + 1
+        local q = 3 * k
+        return point_problem({ c[q - 2], c[q - 1], c[q] }, string_format("center[%d]", k))
+          or string_format("center[%d]: bad point", k)
+      end
+    end
+    if n % 3 ~= 0 then return string_format("center: a flat array of x, y, z expected, got %d numbers", n) end
+    if n < 6 then return string_format("center: %d or more points expected, got %d", 2, n // 3) end
+    return nil, c
+  end
+
   -- A section: `stride` points.
   local function section_problem(row, name, stride)
     if row == nil then return nil end
     if type(row) ~= "table" then return string_format("%s: %d points expected, got %s", name, stride, type(row)) end
     if #row ~= stride then return string_format("%s: %d points expected (the profile's section), got %d", name, stride, #row) end
-    return points_problem(row, name)
+    for c = 1, stride do -- the points as points_problem takes them, without the flat copy it makes
+      local p = row[c]
+      if type(p) ~= "table" then return points_problem(row, name) end
+      local y = p[2]
+      if not (coord_ok(p[1]) and coord_ok(p[3]) and (not y or coord_ok(y))) then return points_problem(row, name) end
+    end
   end
 
   -- Plan length of a polyline of points.
@@ -73,17 +101,24 @@ return function(M, Builder, Room, P)
   local function finite(v) return type(v) == "number" and v > -huge and v < huge end
   local function nonneg(v) return type(v) == "number" and v >= 0 and v < huge end
 
+  -- (the widths of WIDTHS written out: this runs for every street and every arm)
   local function profile_ok(p)
     if type(p) ~= "table" then return false end
     local k = p.kind or "road"
     if k ~= "road" and k ~= "divided" and k ~= "walkway" then return false end
-    for i = 1, #WIDTHS do
-      local v = p[WIDTHS[i]]
-      if v ~= nil and not nonneg(v) then return false end
+    local l, r, sl, sr, md = p.left, p.right, p.sidewalk_left, p.sidewalk_right, p.median
+    if (l ~= nil and not (type(l) == "number" and l >= 0 and l < huge))
+       or (r ~= nil and not (type(r) == "number" and r >= 0 and r < huge))
+       or (sl ~= nil and not (type(sl) == "number" and sl >= 0 and sl < huge))
+       or (sr ~= nil and not (type(sr) == "number" and sr >= 0 and sr < huge))
+       or (md ~= nil and not (type(md) == "number" and md >= 0 and md < huge)) then
+      return false
     end
-    if (p.curb ~= nil and not finite(p.curb)) or (p.miter_limit ~= nil and not finite(p.miter_limit)) then return false end
-    if k == "divided" and not ((p.left or 0) > 0 and (p.right or 0) > 0) then return false end
-    return (p.left or 0) + (p.right or 0) > 0
+    local c, ml = p.curb, p.miter_limit
+    if (c ~= nil and not finite(c)) or (ml ~= nil and not finite(ml)) then return false end
+    l, r = l or 0, r or 0
+    if k == "divided" and not (l > 0 and r > 0) then return false end
+    return l + r > 0
   end
 
   -- A street or arm profile: a known kind, widths finite and not negative, some carriageway.
@@ -113,7 +148,8 @@ return function(M, Builder, Room, P)
   -- @tparam table o fields:
   --
   -- * `path`: control points `{ {x, y, z}, ... }` of a smooth centre line (psdl.geom.spline),
-  --   or `center`: an already sampled centre line;
+  --   or `center`: an already sampled centre line (points, or a flat `{x1, y1, z1, x2, ...}`
+  --   array of them);
   -- * `from`, `to`: `{junction_info, arm}` (from `Builder:intersection`): the street starts
   --   (ends) on that arm's end section, square to the arm, and `path` only needs the via
   --   points between (or nothing);
@@ -146,7 +182,7 @@ return function(M, Builder, Room, P)
       or (o.start_dir ~= nil and dir_problem(o.start_dir, "start_dir")) or (o.end_dir ~= nil and dir_problem(o.end_dir, "end_dir"))
       or (o.path ~= nil and points_problem(o.path, "path")) or (o.via ~= nil and points_problem(o.via, "via"))
     local center_flat -- the centre line checked and flattened in one pass (points_problem)
-    if not m and o.center ~= nil then m, center_flat = points_problem(o.center, "center", 2) end
+    if not m and o.center ~= nil then m, center_flat = center_problem(o.center) end
     m = m or end_problem(o.from, "from") or end_problem(o.to, "to")
       or section_problem(o.start_section, "start_section", stride) or section_problem(o.end_section, "end_section", stride)
     if not m then
@@ -308,6 +344,37 @@ return function(M, Builder, Room, P)
       -- the references are checked in C (core.plan_outline's argument 2)
       local what = type(res) == "string" and res:match("bad argument #2 to '[^']*plan_outline' %((.*)%)$")
       if what then argerr(1, "plan_outline", what) end
+      error(res, 0)
+    end
+    return res
+  end
+
+  --- Rooms that overlap in plan, of owners that are not related (read API; psdl.city.network's
+  -- `overlaps`, core.room_overlaps): each outline is taken in plan as `plan_outline` takes
+  -- it; two outlines are tested when their owners are not the same, two roads sharing a
+  -- node, a road and one of its nodes, or two nodes a road joins; each pair of owners once.
+  -- @tparam table outlines the rooms' outlines (vertex references of this builder)
+  -- @tparam table owners per outline, its owner's number (1-based)
+  -- @tparam table ends per owner two numbers: a road's end nodes (owner numbers), or 0, 0 for
+  -- a node
+  -- @tparam[opt] number eps metres (0.05): how far rooms must overlap
+  -- @treturn table `{a1, b1, x1, z1, a2, ...}`: the owners of each pair and a point of the
+  -- overlap (metres)
+  -- A bad argument raises `bad argument #n to 'overlaps' (...)` at the caller's line.
+  function Builder:overlaps(outlines, owners, ends, eps)
+    if getmetatable(self) ~= Builder then
+      check.raise(string_format("calling 'overlaps' on bad self (Builder expected, got %s)", type(self)))
+    end
+    for i, t in ipairs({ outlines, owners, ends }) do
+      if type(t) ~= "table" then argerr(i, "overlaps", "table expected, got " .. type(t)) end
+    end
+    local m = opt_problem(eps, "eps", "positive")
+    if m then argerr(4, "overlaps", m) end
+    local ok, res = pcall(core.room_overlaps, self.vpool, outlines, owners, ends, eps)
+    if not ok then
+      -- the lists are checked in C (core.room_overlaps's arguments 2..4)
+      local n, what = tostring(res):match("bad argument #(%d) to '[^']*room_overlaps' %((.*)%)$")
+      if n and n ~= "1" then argerr(tonumber(n) - 1, "overlaps", what) end
       error(res, 0)
     end
     return res

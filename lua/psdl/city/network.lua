@@ -463,112 +463,48 @@ M.resolve_conflicts = resolve_conflicts
 
 -- ============================================================== overlaps of what was built
 
--- Signed plan distance of (x, z) from polygon poly ({x, z} points): negative inside.
-local function poly_dist(x, z, poly)
-  local n, c, d = #poly, false, huge
-  for i = 1, n do
-    local a, b = poly[i], poly[i % n + 1]
-    local e = seg_closest(x, z, a, b)
-    if e < d then d = e end
-    if (a[2] > z) ~= (b[2] > z) and x < a[1] + (z - a[2]) * (b[1] - a[1]) / (b[2] - a[2]) then c = not c end
-  end
-  return c and -d or d
-end
-
--- A point where plan polygons P and Q overlap by more than eps: a point of one inside the
--- other, or two edges crossing; nil when they only touch.
-local function poly_overlap(P, Q, eps)
-  for _, pair in ipairs({ { P, Q }, { Q, P } }) do
-    local A, B = pair[1], pair[2]
-    for _, p in ipairs(A) do
-      if p[1] > B.x0 and p[1] < B.x1 and p[2] > B.z0 and p[2] < B.z1 and poly_dist(p[1], p[2], B) < -eps then
-        return p[1], p[2]
-      end
-    end
-  end
-  local n, m = #P, #Q
-  for i = 1, n do
-    local a, b = P[i], P[i % n + 1]
-    if max(a[1], b[1]) > Q.x0 and min(a[1], b[1]) < Q.x1 and max(a[2], b[2]) > Q.z0 and min(a[2], b[2]) < Q.z1 then
-      for k = 1, m do
-        local u, v = Q[k], Q[k % m + 1]
-        local t, w = seg_cross(a, b, u, v)
-        if t then
-          -- a proper crossing: the ends of each edge clear of the other's line
-          local ex, ez = unit(b[1] - a[1], b[2] - a[2])
-          local fx, fz = unit(v[1] - u[1], v[2] - u[2])
-          if ex and fx then
-            local du = (u[1] - a[1]) * ez - (u[2] - a[2]) * ex
-            local dv = (v[1] - a[1]) * ez - (v[2] - a[2]) * ex
-            local da = (a[1] - u[1]) * fz - (a[2] - u[2]) * fx
-            local db = (b[1] - u[1]) * fz - (b[2] - u[2]) * fx
-            if min(abs(du), abs(dv), abs(da), abs(db)) > eps then
-              return a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2])
-            end
-          end
-        end
-      end
-    end
-  end
-  return nil
-end
-
 --- Rooms of unrelated parts of the network that overlap in plan (more than 5 cm): the road
 -- and intersection rooms of roads sharing no node, of a node and a road not ending there, of
 -- two nodes no road joins. Bridge decks and tunnel bores (warp rooms) may overlap anything.
+-- The search and the tests are C's (`Builder:overlaps`, src/psdl_overlaps.c): a grid of the
+-- rooms' boxes, each pair of owners tested once.
 -- @tparam table city a built `psdl.city` City (`road.rooms`, `node.room`)
 -- @tparam Builder b
 -- @treturn table `{ {a = road or node, b = road or node, x, z}, ... }`
 function M.overlaps(city, b)
-  local items = {}
-  local g = grid_new(40)
+  -- owners: the nodes, then the roads (a road's ends: its nodes' numbers; a node's: 0, 0)
+  local id, list, ends = {}, {}, {}
+  local nodes, roads = city.nodes, city.roads
+  local nn = #nodes
+  for i = 1, nn do
+    local n = nodes[i]
+    id[n], list[i] = i, n
+    ends[2 * i - 1], ends[2 * i] = 0, 0
+  end
+  for i = 1, #roads do
+    local r, k = roads[i], nn + i
+    id[r], list[k] = k, r
+  end
+  for i = 1, #roads do
+    local r, k = roads[i], nn + i
+    ends[2 * k - 1], ends[2 * k] = id[r.a], id[r.b]
+  end
+  local outlines, owners = {}, {}
   local function add(room, owner)
     if not room or not room.outline or room.is_tunnel or room.is_bridge or (room.flags and room.flags & 0x40 ~= 0) then
       return
     end
-    -- the outline in plan, repeats (within 1e-6 m) left out, and its box (one call)
-    local poly = b:plan_outline(room.outline, 1e-6)
-    if #poly < 3 then return end
-    local it = { poly = poly, owner = owner }
-    items[#items + 1] = it
-    g:insert(#items, poly.x0, poly.z0, poly.x1, poly.z1)
+    outlines[#outlines + 1] = room.outline
+    owners[#owners + 1] = id[owner]
   end
-  for _, n in ipairs(city.nodes) do add(n.room, n) end
-  for _, r in ipairs(city.roads) do
+  for _, n in ipairs(nodes) do add(n.room, n) end
+  for _, r in ipairs(roads) do
     for _, rm in ipairs(r.rooms or {}) do add(rm, r) end
   end
-  -- related owners: a road and its end nodes, roads sharing a node, nodes joined by a road
-  local function related(p, q)
-    if p == q then return true end
-    if p.a and q.a then return p.a == q.a or p.a == q.b or p.b == q.a or p.b == q.b end
-    if p.a then return p.a == q or p.b == q end
-    if q.a then return q.a == p or q.b == p end
-    for _, e in ipairs(p.ends or {}) do
-      local r = e.road
-      if r.a == q or r.b == q then return true end
-    end
-    return false
-  end
-  local out, done = {}, {}
-  for _, it in ipairs(items) do
-    local P = it.poly
-    local cand = g:collect(P.x0, P.z0, P.x1, P.z1)
-    for k = 1, #cand do
-      local o = items[cand[k]]
-      local Q = o.poly
-      -- (the boxes first: the cheapest test, and most candidates fail it)
-      if o ~= it and Q.x0 < P.x1 and P.x0 < Q.x1 and Q.z0 < P.z1 and P.z0 < Q.z1 and not related(it.owner, o.owner) then
-        local k1, k2 = it.owner, o.owner
-        local key = tostring(k1) < tostring(k2) and (tostring(k1) .. tostring(k2)) or (tostring(k2) .. tostring(k1))
-        if not done[key] then
-          local x, z = poly_overlap(P, Q, 0.05)
-          if x then
-            done[key] = true
-            out[#out + 1] = { a = k1, b = k2, x = x, z = z }
-          end
-        end
-      end
-    end
+  local flat = b:overlaps(outlines, owners, ends, 0.05)
+  local out = {}
+  for k = 1, #flat, 4 do
+    out[#out + 1] = { a = list[flat[k]], b = list[flat[k + 1]], x = flat[k + 2], z = flat[k + 3] }
   end
   return out
 end

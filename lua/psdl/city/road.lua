@@ -49,10 +49,26 @@ end
 
 -- Tangent at the sample shared by two consecutive sub-pieces (last of a, first of b).
 local function tangent_cut(a, b2)
-  local n = #a
-  local p, k, q = a[n - 1], a[n], b2[2]
-  local ax, az = unit(k[1] - p[1], k[3] - p[3])
-  local bx, bz = unit(q[1] - k[1], q[3] - k[3])
+  -- (a sub-piece's points: a list of {x, y, z}, or flat x, y, z when `flat`)
+  local pa, pb = a.pts, b2.pts
+  local px, pz, kx, kz, qx, qz
+  if pa then
+    local n = #pa
+    local p, k = pa[n - 1], pa[n]
+    px, pz, kx, kz = p[1], p[3], k[1], k[3]
+  else
+    local f = a.flat
+    local n = #f
+    px, pz, kx, kz = f[n - 5], f[n - 3], f[n - 2], f[n]
+  end
+  if pb then
+    local q = pb[2]
+    qx, qz = q[1], q[3]
+  else
+    qx, qz = b2.flat[4], b2.flat[6]
+  end
+  local ax, az = unit(kx - px, kz - pz)
+  local bx, bz = unit(qx - kx, qz - kz)
   if not ax then return { bx, bz } end
   if not bx then return { ax, az } end
   local tx, tz = unit(ax + bx, az + bz)
@@ -266,8 +282,10 @@ local function check_ends(run, ctrl, e)
 end
 
 -- The samples of a run's centre line (`core.spline` through the control points, draped on
--- a terrain) and the sample where each piece ends (`bounds[k]` to `bounds[k + 1]`: piece k).
-local function centre_line(city, pieces, ctrl, cuts, e)
+-- a terrain) and the sample where each piece ends (`bounds[k]` to `bounds[k + 1]`: piece k),
+-- and the samples as the flat x, y, z array of the spline. `flat_only` (no terrain): no list
+-- of samples is made (nil), only the flat array.
+local function centre_line(city, pieces, ctrl, cuts, e, flat_only)
   local first = pieces[1]
   local start_dir, end_dir = e.start_dir, e.end_dir
   local flat = {}
@@ -279,30 +297,40 @@ local function centre_line(city, pieces, ctrl, cuts, e)
   if not ok or #cflat < 6 then
     error(string_format("%s: its centre line cannot be built: %s", road_label(first.road), tostring(cflat)), 0)
   end
-  local samples = geom.unflatten(cflat)
-  -- a city on a terrain: the centre line follows the ground between its ends (psdl.city.terrain)
-  if city.drape then
-    samples = city.drape(samples, ctrl, { spacing = city.spacing or 20, max_angle = city.max_angle, half_width = half,
-                                          start_dir = start_dir, end_dir = end_dir })
+  local samples
+  if not flat_only then
+    samples = geom.unflatten(cflat)
+    -- a city on a terrain: the centre line follows the ground between its ends (psdl.city.terrain)
+    if city.drape then
+      samples = city.drape(samples, ctrl, { spacing = city.spacing or 20, max_angle = city.max_angle, half_width = half,
+                                            start_dir = start_dir, end_dir = end_dir })
+    end
   end
   -- cut the samples at the through nodes (every control point is a sample)
   local bounds = { 1 }
+  local ns = samples and #samples or #cflat // 3
   do
     local k = 1
     for pi_ = 1, #pieces - 1 do
       local c = ctrl[cuts[pi_]]
       local found
-      for i = k + 1, #samples do
-        local s = samples[i]
-        if abs(s[1] - c[1]) < 1e-6 and abs(s[3] - c[3]) < 1e-6 then found = i; break end
+      for i = k + 1, ns do
+        local x, z
+        if samples then
+          local s = samples[i]
+          x, z = s[1], s[3]
+        else
+          x, z = cflat[3 * i - 2], cflat[3 * i]
+        end
+        if abs(x - c[1]) < 1e-6 and abs(z - c[3]) < 1e-6 then found = i; break end
       end
       if not found then error("internal: a through node is not a sample of the centre line", 0) end
       bounds[#bounds + 1] = found
       k = found
     end
-    bounds[#bounds + 1] = #samples
+    bounds[#bounds + 1] = ns
   end
-  return samples, bounds
+  return samples, bounds, cflat
 end
 
 -- `run_rooms` (psdl.city.new): plain road pieces that continue each other through a node
@@ -312,7 +340,13 @@ local function merge_streets(subs)
   for _, s in ipairs(subs) do
     local prev = merged[#merged]
     if prev and prev.kind == "road" and s.kind == "road" and same_street(prev.piece, s.piece) then
-      for i = 2, #s.pts do prev.pts[#prev.pts + 1] = s.pts[i] end
+      if s.flat then
+        local pf, sf = prev.flat, s.flat
+        local n = #pf
+        for i = 4, #sf do pf[n + i - 3] = sf[i] end
+      else
+        for i = 2, #s.pts do prev.pts[#prev.pts + 1] = s.pts[i] end
+      end
       prev.length = prev.length + s.length
       prev.also[#prev.also + 1] = s.piece.road
     else
@@ -335,14 +369,11 @@ local function build_streets(city, b, run, subs, e)
     local r = p.road
     local rs = r.spec
     local profile = p.forward and rs.builder or builder.mirror_profile(rs.builder)
-    local n = #s.pts
-    local o = { center = s.pts, profile = profile, textures = rs.textures, spacing = city.spacing }
+    local n = s.pts and #s.pts or #s.flat // 3
+    local o = { center = s.pts or s.flat, profile = profile, textures = rs.textures, spacing = city.spacing }
     o.start_dir = start_dir
-    if k > 1 then
-      local prev = subs[k - 1].pts
-      o.start_dir = tangent_cut(prev, s.pts)
-    end
-    if k < #subs then o.end_dir = tangent_cut(s.pts, subs[k + 1].pts) else o.end_dir = end_dir end
+    if k > 1 then o.start_dir = tangent_cut(subs[k - 1], s) end
+    if k < #subs then o.end_dir = tangent_cut(s, subs[k + 1]) else o.end_dir = end_dir end
     if k == 1 then o.start_section = start_section end
     if k == #subs then o.end_section = end_section end
     local nrooms = max(1, floor(s.length / room_length + 0.5))
@@ -385,13 +416,36 @@ local function build_run(city, b, run, rng)
   local ctrl, cuts, e = control_points(run)
   ctrl = drop_tight(pieces, ctrl, cuts, e)
   check_ends(run, ctrl, e)
-  local samples, bounds = centre_line(city, pieces, ctrl, cuts, e)
-  -- sub-pieces: {points, kind, piece}
+  -- no terrain, no tunnel or bridge: the pieces' centre lines stay flat arrays
+  local flat_only = not city.drape
+  for _, p in ipairs(pieces) do
+    if p.road.tunnel or p.road.bridge then flat_only = false end
+  end
+  local samples, bounds, cflat = centre_line(city, pieces, ctrl, cuts, e, flat_only)
+  -- sub-pieces: {points (pts, or flat x, y, z), kind, piece}
   local subs = {}
   for k, p in ipairs(pieces) do
-    local pts = {}
-    for i = bounds[k], bounds[k + 1] do pts[#pts + 1] = samples[i] end
-    tunnel.sub_pieces(city, p, pts, subs)
+    if flat_only then
+      -- a piece without tunnel or bridge is one "road" (tunnel.sub_pieces), its length the
+      -- sum of its segments' plan lengths in order
+      local f, n, L, px, pz = {}, 0, 0, nil, nil
+      for i = bounds[k], bounds[k + 1] do
+        local q = 3 * i
+        local x, y, z = cflat[q - 2], cflat[q - 1], cflat[q]
+        f[n + 1], f[n + 2], f[n + 3] = x, y, z
+        n = n + 3
+        if px then
+          local dx, dz = x - px, z - pz
+          L = L + sqrt(dx * dx + dz * dz)
+        end
+        px, pz = x, z
+      end
+      subs[#subs + 1] = { flat = f, kind = "road", piece = p, length = L }
+    else
+      local pts = {}
+      for i = bounds[k], bounds[k + 1] do pts[#pts + 1] = samples[i] end
+      tunnel.sub_pieces(city, p, pts, subs)
+    end
   end
   if city.run_rooms and #subs > 1 then subs = merge_streets(subs) end
   local rooms = build_streets(city, b, run, subs, e)
