@@ -296,6 +296,49 @@ describe("street and intersection glue", function()
     end
   end)
 
+  it("junction_room's flat records are its fans, strips with their caps and crosswalks", function()
+    local cases = {
+      arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }, ROAD),
+      arms_of({ { 1, 0 }, { -1, 0 }, { 0.3, 1 } }, DIVIDED),
+      arms_of({ { 1, 0 }, { cos(2), sin(2) } }, ROAD),
+      arms_of({ { 0, 1 } }, ROAD),
+    }
+    for _, arms in ipairs(cases) do
+      local p1, p2 = core.pool(3, true), core.pool(3, true)
+      local t = core.junction_room(p1, { 1, 2, 3 }, arms, { radius = 5 })
+      local f = core.junction_room(p2, { 1, 2, 3 }, arms, { radius = 5, records = true })
+      local want = {}
+      local function put(ty, cap, refs)
+        want[#want + 1], want[#want + 2], want[#want + 3] = ty, cap, #refs
+        for _, r in ipairs(refs) do want[#want + 1] = r end
+      end
+      for _, fan in ipairs(t.fans) do put(5, 0, fan) end
+      for _, st in ipairs(t.strips) do
+        local r, n = st.pairs, #st.pairs
+        if st.start_cap then put(1, 1, { r[1], r[2] }) end
+        put(1, 0, r)
+        if st.end_cap then put(1, 2, { r[n - 1], r[n] }) end
+      end
+      for _, cw in ipairs(t.crosswalks) do put(4, 0, cw) end
+      assert.same(want, f.records)
+      assert.equal(#t.fans, f.fans)
+      assert.same(t.outline, f.outline)
+      assert.same(t.sections, f.sections)
+      assert.same(t.distance, f.distance)
+      assert.is_nil(f.strips)
+      assert.same(p1:flat(), p2:flat())
+    end
+  end)
+
+  it("flat_check finds the first number outside the float32 range", function()
+    assert.is_nil(core.flat_check({ 1, 2.5, -3e38 }))
+    assert.equal(2, core.flat_check({ 1, 0 / 0, 3 }))
+    assert.equal(3, core.flat_check({ 1, 2, 1e39 }))
+    assert.equal(1, core.flat_check({ "1" }))
+    assert.is_nil(core.flat_check({}))
+    assert.has_error(function() core.flat_check(5) end)
+  end)
+
   -- what Builder:street did before: sections, end rows, pool, cut into rooms, outlines
   local function old_street(pool, center, profile, o)
     local sf, clamped = core.sections(center, profile, o.start_dir, o.end_dir)

@@ -6,6 +6,7 @@
  * document's vertex references).
  *
  *   core.flatten_points(list)                  -> flat | nil, index of the first bad point
+ *   core.flat_check(flat)                      -> nil | index of the first bad coordinate
  *   core.polygon_points(list)                  -> flat, signed area [, edge1, edge2] | nil, index
  *   core.spline(ctrl, opts)                    -> pts
  *   core.polyline_length(pts [, plan])         -> metres
@@ -398,6 +399,31 @@ static int l_flatten_points(lua_State *L) {
         return 2;
     }
     return 1;
+}
+
+/***
+ * The first entry of a flat array that is no coordinate flatten_points would take (a number
+ * strictly inside the float32 range, not NaN), or nil when all are (the builder's check of a
+ * flat centre line, psdl.builder's Builder:street).
+ * @function flat_check
+ * @tparam table flat `{x1, y1, z1, ...}` (its length as `#`)
+ * @return nil, or the 1-based index of the first bad entry
+ */
+static int l_flat_check(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = luaL_len(L, 1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 1, i);
+        double v;
+        int ok = coord_ok(L, 2, &v);
+        lua_pop(L, 1);
+        if (!ok) {
+            lua_pushinteger(L, i);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /***
@@ -2247,6 +2273,7 @@ static const luaL_Reg pool_metameth[] = {
 
 static const luaL_Reg geom_funcs[] = {
     {"flatten_points", l_flatten_points},
+    {"flat_check", l_flat_check},
     {"polygon_points", l_polygon_points},
     {"spline", l_spline},
     {"polyline_length", l_polyline_length},
