@@ -1438,20 +1438,28 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
 }
 
 /* Sets fields "records" and "fans" of the table on top (core.junction_room with opts.records):
- * the room's records as one flat list for store:push_flat, in the order Builder:intersection
- * emits them (the road fans of the surface, each sidewalk strip with its start and end caps,
- * the crosswalks), vertex references mapped through map; and the number of fans. */
+ * the room's records as one string of native 32-bit words for store:push_flat, in the order
+ * Builder:intersection emits them (the road fans of the surface, each sidewalk strip with its
+ * start and end caps, the crosswalks), vertex references mapped through map; and the number
+ * of fans. A string: one object for the collector, 4 bytes a word. */
 static void junction_records(lua_State *L, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
                              size_t nfw) {
-    lua_Integer k = 0, nf = 0;
-    lua_createtable(L, (int)(2 * nfw + 2 * j->size.strips + 7 * j->size.crosswalks), 0);
-#define PUT(v) (lua_pushinteger(L, (lua_Integer)(v)), lua_rawseti(L, -2, ++k))
+    size_t words = 0, nf = 0;
+    for (size_t i = 0; i < nfw; i += 1 + fans[i]) words += 3 + fans[i], nf++;
+    for (size_t w = 0; w < j->size.strips; w += 2 + 2 * (size_t)j->strips[w]) {
+        size_t n2 = 2 * (size_t)j->strips[w], nc = n2 < 2 ? n2 : 2;
+        uint32_t caps = j->strips[w + 1];
+        words += 3 + n2 + ((caps & 1) ? 3 + nc : 0) + ((caps & 2) ? 3 + nc : 0);
+    }
+    words += 7 * j->size.crosswalks;
+    uint32_t *out = (uint32_t *)scratch(L, words, sizeof *out);
+    size_t k = 0;
+#define PUT(v) (out[k++] = (uint32_t)(v))
     for (size_t i = 0; i < nfw;) { /* fans: [m, refs...], 0-based pool entries */
         size_t m = fans[i];
         PUT(0x5), PUT(0), PUT(m);
-        for (size_t q = 1; q <= m; q++) PUT((lua_Integer)fans[i + q] + 1);
+        for (size_t q = 1; q <= m; q++) PUT(fans[i + q] + 1);
         i += 1 + m;
-        nf++;
     }
     for (size_t w = 0; w < j->size.strips;) { /* [pairs, caps, point indices...] */
         uint32_t np = j->strips[w], caps = j->strips[w + 1];
@@ -1459,23 +1467,25 @@ static void junction_records(lua_State *L, const psdl_junction *j, const uint32_
         size_t n2 = 2 * (size_t)np, nc = n2 < 2 ? n2 : 2; /* a cap: the first / last pair */
         if (caps & 1) {
             PUT(0x1), PUT(1), PUT(nc);
-            for (size_t q = 0; q < nc; q++) PUT((lua_Integer)map[v[q]] + 1);
+            for (size_t q = 0; q < nc; q++) PUT(map[v[q]] + 1);
         }
         PUT(0x1), PUT(0), PUT(n2);
-        for (size_t q = 0; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+        for (size_t q = 0; q < n2; q++) PUT(map[v[q]] + 1);
         if (caps & 2) {
             PUT(0x1), PUT(2), PUT(nc);
-            for (size_t q = n2 - nc; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+            for (size_t q = n2 - nc; q < n2; q++) PUT(map[v[q]] + 1);
         }
-        w += 2 + 2 * (size_t)np;
+        w += 2 + n2;
     }
     for (size_t c = 0; c < j->size.crosswalks; c++) {
         PUT(0x4), PUT(0), PUT(4);
-        for (int q = 0; q < 4; q++) PUT((lua_Integer)map[j->crosswalks[4 * c + (size_t)q]] + 1);
+        for (int q = 0; q < 4; q++) PUT(map[j->crosswalks[4 * c + (size_t)q]] + 1);
     }
 #undef PUT
+    lua_pushlstring(L, (const char *)out, k * sizeof *out);
+    lua_remove(L, -2); /* the scratch */
     lua_setfield(L, -2, "records");
-    lua_pushinteger(L, nf);
+    lua_pushinteger(L, (lua_Integer)nf);
     lua_setfield(L, -2, "fans");
 }
 
@@ -1491,8 +1501,9 @@ static void junction_records(lua_State *L, const psdl_junction *j, const uint32_
  * start_cap, end_cap}...}, crosswalks = {refs (4)...}, sections = {{{x, y, z}...} per arm,
  * left to right of outward travel}, distance = {m per arm}}`; with `opts.records` true, instead
  * of fans, strips and crosswalks: `records` (the fans, the sidewalk strips with their caps and
- * the crosswalks, in that order, as one flat list for store:push_flat) and `fans` (how many
- * fans); raises on bad arguments as core.junction does, on a pool that is closed or full
+ * the crosswalks, in that order, as one string of native 32-bit words for store:push_flat)
+ * and `fans` (how many fans); raises on bad arguments as core.junction does, on a pool that is
+ * closed or full
  */
 static int l_junction_room(lua_State *L) {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
