@@ -394,6 +394,26 @@ describe("street and intersection glue", function()
         local pts = {}
         for i = 1, #center, 3 do pts[#pts + 1] = { center[i], center[i + 1], center[i + 2] } end
         assert.same(got, core.street_rooms(p2, pts, profile, o))
+        -- opts.records: a road's or walkway's rooms as record strings (type, 0, count, refs)
+        -- and outlines; a divided road's as rooms
+        o.flat, o.records = nil, true
+        local rec = core.street_rooms(p2, center, profile, o)
+        if profile.kind == "divided" then
+          assert.same(got.rooms, rec.rooms)
+          assert.is_nil(rec.records)
+        else
+          assert.equal(#got.rooms, #rec.records)
+          for k, room in ipairs(got.rooms) do
+            local words = {}
+            for i = 1, #rec.records[k], 4 do words[#words + 1] = string.unpack("=I4", rec.records[k], i) end
+            local want_words = { profile.kind == "walkway" and 2 or 0, 0, #room.refs }
+            for _, r in ipairs(room.refs) do want_words[#want_words + 1] = r end
+            assert.same(want_words, words)
+            assert.same(room.outline, rec.outlines[k])
+          end
+          assert.is_nil(rec.rooms)
+        end
+        o.records = nil
       end
     end
     local pool = core.pool(3, true)

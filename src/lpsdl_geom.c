@@ -610,7 +610,9 @@ static void put_section_row(lua_State *L, int t, const char *k, double *sf, size
  * @tparam[opt] table opts `start_dir`, `end_dir` ({x, z}), `start_section`, `end_section`
  * (rows of the profile's stride points {x, y, z}), `split` (sections per room, >= 2, 64),
  * `snap` (m), `min_length` (m: a centre line shorter in plan gives false, nothing pooled),
- * `flat` (true: also the sections and all references)
+ * `flat` (true: also the sections and all references), `records` (true, for a road or
+ * walkway profile: instead of `rooms`, `records` = per room its road or walkway record as a
+ * string of native 32-bit words for store:push_flat, and `outlines` = per room its outline)
  * @return `{clamped = n, sections = n, stride = n, rooms = {{refs = {...}, outline = {...}},
  * ...}, flat = {x1, y1, z1, ...}, refs = {...}}` (vertex references; flat and refs only with
  * opts.flat), or false when the centre line is shorter than min_length
@@ -664,18 +666,44 @@ static int l_street_rooms(lua_State *L) {
     lua_setfield(L, -2, "sections");
     lua_pushinteger(L, (lua_Integer)stride);
     lua_setfield(L, -2, "stride");
-    lua_createtable(L, (int)made, 0);
-    for (size_t k = 0, w = 0; k < made; k++) {
-        lua_createtable(L, 0, 2);
-        size_t a = ranges[2 * k], b = ranges[2 * k + 1];
-        push_indices(L, refs + a * stride, (b - a + 1) * stride, 1);
-        lua_setfield(L, -2, "refs");
-        push_indices(L, outl + w + 1, outl[w], 1);
-        lua_setfield(L, -2, "outline");
-        w += 1 + outl[w];
-        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    int want_records = 0;
+    if (t) {
+        lua_getfield(L, t, "records");
+        want_records = lua_toboolean(L, -1) && prof.kind != PSDL_SECTION_DIVIDED;
+        lua_pop(L, 1);
     }
-    lua_setfield(L, -2, "rooms");
+    if (want_records) { /* records = {string per room}, outlines = {refs per room} */
+        uint32_t type = prof.kind == PSDL_SECTION_WALKWAY ? 0x2 : 0x0;
+        uint32_t *rec = (uint32_t *)scratch(L, 3 + nsec * stride, sizeof *rec);
+        lua_createtable(L, (int)made, 0);
+        lua_createtable(L, (int)made, 0);
+        for (size_t k = 0, w = 0; k < made; k++) {
+            size_t a = ranges[2 * k], b = ranges[2 * k + 1], nref = (b - a + 1) * stride;
+            rec[0] = type, rec[1] = 0, rec[2] = (uint32_t)nref;
+            for (size_t q = 0; q < nref; q++) rec[3 + q] = refs[a * stride + q] + 1;
+            lua_pushlstring(L, (const char *)rec, (3 + nref) * sizeof *rec);
+            lua_rawseti(L, -3, (lua_Integer)k + 1);
+            push_indices(L, outl + w + 1, outl[w], 1);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+            w += 1 + outl[w];
+        }
+        lua_setfield(L, -4, "outlines"); /* (below: the records, the scratch, the result) */
+        lua_setfield(L, -3, "records");
+        lua_pop(L, 1); /* the scratch */
+    } else {
+        lua_createtable(L, (int)made, 0);
+        for (size_t k = 0, w = 0; k < made; k++) {
+            lua_createtable(L, 0, 2);
+            size_t a = ranges[2 * k], b = ranges[2 * k + 1];
+            push_indices(L, refs + a * stride, (b - a + 1) * stride, 1);
+            lua_setfield(L, -2, "refs");
+            push_indices(L, outl + w + 1, outl[w], 1);
+            lua_setfield(L, -2, "outline");
+            w += 1 + outl[w];
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "rooms");
+    }
     int want_flat = 0;
     if (t) {
         lua_getfield(L, t, "flat");

@@ -273,7 +273,8 @@ return function(M, Builder, Room, P)
     end
     -- sections, end rows, pooling, rooms and their outlines in one call (psdl_street_rooms)
     local sopts = { start_dir = start_dir, end_dir = end_dir, start_section = start_section, end_section = end_section,
-                    split = o.split or 64, snap = self.snap, min_length = o.center and 1e-6 or nil }
+                    split = o.split or 64, snap = self.snap, min_length = o.center and 1e-6 or nil,
+                    records = akind ~= "divided_road" } -- (a road or walkway: its records as strings)
     local res = core.street_rooms(self.vpool, cflat, profile, sopts)
     if not res then argerr(1, "street", "center has zero horizontal length") end
     local clamped, nsec = res.clamped, res.sections
@@ -291,12 +292,12 @@ return function(M, Builder, Room, P)
     local textures = o.textures
     if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
     local rooms = {}
-    local list = res.rooms
+    local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
+    local nrooms = records and #records or #list
     local is_tunnel = ropts.tunnel
     if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
     local group
-    for k = 1, #list do
-      local refs = list[k].refs
+    for k = 1, nrooms do
       local r = self:room{ kind = "road", name = ropts.name, tunnel = is_tunnel,
                            bridge = ropts.bridge, flags = ropts.flags,
                            prop_rule = k == 1 and ropts.prop_rule or 0 }
@@ -308,18 +309,20 @@ return function(M, Builder, Room, P)
       if akind == "road" then
         -- (the group once a street, after the first room's tunnel group as before)
         group = group or as_group(self, textures, "road", "street")
-        r:push({ type = "road", group = group, refs = refs })
+        P.push_flat(r, group, records[k])
+        r.outline = outlines[k]
       elseif akind == "walkway" then
         group = group or as_group(self, textures, "single", "street")
-        r:push({ type = "walkway", group = group, refs = refs })
+        P.push_flat(r, group, records[k])
+        r.outline = outlines[k]
       else
         local dv = {}
         for kk, v in pairs(o.divider or {}) do dv[kk] = v end
         dv.cap_start = k == 1 and (o.divider or {}).cap_start
-        dv.cap_end = k == #list and (o.divider or {}).cap_end
-        r:divided_refs(refs, textures, dv)
+        dv.cap_end = k == nrooms and (o.divider or {}).cap_end
+        r:divided_refs(list[k].refs, textures, dv)
+        r.outline = list[k].outline
       end
-      r.outline = list[k].outline
       rooms[#rooms + 1] = r
     end
     -- the rest of the info (points of the sections and rails) is made when asked for: the
