@@ -376,7 +376,7 @@ local function build_streets(city, b, run, subs, e)
     local p = s.piece
     local r = p.road
     local rs = r.spec
-    local profile = p.forward and rs.builder or builder.mirror_profile(rs.builder)
+    local profile = p.forward and rs.builder or network.mirrored(rs.builder)
     local n = s.pts and #s.pts or #s.flat // 3
     local o = { center = s.pts or s.flat, profile = profile, textures = rs.textures, spacing = city.spacing }
     o.start_dir = start_dir
