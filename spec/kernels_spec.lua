@@ -419,6 +419,16 @@ describe("street and intersection glue", function()
     local pool = core.pool(3, true)
     assert.is_false(core.street_rooms(pool, { { 1, 0, 1 }, { 1, 5, 1 } }, ROAD, { min_length = 1e-6 }))
     assert.equal(1, pool:count()) -- nothing pooled
+    -- a bad end row raises before anything is pooled, and the calls after it (which share a
+    -- block of memory kept between calls) give what they gave before
+    local p3, p4 = core.pool(3, true), core.pool(3, true)
+    local want = core.street_rooms(p3, center, ROAD, { split = 3 })
+    local ok, err = pcall(core.street_rooms, p4, center, ROAD, { end_section = { { 0, 0, 0 } } })
+    assert.is_false(ok)
+    assert.matches("option 'end_section': a row of 4 points expected", err, 1, true)
+    assert.equal(1, p4:count())
+    assert.same(want, core.street_rooms(p4, center, ROAD, { split = 3 }))
+    assert.same(core.spline({ 0, 0, 0, 40, 2, 30, 90, 1, 20, 160, 4, 90 }, { spacing = 5, half_width = 9 }), center)
   end)
 
   it("plan_outline reads an outline in plan with repeats left out and its box", function()

@@ -83,8 +83,9 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
     return lua_newuserdatauv(L, n * size, 0);
 }
 
-/* A block of memory kept between calls of the per-node kernels (core.junction,
- * core.junction_room), so that a city's hundreds of nodes leave no scratch garbage behind
+/* A block of memory kept between calls of the per-node and per-street kernels (core.junction,
+ * core.junction_room, core.street_rooms, core.spline), so that a city's hundreds of nodes
+ * and streets leave no scratch garbage behind
  * (the collector's work grows with what is allocated). One per Lua state, in the registry,
  * freed by its __gc. A call that finds it in use (a finalizer calling in during a call) or
  * cannot grow it gets NULL and uses scratch userdata instead; an error raised while it is in
@@ -486,9 +487,15 @@ static int l_spline(lua_State *L) {
     nomem_check(L, m);
     if (m == PSDL_GEOM_INVALID)
         luaL_argerror(L, 1, "ctrl: a control point or option is not a finite number (NaN or infinity)");
-    double *out = (double *)scratch(L, 3 * m, sizeof *out);
-    nomem_check(L, psdl_spline(out, c, n, &o));
+    if (m > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    reuse_box *box; /* the kept block of the per-node kernels when free (no garbage per call) */
+    double *out = (double *)reuse_take(L, 3 * m * sizeof *out, &box);
+    if (!out) out = (double *)scratch(L, 3 * m, sizeof *out);
+    size_t r = psdl_spline(out, c, n, &o);
+    if (r == PSDL_GEOM_NOMEM) reuse_release(box);
+    nomem_check(L, r);
     push_points(L, out, m);
+    reuse_release(box);
     return 1;
 }
 
@@ -571,7 +578,7 @@ static double *get_point_list(lua_State *L, int idx, size_t *n, const char *what
 }
 
 /* Writes the row of stride points at field k of table t (a list of {x, y, z}, y nil: 0)
- * over section `sec` of sf; nothing when the field is nil. */
+ * over section `sec` of sf (sf NULL: only checks the row); nothing when the field is nil. */
 static void put_section_row(lua_State *L, int t, const char *k, double *sf, size_t sec, size_t stride) {
     lua_getfield(L, t, k);
     if (lua_isnil(L, -1)) {
@@ -590,7 +597,7 @@ static void put_section_row(lua_State *L, int t, const char *k, double *sf, size
             lua_rawgeti(L, pt, d + 1);
             if (!(d == 1 && !lua_toboolean(L, -1))) v = (double)lua_tonumberx(L, -1, &ok);
             if (!ok || !isfinite(v)) luaL_error(L, "option '%s': point %d: finite numbers expected", k, (int)c + 1);
-            sf[3 * (sec * stride + c) + (size_t)d] = v;
+            if (sf) sf[3 * (sec * stride + c) + (size_t)d] = v;
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
@@ -643,20 +650,37 @@ static int l_street_rooms(lua_State *L) {
     }
     size_t stride = psdl_section_stride(prof.kind);
     if (n > ((size_t)-1) / 64 / (stride + 1)) luaL_error(L, "not enough memory");
-    double *sf = (double *)scratch(L, 3 * psdl_sections_bound(n, &prof), sizeof *sf);
+    /* the end rows checked before the kept block is taken (nothing raises while it is held,
+     * up to the result tables) */
+    if (t) {
+        put_section_row(L, t, "start_section", NULL, 0, stride);
+        put_section_row(L, t, "end_section", NULL, 0, stride);
+    }
+    /* one block for the sections, references, room ranges and outlines, sized for the
+     * psdl_sections_bound(n) / stride sections the centre line can give; the kept block of
+     * the per-node kernels when free (no garbage per street), else scratch */
+    size_t nsb = psdl_sections_bound(n, &prof), split = (size_t)split_d, owb;
+    size_t nrb = psdl_street_rooms_bound(nsb / stride, stride, split, &owb);
+    if (nsb > ((size_t)1 << 26) || owb > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    size_t bytes = 3 * nsb * sizeof(double) + (nsb + 2 * nrb + owb + 3 + nsb) * sizeof(uint32_t);
+    reuse_box *box;
+    double *sf = (double *)reuse_take(L, bytes, &box);
+    if (!sf) sf = (double *)scratch(L, bytes, 1);
+    uint32_t *refs = (uint32_t *)(sf + 3 * nsb), *ranges = refs + nsb, *outl = ranges + 2 * nrb;
+    uint32_t *rec = outl + owb; /* a room's record (opts.records): 3 + its references */
     size_t cl = 0, m = psdl_sections(sf, c, n, &prof, hs ? sd : NULL, he ? ed : NULL, &cl);
     size_t nsec = m / stride;
-    if (t && nsec > 0) {
+    if (t && nsec > 0) { /* (checked above: these cannot raise) */
         put_section_row(L, t, "start_section", sf, 0, stride);
         put_section_row(L, t, "end_section", sf, nsec - 1, stride);
     }
-    size_t split = (size_t)split_d, ow;
-    size_t nr = psdl_street_rooms_bound(nsec, stride, split, &ow);
-    uint32_t *refs = (uint32_t *)scratch(L, nsec * stride, sizeof *refs);
-    uint32_t *ranges = (uint32_t *)scratch(L, 2 * nr, sizeof *ranges);
-    uint32_t *outl = (uint32_t *)scratch(L, ow, sizeof *outl);
-    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    pb = (pool_box *)luaL_testudata(L, 1, POOL);
+    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
+        reuse_release(box);
+        check_pool(L, 1);
+    }
     size_t nw, made = psdl_street_rooms(refs, ranges, outl, &nw, pb->pool, sf, nsec, stride, split, snap);
+    if (made == PSDL_GEOM_NOMEM || made == PSDL_GEOM_INVALID) reuse_release(box);
     if (made == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
     if (made == PSDL_GEOM_INVALID) luaL_argerror(L, 3, "the profile has no sections");
     lua_createtable(L, 0, 6);
@@ -674,7 +698,6 @@ static int l_street_rooms(lua_State *L) {
     }
     if (want_records) { /* records = {string per room}, outlines = {refs per room} */
         uint32_t type = prof.kind == PSDL_SECTION_WALKWAY ? 0x2 : 0x0;
-        uint32_t *rec = (uint32_t *)scratch(L, 3 + nsec * stride, sizeof *rec);
         lua_createtable(L, (int)made, 0);
         lua_createtable(L, (int)made, 0);
         for (size_t k = 0, w = 0; k < made; k++) {
@@ -687,9 +710,8 @@ static int l_street_rooms(lua_State *L) {
             lua_rawseti(L, -2, (lua_Integer)k + 1);
             w += 1 + outl[w];
         }
-        lua_setfield(L, -4, "outlines"); /* (below: the records, the scratch, the result) */
-        lua_setfield(L, -3, "records");
-        lua_pop(L, 1); /* the scratch */
+        lua_setfield(L, -3, "outlines"); /* (below: the records, the result) */
+        lua_setfield(L, -2, "records");
     } else {
         lua_createtable(L, (int)made, 0);
         for (size_t k = 0, w = 0; k < made; k++) {
@@ -716,6 +738,7 @@ static int l_street_rooms(lua_State *L) {
         push_indices(L, refs, nsec * stride, 1);
         lua_setfield(L, -2, "refs");
     }
+    reuse_release(box);
     return 1;
 }
 

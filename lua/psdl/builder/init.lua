@@ -375,8 +375,21 @@ local function room_arg(b, r, n, fname)
   argerr(n, fname, "Room of this builder expected, got " .. got)
 end
 
+-- Appends to a room records of the types without parameters (road, sidewalk strip, walkway,
+-- crosswalk, road fan, fan), all in group g, given as one flat list or string of 32-bit
+-- words (store:push_flat, src/lpsdl_store.c): what Room:push of their op tables one by one
+-- adds (builder/intersection.lua, builder/street.lua).
+local function push_flat(room, g, list)
+  local b = room.builder
+  if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
+  b.store:push_flat(room.serial, g.index, list)
+  room:check_budget()
+  return room
+end
+
 -- Private helpers shared between the builder's files (never part of the API).
 local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
+            push_flat = push_flat,
             STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)

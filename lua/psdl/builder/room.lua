@@ -155,17 +155,6 @@ return function(M, Builder, Room, P)
     return self
   end
 
-  -- Appends records of the types without parameters (road, sidewalk strip, walkway,
-  -- crosswalk, road fan, fan), all in group g, given as one flat list (store:push_flat,
-  -- src/lpsdl_store.c): what Room:push of their op tables one by one adds.
-  function P.push_flat(room, g, list)
-    local b = room.builder
-    if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
-    b.store:push_flat(room.serial, g.index, list)
-    room:check_budget()
-    return room
-  end
-
   --- The attribute records of a room, in order, as op tables (`type`, `group` (the texture
   -- group), `refs` (vertex references) and the type's own fields, as the emitters describe
   -- them): copies, changing them changes nothing. The builder's read API for modules that
