@@ -157,17 +157,6 @@ return function(M, Builder, Room, P)
     return self
   end
 
-  -- Appends records of the types without parameters (road, sidewalk strip, walkway,
-  -- crosswalk, road fan, fan), all in group g, given as one flat list (store:push_flat,
-  -- src/lpsdl_store.c): what Room:push of their op tables one by one adds.
-  function P.push_flat(room, g, list)
-    local b = room.builder
-    if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
-    b.store:push_flat(room.serial, g.index, list)
-    room:check_budget()
-    return room
-  end
-
   --- Road strip with sidewalks (0x0): sections of 4 points, outer L, curb L, curb R, outer R,
   -- the curbs 0.15 m below the outer points; first point on the left of travel (§2.4, §4.2).
   -- An outer point equal to its curb point means no sidewalk on that side.
