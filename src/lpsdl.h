@@ -68,6 +68,15 @@ int lpsdl_doc_validate(lua_State *L, int idx, int want_bytes, unsigned flags);
  * Lua allocation (a finalizer may add to the pool). */
 const float *lpsdl_pool_floats(lua_State *L, int idx, unsigned dim, size_t *count);
 
+/* lpsdl_perims.c: the perimeter set of Builder:finish (psdl_perims.h), core.perimeters(). */
+struct psdl_perims;
+void lpsdl_open_perims(lua_State *L);
+/* Pushes a psdl.Perimeters userdata owning a new empty set and returns the set (raises when
+ * out of memory). */
+struct psdl_perims *lpsdl_perims_push(lua_State *L);
+/* The set of the psdl.Perimeters at idx (raises naming the argument when it is none or closed). */
+struct psdl_perims *lpsdl_perims_check(lua_State *L, int idx);
+
 /* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
 void lpsdl_open_store(lua_State *L);
 /* The store of the psdl.Store at idx (raises when it is none, or closed). Any Lua call or
@@ -79,9 +88,6 @@ struct psdl_store *lpsdl_store(lua_State *L, int idx);
  * dimension dim). Any Lua call or allocation may close it: fetch it again after one. */
 struct psdl_pool;
 struct psdl_pool *lpsdl_pool(lua_State *L, int idx, unsigned dim);
-/* lpsdl_geom.c: points (x, y, z doubles) from a flat array or a 3-D vertex Pool at idx (*n
- * points), in a scratch userdata pushed on the stack; raises naming `what`. */
-double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
 
 /* lpsdl_rows.c: the building rows of psdl.city.blocks (psdl_geom_rows.c,
  * psdl_row_buildings.h): core.row_room, row_fits, row_spec, row_buildings. */
@@ -106,6 +112,10 @@ typedef struct lpsdl_perims {
     size_t nrooms;
 } lpsdl_perims;
 void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out);
+
+/* Points (x, y, z doubles) from a flat array or a 3-D vertex Pool at idx (*n points), in a
+ * scratch userdata pushed on the stack; raises naming `what` (lpsdl_geom.c). */
+double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
 
 /* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
 void lpsdl_open_sandbox(lua_State *L);

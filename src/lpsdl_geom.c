@@ -2145,20 +2145,20 @@ static int pool_points(lua_State *L) {
     return 1;
 }
 
-/* Points at idx, for the other binding files (lpsdl.h). */
+/* Points at argument 1 and perimeters at 2, the stack first set to `top` (lpsdl.h). */
+void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
+    lua_settop(L, top); /* scratch userdata go above the arguments */
+    out->pts = get_points(L, 1, &out->npts, "points");
+    get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
+}
+
+/* Points as the kernels take them, for the other binding files (lpsdl.h). */
 double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
 
 psdl_pool *lpsdl_pool(lua_State *L, int idx, unsigned dim) {
     pool_box *b = check_pool(L, idx);
     if (b->dim != dim) luaL_argerror(L, idx, lua_pushfstring(L, "a pool of dimension %d expected", (int)dim));
     return b->pool;
-}
-
-/* Points at argument 1 and perimeters at 2, the stack first set to `top` (lpsdl.h). */
-void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
-    lua_settop(L, top); /* scratch userdata go above the arguments */
-    out->pts = get_points(L, 1, &out->npts, "points");
-    get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
 }
 
 static const luaL_Reg pool_meth[] = {
