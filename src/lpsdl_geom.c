@@ -1657,22 +1657,20 @@ static int l_link(lua_State *L) {
  * within eps metres inside perimeter edge `edge` of `room`. points may be a vertex Pool;
  * points spanning more than the largest double raise. */
 static int l_tjunctions(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    double *p = get_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    get_perimeters(L, 2, np, &start, &verts, &nr);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 3, &a);
+    const double *p = a.pts;
     double eps = luaL_optnumber(L, 3, 0.005);
     /* one search for the usual handful of records; a second only when more are found */
     size_t cap = 256;
     uint32_t *d = (uint32_t *)scratch(L, 3 * cap, sizeof *d);
-    size_t n = psdl_tjunctions(d, cap, p, np, start, verts, nr, eps);
+    size_t n = psdl_tjunctions(d, cap, p, a.npts, a.start, a.verts, a.nrooms, eps);
     nomem_check(L, n);
     if (n == PSDL_GEOM_INVALID)
         luaL_argerror(L, 1, "the points span more than the largest finite number (or one is infinite)");
     if (n > cap) {
         d = (uint32_t *)scratch(L, 3 * n, sizeof *d);
-        nomem_check(L, psdl_tjunctions(d, n, p, np, start, verts, nr, eps));
+        nomem_check(L, psdl_tjunctions(d, n, p, a.npts, a.start, a.verts, a.nrooms, eps));
     }
     lua_createtable(L, (int)(3 * n), 0);
     for (size_t i = 0; i < 3 * n; i++) {

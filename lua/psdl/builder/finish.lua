@@ -331,8 +331,7 @@ return function(M, Builder, Room, P)
   local function height_mismatches(b, rooms, perims, cdoc)
     -- the edge loops run in C (psdl_height_mismatches): kinds 1 block, 2 road or
     -- intersection, 0 tunnels and bridges; over the assembled document when there is one
-    -- (its perimeters are the linked `perims`, its vertices the pool's: no copy of the pool
-    -- in doubles), else over `perims`
+    -- (its perimeters linked, its vertices the pool's), else over the perimeter set
     local kinds = {}
     for i = 1, #rooms do
       local r = rooms[i]
