@@ -357,8 +357,11 @@ local function room_arg(b, r, n, fname)
 end
 
 -- Private helpers shared between the builder's files (never part of the API).
+-- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes
+-- from the builder's own files and psdl.city)
 local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
-            unknown_key = unknown_key,
+            unknown_key = unknown_key, ROOM_KEYS = { kind = true, tunnel = true, bridge = true, flags = true,
+              prop_rule = true, name = true, outline = true, holes = true, outline_refs = true },
             STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)

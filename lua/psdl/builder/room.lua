@@ -19,13 +19,10 @@ check.own(debug.getinfo(1, "S").source)
 
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
+-- long: the installer of Builder:room and the Room emitters, closures over P (its own lines
+-- are their doc comments; main already had it at 153 lines)
 return function(M, Builder, Room, P)
   local as_group, pool_flat, trusted_refs, unknown_key = P.as_group, P.pool_flat, P.trusted_refs, P.unknown_key
-  -- the keys of `Builder:room` (`outline_refs`: an outline already pooled, from the builder's
-  -- own files)
-  local ROOM_KEYS = { kind = true, tunnel = true, bridge = true, flags = true, prop_rule = true, name = true,
-                      outline = true, holes = true, outline_refs = true }
-  P.ROOM_KEYS = ROOM_KEYS
   local new_room
 
   --- Add a room.
@@ -45,7 +42,7 @@ return function(M, Builder, Room, P)
   new_room = function(self, opts, checked)
     opts = opts or {}
     if type(opts) ~= "table" then argerr(1, "room", "table expected, got " .. type(opts)) end
-    local bad = not checked and unknown_key(opts, ROOM_KEYS)
+    local bad = not checked and unknown_key(opts, P.ROOM_KEYS)
     if bad then argerr(1, "room", bad) end
     local kind = opts.kind or "block"
     if kind ~= "road" and kind ~= "intersection" and kind ~= "block" then

@@ -579,29 +579,6 @@ local function build(self, opts)
   return doc, report
 end
 
--- The keys `City:build` and `City:save` take.
-local BUILD_OPTS = { seed = true, strict = true, validate = true, drivable = true, gc_pause = true, progress = true }
-
--- What is wrong with the options of `City:build` / `City:save` (an unknown key, a seed that
--- is no integer, finite number or string, a progress that is no function), or nil.
-local function build_opts_problem(opts, known)
-  for k in next, opts do
-    if not known[k] then return "unknown option '" .. tostring(k) .. "'" end
-  end
-  local seed = opts.seed
-  if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
-    return "seed: an integer, a finite number or a string expected, got "
-      .. (type(seed) == "number" and check.shown(seed) or type(seed))
-  end
-  if opts.progress ~= nil and type(opts.progress) ~= "function" then
-    return "progress: function expected, got " .. type(opts.progress)
-  end
-  local p = opts.gc_pause
-  if p ~= nil and p ~= false and not (type(p) == "number" and p >= 0 and p <= 1000) then
-    return "gc_pause: false or a number in 0..1000 expected, got " .. check.shown(p)
-  end
-end
-
 --- Build the city: roads, intersections, blocks, then `Builder:finish`.
 -- @tparam[opt] table opts `seed` (overrides the city's), `strict` (true: warnings are
 -- errors too; default false: warnings are reported), `validate` (default true), `drivable`
@@ -628,7 +605,7 @@ end
 function City:build(opts)
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "build", "table expected, got " .. type(opts)) end
-  local bad = build_opts_problem(opts, BUILD_OPTS)
+  local bad = require("psdl.city.build_options").problem(opts)
   if bad then argerr(1, "build", bad) end
   local pause = opts.gc_pause
   if pause == nil then pause = 400 end
@@ -655,7 +632,7 @@ function City:save(path, opts)
   if type(path) ~= "string" then argerr(1, "save", "path expected") end
   opts = opts or {}
   if type(opts) ~= "table" then argerr(2, "save", "table expected, got " .. type(opts)) end
-  local bad = build_opts_problem(opts, BUILD_OPTS)
+  local bad = require("psdl.city.build_options").problem(opts)
   if bad then argerr(2, "save", bad) end
   local doc, report = self:build(opts)
   -- (just built: the bytes finish validated are written, not converted and checked again)
@@ -720,48 +697,8 @@ function M.summary(report, label)
   return table_concat(lines, "\n")
 end
 
---- Tallest building a network's footprint may ask for (m): 1,000 floors of 3.5 m
--- (`psdl.city.blocks.options.MAX_FLOORS`); beyond it (an OSM `height = 1e9` typo) the
--- footprint's height is ignored and the building gets its style's floors.
-M.MAX_BUILDING_HEIGHT = 3500
-
--- A network's `buildings` as the blocks' footprints: an entry whose `height` or `levels` no
--- building can have (not a number, NaN, infinite, <= 0, over MAX_BUILDING_HEIGHT m or
--- MAX_FLOORS levels) is kept with that field left out, and a note names it by its `source`
--- (the OSM way) or index. -> footprints (the same list when every entry is fine), notes
-local function footprints_of(list)
-  if type(list) ~= "table" then return list, nil end
-  local max_floors = require("psdl.city.blocks.options").MAX_FLOORS
-  local out, notes = list, nil
-  for i, f in ipairs(list) do
-    if type(f) == "table" then
-      local h, lv = f.height, f.levels
-      local bad_h = h ~= nil and not (type(h) == "number" and h > 0 and h <= M.MAX_BUILDING_HEIGHT)
-      local bad_lv = lv ~= nil and not (type(lv) == "number" and lv >= 1 and lv <= max_floors)
-      if bad_h or bad_lv then
-        if out == list then
-          out = {}
-          for k = 1, #list do out[k] = list[k] end
-        end
-        local g = copy(f)
-        local what = {}
-        if bad_h then
-          g.height = nil
-          what[#what + 1] = string_format("height %s m (0..%d m)", check.shown(h), M.MAX_BUILDING_HEIGHT)
-        end
-        if bad_lv then
-          g.levels = nil
-          what[#what + 1] = string_format("levels %s (1..%d)", check.shown(lv), max_floors)
-        end
-        out[i] = g
-        notes = notes or {}
-        notes[#notes + 1] = string_format("buildings[%d]%s: %s ignored: built at its style's height", i,
-          f.source and (" (" .. tostring(f.source) .. ")") or "", table.concat(what, " and "))
-      end
-    end
-  end
-  return out, notes
-end
+--- Tallest building a network's footprint may ask for (m); see `psdl.city.footprints`.
+M.MAX_BUILDING_HEIGHT = require("psdl.city.footprints").MAX_BUILDING_HEIGHT
 
 -- Sort key for network ids: numbers before strings, each in natural order.
 local function id_less(p, q)
@@ -845,7 +782,7 @@ function M.from_network(net, opts)
       error(msg, 2)
     end
   end
-  city.footprints, city.footprint_notes = footprints_of(net.buildings)
+  city.footprints, city.footprint_notes = require("psdl.city.footprints").check(net.buildings)
   return city
 end
 
