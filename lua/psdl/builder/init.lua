@@ -356,6 +356,27 @@ local function room_arg(b, r, n, fname)
   argerr(n, fname, "Room of this builder expected, got " .. got)
 end
 
+--- The attribute records of a room, in order, as op tables (`type`, `group` (the texture
+-- group), `refs` (vertex references) and the type's own fields, as the emitters describe
+-- them): copies, changing them changes nothing. The builder's read API for modules that
+-- look at what was emitted (psdl.city.blocks, psdl.city.terrain).
+-- @tparam Room r a room of this builder
+-- @tparam[opt] integer from the first record wanted (1-based; default 1)
+-- @treturn table list of op tables
+function Builder:attributes(r, from)
+  room_arg(self, r, 1, "attributes")
+  local m = opt_problem(from, "from", "int", 1)
+  if m then argerr(2, "attributes", m) end
+  return self.store:ops(r.serial, self.groups, from)
+end
+
+--- Number of attribute records of a room so far.
+-- @tparam Room r a room of this builder
+function Builder:attribute_count(r)
+  room_arg(self, r, 1, "attribute_count")
+  return self.store:count(r.serial)
+end
+
 -- Private helpers shared between the builder's files (never part of the API).
 -- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes
 -- from the builder's own files and psdl.city)
