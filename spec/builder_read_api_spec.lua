@@ -87,4 +87,21 @@ describe("builder read API", function()
     e = err_of(function() local r = b:road_record{ rooms = { orooms[1] } }; return r end)
     assert.truthy(e:find("bad argument #1 to 'road_record' (rooms[1]: Room of this builder expected)", 1, true), e)
   end)
+  it("room_outline gives a copy: editing it changes neither the room nor the city (newcomer F10)", function()
+    local psdl = require "psdl"
+    local function fresh()
+      local c = builder.new{ style = "sf" }
+      return c, c:block{ outline = { { 0, 0, 0 }, { 0, 0, 50 }, { 50, 0, 50 }, { 50, 0, 0 } } }
+    end
+    local c0 = fresh()
+    local want = psdl.encode(c0:finish())
+    local c, r = fresh()
+    local a = c:room_outline(r)
+    local keep = table.concat(a, ",")
+    a[1] = 99999
+    table.remove(a)
+    assert.are_not.equal(a, c:room_outline(r))
+    assert.equal(keep, table.concat(c:room_outline(r), ","))
+    assert.equal(want, psdl.encode(c:finish()))
+  end)
 end)

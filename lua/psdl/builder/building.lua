@@ -17,7 +17,11 @@ check.own(debug.getinfo(1, "S").source)
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
 return function(M, Builder, Room, P)
-  local as_group = P.as_group
+  local as_group, unknown_key, ROOM_KEYS = P.as_group, P.unknown_key, P.ROOM_KEYS
+  local BLOCK_KEYS = { outline = true, holes = true, texture = true, room = true }
+  local BUILDING_KEYS = { outline = true, closed = true, floors = true, floor_height = true, bay_width = true,
+                          base = true, top = true, ground_height = true, ground = true, facade = true, roof = true,
+                          sliver = true, sliver_density = true }
 
   --- A block room (flag 0x04) whose ground is fans over an outline (with holes).
   -- @tparam table o `outline` (points, a simple polygon), `holes` (rings inside it: the
@@ -28,8 +32,9 @@ return function(M, Builder, Room, P)
   -- @treturn Room
   function Builder:block(o)
     if type(o) ~= "table" or type(o.outline) ~= "table" then argerr(1, "block", "outline expected") end
-    local m = polygon_problem(o.outline, o.holes, "outline", "holes")
+    local m = unknown_key(o, BLOCK_KEYS) or polygon_problem(o.outline, o.holes, "outline", "holes")
     if not m and o.room ~= nil and type(o.room) ~= "table" then m = "room: table expected, got " .. type(o.room) end
+    if not m and o.room ~= nil then m = unknown_key(o.room, ROOM_KEYS, "room") end
     if m then argerr(1, "block", m) end
     local ropts = {}
     for k, v in pairs(o.room or {}) do ropts[k] = v end
@@ -61,7 +66,8 @@ return function(M, Builder, Room, P)
     if type(o) ~= "table" or type(o.outline) ~= "table" or #o.outline < 2 then argerr(2, "building", "outline expected") end
     local closed = o.closed ~= false
     -- every check here, once: the attributes below are made without Room's own checks
-    local m, flat, area
+    local m, flat, area = unknown_key(o, BUILDING_KEYS), nil, nil
+    if m then argerr(2, "building", m) end
     if closed then m, flat, area = polygon_problem(o.outline, nil, "outline")
     else m, flat = points_problem(o.outline, "outline", 2) end
     m = m or opt_problem(o.floors, "floors", "nonneg") or opt_problem(o.floor_height, "floor_height", "positive")

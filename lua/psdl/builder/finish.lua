@@ -7,7 +7,7 @@ local check = require "psdl.check"
 
 local type, error, ipairs, pairs = type, error, ipairs, pairs
 local require = require
-local table_insert = table.insert
+local table_insert, table_move = table.insert, table.move
 local max, abs, sqrt = math.max, math.abs, math.sqrt
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
@@ -26,12 +26,16 @@ return function(M, Builder, Room, P)
 
   --- A room's outline as vertex references: its own (`outline`), or the boundary of its
   -- ground geometry (its surface attributes); nil when it has neither. The builder's read API
-  -- for modules that place rooms around the others (psdl.city.blocks).
+  -- for modules that place rooms around the others (psdl.city.blocks). The list is the
+  -- caller's own (a copy, as `point` and `attributes` give): editing it changes no room.
   -- @tparam Room r a room of this builder
   -- @treturn table|nil vertex references (1-based, as in the document)
+  local FINISH_KEYS = { strict = true, validate = true, drivable = true, order = true }
+
   function Builder:room_outline(r)
     P.room_arg(self, r, 1, "room_outline")
-    if r.outline then return r.outline end
+    local own = r.outline
+    if own then return table_move(own, 1, #own, 1, {}) end
     local tris = room_triangles(self, r)
     if #tris == 0 then return nil end
     return core.boundary(tris, self.vpool)
@@ -482,6 +486,12 @@ return function(M, Builder, Room, P)
   -- validation) over the builder's pools; issue 13 §2 moves this to C
   function Builder:finish(opts)
     opts = opts or {}
+    if type(opts) ~= "table" then check.argerr(1, "finish", "table expected, got " .. type(opts)) end
+    local bad = P.unknown_key(opts, FINISH_KEYS)
+    if not bad and opts.order ~= nil and opts.order ~= "blocks_first" then
+      bad = "order: \"blocks_first\" or nil expected, got " .. check.shown(opts.order)
+    end
+    if bad then check.argerr(1, "finish", bad) end
     self:settle()
     local t0 = os_clock()
     local rooms = {}

@@ -50,6 +50,20 @@ check.own(debug.getinfo(1, "S").source)
 
 local M = {}
 
+-- The first key of option table t that `known` lacks, as "unknown option 'k'" (after
+-- "name: " for a nested table), or nil. One scan per public call: the builder refuses a
+-- misspelt key (`hoels`, `flors`) as psdl.city does, instead of building without it.
+local function unknown_key(t, known, name)
+  for k in next, t do
+    if not known[k] then
+      return string_format("%sunknown option '%s'", name and (name .. ": ") or "", tostring(k))
+    end
+  end
+end
+M.unknown_key = unknown_key
+
+local NEW_KEYS = { style = true, eps = true, snap = true, name = true, vertex_budget = true }
+
 --- Largest vertex pool the game takes safely (§3.2).
 M.VERTEX_BUDGET = core.limits.vertex_budget
 --- Perimeter points per room (§3.2).
@@ -124,6 +138,8 @@ end
 function M.new(opts)
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "new", "table expected, got " .. type(opts)) end
+  local bad = unknown_key(opts, NEW_KEYS)
+  if bad then argerr(1, "new", bad) end
   local style, serr = styles.load(opts.style or "london")
   if not style then argerr(1, "new", serr) end
   local m = opt_problem(opts.eps, "eps", "nonneg") or opt_problem(opts.snap, "snap", "positive")
@@ -409,8 +425,12 @@ local function push_flat(room, g, list)
 end
 
 -- Private helpers shared between the builder's files (never part of the API).
+-- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes
+-- from the builder's own files and psdl.city)
 local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
             push_flat = push_flat,
+            unknown_key = unknown_key, ROOM_KEYS = { kind = true, tunnel = true, bridge = true, flags = true,
+              prop_rule = true, name = true, outline = true, holes = true, outline_refs = true },
             STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)

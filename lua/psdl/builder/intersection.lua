@@ -18,6 +18,11 @@ check.own(debug.getinfo(1, "S").source)
 return function(M, Builder, Room, P)
   local as_group, finite = P.as_group, P.finite
   local nonneg, profile_ok, profile_problem = P.nonneg, P.profile_ok, P.profile_problem
+  local unknown_key = P.unknown_key
+  -- the keys of `Builder:intersection` and of one of its arms (others are refused)
+  local INTERSECTION_KEYS = { center = true, arms = true, radius = true, arc_step = true, room = true, tunnel = true,
+                              textures = true }
+  local ARM_KEYS = { dir = true, profile = true, crosswalk = true, min_distance = true }
 
   -- `junction` (the raw core.junction result) and `outline` (its points) of an
   -- intersection's info, made when asked for: the same kernel on the same arguments (kept per
@@ -53,7 +58,7 @@ return function(M, Builder, Room, P)
   function Builder:intersection(o)
     if type(o) ~= "table" then argerr(1, "intersection", "table expected, got " .. type(o)) end
     local c = o.center
-    local m = point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
+    local m = unknown_key(o, INTERSECTION_KEYS) or point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
       or opt_problem(o.arc_step, "arc_step", "positive")
     if not m and (type(o.arms) ~= "table" or #o.arms == 0) then m = "arms: a list of arms expected" end
     if not m then
@@ -65,6 +70,11 @@ return function(M, Builder, Room, P)
     for i = 1, m and 0 or #o.arms do
       local a = o.arms[i]
       local d = type(a) == "table" and a.dir
+      if type(a) == "table" then
+        m = unknown_key(a, ARM_KEYS, "arms[" .. i .. "]")
+        if not m and type(a.profile) == "table" then m = profile_problem(a.profile, "arms[" .. i .. "].profile") end
+        if m then break end
+      end
       if not (type(d) == "table" and finite(d[1]) and finite(d[2]) and d[1] * d[1] + d[2] * d[2] >= 1e-24
               and (a.profile == nil or profile_ok(a.profile)) and (a.crosswalk == nil or nonneg(a.crosswalk))
               and (a.min_distance == nil or nonneg(a.min_distance))) then -- something is wrong: which

@@ -18,6 +18,8 @@ return function(M, Builder, Room, P)
   -- @tparam table o `rooms` (Room list), `flags` (default: 0x40 with sidewalks, 0x08 divided,
   -- 0x10 walkway), `lanes_left`, `lanes_right` (lists of lane values, default `{0.5}`),
   -- `stop_lights` (`{0, 0}`)
+  local RECORD_KEYS = { rooms = true, flags = true, lanes_left = true, lanes_right = true, stop_lights = true }
+
   function Builder:road_record(o)
     if type(o) ~= "table" or type(o.rooms) ~= "table" or #o.rooms == 0 then argerr(1, "road_record", "rooms expected") end
     for i, r in ipairs(o.rooms) do
@@ -25,7 +27,7 @@ return function(M, Builder, Room, P)
         argerr(1, "road_record", "rooms[" .. i .. "]: Room of this builder expected")
       end
     end
-    local m = opt_problem(o.flags, "flags", "int", 0, 255)
+    local m = P.unknown_key(o, RECORD_KEYS) or opt_problem(o.flags, "flags", "int", 0, 255)
     for _, f in ipairs({ "lanes_left", "lanes_right", "stop_lights" }) do
       local list = o[f]
       if m then break end

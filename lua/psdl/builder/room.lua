@@ -22,7 +22,7 @@ check.own(debug.getinfo(1, "S").source)
 -- long: installs one method per attribute type; its own lines are their doc comments (each
 -- method's body is counted apart)
 return function(M, Builder, Room, P)
-  local as_group, pool_flat, trusted_refs = P.as_group, P.pool_flat, P.trusted_refs
+  local as_group, pool_flat, trusted_refs, unknown_key = P.as_group, P.pool_flat, P.trusted_refs, P.unknown_key
   local new_room
 
   --- Add a room.
@@ -42,6 +42,8 @@ return function(M, Builder, Room, P)
   new_room = function(self, opts, checked)
     opts = opts or {}
     if type(opts) ~= "table" then argerr(1, "room", "table expected, got " .. type(opts)) end
+    local bad = not checked and unknown_key(opts, P.ROOM_KEYS)
+    if bad then argerr(1, "room", bad) end
     local kind = opts.kind or "block"
     if kind ~= "road" and kind ~= "intersection" and kind ~= "block" then
       argerr(1, "room", "kind: \"road\", \"intersection\" or \"block\" expected, got " .. tostring(kind))

@@ -95,6 +95,14 @@ return function(M, Builder, Room, P)
 
   local WIDTHS = { "left", "right", "sidewalk_left", "sidewalk_right", "median" }
   local STREET_TABLES = { "room", "tunnel", "railing", "divider" }
+  local unknown_key = P.unknown_key
+  -- the keys of a profile and of `Builder:street` (others are refused: a misspelt one)
+  local PROFILE_KEYS = { kind = true, left = true, right = true, sidewalk_left = true, sidewalk_right = true,
+                         median = true, curb = true, miter_limit = true }
+  local STREET_KEYS = { path = true, center = true, from = true, to = true, via = true, profile = true,
+                        textures = true, divider = true, tunnel = true, railing = true, room = true, split = true,
+                        spacing = true, max_angle = true, planar_tol = true, start_dir = true, end_dir = true,
+                        start_section = true, end_section = true, allow_clamp = true }
 
   -- Quick tests that pass exactly the values the *_problem checks pass, without building the
   -- field names their messages need (checks run once per street, arm and building).
@@ -123,6 +131,10 @@ return function(M, Builder, Room, P)
 
   -- A street or arm profile: a known kind, widths finite and not negative, some carriageway.
   local function profile_problem(p, name)
+    if type(p) == "table" then
+      local bad = unknown_key(p, PROFILE_KEYS, name)
+      if bad then return bad end
+    end
     if profile_ok(p) then return nil end
     if type(p) ~= "table" then return string_format("%s: table expected, got %s", name, type(p)) end
     local k = p.kind or "road"
@@ -210,7 +222,7 @@ return function(M, Builder, Room, P)
   function Builder:street(o)
     if type(o) ~= "table" then argerr(1, "street", "table expected, got " .. type(o)) end
     local profile = o.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
-    local m = profile_problem(profile, "profile")
+    local m = unknown_key(o, STREET_KEYS) or profile_problem(profile, "profile")
     if m then argerr(1, "street", m) end
     local akind, stride = kind_of_profile(profile)
     m = opt_problem(o.spacing, "spacing", "positive") or opt_problem(o.max_angle, "max_angle", "positive")

@@ -540,6 +540,11 @@ local function build(self, opts)
       error("blocks: " .. tostring(rep2), 0)
     end
     block_report = rep2
+    -- footprints whose height or levels were ignored (from_network)
+    if self.footprint_notes and rep2.warnings then
+      for _, w in ipairs(self.footprint_notes) do rep2.warnings[#rep2.warnings + 1] = w end
+      rep2.footprint_heights_ignored = #self.footprint_notes
+    end
     if tplan then
       local tex = tr.texture or styles.ground(self.style, "grass")
       local ok3, rooms = check.pcall(cterrain.ground, b, tr, tplan, tex)
@@ -600,6 +605,8 @@ end
 function City:build(opts)
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "build", "table expected, got " .. type(opts)) end
+  local bad = require("psdl.city.build_options").problem(opts)
+  if bad then argerr(1, "build", bad) end
   local pause = opts.gc_pause
   if pause == nil then pause = 400 end
   if not pause then return repair.validated(self, opts, build) end
@@ -624,6 +631,9 @@ end
 function City:save(path, opts)
   if type(path) ~= "string" then argerr(1, "save", "path expected") end
   opts = opts or {}
+  if type(opts) ~= "table" then argerr(2, "save", "table expected, got " .. type(opts)) end
+  local bad = require("psdl.city.build_options").problem(opts)
+  if bad then argerr(2, "save", bad) end
   local doc, report = self:build(opts)
   -- (just built: the bytes finish validated are written, not converted and checked again)
   local document = require "psdl.document"
@@ -686,6 +696,9 @@ function M.summary(report, label)
     tostring(report.seed), s.total or 0, s.roads or 0, s.blocks or 0, s.finish or 0)
   return table_concat(lines, "\n")
 end
+
+--- Tallest building a network's footprint may ask for (m); see `psdl.city.footprints`.
+M.MAX_BUILDING_HEIGHT = require("psdl.city.footprints").MAX_BUILDING_HEIGHT
 
 -- Sort key for network ids: numbers before strings, each in natural order.
 local function id_less(p, q)
@@ -769,7 +782,7 @@ function M.from_network(net, opts)
       error(msg, 2)
     end
   end
-  city.footprints = net.buildings
+  city.footprints, city.footprint_notes = require("psdl.city.footprints").check(net.buildings)
   return city
 end
 
