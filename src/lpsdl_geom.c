@@ -1852,11 +1852,9 @@ static int on_overlap(void *ud, const psdl_problem *pr) {
  * of the list (a < b), the overlap's centroid in metres, the validator's message
  */
 static int l_overlaps(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    const double *p = get_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    get_perimeters(L, 2, np, &start, &verts, &nr);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 3, &a);
+    size_t nr = a.nrooms;
     unsigned char *warp = NULL;
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
@@ -1867,7 +1865,7 @@ static int l_overlaps(lua_State *L) {
         }
     }
     overlap_list o = {NULL, 0, 0, 0};
-    int rc = psdl_check_overlaps(p, np, start, verts, nr, warp, on_overlap, &o, NULL);
+    int rc = psdl_check_overlaps(a.pts, a.npts, a.start, a.verts, nr, warp, on_overlap, &o, NULL);
     if (rc != 0 || o.nomem) {
         free(o.items);
         return luaL_error(L, "not enough memory");
@@ -1997,7 +1995,9 @@ static psdl_grid *check_grid(lua_State *L, int idx) {
  * @treturn userdata psdl.Grid: `grid:insert(id, x0, z0, x1, z1)` (id: integer 1 .. 2^24),
  * `grid:collect(x0, z0, x1, z1)` -> `{id, ...}` every item whose cells meet the box, once,
  * cells x-major, items in insertion order; a box that is not finite or spans more than
- * 2^24 cells raises
+ * 2^24 cells raises. Point items: `grid:insert_point(id, x, z)`, `grid:nearest(x, z, span)`
+ * -> id, squared distance (m²) | nil (psdl_grid_nearest); `grid:cell(x, z)` -> `{id, ...}` |
+ * nil, the one cell's items as inserted
  */
 static int grid_new_l(lua_State *L) {
     double cell = luaL_checknumber(L, 1);
@@ -2052,8 +2052,62 @@ static int grid_collect(lua_State *L) {
     return 1;
 }
 
+/* grid:insert_point(id, x, z): a point item in the cell holding (x, z) (psdl_grid_insert_point) */
+static int grid_insert_point(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, id >= 1 && id <= (lua_Integer)PSDL_GRID_MAX_ID, 2, "id: integer 1 .. 2^24 expected");
+    double x = luaL_checknumber(L, 3), z = luaL_checknumber(L, 4);
+    int r = psdl_grid_insert_point(g, (uint32_t)id, x, z);
+    if (r == -1) luaL_argerror(L, 3, "the point is not finite");
+    if (r != 0) luaL_error(L, "not enough memory");
+    return 0;
+}
+
+/* grid:nearest(x, z, span) -> id, d2 | nil: the point item nearest to (x, z) within span
+ * cells (psdl_grid_nearest) and its squared distance (m²) */
+static int grid_nearest(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    double x = luaL_checknumber(L, 2), z = luaL_checknumber(L, 3);
+    lua_Number span = luaL_checknumber(L, 4);
+    int64_t sp = span != span || span < 0 ? -1 : span > 1e15 ? (int64_t)1e15 : (int64_t)floor(span);
+    uint32_t id = 0;
+    double d2 = 0;
+    int r = psdl_grid_nearest(g, x, z, sp, &id, &d2);
+    if (r < 0) luaL_argerror(L, 2, "the point is not finite");
+    if (r == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)id);
+    lua_pushnumber(L, d2);
+    return 2;
+}
+
+/* grid:cell(x, z) -> {id, ...} | nil: the items of the cell holding (x, z), in insertion
+ * order, as often as inserted there (psdl_grid_cell) */
+static int grid_cell(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    double x = luaL_checknumber(L, 2), z = luaL_checknumber(L, 3);
+    size_t n;
+    const uint32_t *items = psdl_grid_cell(g, x, z, &n);
+    if (!items) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        items = psdl_grid_cell(g, x, z, &n); /* afresh: a finalizer run by lua_rawseti may insert */
+        if (i >= n) break;
+        lua_pushinteger(L, (lua_Integer)items[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 static const luaL_Reg grid_meth[] = {
-    {"insert", grid_insert}, {"collect", grid_collect}, {"close", grid_gc}, {NULL, NULL},
+    {"insert", grid_insert}, {"collect", grid_collect}, {"insert_point", grid_insert_point},
+    {"nearest", grid_nearest}, {"cell", grid_cell}, {"close", grid_gc}, {NULL, NULL},
 };
 
 /* ================================================================ pools */
@@ -2228,11 +2282,11 @@ static int pool_points(lua_State *L) {
     return 1;
 }
 
-/* Points and perimeters as the kernels take them, for the other binding files (lpsdl.h). */
-double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
-
-void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms) {
-    get_perimeters(L, idx, npts, start, verts, nrooms);
+/* Points at argument 1 and perimeters at 2, the stack first set to `top` (lpsdl.h). */
+void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
+    lua_settop(L, top); /* scratch userdata go above the arguments */
+    out->pts = get_points(L, 1, &out->npts, "points");
+    get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
 }
 
 static const luaL_Reg pool_meth[] = {

@@ -502,6 +502,25 @@ int psdl_grid_insert(psdl_grid *g, uint32_t item, double x0, double z0, double x
  *  or over PSDL_GRID_MAX_CELLS cells. */
 size_t psdl_grid_collect(psdl_grid *g, uint32_t *out, size_t cap, double x0, double z0, double x1, double z1);
 
+/** Inserts a point item (psdl.plan's Grid:insert_point): into the cell holding (x, z), its
+ *  position kept for psdl_grid_nearest. Returns 0, -1 (x or z not finite, or a bad id) or -2
+ *  (out of memory). */
+int psdl_grid_insert_point(psdl_grid *g, uint32_t item, double x, double z);
+
+/** The point item nearest to (x, z) in plan (psdl.plan's Grid:nearest): searched in growing
+ *  squares of cells around the cell of (x, z), at most `span` cells out, the square of radius
+ *  r visited x-major (its left and right columns whole, the others at their two ends) and
+ *  each cell's items in insertion order; stops after the first square whose search found a
+ *  point within r cells. Among equally near points the first visited. Items inserted by box
+ *  have no position and are passed over. Returns 1 (*item and *d2, the squared distance, m²,
+ *  set), 0 (none within span) or -1 (x or z not finite or too far from the origin). */
+int psdl_grid_nearest(const psdl_grid *g, double x, double z, int64_t span, uint32_t *item, double *d2);
+
+/** The items of the one cell holding (x, z), in insertion order and as often as they were
+ *  inserted there (psdl.plan's Grid:cell): *n of them, valid until the next insert; NULL with
+ *  *n = 0 for an empty cell or (x, z) not finite or too far from the origin. */
+const uint32_t *psdl_grid_cell(const psdl_grid *g, double x, double z, size_t *n);
+
 /* ================================================================ pools (§3.2, §3.5) */
 
 /** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:
