@@ -1886,6 +1886,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_heap(L);
     lpsdl_open_blocks(L);
     lpsdl_open_store(L);
+    lpsdl_open_perims(L);
     return 1;
 }
 

@@ -68,6 +68,15 @@ int lpsdl_doc_validate(lua_State *L, int idx, int want_bytes, unsigned flags);
  * Lua allocation (a finalizer may add to the pool). */
 const float *lpsdl_pool_floats(lua_State *L, int idx, unsigned dim, size_t *count);
 
+/* lpsdl_perims.c: the perimeter set of Builder:finish (psdl_perims.h), core.perimeters(). */
+struct psdl_perims;
+void lpsdl_open_perims(lua_State *L);
+/* Pushes a psdl.Perimeters userdata owning a new empty set and returns the set (raises when
+ * out of memory). */
+struct psdl_perims *lpsdl_perims_push(lua_State *L);
+/* The set of the psdl.Perimeters at idx (raises naming the argument when it is none or closed). */
+struct psdl_perims *lpsdl_perims_check(lua_State *L, int idx);
+
 /* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
 void lpsdl_open_store(lua_State *L);
 

@@ -20,6 +20,10 @@
  *   store:mark()                       -> rooms, records, references: the store's counts now
  *   store:truncate(rooms, records, references)  back to a store:mark() (psdl_store_truncate:
  *                                         what was added since is dropped)
+ *   store:strip_end(n, last)           -> type, a, b, c, d | nil: the first (last) strip record
+ *                                         of room n and its crossroads at that end (§1.7)
+ *   store:perimeters(order, outlines, vpool)  -> set | nil, code, position: the perimeter
+ *                                         set of Builder:finish (lpsdl_perims.c)
  *   store:assemble(spec), store:complete(box, spec), store:validate(box, want_bytes,
  *   format_only)                       the document of Builder:finish in C (see each)
  *
@@ -39,6 +43,7 @@
 
 #include "lpsdl.h"
 #include "psdl.h"
+#include "psdl_perims.h"
 #include "psdl_store.h"
 
 #define STORE "psdl.Store"
@@ -537,6 +542,14 @@ static int fail(lua_State *L, const char *code, lua_Integer pos, lua_Integer n) 
     return 4;
 }
 
+/* Pushes nil, code, position. */
+static int fail_at(lua_State *L, const char *code, lua_Integer pos) {
+    lua_pushnil(L);
+    lua_pushstring(L, code);
+    lua_pushinteger(L, pos);
+    return 3;
+}
+
 /* Pushes nil, "encodable", position, message (a value the format cannot hold; the path is
  * the Lua document's, e.g. rooms[3].attributes[2].vertices[1]). */
 static int unencodable(lua_State *L, lua_Integer pos, const char *fmt, ...) {
@@ -554,11 +567,111 @@ static int is_strip(int type) {
     return type == PSDL_STORE_ROAD || type == PSDL_STORE_WALKWAY || type == PSDL_STORE_DIVIDED_ROAD;
 }
 
+/* store:strip_end(n, last) -> type, a, b, c, d | nil
+ * The first (last = true: the last) strip record (road, walkway or divided road) of room n:
+ * its type name and its crossroads at that end (§1.7: the end section's road outer L, curb
+ * L, curb R, outer R; a divided road's columns 1, 2, 5, 6; a walkway's v1, v1, v2, v2;
+ * vertex references, 1-based); nil when the room has none. A strip whose end section is
+ * missing (fewer references than one section) gives 0 for those references. */
+static int l_strip_end(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    size_t room = check_room(L, u, 2);
+    int last = lua_toboolean(L, 3);
+    const psdl_store_rec *found = NULL;
+    for (const psdl_store_rec *r = psdl_store_first(u->s, room); r; r = psdl_store_next(u->s, r))
+        if (is_strip(r->type)) {
+            found = r;
+            if (!last) break;
+        }
+    if (!found) return 0;
+    size_t stride = found->type == PSDL_STORE_ROAD ? 4 : found->type == PSDL_STORE_DIVIDED_ROAD ? 6 : 2;
+    size_t n = found->nrefs;
+    const uint32_t *refs = psdl_store_refs(u->s, found);
+    size_t base = last ? (n >= stride ? n - stride : 0) : 0;
+    static const int cols[3][4] = {{0, 1, 2, 3}, {0, 1, 4, 5}, {0, 0, 1, 1}};
+    const int *c = cols[found->type == PSDL_STORE_ROAD ? 0 : found->type == PSDL_STORE_DIVIDED_ROAD ? 1 : 2];
+    lua_pushstring(L, type_names[found->type]);
+    for (int k = 0; k < 4; k++) {
+        size_t at = base + (size_t)c[k];
+        lua_pushinteger(L, at < n ? (lua_Integer)refs[at] : 0);
+    }
+    return 5;
+}
+
+/* store:perimeters(order, outlines, vpool) -> set | nil, code, position
+ * The perimeter set (psdl.Perimeters, src/psdl_perims.h) of the rooms listed in order (room
+ * numbers, in document order): room i's outline outlines[i] when that is a table (vertex
+ * references, 1-based, copied), else the outline of its ground geometry (its surface
+ * triangles, psdl_store_triangles, as core.boundary takes it over the vertex pool vpool).
+ * Rooms the builder words an error for come back as a code with their position i:
+ * "no_geometry" (no outline and no surface triangles), "no_outline" (the ground geometry's
+ * outline has fewer than 3 points). */
+static int l_perimeters(lua_State *L) {
+    store_ud *u = check_store(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 4);
+    size_t np;
+    lpsdl_pool_floats(L, 4, 3, &np); /* checks the pool */
+    size_t nr = (size_t)lua_rawlen(L, 2);
+    for (size_t i = 0; i < nr; i++) { /* the rooms checked before any work */
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        check_room(L, u, lua_gettop(L));
+        lua_pop(L, 1);
+    }
+    psdl_perims *set = lpsdl_perims_push(L); /* 5 */
+    /* no Lua allocation from here on but for raising: the pool's data stays put */
+    const float *pts = lpsdl_pool_floats(L, 4, 3, &np);
+    for (size_t i = 0; i < nr; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        size_t room = (size_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (lua_rawgeti(L, 3, (lua_Integer)i + 1) == LUA_TTABLE) {
+            size_t n = (size_t)lua_rawlen(L, -1);
+            uint32_t *buf = scratch_at(L, u, 0, n);
+            for (size_t k = 0; k < n; k++) {
+                lua_rawgeti(L, -1, (lua_Integer)k + 1);
+                int ok;
+                lua_Integer v = lua_tointegerx(L, -1, &ok);
+                lua_pop(L, 1);
+                if (!ok || v < 1 || (lua_Unsigned)v > np)
+                    luaL_argerror(L, 3, lua_pushfstring(L, "outlines[%I][%I]: a vertex reference 1..%I expected",
+                                                        (lua_Integer)i + 1, (lua_Integer)k + 1, (lua_Integer)np));
+                buf[k] = (uint32_t)(v - 1);
+            }
+            lua_pop(L, 1);
+            int e = psdl_perims_add(set, buf, n);
+            if (e) luaL_error(L, e == PSDL_PERIMS_NOMEM ? "not enough memory" : "too many perimeter points");
+            continue;
+        }
+        lua_pop(L, 1);
+        uint32_t *t;
+        size_t nt;
+        if (psdl_store_triangles(u->s, room, &t, &nt)) return luaL_error(L, "not enough memory");
+        if (nt == 0) {
+            free(t);
+            return fail_at(L, "no_geometry", (lua_Integer)i + 1);
+        }
+        int bad = 0;
+        for (size_t k = 0; k < nt; k++) {
+            if (t[k] < 1 || t[k] > np) bad = 1;
+            t[k]--;
+        }
+        long n = bad ? PSDL_PERIMS_RANGE : psdl_perims_add_boundary(set, t, nt / 3, pts, np);
+        free(t);
+        if (n == PSDL_PERIMS_RANGE)
+            return luaL_error(L, "room %I: its ground geometry uses a vertex above the pool's %I", (lua_Integer)room, (lua_Integer)np);
+        if (n < 0) return luaL_error(L, n == PSDL_PERIMS_NOMEM ? "not enough memory" : "too many perimeter points");
+        if (n < 3) return fail_at(L, "no_outline", (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 /* store:assemble(spec) -> box | nil, code, position, n
  * The rooms of the document in C, straight from the records (Builder:finish; what the Lua
  * document's rooms would hold, psdl-format.md §1.4-§2.4): spec.order (room serials in
  * document order), spec.flags and spec.props (room flag and prop-rule bytes, by position),
- * spec.perims (each room's linked perimeter, {vertex, neighbour} points), spec.gvalue (texture
+ * spec.perims (the rooms' perimeter set, store:perimeters, linked: set:link), spec.gvalue (texture
  * value of each texture group, by group index), spec.masks (serial -> list of the wall masks
  * of the room's junction tunnels, in order). A texture reference goes before textured
  * geometry whenever the value changes (a raw texture record sets it); LAST on the final
@@ -573,7 +686,10 @@ static int l_assemble(lua_State *L) {
     int order = field_tab(L, 2, "order");   /* 3 */
     int flags = field_tab(L, 2, "flags");   /* 4 */
     int props = field_tab(L, 2, "props");   /* 5 */
-    int perims = field_tab(L, 2, "perims"); /* 6 */
+    lua_getfield(L, 2, "perims"); /* 6 */
+    int perims = lua_gettop(L);
+    if (!luaL_testudata(L, perims, "psdl.Perimeters")) luaL_error(L, "spec.perims: a perimeter set (store:perimeters) expected");
+    lpsdl_perims_check(L, perims);
     int gvalue = field_tab(L, 2, "gvalue"); /* 7 */
     int masks = field_tab(L, 2, "masks");   /* 8 */
     size_t nr = (size_t)lua_rawlen(L, order);
@@ -592,31 +708,27 @@ static int l_assemble(lua_State *L) {
         psdl_room *rm = &doc->rooms[i];
         rm->flags = (uint8_t)list_int(L, flags, (lua_Integer)i, 0, 255, "flags");
         rm->prop_rule = (uint8_t)list_int(L, props, (lua_Integer)i, 0, PSDL_MAX_PROP_RULE, "props");
-        /* perimeter (§1.5) */
-        if (lua_rawgeti(L, perims, (lua_Integer)i) != LUA_TTABLE) luaL_error(L, "perims[%I]: table expected", (lua_Integer)i);
-        int per = lua_gettop(L);
-        size_t np = (size_t)lua_rawlen(L, per);
+        /* perimeter (§1.5), from the linked set (read afresh: an allocation above may have
+         * run a finalizer) */
+        const uint32_t *lst, *lv, *lnb;
+        if (psdl_perims_linked_csr(lpsdl_perims_check(L, perims), &lst, &lv, &lnb) != nr)
+            luaL_error(L, "spec.perims: linked perimeters of the %I rooms expected", (lua_Integer)nr);
+        size_t np = lst[i] - lst[i - 1];
         if (np > 255) return fail(L, "perimeter_long", (lua_Integer)i, (lua_Integer)np);
         if (np < 3) return fail(L, "perimeter_short", (lua_Integer)i, (lua_Integer)np);
         rm->nperimeter = (uint32_t)np;
         rm->perimeter = (psdl_perimeter_point *)psdl_doc_alloc(doc, np * sizeof *rm->perimeter);
         if (!rm->perimeter) return luaL_error(L, "not enough memory");
+        psdl_perims_linked_csr(lpsdl_perims_check(L, perims), &lst, &lv, &lnb); /* after the allocation */
         for (size_t k = 1; k <= np; k++) {
-            if (lua_rawgeti(L, per, (lua_Integer)k) != LUA_TTABLE) luaL_error(L, "perims[%I][%I]: table expected", (lua_Integer)i, (lua_Integer)k);
-            int ok1, ok2;
-            lua_getfield(L, -1, "vertex");
-            lua_Integer v = lua_tointegerx(L, -1, &ok1);
-            lua_getfield(L, -2, "neighbour");
-            lua_Integer nb = lua_tointegerx(L, -1, &ok2);
-            lua_pop(L, 3);
-            if (!ok1 || v < 1 || v > 65536)
+            uint32_t v = lv[lst[i - 1] + k - 1], nb = lnb[lst[i - 1] + k - 1];
+            if (v > 65535)
                 return unencodable(L, (lua_Integer)i, "rooms[%I].perimeter[%I].vertex: a vertex reference 1..65536 expected", (lua_Integer)i, (lua_Integer)k);
-            if (!ok2 || nb < 0 || nb > 65535)
+            if (nb > 65535)
                 return unencodable(L, (lua_Integer)i, "rooms[%I].perimeter[%I].neighbour: 0..65535 expected", (lua_Integer)i, (lua_Integer)k);
-            rm->perimeter[k - 1].vertex = (uint16_t)(v - 1);
+            rm->perimeter[k - 1].vertex = (uint16_t)v;
             rm->perimeter[k - 1].neighbour = (uint16_t)nb;
         }
-        lua_pop(L, 1); /* the perimeter */
         /* attributes: at most two per record (a texture reference and the record) */
         size_t nrec = psdl_store_count(u->s, (size_t)serial);
         psdl_attr *at = nrec ? (psdl_attr *)psdl_doc_alloc(doc, 2 * nrec * sizeof *at) : NULL;
@@ -1037,7 +1149,7 @@ void lpsdl_open_store(lua_State *L) {
     static const luaL_Reg methods[] = {{"room", l_room},   {"rooms", l_rooms}, {"push", l_push},
                                        {"push_flat", l_push_flat},
                                        {"count", l_count}, {"ops", l_ops},     {"set_ops", l_set_ops},
-                                       {"triangles", l_triangles}, {"group_uses", l_group_uses}, {"assemble", l_assemble},
+                                       {"triangles", l_triangles}, {"group_uses", l_group_uses}, {"perimeters", l_perimeters}, {"strip_end", l_strip_end}, {"assemble", l_assemble},
                                        {"complete", l_complete}, {"validate", l_validate_box},
                                        {"building", l_building}, {"mark", l_mark}, {"truncate", l_truncate},
                                        {NULL, NULL}};

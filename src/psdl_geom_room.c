@@ -451,25 +451,6 @@ typedef struct vr {
     uint32_t v, r;
 } vr;
 
-static int cmp_vr(const void *a, const void *b) {
-    const vr *x = (const vr *)a, *y = (const vr *)b;
-    if (x->v != y->v) return x->v < y->v ? -1 : 1;
-    return (x->r > y->r) - (x->r < y->r);
-}
-
-typedef struct er {
-    uint64_t key;
-    uint32_t r;
-} er;
-
-static int cmp_er(const void *a, const void *b) {
-    const er *x = (const er *)a, *y = (const er *)b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->r > y->r) - (x->r < y->r);
-}
-
-static uint64_t ukey(uint32_t a, uint32_t b) { return a < b ? dkey(a, b) : dkey(b, a); }
-
 /* Checks that every perimeter vertex is below npts; *nvert receives 1 + the largest one (0
  * when there is none): per-vertex scratch is sized by it, not by npts. */
 static int link_vertices(const uint32_t *verts, size_t total, size_t npts, size_t *nvert) {
@@ -497,27 +478,6 @@ size_t psdl_link_bound(const uint32_t *start, const uint32_t *verts, size_t nroo
     return total + (size_t)extra;
 }
 
-/* First element of a sorted er array with this key, or n. */
-static size_t er_lower(const er *a, size_t n, uint64_t key) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid].key < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static size_t vr_lower(const vr *a, size_t n, uint32_t v) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a[mid].v < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, const uint32_t *start,
                  const uint32_t *verts, size_t nrooms, size_t npts) {
     assert(dst_verts && dst_nb && dst_start && start && (verts || start[nrooms] == 0));
@@ -525,44 +485,60 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
     if (!link_vertices(verts, total, npts, &nvert)) return PSDL_GEOM_INVALID;
     uint32_t *cv = (uint32_t *)malloc((total + 1) * sizeof *cv);
     uint32_t *cs = (uint32_t *)malloc((nrooms + 1) * sizeof *cs);
-    er *edges = (er *)malloc((total + 1) * sizeof *edges);
-    vr *touch = (vr *)malloc((total + 1) * sizeof *touch);
+    /* per vertex (counting sort, rooms in order): the rooms touching it (tstart/troom, a room
+     * listed again for each time its perimeter names the vertex) and the edges whose lower
+     * vertex it is (estart: the edge's other vertex ehi and its room eroom) */
+    uint32_t *tstart = (uint32_t *)calloc(nvert + 2, sizeof *tstart);
+    uint32_t *estart = (uint32_t *)calloc(nvert + 2, sizeof *estart);
+    uint32_t *troom = (uint32_t *)malloc((total + 1) * sizeof *troom);
+    uint32_t *ehi = (uint32_t *)malloc((total + 1) * sizeof *ehi);
+    uint32_t *eroom = (uint32_t *)malloc((total + 1) * sizeof *eroom);
     uint32_t *enb = (uint32_t *)malloc((total + 1) * sizeof *enb);
     /* per room: its edge neighbours (sorted unique), CSR */
     uint32_t *nbs = (uint32_t *)malloc((total + 1) * sizeof *nbs);
     uint32_t *nbstart = (uint32_t *)malloc((nrooms + 1) * sizeof *nbstart);
-    uint32_t *mark = NULL;
+    uint32_t *mark = (uint32_t *)malloc((nvert + 1) * sizeof *mark);
     size_t result = PSDL_GEOM_NOMEM;
-    if (!cv || !cs || !edges || !touch || !enb || !nbs || !nbstart) goto done;
+    if (!cv || !cs || !tstart || !estart || !troom || !ehi || !eroom || !enb || !nbs || !nbstart || !mark) goto done;
     size_t m = 0;
     for (size_t r = 0; r < nrooms; r++) {
         cs[r] = (uint32_t)m;
         m += clean_perimeter(cv + m, verts + start[r], start[r + 1] - start[r]);
     }
     cs[nrooms] = (uint32_t)m;
-    size_t ne = 0, nv = 0;
     for (size_t r = 0; r < nrooms; r++) {
         size_t n = cs[r + 1] - cs[r];
         for (size_t k = 0; k < n; k++) {
             uint32_t a = cv[cs[r] + k], b = cv[cs[r] + (k + 1) % n];
-            if (n >= 2 && a != b) {
-                edges[ne].key = ukey(a, b);
-                edges[ne].r = (uint32_t)r;
-                ne++;
-            }
-            touch[nv].v = a;
-            touch[nv].r = (uint32_t)r;
-            nv++;
+            tstart[a + 1]++;
+            if (n >= 2 && a != b) estart[(a < b ? a : b) + 1]++;
         }
     }
-    qsort(edges, ne, sizeof *edges, cmp_er);
-    qsort(touch, nv, sizeof *touch, cmp_vr);
-    /* unique (v, r) */
-    size_t u = 0;
-    for (size_t i = 0; i < nv; i++)
-        if (u == 0 || touch[u - 1].v != touch[i].v || touch[u - 1].r != touch[i].r) touch[u++] = touch[i];
-    nv = u;
-    /* edge neighbour of every point */
+    for (size_t v = 0; v < nvert; v++) {
+        tstart[v + 1] += tstart[v];
+        estart[v + 1] += estart[v];
+    }
+    /* fill in room order, so that each vertex lists its rooms ascending; the running fill
+     * positions live in the next slot (tstart[v + 1]), restored by the shift below */
+    for (size_t r = 0; r < nrooms; r++) {
+        size_t n = cs[r + 1] - cs[r];
+        for (size_t k = 0; k < n; k++) {
+            uint32_t a = cv[cs[r] + k], b = cv[cs[r] + (k + 1) % n];
+            troom[tstart[a]++] = (uint32_t)r;
+            if (n >= 2 && a != b) {
+                uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+                ehi[estart[lo]] = hi;
+                eroom[estart[lo]++] = (uint32_t)r;
+            }
+        }
+    }
+    for (size_t v = nvert; v > 0; v--) {
+        tstart[v] = tstart[v - 1];
+        estart[v] = estart[v - 1];
+    }
+    tstart[0] = estart[0] = 0;
+    /* edge neighbour of every point: the lowest other room with the same edge (either
+     * direction) */
     size_t nn = 0;
     for (size_t r = 0; r < nrooms; r++) {
         nbstart[r] = (uint32_t)nn;
@@ -571,10 +547,10 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
             uint32_t a = cv[cs[r] + k], b = cv[cs[r] + (k + 1) % n];
             uint32_t nb = 0;
             if (n >= 2 && a != b) {
-                uint64_t key = ukey(a, b);
-                for (size_t i = er_lower(edges, ne, key); i < ne && edges[i].key == key; i++)
-                    if (edges[i].r != r) {
-                        nb = edges[i].r + 1;
+                uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+                for (size_t i = estart[lo]; i < estart[lo + 1]; i++)
+                    if (ehi[i] == hi && eroom[i] != r) {
+                        nb = eroom[i] + 1;
                         break;
                     }
             }
@@ -594,8 +570,6 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
     nbstart[nrooms] = (uint32_t)nn;
     /* output with vertex repeats for rooms touching only at a vertex (once per vertex and
      * room: mark[v] holds the last room that placed v's repeats) */
-    mark = (uint32_t *)malloc((nvert + 1) * sizeof *mark);
-    if (!mark) goto done;
     memset(mark, 0xFF, (nvert + 1) * sizeof *mark);
     size_t w = 0;
     for (size_t r = 0; r < nrooms; r++) {
@@ -606,9 +580,9 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
             int first = mark[v] != (uint32_t)r; /* v < nvert (link_vertices) */
             mark[v] = (uint32_t)r;
             if (first)
-                for (size_t i = vr_lower(touch, nv, v); i < nv && touch[i].v == v; i++) {
-                    uint32_t x = touch[i].r + 1;
-                    if (touch[i].r == r) continue;
+                for (size_t i = tstart[v]; i < tstart[v + 1]; i++) {
+                    if (troom[i] == r || (i > tstart[v] && troom[i] == troom[i - 1])) continue;
+                    uint32_t x = troom[i] + 1;
                     int linked = 0;
                     for (size_t j = nbstart[r]; j < nbstart[r + 1]; j++)
                         if (nbs[j] == x) linked = 1;
@@ -627,8 +601,11 @@ size_t psdl_link(uint32_t *dst_verts, uint32_t *dst_nb, uint32_t *dst_start, con
 done:
     free(cv);
     free(cs);
-    free(edges);
-    free(touch);
+    free(tstart);
+    free(estart);
+    free(troom);
+    free(ehi);
+    free(eroom);
     free(enb);
     free(nbs);
     free(nbstart);
@@ -674,61 +651,85 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
     size_t total = start[nrooms];
     if (total == 0) return 0;
     if (!(eps > 0)) eps = 1e-3; /* also NaN */
-    /* unique (vertex, room) entries */
+    /* unique (vertex, room) entries sorted by vertex, then room (a counting sort over the
+     * vertices, rooms in order); vstart[v] is vertex v's first entry */
+    size_t nvert = 0;
+    for (size_t i = 0; i < total; i++)
+        if (verts[i] < npts && (size_t)verts[i] + 1 > nvert) nvert = (size_t)verts[i] + 1;
+    if (nvert == 0) return 0;
     vr *ent = (vr *)malloc(total * sizeof *ent);
-    if (!ent) return PSDL_GEOM_NOMEM;
-    size_t ne = 0;
-    for (size_t r = 0; r < nrooms; r++)
+    uint32_t *vstart = (uint32_t *)calloc(nvert + 1, sizeof *vstart);
+    uint32_t *cstart = NULL, *cells = NULL, *uv = NULL, *cent = NULL;
+    double *cp = NULL;
+    size_t found_cap = 64, nfound = 0;
+    tj *found = (tj *)malloc(found_cap * sizeof *found);
+    size_t result = PSDL_GEOM_NOMEM;
+    if (!ent || !vstart || !found) goto done;
+    for (size_t i = 0; i < total; i++)
+        if (verts[i] < npts) vstart[verts[i] + 1]++;
+    for (size_t v = 0; v < nvert; v++) vstart[v + 1] += vstart[v];
+    for (size_t r = 0; r < nrooms; r++) /* fill positions in vstart[v + 1], shifted back below */
         for (size_t i = start[r]; i < start[r + 1]; i++)
             if (verts[i] < npts) {
-                ent[ne].v = verts[i];
-                ent[ne].r = (uint32_t)r;
-                ne++;
+                size_t at = vstart[verts[i]]++;
+                ent[at].v = verts[i];
+                ent[at].r = (uint32_t)r;
             }
-    qsort(ent, ne, sizeof *ent, cmp_vr);
-    size_t u = 0;
-    for (size_t i = 0; i < ne; i++)
-        if (u == 0 || ent[u - 1].v != ent[i].v || ent[u - 1].r != ent[i].r) ent[u++] = ent[i];
-    ne = u;
+    for (size_t v = nvert; v > 0; v--) vstart[v] = vstart[v - 1];
+    vstart[0] = 0;
+    size_t ne = 0;
+    for (size_t v = 0; v < nvert; v++) { /* unique (v, r), vstart renumbered */
+        size_t s0 = vstart[v], s1 = vstart[v + 1];
+        vstart[v] = (uint32_t)ne;
+        for (size_t i = s0; i < s1; i++)
+            if (i == s0 || ent[i].r != ent[i - 1].r) ent[ne++] = ent[i];
+    }
+    vstart[nvert] = (uint32_t)ne;
+    /* the grid holds each vertex once (uv: the vertices some room names, ascending): a vertex
+     * named by several rooms is tested once per edge */
+    uv = (uint32_t *)malloc((ne + 1) * sizeof *uv);
+    if (!uv) goto done;
+    size_t nu = 0;
+    for (size_t v = 0; v < nvert; v++)
+        if (vstart[v + 1] > vstart[v]) uv[nu++] = (uint32_t)v;
     double x0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, z1 = -INFINITY;
-    for (size_t i = 0; i < ne; i++) {
-        const double *p = pts + 3 * (size_t)ent[i].v;
+    for (size_t i = 0; i < nu; i++) {
+        const double *p = pts + 3 * (size_t)uv[i];
         x0 = fmin(x0, p[0]), x1 = fmax(x1, p[0]), z0 = fmin(z0, p[2]), z1 = fmax(z1, p[2]);
     }
     double ext = fmax(x1 - x0, z1 - z0);
     /* finite coordinates can still span more than DBL_MAX (-1e308 .. 1e308): the cell size
      * would be infinite and the cell counts NaN */
-    if (ne == 0 || !isfinite(ext)) {
-        free(ent);
-        return ne == 0 ? 0 : PSDL_GEOM_INVALID;
+    if (!isfinite(ext)) {
+        result = PSDL_GEOM_INVALID;
+        goto done;
     }
-    size_t g = (size_t)sqrt((double)ne) + 1;
+    size_t g = (size_t)sqrt((double)nu) + 1;
     if (g > 1024) g = 1024;
     double cell = ext / (double)g;
     if (!(cell >= 4 * eps)) cell = 4 * eps;
     size_t gx = cell_count(x1 - x0, cell, g), gz = cell_count(z1 - z0, cell, g);
-    uint32_t *cstart = (uint32_t *)calloc(gx * gz + 1, sizeof *cstart);
-    uint32_t *cells = (uint32_t *)malloc((ne + 1) * sizeof *cells);
-    size_t found_cap = 64, nfound = 0;
-    tj *found = (tj *)malloc(found_cap * sizeof *found);
-    size_t result = PSDL_GEOM_NOMEM;
-    if (!cstart || !cells || !found) goto done;
+    cstart = (uint32_t *)calloc(gx * gz + 1, sizeof *cstart);
+    cells = (uint32_t *)malloc((nu + 1) * sizeof *cells);
+    /* each cell's vertices and their points side by side (the candidate loop reads them in
+     * order instead of all over the point array) */
+    cent = (uint32_t *)malloc((nu + 1) * sizeof *cent);
+    cp = (double *)malloc((3 * nu + 1) * sizeof *cp);
+    if (!cstart || !cells || !cent || !cp) goto done;
 #define CELL_OF(px, pz) (cell_at(((pz)-z0) / cell, gz) * gx + cell_at(((px)-x0) / cell, gx))
-    for (size_t i = 0; i < ne; i++) {
-        const double *p = pts + 3 * (size_t)ent[i].v;
-        cstart[CELL_OF(p[0], p[2]) + 1]++;
+    for (size_t i = 0; i < nu; i++) {
+        const double *p = pts + 3 * (size_t)uv[i];
+        cells[i] = (uint32_t)CELL_OF(p[0], p[2]);
+        cstart[cells[i] + 1]++;
     }
     for (size_t c = 0; c < gx * gz; c++) cstart[c + 1] += cstart[c];
-    {
-        uint32_t *fill = (uint32_t *)malloc((gx * gz + 1) * sizeof *fill);
-        if (!fill) goto done;
-        memcpy(fill, cstart, (gx * gz + 1) * sizeof *fill);
-        for (size_t i = 0; i < ne; i++) {
-            const double *p = pts + 3 * (size_t)ent[i].v;
-            cells[fill[CELL_OF(p[0], p[2])]++] = (uint32_t)i;
-        }
-        free(fill);
+    for (size_t i = 0; i < nu; i++) { /* fill positions in cstart[c + 1], shifted back below */
+        size_t at = cstart[cells[i]]++;
+        cent[at] = uv[i];
+        memcpy(cp + 3 * at, pts + 3 * (size_t)uv[i], 3 * sizeof *cp);
     }
+    for (size_t c = gx * gz; c > 0; c--) cstart[c] = cstart[c - 1];
+    cstart[0] = 0;
     for (size_t r = 0; r < nrooms; r++) {
         size_t n = start[r + 1] - start[r];
         const uint32_t *pv = verts + start[r];
@@ -748,26 +749,21 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
                 for (size_t cx = cx0; cx <= cx1; cx++) {
                     size_t c = cz * gx + cx;
                     for (size_t q = cstart[c]; q < cstart[c + 1]; q++) {
-                        const vr *e = &ent[cells[q]];
-                        if (e->r == r || e->v == a || e->v == b) continue;
-                        {   /* a vertex of this room's own perimeter is no T-junction */
-                            size_t lo = vr_lower(ent, ne, e->v);
-                            int own = 0;
-                            for (; lo < ne && ent[lo].v == e->v; lo++)
-                                if (ent[lo].r == r) own = 1;
-                            if (own) continue;
-                        }
-                        const double *p = pts + 3 * (size_t)e->v;
+                        uint32_t ev = cent[q];
+                        if (ev == a || ev == b) continue;
+                        const double *p = cp + 3 * q;
                         double w[3] = {p[0] - pa[0], p[1] - pa[1], p[2] - pa[2]};
                         double t = (w[0] * d[0] + w[1] * d[1] + w[2] * d[2]) / len2;
                         if (t * len <= eps || (1 - t) * len <= eps) continue;
                         double cxp = pa[0] + t * d[0] - p[0], cyp = pa[1] + t * d[1] - p[1], czp = pa[2] + t * d[2] - p[2];
                         if (cxp * cxp + cyp * cyp + czp * czp > eps * eps) continue;
-                        /* skip duplicates (the vertex listed for several rooms) */
-                        int dup = 0;
-                        for (size_t f = nfound; f-- > 0 && found[f].room == r && found[f].edge == k;)
-                            if (found[f].v == e->v) dup = 1;
-                        if (dup) continue;
+                        {   /* a vertex of this room's own perimeter is no T-junction (tested
+                             * after the geometry, which rejects nearly every candidate) */
+                            int own = 0;
+                            for (size_t i = vstart[ev]; i < vstart[ev + 1]; i++)
+                                if (ent[i].r == r) own = 1;
+                            if (own) continue;
+                        }
                         if (nfound == found_cap) {
                             tj *nf = (tj *)realloc(found, 2 * found_cap * sizeof *nf);
                             if (!nf) goto done;
@@ -776,7 +772,7 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
                         }
                         found[nfound].room = (uint32_t)r;
                         found[nfound].edge = (uint32_t)k;
-                        found[nfound].v = e->v;
+                        found[nfound].v = ev;
                         found[nfound].t = t;
                         nfound++;
                     }
@@ -793,8 +789,12 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
     result = nfound;
 done:
     free(ent);
+    free(vstart);
+    free(uv);
     free(cstart);
     free(cells);
+    free(cent);
+    free(cp);
     free(found);
     return result;
 }

@@ -16,7 +16,7 @@ check.own(debug.getinfo(1, "S").source)
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
 return function(M, Builder, Room, P)
-  local STRIDE, STRIP, SURFACE = P.STRIDE, P.STRIP, P.SURFACE
+  local STRIDE = P.STRIDE
 
   -- Surface triangles (flat refs) of a room's ground geometry (its surface attributes, caps
   -- left out), from the store.
@@ -38,11 +38,9 @@ return function(M, Builder, Room, P)
   end
 
   -- Texture layout: divider groups first, then the others in order of first use.
-  local function layout_textures(b, rooms)
+  local function layout_textures(b, rooms, serials)
     -- one pass in C over the store: divider groups in order of first use, the other groups
     -- in order of first use, each with its first user (a room serial)
-    local serials = {}
-    for i, r in ipairs(rooms) do serials[i] = r.serial end
     local oi, ou, di, du = b.store:group_uses(serials)
     local groups, by_serial = b.groups, b.rooms
     local dividers, others, users, dusers = {}, {}, {}, {}
@@ -247,12 +245,13 @@ return function(M, Builder, Room, P)
   -- its rim, or is fanned again when the edge touches its hub; a strip takes it with a new
   -- section, whose other end may be a new T-junction across the strip, so this repeats until
   -- none is left). An edge of a crosswalk or of a strip's end section cannot take a vertex:
-  -- those are reported. Returns found, repaired, unrepaired (messages).
+  -- those are reported. perims: the perimeter set (store:perimeters), whose rooms' perimeters
+  -- take the vertices. Returns found, repaired, unrepaired (messages).
   local function repair_tjunctions(b, rooms, perims)
     local found, repaired, unrepaired = 0, 0, {}
     local stuck = {}
     for _ = 1, 8 do
-      local t = core.tjunctions(b.vpool, perims, b.eps)
+      local t = perims:tjunctions(b.vpool, b.eps)
       -- group by room and perimeter edge, skipping what could not be repaired before
       local by_room, any = {}, false
       for i = 1, #t, 3 do
@@ -271,7 +270,7 @@ return function(M, Builder, Room, P)
       end
       if not any then break end
       for ri, rm in pairs(by_room) do
-        local r, per = rooms[ri], perims[ri]
+        local r, per = rooms[ri], perims:get(ri)
         local ops = b:attributes(r)
         local idx = edge_index(ops)
         local ins = {}
@@ -316,6 +315,7 @@ return function(M, Builder, Room, P)
           for q = #g.vs, 1, -1 do table_insert(per, g.edge + 1, g.vs[q]) end
           repaired = repaired + #g.vs
         end
+        perims:set(ri, per)
         if r.outline then r.outline = per end
       end
     end
@@ -328,7 +328,7 @@ return function(M, Builder, Room, P)
   -- block at ground level beside a sidewalk 0.15 m up stays unlinked. One message per pair
   -- of rooms.
   local HEIGHT_GAP = 1.0
-  local function height_mismatches(b, rooms, linked)
+  local function height_mismatches(b, rooms, perims)
     -- the edge loops run in C (psdl_height_mismatches): kinds 1 block, 2 road or
     -- intersection, 0 tunnels and bridges
     local kinds = {}
@@ -337,7 +337,7 @@ return function(M, Builder, Room, P)
       kinds[i] = (r.is_tunnel or r.is_bridge) and 0 or r.kind == "block" and 1
         or (r.kind == "road" or r.kind == "intersection") and 2 or 0
     end
-    local found = core.height_mismatches(b.vpool, linked, kinds, max(b.eps, 1e-4), HEIGHT_GAP)
+    local found = perims:height_mismatches(b.vpool, kinds, max(b.eps, 1e-4), HEIGHT_GAP)
     local out = {}
     for n = 1, #found // 4 do -- in room order
       local q = 4 * (n - 1)
@@ -347,17 +347,6 @@ return function(M, Builder, Room, P)
         rooms[found[q + 1]]:label(), found[q + 2], rooms[found[q + 3]]:label(), abs(dy), dy < 0 and "below" or "above")
     end
     return out
-  end
-
-  -- Crossroads of a road record end: the section of a road-type attribute (§1.7: road outer
-  -- L, curb L, curb R, outer R; divided columns 1, 2, 5, 6; walkway v1, v1, v2, v2).
-  local function crossroads(op, last)
-    local s = STRIDE[op.type]
-    local base = last and (#op.refs - s) or 0
-    local r = op.refs
-    if op.type == "road" then return { r[base + 1], r[base + 2], r[base + 3], r[base + 4] } end
-    if op.type == "divided_road" then return { r[base + 1], r[base + 2], r[base + 5], r[base + 6] } end
-    return { r[base + 1], r[base + 1], r[base + 2], r[base + 2] }
   end
 
   -- Room flag byte: the room's own, or from its kind (§1.6).
@@ -418,24 +407,12 @@ return function(M, Builder, Room, P)
     error(r:label() .. ": no attributes", 3)
   end
 
-  -- The first (or, last = true, the last) strip record (road, walkway, divided road) of room r.
-  local function strip_of(b, r, last)
-    local found
-    for _, op in ipairs(b:attributes(r)) do
-      if STRIP[op.type] then
-        found = op
-        if not last then return op end
-      end
-    end
-    return found
-  end
-
   -- The rooms of the Lua document (docs/document-model.md), made from the records when a
   -- caller asks for the document: what the C assembly (store:assemble) encodes.
-  local function lua_rooms(b, rooms, linked, value, masks, flags_of)
+  local function lua_rooms(b, rooms, perims, value, masks, flags_of)
     local doc_rooms = {}
     for i, r in ipairs(rooms) do
-      local per = linked[i]
+      local per = perims:linked(i)
       local attrs, cur = {}, nil
       local function tex(v)
         if v ~= cur then
@@ -523,43 +500,40 @@ return function(M, Builder, Room, P)
       phases[#phases + 1] = { name, t - tp }
       tp = t
     end
-    local textures, value = layout_textures(self, rooms)
+    local order = {}
+    for i, r in ipairs(rooms) do order[i] = r.serial end
+    local textures, value = layout_textures(self, rooms, order)
     phase("textures")
-    -- perimeters
-    local perims = {}
+    -- perimeters: a set in C (each room's outline, or the outline of its ground geometry),
+    -- repaired and linked there; the Lua document reads it back only when it is made
+    local outlines = {}
     for i, r in ipairs(rooms) do
-      local per = r.outline
-      if not per then
-        local tris = room_triangles(self, r)
-        if #tris == 0 then
-          error(r:label() .. ": no ground geometry to take a perimeter from, and no outline", 2)
-        end
-        per = core.boundary(tris, self.vpool)
-        if #per < 3 then error(r:label() .. ": its ground geometry has no outline", 2) end
-      else
-        local c = {}
-        for k, v in ipairs(per) do c[k] = v end
-        per = c
+      if r.outline then outlines[i] = r.outline end
+    end
+    local perims, pcode, ppos = self.store:perimeters(order, outlines, self.vpool)
+    if not perims then
+      if pcode == "no_geometry" then
+        error(rooms[ppos]:label() .. ": no ground geometry to take a perimeter from, and no outline", 2)
       end
-      perims[i] = per
+      error(rooms[ppos]:label() .. ": its ground geometry has no outline", 2)
     end
     phase("perimeters")
     local found, repaired, unrepaired = repair_tjunctions(self, rooms, perims)
     phase("tjunctions")
-    local linked = core.link(perims, self.vpool:count())
+    perims:link(self.vpool:count())
     phase("links")
     -- attributes: the wall masks of junction tunnels in Lua (`walls` may be a function of the
     -- final perimeter), every other record assembled into the C document from the store
     local masks = {}
     for i, r in ipairs(rooms) do
-      if r.junction_tunnels then masks[r.serial] = junction_masks(self, r, linked[i], rooms) end
+      if r.junction_tunnels then masks[r.serial] = junction_masks(self, r, perims:linked(i), rooms) end
     end
-    local order, flags_of, props, gvalue = {}, {}, {}, {}
+    local flags_of, props, gvalue = {}, {}, {}
     for i, r in ipairs(rooms) do
-      order[i], flags_of[i], props[i] = r.serial, room_flags(r), r.prop_rule
+      flags_of[i], props[i] = room_flags(r), r.prop_rule
     end
     for k, g in ipairs(self.groups) do gvalue[k] = value[g] or 0 end
-    local cdoc, code, pos, n = self.store:assemble{ order = order, flags = flags_of, props = props, perims = linked,
+    local cdoc, code, pos, n = self.store:assemble{ order = order, flags = flags_of, props = props, perims = perims,
                                                     gvalue = gvalue, masks = masks }
     local unencodable
     if not cdoc then
@@ -581,25 +555,30 @@ return function(M, Builder, Room, P)
     self.vpool:set_dummy(bounds.center[1], bounds.center[2], bounds.center[3])
     if self.hpool:count() > 65536 then error("more than 65,536 heights (u16 references)", 2) end
     -- road records
+    -- (the end sections of the first and last rooms' strips come from the store in C)
     local roads = {}
+    local store = self.store
     for k, rec in ipairs(self.records) do
       local ids, nr = {}, #rec.rooms
       for j, r in ipairs(rec.rooms) do ids[j] = r.id end
-      local first_op = nr > 0 and strip_of(self, rec.rooms[1], false) or nil
-      local last_op = nr > 0 and strip_of(self, rec.rooms[nr], true) or nil
-      if not first_op or not last_op then
+      local ft, s1, s2, s3, s4, lt, e1, e2, e3, e4
+      if nr > 0 then
+        ft, s1, s2, s3, s4 = store:strip_end(rec.rooms[1].serial, false)
+        lt, e1, e2, e3, e4 = store:strip_end(rec.rooms[nr].serial, true)
+      end
+      if not ft or not lt then
         error(string_format("road record %d: its first and last rooms need a road, walkway or divided road", k), 2)
       end
       local flags = rec.flags
       if not flags then
         flags = 0
-        if first_op.type == "walkway" then flags = flags | 0x10 end
-        if first_op.type == "divided_road" then flags = flags | 0x08 end
-        if first_op.type ~= "walkway" and first_op.refs[1] ~= first_op.refs[2] then flags = flags | 0x40 end
+        if ft == "walkway" then flags = flags | 0x10 end
+        if ft == "divided_road" then flags = flags | 0x08 end
+        if ft ~= "walkway" and s1 ~= s2 then flags = flags | 0x40 end
       end
       roads[k] = { flags = flags, lanes_left = rec.lanes_left or { 0.5 }, lanes_right = rec.lanes_right or { 0.5 },
-                   stop_lights = rec.stop_lights or { 0, 0 }, start_crossroads = crossroads(first_op, false),
-                   end_crossroads = crossroads(last_op, true), rooms = ids }
+                   stop_lights = rec.stop_lights or { 0, 0 }, start_crossroads = { s1, s2, s3, s4 },
+                   end_crossroads = { e1, e2, e3, e4 }, rooms = ids }
     end
     phase("records")
     if cdoc then
@@ -617,7 +596,7 @@ return function(M, Builder, Room, P)
         textures = textures,
         first_road_room = first_road_room,
         room0 = { flags = 0, prop_rule = 0xCD },
-        rooms = lua_rooms(self, rooms, linked, value, masks, flags_of),
+        rooms = lua_rooms(self, rooms, perims, value, masks, flags_of),
         bounds = bounds,
         roads = roads,
       }
@@ -625,7 +604,7 @@ return function(M, Builder, Room, P)
     phase("document")
     local report = { rooms = #rooms, vertices = nv, heights = heights_n, textures = #textures, roads = #roads,
                      tjunctions = { found = found, repaired = repaired, unrepaired = unrepaired },
-                     clamped = self.clamped, warnings = height_mismatches(self, rooms, linked) }
+                     clamped = self.clamped, warnings = height_mismatches(self, rooms, perims) }
     phase("warnings")
     if opts.validate ~= false then
       local strict = opts.strict ~= false
