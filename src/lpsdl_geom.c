@@ -25,9 +25,7 @@
  *   core.points(pts)                           -> psdl.Points (kept as doubles; first_outside
  *                                                 takes it for poly or pts)
  *   core.ring_simple(pts [, touch])            -> boolean
- *   core.row_room(outline)                     -> psdl.RowRoom (a block room for building rows)
- *   core.row_fits(room, fp)                    -> boolean (recorded as placed when true)
- *   core.building_rows(room, front, opts, rng, place) -> number of footprints placed
+ *   (the building rows' core.row_room, row_fits, row_spec, row_buildings: src/lpsdl_rows.c)
  *   core.facades(pts, opts)                    -> {{left, right, u, v, light, run, sloped}, ...}
  *                                                 (opts.flat: {left, right, u, v, light, flags, ...},
  *                                                 flags 1 run, 2 sloped)
@@ -47,6 +45,7 @@
  *   core.link(perimeters, npoints)             -> {{{vertex=, neighbour=}...}...}
  *   core.tjunctions(points, perimeters [, eps]) -> {room, edge, vertex, ...}
  *   core.height_mismatches(points, linked, kinds, eps, gap) -> {block, edge, road, dy, ...}
+ *   core.doc_height_mismatches(box, kinds, eps, gap) -> the same over an assembled document
  *   core.grid(cell)                            -> psdl.Grid (grid:insert(id, x0, z0, x1, z1),
  *                                                 grid:collect(x0, z0, x1, z1) -> {id...})
  *   core.pool(dim [, reserve_first])           -> psdl.Pool
@@ -56,9 +55,8 @@
  *
  * `points` arguments accept a flat array or a vertex Pool (its entries as points).
  * Longjmp safety: scratch arrays are Lua userdata (collected on error); the kernels that
- * allocate memory free it before returning and never call Lua, except psdl_building_rows,
- * whose callbacks call Lua and whose memory all lives in the RowRoom userdata (__gc). Pools are boxed userdata
- * with __gc and __close.
+ * allocate memory free it before returning and never call Lua. Pools are boxed userdata with
+ * __gc and __close.
  */
 #include <float.h>
 #include <math.h>
@@ -987,140 +985,6 @@ static int l_first_outside(lua_State *L) {
 }
 
 
-/* ================================================================ building rows */
-
-#define ROW_ROOM "psdl.RowRoom"
-
-/***
- * A block room for building rows (psdl_row_room_init): its outline kept in C, with the
- * footprints placed in it.
- * @function row_room
- * @param outline flat x, y, z array, psdl.Points or a vertex Pool (retail, metres)
- * @treturn userdata psdl.RowRoom
- */
-static int l_row_room(lua_State *L) {
-    lua_settop(L, 1); /* scratch userdata go above the argument */
-    size_t n;
-    const double *p = get_points_ro(L, 1, &n, "outline");
-    psdl_row_room *r = (psdl_row_room *)lua_newuserdatauv(L, sizeof *r, 0);
-    memset(r, 0, sizeof *r);
-    luaL_setmetatable(L, ROW_ROOM);
-    if (psdl_row_room_init(r, p, n) != 0) luaL_error(L, "not enough memory");
-    return 1;
-}
-
-static int row_room_gc(lua_State *L) {
-    psdl_row_room_free((psdl_row_room *)luaL_checkudata(L, 1, ROW_ROOM));
-    return 0;
-}
-
-/***
- * Does a footprint stand in the room, clear of the footprints placed (psdl_row_fits)? When it
- * does, it is recorded as placed.
- * @function row_fits
- * @tparam userdata room psdl.RowRoom
- * @param fp flat x, y, z array or psdl.Points (retail, metres)
- * @treturn boolean
- */
-static int l_row_fits(lua_State *L) {
-    lua_settop(L, 2); /* scratch userdata go above the arguments */
-    psdl_row_room *r = (psdl_row_room *)luaL_checkudata(L, 1, ROW_ROOM);
-    size_t n;
-    const double *p = get_points_ro(L, 2, &n, "fp");
-    size_t f = psdl_row_fits(r, p, n);
-    nomem_check(L, f);
-    lua_pushboolean(L, f == 1);
-    return 1;
-}
-
-typedef struct row_cb {
-    lua_State *L;
-} row_cb;
-
-/* Argument 4 of building_rows: the generator. */
-static double row_rng(void *ud) {
-    lua_State *L = ((row_cb *)ud)->L;
-    lua_pushvalue(L, 4);
-    lua_call(L, 0, 1);
-    int ok;
-    double v = (double)lua_tonumberx(L, -1, &ok);
-    if (!ok) luaL_error(L, "rng: number expected, got %s", luaL_typename(L, -1));
-    lua_pop(L, 1);
-    return v;
-}
-
-/* Argument 5: place(footprint), the footprint a list of points {x, 0, z}. */
-static void row_place(void *ud, const double *fp, size_t n) {
-    lua_State *L = ((row_cb *)ud)->L;
-    lua_pushvalue(L, 5);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 3, 0);
-        lua_pushnumber(L, fp[3 * i]);
-        lua_rawseti(L, -2, 1);
-        lua_pushinteger(L, 0);
-        lua_rawseti(L, -2, 2);
-        lua_pushnumber(L, fp[3 * i + 2]);
-        lua_rawseti(L, -2, 3);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_call(L, 1, 0);
-}
-
-/* Field k of table t: a number, or a {min, max} pair into lo, hi. */
-static void row_range(lua_State *L, int t, const char *k, double *lo, double *hi) {
-    lua_getfield(L, t, k);
-    int v = lua_gettop(L);
-    if (hi) {
-        if (!lua_istable(L, v)) luaL_error(L, "opts.%s: {min, max} expected, got %s", k, luaL_typename(L, v));
-        *lo = arr_num(L, v, 1, 3, k);
-        *hi = arr_num(L, v, 2, 3, k);
-    } else {
-        int ok;
-        *lo = (double)lua_tonumberx(L, v, &ok);
-        if (!ok) luaL_error(L, "opts.%s: number expected, got %s", k, luaL_typename(L, v));
-    }
-    lua_pop(L, 1);
-}
-
-/***
- * Building rows along a room's street edges (psdl_building_rows).
- * @function building_rows
- * @tparam userdata room psdl.RowRoom
- * @tparam table front one truthy value per outline edge that is frontage (edge i: point i
- * to point i + 1)
- * @tparam table opts setback (m), depth, width, gap ({min, max} m), bay_width (m)
- * @tparam function rng called for each random number, returns [0, 1)
- * @tparam function place called with each footprint placed: a list of points {x, 0, z}
- * @treturn integer the number of footprints placed
- */
-static int l_building_rows(lua_State *L) {
-    lua_settop(L, 5);
-    psdl_row_room *r = (psdl_row_room *)luaL_checkudata(L, 1, ROW_ROOM);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    luaL_checktype(L, 4, LUA_TFUNCTION);
-    luaL_checktype(L, 5, LUA_TFUNCTION);
-    psdl_row_opts o;
-    row_range(L, 3, "setback", &o.setback, NULL);
-    row_range(L, 3, "depth", &o.depth_min, &o.depth_max);
-    row_range(L, 3, "width", &o.width_min, &o.width_max);
-    row_range(L, 3, "gap", &o.gap_min, &o.gap_max);
-    row_range(L, 3, "bay_width", &o.bay_width, NULL);
-    size_t n = r->n;
-    unsigned char *front = (unsigned char *)scratch(L, n, 1);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        front[i] = (unsigned char)lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
-    row_cb cb = {L};
-    size_t placed = psdl_building_rows(r, front, &o, row_rng, row_place, &cb);
-    nomem_check(L, placed);
-    lua_pushinteger(L, (lua_Integer)placed);
-    return 1;
-}
-
 /* ================================================================ facades */
 
 /* core.light_index(dx, dz) -> 0..63: the light-table index of a wall whose base runs in
@@ -1905,6 +1769,8 @@ static int l_overlaps(lua_State *L) {
  * @treturn table `{block, edge, road, dy, ...}`: 1-based rooms and perimeter edges, one
  * record per pair of rooms, sorted by block room then road room
  */
+static int push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n);
+
 static int l_height_mismatches(lua_State *L) {
     lua_settop(L, 5); /* scratch userdata go above the arguments */
     size_t np;
@@ -1959,6 +1825,40 @@ static int l_height_mismatches(lua_State *L) {
     nomem_check(L, n);
     psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
     if (n) nomem_check(L, psdl_height_mismatches(d, n, p, np, start, verts, nb, kind, nr, eps, gap, 16));
+    return push_mismatches(L, d, n);
+}
+
+/***
+ * `height_mismatches` over an assembled document (a room store's `assemble`, completed):
+ * its perimeters and vertices as the builder linked and pooled them, read in C
+ * (psdl_height_mismatches_doc), without the Lua tables.
+ * @function doc_height_mismatches
+ * @param box the document box
+ * @tparam table kinds per document room 1 .. n: 1 block, 2 road or intersection, 0 neither
+ * @tparam number eps metres
+ * @tparam number gap metres
+ * @treturn table as `height_mismatches`, rooms numbered as in the document
+ * @raise when kinds does not list every room, or a kind is not 0, 1 or 2
+ */
+static int l_doc_height_mismatches(lua_State *L) {
+    const psdl_doc *doc = lpsdl_doc_check(L, 1);
+    size_t nr = arr_len(L, 2);
+    double eps = luaL_checknumber(L, 3), gap = luaL_checknumber(L, 4);
+    lua_settop(L, 4);
+    size_t rooms = doc->nrooms > 0 ? doc->nrooms - 1 : 0;
+    if (nr != rooms)
+        luaL_argerror(L, 2, lua_pushfstring(L, "%I kinds for a document of %I rooms", (lua_Integer)nr, (lua_Integer)rooms));
+    unsigned char *kind = (unsigned char *)scratch(L, nr, 1);
+    for (size_t r = 0; r < nr; r++) kind[r] = (unsigned char)arr_int(L, 2, r + 1, 2, "kinds", 0, 2);
+    size_t n = psdl_height_mismatches_doc(NULL, 0, doc, kind, eps, gap, 16);
+    nomem_check(L, n);
+    psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
+    if (n) nomem_check(L, psdl_height_mismatches_doc(d, n, doc, kind, eps, gap, 16));
+    return push_mismatches(L, d, n);
+}
+
+/* Pushes the records d[0 .. n-1] as {block, edge, road, dy, ...} (1-based rooms and edges). */
+static int push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n) {
     lua_createtable(L, (int)(4 * n), 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushinteger(L, (lua_Integer)d[i].block + 1);
@@ -2289,6 +2189,15 @@ void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
     get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
 }
 
+/* Points as the kernels take them, for the other binding files (lpsdl.h). */
+double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
+
+psdl_pool *lpsdl_pool(lua_State *L, int idx, unsigned dim) {
+    pool_box *b = check_pool(L, idx);
+    if (b->dim != dim) luaL_argerror(L, idx, lua_pushfstring(L, "a pool of dimension %d expected", (int)dim));
+    return b->pool;
+}
+
 static const luaL_Reg pool_meth[] = {
     {"add", pool_add},       {"add_flat", pool_add_flat}, {"find", pool_find},       {"count", pool_count},
     {"get", pool_get},       {"set_dummy", pool_set_dummy}, {"truncate", pool_truncate}, {"totable", pool_totable}, {"flat", pool_flat},
@@ -2317,9 +2226,6 @@ static const luaL_Reg geom_funcs[] = {
     {"first_outside", l_first_outside},
     {"points", l_points},
     {"ring_simple", l_ring_simple},
-    {"row_room", l_row_room},
-    {"row_fits", l_row_fits},
-    {"building_rows", l_building_rows},
     {"facades", l_facades},
     {"building", l_building},
     {"light_index", l_light_index},
@@ -2338,6 +2244,7 @@ static const luaL_Reg geom_funcs[] = {
     {"tjunctions", l_tjunctions},
     {"overlaps", l_overlaps},
     {"height_mismatches", l_height_mismatches},
+    {"doc_height_mismatches", l_doc_height_mismatches},
     {"pool", pool_new},
     {"grid", grid_new_l},
     {NULL, NULL},
@@ -2347,11 +2254,6 @@ void lpsdl_open_geom(lua_State *L) {
     if (luaL_newmetatable(L, POINTS)) {
         lua_pushcfunction(L, points_len);
         lua_setfield(L, -2, "__len");
-    }
-    lua_pop(L, 1);
-    if (luaL_newmetatable(L, ROW_ROOM)) {
-        lua_pushcfunction(L, row_room_gc);
-        lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, GRID)) {

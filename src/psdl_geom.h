@@ -648,6 +648,15 @@ size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const doubl
                               const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
                               const unsigned char *kind, size_t nrooms, double eps, double gap, double cell);
 
+struct psdl_doc;
+
+/** psdl_height_mismatches over the rooms 1 .. nrooms - 1 of a document (the perimeters'
+ *  vertex and neighbour fields, the float vertices as they are): kind[r] and the rooms of the
+ *  records are 0-based, for document room r + 1. The document Builder:finish assembles has
+ *  the perimeters and vertices it would pass in CSR form, so both give the same records. */
+size_t psdl_height_mismatches_doc(psdl_height_mismatch *dst, size_t cap, const struct psdl_doc *doc,
+                                  const unsigned char *kind, double eps, double gap, double cell);
+
 /* ================================================================ building rows (city-layout.md §5) */
 
 /** What a row of buildings looks like (metres; ranges min <= max). */
@@ -662,8 +671,9 @@ typedef struct psdl_row_opts {
 /** Random numbers for a layout: the next number in [0, 1). */
 typedef double (*psdl_row_rng)(void *ud);
 /** Called for every footprint placed: n points (x, y = 0, z; retail, plan) that fit the room
- *  and are recorded as placed before the call. The array is reused after the call. */
-typedef void (*psdl_row_place)(void *ud, const double *fp, size_t n);
+ *  and are recorded as placed before the call. The array is reused after the call. Returns
+ *  0 to go on, non-zero to stop the layout (psdl_building_rows returns PSDL_GEOM_INVALID). */
+typedef int (*psdl_row_place)(void *ud, const double *fp, size_t n);
 
 /** A block room as the building rows see it: its outline and the footprints placed in it
  *  (inset by 0.05 m, with boxes), plus the scratch memory of a layout. Fields are private. */
@@ -677,6 +687,16 @@ typedef struct psdl_row_room {
     double *chain, *q, *seg, *mit, *forbid, *cand, *fp, *work, *work2, *runs;
     size_t chain_cap, q_cap, seg_cap, mit_cap, forbid_cap, cand_cap, fp_cap, work_cap, work2_cap, runs_cap;
 } psdl_row_room;
+
+/** The plan box {x0, x1, z0, z1} of the ring pts[0 .. n-1] (x, y, z points; n = 0 gives
+ *  an empty box: +inf, -inf, +inf, -inf). */
+void psdl_ring_box(double bb[4], const double *pts, size_t n);
+
+/** Do the simple rings a (na points) and b (nb >= 1 points), with plan boxes ab and bb
+ *  (psdl_ring_box), overlap: an edge of one meeting an edge of the other (crossing, or within
+ *  1e-3 m), or the first point of one inside the other (crossing number)? The test of
+ *  psdl.plan's `overlap`, operation for operation. */
+int psdl_rings_overlap(const double *a, size_t na, const double *ab, const double *b, size_t nb, const double *bb);
 
 /** Prepares r for the room outline poly[0 .. n-1] (points x, y, z; retail, the room's
  *  perimeter as psdl_first_outside takes it; copied). Returns 0, or -1 when memory cannot be
@@ -707,7 +727,7 @@ size_t psdl_row_fits(psdl_row_room *r, const double *fp, size_t n);
  *  per gap between corner buildings (and the chain's ends) two gap lengths; then per row
  *  building a width in bays, a depth and the gap after it (a range whose max <= min draws
  *  nothing), so the same generator gives the same city. Returns the number of footprints
- *  placed, or PSDL_GEOM_NOMEM. */
+ *  placed, PSDL_GEOM_NOMEM, or PSDL_GEOM_INVALID when place asked to stop. */
 size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const psdl_row_opts *o, psdl_row_rng rng,
                           psdl_row_place place, void *ud);
 

@@ -237,7 +237,7 @@ for _, part in ipairs({ "faces", "split", "ground", "buildings" }) do
 end
 local room_outline, lift_portals = private.room_outline, private.lift_portals
 local region_pieces, split, ground = private.region_pieces, private.split, private.ground
-local sampler, rows, fits = private.sampler, private.rows, private.fits
+local rows, fits = private.rows, private.fits
 local clip_footprint, building_spec = private.clip_footprint, private.building_spec
 local FOOTPRINT_MARGIN = private.FOOTPRINT_MARGIN
 
@@ -270,7 +270,9 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
   tris, flat_y = ground(self, r, pieces, texture, flat_y)
   local t1 = os_clock()
   self.time.ground = self.time.ground + (t1 - t0)
-  local R = { room = r, pts = P.pts, ground = sampler(tris, flat_y), nbuildings = 0 }
+  -- the ground as a plane (flat_y) or triangles (tris): the building rows sample it in C,
+  -- `Ctx:building` through a sampler made on first use (city/blocks/buildings.lua)
+  local R = { room = r, pts = P.pts, flat_y = flat_y, tris = tris, nbuildings = 0 }
   local fps = self.footprints
   if fps then -- given footprints standing wholly in this room, first
     local bb = bbox(P.pts)
@@ -675,7 +677,8 @@ end
 -- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
 -- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
 -- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
--- floors, facades, slivers, footprint}...}, footprints, footprints_skipped, skipped_faces,
+-- floors, facades, slivers, footprint}...} (kept in C and made tables on first read:
+-- `rawget` and `next` see it empty before), footprints, footprints_skipped, skipped_faces,
 -- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
 function M.fill(b, opts)
   opts = opts or {}
