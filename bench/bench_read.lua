@@ -2,7 +2,10 @@
 -- bench/README.md ("psdl.read and PSDL.NET") measures the C# reader, so the two can be set
 -- side by side on the same machine.
 --
---   lua5.4 bench/bench_read.lua [file.psdl] [N]
+--   lua5.4 bench/bench_read.lua [--psdl-heap] [file.psdl] [N]
+--
+-- --psdl-heap: the Lua heap in mimalloc first, as `psdl` sets it up (core.heap_allocator;
+-- docs/heap.md).
 --
 -- Run from the repository root (modules from ./lua, the C module from
 -- $PSDL_BUILD_DIR/psdl/core.so, default ./build). Default file: the London-scale fixture
@@ -20,6 +23,12 @@ package.cpath = build_dir .. "/?.so;" .. package.cpath
 
 local psdl = require "psdl"
 
+local args = {}
+for _, a in ipairs(arg) do
+  if a == "--psdl-heap" then assert(require("psdl.core").heap_allocator())
+  else args[#args + 1] = a end
+end
+
 local wall = os.clock
 do
   local ok, system = pcall(require, "system")
@@ -27,10 +36,10 @@ do
 end
 local cpu = os.clock
 
-local path = arg[1] or "spec/fixtures/grid_n20.psdl"
-local n = math.tointeger(tonumber(arg[2] or "50"))
+local path = args[1] or "spec/fixtures/grid_n20.psdl"
+local n = math.tointeger(tonumber(args[2] or "50"))
 if not n or n < 1 then
-  io.stderr:write("usage: lua5.4 bench/bench_read.lua [file.psdl] [N >= 1]\n")
+  io.stderr:write("usage: lua5.4 bench/bench_read.lua [--psdl-heap] [file.psdl] [N >= 1]\n")
   os.exit(2)
 end
 

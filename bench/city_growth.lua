@@ -9,25 +9,34 @@
 --   lua5.4 bench/city_growth.lua --once N [--no-buildings]
 --       one build in this process, then prints its rooms (for /usr/bin/time -f %M: peak RSS
 --       of a fresh process, bench/city_rss.sh)
+--   --psdl-heap (either form): first set the process's heap up as `psdl` does (scripts/psdl:
+--       core.heap_reserve(256), then core.heap_allocator(): the Lua heap in mimalloc)
 local here = (arg and arg[0] or "bench/city_growth.lua"):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
 local psdl = require "psdl"
 local grid_city = dofile(here .. "/grid_city.lua")
 
-local buildings, runs, once = true, 3, nil
+local buildings, runs, once, psdl_heap = true, 3, nil, false
 local sizes = {}
 do
   local i = 1
   while arg[i] do
     local a = arg[i]
     if a == "--no-buildings" then buildings = false
+    elseif a == "--psdl-heap" then psdl_heap = true
     elseif a == "--runs" then runs = tonumber(arg[i + 1]); i = i + 1
     elseif a == "--once" then once = tonumber(arg[i + 1]); i = i + 1
     else sizes[#sizes + 1] = assert(tonumber(a), "N expected, got " .. a) end
     i = i + 1
   end
   if #sizes == 0 then sizes = { 6, 10, 19, 35, 60 } end
+end
+
+if psdl_heap then
+  local core = require "psdl.core"
+  core.heap_reserve(256)
+  assert(core.heap_allocator())
 end
 
 psdl.builder.VERTEX_BUDGET = math.huge

@@ -4,7 +4,10 @@
 # for several N (best of R runs each), then the slope of a least-squares line through
 # (rooms, RSS): MiB per 1,000 rooms, and its intercept (the process without a city).
 #
-#   bench/city_rss.sh [-r R] [--no-buildings] [N...]      (default N: 6 10 19 30 45)
+#   bench/city_rss.sh [-r R] [--no-buildings] [--psdl-heap] [N...]   (default N: 6 10 19 30 45)
+#
+# --psdl-heap: the process's heap set up as `psdl` does (heap reserve, the Lua heap in
+# mimalloc; bench/city_growth.lua).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 r=3
@@ -13,7 +16,8 @@ sizes=""
 while [ $# -gt 0 ]; do
     case "$1" in
         -r) r="$2"; shift 2 ;;
-        --no-buildings) flags="--no-buildings"; shift ;;
+        --no-buildings) flags="$flags --no-buildings"; shift ;;
+        --psdl-heap) flags="$flags --psdl-heap"; shift ;;
         *) sizes="$sizes $1"; shift ;;
     esac
 done

@@ -6,7 +6,8 @@
 -- (add `--local` or `--tree DIR` to install outside the system tree). The build is the
 -- project's CMake build (CMakeLists.txt) with the install folders pointed at the rock
 -- tree; `cmake --install build` keeps working without LuaRocks. Needs a C compiler, CMake,
--- the Lua 5.4 headers and libpng (Debian: gcc make cmake liblua5.4-dev libpng-dev); the
+-- the Lua 5.4 headers and libpng (Debian: gcc make cmake liblua5.4-dev libpng-dev; mimalloc,
+-- libmimalloc-dev, is used when found: docs/heap.md); the
 -- Lua dependencies below are what the modules and the command use.
 rockspec_format = "3.0"
 package = "psdlkit"

@@ -1,7 +1,7 @@
 # Sourced by scripts/run and scripts/test: install the Debian packages psdlkit needs when
 # any is missing, then configure and build into ./build. Needs root (or sudo) on a fresh
 # machine; does nothing when everything is already installed.
-PSDL_PACKAGES="gcc make cmake lua5.4 liblua5.4-dev lua-busted lua-argparse lua-cjson lua-filesystem libpng-dev lua-socket lua-term lua-expat libzip-dev python3 unzip lua-zlib luarocks"
+PSDL_PACKAGES="gcc make cmake lua5.4 liblua5.4-dev lua-busted lua-argparse lua-cjson lua-filesystem libpng-dev lua-socket lua-term lua-expat libzip-dev python3 unzip lua-zlib luarocks libmimalloc-dev"
 
 psdl_install_deps() {
     local missing=""

@@ -103,6 +103,106 @@ describe("core.face_loops", function()
   end)
 end)
 
+describe("core.network_faces", function()
+  -- four rooms round a 10 m square: outer 0..30 (points 1..4), inner 10..20 (5..8), and a
+  -- deck room over the inner square
+  local flat = { 0, 0, 0, 0, 0, 30, 30, 0, 30, 30, 0, 0, 10, 0, 10, 10, 0, 20, 20, 0, 20, 20, 0, 10 }
+  local rooms = { { 1, 2, 6, 5 }, { 2, 3, 7, 6 }, { 3, 4, 8, 7 }, { 4, 1, 5, 8 } }
+  it("gives the faces in retail winding with their kinds, and the outline of the apron", function()
+    local faces, apron, gaps, open = core.network_faces(flat, rooms, { 0, 0, 0, 0 })
+    assert.equal(1, #faces)
+    local F = faces[1]
+    assert.equal(100, F.area)
+    assert.same({ 7, 8, 5, 6 }, F.refs) -- retail winding (S < 0)
+    assert.same({ { 20, 0, 20 }, { 20, 0, 10 }, { 10, 0, 10 }, { 10, 0, 20 } }, F.pts)
+    assert.same({ "street", "street", "street", "street" }, F.kinds)
+    assert.same({}, F.holes)
+    assert.equal(1, #apron)
+    assert.equal(900, apron[1].area)
+    assert.is_nil(apron[1].holes)
+    assert.same({}, gaps)
+    assert.same({}, open)
+    assert.same({ 4, 3, 2, 1 }, apron[1].refs) -- a hole: S > 0
+    -- from a vertex pool; a deck room, then a tunnel room, over the face
+    local pool = core.pool(3)
+    for i = 1, #flat, 3 do pool:add(flat[i], flat[i + 1], flat[i + 2]) end
+    local rooms2 = { rooms[1], rooms[2], rooms[3], rooms[4], { 5, 6, 7, 8 } }
+    faces = core.network_faces(pool, rooms2, { 0, 0, 0, 0, 2 }, 0.005)
+    assert.same({ "deck", "deck", "deck", "deck" }, faces[1].kinds)
+    faces = core.network_faces(pool, rooms2, { 0, 0, 0, 0, 1 })
+    assert.same({ "portal", "portal", "portal", "portal" }, faces[1].kinds)
+    -- an island room inside the face: a hole of the face
+    local flat2 = { table.unpack(flat) }
+    for _, q in ipairs({ { 13, 13 }, { 13, 17 }, { 17, 17 }, { 17, 13 } }) do
+      flat2[#flat2 + 1], flat2[#flat2 + 2], flat2[#flat2 + 3] = q[1], 0, q[2]
+    end
+    local rooms3 = { rooms[1], rooms[2], rooms[3], rooms[4], { 9, 10, 11, 12 } }
+    faces = core.network_faces(flat2, rooms3, { 0, 0, 0, 0, 0 })
+    assert.equal(1, #faces[1].holes)
+    assert.equal(16, faces[1].holes[1].area)
+  end)
+
+  it("names the bad argument", function()
+    local function err(...)
+      local ok, e = pcall(core.network_faces, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #2", err(flat, { { 1, 2, 9 } }, { 0 }))
+    assert.matches("bad argument #2", err(flat, "rooms", {}))
+    assert.matches("bad argument #3.*warp%[1%]", err(flat, { { 1, 2, 3 } }, { 3 }))
+    assert.matches("bad argument #3.*warp%[2%]", err(flat, { { 1, 2, 3 }, { 1, 2, 3 } }, { 0 }))
+    assert.matches("bad argument #3", err(flat, { { 1, 2, 3 } }, nil))
+    assert.matches("bad argument #4", err(flat, { { 1, 2, 3 } }, { 0 }, "eps"))
+    assert.matches("bad argument #1", err("points", { { 1 } }, { 0 }))
+    local far = { -1e308, 0, 0, 0, 0, 10, 1e308, 0, 10, 10, 0, 0, 1, 0, 1, 2, 0, 2 }
+    assert.matches("bad argument #1.*not finite", err(far, { { 1, 2, 3, 4 }, { 5, 6, 3 } }, { 0, 0 }))
+  end)
+end)
+
+describe("core.refs_level", function()
+  it("gives the one height of the points named, nil for none, false when they differ", function()
+    local pool = core.pool(3)
+    local a, b, c = pool:add(0, 2, 0), pool:add(5, 2, 0), pool:add(0, 3, 5)
+    assert.equal(2, core.refs_level(pool, { { a, b }, { b } }))
+    assert.is_false(core.refs_level(pool, { { a, b }, { c } }))
+    assert.is_nil(core.refs_level(pool, { {}, {} }))
+    assert.is_nil(core.refs_level(pool, {}))
+    local function err(...)
+      local ok, e = pcall(core.refs_level, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("lists%[2%]%[1%]", err(pool, { { a }, { 99 } }))
+    assert.matches("lists%[1%]%[2%]", err(pool, { { a, "x" } }))
+    assert.matches("lists%[1%]: table expected", err(pool, { 5 }))
+    assert.matches("bad argument #1", err({ 0, 0, 0 }, { { 1 } }))
+    assert.matches("bad argument #2", err(pool, "lists"))
+  end)
+end)
+
+describe("core.grid's point items", function()
+  it("finds the nearest point, the one cell's items, and refuses hostile input", function()
+    local g = core.grid(20)
+    g:insert_point(1, 0, 0)
+    g:insert_point(2, 100, 0)
+    local id, d2 = g:nearest(90, 5, 10)
+    assert.equal(2, id)
+    assert.equal(125, d2)
+    assert.is_nil(g:nearest(5000, 5000, 3))
+    assert.same({ 1 }, g:cell(1, 1))
+    assert.is_nil(g:cell(500, 1))
+    assert.has_error(function() g:insert_point(0, 1, 1) end)
+    assert.has_error(function() g:insert_point(3, 0 / 0, 1) end)
+    assert.has_error(function() g:insert_point(3, "x", 1) end)
+    assert.has_error(function() g:nearest(0 / 0, 1, 3) end)
+    assert.has_error(function() g:nearest(1, 1, "far") end)
+    assert.is_nil(g:nearest(1, 1, 0 / 0))
+    g:close()
+    assert.has_error(function() g:nearest(1, 1, 3) end)
+  end)
+end)
+
 describe("core.rings_crossing", function()
   local square = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 10 }, { 10, 0, 0 } }
   it("answers as core.self_crossing does on the flattened points", function()

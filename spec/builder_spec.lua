@@ -351,6 +351,43 @@ describe("psdl.builder", function()
   end)
 
   describe("rooms", function()
+    it("fan_refs makes the fans `fan` makes of the same points, and names a bad argument", function()
+      -- an L-shaped (concave) polygon: more than one fan
+      local L = { {0, 0, 0}, {0, 0, 20}, {10, 0, 20}, {10, 0, 10}, {20, 0, 10}, {20, 0, 0} }
+      local b1, b2 = builder.new(), builder.new()
+      local r1 = b1:room{ outline = L }
+      r1:fan(L, "s_grass")
+      local r2 = b2:room{ outline = L }
+      local refs = {}
+      for i, p in ipairs(L) do refs[i] = b2:vertex(p) end
+      local r, made = r2:fan_refs(refs, "s_grass")
+      assert.equal(r2, r)
+      local ops1, ops2 = b1:attributes(r1), b2:attributes(r2)
+      assert.is_true(#ops1 > 1)
+      assert.equal(#ops1, #ops2)
+      assert.equal(#ops2, #made)
+      for k = 1, #ops1 do
+        assert.same(b1:flat_of(ops1[k].refs), b2:flat_of(ops2[k].refs))
+        assert.same(ops2[k].refs, made[k])
+      end
+      assert.equal(b1.vpool:count(), b2.vpool:count())
+      local function err(...)
+        local n = b2:attribute_count(r2)
+        local ok, e = pcall(r2.fan_refs, r2, ...)
+        assert.is_false(ok)
+        assert.equal(n, b2:attribute_count(r2)) -- nothing added
+        return e
+      end
+      assert.matches("refs%[2%]", err({ refs[1], 0, refs[3] }))
+      assert.matches("refs%[3%]", err({ refs[1], refs[2], 1e6 }))
+      assert.matches("refs%[1%]", err({ "x", refs[2], refs[3] }))
+      assert.matches("3 or more", err({ refs[1], refs[2] }))
+      assert.matches("list of vertex references", err("refs"))
+      assert.matches("self%-intersecting", err({ refs[1], refs[3], refs[2], refs[6] }))
+      assert.matches("no area", err({ refs[1], refs[2], refs[1] }))
+      assert.matches("hub_height", err(refs, nil, { hub_height = 1 }))
+    end)
+
     it("sets room flags: road 0x08, intersection 0x10, standard 0x04", function()
       local b = builder.new()
       local x, _, streets = crossroads(b)

@@ -28,7 +28,11 @@ describe("psdl.plan.grid", function()
     local g = plan.grid(10)
     g:insert_segment("s", 0, 0, 100, 100, 0)
     local n = 0
-    for _ in pairs(g.cells) do n = n + 1 end
+    for i = 0, 10 do
+      for j = 0, 10 do
+        if g:cell(i * 10 + 5, j * 10 + 5) then n = n + 1 end
+      end
+    end
     assert.is_true(n < 40, n .. " cells") -- the box would be 121
     local hits = 0
     g:query_segment(50, 0, 50, 100, 0, function() hits = hits + 1 end)
@@ -51,6 +55,170 @@ describe("psdl.plan.grid", function()
     local q = { 0, 4, 100 }
     g:insert_point(q)
     assert.equal(p3, (g:nearest(0, 100, 2)))
+  end)
+end)
+
+-- The grid as psdl.plan kept it in Lua before it became a wrapper over the C grid: the
+-- reference the wrapper must match candidate for candidate.
+local function reference_grid(size)
+  local floor, sqrt, huge, max, min = math.floor, math.sqrt, math.huge, math.max, math.min
+  local cells = {}
+  local function key(i, j) return i * 1048576 + j end
+  local R = {}
+  function R.insert(item, minx, minz, maxx, maxz)
+    for i = floor(minx / size), floor(maxx / size) do
+      for j = floor(minz / size), floor(maxz / size) do
+        local c = cells[key(i, j)]
+        if not c then c = {}; cells[key(i, j)] = c end
+        c[#c + 1] = item
+      end
+    end
+  end
+  function R.insert_point(p)
+    local k = key(floor(p[1] / size), floor(p[3] / size))
+    local c = cells[k]
+    if not c then c = {}; cells[k] = c end
+    c[#c + 1] = p
+  end
+  local function walk(i0, i1, j0, j1, seen, fn)
+    for i = i0, i1 do
+      for j = j0, j1 do
+        local c = cells[key(i, j)]
+        if c then
+          for n = 1, #c do
+            local it = c[n]
+            if not seen[it] then
+              seen[it] = true
+              if fn(it) then return true end
+            end
+          end
+        end
+      end
+    end
+    return false
+  end
+  function R.query(minx, minz, maxx, maxz, fn)
+    local i0, i1, j0, j1 = floor(minx / size), floor(maxx / size), floor(minz / size), floor(maxz / size)
+    if i1 > i0 or j1 > j0 then walk(i0, i1, j0, j1, {}, fn) return end
+    local c = cells[key(i0, j0)]
+    if c then for n = 1, #c do if fn(c[n]) then return end end end
+  end
+  function R.collect(minx, minz, maxx, maxz, out, seen)
+    walk(floor(minx / size), floor(maxx / size), floor(minz / size), floor(maxz / size), seen,
+      function(it) out[#out + 1] = it end)
+    return out
+  end
+  function R.insert_segment(item, ax, az, bx, bz, pad)
+    local dx, dz = bx - ax, bz - az
+    local n = max(1, floor(sqrt(dx * dx + dz * dz) / size) + 1)
+    for k = 0, n - 1 do
+      local t0, t1 = k / n, (k + 1) / n
+      local x0, z0, x1, z1 = ax + t0 * dx, az + t0 * dz, ax + t1 * dx, az + t1 * dz
+      R.insert(item, min(x0, x1) - pad, min(z0, z1) - pad, max(x0, x1) + pad, max(z0, z1) + pad)
+    end
+  end
+  function R.query_segment(ax, az, bx, bz, pad, fn)
+    local seen = {}
+    local dx, dz = bx - ax, bz - az
+    local n = max(1, floor(sqrt(dx * dx + dz * dz) / size) + 1)
+    for k = 0, n - 1 do
+      local t0, t1 = k / n, (k + 1) / n
+      local x0, z0, x1, z1 = ax + t0 * dx, az + t0 * dz, ax + t1 * dx, az + t1 * dz
+      if walk(floor((min(x0, x1) - pad) / size), floor((max(x0, x1) + pad) / size),
+              floor((min(z0, z1) - pad) / size), floor((max(z0, z1) + pad) / size), seen, fn) then
+        return
+      end
+    end
+  end
+  function R.nearest(x, z, span)
+    local gx, gz = floor(x / size), floor(z / size)
+    local bd, best = huge, nil
+    for r = 0, span do
+      for i = gx - r, gx + r do
+        local edge = i == gx - r or i == gx + r
+        for j = gz - r, gz + r, edge and 1 or (r > 0 and 2 * r or 1) do
+          local c = cells[key(i, j)]
+          if c then
+            for n = 1, #c do
+              local p = c[n]
+              local dx, dz = p[1] - x, p[3] - z
+              local d = dx * dx + dz * dz
+              if d < bd then bd, best = d, p end
+            end
+          end
+        end
+      end
+      if best and sqrt(bd) <= r * size then break end
+    end
+    return best, bd
+  end
+  return R
+end
+
+describe("psdl.plan.grid over the C grid", function()
+  it("gives the candidates of the Lua grid it replaced, in the same order", function()
+    local state = 12345
+    local function rnd() state = (state * 1103515245 + 12345) % 2147483648; return state / 2147483648 end
+    for _, size in ipairs({ 7, 20, 50 }) do
+      local g, R = plan.grid(size), reference_grid(size)
+      local gp, Rp = plan.grid(size), reference_grid(size) -- point items only
+      local items = {}
+      for k = 1, 300 do
+        local x, z = rnd() * 600 - 300, rnd() * 600 - 300
+        local w, h = rnd() * 40, rnd() * 40
+        local it = { k }
+        items[k] = it
+        local kind = k % 3
+        if kind == 0 then g:insert(it, x, z, x + w, z + h); R.insert(it, x, z, x + w, z + h)
+        elseif kind == 1 then g:insert_segment(it, x, z, x + w * 3, z - h * 3, 0.5); R.insert_segment(it, x, z, x + w * 3, z - h * 3, 0.5)
+        else
+          local p = { x, k, z }
+          gp:insert_point(p); Rp.insert_point(p)
+          g:insert(it, x, z, x + 1, z + 1); R.insert(it, x, z, x + 1, z + 1) -- an item in two ways
+        end
+      end
+      g:insert(items[1], -10, -10, 10, 10); R.insert(items[1], -10, -10, 10, 10) -- again: one id
+      for _ = 1, 200 do
+        local x, z = rnd() * 700 - 350, rnd() * 700 - 350
+        local w, h = rnd() * (rnd() < 0.5 and 5 or 80), rnd() * 30
+        local a, b = {}, {}
+        g:query(x, z, x + w, z + h, function(it) a[#a + 1] = it end)
+        R.query(x, z, x + w, z + h, function(it) b[#b + 1] = it end)
+        assert.equal(#b, #a)
+        for k = 1, #b do assert.equal(b[k], a[k]) end
+        a, b = {}, {}
+        g:query_segment(x, z, x + w * 4, z + h, 1, function(it) a[#a + 1] = it; return #a == 25 end)
+        R.query_segment(x, z, x + w * 4, z + h, 1, function(it) b[#b + 1] = it; return #b == 25 end)
+        assert.equal(#b, #a)
+        for k = 1, #b do assert.equal(b[k], a[k]) end
+        a = g:collect(x, z, x + w, z + h, { "x" }, { [items[5]] = true })
+        b = R.collect(x, z, x + w, z + h, { "x" }, { [items[5]] = true })
+        assert.equal(#b, #a)
+        for k = 1, #b do assert.equal(b[k], a[k]) end
+        local p, d = gp:nearest(x, z, 6)
+        local q, e = Rp.nearest(x, z, 6)
+        assert.equal(q, p)
+        assert.equal(e, d)
+      end
+    end
+  end)
+
+  it("inserts nothing for a NaN box and raises on an infinite one", function()
+    local g = plan.grid(10)
+    g:insert("a", 0 / 0, 0, 5, 5)
+    assert.is_nil(g:cell(0, 0))
+    assert.has_error(function() g:insert("b", 0, 0, math.huge, 5) end)
+    assert.has_error(function() g:insert_point({ 0 / 0, 0, 0 }) end)
+  end)
+
+  it("lets a query's callback query again", function()
+    local g = plan.grid(10)
+    for k = 1, 5 do g:insert(k, k * 10, 0, k * 10 + 5, 5) end
+    local pairs_ = {}
+    g:query(0, 0, 100, 5, function(a)
+      g:query(0, 0, 100, 5, function(b) if b > a then pairs_[#pairs_ + 1] = a * 10 + b end end)
+    end)
+    assert.same({ 12, 13, 14, 15, 23, 24, 25, 34, 35, 45 }, pairs_)
   end)
 end)
 

@@ -1887,6 +1887,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_blocks(L);
     lpsdl_open_store(L);
     lpsdl_open_perims(L);
+    lpsdl_open_rows(L);
     return 1;
 }
 

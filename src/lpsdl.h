@@ -79,6 +79,19 @@ struct psdl_perims *lpsdl_perims_check(lua_State *L, int idx);
 
 /* lpsdl_store.c: the room store of psdl.builder (psdl_store.h), core.store(). */
 void lpsdl_open_store(lua_State *L);
+/* The store of the psdl.Store at idx (raises when it is none, or closed). Any Lua call or
+ * allocation may close it: fetch it again after one. */
+struct psdl_store;
+struct psdl_store *lpsdl_store(lua_State *L, int idx);
+
+/* lpsdl_geom.c: the pool of the psdl.Pool at idx (raises when it is none, closed, or not of
+ * dimension dim). Any Lua call or allocation may close it: fetch it again after one. */
+struct psdl_pool;
+struct psdl_pool *lpsdl_pool(lua_State *L, int idx, unsigned dim);
+
+/* lpsdl_rows.c: the building rows of psdl.city.blocks (psdl_geom_rows.c,
+ * psdl_row_buildings.h): core.row_room, row_fits, row_spec, row_buildings. */
+void lpsdl_open_rows(lua_State *L);
 
 /* lpsdl_blocks.c: kernels of psdl.city.blocks: the network's boundary loops (psdl_faces.h),
  * the apron's edge (psdl_apron.h), chords across regions with holes (psdl_region.h) and the
@@ -87,12 +100,22 @@ void lpsdl_open_blocks(lua_State *L);
 
 /* lpsdl_heap.c: core.heap_reserve, the heap of a short-lived process (psdl_heap.h). */
 void lpsdl_open_heap(lua_State *L);
+/* Points and perimeters as the kernels take them (lpsdl_geom.c), for the bindings whose
+ * arguments 1 and 2 are points (a flat x, y, z array or a 3-D vertex Pool: *npts points, x, y,
+ * z doubles) and perimeters `{{v, ...}, ...}` (1-based vertices <= *npts: 0-based start/verts
+ * arrays, *nrooms + 1 offsets). The stack is first set to `top` arguments; the arrays live in
+ * scratch userdata pushed above them. Raises naming the argument on a bad entry. */
+typedef struct lpsdl_perims {
+    const double *pts;
+    size_t npts;
+    uint32_t *start, *verts;
+    size_t nrooms;
+} lpsdl_perims;
+void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out);
+
 /* Points (x, y, z doubles) from a flat array or a 3-D vertex Pool at idx (*n points), in a
  * scratch userdata pushed on the stack; raises naming `what` (lpsdl_geom.c). */
 double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
-/* Perimeters {{v, ...}, ...} at idx (1-based vertices <= npts) as 0-based start/verts arrays
- * in scratch userdata pushed on the stack; raises on a bad entry (lpsdl_geom.c). */
-void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms);
 
 /* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
 void lpsdl_open_sandbox(lua_State *L);

@@ -4,11 +4,14 @@
  *
  *   core.face_loops(points, outlines) -> loops, gaps, open the network's boundary loops
  *                                                         (psdl_faces.h)
+ *   core.network_faces(points, outlines, warp [, eps])    the network's faces, with holes,
+ *       -> faces, apron_holes, gaps, open                 and its outer outlines (psdl_faces.h)
  *   core.apron_rings(outlines, margin, cell) -> rings     the apron's outer edge (psdl_apron.h)
  *   core.region(rings) -> psdl.Region                     a region with holes (psdl_region.h)
  *       region:clear(a, c) -> boolean                     chord test of hole joining
  *       region:target(hole, k [, avoid, other]) -> i | nil the outer point a hole joins
  *   core.refs_box(points, lists) -> x0, x1, z0, z1 | nil  plan box of referenced points
+ *   core.refs_level(pool, lists) -> y | nil | false       the one height of referenced points
  *   core.rings_crossing(ring [, holes]) -> nil | e1, e2   first crossing of a ring with holes
  *                                                         (psdl_self_crossing on point tables)
  *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
@@ -47,6 +50,156 @@ static double coord(lua_State *L, const char *what, lua_Integer k, lua_Integer i
     return v;
 }
 
+/* The point table {x, y, z} of vertex v (0-based), one per vertex: kept in the table at
+ * `cache` (by 1-based vertex), as blocks/faces.lua's `pt` did. */
+static void point_table(lua_State *L, int cache, const double *pts, uint32_t v) {
+    if (lua_rawgeti(L, cache, (lua_Integer)v + 1) != LUA_TNIL) return;
+    lua_pop(L, 1);
+    lua_createtable(L, 3, 0);
+    for (int c = 0; c < 3; c++) {
+        lua_pushnumber(L, (lua_Number)pts[3 * (size_t)v + (size_t)c]);
+        lua_rawseti(L, -2, c + 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, cache, (lua_Integer)v + 1);
+}
+
+/* Pushes ring r of the copied result as `{pts, refs, kinds, area [, holes = {}]}`. */
+static void push_ring(lua_State *L, int cache, int kind0, const double *pts, const size_t *st, const uint32_t *vs,
+                      const unsigned char *ks, const double *area, size_t r, int holes) {
+    size_t s = st[r], n = st[r + 1] - s;
+    int cn = n < INT32_MAX ? (int)n : 0;
+    lua_createtable(L, 0, 5);
+    lua_createtable(L, cn, 0); /* pts */
+    lua_createtable(L, cn, 0); /* refs */
+    lua_createtable(L, cn, 0); /* kinds */
+    int t = lua_gettop(L);
+    for (size_t k = 0; k < n; k++) {
+        point_table(L, cache, pts, vs[s + k]);
+        lua_rawseti(L, t - 2, (lua_Integer)k + 1);
+        lua_pushinteger(L, (lua_Integer)vs[s + k] + 1);
+        lua_rawseti(L, t - 1, (lua_Integer)k + 1);
+        lua_pushvalue(L, kind0 + ks[s + k]);
+        lua_rawseti(L, t, (lua_Integer)k + 1);
+    }
+    lua_setfield(L, t - 3, "kinds");
+    lua_setfield(L, t - 3, "refs");
+    lua_setfield(L, t - 3, "pts");
+    lua_pushnumber(L, area[r]);
+    lua_setfield(L, -2, "area");
+    if (holes) {
+        lua_newtable(L);
+        lua_setfield(L, -2, "holes");
+    }
+}
+
+/***
+ * The faces of a road network (psdl_faces_network; blocks/faces.lua `M.faces`): the ordinary
+ * rooms' outlines split at T-junctions, their boundary loops (`face_loops`), the loops of
+ * more than 0.5 m² classified by winding and reversed, and each outline of the network put
+ * in the smallest face holding it.
+ * @function network_faces
+ * @param points a vertex Pool (psdl.core.pool, dimension 3) or a flat x, y, z array
+ * @tparam table outlines list of room outlines, each a list of 1-based vertex references
+ *   (outlines of fewer than 3 points are left out)
+ * @tparam table warp per outline: 0 (an ordinary room), 1 (a tunnel room: its edges are
+ *   "portal"), 2 (another warp room, a bridge deck: its edges are "deck")
+ * @tparam[opt=0.005] number eps T-junction tolerance (m; psdl_tjunctions)
+ * @treturn table faces `{{pts, refs, kinds, area, holes = {H...}}...}`: rings in retail
+ *   winding; `pts` are point tables `{x, y, z}`, one table per vertex across the result;
+ *   `kinds[k]` the kind of edge k -> k + 1 ("street", "portal", "deck"); area in m²
+ * @treturn table the outlines no face holds (holes of the apron), `{pts, refs, kinds, area}`
+ *   each, wound S > 0 like every hole
+ * @treturn table gaps closed: flat `{d, a, c, ...}` (as `face_loops`)
+ * @treturn table chains left out: flat `{length in edges, first vertex, ...}`
+ * @raise on a reference outside the points, a warp code other than 0, 1, 2, or points whose
+ *   plan extent is not finite
+ */
+static int l_network_faces(lua_State *L) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    double eps = luaL_optnumber(L, 4, 0.005);
+    lua_settop(L, 4);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 4, &a); /* (settop keeps the 4 arguments) */
+    unsigned char *warp = (unsigned char *)scratch(L, a.nrooms, 1);
+    for (size_t r = 0; r < a.nrooms; r++) {
+        int ok;
+        lua_rawgeti(L, 3, (lua_Integer)r + 1);
+        lua_Integer w = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || w < 0 || w > PSDL_FACES_DECK)
+            luaL_argerror(L, 3, lua_pushfstring(L, "warp[%I]: 0, 1 or 2 expected", (lua_Integer)r + 1));
+        warp[r] = (unsigned char)w;
+    }
+    psdl_faces_net f;
+    int rc = psdl_faces_network(&f, a.pts, a.npts, a.start, a.verts, a.nrooms, warp, eps);
+    if (rc == PSDL_FACES_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc != PSDL_FACES_OK) return luaL_argerror(L, 1, "the points' plan extent is not finite");
+    /* copy out to collectable memory before any table is made (a raise must not leak) */
+    size_t nr = f.nrings, nv = f.start[nr], no = nr - f.nfaces, nf = f.nfaces;
+    size_t ng = f.loops.ngaps, nop = f.loops.nopen;
+    size_t bytes = nr * sizeof(double) + (nr + 1) * sizeof(size_t) + (no + 1) * sizeof(size_t) +
+                   ng * sizeof(psdl_faces_gap) + nop * sizeof(psdl_faces_open) + nv * sizeof(uint32_t) + nv;
+    char *blk = (char *)lua_newuserdatauv(L, bytes ? bytes : 1, 0);
+    double *area = (double *)(void *)blk;
+    size_t *st = (size_t *)(void *)(area + nr), *host = st + nr + 1;
+    psdl_faces_gap *gs = (psdl_faces_gap *)(void *)(host + no + 1);
+    psdl_faces_open *os = (psdl_faces_open *)(void *)(gs + ng);
+    uint32_t *vs = (uint32_t *)(void *)(os + nop);
+    unsigned char *ks = (unsigned char *)(vs + nv);
+    if (nr) memcpy(area, f.area, nr * sizeof *area);
+    memcpy(st, f.start, (nr + 1) * sizeof *st);
+    if (no) memcpy(host, f.host, no * sizeof *host);
+    if (ng) memcpy(gs, f.loops.gaps, ng * sizeof *gs);
+    if (nop) memcpy(os, f.loops.open, nop * sizeof *os);
+    if (nv) memcpy(vs, f.verts, nv * sizeof *vs), memcpy(ks, f.kinds, nv);
+    psdl_faces_net_free(&f);
+    lua_pushliteral(L, "street");
+    int kind0 = lua_gettop(L);
+    lua_pushliteral(L, "portal");
+    lua_pushliteral(L, "deck");
+    lua_newtable(L); /* the point tables by vertex */
+    int cache = lua_gettop(L);
+    lua_createtable(L, nf < INT32_MAX ? (int)nf : 0, 0);
+    int faces = lua_gettop(L);
+    for (size_t r = 0; r < nf; r++) {
+        push_ring(L, cache, kind0, a.pts, st, vs, ks, area, r, 1);
+        lua_rawseti(L, faces, (lua_Integer)r + 1);
+    }
+    lua_newtable(L);
+    int apron = lua_gettop(L);
+    lua_Integer na = 0;
+    for (size_t o = 0; o < no; o++) {
+        push_ring(L, cache, kind0, a.pts, st, vs, ks, area, nf + o, 0);
+        if (host[o] == PSDL_FACES_NONE) {
+            lua_rawseti(L, apron, ++na);
+        } else {
+            lua_rawgeti(L, faces, (lua_Integer)host[o] + 1);
+            lua_getfield(L, -1, "holes");
+            lua_pushvalue(L, -3);
+            lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+            lua_pop(L, 3);
+        }
+    }
+    lua_createtable(L, (int)(3 * ng < INT32_MAX ? 3 * ng : 0), 0);
+    for (size_t g = 0; g < ng; g++) {
+        lua_pushnumber(L, gs[g].d);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 1));
+        lua_pushinteger(L, (lua_Integer)gs[g].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 2));
+        lua_pushinteger(L, (lua_Integer)gs[g].c + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 3));
+    }
+    lua_createtable(L, (int)(2 * nop < INT32_MAX ? 2 * nop : 0), 0);
+    for (size_t o = 0; o < nop; o++) {
+        lua_pushinteger(L, (lua_Integer)os[o].len);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 1));
+        lua_pushinteger(L, (lua_Integer)os[o].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 2));
+    }
+    return 4;
+}
+
 /***
  * The boundary loops of a road network (psdl_faces_loops; blocks/faces.lua): edges used by
  * exactly one outline, loose ends joined to loose starts within 12 m, chained taking the
@@ -61,13 +214,10 @@ static double coord(lua_State *L, const char *what, lua_Integer k, lua_Integer i
  * @raise on a reference outside the points, or an outline that is not a list of integers
  */
 static int l_face_loops(lua_State *L) {
-    lua_settop(L, 2); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    const double *pts = lpsdl_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    lpsdl_perimeters(L, 2, np, &start, &verts, &nr);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 2, &a);
     psdl_faces f;
-    int rc = psdl_faces_loops(&f, pts, np, start, verts, nr);
+    int rc = psdl_faces_loops(&f, a.pts, a.npts, a.start, a.verts, a.nrooms);
     if (rc == PSDL_FACES_NOMEM) return luaL_error(L, "not enough memory");
     if (rc != PSDL_FACES_OK) return luaL_argerror(L, 2, "a reference outside the points");
     /* copy out to collectable memory before any table is made (a raise must not leak) */
@@ -303,17 +453,16 @@ static int l_region_clear(lua_State *L) {
  * @raise on a reference outside the points
  */
 static int l_refs_box(lua_State *L) {
-    lua_settop(L, 2); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    const double *p = lpsdl_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    lpsdl_perimeters(L, 2, np, &start, &verts, &nr);
-    if (start[nr] == 0) {
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 2, &a);
+    const double *p = a.pts;
+    const uint32_t *start = a.start, *verts = a.verts;
+    if (start[a.nrooms] == 0) {
         lua_pushnil(L);
         return 1;
     }
     double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
-    for (size_t k = 0; k < start[nr]; k++) {
+    for (size_t k = 0; k < start[a.nrooms]; k++) {
         double x = p[3 * (size_t)verts[k]], z = p[3 * (size_t)verts[k] + 2];
         if (x < x0) x0 = x;
         if (x > x1) x1 = x;
@@ -325,6 +474,52 @@ static int l_refs_box(lua_State *L) {
     lua_pushnumber(L, z0);
     lua_pushnumber(L, z1);
     return 4;
+}
+
+/***
+ * The one height of the points that lists of vertex references name (blocks/ground.lua: is
+ * a room's ground, outline and fans, a plane at that height?), read from the vertex pool in
+ * place.
+ * @function refs_level
+ * @param pool a vertex Pool (psdl.core.pool, dimension 3)
+ * @tparam table lists list of lists of 1-based references
+ * @treturn number|nil|boolean y (metres) when every point named has that height, nil when
+ *   the lists name no point, false when the heights differ
+ * @raise on a reference outside the pool (naming it: `lists[i][k]`) or a list that is not a table
+ */
+static int l_refs_level(lua_State *L) {
+    size_t count;
+    const float *v = lpsdl_pool_floats(L, 1, 3, &count);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_Integer nl = luaL_len(L, 2);
+    int any = 0, level = 1;
+    float y0 = 0;
+    for (lua_Integer i = 1; i <= nl && level; i++) {
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
+        lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer k = 1; k <= n; k++) {
+            int ok;
+            lua_rawgeti(L, -1, k);
+            lua_Integer r = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
+                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
+                                                    (lua_Integer)count));
+            v = lpsdl_pool_floats(L, 1, 3, &count); /* afresh (nothing moves it, but be exact) */
+            float y = v[3 * (size_t)(r - 1) + 1];
+            if (!any) y0 = y, any = 1;
+            else if (y != y0) {
+                level = 0;
+                break;
+            }
+        }
+        lua_pop(L, 1);
+    }
+    if (!any) lua_pushnil(L);
+    else if (!level) lua_pushboolean(L, 0);
+    else lua_pushnumber(L, (lua_Number)y0);
+    return 1;
 }
 
 /* ================================================================ crossings */
@@ -572,9 +767,11 @@ static const luaL_Reg region_meth[] = {
 
 static const luaL_Reg blocks_funcs[] = {
     {"face_loops", l_face_loops},
+    {"network_faces", l_network_faces},
     {"apron_rings", l_apron_rings},
     {"region", l_region},
     {"refs_box", l_refs_box},
+    {"refs_level", l_refs_level},
     {"rings_crossing", l_rings_crossing},
     {"split_obstacles", l_split_obstacles},
     {"split_chord", l_split_chord},

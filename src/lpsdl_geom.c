@@ -25,9 +25,7 @@
  *   core.points(pts)                           -> psdl.Points (kept as doubles; first_outside
  *                                                 takes it for poly or pts)
  *   core.ring_simple(pts [, touch])            -> boolean
- *   core.row_room(outline)                     -> psdl.RowRoom (a block room for building rows)
- *   core.row_fits(room, fp)                    -> boolean (recorded as placed when true)
- *   core.building_rows(room, front, opts, rng, place) -> number of footprints placed
+ *   (the building rows' core.row_room, row_fits, row_spec, row_buildings: src/lpsdl_rows.c)
  *   core.facades(pts, opts)                    -> {{left, right, u, v, light, run, sloped}, ...}
  *                                                 (opts.flat: {left, right, u, v, light, flags, ...},
  *                                                 flags 1 run, 2 sloped)
@@ -56,9 +54,8 @@
  *
  * `points` arguments accept a flat array or a vertex Pool (its entries as points).
  * Longjmp safety: scratch arrays are Lua userdata (collected on error); the kernels that
- * allocate memory free it before returning and never call Lua, except psdl_building_rows,
- * whose callbacks call Lua and whose memory all lives in the RowRoom userdata (__gc). Pools are boxed userdata
- * with __gc and __close.
+ * allocate memory free it before returning and never call Lua. Pools are boxed userdata with
+ * __gc and __close.
  */
 #include <float.h>
 #include <math.h>
@@ -987,140 +984,6 @@ static int l_first_outside(lua_State *L) {
 }
 
 
-/* ================================================================ building rows */
-
-#define ROW_ROOM "psdl.RowRoom"
-
-/***
- * A block room for building rows (psdl_row_room_init): its outline kept in C, with the
- * footprints placed in it.
- * @function row_room
- * @param outline flat x, y, z array, psdl.Points or a vertex Pool (retail, metres)
- * @treturn userdata psdl.RowRoom
- */
-static int l_row_room(lua_State *L) {
-    lua_settop(L, 1); /* scratch userdata go above the argument */
-    size_t n;
-    const double *p = get_points_ro(L, 1, &n, "outline");
-    psdl_row_room *r = (psdl_row_room *)lua_newuserdatauv(L, sizeof *r, 0);
-    memset(r, 0, sizeof *r);
-    luaL_setmetatable(L, ROW_ROOM);
-    if (psdl_row_room_init(r, p, n) != 0) luaL_error(L, "not enough memory");
-    return 1;
-}
-
-static int row_room_gc(lua_State *L) {
-    psdl_row_room_free((psdl_row_room *)luaL_checkudata(L, 1, ROW_ROOM));
-    return 0;
-}
-
-/***
- * Does a footprint stand in the room, clear of the footprints placed (psdl_row_fits)? When it
- * does, it is recorded as placed.
- * @function row_fits
- * @tparam userdata room psdl.RowRoom
- * @param fp flat x, y, z array or psdl.Points (retail, metres)
- * @treturn boolean
- */
-static int l_row_fits(lua_State *L) {
-    lua_settop(L, 2); /* scratch userdata go above the arguments */
-    psdl_row_room *r = (psdl_row_room *)luaL_checkudata(L, 1, ROW_ROOM);
-    size_t n;
-    const double *p = get_points_ro(L, 2, &n, "fp");
-    size_t f = psdl_row_fits(r, p, n);
-    nomem_check(L, f);
-    lua_pushboolean(L, f == 1);
-    return 1;
-}
-
-typedef struct row_cb {
-    lua_State *L;
-} row_cb;
-
-/* Argument 4 of building_rows: the generator. */
-static double row_rng(void *ud) {
-    lua_State *L = ((row_cb *)ud)->L;
-    lua_pushvalue(L, 4);
-    lua_call(L, 0, 1);
-    int ok;
-    double v = (double)lua_tonumberx(L, -1, &ok);
-    if (!ok) luaL_error(L, "rng: number expected, got %s", luaL_typename(L, -1));
-    lua_pop(L, 1);
-    return v;
-}
-
-/* Argument 5: place(footprint), the footprint a list of points {x, 0, z}. */
-static void row_place(void *ud, const double *fp, size_t n) {
-    lua_State *L = ((row_cb *)ud)->L;
-    lua_pushvalue(L, 5);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 3, 0);
-        lua_pushnumber(L, fp[3 * i]);
-        lua_rawseti(L, -2, 1);
-        lua_pushinteger(L, 0);
-        lua_rawseti(L, -2, 2);
-        lua_pushnumber(L, fp[3 * i + 2]);
-        lua_rawseti(L, -2, 3);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_call(L, 1, 0);
-}
-
-/* Field k of table t: a number, or a {min, max} pair into lo, hi. */
-static void row_range(lua_State *L, int t, const char *k, double *lo, double *hi) {
-    lua_getfield(L, t, k);
-    int v = lua_gettop(L);
-    if (hi) {
-        if (!lua_istable(L, v)) luaL_error(L, "opts.%s: {min, max} expected, got %s", k, luaL_typename(L, v));
-        *lo = arr_num(L, v, 1, 3, k);
-        *hi = arr_num(L, v, 2, 3, k);
-    } else {
-        int ok;
-        *lo = (double)lua_tonumberx(L, v, &ok);
-        if (!ok) luaL_error(L, "opts.%s: number expected, got %s", k, luaL_typename(L, v));
-    }
-    lua_pop(L, 1);
-}
-
-/***
- * Building rows along a room's street edges (psdl_building_rows).
- * @function building_rows
- * @tparam userdata room psdl.RowRoom
- * @tparam table front one truthy value per outline edge that is frontage (edge i: point i
- * to point i + 1)
- * @tparam table opts setback (m), depth, width, gap ({min, max} m), bay_width (m)
- * @tparam function rng called for each random number, returns [0, 1)
- * @tparam function place called with each footprint placed: a list of points {x, 0, z}
- * @treturn integer the number of footprints placed
- */
-static int l_building_rows(lua_State *L) {
-    lua_settop(L, 5);
-    psdl_row_room *r = (psdl_row_room *)luaL_checkudata(L, 1, ROW_ROOM);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    luaL_checktype(L, 4, LUA_TFUNCTION);
-    luaL_checktype(L, 5, LUA_TFUNCTION);
-    psdl_row_opts o;
-    row_range(L, 3, "setback", &o.setback, NULL);
-    row_range(L, 3, "depth", &o.depth_min, &o.depth_max);
-    row_range(L, 3, "width", &o.width_min, &o.width_max);
-    row_range(L, 3, "gap", &o.gap_min, &o.gap_max);
-    row_range(L, 3, "bay_width", &o.bay_width, NULL);
-    size_t n = r->n;
-    unsigned char *front = (unsigned char *)scratch(L, n, 1);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        front[i] = (unsigned char)lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
-    row_cb cb = {L};
-    size_t placed = psdl_building_rows(r, front, &o, row_rng, row_place, &cb);
-    nomem_check(L, placed);
-    lua_pushinteger(L, (lua_Integer)placed);
-    return 1;
-}
-
 /* ================================================================ facades */
 
 /* core.light_index(dx, dz) -> 0..63: the light-table index of a wall whose base runs in
@@ -1868,11 +1731,9 @@ static int on_overlap(void *ud, const psdl_problem *pr) {
  * of the list (a < b), the overlap's centroid in metres, the validator's message
  */
 static int l_overlaps(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    const double *p = get_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    get_perimeters(L, 2, np, &start, &verts, &nr);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 3, &a);
+    size_t nr = a.nrooms;
     unsigned char *warp = NULL;
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
@@ -1883,7 +1744,7 @@ static int l_overlaps(lua_State *L) {
         }
     }
     overlap_list o = {NULL, 0, 0, 0};
-    int rc = psdl_check_overlaps(p, np, start, verts, nr, warp, on_overlap, &o, NULL);
+    int rc = psdl_check_overlaps(a.pts, a.npts, a.start, a.verts, nr, warp, on_overlap, &o, NULL);
     if (rc != 0 || o.nomem) {
         free(o.items);
         return luaL_error(L, "not enough memory");
@@ -2013,7 +1874,9 @@ static psdl_grid *check_grid(lua_State *L, int idx) {
  * @treturn userdata psdl.Grid: `grid:insert(id, x0, z0, x1, z1)` (id: integer 1 .. 2^24),
  * `grid:collect(x0, z0, x1, z1)` -> `{id, ...}` every item whose cells meet the box, once,
  * cells x-major, items in insertion order; a box that is not finite or spans more than
- * 2^24 cells raises
+ * 2^24 cells raises. Point items: `grid:insert_point(id, x, z)`, `grid:nearest(x, z, span)`
+ * -> id, squared distance (m²) | nil (psdl_grid_nearest); `grid:cell(x, z)` -> `{id, ...}` |
+ * nil, the one cell's items as inserted
  */
 static int grid_new_l(lua_State *L) {
     double cell = luaL_checknumber(L, 1);
@@ -2068,8 +1931,62 @@ static int grid_collect(lua_State *L) {
     return 1;
 }
 
+/* grid:insert_point(id, x, z): a point item in the cell holding (x, z) (psdl_grid_insert_point) */
+static int grid_insert_point(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, id >= 1 && id <= (lua_Integer)PSDL_GRID_MAX_ID, 2, "id: integer 1 .. 2^24 expected");
+    double x = luaL_checknumber(L, 3), z = luaL_checknumber(L, 4);
+    int r = psdl_grid_insert_point(g, (uint32_t)id, x, z);
+    if (r == -1) luaL_argerror(L, 3, "the point is not finite");
+    if (r != 0) luaL_error(L, "not enough memory");
+    return 0;
+}
+
+/* grid:nearest(x, z, span) -> id, d2 | nil: the point item nearest to (x, z) within span
+ * cells (psdl_grid_nearest) and its squared distance (m²) */
+static int grid_nearest(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    double x = luaL_checknumber(L, 2), z = luaL_checknumber(L, 3);
+    lua_Number span = luaL_checknumber(L, 4);
+    int64_t sp = span != span || span < 0 ? -1 : span > 1e15 ? (int64_t)1e15 : (int64_t)floor(span);
+    uint32_t id = 0;
+    double d2 = 0;
+    int r = psdl_grid_nearest(g, x, z, sp, &id, &d2);
+    if (r < 0) luaL_argerror(L, 2, "the point is not finite");
+    if (r == 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)id);
+    lua_pushnumber(L, d2);
+    return 2;
+}
+
+/* grid:cell(x, z) -> {id, ...} | nil: the items of the cell holding (x, z), in insertion
+ * order, as often as inserted there (psdl_grid_cell) */
+static int grid_cell(lua_State *L) {
+    psdl_grid *g = check_grid(L, 1);
+    double x = luaL_checknumber(L, 2), z = luaL_checknumber(L, 3);
+    size_t n;
+    const uint32_t *items = psdl_grid_cell(g, x, z, &n);
+    if (!items) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        items = psdl_grid_cell(g, x, z, &n); /* afresh: a finalizer run by lua_rawseti may insert */
+        if (i >= n) break;
+        lua_pushinteger(L, (lua_Integer)items[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 static const luaL_Reg grid_meth[] = {
-    {"insert", grid_insert}, {"collect", grid_collect}, {"close", grid_gc}, {NULL, NULL},
+    {"insert", grid_insert}, {"collect", grid_collect}, {"insert_point", grid_insert_point},
+    {"nearest", grid_nearest}, {"cell", grid_cell}, {"close", grid_gc}, {NULL, NULL},
 };
 
 /* ================================================================ pools */
@@ -2244,11 +2161,20 @@ static int pool_points(lua_State *L) {
     return 1;
 }
 
-/* Points and perimeters as the kernels take them, for the other binding files (lpsdl.h). */
+/* Points at argument 1 and perimeters at 2, the stack first set to `top` (lpsdl.h). */
+void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
+    lua_settop(L, top); /* scratch userdata go above the arguments */
+    out->pts = get_points(L, 1, &out->npts, "points");
+    get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
+}
+
+/* Points as the kernels take them, for the other binding files (lpsdl.h). */
 double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
 
-void lpsdl_perimeters(lua_State *L, int idx, size_t npts, uint32_t **start, uint32_t **verts, size_t *nrooms) {
-    get_perimeters(L, idx, npts, start, verts, nrooms);
+psdl_pool *lpsdl_pool(lua_State *L, int idx, unsigned dim) {
+    pool_box *b = check_pool(L, idx);
+    if (b->dim != dim) luaL_argerror(L, idx, lua_pushfstring(L, "a pool of dimension %d expected", (int)dim));
+    return b->pool;
 }
 
 static const luaL_Reg pool_meth[] = {
@@ -2279,9 +2205,6 @@ static const luaL_Reg geom_funcs[] = {
     {"first_outside", l_first_outside},
     {"points", l_points},
     {"ring_simple", l_ring_simple},
-    {"row_room", l_row_room},
-    {"row_fits", l_row_fits},
-    {"building_rows", l_building_rows},
     {"facades", l_facades},
     {"building", l_building},
     {"light_index", l_light_index},
@@ -2309,11 +2232,6 @@ void lpsdl_open_geom(lua_State *L) {
     if (luaL_newmetatable(L, POINTS)) {
         lua_pushcfunction(L, points_len);
         lua_setfield(L, -2, "__len");
-    }
-    lua_pop(L, 1);
-    if (luaL_newmetatable(L, ROW_ROOM)) {
-        lua_pushcfunction(L, row_room_gc);
-        lua_setfield(L, -2, "__gc");
     }
     lua_pop(L, 1);
     if (luaL_newmetatable(L, GRID)) {

@@ -1,7 +1,11 @@
-/* lpsdl_heap.c -- core.heap_reserve: the heap reserve of a short-lived psdl process
- * (psdl_heap.h; called by scripts/psdl before any command runs). */
+/* lpsdl_heap.c -- the heap of a psdl process from Lua: core.heap_reserve (psdl_heap.h) and
+ * core.heap_allocator (psdl_alloc.h); scripts/psdl calls both before any command runs. */
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE, RTLD_NOLOAD */
 #include "lpsdl.h"
+#include "psdl_alloc.h"
 #include "psdl_heap.h"
+
+#include <dlfcn.h>
 
 /* core.heap_reserve(mb) -> boolean: grow the C heap by `mb` MiB once and advise it for
  * transparent huge pages (psdl_heap_reserve); true when advised, false when not (not
@@ -15,8 +19,81 @@ static int l_heap_reserve(lua_State *L) {
     return 1;
 }
 
+/* Keep this module (psdl/core.so) loaded until the process ends: a state whose allocator is
+ * psdl_alloc's frees its last blocks through it while lua_close unloads the C libraries.
+ * Returns 0 when that cannot be promised. */
+static int keep_loaded(void) {
+#if defined(RTLD_NODELETE) && defined(RTLD_NOLOAD)
+    static int kept = 0; /* also the address dladdr looks up: it lies in this module */
+    if (kept) return 1;
+    Dl_info info;
+    if (!dladdr(&kept, &info) || !info.dli_fname) return 0;
+    void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    if (!h) return 0;
+    kept = 1; /* the extra reference is never dropped: that is the point */
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* core.heap_allocator() -> name | nil, reason: put the fast allocator (psdl_alloc.h:
+ * mimalloc in its own address range) in front of this Lua state's allocator; returns its name
+ * ("mimalloc") when the state uses it (also when it already did), or nil and a reason when
+ * nothing changed: built without mimalloc, an address-space limit (`ulimit -v`), another
+ * thread owns the fast allocator, the memory guard (core.memory_limit) is already in place
+ * (choose the allocator first: the guard then counts through it), or the module cannot be
+ * kept loaded. Blocks the state allocated before stay with its previous allocator and are
+ * freed there. The state must be used from the thread that called this first in the process
+ * for the speed-up (other threads' allocations go to the previous allocator). */
+static int l_heap_allocator(lua_State *L) {
+    void *ud;
+    lua_Alloc f = lua_getallocf(L, &ud);
+    const char *name = psdl_alloc_name();
+    if (!name) {
+        luaL_pushfail(L);
+        lua_pushstring(L, psdl_alloc_reason(PSDL_ALLOC_UNAVAILABLE));
+        return 2;
+    }
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "psdl.memory_guard") != LUA_TNIL) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "the memory guard (core.memory_limit) is in place: choose the allocator before it");
+        return 2;
+    }
+    lua_pop(L, 1);
+    if (!keep_loaded()) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "psdl.core cannot be kept loaded (dlopen RTLD_NODELETE)");
+        return 2;
+    }
+    psdl_alloc_fn nf;
+    void *nud;
+    int rc = psdl_alloc_wrap((psdl_alloc_fn)f, ud, &nf, &nud);
+    if (rc != PSDL_ALLOC_OK) {
+        luaL_pushfail(L);
+        lua_pushstring(L, psdl_alloc_reason(rc));
+        return 2;
+    }
+    lua_setallocf(L, (lua_Alloc)nf, nud);
+    lua_pushstring(L, name);
+    return 1;
+}
+
+/* core.heap_allocator_counts() -> fast, passed: allocations of the process's Lua states
+ * served by the fast allocator, and those passed to the previous allocator (the range full
+ * or a move out of it) on the owning thread (psdl_alloc_counts); 0, 0 without it. */
+static int l_heap_allocator_counts(lua_State *L) {
+    size_t fast, passed;
+    psdl_alloc_counts(&fast, &passed);
+    lua_pushinteger(L, (lua_Integer)fast);
+    lua_pushinteger(L, (lua_Integer)passed);
+    return 2;
+}
+
 static const luaL_Reg funcs[] = {
     {"heap_reserve", l_heap_reserve},
+    {"heap_allocator", l_heap_allocator},
+    {"heap_allocator_counts", l_heap_allocator_counts},
     {NULL, NULL},
 };
 

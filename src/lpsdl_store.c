@@ -1145,6 +1145,8 @@ static int l_tostring(lua_State *L) {
     return 1;
 }
 
+struct psdl_store *lpsdl_store(lua_State *L, int idx) { return check_store(L, idx)->s; }
+
 void lpsdl_open_store(lua_State *L) {
     static const luaL_Reg methods[] = {{"room", l_room},   {"rooms", l_rooms}, {"push", l_push},
                                        {"push_flat", l_push_flat},

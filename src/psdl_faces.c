@@ -5,6 +5,7 @@
  * candidates at a vertex in edge order, pinches split depth first.
  */
 #include "psdl_faces.h"
+#include "psdl_geom.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -340,5 +341,263 @@ done:
     free(ost);
     free(adj);
     if (rc != PSDL_FACES_OK) psdl_faces_free(out);
+    return rc;
+}
+
+/* ================================================================ faces of a network */
+
+void psdl_faces_net_free(psdl_faces_net *n) {
+    if (!n) return;
+    psdl_faces_free(&n->loops);
+    free(n->start);
+    free(n->verts);
+    free(n->kinds);
+    free(n->area);
+    free(n->host);
+    memset(n, 0, sizeof *n);
+}
+
+static int by_u64(const void *pa, const void *pb) {
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static int has_key(const uint64_t *keys, size_t n, uint64_t k) {
+    return n > 0 && bsearch(&k, keys, n, sizeof *keys, by_u64) != NULL;
+}
+
+/* S of a ring (blocks: plan.area2): summed from the last point, the Lua's operation order. */
+static double ring_s(const double *pts, const uint32_t *v, size_t n) {
+    double s = 0;
+    uint32_t p = v[n - 1];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t q = v[i];
+        s = s + PX(p) * PZ(q) - PX(q) * PZ(p);
+        p = q;
+    }
+    return s;
+}
+
+/* Crossing number of (x, z) on a ring (plan.inside, the Lua's operation order). */
+static int ring_inside(const double *pts, const uint32_t *v, size_t n, double x, double z) {
+    int c = 0;
+    uint32_t p = v[n - 1];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t q = v[i];
+        if ((PZ(q) > z) != (PZ(p) > z)) {
+            double xi = PX(q) + (z - PZ(q)) * (PX(p) - PX(q)) / (PZ(p) - PZ(q));
+            if (x < xi) c = !c;
+        }
+        p = q;
+    }
+    return c;
+}
+
+/* A T-junction record of psdl_tjunctions with its position in the list. */
+typedef struct tj_rec {
+    uint32_t room, edge, v;
+    size_t at;
+} tj_rec;
+
+static int by_tj(const void *pa, const void *pb) {
+    const tj_rec *p = (const tj_rec *)pa, *q = (const tj_rec *)pb;
+    if (p->room != q->room) return p->room < q->room ? -1 : 1;
+    if (p->edge != q->edge) return p->edge < q->edge ? -1 : 1;
+    return p->at < q->at ? -1 : p->at > q->at;
+}
+
+/* Faces by area, then order (blocks/faces.lua's islands); NaN areas last. */
+typedef struct face_key {
+    double area;
+    size_t i;
+} face_key;
+
+static int by_face(const void *pa, const void *pb) {
+    const face_key *p = (const face_key *)pa, *q = (const face_key *)pb;
+    int na = p->area != p->area, nb = q->area != q->area;
+    if (na != nb) return na - nb;
+    if (!na && p->area != q->area) return p->area < q->area ? -1 : 1;
+    return p->i < q->i ? -1 : p->i > q->i;
+}
+
+/* The ordinary rooms' outlines (3 points or more) split at their T-junctions: *bst / *bv. */
+static int split_outlines(const double *pts, size_t npts, const uint32_t *start, const uint32_t *verts,
+                          size_t nrooms, const unsigned char *warp, double eps, uint32_t **bst, uint32_t **bv,
+                          size_t *nbase) {
+    size_t nb = 0, total = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        size_t n = start[r + 1] - start[r];
+        if (n >= 3 && !warp[r]) nb++, total += n;
+    }
+    uint32_t *st = (uint32_t *)malloc((nb + 1) * sizeof *st), *v = (uint32_t *)malloc((total ? total : 1) * sizeof *v);
+    uint32_t *tj = NULL, *sst = NULL, *sv = NULL;
+    tj_rec *recs = NULL;
+    int rc = PSDL_FACES_NOMEM;
+    if (!st || !v) goto done;
+    st[0] = 0;
+    size_t m = 0, b = 0;
+    for (size_t r = 0; r < nrooms; r++) {
+        size_t n = start[r + 1] - start[r];
+        if (n < 3 || warp[r]) continue;
+        memcpy(v + m, verts + start[r], n * sizeof *v);
+        m += n;
+        st[++b] = (uint32_t)m;
+    }
+    size_t ntj = 0;
+    if (nb > 1) { /* faces.lua: T-junctions only between two rooms or more */
+        size_t cap = 256;
+        tj = (uint32_t *)malloc(3 * cap * sizeof *tj);
+        if (!tj) goto done;
+        size_t k = psdl_tjunctions(tj, cap, pts, npts, st, v, nb, eps);
+        if (k == PSDL_GEOM_INVALID) {
+            rc = PSDL_FACES_INVALID;
+            goto done;
+        }
+        if (k == PSDL_GEOM_NOMEM || k > ((size_t)-1) / 64) goto done;
+        if (k > cap) {
+            uint32_t *t2 = (uint32_t *)realloc(tj, 3 * k * sizeof *tj);
+            if (!t2) goto done;
+            tj = t2;
+            if (psdl_tjunctions(tj, k, pts, npts, st, v, nb, eps) != k) goto done;
+        }
+        ntj = k;
+    }
+    recs = (tj_rec *)malloc((ntj ? ntj : 1) * sizeof *recs);
+    sst = (uint32_t *)malloc((nb + 1) * sizeof *sst);
+    sv = (uint32_t *)malloc((total + ntj ? total + ntj : 1) * sizeof *sv);
+    if (!recs || !sst || !sv) goto done;
+    for (size_t k = 0; k < ntj; k++) {
+        recs[k].room = tj[3 * k], recs[k].edge = tj[3 * k + 1], recs[k].v = tj[3 * k + 2], recs[k].at = k;
+    }
+    /* blocks/faces.lua inserted them edge by edge from the last, each edge's in reverse: the
+     * vertices found on an edge follow its first point in the order found */
+    if (ntj > 1) qsort(recs, ntj, sizeof *recs, by_tj);
+    size_t t = 0, w = 0;
+    sst[0] = 0;
+    for (size_t r = 0; r < nb; r++) {
+        size_t n = st[r + 1] - st[r];
+        while (t < ntj && recs[t].room < r) t++;
+        for (size_t k = 0; k < n; k++) {
+            sv[w++] = v[st[r] + k];
+            while (t < ntj && recs[t].room == r && recs[t].edge == k) sv[w++] = recs[t++].v;
+        }
+        while (t < ntj && recs[t].room == r) t++; /* an edge past the outline: none is found */
+        sst[r + 1] = (uint32_t)w;
+    }
+    *bst = sst, *bv = sv, *nbase = nb;
+    sst = sv = NULL;
+    rc = PSDL_FACES_OK;
+done:
+    free(st);
+    free(v);
+    free(tj);
+    free(recs);
+    free(sst);
+    free(sv);
+    return rc;
+}
+
+int psdl_faces_network(psdl_faces_net *out, const double *pts, size_t npts, const uint32_t *start,
+                       const uint32_t *verts, size_t nrooms, const unsigned char *warp, double eps) {
+    memset(out, 0, sizeof *out);
+    if (start[0] != 0) return PSDL_FACES_INVALID;
+    for (size_t r = 0; r < nrooms; r++)
+        if (start[r + 1] < start[r] || warp[r] > PSDL_FACES_DECK) return PSDL_FACES_INVALID;
+    size_t total = start[nrooms];
+    for (size_t k = 0; k < total; k++)
+        if (verts[k] >= npts) return PSDL_FACES_INVALID;
+    if (total > ((size_t)-1) / 64 || npts > ((size_t)-1) / 64 || nrooms > UINT32_MAX) return PSDL_FACES_NOMEM;
+    uint32_t *bst = NULL, *bv = NULL;
+    uint64_t *portal = NULL, *deck = NULL;
+    face_key *order = NULL;
+    size_t nb = 0, np = 0, nd = 0;
+    int rc = split_outlines(pts, npts, start, verts, nrooms, warp, eps, &bst, &bv, &nb);
+    if (rc != PSDL_FACES_OK) goto done;
+    rc = psdl_faces_loops(&out->loops, pts, npts, bst, bv, nb);
+    if (rc != PSDL_FACES_OK) goto done;
+    rc = PSDL_FACES_NOMEM;
+    /* the edges of warp rooms */
+    portal = (uint64_t *)malloc((total ? total : 1) * sizeof *portal);
+    deck = (uint64_t *)malloc((total ? total : 1) * sizeof *deck);
+    if (!portal || !deck) goto done;
+    for (size_t r = 0; r < nrooms; r++) {
+        size_t s = start[r], n = start[r + 1] - s;
+        if (n < 3 || !warp[r]) continue;
+        for (size_t k = 0; k < n; k++) {
+            uint64_t key = ukey(verts[s + k], verts[s + (k + 1) % n]);
+            if (warp[r] == PSDL_FACES_PORTAL) portal[np++] = key;
+            else deck[nd++] = key;
+        }
+    }
+    if (np > 1) qsort(portal, np, sizeof *portal, by_u64);
+    if (nd > 1) qsort(deck, nd, sizeof *deck, by_u64);
+    /* the rings: faces first, then outlines, each in loop order */
+    const psdl_faces *L = &out->loops;
+    size_t nl = L->nloops, nv = L->start[nl];
+    double *s_of = (double *)malloc((nl ? nl : 1) * sizeof *s_of);
+    out->start = (size_t *)malloc((nl + 1) * sizeof *out->start);
+    out->verts = (uint32_t *)malloc((nv ? nv : 1) * sizeof *out->verts);
+    out->kinds = (unsigned char *)malloc(nv ? nv : 1);
+    out->area = (double *)malloc((nl ? nl : 1) * sizeof *out->area);
+    if (!s_of || !out->start || !out->verts || !out->kinds || !out->area) {
+        free(s_of);
+        goto done;
+    }
+    for (size_t l = 0; l < nl; l++) {
+        size_t n = L->start[l + 1] - L->start[l];
+        s_of[l] = n >= 3 ? ring_s(pts, L->verts + L->start[l], n) : 0;
+    }
+    size_t nr = 0, w = 0;
+    out->start[0] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t l = 0; l < nl; l++) {
+            double s = s_of[l];
+            if (!(fabs(s) > 2 * 0.5) || (pass == 0) != (s > 0)) continue;
+            const uint32_t *lv = L->verts + L->start[l];
+            size_t n = L->start[l + 1] - L->start[l];
+            for (size_t k = 0; k < n; k++) out->verts[w + k] = lv[n - 1 - k];
+            for (size_t k = 0; k < n; k++) {
+                uint64_t key = ukey(out->verts[w + k], out->verts[w + (k + 1) % n]);
+                out->kinds[w + k] = has_key(portal, np, key) ? PSDL_FACES_PORTAL
+                                    : has_key(deck, nd, key) ? PSDL_FACES_DECK
+                                                             : PSDL_FACES_STREET;
+            }
+            out->area[nr] = pass == 0 ? s / 2 : -s / 2;
+            w += n;
+            out->start[++nr] = w;
+        }
+        if (pass == 0) out->nfaces = nr;
+    }
+    free(s_of);
+    out->nrings = nr;
+    /* islands: each outline in the smallest larger face holding its loop's first point */
+    size_t nf = out->nfaces, no = nr - nf;
+    out->host = (size_t *)malloc((no ? no : 1) * sizeof *out->host);
+    order = (face_key *)malloc((nf ? nf : 1) * sizeof *order);
+    if (!out->host || !order) goto done;
+    for (size_t f = 0; f < nf; f++) order[f].area = out->area[f], order[f].i = f;
+    if (nf > 1) qsort(order, nf, sizeof *order, by_face);
+    for (size_t o = 0; o < no; o++) {
+        size_t ri = nf + o, n = out->start[ri + 1] - out->start[ri];
+        uint32_t p = out->verts[out->start[ri] + n - 1]; /* the loop's first point */
+        double a = out->area[ri];
+        out->host[o] = PSDL_FACES_NONE;
+        for (size_t k = 0; k < nf; k++) {
+            size_t f = order[k].i;
+            if (out->area[f] > a &&
+                ring_inside(pts, out->verts + out->start[f], out->start[f + 1] - out->start[f], PX(p), PZ(p))) {
+                out->host[o] = f;
+                break;
+            }
+        }
+    }
+    rc = PSDL_FACES_OK;
+done:
+    free(bst);
+    free(bv);
+    free(portal);
+    free(deck);
+    free(order);
+    if (rc != PSDL_FACES_OK) psdl_faces_net_free(out);
     return rc;
 }

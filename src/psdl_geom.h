@@ -502,6 +502,25 @@ int psdl_grid_insert(psdl_grid *g, uint32_t item, double x0, double z0, double x
  *  or over PSDL_GRID_MAX_CELLS cells. */
 size_t psdl_grid_collect(psdl_grid *g, uint32_t *out, size_t cap, double x0, double z0, double x1, double z1);
 
+/** Inserts a point item (psdl.plan's Grid:insert_point): into the cell holding (x, z), its
+ *  position kept for psdl_grid_nearest. Returns 0, -1 (x or z not finite, or a bad id) or -2
+ *  (out of memory). */
+int psdl_grid_insert_point(psdl_grid *g, uint32_t item, double x, double z);
+
+/** The point item nearest to (x, z) in plan (psdl.plan's Grid:nearest): searched in growing
+ *  squares of cells around the cell of (x, z), at most `span` cells out, the square of radius
+ *  r visited x-major (its left and right columns whole, the others at their two ends) and
+ *  each cell's items in insertion order; stops after the first square whose search found a
+ *  point within r cells. Among equally near points the first visited. Items inserted by box
+ *  have no position and are passed over. Returns 1 (*item and *d2, the squared distance, m²,
+ *  set), 0 (none within span) or -1 (x or z not finite or too far from the origin). */
+int psdl_grid_nearest(const psdl_grid *g, double x, double z, int64_t span, uint32_t *item, double *d2);
+
+/** The items of the one cell holding (x, z), in insertion order and as often as they were
+ *  inserted there (psdl.plan's Grid:cell): *n of them, valid until the next insert; NULL with
+ *  *n = 0 for an empty cell or (x, z) not finite or too far from the origin. */
+const uint32_t *psdl_grid_cell(const psdl_grid *g, double x, double z, size_t *n);
+
 /* ================================================================ pools (§3.2, §3.5) */
 
 /** A deduplicating pool of float tuples (dimension 1 for heights, 3 for vertices). Exact:
@@ -643,8 +662,9 @@ typedef struct psdl_row_opts {
 /** Random numbers for a layout: the next number in [0, 1). */
 typedef double (*psdl_row_rng)(void *ud);
 /** Called for every footprint placed: n points (x, y = 0, z; retail, plan) that fit the room
- *  and are recorded as placed before the call. The array is reused after the call. */
-typedef void (*psdl_row_place)(void *ud, const double *fp, size_t n);
+ *  and are recorded as placed before the call. The array is reused after the call. Returns
+ *  0 to go on, non-zero to stop the layout (psdl_building_rows returns PSDL_GEOM_INVALID). */
+typedef int (*psdl_row_place)(void *ud, const double *fp, size_t n);
 
 /** A block room as the building rows see it: its outline and the footprints placed in it
  *  (inset by 0.05 m, with boxes), plus the scratch memory of a layout. Fields are private. */
@@ -658,6 +678,16 @@ typedef struct psdl_row_room {
     double *chain, *q, *seg, *mit, *forbid, *cand, *fp, *work, *work2, *runs;
     size_t chain_cap, q_cap, seg_cap, mit_cap, forbid_cap, cand_cap, fp_cap, work_cap, work2_cap, runs_cap;
 } psdl_row_room;
+
+/** The plan box {x0, x1, z0, z1} of the ring pts[0 .. n-1] (x, y, z points; n = 0 gives
+ *  an empty box: +inf, -inf, +inf, -inf). */
+void psdl_ring_box(double bb[4], const double *pts, size_t n);
+
+/** Do the simple rings a (na points) and b (nb >= 1 points), with plan boxes ab and bb
+ *  (psdl_ring_box), overlap: an edge of one meeting an edge of the other (crossing, or within
+ *  1e-3 m), or the first point of one inside the other (crossing number)? The test of
+ *  psdl.plan's `overlap`, operation for operation. */
+int psdl_rings_overlap(const double *a, size_t na, const double *ab, const double *b, size_t nb, const double *bb);
 
 /** Prepares r for the room outline poly[0 .. n-1] (points x, y, z; retail, the room's
  *  perimeter as psdl_first_outside takes it; copied). Returns 0, or -1 when memory cannot be
@@ -688,7 +718,7 @@ size_t psdl_row_fits(psdl_row_room *r, const double *fp, size_t n);
  *  per gap between corner buildings (and the chain's ends) two gap lengths; then per row
  *  building a width in bays, a depth and the gap after it (a range whose max <= min draws
  *  nothing), so the same generator gives the same city. Returns the number of footprints
- *  placed, or PSDL_GEOM_NOMEM. */
+ *  placed, PSDL_GEOM_NOMEM, or PSDL_GEOM_INVALID when place asked to stop. */
 size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const psdl_row_opts *o, psdl_row_rng rng,
                           psdl_row_place place, void *ud);
 

@@ -5,7 +5,7 @@
  *
  * The layout draws its random numbers through a callback and hands every footprint that fits
  * to another, so the caller keeps the description (widths, depths, gaps, the generator) and
- * makes the building. The arithmetic follows the Lua layout it replaces operation for
+ * makes the building (src/psdl_row_buildings.c, through src/lpsdl_rows.c). The arithmetic follows the Lua layout it replaces operation for
  * operation (same order, same comparisons), so that a city's bytes stay the same.
  *
  * Memory: everything a layout needs lives in the psdl_row_room (its scratch is sized at init
@@ -83,9 +83,9 @@ static int inside(const double *pts, size_t n, double x, double z) {
     return c;
 }
 
-/* Do two simple rings overlap (an edge meeting, or a vertex of one inside the other)? Boxes
- * are {x0, x1, z0, z1}. */
-static int overlap(const double *a, size_t na, const double *ab, const double *b, size_t nb, const double *bb) {
+/* (psdl_geom.h) */
+int psdl_rings_overlap(const double *a, size_t na, const double *ab, const double *b, size_t nb, const double *bb) {
+    assert(a && b && ab && bb && na > 0 && nb > 0);
     if (ab[1] < bb[0] || bb[1] < ab[0] || ab[3] < bb[2] || bb[3] < ab[2]) return 0;
     for (size_t i = 0; i < na; i++) {
         const double *p = a + 3 * i, *q = a + 3 * ((i + 1) % na);
@@ -97,7 +97,7 @@ static int overlap(const double *a, size_t na, const double *ab, const double *b
     return inside(b, nb, a[0], a[2]) || inside(a, na, b[0], b[2]);
 }
 
-static void bbox(double bb[4], const double *pts, size_t n) {
+void psdl_ring_box(double bb[4], const double *pts, size_t n) {
     bb[0] = HUGE_VAL, bb[1] = -HUGE_VAL, bb[2] = HUGE_VAL, bb[3] = -HUGE_VAL;
     for (size_t i = 0; i < n; i++) {
         const double *p = pts + 3 * i;
@@ -204,10 +204,10 @@ size_t psdl_row_fits(psdl_row_room *r, const double *fp, size_t n) {
     double *t = r->placed + base;
     inset(t, fp, n, 0.05);
     double bb[4];
-    bbox(bb, t, n);
+    psdl_ring_box(bb, t, n);
     for (size_t k = 0; k < r->nplaced; k++) {
         size_t a = r->placed_at[k], m = (r->placed_at[k + 1] - a) / 3;
-        if (overlap(t, n, bb, r->placed + a, m, r->placed_box + 4 * k)) return 0;
+        if (psdl_rings_overlap(t, n, bb, r->placed + a, m, r->placed_box + 4 * k)) return 0;
     }
     /* record it: placed_at holds nplaced + 1 offsets (doubles) into placed */
     if (r->nplaced + 2 > r->placed_n_cap) {
@@ -362,7 +362,8 @@ static size_t footprint(chain_layout *c, double s0, double s1, double D) {
 }
 
 /* Places a building between stations s0 and s1 at depth D (its ends pulled in, its depth
- * reduced when it does not fit). 1 placed, 0 not, -1 out of memory. */
+ * reduced when it does not fit). 1 placed, 0 not, -1 out of memory, -2 the place callback
+ * stopped the layout. */
 static int place(chain_layout *c, double s0, double s1, double D) {
     static const double trims[8][2] = {{0, 0}, {2, 0}, {0, 2}, {4, 0}, {0, 4}, {4, 4}, {7, 0}, {0, 7}};
     static const double depths[3] = {1, 0.65, 0.4};
@@ -379,7 +380,7 @@ static int place(chain_layout *c, double s0, double s1, double D) {
                     if (fit == PSDL_GEOM_NOMEM) return -1;
                     if (fit == 1) {
                         c->placed++;
-                        c->place(c->ud, c->r->fp, n);
+                        if (c->place(c->ud, c->r->fp, n)) return -2;
                         return 1;
                     }
                 }
@@ -406,7 +407,8 @@ static size_t simplify(psdl_row_room *r, const double *ch, size_t n) {
     return j;
 }
 
-/* Lays buildings out along the chain ch (n points). 0, or -1 out of memory. */
+/* Lays buildings out along the chain ch (n points). 0, -1 out of memory, or -2 the place
+ * callback stopped it. */
 static int layout(chain_layout *c, const double *ch, size_t n) {
     psdl_row_room *r = c->r;
     const psdl_row_opts *o = c->o;
@@ -482,7 +484,7 @@ static int layout(chain_layout *c, const double *ch, size_t n) {
         int ok1 = c1 > f1 && snap_fwd(c, &c1, hi_limit);
         if (ok0 && ok1 && c0 < f0 && c1 > f1) {
             int p = place(c, c0, c1, D);
-            if (p < 0) return -1;
+            if (p < 0) return p;
             if (p) {
                 taken[2 * ntaken] = c0, taken[2 * ntaken + 1] = c1, ntaken++;
                 lo_limit = c1 + gmin;
@@ -521,7 +523,8 @@ static int layout(chain_layout *c, const double *ch, size_t n) {
                 }
             }
             double D = runi(c, dmin, dmax);
-            if (place(c, s, e, D) < 0) return -1;
+            int p = place(c, s, e, D);
+            if (p < 0) return p;
             s = e + runi(c, gmin, gmax);
             have = snap_fwd(c, &s, r1);
         }
@@ -557,7 +560,8 @@ size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const ps
         memcpy(ch, mid, sizeof mid);
         for (size_t k = 1; k <= n; k++) memcpy(ch + 3 * k, P + 3 * ((best + k) % n), 3 * sizeof *ch);
         memcpy(ch + 3 * (n + 1), mid, sizeof mid);
-        if (layout(&c, ch, n + 2)) return PSDL_GEOM_NOMEM;
+        int err = layout(&c, ch, n + 2);
+        if (err) return err == -2 ? PSDL_GEOM_INVALID : PSDL_GEOM_NOMEM;
         return c.placed;
     }
     for (size_t i = 0; i < n; i++) {
@@ -570,7 +574,8 @@ size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const ps
                 memcpy(ch + 3 * len++, P + 3 * k, 3 * sizeof *ch);
                 if (k == i) break;
             }
-            if (layout(&c, ch, len)) return PSDL_GEOM_NOMEM;
+            int err = layout(&c, ch, len);
+            if (err) return err == -2 ? PSDL_GEOM_INVALID : PSDL_GEOM_NOMEM;
         }
     }
     return c.placed;

@@ -24,6 +24,7 @@ struct psdl_grid {
     size_t ncells, cap;
     uint32_t *stamp; /* per item: the last query that met it */
     size_t nstamp;
+    double *pos;     /* per item: x, z of a point item (NaN: none), nstamp pairs when set */
     uint32_t query;
 };
 
@@ -46,8 +47,12 @@ void psdl_grid_free(psdl_grid *g) {
     for (size_t i = 0; i < g->cap; i++) free(g->cells[i].items);
     free(g->cells);
     free(g->stamp);
+    free(g->pos);
     free(g);
 }
+
+/* The key of cell (i, j): i * 2^20 + j, wrapping as Lua's integers do. */
+static int64_t cell_key(int64_t i, int64_t j) { return (int64_t)((uint64_t)i * 1048576u + (uint64_t)j); }
 
 static size_t slot_of(int64_t key, size_t cap) {
     uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
@@ -101,30 +106,103 @@ static int cell_range(const psdl_grid *g, double x0, double z0, double x1, doubl
     return 0;
 }
 
+/* Room for item ids up to `item` in the per-item arrays; 0 or -2. */
+static int reserve_ids(psdl_grid *g, uint32_t item) {
+    if (item < g->nstamp) return 0;
+    size_t n = g->nstamp ? g->nstamp : 64;
+    while (n <= item) n *= 2;
+    uint32_t *st = (uint32_t *)realloc(g->stamp, n * sizeof *st);
+    if (!st) return -2;
+    memset(st + g->nstamp, 0, (n - g->nstamp) * sizeof *st);
+    g->stamp = st;
+    if (g->pos) {
+        double *pos = (double *)realloc(g->pos, 2 * n * sizeof *pos);
+        if (!pos) return -2;
+        for (size_t k = 2 * g->nstamp; k < 2 * n; k++) pos[k] = NAN;
+        g->pos = pos;
+    }
+    g->nstamp = n;
+    return 0;
+}
+
+/* Appends item to cell (i, j); 0 or -2. */
+static int cell_add(psdl_grid *g, int64_t i, int64_t j, uint32_t item) {
+    gcell *c = get_cell(g, cell_key(i, j));
+    if (!c) return -2;
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 4;
+        uint32_t *it = (uint32_t *)realloc(c->items, cap * sizeof *it);
+        if (!it) return -2;
+        c->items = it, c->cap = cap;
+    }
+    c->items[c->n++] = item;
+    return 0;
+}
+
 int psdl_grid_insert(psdl_grid *g, uint32_t item, double x0, double z0, double x1, double z1) {
     int64_t r[4];
     if (item > PSDL_GRID_MAX_ID || cell_range(g, x0, z0, x1, z1, r) != 0) return -1;
-    if (item >= g->nstamp) {
-        size_t n = g->nstamp ? g->nstamp : 64;
-        while (n <= item) n *= 2;
-        uint32_t *st = (uint32_t *)realloc(g->stamp, n * sizeof *st);
-        if (!st) return -2;
-        memset(st + g->nstamp, 0, (n - g->nstamp) * sizeof *st);
-        g->stamp = st, g->nstamp = n;
-    }
+    if (reserve_ids(g, item)) return -2;
     for (int64_t i = r[0]; i <= r[1]; i++)
-        for (int64_t j = r[2]; j <= r[3]; j++) {
-            gcell *c = get_cell(g, i * 1048576 + j);
-            if (!c) return -2;
-            if (c->n == c->cap) {
-                uint32_t cap = c->cap ? 2 * c->cap : 4;
-                uint32_t *it = (uint32_t *)realloc(c->items, cap * sizeof *it);
-                if (!it) return -2;
-                c->items = it, c->cap = cap;
-            }
-            c->items[c->n++] = item;
-        }
+        for (int64_t j = r[2]; j <= r[3]; j++)
+            if (cell_add(g, i, j, item)) return -2;
     return 0;
+}
+
+int psdl_grid_insert_point(psdl_grid *g, uint32_t item, double x, double z) {
+    int64_t r[4];
+    if (item > PSDL_GRID_MAX_ID || cell_range(g, x, z, x, z, r) != 0) return -1;
+    if (reserve_ids(g, item)) return -2;
+    if (!g->pos) {
+        g->pos = (double *)malloc(2 * g->nstamp * sizeof *g->pos);
+        if (!g->pos) return -2;
+        for (size_t k = 0; k < 2 * g->nstamp; k++) g->pos[k] = NAN;
+    }
+    if (cell_add(g, r[0], r[2], item)) return -2;
+    g->pos[2 * (size_t)item] = x, g->pos[2 * (size_t)item + 1] = z;
+    return 0;
+}
+
+int psdl_grid_nearest(const psdl_grid *g, double x, double z, int64_t span, uint32_t *item, double *d2) {
+    int64_t r0[4];
+    if (cell_range(g, x, z, x, z, r0) != 0) return -1;
+    if (!g->pos) return 0; /* no point items */
+    if (span > ((int64_t)1 << 40)) span = (int64_t)1 << 40; /* a square past 2^40 cells holds nothing new */
+    int64_t gx = r0[0], gz = r0[2];
+    double bd = HUGE_VAL;
+    int found = 0;
+    uint32_t best = 0;
+    for (int64_t r = 0; r <= span; r++) {
+        for (int64_t i = gx - r; i <= gx + r; i++) {
+            int edge = i == gx - r || i == gx + r;
+            int64_t step = edge ? 1 : (r > 0 ? 2 * r : 1);
+            for (int64_t j = gz - r; j <= gz + r; j += step) {
+                const gcell *c = find_cell(g, cell_key(i, j));
+                if (!c) continue;
+                for (uint32_t k = 0; k < c->n; k++) {
+                    uint32_t it = c->items[k];
+                    double dx = g->pos[2 * (size_t)it] - x, dz = g->pos[2 * (size_t)it + 1] - z;
+                    double d = dx * dx + dz * dz;
+                    if (d < bd) bd = d, best = it, found = 1;
+                }
+            }
+        }
+        /* points in the next square lie more than r cells away */
+        if (found && sqrt(bd) <= (double)r * g->cell) break;
+    }
+    if (!found) return 0;
+    *item = best, *d2 = bd;
+    return 1;
+}
+
+const uint32_t *psdl_grid_cell(const psdl_grid *g, double x, double z, size_t *n) {
+    int64_t r[4];
+    *n = 0;
+    if (cell_range(g, x, z, x, z, r) != 0) return NULL;
+    const gcell *c = find_cell(g, cell_key(r[0], r[2]));
+    if (!c || c->n == 0) return NULL;
+    *n = c->n;
+    return c->items;
 }
 
 size_t psdl_grid_collect(psdl_grid *g, uint32_t *out, size_t cap, double x0, double z0, double x1, double z1) {
@@ -137,7 +215,7 @@ size_t psdl_grid_collect(psdl_grid *g, uint32_t *out, size_t cap, double x0, dou
     size_t n = 0;
     for (int64_t i = r[0]; i <= r[1]; i++)
         for (int64_t j = r[2]; j <= r[3]; j++) {
-            const gcell *c = find_cell(g, i * 1048576 + j);
+            const gcell *c = find_cell(g, cell_key(i, j));
             if (!c) continue;
             for (uint32_t k = 0; k < c->n; k++) {
                 uint32_t it = c->items[k];

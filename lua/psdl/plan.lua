@@ -271,72 +271,61 @@ end
 -- ================================================================ grid
 
 --- A uniform grid over the plan for proximity queries: the one bucket grid of the city,
--- OSM and bench modules. Square cells of `size` metres (cell (i, j) holds what meets
--- x in [i size, (i + 1) size), z likewise; cells within ±2^19 of the origin). Items are
--- inserted with a plan box (or along a segment) and found again by box queries, each once;
--- point items (`{x, y, z}` tables, `insert_point`) also by `nearest`. Within a cell items
--- keep their insertion order and cells are visited x-major, so every query is
--- deterministic.
+-- OSM and bench modules, a thin wrapper over the C grid (`psdl.core.grid`, src/psdl_grid.c;
+-- the items are numbered in C by first insertion). Square cells of `size` metres (cell (i, j)
+-- holds what meets x in [i size, (i + 1) size), z likewise; cells within ±2^19 of the
+-- origin, keyed i * 2^20 + j). Items (any value but nil and NaN) are inserted with a plan box
+-- (or along a segment) and found again by box queries, each once; point items (`{x, y, z}`
+-- tables, `insert_point`) also by `nearest`. Within a cell items keep their insertion order
+-- and cells are visited x-major, so every query is deterministic. A box with a NaN
+-- coordinate inserts nothing; an infinite one, or one over 2^24 cells, raises. A query
+-- finds the items inserted before it: its callback may query again, and what it inserts is
+-- found by later queries. At most 2^24 distinct items.
 -- @type Grid
 local Grid = {}
 Grid.__index = Grid
+
+local new_c_grid = core.grid
 
 --- A new, empty grid.
 -- @tparam number size cell size, metres (> 0)
 -- @treturn Grid
 local function grid(size)
-  return setmetatable({ size = size, cells = {} }, Grid)
+  return setmetatable({ size = size, g = new_c_grid(size), items = {}, ids = {} }, Grid)
 end
 
-local function key(i, j) return i * 1048576 + j end
+-- The C id of an item (numbered on first insertion).
+local function id_of(self, item)
+  local id = self.ids[item]
+  if not id then
+    local items = self.items
+    id = #items + 1
+    items[id] = item
+    self.ids[item] = id
+  end
+  return id
+end
 
 --- Insert an item into every cell that its box (metres) meets.
 function Grid:insert(item, minx, minz, maxx, maxz)
-  local s = self.size
-  local cells = self.cells
-  for i = floor(minx / s), floor(maxx / s) do
-    for j = floor(minz / s), floor(maxz / s) do
-      local k = key(i, j)
-      local c = cells[k]
-      if not c then c = {} cells[k] = c end
-      c[#c + 1] = item
-    end
-  end
+  if minx ~= minx or minz ~= minz or maxx ~= maxx or maxz ~= maxz then return end
+  self.g:insert(id_of(self, item), minx, minz, maxx, maxz)
 end
 
---- Insert a point item `{x, y, z}` into the cell holding its plan position (`nearest`).
+--- Insert a point item `{x, y, z}` into the cell holding its plan position (`nearest`: the
+-- position as inserted).
 function Grid:insert_point(p)
-  local s = self.size
-  local k = key(floor(p[1] / s), floor(p[3] / s))
-  local c = self.cells[k]
-  if not c then c = {} self.cells[k] = c end
-  c[#c + 1] = p
+  self.g:insert_point(id_of(self, p), p[1], p[3])
 end
 
---- The items of the one cell holding (x, z), in insertion order, or nil (do not modify).
+--- The items of the one cell holding (x, z), in insertion order (as often as inserted
+-- there), or nil.
 function Grid:cell(x, z)
-  local s = self.size
-  return self.cells[key(floor(x / s), floor(z / s))]
-end
-
--- Call fn(item) for the items of cells i0..i1 x j0..j1 that `seen` does not hold yet
--- (marking them there), cells x-major; true when fn returned true (the walk stopped).
-local function walk(cells, i0, i1, j0, j1, seen, fn)
-  for i = i0, i1 do
-    for j = j0, j1 do
-      local c = cells[key(i, j)]
-      if c then
-        for n = 1, #c do
-          local it = c[n]
-          if not seen[it] then
-            seen[it] = true
-            if fn(it) then return true end
-          end
-        end
-      end
-    end
-  end
-  return false
+  local ids = self.g:cell(x, z)
+  if not ids then return nil end
+  local items = self.items
+  for k = 1, #ids do ids[k] = items[ids[k]] end
+  return ids
 end
 
 --- Call fn(item) once for every item whose cells meet the box; a true return from fn
@@ -344,34 +333,31 @@ end
 -- was inserted there: `insert_segment` can insert it twice.)
 function Grid:query(minx, minz, maxx, maxz, fn)
   local s = self.size
-  local i0, i1, j0, j1 = floor(minx / s), floor(maxx / s), floor(minz / s), floor(maxz / s)
-  if i1 > i0 or j1 > j0 then
-    walk(self.cells, i0, i1, j0, j1, {}, fn)
-    return
+  local ids
+  if floor(maxx / s) > floor(minx / s) or floor(maxz / s) > floor(minz / s) then
+    ids = self.g:collect(minx, minz, maxx, maxz)
+  else
+    ids = self.g:cell(minx, minz)
+    if not ids then return end
   end
-  local c = self.cells[key(i0, j0)]
-  if c then
-    for n = 1, #c do
-      if fn(c[n]) then return end
-    end
+  local items = self.items
+  for n = 1, #ids do
+    if fn(items[ids[n]]) then return end
   end
 end
 
 --- Append to `out` every item whose cells meet the box and that `seen` does not hold yet
 -- (marking it there); returns `out`. For loops that collect candidates.
 function Grid:collect(minx, minz, maxx, maxz, out, seen)
-  local s = self.size
-  local cells = self.cells
-  -- (the loop of `walk`, inlined: the city network's conflict search calls this per segment)
-  for i = floor(minx / s), floor(maxx / s) do
-    for j = floor(minz / s), floor(maxz / s) do
-      local c = cells[key(i, j)]
-      if c then
-        for n = 1, #c do
-          local it = c[n]
-          if not seen[it] then seen[it] = true; out[#out + 1] = it end
-        end
-      end
+  local ids = self.g:collect(minx, minz, maxx, maxz)
+  local items = self.items
+  local m = #out
+  for n = 1, #ids do
+    local it = items[ids[n]]
+    if not seen[it] then
+      seen[it] = true
+      m = m + 1
+      out[m] = it
     end
   end
   return out
@@ -397,51 +383,34 @@ end
 -- the pieces of `insert_segment`); a true return stops the query.
 function Grid:query_segment(ax, az, bx, bz, pad, fn)
   pad = pad or 0
-  local s = self.size
-  local cells = self.cells
+  local g, items = self.g, self.items
   local seen = {}
   local dx, dz = bx - ax, bz - az
   local l = sqrt(dx * dx + dz * dz)
-  local n = max(1, floor(l / s) + 1)
+  local n = max(1, floor(l / self.size) + 1)
   for k = 0, n - 1 do
     local t0, t1 = k / n, (k + 1) / n
     local x0, z0 = ax + t0 * dx, az + t0 * dz
     local x1, z1 = ax + t1 * dx, az + t1 * dz
-    if walk(cells, floor((min(x0, x1) - pad) / s), floor((max(x0, x1) + pad) / s),
-            floor((min(z0, z1) - pad) / s), floor((max(z0, z1) + pad) / s), seen, fn) then
-      return
+    local ids = g:collect(min(x0, x1) - pad, min(z0, z1) - pad, max(x0, x1) + pad, max(z0, z1) + pad)
+    for m = 1, #ids do
+      local id = ids[m]
+      if not seen[id] then
+        seen[id] = true
+        if fn(items[id]) then return end
+      end
     end
   end
 end
 
 --- The point item (`insert_point`) nearest to (x, z) in plan, searched in growing squares
 -- of cells around (x, z), at most `span` cells out; among equally near points the first in
--- visiting order (squares outward, cells x-major, insertion order).
+-- visiting order (squares outward, cells x-major, insertion order). In C (psdl_grid_nearest).
 -- @treturn table|nil the point, and its squared distance (m²)
 function Grid:nearest(x, z, span)
-  local s = self.size
-  local cells = self.cells
-  local gx, gz = floor(x / s), floor(z / s)
-  local bd, best = huge, nil
-  for r = 0, span do
-    for i = gx - r, gx + r do
-      local edge = i == gx - r or i == gx + r
-      for j = gz - r, gz + r, edge and 1 or (r > 0 and 2 * r or 1) do
-        local c = cells[key(i, j)]
-        if c then
-          for n = 1, #c do
-            local p = c[n]
-            local dx, dz = p[1] - x, p[3] - z
-            local d = dx * dx + dz * dz
-            if d < bd then bd, best = d, p end
-          end
-        end
-      end
-    end
-    -- points in the next square lie more than r cells away
-    if best and sqrt(bd) <= r * s then break end
-  end
-  return best, bd
+  local id, d2 = self.g:nearest(x, z, span)
+  if not id then return nil, huge end
+  return self.items[id], d2
 end
 
 M.area2 = area2

@@ -151,6 +151,100 @@ static void test_random(void) {
     CHECKF(bad == 0, "%d bad results", bad);
 }
 
+static size_t ring_len(const psdl_faces_net *f, size_t r) { return f->start[r + 1] - f->start[r]; }
+
+/* twice the signed plan area of ring r */
+static double ring_s2(const psdl_faces_net *f, const double *pts, size_t r) {
+    double s = 0;
+    size_t a = f->start[r], n = ring_len(f, r);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t p = f->verts[a + k], q = f->verts[a + (k + 1) % n];
+        s += pts[3 * p] * pts[3 * q + 2] - pts[3 * q] * pts[3 * p + 2];
+    }
+    return s;
+}
+
+/* psdl_faces_network: four rooms round a 10 x 10 face give one face (retail winding, 100 m²)
+ * and one outline of the apron (900 m², wound S > 0); a room inside the face makes an island
+ * (a hole of the face); a deck or tunnel room on the face's edges makes them "deck" or
+ * "portal"; a T-junction vertex enters the ring; bad input is refused. */
+static void test_network(void) {
+    set_ctx("network");
+    /* 0..3 outer square 0..30, 4..7 inner square 10..20, 8..11 an island 13..17, 12 a point on
+     * the inner edge 4 -> 5 (x = 10, z = 15) */
+    const double xz[] = {0, 0, 0, 30, 30, 30, 30, 0, 10, 10, 10, 20, 20, 20, 20, 10,
+                         13, 13, 13, 17, 17, 17, 17, 13, 10, 15};
+    double pts[39];
+    points(pts, xz, 13);
+    const uint32_t start[] = {0, 4, 8, 12, 16};
+    const uint32_t verts[] = {0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7};
+    const unsigned char plain[] = {0, 0, 0, 0, 0, 0};
+    psdl_faces_net f;
+    CHECK(psdl_faces_network(&f, pts, 13, start, verts, 4, plain, 0.005) == PSDL_FACES_OK);
+    CHECKF(f.nrings == 2 && f.nfaces == 1, "%zu rings, %zu faces", f.nrings, f.nfaces);
+    if (f.nrings == 2) {
+        CHECK(ring_len(&f, 0) == 4 && ring_len(&f, 1) == 4);
+        CHECK(f.area[0] == 100 && f.area[1] == 900);
+        CHECK(ring_s2(&f, pts, 0) < 0 && ring_s2(&f, pts, 1) > 0);
+        CHECK(f.host[0] == PSDL_FACES_NONE);
+        int street = 1;
+        for (size_t k = 0; k < 8; k++) street &= f.kinds[k] == PSDL_FACES_STREET;
+        CHECK(street);
+    }
+    psdl_faces_net_free(&f);
+    psdl_faces_net_free(&f); /* twice: fine */
+
+    /* an island room inside the face, and a deck room over the face (its outline the inner square) */
+    const uint32_t start2[] = {0, 4, 8, 12, 16, 20, 24};
+    const uint32_t verts2[] = {0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7, 8, 9, 10, 11, 4, 5, 6, 7};
+    const unsigned char warp2[] = {0, 0, 0, 0, 0, PSDL_FACES_DECK};
+    CHECK(psdl_faces_network(&f, pts, 13, start2, verts2, 6, warp2, 0.005) == PSDL_FACES_OK);
+    CHECKF(f.nrings == 3 && f.nfaces == 1, "%zu rings, %zu faces", f.nrings, f.nfaces);
+    if (f.nrings == 3) {
+        CHECK(f.area[1] == 900 && f.area[2] == 16);
+        CHECK(f.host[0] == PSDL_FACES_NONE && f.host[1] == 0); /* the island is the face's hole */
+        int deck = 1;
+        for (size_t k = 0; k < 4; k++) deck &= f.kinds[k] == PSDL_FACES_DECK;
+        CHECK(deck);
+        CHECK(f.kinds[4] == PSDL_FACES_STREET && f.kinds[8] == PSDL_FACES_STREET);
+    }
+    psdl_faces_net_free(&f);
+    unsigned char warp3[] = {0, 0, 0, 0, 0, PSDL_FACES_PORTAL};
+    CHECK(psdl_faces_network(&f, pts, 13, start2, verts2, 6, warp3, 0.005) == PSDL_FACES_OK);
+    CHECK(f.nfaces == 1 && f.kinds[0] == PSDL_FACES_PORTAL);
+    psdl_faces_net_free(&f);
+
+    /* a T-junction: a room with a corner at point 12 on the left strip's inner edge 4 -> 5
+     * is split there, and the face ring (the region 10..20 less that room) takes point 12 */
+    const uint32_t start4[] = {0, 4, 8, 12, 16, 19};
+    const uint32_t verts4[] = {0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7, 12, 5, 6};
+    CHECK(psdl_faces_network(&f, pts, 13, start4, verts4, 5, plain, 0.005) == PSDL_FACES_OK);
+    int has12 = 0;
+    for (size_t k = 0; f.nfaces == 1 && k < ring_len(&f, 0); k++) has12 |= f.verts[f.start[0] + k] == 12;
+    CHECKF(f.nfaces == 1 && has12, "%zu faces", f.nfaces);
+    psdl_faces_net_free(&f);
+
+    /* rooms of fewer than 3 points are left out; no room at all: nothing */
+    const uint32_t start5[] = {0, 2};
+    const uint32_t verts5[] = {0, 1};
+    CHECK(psdl_faces_network(&f, pts, 13, start5, verts5, 1, plain, 0.005) == PSDL_FACES_OK && f.nrings == 0);
+    psdl_faces_net_free(&f);
+    CHECK(psdl_faces_network(&f, pts, 13, start5, verts5, 0, plain, 0.005) == PSDL_FACES_OK && f.nrings == 0);
+    psdl_faces_net_free(&f);
+
+    /* bad input */
+    unsigned char bad_warp[] = {0, 0, 3, 0};
+    CHECK(psdl_faces_network(&f, pts, 13, start, verts, 4, bad_warp, 0.005) == PSDL_FACES_INVALID);
+    CHECK(f.nrings == 0 && f.start == NULL);
+    CHECK(psdl_faces_network(&f, pts, 7, start, verts, 4, plain, 0.005) == PSDL_FACES_INVALID);
+    const uint32_t bad_start[] = {0, 4, 3, 12, 16};
+    CHECK(psdl_faces_network(&f, pts, 13, bad_start, verts, 4, plain, 0.005) == PSDL_FACES_INVALID);
+    double inf_pts[39];
+    memcpy(inf_pts, pts, sizeof inf_pts);
+    inf_pts[0] = -1e308, inf_pts[6] = 1e308; /* the plan extent overflows */
+    CHECK(psdl_faces_network(&f, inf_pts, 13, start, verts, 4, plain, 0.005) == PSDL_FACES_INVALID);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -160,6 +254,7 @@ int main(int argc, char **argv) {
     test_gaps();
     test_bad();
     test_random();
+    test_network();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -1501,6 +1501,58 @@ static void test_street_rooms(void) {
     psdl_pool_free(pool);
 }
 
+/* psdl_grid's point items: the nearest in growing squares (the first of equals, a nearer one
+ * in the next square found when the first square's best is farther than its radius), box
+ * items passed over, the one-cell lookup with repeats, hostile input refused. */
+static void test_grid_points(void) {
+    set_ctx("grid points");
+    psdl_grid *g = psdl_grid_new(20);
+    CHECK(g != NULL);
+    uint32_t id = 0;
+    double d2 = -1;
+    CHECK(psdl_grid_nearest(g, 0, 0, 5, &id, &d2) == 0); /* empty */
+    CHECK(psdl_grid_insert_point(g, 1, 0, 0) == 0);
+    CHECK(psdl_grid_insert_point(g, 2, 100, 0) == 0);
+    CHECK(psdl_grid_insert_point(g, 3, 0, 100) == 0);
+    CHECK(psdl_grid_insert(g, 9, 85, -5, 105, 5) == 0); /* a box item: no position */
+    CHECK(psdl_grid_nearest(g, 90, 5, 10, &id, &d2) == 1 && id == 2 && d2 == 125);
+    CHECK(psdl_grid_nearest(g, 10, 48, 10, &id, &d2) == 1 && id == 1 && d2 == 10 * 10 + 48 * 48);
+    CHECK(psdl_grid_nearest(g, 0, 52, 10, &id, &d2) == 1 && id == 3);
+    CHECK(psdl_grid_nearest(g, 5000, 5000, 3, &id, &d2) == 0); /* nothing within the span */
+    CHECK(psdl_grid_insert_point(g, 4, 0, 100) == 0);           /* equal to 3: 3 stays first */
+    CHECK(psdl_grid_nearest(g, 0, 100, 2, &id, &d2) == 1 && id == 3 && d2 == 0);
+    /* (39, 1) is in cell (1, 0); point 5 at (41, 1) in cell (2, 0) is nearer than point 1 */
+    CHECK(psdl_grid_insert_point(g, 5, 41, 1) == 0);
+    CHECK(psdl_grid_nearest(g, 39, 1, 4, &id, &d2) == 1 && id == 5 && d2 == 4);
+    size_t n = 0;
+    const uint32_t *c = psdl_grid_cell(g, 101, 1, &n);
+    CHECKF(c && n == 2 && c[0] == 2 && c[1] == 9, "%zu", n);
+    CHECK(psdl_grid_insert(g, 9, 101, 1, 102, 2) == 0); /* again in the same cell: listed twice */
+    c = psdl_grid_cell(g, 101, 1, &n);
+    CHECK(c && n == 3 && c[2] == 9);
+    CHECK(psdl_grid_cell(g, 1000, 1000, &n) == NULL && n == 0);
+    CHECK(psdl_grid_cell(g, NAN, 0, &n) == NULL && n == 0);
+    /* hostile input */
+    CHECK(psdl_grid_insert_point(g, 6, NAN, 0) == -1);
+    CHECK(psdl_grid_insert_point(g, 6, 0, INFINITY) == -1);
+    CHECK(psdl_grid_insert_point(g, PSDL_GRID_MAX_ID + 1, 0, 0) == -1);
+    CHECK(psdl_grid_nearest(g, NAN, 0, 3, &id, &d2) == -1);
+    CHECK(psdl_grid_nearest(g, 1e300, 0, 3, &id, &d2) == -1);
+    CHECK(psdl_grid_nearest(g, 0, 0, -1, &id, &d2) == 0);
+    /* a large id after small ones: the positions grow with it */
+    CHECK(psdl_grid_insert_point(g, 100000, -30, -30) == 0);
+    CHECK(psdl_grid_nearest(g, -29, -29, 3, &id, &d2) == 1 && id == 100000);
+    /* far cells: keys wrap as Lua's integers do, no overflow */
+    CHECK(psdl_grid_insert_point(g, 7, 3e15, -3e15) == 0);
+    CHECK(psdl_grid_nearest(g, 3e15, -3e15, 1, &id, &d2) == 1 && id == 7);
+    psdl_grid_free(g);
+    /* box items only: nothing is nearest */
+    g = psdl_grid_new(5);
+    CHECK(psdl_grid_insert(g, 1, 0, 0, 1, 1) == 0);
+    CHECK(psdl_grid_nearest(g, 0, 0, 3, &id, &d2) == 0);
+    psdl_grid_free(g);
+}
+
 /* psdl_grid: items found once per query, cells x-major and insertion order within a cell (as
  * psdl.plan's Grid), boxes on cell boundaries and negative coordinates, retries when the
  * buffer is short, hostile boxes and ids refused. */
@@ -1572,6 +1624,7 @@ int main(void) {
     test_junction_pool();
     test_street_rooms();
     test_grid();
+    test_grid_points();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

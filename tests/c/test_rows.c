@@ -9,9 +9,16 @@
  * footprints, a concave room); rows along one street (setback, depth, widths in whole bays,
  * points inside the room, no two footprints overlapping); a block with streets all round
  * (corner buildings wrapping the bends); repeatability (the same generator gives the same
- * footprints and draws); no frontage (no draw, nothing placed); depths under 3 m. */
+ * footprints and draws); no frontage (no draw, nothing placed); depths under 3 m; a place
+ * callback that stops the layout. The buildings of a row (psdl_row_buildings.c): the
+ * generator against random.lua's sequence, the ground lookup (plane, triangles, a point
+ * outside them, none), the plan (draws, picks, ground floor, bridge decks), the emission into
+ * pools and a store (records, counts, turned round when wound the other way) and its errors
+ * (budget, repeats, refused, range, no roof). */
 #include "psdl_geom.h"
+#include "psdl_row_buildings.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "check.h"
@@ -62,13 +69,14 @@ typedef struct placed {
 
 static double rows_rng(void *ud) { return gen_next(&((placed *)ud)->g); }
 
-static void rows_place(void *ud, const double *fp, size_t n) {
+static int rows_place(void *ud, const double *fp, size_t n) {
     placed *pl = (placed *)ud;
     if (pl->n < MAXFP && n <= MAXPTS) {
         pl->np[pl->n] = n;
         memcpy(pl->p[pl->n], fp, 3 * n * sizeof *fp);
     }
     pl->n++;
+    return 0;
 }
 
 /* Do the boxes of footprints a and b overlap by more than eps in both directions? */
@@ -296,10 +304,234 @@ static void test_block(void) {
     free(pl);
 }
 
+/* The generator and a count of footprints, for a place callback that stops the layout at
+ * the second footprint (psdl_building_rows passes one ud to both callbacks). */
+typedef struct stopper {
+    gen g; /* first: rows_rng takes the ud as a gen */
+    int calls;
+} stopper;
+
+static int stop_second(void *ud, const double *fp, size_t n) {
+    (void)fp, (void)n;
+    return ++((stopper *)ud)->calls >= 2;
+}
+
+static void test_stop(void) {
+    set_ctx("place stops the layout");
+    double room[12];
+    rect(room, 0, 0, 120, 40, 0);
+    unsigned char front[4] = {0, 0, 0, 1};
+    psdl_row_room r;
+    CHECK(psdl_row_room_init(&r, room, 4) == 0);
+    stopper st = {{5, 0}, 0};
+    CHECK(psdl_building_rows(&r, front, &OPTS, rows_rng, stop_second, &st) == PSDL_GEOM_INVALID);
+    CHECK(st.calls == 2);
+    psdl_row_room_free(&r);
+}
+
+/* ================================================================ the buildings of a row */
+
+static void test_xoshiro(void) {
+    set_ctx("xoshiro256** as random.lua");
+    /* random.lua: new(42)'s state, its first three floats and the state after them */
+    psdl_xoshiro x = {{0xbdd732262feb6e95ULL, 0x28efe333b266f103ULL, 0x47526757130f9f52ULL, 0x581ce1ff0e4ae394ULL}};
+    CHECK(psdl_xoshiro_float(&x) == 0.083862971059882163);
+    CHECK(psdl_xoshiro_float(&x) == 0.37898025066266861);
+    CHECK(psdl_xoshiro_float(&x) == 0.68004341102813937);
+    CHECK(x.s[0] == 0xcc58f5a5b5b0fb99ULL && x.s[1] == 0x23f3c3f0f216eb87ULL && x.s[2] == 0x6e76f3ab2bb36686ULL &&
+          x.s[3] == 0x821b4a2893a27915ULL);
+    for (int i = 0; i < 1000; i++) {
+        double v = psdl_xoshiro_float(&x);
+        if (!(v >= 0 && v < 1)) {
+            CHECKF(0, "draw %d: %g", i, v);
+            break;
+        }
+    }
+}
+
+static void test_ground(void) {
+    set_ctx("ground");
+    psdl_row_ground g;
+    memset(&g, 0, sizeof g);
+    g.flat = 1, g.y = 2.5;
+    CHECK(psdl_row_ground_at(&g, 100, -40) == 2.5);
+    /* no triangles: 0 */
+    g.flat = 0;
+    CHECK(psdl_row_ground_at(&g, 1, 1) == 0);
+    /* two triangles of the square 0..20 rising along x (y = x / 10), split on its diagonal */
+    double tris[18] = {0, 0, 0, 0, 0, 20, 20, 2, 20, /* */ 0, 0, 0, 20, 2, 20, 20, 2, 0};
+    double cells[8];
+    psdl_row_ground_cells(cells, tris, 2);
+    CHECK(cells[0] == 0 && cells[1] == 1 && cells[2] == 0 && cells[3] == 1);
+    g.tris = tris, g.cells = cells, g.ntris = 2;
+    CHECK(fabs(psdl_row_ground_at(&g, 5, 15) - 0.5) < 1e-12);
+    CHECK(fabs(psdl_row_ground_at(&g, 15, 5) - 1.5) < 1e-12);
+    CHECK(fabs(psdl_row_ground_at(&g, 20, 20) - 2) < 1e-12);
+    /* beyond the edge but in a cell of a triangle: the one closest to containing it */
+    CHECK(fabs(psdl_row_ground_at(&g, 21, 10) - 2.1) < 1e-12);
+    /* in no triangle's cell: the nearest corner */
+    CHECK(psdl_row_ground_at(&g, 50, 50) == 2);
+    CHECK(psdl_row_ground_at(&g, -30, -30) == 0);
+    /* a degenerate triangle is skipped */
+    double flat3[9] = {0, 5, 0, 10, 5, 0, 20, 5, 0};
+    double c3[4];
+    psdl_row_ground_cells(c3, flat3, 1);
+    psdl_row_ground g3 = {0, 0, flat3, c3, 1};
+    CHECK(psdl_row_ground_at(&g3, 5, 0) == 5); /* (nearest corner) */
+}
+
+/* A spec for the tests: floors 2..8 of 3 m, three facades, two roofs. */
+static const uint32_t FACADES[3] = {5, 6, 7}, ROOFS[2] = {8, 9}, GROUNDS[1] = {10};
+
+static psdl_row_spec test_spec(void) {
+    psdl_row_spec s;
+    memset(&s, 0, sizeof s);
+    s.floors_min = 2, s.floors_max = 8;
+    s.floor_height = 3, s.bay_width = 4, s.sliver_density = 0.25;
+    s.facades = FACADES, s.nfacades = 3;
+    s.roofs = ROOFS, s.nroofs = 2;
+    s.sliver = 4;
+    return s;
+}
+
+static void test_plan(void) {
+    set_ctx("plan");
+    psdl_row_spec s = test_spec();
+    psdl_row_ground g = {1, 1.2345678, NULL, NULL, 0};
+    double fp[12], outline[12];
+    rect(fp, 0, 0, 10, 12, 0);
+    gen gg = {11, 0};
+    psdl_row_plan p;
+    CHECK(psdl_row_building_plan(&s, &g, rows_rng, &gg, fp, 4, outline, &p) == 1);
+    CHECK(gg.draws == 3); /* floors, facade, roof */
+    CHECK(p.floors >= 2 && p.floors <= 8 && p.floors == floor(p.floors) && p.upper_floors == p.floors);
+    CHECK(p.base == 1.235 && outline[1] == 1.235 && outline[10] == 1.235 && outline[9] == 10 && outline[11] == 0);
+    CHECK(p.facade >= 5 && p.facade <= 7 && p.roof >= 8 && p.roof <= 9 && p.ground == 0);
+    /* one facade, one roof, one floor count: nothing drawn */
+    psdl_row_spec one = s;
+    one.nfacades = 1, one.nroofs = 1, one.floors_max = 2;
+    gg.draws = 0;
+    CHECK(psdl_row_building_plan(&one, &g, rows_rng, &gg, fp, 4, outline, &p) == 1);
+    CHECK(gg.draws == 0 && p.floors == 2 && p.facade == 5 && p.roof == 8);
+    /* a ground floor: one floor less above it */
+    one.ground_facades = GROUNDS, one.nground = 1;
+    CHECK(psdl_row_building_plan(&one, &g, rows_rng, &gg, fp, 4, outline, &p) == 1);
+    CHECK(p.ground == 10 && p.ground_height == 3 && p.upper_floors == 1 && p.floors == 2);
+    /* a bridge deck 10 m up over the footprint: 2 floors of 3 m under it (1 m gap) */
+    set_ctx("plan under a deck");
+    double deck[12], box[4], low = 10;
+    rect(deck, -5, 5, 30, 9, 10);
+    psdl_ring_box(box, deck, 4);
+    size_t at[2] = {0, 4};
+    psdl_row_spec d = s;
+    d.floors_min = d.floors_max = 6;
+    d.deck_pts = deck, d.deck_box = box, d.deck_low = &low, d.deck_at = at, d.ndecks = 1, d.deck_gap = 1;
+    g.y = 0;
+    CHECK(psdl_row_building_plan(&d, &g, rows_rng, &gg, fp, 4, outline, &p) == 1);
+    CHECK(p.floors == 3); /* floor((10 - 0 - 1) / 3) */
+    /* not even one floor: left out */
+    g.y = 7.5;
+    CHECK(psdl_row_building_plan(&d, &g, rows_rng, &gg, fp, 4, outline, &p) == 0);
+    /* a deck elsewhere changes nothing */
+    rect(deck, 50, 50, 60, 60, 10);
+    psdl_ring_box(box, deck, 4);
+    CHECK(psdl_row_building_plan(&d, &g, rows_rng, &gg, fp, 4, outline, &p) == 1 && p.floors == 6);
+}
+
+static void test_emit(void) {
+    set_ctx("emit");
+    psdl_row_spec s = test_spec();
+    psdl_pool *vp = psdl_pool_new(3, 1), *hp = psdl_pool_new(1, 0);
+    psdl_store *st = psdl_store_new();
+    CHECK(vp && hp && st && psdl_store_add_room(st) == 1);
+    psdl_row_target t = {vp, hp, st, 1, 0, 0};
+    double outline[12];
+    rect(outline, 0, 0, 10, 12, 0);
+    psdl_row_plan p;
+    memset(&p, 0, sizeof p);
+    p.base = 0, p.floors = p.upper_floors = 4, p.floor_height = 3, p.facade = 6, p.roof = 9;
+    psdl_row_built b;
+    CHECK(psdl_row_building_emit(&s, &p, outline, 4, &t, &b) == PSDL_ROW_OK);
+    CHECK(b.top == 12 && b.runs == 4 && b.facades == 4 && b.slivers == 0);
+    size_t nrec = psdl_store_count(st, 1);
+    CHECKF(nrec >= 9, "%zu records", nrec); /* 4 bounds, 4 facades, a roof fan or more */
+    size_t bounds = 0, facades = 0, roofs = 0;
+    for (const psdl_store_rec *r = psdl_store_first(st, 1); r; r = psdl_store_next(st, r)) {
+        if (r->type == PSDL_STORE_FACADE_BOUND) bounds++;
+        if (r->type == PSDL_STORE_FACADE) facades += r->group == 6 && r->param[3] == 4 && r->param[2] == 3;
+        if (r->type == PSDL_STORE_ROOF) roofs += r->group == 9;
+        const uint32_t *refs = psdl_store_refs(st, r);
+        for (uint32_t k = 0; refs && k < r->nrefs; k++) CHECK(refs[k] >= 2 && refs[k] <= psdl_pool_count(vp));
+    }
+    CHECK(bounds == 4 && facades == 4 && roofs >= 1);
+    /* wound the other way: turned round, the same records again (the points are pooled) */
+    set_ctx("emit, wound the other way");
+    double rev[12];
+    for (int i = 0; i < 4; i++) memcpy(rev + 3 * i, outline + 3 * (3 - i), 3 * sizeof *rev);
+    size_t nv = psdl_pool_count(vp);
+    CHECK(psdl_row_building_emit(&s, &p, rev, 4, &t, &b) == PSDL_ROW_OK && b.facades == 4);
+    CHECK(psdl_pool_count(vp) == nv && psdl_store_count(st, 1) == 2 * nrec);
+    /* sloped ground under a wall: slivers */
+    set_ctx("emit, slivers");
+    double slope[12];
+    rect(slope, 20, 0, 30, 12, 0);
+    slope[1] = -1;
+    p.base = 0;
+    CHECK(psdl_row_building_emit(&s, &p, slope, 4, &t, &b) == PSDL_ROW_OK && b.slivers == 2);
+    /* a ground floor */
+    set_ctx("emit, ground floor");
+    p.ground = 10, p.ground_height = 3, p.upper_floors = 3;
+    CHECK(psdl_row_building_emit(&s, &p, outline, 4, &t, &b) == PSDL_ROW_OK && b.facades == 8 && b.top == 12);
+    p.ground = 0, p.ground_height = 0, p.upper_floors = 4;
+    /* errors */
+    set_ctx("emit errors");
+    psdl_store_mark_t m0;
+    psdl_store_mark(st, &m0);
+    psdl_row_target tb = t;
+    tb.budget = psdl_pool_count(vp) + 2;
+    double far[12];
+    rect(far, 100, 100, 110, 112, 0);
+    CHECK(psdl_row_building_emit(&s, &p, far, 4, &tb, &b) == PSDL_ROW_BUDGET && b.reached > tb.budget);
+    psdl_row_plan huge = p;
+    huge.upper_floors = 40000;
+    CHECK(psdl_row_building_emit(&s, &huge, outline, 4, &t, &b) == PSDL_ROW_REPEATS && b.repeats == 40000);
+    psdl_row_spec refuse = s;
+    refuse.refuse = 1;
+    CHECK(psdl_row_building_emit(&refuse, &p, outline, 4, &t, &b) == PSDL_ROW_REFUSED);
+    double big[12];
+    memcpy(big, outline, sizeof big);
+    big[0] = 1e39;
+    CHECK(psdl_row_building_emit(&s, &p, big, 4, &t, &b) == PSDL_ROW_RANGE);
+    big[0] = NAN;
+    CHECK(psdl_row_building_emit(&s, &p, big, 4, &t, &b) == PSDL_ROW_RANGE);
+    CHECK(psdl_row_building_emit(&s, &p, outline, 2, &t, &b) == PSDL_ROW_NOROOF);
+    double line[12] = {0, 0, 0, 5, 0, 0, 10, 0, 0, 20, 0, 0};
+    CHECK(psdl_row_building_emit(&s, &p, line, 4, &t, &b) == PSDL_ROW_NOROOF);
+    psdl_row_plan flat = p;
+    flat.upper_floors = 0;
+    CHECK(psdl_row_building_emit(&s, &flat, outline, 4, &t, &b) == PSDL_ROW_NOHEIGHT);
+    psdl_row_plan high = p;
+    high.base = 1e18; /* + 12 m rounds back to the base */
+    CHECK(psdl_row_building_emit(&s, &high, outline, 4, &t, &b) == PSDL_ROW_NOHEIGHT);
+    psdl_row_target tr = t;
+    tr.room = 2;
+    CHECK(psdl_row_building_emit(&s, &p, outline, 4, &tr, &b) == PSDL_ROW_FULL);
+    /* the caller undoes a failed building with the counts it took */
+    CHECK(psdl_store_truncate(st, &m0) == PSDL_STORE_OK && psdl_store_count(st, 1) == m0.recs);
+    psdl_store_free(st);
+    psdl_pool_free(vp);
+    psdl_pool_free(hp);
+}
+
 int main(void) {
     test_fits();
     test_one_street();
     test_block();
+    test_stop();
+    test_xoshiro();
+    test_ground();
+    test_plan();
+    test_emit();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

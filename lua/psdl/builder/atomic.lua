@@ -25,7 +25,7 @@ check.own(debug.getinfo(1, "S").source)
 local BUILDER_CALLS = { "room", "street", "intersection", "block", "building", "vertices_flat" }
 -- Room methods (they add attribute records, vertices, heights, groups).
 local ROOM_CALLS = { "road", "divided_road", "divided_refs", "walkway", "sidewalk", "sliver", "crosswalk",
-                     "road_fan", "fan", "facade_bound", "facade", "roof", "tunnel", "junction_tunnel",
+                     "road_fan", "fan", "fan_refs", "facade_bound", "facade", "roof", "tunnel", "junction_tunnel",
                      "texture" }
 
 -- Drops what was added to builder b after the counts given.

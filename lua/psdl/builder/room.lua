@@ -9,7 +9,7 @@ local check = require "psdl.check"
 
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
 local setmetatable = setmetatable
-local floor, max, abs = math.floor, math.max, math.abs
+local floor, max, abs, math_type = math.floor, math.max, math.abs, math.type
 local string_format = string.format
 local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
@@ -297,7 +297,7 @@ return function(M, Builder, Room, P)
 
   -- Adds fans (convex pieces, retail winding) covering the polygon of flat points `flat`
   -- (with hole starts, 1-based) whose vertex references are `refs`, as `kind` attributes.
-  local function fans_of_flat(room, flat, refs, starts, kind, g, extra, hub_height)
+  local function fans_of_flat(room, flat, refs, starts, kind, g, extra, hub_height, out)
     local idx, xpts = core.fans(flat, starts)
     if #idx == 0 then room:fail("%s: the polygon has no area", kind) end
     if hub_height then -- added hubs take the caller's ground height (e.g. terrain) when it gives one
@@ -317,7 +317,9 @@ return function(M, Builder, Room, P)
       local op = { type = kind, group = g, refs = rr }
       if extra then for k, v in pairs(extra) do op[k] = v end end
       room:push(op)
+      if out then out[#out + 1] = rr end
     end
+    if out then return room, out end
     return room
   end
 
@@ -368,6 +370,37 @@ return function(M, Builder, Room, P)
     local b = self.builder
     local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan")
     return add_fans(self, polygon, opts and opts.holes, "fan", g, nil, opts and opts.hub_height, false)
+  end
+
+  --- Fans (0x6) of a polygon given as vertex references (a simple polygon with area, no holes):
+  -- `Room:fan` of those points without pooling them again; textures and opts as for `fan`.
+  -- @treturn Room the room, and a table: the fans made (lists of references, hub first)
+  function Room:fan_refs(refs, textures, opts)
+    local b = self.builder
+    local g = as_group(b, textures or styles.ground(b.style, "paving"), "single", "fan_refs")
+    if type(refs) ~= "table" then argerr(1, "fan_refs", "refs: list of vertex references expected, got " .. type(refs)) end
+    local n = #refs
+    if n < 3 then argerr(1, "fan_refs", string_format("refs: 3 or more references expected, got %d", n)) end
+    if opts ~= nil and (type(opts) ~= "table" or (opts.hub_height ~= nil and type(opts.hub_height) ~= "function")) then
+      argerr(3, "fan_refs", "opts: table with hub_height = function expected")
+    end
+    if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
+    local ok, flat = pcall(b.flat_of, b, refs) -- the references checked in C
+    if not ok then
+      local count = b.vpool:count()
+      for i = 1, n do
+        local v = refs[i]
+        if math_type(v) ~= "integer" or v < 1 or v > count then
+          argerr(1, "fan_refs", num_problem(v, string_format("refs[%d]", i), "int", 1, count)
+            or string_format("refs[%d]: vertex reference expected", i))
+        end
+      end
+      error(flat, 0)
+    end
+    local e1, e2 = core.self_crossing(flat)
+    if e1 then argerr(1, "fan_refs", string_format("refs: self-intersecting polygon (edges %d and %d cross)", e1, e2)) end
+    if abs(core.signed_area(flat)) <= 1e-9 then argerr(1, "fan_refs", "refs: the polygon has no area") end
+    return fans_of_flat(self, flat, refs, nil, "fan", g, nil, opts and opts.hub_height, {})
   end
 
   -- Room:fan of a polygon and holes the caller checked (`Builder:block`).

@@ -18,6 +18,9 @@ local M = {}
 local R = {}
 R.__index = R
 
+-- The generator of each function `R:fn` made (weak: the functions come and go).
+local made_by = setmetatable({}, { __mode = "k" })
+
 local function rotl(x, k) return (x << k) | (x >> (64 - k)) end
 
 local function splitmix(state)
@@ -108,7 +111,7 @@ end
 -- blocks draw hundreds of thousands of numbers through it.
 function R:fn()
   local g = self
-  return function()
+  local f = function()
     local s1, s2, s3, s4 = g.s1, g.s2, g.s3, g.s4
     local result = rotl(s2 * 5, 7) * 9
     local t = s2 << 17
@@ -120,6 +123,17 @@ function R:fn()
     g.s1, g.s2, g.s3, g.s4 = s1, s2, s3, rotl(s4, 45)
     return (result >> 11) * (1.0 / 9007199254740992.0)
   end
+  made_by[f] = g
+  return f
+end
+
+--- The generator whose `fn` made the function f, or nil (f made otherwise). C code that
+-- draws many numbers (psdl.city.blocks' building rows, `core.row_buildings`) runs the same
+-- generator on its state `s1` .. `s4` and writes the state back, instead of calling f.
+-- @tparam function f
+-- @treturn table|nil the generator
+function M.generator(f)
+  return made_by[f]
 end
 
 --- A generator for a seed whose `derive` streams are keyed by that seed.

@@ -3,12 +3,16 @@
 local core = require "psdl.core"
 local styles = require "psdl.styles"
 local plan = require "psdl.plan"
+local check = require "psdl.check"
+local random = require "psdl.city.random"
 
-local type, error, ipairs, pairs = type, error, ipairs, pairs
+local type, error, ipairs, pairs, next = type, error, ipairs, pairs, next
+local getmetatable, setmetatable, rawget, rawset, rawlen = getmetatable, setmetatable, rawget, rawset, rawlen
 local abs, sqrt, floor, max, min, huge = math.abs, math.sqrt, math.floor, math.max, math.min, math.huge
 local string_format = string.format
 local area2, overlap, bbox = plan.area2, plan.overlap, plan.bbox
-local flatten_points, row_fits, building_rows = core.flatten_points, core.row_fits, core.building_rows
+local flatten_points, row_fits, row_buildings = core.flatten_points, core.row_fits, core.row_buildings
+local opt_problem, argerr = check.opt_problem, check.argerr
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -110,13 +114,105 @@ return function(M, Ctx, private)
     return clean
   end
 
+  -- The options `Builder:building` would refuse (the first problem, as its message names it),
+  -- or nil: the checks it makes per call, made once per building spec.
+  local function spec_problem(bs)
+    return opt_problem(bs.floor_height, "floor_height", "positive") or opt_problem(bs.bay_width, "bay_width", "positive")
+      or opt_problem(bs.sliver_density, "sliver_density", "positive")
+  end
+
+  -- Building spec bs as core.row_spec keeps it in C (made once per spec: bs.row_spec).
+  local function row_spec(ctx, bs)
+    local function indices(list)
+      if not list then return nil end
+      local out = {}
+      for i, g in ipairs(list) do out[i] = g.index end
+      return out
+    end
+    local decks
+    if ctx.decks then
+      decks = {}
+      for i, d in ipairs(ctx.decks) do decks[i] = { pts = flatten_points(d.pts), low = d.low } end
+    end
+    bs.problem = spec_problem(bs)
+    bs.row_spec = core.row_spec{
+      setback = bs.setback, depth = bs.depth, width = bs.width, gap = bs.gap, bay_width = bs.bay_width,
+      floors = bs.floors, floor_height = bs.floor_height or 3, sliver_density = bs.sliver_density or 0.25,
+      facades = indices(bs.facades), roofs = indices(bs.roofs), ground_facades = indices(bs.ground_facades),
+      sliver = bs.sliver.index, refuse = bs.problem ~= nil, decks = decks, deck_gap = M.DECK_GAP,
+    }
+    return bs.row_spec
+  end
+
+  -- A building of room R's rows failed (core.row_buildings returned false, what, detail and
+  -- the counts before it): raises what `Builder:building` raised for it, after dropping the
+  -- part of the building that was made (as the builder's atomic calls do).
+  local ROW_FAILURES = { range = "a coordinate or height beyond the float range", noheight = "the building has no height",
+                         below = "top is below the ground floor's top", full = "the store is full",
+                         vanish = "the ground floor's height vanishes at its base", nomem = "not enough memory" }
+  local function row_failed(b, R, bs, what, detail, nv, nh, srooms, srecs, srefs)
+    local room = R.room
+    local ok, e = true, nil
+    if what == "budget" then ok, e = pcall(room.check_budget, room)
+    elseif what == "noroof" then ok, e = pcall(room.fail, room, "roof: the polygon has no area")
+    elseif what == "repeats" then ok, e = pcall(room.fail, room, "facade: repeats %s x %s outside 1..32767", 1, detail)
+    elseif what == "refused" then ok, e = pcall(argerr, 2, "building", bs.problem)
+    end
+    if ok then e = string_format("building in %s: %s", room:label(), ROW_FAILURES[what] or what) end
+    b.vpool:truncate(nv)
+    b.hpool:truncate(nh)
+    b.store:truncate(srooms, srecs, srefs)
+    error(e, 0)
+  end
+
+  -- The fill's building records (report.building_list), kept in C (core.row_list) and made
+  -- tables when first read: a lazy list in place of the report's (empty) one, made on the
+  -- first building. Returns the C list and the records made in Lua, by index.
+  local function building_records(ctx)
+    local rl = ctx.row_list
+    if rl then return rl, ctx.lua_records end
+    rl = core.row_list()
+    local lua_records, report, rooms = {}, ctx.report, ctx.b.rooms
+    for i, rec in ipairs(report.building_list) do lua_records[rl:add_lua()] = rec end
+    local proxy = {}
+    local function force()
+      if getmetatable(proxy) == nil then return end
+      setmetatable(proxy, nil)
+      rl:fill(proxy, rooms, lua_records)
+    end
+    setmetatable(proxy, {
+      __index = function(t, k) force(); return rawget(t, k) end,
+      __newindex = function(t, k, v) force(); rawset(t, k, v) end,
+      __pairs = function(t) force(); return next, t, nil end,
+      __len = function(t) force(); return rawlen(t) end,
+    })
+    report.building_list = proxy
+    ctx.row_list, ctx.lua_records = rl, lua_records
+    return rl, lua_records
+  end
+
   -- Building rows along the frontage of room R over polygon P (edges whose kind is in
-  -- `want`): chains, footprints and fit tests in C (psdl_building_rows), each footprint placed
-  -- a `Ctx:building` with options bs; random numbers from the fill's generator.
+  -- `want`) with options bs, in one C call (core.row_buildings): chains, footprints and fit
+  -- tests, then per footprint what `Ctx:building` and `Builder:building` do (ground heights,
+  -- floors under bridge decks, texture picks, facades, slivers, roof, the store's records,
+  -- the report's building_list), random numbers from the fill's generator (in C when it is a
+  -- psdl.city.random generator's `fn`).
   local function rows(ctx, R, P, bs, want)
     local kinds, front = P.kinds, {}
     for i = 1, #P.pts do front[i] = want[kinds[i]] and true or false end
-    building_rows(row_room(R), front, bs, ctx.rng, function(fp) ctx:building(R, fp, bs) end)
+    local b, report, rng = ctx.b, ctx.report, ctx.rng
+    local ground = R.flat_y or R.tris
+    if ground == nil then error("psdl.city.blocks: room without its ground (flat_y or tris)", 0) end
+    b:settle() -- (Builder:building's first step, once for the room)
+    local built, under, detail, nv, nh, srooms, srecs, srefs, nb, nu = row_buildings(row_room(R), front,
+      bs.row_spec or row_spec(ctx, bs), random.generator(rng) or rng, ground, b.vpool, b.hpool, b.store, R.room.serial,
+      b.snap, b.budget, (building_records(ctx)))
+    local what
+    if built == false then what, built, under = under, nb, nu end
+    report.buildings = report.buildings + built
+    R.nbuildings = R.nbuildings + built
+    if under > 0 then report.under_decks = (report.under_decks or 0) + under end
+    if what then row_failed(b, R, bs, what, detail, nv, nh, srooms, srecs, srefs) end
   end
 
   -- A building on footprint fp (retail, plan) in room R.
@@ -124,8 +220,13 @@ return function(M, Ctx, private)
     local rng, b = self.rng, self.b
     local outline = {}
     local base = -huge
+    local ground = R.ground
+    if not ground then
+      ground = private.sampler(R.tris, R.flat_y)
+      R.ground = ground
+    end
     for i, p in ipairs(fp) do
-      local y = floor(R.ground(p[1], p[3]) * 1000 + 0.5) / 1000
+      local y = floor(ground(p[1], p[3]) * 1000 + 0.5) / 1000
       outline[i] = { p[1], y, p[3] }
       if y > base then base = y end
     end
@@ -175,7 +276,8 @@ return function(M, Ctx, private)
     self.report.buildings = self.report.buildings + 1
     local rec = { room = R.room, outline = outline, base = st.base, top = st.top, floors = floors,
                   facades = st.facades, slivers = st.slivers, footprint = given and given.index or nil }
-    self.report.building_list[#self.report.building_list + 1] = rec
+    local rl, lua_records = building_records(self)
+    lua_records[rl:add_lua()] = rec
     R.nbuildings = R.nbuildings + 1
     return true
   end

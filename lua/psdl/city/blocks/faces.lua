@@ -23,118 +23,37 @@ return function(M, Ctx, private)
   -- A room's outline as vertex references: its own, or that of its ground geometry.
   local function room_outline(b, r) return b:room_outline(r) end
 
-  local function ukey(a, c)
-    if a < c then return a * 4294967296 + c end
-    return c * 4294967296 + a
-  end
-
-  -- The outlines of the ordinary rooms (vertex references, split at the vertices of other
-  -- rooms lying inside their edges: T-junctions) and the edges of tunnel and deck rooms.
+  -- The outlines of the rooms (vertex references; those of fewer than 3 points left out by
+  -- the kernel) and their kinds: 0 ordinary, 1 tunnel (its edges are portals), 2 other warp
+  -- rooms (bridge decks: their edges are decks).
   local function outlines(b, skip, outline_of)
-    local base, tunnel_edges, deck_edges = {}, {}, {}
+    local lists, warp = {}, {}
     for _, r in ipairs(b.rooms) do
       if not (skip and skip[r]) then
         local out
         if outline_of then out = outline_of(r) else out = room_outline(b, r) end
-        if out and #out >= 3 then
-          if is_warp(r) then
-            local set = (r.is_tunnel or (r.flags and (r.flags & 0x02) ~= 0)) and tunnel_edges or deck_edges
-            local n = #out
-            for k = 1, n do set[ukey(out[k], out[k % n + 1])] = true end
-          else
-            local c = {}
-            for k, v in ipairs(out) do c[k] = v end
-            base[#base + 1] = c
-          end
+        if out then
+          local n = #lists + 1
+          lists[n] = out
+          if not is_warp(r) then warp[n] = 0
+          elseif r.is_tunnel or (r.flags and (r.flags & 0x02) ~= 0) then warp[n] = 1
+          else warp[n] = 2 end
         end
       end
     end
-    if #base > 1 then
-      local t = core.tjunctions(b.vpool, base, b.eps)
-      local by = {}
-      for i = 1, #t, 3 do
-        local ri, e, v = t[i], t[i + 1], t[i + 2]
-        local l = by[ri]
-        if not l then l = {}; by[ri] = l end
-        l[#l + 1] = { e = e, v = v, o = #l }
-      end
-      for ri = 1, #base do
-        local l = by[ri]
-        if l then
-          table_sort(l, function(x, y) if x.e ~= y.e then return x.e > y.e end return x.o > y.o end)
-          local per = base[ri]
-          for _, x in ipairs(l) do table_insert(per, x.e + 1, x.v) end
-        end
-      end
-    end
-    return base, tunnel_edges, deck_edges
-  end
-
-  -- The loops classified by winding: S > 0 bounds a face (reversed into retail winding), S < 0
-  -- is an outline of the network; loops of under 0.5 m² are dropped.
-  local function classify(loops, pt, edge_kind)
-    local faces, outs = {}, {}
-    for _, loop in ipairs(loops) do
-      if #loop >= 3 then
-        local pts = {}
-        for i, v in ipairs(loop) do pts[i] = pt(v) end
-        local s = area2(pts)
-        if abs(s) > 2 * 0.5 then
-          local Q = poly()
-          if s > 0 then -- reverse into retail winding
-            for i = #loop, 1, -1 do
-              local j = i == 1 and #loop or i - 1 -- edge (loop[i] -> loop[i-1]) reversed original (loop[i-1] -> loop[i])
-              local a, c = loop[i], loop[j]
-              push(Q, pts[i], a, edge_kind(a, c))
-            end
-            Q.area = s / 2
-            Q.holes = {}
-            faces[#faces + 1] = Q
-          else
-            local n = #loop
-            for i = 1, n do
-              local a, c = loop[i], loop[i % n + 1]
-              push(Q, pts[i], a, edge_kind(a, c))
-            end
-            Q.area = -s / 2
-            outs[#outs + 1] = Q
-          end
-        end
-      end
-    end
-    return faces, outs
-  end
-
-  -- Islands: an outline inside a face is a hole of the smallest face holding it (wound against
-  -- the region, S > 0); the others are returned, holes of the apron.
-  local function islands(faces, outs)
-    local order = {}
-    for i = 1, #faces do order[i] = i end
-    table_sort(order, function(x, y) if faces[x].area ~= faces[y].area then return faces[x].area < faces[y].area end return x < y end)
-    local apron = {}
-    for _, L in ipairs(outs) do
-      local host
-      local p = L.pts[1]
-      for _, fi in ipairs(order) do
-        local F = faces[fi]
-        if F.area > L.area and inside(F.pts, p[1], p[3]) then host = F; break end
-      end
-      local H = poly()
-      for i = #L.pts, 1, -1 do
-        local j = i == 1 and #L.pts or i - 1
-        push(H, L.pts[i], L.refs[i], L.kinds[j])
-      end
-      H.area = L.area
-      if host then host.holes[#host.holes + 1] = H else apron[#apron + 1] = H end
-    end
-    return apron
+    return lists, warp
   end
 
   --- The faces of the road layout placed in a builder so far.
-  -- Edges used by exactly one outline are the network's boundary; loose chain ends are joined
-  -- to loose starts within 12 m (rooms that overlap or leave a sliver between them), and the
-  -- edges are chained into loops taking the sharpest left turn (the face lies on the left,
-  -- math) and split where a loop visits a vertex twice: all in C (psdl.core.face_loops,
+  -- The outlines of the ordinary (non-warp) rooms, split at the vertices of other rooms lying
+  -- inside their edges (T-junctions); edges used by exactly one outline are the network's
+  -- boundary; loose chain ends are joined to loose starts within 12 m (rooms that overlap or
+  -- leave a sliver between them), and the edges are chained into loops taking the sharpest
+  -- left turn (the face lies on the left, math) and split where a loop visits a vertex
+  -- twice. Loops of over 0.5 m² are classified by winding: S > 0 bounds a face (reversed
+  -- into retail winding), S < 0 is an outline of the network, a hole of the smallest face
+  -- holding it (an island) or else of the apron. Edges shared with a tunnel room are
+  -- "portal", with another warp room "deck". All in C (psdl.core.network_faces,
   -- src/psdl_faces.c).
   -- @tparam Builder b
   -- @tparam[opt] table opts `skip`: a set of rooms to leave out; `outline_of`: function(room)
@@ -144,31 +63,18 @@ return function(M, Ctx, private)
   -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
   function M.faces(b, opts)
     opts = opts or {}
-    local base, tunnel_edges, deck_edges = outlines(b, opts.skip, opts.outline_of)
-    local loops, gaps, open = core.face_loops(b.vpool, base)
-    local P = {}
-    local function pt(v)
-      local p = P[v]
-      if not p then p = b:point(v); P[v] = p end
-      return p
-    end
+    local lists, warp = outlines(b, opts.skip, opts.outline_of)
+    local faces, apron, gaps, open = core.network_faces(b.vpool, lists, warp, b.eps)
     local warnings = {}
     for i = 1, #gaps, 3 do
-      local p, q = pt(gaps[i + 1]), pt(gaps[i + 2])
+      local p, q = b:point(gaps[i + 1]), b:point(gaps[i + 2])
       warnings[#warnings + 1] = string_format("a gap of %.2f m between rooms' outlines at (%.1f, %.1f) - (%.1f, %.1f) "
         .. "(overlapping or parted rooms) was closed", gaps[i], p[1], p[3], q[1], q[3])
     end
     for i = 1, #open, 2 do
       warnings[#warnings + 1] = string_format("an open chain of %d boundary edges from vertex %d was left out", open[i], open[i + 1])
     end
-    local function edge_kind(a, c)
-      local key = ukey(a, c)
-      if tunnel_edges[key] then return "portal" end
-      if deck_edges[key] then return "deck" end
-      return "street"
-    end
-    local faces, outs = classify(loops, pt, edge_kind)
-    return { faces = faces, outlines = islands(faces, outs), warnings = warnings }
+    return { faces = faces, outlines = apron, warnings = warnings }
   end
 
   -- Moves the points of edges shared with warp rooms to the ground: a tunnel portal's

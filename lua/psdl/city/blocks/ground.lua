@@ -1,10 +1,12 @@
 --- Ground of psdl.city.blocks (step 3 of `fill`): fans over each room, cut again under a
 -- height function so that inner points follow it.
 
+local core = require "psdl.core"
 local plan = require "psdl.plan"
 
 local ipairs = ipairs
 local abs, floor, max, min, huge = math.abs, math.floor, math.max, math.min, math.huge
+local refs_level = core.refs_level
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -58,24 +60,20 @@ return function(M, Ctx, private)
   local function ground(ctx, r, pieces, texture, flat_y)
     local b = ctx.b
     local fans = {}
-    local hub = ctx.height and function(x, z) return ctx:h(x, z, nil) end or nil
+    local opts = ctx.height and { hub_height = function(x, z) return ctx:h(x, z, nil) end } or nil
     for _, g in ipairs(pieces) do
-      local n0 = b:attribute_count(r)
-      r:fan(g.pts, texture, { hub_height = hub })
-      for _, op in ipairs(b:attributes(r, n0 + 1)) do
-        if op.type == "fan" and #op.refs >= 3 then
-          local f = b:flat_of(op.refs) -- the fan's points, x, y, z each, in one call
-          fans[#fans + 1] = f
-          if flat_y then
-            for i = 2, #f, 3 do
-              if f[i] ~= flat_y then flat_y = nil; break end
-            end
-          end
-        end
+      local _, made = r:fan_refs(g.refs, texture, opts) -- the piece's references: no pooling again
+      for _, refs in ipairs(made) do
+        if #refs >= 3 then fans[#fans + 1] = refs end
       end
     end
-    if flat_y then return nil, flat_y end
+    if flat_y then
+      local y = refs_level(b.vpool, fans) -- every fan point's one height (nil: no fan point)
+      if y == nil or y == flat_y then return nil, flat_y end
+      flat_y = nil
+    end
     local tris = {}
+    for k = 1, #fans do fans[k] = b:flat_of(fans[k]) end -- the fan's points, x, y, z each
     for _, f in ipairs(fans) do
       local hx, hy, hz = f[1], f[2], f[3]
       for j = 3, #f // 3 do

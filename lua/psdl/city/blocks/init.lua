@@ -55,7 +55,8 @@ local plan = require "psdl.plan"
 local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, pairs, tostring, setmetatable
 local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
 local atan, pi, acos = math.atan, math.pi, math.acos
-local table_sort, table_insert, string_format = table.sort, table.insert, string.format
+local table_sort, table_insert, table_move, string_format = table.sort, table.insert, table.move, string.format
+local refs_level = core.refs_level
 local os_clock = os.clock
 
 local M = {}
@@ -206,16 +207,22 @@ end
 
 -- Points strictly between a and c every `step` m (heights from the height function, else
 -- along the chord).
+-- (The points are pooled in one call, in order: `Builder:vertices_flat`.)
 function Ctx:chord_points(a, c, step)
   local len = dist(a, c)
   local n = max(1, ceil(len / step - 1e-9))
-  local pts, refs = {}, {}
+  if n < 2 then return {}, {} end
+  local flat = {}
   for k = 1, n - 1 do
     local t = k / n
     local x, z = a[1] + (c[1] - a[1]) * t, a[3] + (c[3] - a[3]) * t
-    local y = self:h(x, z, a[2] + (c[2] - a[2]) * t)
-    pts[k], refs[k] = self:new_point(x, y, z)
+    flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] = x, self:h(x, z, a[2] + (c[2] - a[2]) * t), z
   end
+  local b = self.b
+  local refs = b:vertices_flat(flat)
+  local xyz = b:flat_of(refs)
+  local pts = {}
+  for k = 1, n - 1 do pts[k] = { xyz[3 * k - 2], xyz[3 * k - 1], xyz[3 * k] } end
   return pts, refs
 end
 
@@ -230,7 +237,7 @@ for _, part in ipairs({ "faces", "split", "ground", "buildings" }) do
 end
 local room_outline, lift_portals = private.room_outline, private.lift_portals
 local region_pieces, split, ground = private.region_pieces, private.split, private.ground
-local sampler, rows, fits = private.sampler, private.rows, private.fits
+local rows, fits = private.rows, private.fits
 local clip_footprint, building_spec = private.clip_footprint, private.building_spec
 local FOOTPRINT_MARGIN = private.FOOTPRINT_MARGIN
 
@@ -250,14 +257,9 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     w[#w + 1] = string_format("%s near (%.1f, %.1f): its outline crosses itself; left out", name, p[1], p[3])
     return nil, nil
   end
-  local refs = {}
-  for i, v in ipairs(P.refs) do refs[i] = v end
-  local r = b:room{ kind = "block", name = name, outline_refs = refs }
+  local r = b:room{ kind = "block", name = name, outline_refs = table_move(P.refs, 1, #P.refs, 1, {}) }
   local pieces = { P }
-  local flat_y = P.pts[1][2]
-  for _, p in ipairs(P.pts) do
-    if p[2] ~= flat_y then flat_y = nil; break end
-  end
+  local flat_y = refs_level(b.vpool, { P.refs }) or nil -- the outline's one height, or nil
   if self.height and #P.pts > 3 then
     pieces = {}
     split(self, P, self.ground_lim, pieces)
@@ -268,7 +270,9 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
   tris, flat_y = ground(self, r, pieces, texture, flat_y)
   local t1 = os_clock()
   self.time.ground = self.time.ground + (t1 - t0)
-  local R = { room = r, pts = P.pts, ground = sampler(tris, flat_y), nbuildings = 0 }
+  -- the ground as a plane (flat_y) or triangles (tris): the building rows sample it in C,
+  -- `Ctx:building` through a sampler made on first use (city/blocks/buildings.lua)
+  local R = { room = r, pts = P.pts, flat_y = flat_y, tris = tris, nbuildings = 0 }
   local fps = self.footprints
   if fps then -- given footprints standing wholly in this room, first
     local bb = bbox(P.pts)
@@ -502,6 +506,21 @@ local function fill_faces(ctx, net, opts, face_over, default_bs)
   return tex_park
 end
 
+-- A polygon of "margin" edges through new points (flat x, y, z; pooled in one call, in order).
+local function margin_ring(ctx, flat)
+  if #flat == 0 then return poly() end
+  local b = ctx.b
+  local refs = b:vertices_flat(flat)
+  local xyz = b:flat_of(refs)
+  local R = { pts = {}, refs = refs, kinds = {} }
+  local pts, kinds = R.pts, R.kinds
+  for k = 1, #refs do
+    pts[k] = { xyz[3 * k - 2], xyz[3 * k - 1], xyz[3 * k] }
+    kinds[k] = "margin"
+  end
+  return R
+end
+
 -- The apron: the ground within `margin` of the network (its outer edge follows the roads,
 -- psdl.city.blocks.apron), minus the network's outlines.
 local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
@@ -542,12 +561,11 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
     if opts.apron_ring then
       -- the caller's ring around the whole network (retail winding; psdl.city.terrain: the
       -- inner edge of its terrain grid, so the two share these points exactly)
-      local Rr = poly()
-      for _, q in ipairs(opts.apron_ring) do
-        local p, ref = ctx:new_point(q[1], q[2] or ground_y(q[1], q[3]), q[3])
-        push(Rr, p, ref, "margin")
+      local flat = {}
+      for k, q in ipairs(opts.apron_ring) do
+        flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] = q[1], q[2] or ground_y(q[1], q[3]), q[3]
       end
-      regions[1] = { ring = Rr, holes = net.outlines }
+      regions[1] = { ring = margin_ring(ctx, flat), holes = net.outlines }
     else
       -- the line `margin` out from the network's outlines (psdl.city.blocks.apron): the apron
       -- follows the roads, its area grows with their length, not with their bounding box
@@ -568,7 +586,7 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
       end
       local rings = require("psdl.city.blocks.apron").rings(lines, margin, min(step, margin / 2))
       for _, ring in ipairs(rings) do
-        local Rr = poly()
+        local flat, w = {}, 0
         local n = #ring
         for k = 1, n do
           local a, c = ring[k], ring[k % n + 1]
@@ -577,11 +595,11 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
           for i = 0, m - 1 do
             local t = i / m
             local x, z = a[1] + (c[1] - a[1]) * t, a[2] + (c[2] - a[2]) * t
-            local p, ref = ctx:new_point(x, ground_y(x, z), z)
-            push(Rr, p, ref, "margin")
+            flat[w + 1], flat[w + 2], flat[w + 3] = x, ground_y(x, z), z
+            w = w + 3
           end
         end
-        regions[#regions + 1] = { ring = Rr, holes = {} }
+        regions[#regions + 1] = { ring = margin_ring(ctx, flat), holes = {} }
       end
       for _, H in ipairs(net.outlines) do
         local p, host = H.pts[1], nil
@@ -659,7 +677,8 @@ end
 -- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
 -- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
 -- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
--- floors, facades, slivers, footprint}...}, footprints, footprints_skipped, skipped_faces,
+-- floors, facades, slivers, footprint}...} (kept in C and made tables on first read:
+-- `rawget` and `next` see it empty before), footprints, footprints_skipped, skipped_faces,
 -- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
 function M.fill(b, opts)
   opts = opts or {}

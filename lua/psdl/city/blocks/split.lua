@@ -4,7 +4,7 @@ local core = require "psdl.core"
 local plan = require "psdl.plan"
 
 local error, ipairs, tostring = error, ipairs, tostring
-local string_format = string.format
+local string_format, table_move = string.format, table.move
 local area2, inside = plan.area2, plan.inside
 local split_chord = core.split_chord
 
@@ -15,19 +15,40 @@ return function(M, Ctx, private)
 
   -- ================================================================ splitting
 
-  -- Cuts polygon P along the chord i-j (with points every `step` m): two polygons.
+  -- Cuts polygon P along the chord i-j (with points every `step` m): two polygons, A = P's
+  -- points i .. j then the chord's back to i, B = P's points j .. n, 1 .. i then the chord's
+  -- towards j (the runs copied by table.move).
   local function cut(ctx, P, i, j, step)
     if i > j then i, j = j, i end
-    local n = #P.pts
-    local mp, mr = ctx:chord_points(P.pts[i], P.pts[j], step)
+    local pts, refs, kinds = P.pts, P.refs, P.kinds
+    local n = #pts
+    local mp, mr = ctx:chord_points(pts[i], pts[j], step)
+    local nm = #mp
     local A, B = poly(), poly()
-    for k = i, j - 1 do push(A, P.pts[k], P.refs[k], P.kinds[k]) end
-    push(A, P.pts[j], P.refs[j], "cut")
-    for m = #mp, 1, -1 do push(A, mp[m], mr[m], "cut") end
-    for k = j, n do push(B, P.pts[k], P.refs[k], P.kinds[k]) end
-    for k = 1, i - 1 do push(B, P.pts[k], P.refs[k], P.kinds[k]) end
-    push(B, P.pts[i], P.refs[i], "cut")
-    for m = 1, #mp do push(B, mp[m], mr[m], "cut") end
+    local ap, ar, ak = A.pts, A.refs, A.kinds
+    local na = j - i + 1
+    table_move(pts, i, j, 1, ap)
+    table_move(refs, i, j, 1, ar)
+    table_move(kinds, i, j, 1, ak)
+    ak[na] = "cut"
+    for m = 1, nm do
+      local k = na + m
+      ap[k], ar[k], ak[k] = mp[nm + 1 - m], mr[nm + 1 - m], "cut"
+    end
+    local bp, br, bk = B.pts, B.refs, B.kinds
+    local nb1 = n - j + 1
+    table_move(pts, j, n, 1, bp)
+    table_move(refs, j, n, 1, br)
+    table_move(kinds, j, n, 1, bk)
+    table_move(pts, 1, i, nb1 + 1, bp)
+    table_move(refs, 1, i, nb1 + 1, br)
+    table_move(kinds, 1, i, nb1 + 1, bk)
+    local nb = nb1 + i
+    bk[nb] = "cut"
+    for m = 1, nm do
+      local k = nb + m
+      bp[k], br[k], bk[k] = mp[m], mr[m], "cut"
+    end
     return A, B
   end
 
