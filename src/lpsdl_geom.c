@@ -1569,10 +1569,26 @@ static void push_vec3(lua_State *L, const double *v) {
 static int l_bounds(lua_State *L) {
     lua_settop(L, 2); /* scratch userdata go above the arguments */
     size_t n;
-    double *p = get_points(L, 1, &n, "pts");
     lua_Integer first = luaL_optinteger(L, 2, 1);
     double b[10];
-    if (first < 1 || psdl_bounds(b, p, n, (size_t)first - 1) == 0) {
+    size_t got;
+    if (lua_type(L, 1) == LUA_TUSERDATA) {
+        /* a pool: its points as doubles in C memory, freed before any Lua allocation (a
+         * megabyte of Lua scratch for a city's pool would make the collector pay for it) */
+        pool_box *pb = check_pool(L, 1);
+        if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+        n = psdl_pool_count(pb->pool);
+        double *p = n ? (double *)malloc(3 * n * sizeof *p) : NULL;
+        if (n && !p) return luaL_error(L, "not enough memory");
+        const float *f = psdl_pool_data(pb->pool);
+        for (size_t i = 0; i < 3 * n; i++) p[i] = f[i];
+        got = first < 1 ? 0 : psdl_bounds(b, p, n, (size_t)first - 1);
+        free(p);
+    } else {
+        double *p = get_points(L, 1, &n, "pts");
+        got = first < 1 ? 0 : psdl_bounds(b, p, n, (size_t)first - 1);
+    }
+    if (got == 0) {
         lua_pushnil(L);
         return 1;
     }

@@ -30,18 +30,26 @@
 
 typedef struct perims_box {
     psdl_perims *p;
+    /* the vertex pool's points as doubles for the kernels, in C memory (a megabyte of Lua
+     * memory per call would make the collector pay for it); refilled right before each
+     * kernel call, with no Lua allocation in between */
+    double *pts;
+    size_t ptscap;
 } perims_box;
 
 static int perims_gc(lua_State *L) {
     perims_box *b = (perims_box *)luaL_checkudata(L, 1, PERIMS);
     psdl_perims_free(b->p);
     b->p = NULL;
+    free(b->pts);
+    b->pts = NULL;
+    b->ptscap = 0;
     return 0;
 }
 
 psdl_perims *lpsdl_perims_push(lua_State *L) {
     perims_box *b = (perims_box *)lua_newuserdatauv(L, sizeof *b, 0);
-    b->p = NULL;
+    memset(b, 0, sizeof *b);
     luaL_setmetatable(L, PERIMS);
     b->p = psdl_perims_new();
     if (!b->p) luaL_error(L, "not enough memory");
@@ -149,25 +157,34 @@ static int l_set(lua_State *L) {
     return 0;
 }
 
-/* The points of the vertex pool at idx as doubles in a new buffer; *n = count. */
+/* The points of the vertex pool at idx as doubles, in the buffer of the set at 1; *n = count.
+ * Valid until the next Lua allocation (a finalizer may use the set): call right before the
+ * kernel. Raises when out of memory (the buffer stays the box's). */
 static const double *pool_points(lua_State *L, int idx, size_t *n) {
+    perims_box *b = (perims_box *)luaL_checkudata(L, 1, PERIMS);
+    lpsdl_perims_check(L, 1);
     size_t c;
-    lpsdl_pool_floats(L, idx, 3, &c);
-    double *p = (double *)buffer(L, 3 * c, sizeof *p);
-    const float *f = lpsdl_pool_floats(L, idx, 3, &c); /* after the allocation */
-    for (size_t i = 0; i < 3 * c; i++) p[i] = f[i];
+    const float *f = lpsdl_pool_floats(L, idx, 3, &c);
+    if (c > b->ptscap) {
+        if (c > ((size_t)-1 / 2) / (3 * sizeof(double))) luaL_error(L, "not enough memory");
+        double *q = (double *)realloc(b->pts, 3 * c * sizeof *q);
+        if (!q) luaL_error(L, "not enough memory");
+        b->pts = q;
+        b->ptscap = c;
+    }
+    for (size_t i = 0; i < 3 * c; i++) b->pts[i] = f[i];
     *n = c;
-    return p;
+    return b->pts;
 }
 
 static int l_tjunctions(lua_State *L) {
     lua_settop(L, 3);
     lpsdl_perims_check(L, 1);
     double eps = luaL_optnumber(L, 3, 0.005);
-    size_t np;
-    const double *pts = pool_points(L, 2, &np); /* 4 */
-    size_t cap = 256;
-    uint32_t *d = (uint32_t *)buffer(L, 3 * cap, sizeof *d); /* 5 */
+    size_t np, cap = 256;
+    lpsdl_pool_floats(L, 2, 3, &np); /* checks the pool */
+    uint32_t *d = (uint32_t *)buffer(L, 3 * cap, sizeof *d); /* 4 */
+    const double *pts = pool_points(L, 2, &np);
     const uint32_t *start, *verts;
     size_t nr = psdl_perims_csr(lpsdl_perims_check(L, 1), &start, &verts);
     size_t n = psdl_tjunctions(d, cap, pts, np, start, verts, nr, eps);
@@ -177,7 +194,8 @@ static int l_tjunctions(lua_State *L) {
     if (n > cap) {
         cap = n;
         d = (uint32_t *)buffer(L, 3 * cap, sizeof *d);
-        nr = psdl_perims_csr(lpsdl_perims_check(L, 1), &start, &verts); /* after the allocation */
+        pts = pool_points(L, 2, &np); /* after the allocation */
+        nr = psdl_perims_csr(lpsdl_perims_check(L, 1), &start, &verts);
         n = psdl_tjunctions(d, cap, pts, np, start, verts, nr, eps);
         if (n == PSDL_GEOM_NOMEM || n == PSDL_GEOM_INVALID) return luaL_error(L, "not enough memory");
         if (n > cap) n = cap; /* the set changed under a finalizer */
@@ -245,8 +263,8 @@ static int l_height_mismatches(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     double eps = luaL_checknumber(L, 4), gap = luaL_checknumber(L, 5);
     size_t np;
-    const double *pts = pool_points(L, 2, &np); /* 6 */
-    unsigned char *kind = (unsigned char *)buffer(L, nr, 1); /* 7 */
+    lpsdl_pool_floats(L, 2, 3, &np); /* checks the pool */
+    unsigned char *kind = (unsigned char *)buffer(L, nr, 1); /* 6 */
     for (size_t r = 0; r < nr; r++) {
         lua_rawgeti(L, 3, (lua_Integer)r + 1);
         int ok;
@@ -257,11 +275,13 @@ static int l_height_mismatches(lua_State *L) {
     }
     const uint32_t *start, *verts, *nb;
     if (linked_csr(L, &start, &verts, &nb) != nr) return luaL_error(L, "the set changed");
+    const double *pts = pool_points(L, 2, &np);
     size_t n = psdl_height_mismatches(NULL, 0, pts, np, start, verts, nb, kind, nr, eps, gap, 16);
     if (n == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
-    psdl_height_mismatch *d = (psdl_height_mismatch *)buffer(L, n, sizeof *d); /* 8 */
+    psdl_height_mismatch *d = (psdl_height_mismatch *)buffer(L, n, sizeof *d); /* 7 */
     if (n) {
         if (linked_csr(L, &start, &verts, &nb) != nr) return luaL_error(L, "the set changed");
+        pts = pool_points(L, 2, &np); /* after the allocation */
         size_t m = psdl_height_mismatches(d, n, pts, np, start, verts, nb, kind, nr, eps, gap, 16);
         if (m == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
         if (m < n) n = m;
