@@ -107,12 +107,14 @@ function M.run(args, ctx)
     local base = args.script:match("([^/\\]*)$"):gsub("%.lua$", "")
     out = base .. ".psdl"
   end
-  common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } })
+  local outputs = { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } }
+  common.refuse_overwrite({ args.script }, outputs)
   if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
   local box = M.sandbox_settings(args)
-  if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box) end
+  if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box, outputs) end
+  -- (outputs: one that the script loaded or read is refused before anything is written)
   local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box,
-                                                                          decode = false })
+                                                                          decode = false, outputs = outputs })
   M.write(args, ctx, psdl, doc, report, out, size, meta)
   return ctx.exit.ok
 end
@@ -175,7 +177,7 @@ end
 --- `psdl build --watch`: build, then build again on every change of the script or a file
 -- it loaded. Runs until the process is ended.
 -- @treturn integer exit code (only when `args.watch_stop` ends the loop: tests)
-function M.watch(args, ctx, psdl, out, seed, size, box)
+function M.watch(args, ctx, psdl, out, seed, size, box, outputs)
   local watch = require "psdl.watch"
   watch.loop {
     fallback = { args.script },
@@ -185,7 +187,7 @@ function M.watch(args, ctx, psdl, out, seed, size, box)
       local files
       local ok, err = pcall(function()
         local doc, report, f, meta = source.script_document(psdl, args.script,
-          { seed = seed, strict = args.strict, sandbox = box, decode = false })
+          { seed = seed, strict = args.strict, sandbox = box, decode = false, outputs = outputs })
         files = f
         M.write(args, ctx, psdl, doc, report, out, size, meta)
       end)
