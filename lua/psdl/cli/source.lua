@@ -221,7 +221,8 @@ function M.osm_document(psdl, path, opts)
   local osm = require "psdl.osm"
   local data, msg, code = osm.read(path)
   if not data then common.failure(common.exit_for(code), common.clean(msg)) end
-  local net, report = osm.network(data, {})
+  local net, report, ncode = osm.network(data, {})
+  if not net then common.failure(common.exit_for(ncode), path .. ": " .. report) end
   if #net.roads == 0 then common.failure("bad_input", path .. ": no roads left to build a city from") end
   -- the same repairing, limit-fitting build as `psdl osm -o` (psdl.osm.city)
   local ok, doc, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report,
