@@ -45,6 +45,7 @@
  *   core.link(perimeters, npoints)             -> {{{vertex=, neighbour=}...}...}
  *   core.tjunctions(points, perimeters [, eps]) -> {room, edge, vertex, ...}
  *   core.height_mismatches(points, linked, kinds, eps, gap) -> {block, edge, road, dy, ...}
+ *   core.doc_height_mismatches(box, kinds, eps, gap) -> the same over an assembled document
  *   core.grid(cell)                            -> psdl.Grid (grid:insert(id, x0, z0, x1, z1),
  *                                                 grid:collect(x0, z0, x1, z1) -> {id...})
  *   core.pool(dim [, reserve_first])           -> psdl.Pool
@@ -1768,6 +1769,8 @@ static int l_overlaps(lua_State *L) {
  * @treturn table `{block, edge, road, dy, ...}`: 1-based rooms and perimeter edges, one
  * record per pair of rooms, sorted by block room then road room
  */
+static int push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n);
+
 static int l_height_mismatches(lua_State *L) {
     lua_settop(L, 5); /* scratch userdata go above the arguments */
     size_t np;
@@ -1822,6 +1825,40 @@ static int l_height_mismatches(lua_State *L) {
     nomem_check(L, n);
     psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
     if (n) nomem_check(L, psdl_height_mismatches(d, n, p, np, start, verts, nb, kind, nr, eps, gap, 16));
+    return push_mismatches(L, d, n);
+}
+
+/***
+ * `height_mismatches` over an assembled document (a room store's `assemble`, completed):
+ * its perimeters and vertices as the builder linked and pooled them, read in C
+ * (psdl_height_mismatches_doc), without the Lua tables.
+ * @function doc_height_mismatches
+ * @param box the document box
+ * @tparam table kinds per document room 1 .. n: 1 block, 2 road or intersection, 0 neither
+ * @tparam number eps metres
+ * @tparam number gap metres
+ * @treturn table as `height_mismatches`, rooms numbered as in the document
+ * @raise when kinds does not list every room, or a kind is not 0, 1 or 2
+ */
+static int l_doc_height_mismatches(lua_State *L) {
+    const psdl_doc *doc = lpsdl_doc_check(L, 1);
+    size_t nr = arr_len(L, 2);
+    double eps = luaL_checknumber(L, 3), gap = luaL_checknumber(L, 4);
+    lua_settop(L, 4);
+    size_t rooms = doc->nrooms > 0 ? doc->nrooms - 1 : 0;
+    if (nr != rooms)
+        luaL_argerror(L, 2, lua_pushfstring(L, "%I kinds for a document of %I rooms", (lua_Integer)nr, (lua_Integer)rooms));
+    unsigned char *kind = (unsigned char *)scratch(L, nr, 1);
+    for (size_t r = 0; r < nr; r++) kind[r] = (unsigned char)arr_int(L, 2, r + 1, 2, "kinds", 0, 2);
+    size_t n = psdl_height_mismatches_doc(NULL, 0, doc, kind, eps, gap, 16);
+    nomem_check(L, n);
+    psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
+    if (n) nomem_check(L, psdl_height_mismatches_doc(d, n, doc, kind, eps, gap, 16));
+    return push_mismatches(L, d, n);
+}
+
+/* Pushes the records d[0 .. n-1] as {block, edge, road, dy, ...} (1-based rooms and edges). */
+static int push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n) {
     lua_createtable(L, (int)(4 * n), 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushinteger(L, (lua_Integer)d[i].block + 1);
@@ -2207,6 +2244,7 @@ static const luaL_Reg geom_funcs[] = {
     {"tjunctions", l_tjunctions},
     {"overlaps", l_overlaps},
     {"height_mismatches", l_height_mismatches},
+    {"doc_height_mismatches", l_doc_height_mismatches},
     {"pool", pool_new},
     {"grid", grid_new_l},
     {NULL, NULL},

@@ -28,6 +28,7 @@
 #include "psdl_internal.h"
 #include "psdl_geom.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -733,24 +734,76 @@ static uint64_t hash_edge(int64_t ax, int64_t az, int64_t bx, int64_t bz) {
     return mix64(h ^ (uint64_t)bz);
 }
 
+/* Open-addressing table of the sub-edges: slot i holds the 1-based index of an edge in
+ * `edges` (0: empty) and the upper half of its key's hash, so that most probes compare
+ * 8 bytes of a small table instead of a 56-byte record. The slot of a key (hash & mask,
+ * linear probing, the capacity and growth rule below) fixes the order in which the
+ * uncovered edges are collected, and so the order of the loops and of their problems. */
+typedef struct hslot {
+    uint32_t idx, fp;
+} hslot;
+
 typedef struct ehash {
-    bedge *slots;
+    hslot *slots;
     size_t mask, n;
+    bedge *edges; /* n used, in insertion order */
+    size_t cap;
+    int nomem;
 } ehash;
 
+/* The edge with key (ax, az, bx, bz), added (zeroed counts) when insert and absent; NULL
+ * when absent and !insert, or out of memory. */
 static bedge *ehash_find(ehash *h, int64_t ax, int64_t az, int64_t bx, int64_t bz, int insert) {
-    size_t i = (size_t)hash_edge(ax, az, bx, bz) & h->mask;
+    uint64_t hv = hash_edge(ax, az, bx, bz);
+    uint32_t fp = (uint32_t)(hv >> 32);
+    size_t i = (size_t)hv & h->mask;
     for (;;) {
-        bedge *e = &h->slots[i];
-        if (e->count == 0 && e->back == 0) {
+        hslot *s = &h->slots[i];
+        if (s->idx == 0) {
             if (!insert) return NULL;
+            if (h->n == h->cap) {
+                size_t cap = h->cap ? h->cap * 2 : 1024;
+                bedge *e2 = realloc(h->edges, cap * sizeof *e2);
+                if (!e2) {
+                    h->nomem = 1;
+                    return NULL;
+                }
+                h->edges = e2;
+                h->cap = cap;
+            }
+            bedge *e = &h->edges[h->n++];
+            memset(e, 0, sizeof *e);
             e->ax = ax, e->az = az, e->bx = bx, e->bz = bz;
-            h->n++;
+            s->idx = (uint32_t)h->n;
+            s->fp = fp;
             return e;
         }
-        if (e->ax == ax && e->az == az && e->bx == bx && e->bz == bz) return e;
+        if (s->fp == fp) {
+            bedge *e = &h->edges[s->idx - 1];
+            if (e->ax == ax && e->az == az && e->bx == bx && e->bz == bz) return e;
+        }
         i = (i + 1) & h->mask;
     }
+}
+
+/* Double the table: the slots are visited in order and their keys placed again, as a table
+ * of records would be rebuilt. Returns 0 when out of memory. */
+static int ehash_grow(ehash *h) {
+    size_t ncap = (h->mask + 1) * 2;
+    hslot *ns = calloc(ncap, sizeof *ns);
+    if (!ns) return 0;
+    for (size_t s = 0; s <= h->mask; s++) {
+        if (!h->slots[s].idx) continue;
+        const bedge *e = &h->edges[h->slots[s].idx - 1];
+        uint64_t hv = hash_edge(e->ax, e->az, e->bx, e->bz);
+        size_t i = (size_t)hv & (ncap - 1);
+        while (ns[i].idx) i = (i + 1) & (ncap - 1);
+        ns[i] = h->slots[s];
+    }
+    free(h->slots);
+    h->slots = ns;
+    h->mask = ncap - 1;
+    return 1;
 }
 
 typedef struct splitpt {
@@ -869,7 +922,8 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
     bedge *bound = NULL;
     size_t *loop = NULL;
     double *q = NULL;
-    ehash h = {NULL, 0, 0};
+    ehash h;
+    memset(&h, 0, sizeof h);
     /* grid of the non-warp rooms' points */
     grid pg;
     memset(&pg, 0, sizeof pg);
@@ -917,6 +971,9 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
     while (cap < npts * 2) cap *= 2;
     h.slots = calloc(cap, sizeof *h.slots);
     h.mask = cap - 1;
+    h.cap = npts;
+    h.edges = malloc(h.cap * sizeof *h.edges);
+    if (!h.edges) goto done;
     size_t spcap = 64;
     sp = malloc(spcap * sizeof *sp);
     if (!h.slots || !sp) goto done;
@@ -965,22 +1022,14 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
             for (size_t k = 0; k + 1 < ns; k++) {
                 int64_t ax = qmm(sp[k].x), az = qmm(sp[k].z), bx = qmm(sp[k + 1].x), bz = qmm(sp[k + 1].z);
                 if (ax == bx && az == bz) continue;
-                if (h.n * 2 >= h.mask) { /* grow */
-                    ehash nh = {calloc((h.mask + 1) * 2, sizeof *h.slots), (h.mask + 1) * 2 - 1, 0};
-                    if (!nh.slots) goto done;
-                    for (size_t s = 0; s <= h.mask; s++)
-                        if (h.slots[s].count || h.slots[s].back) {
-                            bedge *d = ehash_find(&nh, h.slots[s].ax, h.slots[s].az, h.slots[s].bx, h.slots[s].bz, 1);
-                            *d = h.slots[s];
-                        }
-                    free(h.slots);
-                    h = nh;
-                }
+                if (h.n * 2 >= h.mask && !ehash_grow(&h)) goto done;
                 if (ax < bx || (ax == bx && az < bz)) {
                     bedge *d = ehash_find(&h, ax, az, bx, bz, 1);
+                    if (!d) goto done;
                     if (d->count++ == 0) d->room = r;
                 } else {
                     bedge *d = ehash_find(&h, bx, bz, ax, az, 1);
+                    if (!d) goto done;
                     if (d->back++ == 0) d->room_b = r;
                 }
             }
@@ -991,7 +1040,8 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
     bound = malloc(bcap * sizeof *bound);
     if (!bound) goto done;
     for (size_t s = 0; s <= h.mask; s++) {
-        const bedge *d = &h.slots[s];
+        if (!h.slots[s].idx) continue;
+        const bedge *d = &h.edges[h.slots[s].idx - 1];
         if (d->count == d->back) continue; /* empty, or shared by rooms on both sides */
         int fwd = d->count > d->back;
         uint32_t extra = fwd ? d->count - d->back : d->back - d->count;
@@ -1050,6 +1100,7 @@ done:
     free(pitems);
     free(sp);
     free(h.slots);
+    free(h.edges);
     free(bound);
     free(loop);
     free(q);
@@ -1058,23 +1109,52 @@ done:
 
 /* ------------------------------------------------------------------ gaps along linked edges */
 
+/* Distance from (x, z) to the segment a-b. */
+static double seg_dist(const double *a, const double *b, double x, double z) {
+    double ex = b[0] - a[0], ez = b[1] - a[1], l2 = ex * ex + ez * ez;
+    double t = l2 > 0 ? ((x - a[0]) * ex + (z - a[1]) * ez) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return dist2(a[0] + t * ex - x, a[1] + t * ez - z);
+}
+
 /* Distance from (x, z) to the perimeter of room R. */
 static double dist_to_room(const plan *P, const droom *R, double x, double z) {
     const double *p = &P->pts[2 * R->off];
     double best = INFINITY;
-    for (uint32_t i = 0; i < R->n; i++) {
-        const double *a = &p[2 * i], *b = &p[2 * ((i + 1) % R->n)];
-        double ex = b[0] - a[0], ez = b[1] - a[1], l2 = ex * ex + ez * ez;
-        double t = l2 > 0 ? ((x - a[0]) * ex + (z - a[1]) * ez) / l2 : 0;
-        t = t < 0 ? 0 : t > 1 ? 1 : t;
-        best = fmin(best, dist2(a[0] + t * ex - x, a[1] + t * ez - z));
-    }
+    for (uint32_t i = 0; i < R->n; i++) best = fmin(best, seg_dist(&p[2 * i], &p[2 * ((i + 1) % R->n)], x, z));
     return best;
+}
+
+/* Whether (x, z) lies within GAP_WIDTH of room R's perimeter: the distance to its edges in
+ * turn (seg_dist, as dist_to_room measures it), stopping at the first near enough. */
+static int near_room(const plan *P, const droom *R, double x, double z) {
+    const double *p = &P->pts[2 * R->off];
+    for (uint32_t i = 0; i < R->n; i++)
+        if (seg_dist(&p[2 * i], &p[2 * ((i + 1) % R->n)], x, z) <= GAP_WIDTH) return 1;
+    return 0;
+}
+
+/* Whether the edge a-b (plan points) of a room lies on room N's perimeter at both ends and
+ * its middle m: a and b are N's points i and i + 1 (or i - 1) and m is within GAP_WIDTH of
+ * that edge. Then none of the three is farther than GAP_WIDTH from N's perimeter, which is
+ * all check_link_gaps needs to know about an edge the two rooms share. */
+static int shared_edge(const plan *P, const droom *N, const double *a, const double *b, const double *m) {
+    const double *p = &P->pts[2 * N->off];
+    uint32_t n = N->n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (p[2 * i] != a[0] || p[2 * i + 1] != a[1]) continue;
+        const double *nx = &p[2 * ((i + 1) % n)], *pv = &p[2 * ((i + n - 1) % n)];
+        if (nx[0] == b[0] && nx[1] == b[1]) return seg_dist(&p[2 * i], nx, m[0], m[1]) <= GAP_WIDTH;
+        if (pv[0] == b[0] && pv[1] == b[1]) return seg_dist(pv, &p[2 * i], m[0], m[1]) <= GAP_WIDTH;
+    }
+    return 0;
 }
 
 /* An edge that names a neighbour (§1.5) should lie on that room's perimeter: where its ends
  * or middle are more than 2 cm from it, the two rooms leave a gap along the edge (or
- * overlap) however small its area. Once per pair of rooms. */
+ * overlap) however small its area. Once per pair of rooms. Most linked edges are shared
+ * point for point (shared_edge) or near at all three points (near_room); only the others
+ * are measured exactly (dist_to_room) for the message. */
 static void check_link_gaps(dctx *c, const plan *P) {
     const psdl_doc *d = c->doc;
     char path[96];
@@ -1090,10 +1170,15 @@ static void check_link_gaps(dctx *c, const plan *P) {
             const psdl_vec3 *b = &d->vertices[rm->perimeter[(k + 1) % rm->nperimeter].vertex];
             if (a->x == b->x && a->z == b->z) continue; /* a repeated point (§1.5) */
             double pts[3][2] = {{a->x, a->z}, {b->x, b->z}, {((double)a->x + b->x) / 2, ((double)a->z + b->z) / 2}};
+            const droom *N = &P->rooms[nb];
+            if (shared_edge(P, N, pts[0], pts[1], pts[2])) continue;
+            if (near_room(P, N, pts[0][0], pts[0][1]) && near_room(P, N, pts[1][0], pts[1][1]) &&
+                near_room(P, N, pts[2][0], pts[2][1]))
+                continue;
             double worst = 0;
             int at = 0;
             for (int i = 0; i < 3; i++) {
-                double dd = dist_to_room(P, &P->rooms[nb], pts[i][0], pts[i][1]);
+                double dd = dist_to_room(P, N, pts[i][0], pts[i][1]);
                 if (dd > worst) worst = dd, at = i;
             }
             if (worst > GAP_WIDTH) {
@@ -1193,12 +1278,181 @@ static int floor_triangles(const psdl_doc *d, const psdl_attr *a, tribuf *b) {
     return 1;
 }
 
+/* Whether no edge of polygon g (gn points, x, z pairs) comes within mu of triangle t, and
+ * the polygon winds once (either way) around it: then clipping g by t (clip_tri) gives the
+ * triangle's own area, up to rounding. An edge is clear of the triangle when their boxes
+ * are mu apart, when the three corners lie more than mu on one side of its line, or when
+ * both its ends lie more than mu outside one side of the triangle. The winding number is
+ * taken at the centroid, which every edge then misses by at least mu. */
+static int tri_wound_once(const double *g, uint32_t gn, const double t[6], double mu) {
+    double x0 = fmin(t[0], fmin(t[2], t[4])) - mu, x1 = fmax(t[0], fmax(t[2], t[4])) + mu;
+    double z0 = fmin(t[1], fmin(t[3], t[5])) - mu, z1 = fmax(t[1], fmax(t[3], t[5])) + mu;
+    double cx = (t[0] + t[2] + t[4]) / 3, cz = (t[1] + t[3] + t[5]) / 3;
+    int wn = 0;
+    for (uint32_t i = 0, j = gn - 1; i < gn; j = i++) {
+        const double *p = &g[2 * j], *q = &g[2 * i];
+        if (!((p[0] < x0 && q[0] < x0) || (p[0] > x1 && q[0] > x1) || (p[1] < z0 && q[1] < z0) ||
+              (p[1] > z1 && q[1] > z1))) {
+            double ex = q[0] - p[0], ez = q[1] - p[1], lim = mu * dist2(ex, ez);
+            double d0 = cross2(ex, ez, t[0] - p[0], t[1] - p[1]), d1 = cross2(ex, ez, t[2] - p[0], t[3] - p[1]);
+            double d2 = cross2(ex, ez, t[4] - p[0], t[5] - p[1]);
+            if (!((d0 > lim && d1 > lim && d2 > lim) || (d0 < -lim && d1 < -lim && d2 < -lim))) {
+                /* both ends outside one side of the triangle (corners a, b with the third, o, inside) */
+                int clear = 0;
+                for (int e = 0; e < 3 && !clear; e++) {
+                    const double *a = &t[2 * e], *b = &t[2 * ((e + 1) % 3)], *o = &t[2 * ((e + 2) % 3)];
+                    double fx = b[0] - a[0], fz = b[1] - a[1], fl = mu * dist2(fx, fz);
+                    double so = cross2(fx, fz, o[0] - a[0], o[1] - a[1]);
+                    double sp = cross2(fx, fz, p[0] - a[0], p[1] - a[1]), sq = cross2(fx, fz, q[0] - a[0], q[1] - a[1]);
+                    if (so > 0 ? (sp < -fl && sq < -fl) : so < 0 ? (sp > fl && sq > fl) : 0) clear = 1;
+                }
+                if (!clear) return 0;
+            }
+        }
+        if (p[1] <= cz) {
+            if (q[1] > cz && cross2(q[0] - p[0], q[1] - p[1], cx - p[0], cz - p[1]) > 0) wn++;
+        } else if (q[1] <= cz && cross2(q[0] - p[0], q[1] - p[1], cx - p[0], cz - p[1]) < 0) {
+            wn--;
+        }
+    }
+    return wn == 1 || wn == -1;
+}
+
+/* Bounds for the shortcuts of check_floors, from the largest coordinate m (metres) of the
+ * document: mu, the margin by which a triangle must clear the grown room's edges (above the
+ * float rounding of a road's midpoint, 2^-24 m), and err, a bound on clip_tri's rounding for
+ * a triangle the room winds once around (a few ulps of m² for each of its up to 4 gn + 64
+ * points; with gn up to 2 x 255 + 2). */
+typedef struct floor_bounds {
+    double mu, err;
+} floor_bounds;
+
+/* Whether the rounding a set of ntri triangles of plan area total (the sum check_floors
+ * forms) could bring about a report when every one of them lies inside: the clip of each is
+ * its area up to fb->err, and check_floors reports above 1 % outside; half of that is kept as
+ * margin for the sums' own rounding. */
+static int floor_sum_clear(const floor_bounds *fb, size_t ntri, double total, double inside) {
+    if (!(isfinite(total) && total > 0)) return 1; /* check_floors reports nothing then either */
+    double slack = (double)ntri * (fb->err + 4.0 * DBL_EPSILON * (total + fabs(inside)));
+    return (total - inside) + slack < 0.5 * FLOOR_WARN * total;
+}
+
+/* Sum of the plan areas of tb's triangles as check_floors forms it (those over 1e-12 m²),
+ * and their count in *ntri. */
+static double floor_total(const tribuf *tb, size_t *ntri) {
+    double total = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < tb->n; i++) {
+        const double *t = &tb->t[6 * i];
+        double ar = fabs(cross2(t[2] - t[0], t[3] - t[1], t[4] - t[0], t[5] - t[1])) / 2;
+        if (!(ar > 1e-12)) continue;
+        total += ar;
+        k++;
+    }
+    *ntri = k;
+    return total;
+}
+
+/* Whether a floor attribute's triangles (tb) certainly lie inside the grown room g closely
+ * enough that check_floors would report nothing: the triangles g winds once around
+ * (tri_wound_once) count whole, the others are clipped. When not certain, check_floors
+ * measures the attribute exactly. */
+static int floor_certainly_inside(const plan *P, const double *g, uint32_t gn, const floor_bounds *fb,
+                                  const tribuf *tb) {
+    double total = 0, inside = 0;
+    size_t ntri = 0;
+    for (size_t i = 0; i < tb->n; i++) {
+        const double *t = &tb->t[6 * i];
+        double ar = fabs(cross2(t[2] - t[0], t[3] - t[1], t[4] - t[0], t[5] - t[1])) / 2;
+        if (!(ar > 1e-12)) continue;
+        total += ar;
+        ntri++;
+        inside += tri_wound_once(g, gn, t, fb->mu) ? ar : clip_tri(g, gn, t, P->scratch, NULL, NULL);
+    }
+    return floor_sum_clear(fb, ntri, total, inside);
+}
+
+/* A convex grown room as half-planes: for edge i, the points v with
+ * cross(e_i, v - p_i) > lim_i lie more than mu inside it. */
+typedef struct halfplanes {
+    double *h; /* px, pz, ex, ez, lim per edge */
+    uint32_t n;
+} halfplanes;
+
+/* Fill hp from g (gn points, counter-clockwise) when g is convex: every turn to the left
+ * (or straight on) and the edge directions change sign twice in x and twice in z (once
+ * round). Returns 0 when g is not convex. */
+static int halfplanes_of(halfplanes *hp, const double *g, uint32_t gn, double mu) {
+    int sx = 0, sz = 0, fx = 0, fz = 0, px = 0, pz = 0;
+    for (uint32_t i = 0; i < gn; i++) {
+        const double *a = &g[2 * i], *b = &g[2 * ((i + 1) % gn)], *q = &g[2 * ((i + 2) % gn)];
+        double ex = b[0] - a[0], ez = b[1] - a[1], wx = q[0] - b[0], wz = q[1] - b[1];
+        double cr = cross2(ex, ez, wx, wz);
+        if (!(cr > 0 || (cr == 0 && ex * wx + ez * wz > 0))) return 0;
+        int dx = (ex > 0) - (ex < 0), dz = (ez > 0) - (ez < 0);
+        if (dx) {
+            if (px && dx != px) sx++;
+            if (!fx) fx = dx;
+            px = dx;
+        }
+        if (dz) {
+            if (pz && dz != pz) sz++;
+            if (!fz) fz = dz;
+            pz = dz;
+        }
+        double *h = &hp->h[5 * i];
+        h[0] = a[0], h[1] = a[1], h[2] = ex, h[3] = ez, h[4] = mu * dist2(ex, ez);
+    }
+    if (px && fx && px != fx) sx++; /* the change across the start */
+    if (pz && fz && pz != fz) sz++;
+    hp->n = gn;
+    return sx == 2 && sz == 2;
+}
+
+/* Whether (x, z) lies more than mu inside every half-plane of hp. */
+static int inside_halfplanes(const halfplanes *hp, double x, double z) {
+    for (uint32_t i = 0; i < hp->n; i++) {
+        const double *h = &hp->h[5 * i];
+        if (!(cross2(h[2], h[3], x - h[0], z - h[1]) > h[4])) return 0;
+    }
+    return 1;
+}
+
+/* Whether every vertex attribute a references lies more than mu inside the convex grown
+ * room hp; then so do its floor triangles, whose corners are those vertices or midpoints
+ * of two of them (rounded to float, less than mu off). seen[v] == stamp marks the vertices
+ * already found inside for this room. */
+static int attr_inside_convex(const psdl_doc *d, const psdl_attr *a, const halfplanes *hp, uint32_t *seen,
+                              uint32_t stamp) {
+    for (uint32_t j = 0; j < a->nrefs; j++) {
+        uint16_t v = a->refs[j];
+        if (seen[v] == stamp) continue;
+        if (!inside_halfplanes(hp, d->vertices[v].x, d->vertices[v].z)) return 0;
+        seen[v] = stamp;
+    }
+    return 1;
+}
+
 static int check_floors(dctx *c, const plan *P) {
     char path[96];
     tribuf tb = {NULL, 0, 0, 0};
-    double *grow = malloc(((size_t)P->maxn * 2 + 2) * 2 * sizeof(double));
-    if (!grow) return 0;
     const psdl_doc *d = c->doc;
+    double *grow = malloc(((size_t)P->maxn * 2 + 2) * 2 * sizeof(double));
+    halfplanes hp = {malloc(((size_t)P->maxn * 2 + 2) * 5 * sizeof(double)), 0};
+    uint32_t *seen = calloc(d->nvertices ? d->nvertices : 1, sizeof *seen);
+    if (!grow || !hp.h || !seen) {
+        free(grow);
+        free(hp.h);
+        free(seen);
+        return 0;
+    }
+    /* the shortcuts' margins from the largest coordinate (grown rooms reach 0.1 m further) */
+    double m = 0;
+    for (uint32_t i = 0; i < P->npts * 2; i++) m = fmax(m, fabs(P->pts[i]));
+    for (uint32_t i = 0; i < d->nvertices; i++)
+        if (finite_vec(&d->vertices[i])) m = fmax(m, fmax(fabs(d->vertices[i].x), fabs(d->vertices[i].z)));
+    m += 1;
+    floor_bounds fb = {2e-7 * m, 64.0 * (4.0 * (2.0 * P->maxn + 2) + 70) * DBL_EPSILON * m * m};
     for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
         const droom *R = &P->rooms[r];
         if (!R->usable) continue;
@@ -1222,10 +1476,19 @@ static int check_floors(dctx *c, const plan *P) {
                 gn++;
             }
         }
+        int convex = halfplanes_of(&hp, grow, gn, fb.mu);
         for (uint32_t k = 0; k < rm->nattrs && !c->stop; k++) {
             const psdl_attr *a = &rm->attrs[k];
             tb.n = 0;
-            if (floor_triangles(d, a, &tb) && !tb.nomem && tb.n > 0) {
+            if (!floor_triangles(d, a, &tb) || tb.nomem || tb.n == 0) goto next;
+            /* the shortcuts: no report can come of an attribute certainly inside */
+            if (convex && attr_inside_convex(d, a, &hp, seen, r)) {
+                size_t ntri;
+                double total = floor_total(&tb, &ntri);
+                if (floor_sum_clear(&fb, ntri, total, total)) goto next;
+            }
+            if (floor_certainly_inside(P, grow, gn, &fb, &tb)) goto next;
+            {
                 double total = 0, inside = 0, sx = 0, sz = 0, tx = 0, tz = 0;
                 for (size_t i = 0; i < tb.n; i++) {
                     const double *t = &tb.t[6 * i];
@@ -1247,6 +1510,7 @@ static int check_floors(dctx *c, const plan *P) {
                             (unsigned long)r, px, pz);
                 }
             }
+        next:
             if (tb.nomem) break;
             if (a->last) break;
         }
@@ -1255,6 +1519,8 @@ static int check_floors(dctx *c, const plan *P) {
     int ok = !tb.nomem;
     free(tb.t);
     free(grow);
+    free(hp.h);
+    free(seen);
     return ok;
 }
 

@@ -648,6 +648,15 @@ size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const doubl
                               const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
                               const unsigned char *kind, size_t nrooms, double eps, double gap, double cell);
 
+struct psdl_doc;
+
+/** psdl_height_mismatches over the rooms 1 .. nrooms - 1 of a document (the perimeters'
+ *  vertex and neighbour fields, the float vertices as they are): kind[r] and the rooms of the
+ *  records are 0-based, for document room r + 1. The document Builder:finish assembles has
+ *  the perimeters and vertices it would pass in CSR form, so both give the same records. */
+size_t psdl_height_mismatches_doc(psdl_height_mismatch *dst, size_t cap, const struct psdl_doc *doc,
+                                  const unsigned char *kind, double eps, double gap, double cell);
+
 /* ================================================================ building rows (city-layout.md §5) */
 
 /** What a row of buildings looks like (metres; ranges min <= max). */

@@ -1,6 +1,7 @@
 /* psdl_geom_room.c -- deduplicating pools, room surfaces and outlines, neighbour links and
  * T-junction detection (psdl_geom.h, §1.5, §3.2, §3.5). */
 #include "psdl_geom.h"
+#include "psdl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -832,19 +833,49 @@ static size_t hm_lower(const hm_cand *c, size_t n, int64_t gx, int64_t gz) {
     return lo;
 }
 
-size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const double *pts, size_t npts,
-                              const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
-                              const unsigned char *kind, size_t nrooms, double eps, double gap, double cell) {
-    assert((dst || cap == 0) && (pts || npts == 0) && start && (verts || start[nrooms] == 0) && (nb || start[nrooms] == 0) &&
-           (kind || nrooms == 0));
+/* Where psdl_height_mismatches reads rooms and points: CSR arrays over doubles, or the rooms
+ * 1.. of a document over its float vertices (room r of the kernel is document room r + 1). */
+typedef struct hm_src {
+    const double *pts;          /* x, y, z (CSR form) */
+    const uint32_t *start, *verts, *nb;
+    const psdl_doc *doc;        /* or a document */
+    size_t npts;
+} hm_src;
+
+static size_t hm_len(const hm_src *s, size_t r) {
+    return s->doc ? s->doc->rooms[r + 1].nperimeter : (size_t)(s->start[r + 1] - s->start[r]);
+}
+
+static uint32_t hm_vert(const hm_src *s, size_t r, size_t k) {
+    return s->doc ? s->doc->rooms[r + 1].perimeter[k].vertex : s->verts[s->start[r] + k];
+}
+
+static uint32_t hm_nb(const hm_src *s, size_t r, size_t k) {
+    return s->doc ? s->doc->rooms[r + 1].perimeter[k].neighbour : s->nb[s->start[r] + k];
+}
+
+/* Point v (< npts) as doubles. */
+static void hm_point(const hm_src *s, uint32_t v, double p[3]) {
+    if (s->doc) {
+        const psdl_vec3 *q = &s->doc->vertices[v];
+        p[0] = q->x, p[1] = q->y, p[2] = q->z;
+    } else {
+        const double *q = s->pts + 3 * (size_t)v;
+        p[0] = q[0], p[1] = q[1], p[2] = q[2];
+    }
+}
+
+static size_t hm_run(psdl_height_mismatch *dst, size_t cap, const hm_src *src, const unsigned char *kind,
+                     size_t nrooms, double eps, double gap, double cell) {
+    size_t npts = src->npts;
     if (!(cell > 0)) cell = 16;
     size_t ncand = 0, result = 0, nrec = 0, reccap = 16;
     for (size_t r = 0; r < nrooms; r++) {
         if (kind[r] != 1) continue;
-        size_t s = start[r], n = start[r + 1] - s;
+        size_t n = hm_len(src, r);
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = verts[s + k], c = verts[s + (k + 1) % n];
-            if (a != c && nb[s + k] == 0 && a < npts && c < npts) ncand++;
+            uint32_t a = hm_vert(src, r, k), c = hm_vert(src, r, (k + 1) % n);
+            if (a != c && hm_nb(src, r, k) == 0 && a < npts && c < npts) ncand++;
         }
     }
     if (ncand == 0) return 0;
@@ -859,11 +890,13 @@ size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const doubl
     size_t w = 0;
     for (size_t r = 0; r < nrooms; r++) {
         if (kind[r] != 1) continue;
-        size_t s = start[r], n = start[r + 1] - s;
+        size_t n = hm_len(src, r);
         for (size_t k = 0; k < n; k++) {
-            uint32_t a = verts[s + k], c = verts[s + (k + 1) % n];
-            if (a == c || nb[s + k] != 0 || a >= npts || c >= npts) continue;
-            const double *pa = pts + 3 * (size_t)a, *pc = pts + 3 * (size_t)c;
+            uint32_t a = hm_vert(src, r, k), c = hm_vert(src, r, (k + 1) % n);
+            if (a == c || hm_nb(src, r, k) != 0 || a >= npts || c >= npts) continue;
+            double pa[3], pc[3];
+            hm_point(src, a, pa);
+            hm_point(src, c, pc);
             cand[w].gx = (int64_t)floor((pa[0] + pc[0]) / 2 / cell);
             cand[w].gz = (int64_t)floor((pa[2] + pc[2]) / 2 / cell);
             cand[w].room = (uint32_t)r, cand[w].k = (uint32_t)k, cand[w].a = a, cand[w].c = c;
@@ -874,11 +907,13 @@ size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const doubl
     int64_t cx0 = cand[0].gx, cx1 = cand[ncand - 1].gx;
     for (size_t r = 0; r < nrooms; r++) {
         if (kind[r] != 2) continue;
-        size_t s = start[r], n = start[r + 1] - s;
+        size_t n = hm_len(src, r);
         for (size_t k = 0; k < n; k++) {
-            uint32_t ea = verts[s + k], ec = verts[s + (k + 1) % n];
+            uint32_t ea = hm_vert(src, r, k), ec = hm_vert(src, r, (k + 1) % n);
             if (ea == ec || ea >= npts || ec >= npts) continue;
-            const double *e0 = pts + 3 * (size_t)ea, *e1 = pts + 3 * (size_t)ec;
+            double e0[3], e1[3];
+            hm_point(src, ea, e0);
+            hm_point(src, ec, e1);
             /* the cells the edge's box (grown by eps) covers: a midpoint within eps of the
              * edge lies in one of them */
             double gx0 = floor((fmin(e0[0], e1[0]) - eps) / cell), gx1 = floor((fmax(e0[0], e1[0]) + eps) / cell);
@@ -894,7 +929,9 @@ size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const doubl
                                                                              (double)cand[i].gz <= gz1;
                      i++) {
                     const hm_cand *q = &cand[i];
-                    const double *pa = pts + 3 * (size_t)q->a, *pc = pts + 3 * (size_t)q->c;
+                    double pa[3], pc[3];
+                    hm_point(src, q->a, pa);
+                    hm_point(src, q->c, pc);
                     double mx = (pa[0] + pc[0]) / 2, my = (pa[1] + pc[1]) / 2, mz = (pa[2] + pc[2]) / 2;
                     double dx = pc[0] - pa[0], dz = pc[2] - pa[2];
                     double len = sqrt(dx * dx + dz * dz);
@@ -951,4 +988,20 @@ done:
     free(rec);
     umap_free(&pairs);
     return result;
+}
+
+size_t psdl_height_mismatches(psdl_height_mismatch *dst, size_t cap, const double *pts, size_t npts,
+                              const uint32_t *start, const uint32_t *verts, const uint32_t *nb,
+                              const unsigned char *kind, size_t nrooms, double eps, double gap, double cell) {
+    assert((dst || cap == 0) && (pts || npts == 0) && start && (verts || start[nrooms] == 0) && (nb || start[nrooms] == 0) &&
+           (kind || nrooms == 0));
+    hm_src src = {pts, start, verts, nb, NULL, npts};
+    return hm_run(dst, cap, &src, kind, nrooms, eps, gap, cell);
+}
+
+size_t psdl_height_mismatches_doc(psdl_height_mismatch *dst, size_t cap, const psdl_doc *doc,
+                                  const unsigned char *kind, double eps, double gap, double cell) {
+    assert((dst || cap == 0) && doc && (kind || doc->nrooms <= 1));
+    hm_src src = {NULL, NULL, NULL, NULL, doc, doc->nvertices};
+    return hm_run(dst, cap, &src, kind, doc->nrooms > 0 ? doc->nrooms - 1 : 0, eps, gap, cell);
 }

@@ -403,6 +403,98 @@ static void test_floors(void) {
     CHECK_EQ(run_rule(b, "floor_outside", -1), 1);
 }
 
+/* ---------------------------------------------------------------- the shortcuts */
+
+/* The shortcuts of psdl_drivable.c (a floor certainly inside its room, an edge shared point
+ * for point, the sub-edge table growing) must not change a verdict: cases at their edges. */
+static void test_shortcuts(void) {
+    tb *b;
+    const psdl_problem *p;
+    psdl_doc *d;
+    set_ctx("floor_outside: an L-shaped room, a fan inside its arm: nothing");
+    b = tb_new();
+    double ell[12] = {0, 0, 0, 20, 10, 20, 10, 10, 20, 10, 20, 0};
+    uint32_t r = tb_room(b, ell, 6, 0x04);
+    double arm[8] = {1, 1, 1, 19, 9, 19, 9, 1};
+    tb_attr(b, r, PSDL_ATTR_FAN, arm, 4);
+    CHECK_EQ(run_rule(b, "floor_outside", -1), 0);
+    set_ctx("floor_outside: corners all inside the L, the fan across its notch: error");
+    b->R[r].na = 0;
+    double across[6] = {1, 19, 19, 1, 19, 9}; /* the edge (1, 19)-(19, 1) cuts the notch */
+    tb_attr(b, r, PSDL_ATTR_FAN, across, 3);
+    d = tb_doc(b);
+    CHECK_EQ(count_rule(d, "floor_outside", -1, &p), 1);
+    if (p) CHECK(p->has_position && p->x > 10 && p->z > 10);
+    psdl_doc_free(d);
+    set_ctx("floor_outside: a convex room, a strip with one point 4 cm out (tolerated)");
+    b = tb_new();
+    r = tb_rect(b, 0, 0, 10, 10, 0x08);
+    double strip[8] = {0, 0, 10.04, 0, 0, 10, 10, 10};
+    tb_attr(b, r, PSDL_ATTR_WALKWAY, strip, 4);
+    CHECK_EQ(run_rule(b, "floor_outside", -1), 0);
+    set_ctx("floor_outside: a convex room, a thin sliver 2 m out from a point inside");
+    b->R[r].na = 0;
+    double sliver[6] = {5, 5, 12, 5, 12, 5.2}; /* 0.7 m², 0.2 of it more than 5 cm out */
+    tb_attr(b, r, PSDL_ATTR_FAN, sliver, 3);
+    CHECK_EQ(run_rule(b, "floor_outside", -1), 1);
+    set_ctx("floor_outside: a room wound twice (a star): its floor is measured, not assumed");
+    b = tb_new();
+    {
+        double star[10];
+        for (int i = 0; i < 5; i++) {
+            double a = 2 * 3.14159265358979 * (2 * i) / 5;
+            star[2 * i] = 10 * cos(a), star[2 * i + 1] = 10 * sin(a);
+        }
+        r = tb_room(b, star, 5, 0x04);
+        double inner[6] = {-1, -1, 1, -1, 0, 1}; /* at the centre, wound twice */
+        tb_attr(b, r, PSDL_ATTR_FAN, inner, 3);
+        d = tb_doc(b);
+        g_pl.n = 0;
+        psdl_validate_result res = {0, 0};
+        psdl_check_drivable(d, collect, &g_pl, &res); /* no crash; the verdict is clip_tri's */
+        CHECK(res.errors >= 1);                       /* the crossing perimeter */
+        psdl_doc_free(d);
+    }
+
+    set_ctx("edge_gap: linked edge ends on the neighbour's points, its middle 10 cm off");
+    b = tb_new();
+    {
+        double l[8] = {0, 0, 0, 10, 10, 10, 10, 0};
+        double rr[10] = {10, 0, 10.1, 5, 10, 10, 20, 10, 20, 0};
+        uint32_t a1 = tb_room(b, l, 4, 0x08), a2 = tb_room(b, rr, 5, 0x08);
+        b->R[a1].nb[2] = (uint16_t)a2; /* edge (10, 10) -> (10, 0) */
+        b->R[a2].nb[0] = (uint16_t)a1;
+        b->R[a2].nb[1] = (uint16_t)a1;
+        d = tb_doc(b);
+        CHECK_EQ(count_rule(d, "edge_gap", W, &p), 2); /* from each side */
+        if (p) {
+            CHECK_EQ(p->room, (long)a1);
+            CHECK(p->has_position && fabs(p->x - 10) < 1e-6 && fabs(p->z - 5) < 1e-6);
+            CHECK(strstr(p->message, "0.100 m") != NULL);
+        }
+        psdl_doc_free(d);
+        set_ctx("edge_gap: the same edge shared point for point: nothing");
+        b->V[b->R[a2].v[1]].x = 10;
+        CHECK_EQ(run_rule(b, "edge_gap", -1), 0);
+    }
+
+    set_ctx("hole: 30 diamonds corner to corner on a long edge (the sub-edge table grows)");
+    b = tb_new();
+    {
+        double base[8] = {-2, -10, -2, 0, 120, 0, 120, -10};
+        tb_room(b, base, 4, 0x04);
+        for (int i = 0; i < 30; i++) {
+            double x = 4.0 * i;
+            double dm[8] = {x, 0, x - 2, 2, x, 4, x + 2, 2};
+            tb_room(b, dm, 4, 0x04);
+        }
+        d = tb_doc(b);
+        CHECK_EQ(count_rule(d, "hole", E, &p), 29); /* a 4 m² triangle between each two */
+        if (p) CHECK(strstr(p->message, "4.00 m") != NULL);
+        psdl_doc_free(d);
+    }
+}
+
 /* ---------------------------------------------------------------- reachability */
 
 static void test_reach(void) {
@@ -585,6 +677,7 @@ int main(int argc, char **argv) {
     test_overlaps();
     test_check_overlaps();
     test_floors();
+    test_shortcuts();
     test_reach();
     test_shapes();
     test_numbers();

@@ -11,6 +11,7 @@
  * hole-start ranges, extents, large polygons). */
 #define _POSIX_C_SOURCE 200809L /* alarm() for the out-of-memory test */
 #include "psdl_geom.h"
+#include "psdl.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -1599,6 +1600,73 @@ static void test_grid(void) {
     psdl_grid_free(NULL);
 }
 
+/* psdl_height_mismatches_doc gives the records psdl_height_mismatches gives for the same
+ * rooms in CSR form: random lattice cities (shared vertices, heights 0 / 0.15 / 0.5 / 3 m,
+ * some edges linked, kinds at random), and a document with a bad vertex reference. */
+static void test_height_mismatches_doc(void) {
+    unsigned long long seed = 12345;
+#define RND() (seed = seed * 6364136223846793005ull + 1442695040888963407ull, (double)(seed >> 11) / 9007199254740992.0)
+    size_t total = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        psdl_doc *doc = psdl_doc_new(NULL);
+        CHECK(doc != NULL);
+        if (!doc) return;
+        const int G = 8; /* G x G lattice points, each at two heights */
+        static const double hs[4] = {0, 0.15, 0.5, 3};
+        doc->nvertices = (uint32_t)(1 + 2 * G * G);
+        doc->vertices = psdl_doc_alloc(doc, doc->nvertices * sizeof *doc->vertices);
+        for (int i = 0; i < G * G; i++)
+            for (int h = 0; h < 2; h++) {
+                psdl_vec3 *v = &doc->vertices[1 + 2 * i + h];
+                v->x = (float)(10 * (i % G) + (RND() < 0.2 ? RND() * 0.01 : 0));
+                v->z = (float)(10 * (i / G));
+                v->y = (float)hs[(int)(RND() * 4)];
+            }
+        size_t nr = (size_t)(G - 1) * (G - 1);
+        doc->nrooms = (uint32_t)nr + 1;
+        doc->rooms = psdl_doc_alloc(doc, doc->nrooms * sizeof *doc->rooms);
+        unsigned char kind[64];
+        uint32_t start[65], verts[256], nb[256];
+        size_t w = 0;
+        for (size_t r = 0; r < nr; r++) {
+            int cx = (int)(r % (size_t)(G - 1)), cz = (int)(r / (size_t)(G - 1));
+            int corner[4] = {cz * G + cx, (cz + 1) * G + cx, (cz + 1) * G + cx + 1, cz * G + cx + 1};
+            psdl_room *rm = &doc->rooms[r + 1];
+            rm->nperimeter = 4;
+            rm->perimeter = psdl_doc_alloc(doc, 4 * sizeof *rm->perimeter);
+            kind[r] = (unsigned char)(RND() * 3);
+            start[r] = (uint32_t)w;
+            for (int k = 0; k < 4; k++) {
+                uint16_t v = (uint16_t)(1 + 2 * corner[k] + (RND() < 0.5));
+                if (trial == 39 && r == 3 && k == 2) v = 60000; /* past the vertex pool */
+                rm->perimeter[k].vertex = v;
+                rm->perimeter[k].neighbour = (uint16_t)(RND() < 0.3 ? 1 + (size_t)(RND() * nr) : 0);
+                verts[w] = v;
+                nb[w] = rm->perimeter[k].neighbour;
+                w++;
+            }
+        }
+        start[nr] = (uint32_t)w;
+        double *pts = malloc(3 * doc->nvertices * sizeof *pts);
+        for (uint32_t i = 0; i < doc->nvertices; i++)
+            pts[3 * i] = doc->vertices[i].x, pts[3 * i + 1] = doc->vertices[i].y, pts[3 * i + 2] = doc->vertices[i].z;
+        psdl_height_mismatch a[128], b[128];
+        size_t na = psdl_height_mismatches(a, 128, pts, doc->nvertices, start, verts, nb, kind, nr, 1e-3, 1.0, 16);
+        size_t nb2 = psdl_height_mismatches_doc(b, 128, doc, kind, 1e-3, 1.0, 16);
+        CHECK(na == nb2);
+        CHECK(na != PSDL_GEOM_NOMEM);
+        if (na == nb2 && na <= 128)
+            for (size_t i = 0; i < na; i++)
+                CHECK(a[i].block == b[i].block && a[i].edge == b[i].edge && a[i].road == b[i].road &&
+                      a[i].road_edge == b[i].road_edge && a[i].dy == b[i].dy);
+        total += na;
+        free(pts);
+        psdl_doc_free(doc);
+    }
+    CHECK(total > 20); /* the cities did have mismatches to compare */
+#undef RND
+}
+
 int main(void) {
     test_measures();
     test_spline();
@@ -1625,6 +1693,7 @@ int main(void) {
     test_street_rooms();
     test_grid();
     test_grid_points();
+    test_height_mismatches_doc();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

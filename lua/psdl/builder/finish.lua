@@ -328,16 +328,19 @@ return function(M, Builder, Room, P)
   -- block at ground level beside a sidewalk 0.15 m up stays unlinked. One message per pair
   -- of rooms.
   local HEIGHT_GAP = 1.0
-  local function height_mismatches(b, rooms, perims)
+  local function height_mismatches(b, rooms, perims, cdoc)
     -- the edge loops run in C (psdl_height_mismatches): kinds 1 block, 2 road or
-    -- intersection, 0 tunnels and bridges
+    -- intersection, 0 tunnels and bridges; over the assembled document when there is one
+    -- (its perimeters linked, its vertices the pool's), else over the perimeter set
     local kinds = {}
     for i = 1, #rooms do
       local r = rooms[i]
       kinds[i] = (r.is_tunnel or r.is_bridge) and 0 or r.kind == "block" and 1
         or (r.kind == "road" or r.kind == "intersection") and 2 or 0
     end
-    local found = perims:height_mismatches(b.vpool, kinds, max(b.eps, 1e-4), HEIGHT_GAP)
+    local found
+    if cdoc then found = core.doc_height_mismatches(cdoc, kinds, max(b.eps, 1e-4), HEIGHT_GAP)
+    else found = perims:height_mismatches(b.vpool, kinds, max(b.eps, 1e-4), HEIGHT_GAP) end
     local out = {}
     for n = 1, #found // 4 do -- in room order
       local q = 4 * (n - 1)
@@ -604,7 +607,7 @@ return function(M, Builder, Room, P)
     phase("document")
     local report = { rooms = #rooms, vertices = nv, heights = heights_n, textures = #textures, roads = #roads,
                      tjunctions = { found = found, repaired = repaired, unrepaired = unrepaired },
-                     clamped = self.clamped, warnings = height_mismatches(self, rooms, perims) }
+                     clamped = self.clamped, warnings = height_mismatches(self, rooms, perims, cdoc) }
     phase("warnings")
     if opts.validate ~= false then
       local strict = opts.strict ~= false
