@@ -589,10 +589,8 @@ local function run_import(args, ctx)
       common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
     end
   end
-  -- (its summary, report and progress share standard output: no PSDL there)
-  if args.output == "-" then
-    common.failure("usage", "-o -: psdl osm writes the city to a file (its summary goes to standard output): "
-      .. "name the .psdl, then 'psdl dump' or 'cat' it")
+  if args.output == "-" then -- (its summary, report and progress use standard output: no PSDL there)
+    common.failure("usage", "-o -: psdl osm writes the city to a file (its summary goes to standard output): name the .psdl")
   end
   common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
     { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" }, { args.package, "--package" } })
