@@ -648,6 +648,15 @@ describe("psdl.builder", function()
     end
     local SQ = { {0, 0, 0}, {0, 0, 30}, {30, 0, 30}, {30, 0, 0} }
 
+    it("builds the same rooms from a centre line given as points or flat", function()
+      local function bytes(center)
+        local b = builder.new()
+        b:street{ center = center, profile = STREET }
+        return require("psdl").encode(b:finish())
+      end
+      assert.equal(bytes({ {0, 0, 0}, {3, 0.5, 40}, {10, 1, 80} }), bytes({ 0, 0, 0, 3, 0.5, 40, 10, 1, 80 }))
+    end)
+
     it("rejects NaN and infinite coordinates and options, naming the argument (no runaway sampling)", function()
       local b = builder.new()
       raises("bad argument #1 to 'street' (path[2]: x is not a finite number)",
@@ -656,6 +665,13 @@ describe("psdl.builder", function()
         b.street, b, { path = { {0, 0, 0}, {math.huge, 0, 50} }, profile = STREET })
       raises("path[1]: z is not a finite number", b.street, b, { path = { {0, 0, -math.huge}, {0, 0, 50} }, profile = STREET })
       raises("center[2]: y is not a finite number", b.street, b, { center = { {0, 0, 0}, {0, 0 / 0, 50} }, profile = STREET })
+      -- a flat centre line (psdl.city's): the same checks, naming the point
+      raises("center[2]: y is not a finite number", b.street, b, { center = { 0, 0, 0, 0, 0 / 0, 50 }, profile = STREET })
+      raises("center[3]: x = 1e+39 is beyond the float32 range", b.street, b,
+        { center = { 0, 0, 0, 0, 0, 50, 1e39, 0, 60 }, profile = STREET })
+      raises("center: a flat array of x, y, z expected, got 5 numbers", b.street, b,
+        { center = { 0, 0, 0, 0, 0 }, profile = STREET })
+      raises("center: 2 or more points expected, got 1", b.street, b, { center = { 0, 0, 0 }, profile = STREET })
       raises("beyond the float32 range", b.street, b, { path = { {0, 0, 0}, {1e39, 0, 50} }, profile = STREET })
       raises("spacing: finite number expected, got inf", b.street, b,
         { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, spacing = math.huge })

@@ -296,6 +296,51 @@ describe("street and intersection glue", function()
     end
   end)
 
+  it("junction_room's flat records are its fans, strips with their caps and crosswalks", function()
+    local cases = {
+      arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }, ROAD),
+      arms_of({ { 1, 0 }, { -1, 0 }, { 0.3, 1 } }, DIVIDED),
+      arms_of({ { 1, 0 }, { cos(2), sin(2) } }, ROAD),
+      arms_of({ { 0, 1 } }, ROAD),
+    }
+    for _, arms in ipairs(cases) do
+      local p1, p2 = core.pool(3, true), core.pool(3, true)
+      local t = core.junction_room(p1, { 1, 2, 3 }, arms, { radius = 5 })
+      local f = core.junction_room(p2, { 1, 2, 3 }, arms, { radius = 5, records = true })
+      local want = {}
+      local function put(ty, cap, refs)
+        want[#want + 1], want[#want + 2], want[#want + 3] = ty, cap, #refs
+        for _, r in ipairs(refs) do want[#want + 1] = r end
+      end
+      for _, fan in ipairs(t.fans) do put(5, 0, fan) end
+      for _, st in ipairs(t.strips) do
+        local r, n = st.pairs, #st.pairs
+        if st.start_cap then put(1, 1, { r[1], r[2] }) end
+        put(1, 0, r)
+        if st.end_cap then put(1, 2, { r[n - 1], r[n] }) end
+      end
+      for _, cw in ipairs(t.crosswalks) do put(4, 0, cw) end
+      local words = {}
+      for i = 1, #f.records, 4 do words[#words + 1] = string.unpack("=I4", f.records, i) end
+      assert.same(want, words)
+      assert.equal(#t.fans, f.fans)
+      assert.same(t.outline, f.outline)
+      assert.same(t.sections, f.sections)
+      assert.same(t.distance, f.distance)
+      assert.is_nil(f.strips)
+      assert.same(p1:flat(), p2:flat())
+    end
+  end)
+
+  it("flat_check finds the first number outside the float32 range", function()
+    assert.is_nil(core.flat_check({ 1, 2.5, -3e38 }))
+    assert.equal(2, core.flat_check({ 1, 0 / 0, 3 }))
+    assert.equal(3, core.flat_check({ 1, 2, 1e39 }))
+    assert.equal(1, core.flat_check({ "1" }))
+    assert.is_nil(core.flat_check({}))
+    assert.has_error(function() core.flat_check(5) end)
+  end)
+
   -- what Builder:street did before: sections, end rows, pool, cut into rooms, outlines
   local function old_street(pool, center, profile, o)
     local sf, clamped = core.sections(center, profile, o.start_dir, o.end_dir)
@@ -349,11 +394,41 @@ describe("street and intersection glue", function()
         local pts = {}
         for i = 1, #center, 3 do pts[#pts + 1] = { center[i], center[i + 1], center[i + 2] } end
         assert.same(got, core.street_rooms(p2, pts, profile, o))
+        -- opts.records: a road's or walkway's rooms as record strings (type, 0, count, refs)
+        -- and outlines; a divided road's as rooms
+        o.flat, o.records = nil, true
+        local rec = core.street_rooms(p2, center, profile, o)
+        if profile.kind == "divided" then
+          assert.same(got.rooms, rec.rooms)
+          assert.is_nil(rec.records)
+        else
+          assert.equal(#got.rooms, #rec.records)
+          for k, room in ipairs(got.rooms) do
+            local words = {}
+            for i = 1, #rec.records[k], 4 do words[#words + 1] = string.unpack("=I4", rec.records[k], i) end
+            local want_words = { profile.kind == "walkway" and 2 or 0, 0, #room.refs }
+            for _, r in ipairs(room.refs) do want_words[#want_words + 1] = r end
+            assert.same(want_words, words)
+            assert.same(room.outline, rec.outlines[k])
+          end
+          assert.is_nil(rec.rooms)
+        end
+        o.records = nil
       end
     end
     local pool = core.pool(3, true)
     assert.is_false(core.street_rooms(pool, { { 1, 0, 1 }, { 1, 5, 1 } }, ROAD, { min_length = 1e-6 }))
     assert.equal(1, pool:count()) -- nothing pooled
+    -- a bad end row raises before anything is pooled, and the calls after it (which share a
+    -- block of memory kept between calls) give what they gave before
+    local p3, p4 = core.pool(3, true), core.pool(3, true)
+    local want = core.street_rooms(p3, center, ROAD, { split = 3 })
+    local ok, err = pcall(core.street_rooms, p4, center, ROAD, { end_section = { { 0, 0, 0 } } })
+    assert.is_false(ok)
+    assert.matches("option 'end_section': a row of 4 points expected", err, 1, true)
+    assert.equal(1, p4:count())
+    assert.same(want, core.street_rooms(p4, center, ROAD, { split = 3 }))
+    assert.same(core.spline({ 0, 0, 0, 40, 2, 30, 90, 1, 20, 160, 4, 90 }, { spacing = 5, half_width = 9 }), center)
   end)
 
   it("plan_outline reads an outline in plan with repeats left out and its box", function()

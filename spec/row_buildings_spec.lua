@@ -192,6 +192,11 @@ describe("building rows in C", function()
     ok, err = call(4, function() return "x" end)
     assert.is_false(ok)
     assert.matches("rng: number expected", err)
+    for _, v in ipairs({ 1, 7.5, -0.25, 0 / 0 }) do
+      ok, err = call(4, function() return v end)
+      assert.is_false(ok)
+      assert.matches("rng: a number in [0, 1) expected", err, nil, true)
+    end
     -- a closed pool
     local b2 = builder.new{ style = "london" }
     local r2 = b2:room{ kind = "block", outline = { { 0, 0, 0 }, { 0, 0, 40 }, { 120, 0, 40 }, { 120, 0, 0 } } }

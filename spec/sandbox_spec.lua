@@ -373,3 +373,78 @@ describe("SCRIPT_DIR and reading files", function()
     assert.equal(0, (run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")))
   end)
 end)
+
+describe("psdl.core.tick", function()
+  local core = require "psdl.core"
+  if not core.tick then
+    it("is absent without an interval timer (the sandbox uses a count hook)", function()
+      assert.is_nil(core.tick_thread)
+    end)
+    return
+  end
+
+  -- Processor time spent in a Lua loop (the tick needs Lua code running to hook).
+  local function spin(seconds)
+    local t0, x = os.clock(), 0
+    while os.clock() - t0 < seconds do x = x + 1 end
+    return x
+  end
+
+  it("calls its check from a one-shot hook about every 10 ms of processor time, until stopped", function()
+    local n = 0
+    local prev = core.tick(function() n = n + 1 end)
+    assert.is_nil(prev)
+    spin(0.2)
+    local fn = core.tick(nil)
+    assert.is_function(fn)
+    assert.is_true(n >= 5 and n <= 40, "ticks: " .. n)
+    local after = n
+    spin(0.05)
+    assert.equal(after, n) -- stopped
+    assert.is_nil(debug.gethook()) -- no hook left behind
+  end)
+
+  it("swaps the check for a nested run and gives the outer one back", function()
+    local outer, inner = 0, 0
+    local function f_outer() outer = outer + 1 end
+    assert.is_nil(core.tick(f_outer))
+    local prev_fn, prev_thread = core.tick(function() inner = inner + 1 end)
+    assert.equal(f_outer, prev_fn)
+    assert.equal(coroutine.running(), prev_thread)
+    spin(0.1)
+    core.tick(prev_fn, prev_thread)
+    local seen = inner
+    spin(0.1)
+    core.tick(nil)
+    assert.is_true(seen > 0 and outer > 0)
+    assert.equal(seen, inner)
+  end)
+
+  it("hooks the thread it is told to, and a stop raised by the check ends that thread", function()
+    local stop = setmetatable({}, { __tostring = function() return "stop" end })
+    local co = coroutine.create(function() while true do end end)
+    assert.is_nil(core.tick(function() error(stop, 0) end))
+    local main = core.tick_thread(co)
+    assert.equal(coroutine.running(), main)
+    local ok, err = coroutine.resume(co)
+    core.tick_thread(main)
+    core.tick(nil)
+    assert.is_false(ok)
+    assert.equal(stop, err)
+    assert.equal("dead", coroutine.status(co))
+  end)
+
+  it("raises naming the argument for hostile arguments", function()
+    for _, c in ipairs{
+      { function() core.tick(42) end, "#1" },
+      { function() core.tick(function() end, {}) end, "#2" },
+      { function() core.tick_thread("main") end, "#1" },
+      { function() core.tick_thread() end, "#1" },
+    } do
+      local ok, err = pcall(c[1])
+      assert.is_false(ok)
+      assert.matches("bad argument " .. c[2], err, 1, true)
+    end
+    assert.is_nil(core.tick_thread(coroutine.create(print))) -- no tick running: nothing
+  end)
+end)

@@ -82,6 +82,50 @@ describe("core.store", function()
     assert.has_error(function() s.room(io.stdout) end)
   end)
 
+  it("push_flat adds the records push adds, one flat list for many, and refuses a bad list whole", function()
+    local a, b = core.store(), core.store()
+    local ra, rb = a:room(), b:room()
+    local g = { index = 2 }
+    local ops = {
+      { type = "road_fan", group = g, refs = { 5, 6, 7, 8 } },
+      { type = "sidewalk_strip", group = g, cap = "start", refs = { 1, 2 } },
+      { type = "sidewalk_strip", group = g, refs = { 1, 2, 3, 4 } },
+      { type = "sidewalk_strip", group = g, cap = "end", refs = { 3, 4 } },
+      { type = "crosswalk", group = g, refs = { 9, 10, 11, 12 } },
+      { type = "road", group = g, refs = { 1, 2, 3, 4, 5, 6, 7, 8 } },
+      { type = "walkway", group = g, refs = { 1, 2, 3, 4 } },
+      { type = "fan", group = g, refs = {} },
+    }
+    for _, op in ipairs(ops) do a:push(ra, op) end
+    b:push_flat(rb, 2, { 5, 0, 4, 5, 6, 7, 8, 1, 1, 2, 1, 2, 1, 0, 4, 1, 2, 3, 4, 1, 2, 2, 3, 4, 4, 0, 4, 9, 10, 11, 12,
+                         0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 2, 0, 4, 1, 2, 3, 4, 6, 0, 0 })
+    local groups = { { index = 1 }, g }
+    assert.same(a:ops(ra, groups), b:ops(rb, groups))
+    assert.same({ a:mark() }, { b:mark() })
+    -- the same list as a string of native 32-bit words
+    local c = core.store()
+    local rc = c:room()
+    c:push_flat(rc, 2, string.pack("=" .. string.rep("I4", 15), 5, 0, 4, 5, 6, 7, 8, 1, 1, 2, 1, 2, 4, 0, 0))
+    assert.same({ ops[1], ops[2], { type = "crosswalk", group = g, refs = {} } }, c:ops(rc, groups))
+    assert.has_error(function() c:push_flat(rc, 2, "abc") end)
+    assert.has_error(function() c:push_flat(rc, 2, string.pack("=I4I4I4", 9, 0, 0)) end)
+    assert.equal(3, c:count(rc))
+    local function fails(msg, ...)
+      local ok, err = pcall(b.push_flat, b, ...)
+      assert.is_false(ok)
+      assert.matches(msg, err, 1, true)
+      assert.equal(8, b:count(rb)) -- nothing added
+    end
+    fails("list[1]: a type without parameters expected, got 8", rb, 2, { 8, 0, 0 })
+    fails("list[5]: cap 0 (or 1, 2 for a sidewalk strip) expected", rb, 2, { 5, 0, 0, 0, 1, 0 })
+    fails("list[3]: 4 references expected after it, 2 left", rb, 2, { 0, 0, 4, 1, 2 })
+    fails("list[5]: a vertex reference (1-based) expected", rb, 2, { 5, 0, 3, 1, 0, 2 })
+    fails("list[2]: a non-negative integer expected", rb, 2, { 5, -1, 0 })
+    fails("list[1]: type, cap and count expected", rb, 2, { 5, 0 })
+    fails("a texture group index", rb, 0, {})
+    fails("no room 9", 9, 2, {})
+  end)
+
   it("lists texture groups in order of first use over the rooms in the given order", function()
     local s = core.store()
     local a, b = s:room(), s:room()

@@ -6,6 +6,7 @@
  * document's vertex references).
  *
  *   core.flatten_points(list)                  -> flat | nil, index of the first bad point
+ *   core.flat_check(flat)                      -> nil | index of the first bad coordinate
  *   core.polygon_points(list)                  -> flat, signed area [, edge1, edge2] | nil, index
  *   core.spline(ctrl, opts)                    -> pts
  *   core.polyline_length(pts [, plan])         -> metres
@@ -80,8 +81,9 @@ static void *scratch(lua_State *L, size_t n, size_t size) {
     return lua_newuserdatauv(L, n * size, 0);
 }
 
-/* A block of memory kept between calls of the per-node kernels (core.junction,
- * core.junction_room), so that a city's hundreds of nodes leave no scratch garbage behind
+/* A block of memory kept between calls of the per-node and per-street kernels (core.junction,
+ * core.junction_room, core.street_rooms, core.spline), so that a city's hundreds of nodes
+ * and streets leave no scratch garbage behind
  * (the collector's work grows with what is allocated). One per Lua state, in the registry,
  * freed by its __gc. A call that finds it in use (a finalizer calling in during a call) or
  * cannot grow it gets NULL and uses scratch userdata instead; an error raised while it is in
@@ -399,6 +401,31 @@ static int l_flatten_points(lua_State *L) {
 }
 
 /***
+ * The first entry of a flat array that is no coordinate flatten_points would take (a number
+ * strictly inside the float32 range, not NaN), or nil when all are (the builder's check of a
+ * flat centre line, psdl.builder's Builder:street).
+ * @function flat_check
+ * @tparam table flat `{x1, y1, z1, ...}` (its length as `#`)
+ * @return nil, or the 1-based index of the first bad entry
+ */
+static int l_flat_check(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    lua_Integer n = luaL_len(L, 1);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 1, i);
+        double v;
+        int ok = coord_ok(L, 2, &v);
+        lua_pop(L, 1);
+        if (!ok) {
+            lua_pushinteger(L, i);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/***
  * A polygon's points as a flat array, checked as flatten_points does, with its signed area
  * (psdl_signed_area) and its first self-crossing (psdl_self_crossing, tolerance 1e-6): what
  * the builder's polygon checks need, in one pass.
@@ -458,9 +485,15 @@ static int l_spline(lua_State *L) {
     nomem_check(L, m);
     if (m == PSDL_GEOM_INVALID)
         luaL_argerror(L, 1, "ctrl: a control point or option is not a finite number (NaN or infinity)");
-    double *out = (double *)scratch(L, 3 * m, sizeof *out);
-    nomem_check(L, psdl_spline(out, c, n, &o));
+    if (m > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    reuse_box *box; /* the kept block of the per-node kernels when free (no garbage per call) */
+    double *out = (double *)reuse_take(L, 3 * m * sizeof *out, &box);
+    if (!out) out = (double *)scratch(L, 3 * m, sizeof *out);
+    size_t r = psdl_spline(out, c, n, &o);
+    if (r == PSDL_GEOM_NOMEM) reuse_release(box);
+    nomem_check(L, r);
     push_points(L, out, m);
+    reuse_release(box);
     return 1;
 }
 
@@ -543,7 +576,7 @@ static double *get_point_list(lua_State *L, int idx, size_t *n, const char *what
 }
 
 /* Writes the row of stride points at field k of table t (a list of {x, y, z}, y nil: 0)
- * over section `sec` of sf; nothing when the field is nil. */
+ * over section `sec` of sf (sf NULL: only checks the row); nothing when the field is nil. */
 static void put_section_row(lua_State *L, int t, const char *k, double *sf, size_t sec, size_t stride) {
     lua_getfield(L, t, k);
     if (lua_isnil(L, -1)) {
@@ -562,7 +595,7 @@ static void put_section_row(lua_State *L, int t, const char *k, double *sf, size
             lua_rawgeti(L, pt, d + 1);
             if (!(d == 1 && !lua_toboolean(L, -1))) v = (double)lua_tonumberx(L, -1, &ok);
             if (!ok || !isfinite(v)) luaL_error(L, "option '%s': point %d: finite numbers expected", k, (int)c + 1);
-            sf[3 * (sec * stride + c) + (size_t)d] = v;
+            if (sf) sf[3 * (sec * stride + c) + (size_t)d] = v;
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
@@ -582,7 +615,9 @@ static void put_section_row(lua_State *L, int t, const char *k, double *sf, size
  * @tparam[opt] table opts `start_dir`, `end_dir` ({x, z}), `start_section`, `end_section`
  * (rows of the profile's stride points {x, y, z}), `split` (sections per room, >= 2, 64),
  * `snap` (m), `min_length` (m: a centre line shorter in plan gives false, nothing pooled),
- * `flat` (true: also the sections and all references)
+ * `flat` (true: also the sections and all references), `records` (true, for a road or
+ * walkway profile: instead of `rooms`, `records` = per room its road or walkway record as a
+ * string of native 32-bit words for store:push_flat, and `outlines` = per room its outline)
  * @return `{clamped = n, sections = n, stride = n, rooms = {{refs = {...}, outline = {...}},
  * ...}, flat = {x1, y1, z1, ...}, refs = {...}}` (vertex references; flat and refs only with
  * opts.flat), or false when the centre line is shorter than min_length
@@ -613,20 +648,37 @@ static int l_street_rooms(lua_State *L) {
     }
     size_t stride = psdl_section_stride(prof.kind);
     if (n > ((size_t)-1) / 64 / (stride + 1)) luaL_error(L, "not enough memory");
-    double *sf = (double *)scratch(L, 3 * psdl_sections_bound(n, &prof), sizeof *sf);
+    /* the end rows checked before the kept block is taken (nothing raises while it is held,
+     * up to the result tables) */
+    if (t) {
+        put_section_row(L, t, "start_section", NULL, 0, stride);
+        put_section_row(L, t, "end_section", NULL, 0, stride);
+    }
+    /* one block for the sections, references, room ranges and outlines, sized for the
+     * psdl_sections_bound(n) / stride sections the centre line can give; the kept block of
+     * the per-node kernels when free (no garbage per street), else scratch */
+    size_t nsb = psdl_sections_bound(n, &prof), split = (size_t)split_d, owb;
+    size_t nrb = psdl_street_rooms_bound(nsb / stride, stride, split, &owb);
+    if (nsb > ((size_t)1 << 26) || owb > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    size_t bytes = 3 * nsb * sizeof(double) + (nsb + 2 * nrb + owb + 3 + nsb) * sizeof(uint32_t);
+    reuse_box *box;
+    double *sf = (double *)reuse_take(L, bytes, &box);
+    if (!sf) sf = (double *)scratch(L, bytes, 1);
+    uint32_t *refs = (uint32_t *)(sf + 3 * nsb), *ranges = refs + nsb, *outl = ranges + 2 * nrb;
+    uint32_t *rec = outl + owb; /* a room's record (opts.records): 3 + its references */
     size_t cl = 0, m = psdl_sections(sf, c, n, &prof, hs ? sd : NULL, he ? ed : NULL, &cl);
     size_t nsec = m / stride;
-    if (t && nsec > 0) {
+    if (t && nsec > 0) { /* (checked above: these cannot raise) */
         put_section_row(L, t, "start_section", sf, 0, stride);
         put_section_row(L, t, "end_section", sf, nsec - 1, stride);
     }
-    size_t split = (size_t)split_d, ow;
-    size_t nr = psdl_street_rooms_bound(nsec, stride, split, &ow);
-    uint32_t *refs = (uint32_t *)scratch(L, nsec * stride, sizeof *refs);
-    uint32_t *ranges = (uint32_t *)scratch(L, 2 * nr, sizeof *ranges);
-    uint32_t *outl = (uint32_t *)scratch(L, ow, sizeof *outl);
-    pb = check_pool(L, 1); /* after the allocations (a finalizer may have closed it) */
+    pb = (pool_box *)luaL_testudata(L, 1, POOL);
+    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
+        reuse_release(box);
+        check_pool(L, 1);
+    }
     size_t nw, made = psdl_street_rooms(refs, ranges, outl, &nw, pb->pool, sf, nsec, stride, split, snap);
+    if (made == PSDL_GEOM_NOMEM || made == PSDL_GEOM_INVALID) reuse_release(box);
     if (made == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
     if (made == PSDL_GEOM_INVALID) luaL_argerror(L, 3, "the profile has no sections");
     lua_createtable(L, 0, 6);
@@ -636,18 +688,42 @@ static int l_street_rooms(lua_State *L) {
     lua_setfield(L, -2, "sections");
     lua_pushinteger(L, (lua_Integer)stride);
     lua_setfield(L, -2, "stride");
-    lua_createtable(L, (int)made, 0);
-    for (size_t k = 0, w = 0; k < made; k++) {
-        lua_createtable(L, 0, 2);
-        size_t a = ranges[2 * k], b = ranges[2 * k + 1];
-        push_indices(L, refs + a * stride, (b - a + 1) * stride, 1);
-        lua_setfield(L, -2, "refs");
-        push_indices(L, outl + w + 1, outl[w], 1);
-        lua_setfield(L, -2, "outline");
-        w += 1 + outl[w];
-        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    int want_records = 0;
+    if (t) {
+        lua_getfield(L, t, "records");
+        want_records = lua_toboolean(L, -1) && prof.kind != PSDL_SECTION_DIVIDED;
+        lua_pop(L, 1);
     }
-    lua_setfield(L, -2, "rooms");
+    if (want_records) { /* records = {string per room}, outlines = {refs per room} */
+        uint32_t type = prof.kind == PSDL_SECTION_WALKWAY ? 0x2 : 0x0;
+        lua_createtable(L, (int)made, 0);
+        lua_createtable(L, (int)made, 0);
+        for (size_t k = 0, w = 0; k < made; k++) {
+            size_t a = ranges[2 * k], b = ranges[2 * k + 1], nref = (b - a + 1) * stride;
+            rec[0] = type, rec[1] = 0, rec[2] = (uint32_t)nref;
+            for (size_t q = 0; q < nref; q++) rec[3 + q] = refs[a * stride + q] + 1;
+            lua_pushlstring(L, (const char *)rec, (3 + nref) * sizeof *rec);
+            lua_rawseti(L, -3, (lua_Integer)k + 1);
+            push_indices(L, outl + w + 1, outl[w], 1);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+            w += 1 + outl[w];
+        }
+        lua_setfield(L, -3, "outlines"); /* (below: the records, the result) */
+        lua_setfield(L, -2, "records");
+    } else {
+        lua_createtable(L, (int)made, 0);
+        for (size_t k = 0, w = 0; k < made; k++) {
+            lua_createtable(L, 0, 2);
+            size_t a = ranges[2 * k], b = ranges[2 * k + 1];
+            push_indices(L, refs + a * stride, (b - a + 1) * stride, 1);
+            lua_setfield(L, -2, "refs");
+            push_indices(L, outl + w + 1, outl[w], 1);
+            lua_setfield(L, -2, "outline");
+            w += 1 + outl[w];
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_setfield(L, -2, "rooms");
+    }
     int want_flat = 0;
     if (t) {
         lua_getfield(L, t, "flat");
@@ -660,6 +736,7 @@ static int l_street_rooms(lua_State *L) {
         push_indices(L, refs, nsec * stride, 1);
         lua_setfield(L, -2, "refs");
     }
+    reuse_release(box);
     return 1;
 }
 
@@ -1276,20 +1353,28 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
 }
 
 /* Sets fields "records" and "fans" of the table on top (core.junction_room with opts.records):
- * the room's records as one flat list for store:push_flat, in the order Builder:intersection
- * emits them (the road fans of the surface, each sidewalk strip with its start and end caps,
- * the crosswalks), vertex references mapped through map; and the number of fans. */
+ * the room's records as one string of native 32-bit words for store:push_flat, in the order
+ * Builder:intersection emits them (the road fans of the surface, each sidewalk strip with its
+ * start and end caps, the crosswalks), vertex references mapped through map; and the number
+ * of fans. A string: one object for the collector, 4 bytes a word. */
 static void junction_records(lua_State *L, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
                              size_t nfw) {
-    lua_Integer k = 0, nf = 0;
-    lua_createtable(L, (int)(2 * nfw + 2 * j->size.strips + 7 * j->size.crosswalks), 0);
-#define PUT(v) (lua_pushinteger(L, (lua_Integer)(v)), lua_rawseti(L, -2, ++k))
+    size_t words = 0, nf = 0;
+    for (size_t i = 0; i < nfw; i += 1 + fans[i]) words += 3 + fans[i], nf++;
+    for (size_t w = 0; w < j->size.strips; w += 2 + 2 * (size_t)j->strips[w]) {
+        size_t n2 = 2 * (size_t)j->strips[w], nc = n2 < 2 ? n2 : 2;
+        uint32_t caps = j->strips[w + 1];
+        words += 3 + n2 + ((caps & 1) ? 3 + nc : 0) + ((caps & 2) ? 3 + nc : 0);
+    }
+    words += 7 * j->size.crosswalks;
+    uint32_t *out = (uint32_t *)scratch(L, words, sizeof *out);
+    size_t k = 0;
+#define PUT(v) (out[k++] = (uint32_t)(v))
     for (size_t i = 0; i < nfw;) { /* fans: [m, refs...], 0-based pool entries */
         size_t m = fans[i];
         PUT(0x5), PUT(0), PUT(m);
-        for (size_t q = 1; q <= m; q++) PUT((lua_Integer)fans[i + q] + 1);
+        for (size_t q = 1; q <= m; q++) PUT(fans[i + q] + 1);
         i += 1 + m;
-        nf++;
     }
     for (size_t w = 0; w < j->size.strips;) { /* [pairs, caps, point indices...] */
         uint32_t np = j->strips[w], caps = j->strips[w + 1];
@@ -1297,23 +1382,25 @@ static void junction_records(lua_State *L, const psdl_junction *j, const uint32_
         size_t n2 = 2 * (size_t)np, nc = n2 < 2 ? n2 : 2; /* a cap: the first / last pair */
         if (caps & 1) {
             PUT(0x1), PUT(1), PUT(nc);
-            for (size_t q = 0; q < nc; q++) PUT((lua_Integer)map[v[q]] + 1);
+            for (size_t q = 0; q < nc; q++) PUT(map[v[q]] + 1);
         }
         PUT(0x1), PUT(0), PUT(n2);
-        for (size_t q = 0; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+        for (size_t q = 0; q < n2; q++) PUT(map[v[q]] + 1);
         if (caps & 2) {
             PUT(0x1), PUT(2), PUT(nc);
-            for (size_t q = n2 - nc; q < n2; q++) PUT((lua_Integer)map[v[q]] + 1);
+            for (size_t q = n2 - nc; q < n2; q++) PUT(map[v[q]] + 1);
         }
-        w += 2 + 2 * (size_t)np;
+        w += 2 + n2;
     }
     for (size_t c = 0; c < j->size.crosswalks; c++) {
         PUT(0x4), PUT(0), PUT(4);
-        for (int q = 0; q < 4; q++) PUT((lua_Integer)map[j->crosswalks[4 * c + (size_t)q]] + 1);
+        for (int q = 0; q < 4; q++) PUT(map[j->crosswalks[4 * c + (size_t)q]] + 1);
     }
 #undef PUT
+    lua_pushlstring(L, (const char *)out, k * sizeof *out);
+    lua_remove(L, -2); /* the scratch */
     lua_setfield(L, -2, "records");
-    lua_pushinteger(L, nf);
+    lua_pushinteger(L, (lua_Integer)nf);
     lua_setfield(L, -2, "fans");
 }
 
@@ -1329,8 +1416,9 @@ static void junction_records(lua_State *L, const psdl_junction *j, const uint32_
  * start_cap, end_cap}...}, crosswalks = {refs (4)...}, sections = {{{x, y, z}...} per arm,
  * left to right of outward travel}, distance = {m per arm}}`; with `opts.records` true, instead
  * of fans, strips and crosswalks: `records` (the fans, the sidewalk strips with their caps and
- * the crosswalks, in that order, as one flat list for store:push_flat) and `fans` (how many
- * fans); raises on bad arguments as core.junction does, on a pool that is closed or full
+ * the crosswalks, in that order, as one string of native 32-bit words for store:push_flat)
+ * and `fans` (how many fans); raises on bad arguments as core.junction does, on a pool that is
+ * closed or full
  */
 static int l_junction_room(lua_State *L) {
     lua_settop(L, 4); /* scratch userdata go above the arguments */
@@ -1657,22 +1745,20 @@ static int l_link(lua_State *L) {
  * within eps metres inside perimeter edge `edge` of `room`. points may be a vertex Pool;
  * points spanning more than the largest double raise. */
 static int l_tjunctions(lua_State *L) {
-    lua_settop(L, 3); /* scratch userdata go above the arguments */
-    size_t np, nr;
-    double *p = get_points(L, 1, &np, "points");
-    uint32_t *start, *verts;
-    get_perimeters(L, 2, np, &start, &verts, &nr);
+    lpsdl_perims a;
+    lpsdl_points_perimeters(L, 3, &a);
+    const double *p = a.pts;
     double eps = luaL_optnumber(L, 3, 0.005);
     /* one search for the usual handful of records; a second only when more are found */
     size_t cap = 256;
     uint32_t *d = (uint32_t *)scratch(L, 3 * cap, sizeof *d);
-    size_t n = psdl_tjunctions(d, cap, p, np, start, verts, nr, eps);
+    size_t n = psdl_tjunctions(d, cap, p, a.npts, a.start, a.verts, a.nrooms, eps);
     nomem_check(L, n);
     if (n == PSDL_GEOM_INVALID)
         luaL_argerror(L, 1, "the points span more than the largest finite number (or one is infinite)");
     if (n > cap) {
         d = (uint32_t *)scratch(L, 3 * n, sizeof *d);
-        nomem_check(L, psdl_tjunctions(d, n, p, np, start, verts, nr, eps));
+        nomem_check(L, psdl_tjunctions(d, n, p, a.npts, a.start, a.verts, a.nrooms, eps));
     }
     lua_createtable(L, (int)(3 * n), 0);
     for (size_t i = 0; i < 3 * n; i++) {
@@ -2210,6 +2296,7 @@ static const luaL_Reg pool_metameth[] = {
 
 static const luaL_Reg geom_funcs[] = {
     {"flatten_points", l_flatten_points},
+    {"flat_check", l_flat_check},
     {"polygon_points", l_polygon_points},
     {"spline", l_spline},
     {"polyline_length", l_polyline_length},

@@ -418,6 +418,7 @@ static double run_rng(void *ud) {
     int ok;
     double v = (double)lua_tonumberx(L, -1, &ok);
     if (!ok) luaL_error(L, "rng: number expected, got %s", luaL_typename(L, -1));
+    if (!(v >= 0 && v < 1)) luaL_error(L, "rng: a number in [0, 1) expected, got %f", v);
     lua_pop(L, 1);
     return v;
 }

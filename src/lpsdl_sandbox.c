@@ -1,18 +1,33 @@
-/* lpsdl_sandbox.c -- the two limits psdl.sandbox (lua/psdl/sandbox.lua) needs from C:
+/* lpsdl_sandbox.c -- what psdl.sandbox (lua/psdl/sandbox.lua) needs from C:
  *
  *  - a switch that makes core.write_file refuse, so no library function can write a file
  *    while a sandboxed city script (or library code it called) runs;
  *  - a memory guard: the Lua state's allocator is wrapped so that an allocation past a
  *    limit fails (Lua raises "not enough memory"), and the bytes in use and their peak are
- *    counted (the `--verbose` peak memory of psdl osm, the --max-memory of psdl build).
+ *    counted (the `--verbose` peak memory of psdl osm, the --max-memory of psdl build);
+ *  - a tick: a processor-time interval timer (setitimer ITIMER_PROF, every TICK_USEC) whose
+ *    signal handler only sets a one-shot hook on the thread the script runs in (lua_sethook
+ *    may be called from a signal handler; lua.c stops a script on Ctrl-C that way). The hook
+ *    calls the sandbox's check (time limit, script line, poll) once and removes itself, so
+ *    the script runs without the count hook that made the VM trap on every instruction.
  *
  * Only the Lua heap is counted: the C core's own buffers (a decode arena, a geometry pool)
  * are bounded by the core itself (psdl.h limits). */
+#define _DEFAULT_SOURCE /* setitimer, sigaction */
 #include "lpsdl.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#if defined(_POSIX_VERSION)
+#include <signal.h>
+#include <sys/time.h>
+#define PSDL_HAVE_TICK 1
+#endif
+#endif
 
 static int writes_denied = 0;
 
@@ -204,12 +219,143 @@ static int l_script_line(lua_State *L) {
     return 1;
 }
 
+/* ------------------------------------------------------------------ the tick */
+
+#if PSDL_HAVE_TICK
+
+#define TICK_USEC 10000                       /* processor time between two checks */
+#define TICK_FN "psdl.sandbox.tick_fn"         /* registry: the check (a function) */
+#define TICK_THREAD "psdl.sandbox.tick_thread" /* registry: the thread hooked on a tick */
+
+static lua_State *volatile tick_target; /* the thread to hook (kept alive by TICK_THREAD) */
+static volatile sig_atomic_t tick_on;   /* the timer runs and the check is set */
+static struct sigaction tick_saved;     /* the SIGPROF action before the timer started */
+
+/* The one-shot hook: back to no hook (the resting state while a script runs), then the
+ * check, whose error (a stop) propagates from the hooked code as from any hook. */
+static void tick_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    if (!tick_on) return;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, TICK_FN) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_call(L, 0, 0);
+}
+
+static void tick_signal(int sig) {
+    (void)sig;
+    lua_State *L = tick_target;
+    if (tick_on && L) lua_sethook(L, tick_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static int tick_arm(int on) {
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    if (on) {
+        it.it_interval.tv_usec = TICK_USEC;
+        it.it_value.tv_usec = TICK_USEC;
+    }
+    return setitimer(ITIMER_PROF, &it, NULL) == 0;
+}
+
+/* Sets the registry's value at key to the value at idx (nil clears it). */
+static void reg_set(lua_State *L, const char *key, int idx) {
+    lua_pushvalue(L, idx);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+}
+
+/* core.tick(fn | nil [, thread]) -> previous fn | nil, previous thread | nil
+ * Start the tick with check fn, calling it from a one-shot hook on `thread` (default: the
+ * running one) about every 10 ms of processor time; nil stops it (the timer disarmed and the
+ * previous SIGPROF action back). A call while the tick runs swaps the check and thread
+ * (nested sandboxes: give back what it returned to restore the outer one). Returns nothing
+ * at all where there is no interval timer (the sandbox then uses a count hook). Raises when
+ * the timer cannot be set. */
+static int l_tick(lua_State *L) {
+    int has_fn = !lua_isnoneornil(L, 1);
+    if (has_fn) luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *th = L;
+    if (!lua_isnoneornil(L, 2)) {
+        th = lua_tothread(L, 2);
+        luaL_argexpected(L, th != NULL, 2, "thread");
+    }
+    lua_settop(L, 2);
+    if (!tick_on) {
+        lua_pushnil(L);
+        lua_pushnil(L);
+    } else {
+        lua_getfield(L, LUA_REGISTRYINDEX, TICK_FN);
+        lua_getfield(L, LUA_REGISTRYINDEX, TICK_THREAD);
+    }
+    if (!has_fn) {
+        if (tick_on) {
+            tick_on = 0;
+            tick_arm(0); /* a signal already generated is handled before this returns */
+            sigaction(SIGPROF, &tick_saved, NULL);
+        }
+        tick_target = NULL;
+        lua_pushnil(L);
+        reg_set(L, TICK_FN, -1);
+        reg_set(L, TICK_THREAD, -1);
+        lua_pop(L, 1);
+        return 2;
+    }
+    /* the target first: the old thread stays alive on the stack (returned), the new one is
+     * an argument (or the running thread), so neither can be collected while pointed to */
+    tick_target = th;
+    if (lua_isnil(L, 2)) lua_pushthread(L);
+    else lua_pushvalue(L, 2);
+    reg_set(L, TICK_THREAD, -1);
+    lua_pop(L, 1);
+    reg_set(L, TICK_FN, 1);
+    if (!tick_on) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = tick_signal;
+        sa.sa_flags = SA_RESTART; /* file reads and socket calls of the script carry on */
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGPROF, &sa, &tick_saved) != 0) return luaL_error(L, "cannot set the SIGPROF action");
+        tick_on = 1;
+        if (!tick_arm(1)) {
+            tick_on = 0;
+            sigaction(SIGPROF, &tick_saved, NULL);
+            return luaL_error(L, "cannot start the processor-time timer");
+        }
+    }
+    return 2;
+}
+
+/* core.tick_thread(thread) -> previous thread | nil: hook `thread` on the next ticks (a
+ * coroutine of the script while it is resumed); no-op without a running tick. Raises for
+ * an argument that is not a thread. */
+static int l_tick_thread(lua_State *L) {
+    lua_State *th = lua_tothread(L, 1);
+    luaL_argexpected(L, th != NULL, 1, "thread");
+    lua_settop(L, 1);
+    if (!tick_on) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, TICK_THREAD); /* (the old one, alive on the stack) */
+    tick_target = th;
+    reg_set(L, TICK_THREAD, 1); /* kept alive while it is the target */
+    return 1;
+}
+
+#endif
+
 static const luaL_Reg funcs[] = {
     {"deny_writes", l_deny_writes},
     {"script_line", l_script_line},
     {"memory_exceeded", l_memory_exceeded},
     {"memory_limit", l_memory_limit},
     {"memory_stats", l_memory_stats},
+#if PSDL_HAVE_TICK
+    {"tick", l_tick},
+    {"tick_thread", l_tick_thread},
+#endif
     {NULL, NULL},
 };
 

@@ -6,7 +6,8 @@
  *   store:push(n, op)                  append attribute record op to room n
  *   store:push_flat(n, group, list)    append records of the types without parameters (road,
  *                                         sidewalk strip, walkway, crosswalk, road fan, fan)
- *                                         given as one flat list of integers (see l_push_flat)
+ *                                         given as one flat list of integers, or a string
+ *                                         of 32-bit words (see l_push_flat)
  *   store:count(n)                     -> records of room n
  *   store:ops(n [, groups [, from]])   -> list of records of room n as op tables (from the
  *                                         from-th, 1-based; group numbers mapped through the
@@ -273,7 +274,8 @@ static int l_push(lua_State *L) {
 
 /* store:push_flat(n, group, list): appends to room n records of the attribute types that have
  * no parameters, all in texture group `group` (an integer >= 1), given as one flat list of
- * integers `{type, cap, count, ref_1 .. ref_count, type, cap, count, ...}`: type a
+ * integers `{type, cap, count, ref_1 .. ref_count, type, cap, count, ...}` (or the same as a
+ * string of native 32-bit words, as core.junction_room gives its records): type a
  * psdl_store_type number (0x0 road, 0x1 sidewalk strip, 0x2 walkway, 0x4 crosswalk, 0x5 road
  * fan, 0x6 fan), cap 0, 1 (start) or 2 (end; sidewalk strips only), the references 1-based.
  * Read back (store:ops) each is the op table `{type = name, group = group, refs = {...}}`
@@ -286,20 +288,32 @@ static int l_push_flat(lua_State *L) {
     size_t room = check_room(L, u, 2);
     lua_Integer g = luaL_checkinteger(L, 3);
     if (g < 1 || g > (lua_Integer)PSDL_STORE_MAX) luaL_argerror(L, 3, "a texture group index (>= 1) expected");
-    luaL_checktype(L, 4, LUA_TTABLE);
     lua_settop(L, 4);
-    size_t len = (size_t)lua_rawlen(L, 4);
-    if (len > PSDL_STORE_MAX / sizeof(uint32_t)) luaL_argerror(L, 4, "list: too long");
-    uint32_t *buf = scratch_at(L, u, 0, len);
-    /* read and check every entry into the scratch buffer first */
-    for (size_t i = 0; i < len; i++) {
-        lua_rawgeti(L, 4, (lua_Integer)i + 1);
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || v < 0 || v > (lua_Integer)UINT32_MAX)
-            luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: a non-negative integer expected", (lua_Integer)i + 1));
-        buf[i] = (uint32_t)v;
+    size_t len;
+    uint32_t *buf;
+    if (lua_type(L, 4) == LUA_TSTRING) { /* native 32-bit words (core.junction_room's records) */
+        size_t bytes;
+        const char *str = lua_tolstring(L, 4, &bytes);
+        if (bytes % sizeof(uint32_t)) luaL_argerror(L, 4, "list: a string of 32-bit words expected");
+        len = bytes / sizeof(uint32_t);
+        if (len > PSDL_STORE_MAX / sizeof(uint32_t)) luaL_argerror(L, 4, "list: too long");
+        buf = scratch_at(L, u, 0, len);
+        if (len) memcpy(buf, str, bytes);
+    } else {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        len = (size_t)lua_rawlen(L, 4);
+        if (len > PSDL_STORE_MAX / sizeof(uint32_t)) luaL_argerror(L, 4, "list: too long");
+        buf = scratch_at(L, u, 0, len);
+        /* read and check every entry into the scratch buffer first */
+        for (size_t i = 0; i < len; i++) {
+            lua_rawgeti(L, 4, (lua_Integer)i + 1);
+            int ok;
+            lua_Integer v = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || v < 0 || v > (lua_Integer)UINT32_MAX)
+                luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: a non-negative integer expected", (lua_Integer)i + 1));
+            buf[i] = (uint32_t)v;
+        }
     }
     for (size_t i = 0; i < len;) {
         if (len - i < 3) luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: type, cap and count expected", (lua_Integer)i + 1));

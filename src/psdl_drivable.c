@@ -127,6 +127,10 @@ typedef struct plan {
 
 static double cross2(double ax, double az, double bx, double bz) { return ax * bz - az * bx; }
 
+/* fmin and fmax for numbers known to be no NaN (inlined; fmin is a library call). */
+static double dmin(double a, double b) { return b < a ? b : a; }
+static double dmax(double a, double b) { return b > a ? b : a; }
+
 /* Length of (x, z) (no overflow care needed: coordinates are below COORD_LIMIT). */
 static double dist2(double x, double z) { return sqrt(x * x + z * z); }
 
@@ -228,8 +232,8 @@ static int plan_build_src(plan *P, const ring_src *src, uint32_t nrooms) {
             s += c;
             cx += (a[0] + b[0]) * c;
             cz += (a[1] + b[1]) * c;
-            R->minx = fmin(R->minx, a[0]), R->maxx = fmax(R->maxx, a[0]);
-            R->minz = fmin(R->minz, a[1]), R->maxz = fmax(R->maxz, a[1]);
+            R->minx = dmin(R->minx, a[0]), R->maxx = dmax(R->maxx, a[0]);
+            R->minz = dmin(R->minz, a[1]), R->maxz = dmax(R->maxz, a[1]);
         }
         if (!(fabs(s) > 1e-9)) { /* no area (a bow tie, a sliver): only the shape rules look at it */
             R->n = n;
@@ -450,8 +454,8 @@ static int grid_rooms(grid *g, const plan *P) {
     for (uint32_t r = 1; r < P->nrooms; r++) {
         const droom *R = &P->rooms[r];
         if (!R->usable) continue;
-        minx = fmin(minx, R->minx), maxx = fmax(maxx, R->maxx);
-        minz = fmin(minz, R->minz), maxz = fmax(maxz, R->maxz);
+        minx = dmin(minx, R->minx), maxx = dmax(maxx, R->maxx);
+        minz = dmin(minz, R->minz), maxz = dmax(maxz, R->maxz);
         sum += (R->maxx - R->minx) + (R->maxz - R->minz);
         cnt++;
     }
@@ -660,8 +664,8 @@ static double overlap_area(plan *P, uint32_t a, uint32_t b, double *sx, double *
         const uint32_t *ix = &P->tris[3 * (size_t)(A->tri_off + t)];
         double tri[6] = {pa[2 * ix[0]], pa[2 * ix[0] + 1], pa[2 * ix[1]], pa[2 * ix[1] + 1],
                          pa[2 * ix[2]], pa[2 * ix[2] + 1]};
-        double x0 = fmin(tri[0], fmin(tri[2], tri[4])), x1 = fmax(tri[0], fmax(tri[2], tri[4]));
-        double z0 = fmin(tri[1], fmin(tri[3], tri[5])), z1 = fmax(tri[1], fmax(tri[3], tri[5]));
+        double x0 = dmin(tri[0], dmin(tri[2], tri[4])), x1 = dmax(tri[0], dmax(tri[2], tri[4]));
+        double z0 = dmin(tri[1], dmin(tri[3], tri[5])), z1 = dmax(tri[1], dmax(tri[3], tri[5]));
         if (x1 <= B->minx || x0 >= B->maxx || z1 <= B->minz || z0 >= B->maxz) continue;
         area += clip_tri(pb, B->n, tri, P->scratch, sx, sz);
     }
@@ -681,8 +685,8 @@ static int check_overlaps(dctx *c, plan *P, const grid *g) {
                     uint32_t b = g->items[j];
                     const droom *B = &P->rooms[b];
                     if (B->warp) continue;
-                    double ix0 = fmax(A->minx, B->minx), ix1 = fmin(A->maxx, B->maxx);
-                    double iz0 = fmax(A->minz, B->minz), iz1 = fmin(A->maxz, B->maxz);
+                    double ix0 = dmax(A->minx, B->minx), ix1 = dmin(A->maxx, B->maxx);
+                    double iz0 = dmax(A->minz, B->minz), iz1 = dmin(A->maxz, B->maxz);
                     if (!(ix1 > ix0 && iz1 > iz0) || (ix1 - ix0) * (iz1 - iz0) <= OVERLAP_AREA) continue;
                     /* each pair once: in the cell of the boxes' common corner */
                     if (cell_of(ix0, g->x0, g->cell, g->nx) != cx || cell_of(iz0, g->z0, g->cell, g->nz) != cz)
@@ -933,8 +937,8 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
         const droom *R = &P->rooms[r];
         if (!R->usable || R->warp) continue;
         npts += R->n;
-        minx = fmin(minx, R->minx), maxx = fmax(maxx, R->maxx);
-        minz = fmin(minz, R->minz), maxz = fmax(maxz, R->maxz);
+        minx = dmin(minx, R->minx), maxx = dmax(maxx, R->maxx);
+        minz = dmin(minz, R->minz), maxz = dmax(maxz, R->maxz);
         for (uint32_t i = 0; i < R->n; i++) {
             const double *a = &P->pts[2 * (R->off + i)], *b = &P->pts[2 * (R->off + (i + 1) % R->n)];
             len += dist2(b[0] - a[0], b[1] - a[1]);
@@ -986,17 +990,17 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
             size_t ns = 0;
             sp[ns].t = 0, sp[ns].x = a[0], sp[ns].z = a[1], ns++;
             /* points on the edge: the cells along it, row by row */
-            double z0 = fmin(a[1], b[1]) - JOIN_TOL, z1 = fmax(a[1], b[1]) + JOIN_TOL;
+            double z0 = dmin(a[1], b[1]) - JOIN_TOL, z1 = dmax(a[1], b[1]) + JOIN_TOL;
             int r0 = cell_of(z0, pg.z0, pg.cell, pg.nz), r1 = cell_of(z1, pg.z0, pg.cell, pg.nz);
             for (int row = r0; row <= r1; row++) {
                 double rz0 = pg.z0 + row * pg.cell - JOIN_TOL, rz1 = rz0 + pg.cell + 2 * JOIN_TOL;
                 double xa, xb;
                 if (ez == 0) {
-                    xa = fmin(a[0], b[0]), xb = fmax(a[0], b[0]);
+                    xa = dmin(a[0], b[0]), xb = dmax(a[0], b[0]);
                 } else {
                     double ta = (rz0 - a[1]) / ez, tb = (rz1 - a[1]) / ez;
-                    double t0 = fmax(0, fmin(ta, tb)), t1 = fmin(1, fmax(ta, tb));
-                    xa = fmin(a[0] + t0 * ex, a[0] + t1 * ex), xb = fmax(a[0] + t0 * ex, a[0] + t1 * ex);
+                    double t0 = dmax(0, dmin(ta, tb)), t1 = dmin(1, dmax(ta, tb));
+                    xa = dmin(a[0] + t0 * ex, a[0] + t1 * ex), xb = dmax(a[0] + t0 * ex, a[0] + t1 * ex);
                 }
                 int c0 = cell_of(xa - JOIN_TOL, pg.x0, pg.cell, pg.nx), c1 = cell_of(xb + JOIN_TOL, pg.x0, pg.cell, pg.nx);
                 for (int col = c0; col <= c1; col++) {
@@ -1121,7 +1125,7 @@ static double seg_dist(const double *a, const double *b, double x, double z) {
 static double dist_to_room(const plan *P, const droom *R, double x, double z) {
     const double *p = &P->pts[2 * R->off];
     double best = INFINITY;
-    for (uint32_t i = 0; i < R->n; i++) best = fmin(best, seg_dist(&p[2 * i], &p[2 * ((i + 1) % R->n)], x, z));
+    for (uint32_t i = 0; i < R->n; i++) best = dmin(best, seg_dist(&p[2 * i], &p[2 * ((i + 1) % R->n)], x, z));
     return best;
 }
 
@@ -1278,29 +1282,41 @@ static int floor_triangles(const psdl_doc *d, const psdl_attr *a, tribuf *b) {
     return 1;
 }
 
-/* Whether no edge of polygon g (gn points, x, z pairs) comes within mu of triangle t, and
- * the polygon winds once (either way) around it: then clipping g by t (clip_tri) gives the
- * triangle's own area, up to rounding. An edge is clear of the triangle when their boxes
- * are mu apart, when the three corners lie more than mu on one side of its line, or when
- * both its ends lie more than mu outside one side of the triangle. The winding number is
- * taken at the centroid, which every edge then misses by at least mu. */
-static int tri_wound_once(const double *g, uint32_t gn, const double t[6], double mu) {
-    double x0 = fmin(t[0], fmin(t[2], t[4])) - mu, x1 = fmax(t[0], fmax(t[2], t[4])) + mu;
-    double z0 = fmin(t[1], fmin(t[3], t[5])) - mu, z1 = fmax(t[1], fmax(t[3], t[5])) + mu;
-    double cx = (t[0] + t[2] + t[4]) / 3, cz = (t[1] + t[3] + t[5]) / 3;
-    int wn = 0;
+/* The edges of a grown room for tri_wound_once: per edge its start p, end q and box, 8
+ * doubles (px, pz, qx, qz, min x, max x, min z, max z). */
+static void edge_boxes(double *ge, const double *g, uint32_t gn) {
     for (uint32_t i = 0, j = gn - 1; i < gn; j = i++) {
         const double *p = &g[2 * j], *q = &g[2 * i];
-        if (!((p[0] < x0 && q[0] < x0) || (p[0] > x1 && q[0] > x1) || (p[1] < z0 && q[1] < z0) ||
-              (p[1] > z1 && q[1] > z1))) {
+        double *e = &ge[8 * i];
+        e[0] = p[0], e[1] = p[1], e[2] = q[0], e[3] = q[1];
+        e[4] = p[0] < q[0] ? p[0] : q[0], e[5] = p[0] < q[0] ? q[0] : p[0];
+        e[6] = p[1] < q[1] ? p[1] : q[1], e[7] = p[1] < q[1] ? q[1] : p[1];
+    }
+}
+
+/* Whether no edge of the grown room (ge: gn edges from edge_boxes) comes within mu of
+ * triangle t, and the room winds once (either way) around it: then clipping the room by t
+ * (clip_tri) gives the triangle's own area, up to rounding. An edge is clear of the
+ * triangle when their boxes are mu apart, when the three corners lie more than mu on one
+ * side of its line, or when both its ends lie more than mu outside one side of the triangle.
+ * The winding number is taken at the centroid, which every edge then misses by at least mu. */
+static int tri_wound_once(const double *ge, uint32_t gn, const double t[6], double mu) {
+    double x0 = dmin(t[0], dmin(t[2], t[4])) - mu, x1 = dmax(t[0], dmax(t[2], t[4])) + mu;
+    double z0 = dmin(t[1], dmin(t[3], t[5])) - mu, z1 = dmax(t[1], dmax(t[3], t[5])) + mu;
+    double cx = (t[0] + t[2] + t[4]) / 3, cz = (t[1] + t[3] + t[5]) / 3;
+    int wn = 0;
+    for (uint32_t i = 0; i < gn; i++) {
+        const double *e = &ge[8 * i];
+        const double *p = e, *q = e + 2;
+        if (!((e[5] < x0) | (e[4] > x1) | (e[7] < z0) | (e[6] > z1))) {
             double ex = q[0] - p[0], ez = q[1] - p[1], lim = mu * dist2(ex, ez);
             double d0 = cross2(ex, ez, t[0] - p[0], t[1] - p[1]), d1 = cross2(ex, ez, t[2] - p[0], t[3] - p[1]);
             double d2 = cross2(ex, ez, t[4] - p[0], t[5] - p[1]);
             if (!((d0 > lim && d1 > lim && d2 > lim) || (d0 < -lim && d1 < -lim && d2 < -lim))) {
                 /* both ends outside one side of the triangle (corners a, b with the third, o, inside) */
                 int clear = 0;
-                for (int e = 0; e < 3 && !clear; e++) {
-                    const double *a = &t[2 * e], *b = &t[2 * ((e + 1) % 3)], *o = &t[2 * ((e + 2) % 3)];
+                for (int k = 0; k < 3 && !clear; k++) {
+                    const double *a = &t[2 * k], *b = &t[2 * ((k + 1) % 3)], *o = &t[2 * ((k + 2) % 3)];
                     double fx = b[0] - a[0], fz = b[1] - a[1], fl = mu * dist2(fx, fz);
                     double so = cross2(fx, fz, o[0] - a[0], o[1] - a[1]);
                     double sp = cross2(fx, fz, p[0] - a[0], p[1] - a[1]), sq = cross2(fx, fz, q[0] - a[0], q[1] - a[1]);
@@ -1309,10 +1325,10 @@ static int tri_wound_once(const double *g, uint32_t gn, const double t[6], doubl
                 if (!clear) return 0;
             }
         }
-        if (p[1] <= cz) {
-            if (q[1] > cz && cross2(q[0] - p[0], q[1] - p[1], cx - p[0], cz - p[1]) > 0) wn++;
-        } else if (q[1] <= cz && cross2(q[0] - p[0], q[1] - p[1], cx - p[0], cz - p[1]) < 0) {
-            wn--;
+        if ((p[1] <= cz) != (q[1] <= cz)) { /* the edge crosses the centroid's row */
+            double cr = cross2(q[0] - p[0], q[1] - p[1], cx - p[0], cz - p[1]);
+            if (p[1] <= cz) wn += cr > 0;
+            else wn -= cr < 0;
         }
     }
     return wn == 1 || wn == -1;
@@ -1322,10 +1338,15 @@ static int tri_wound_once(const double *g, uint32_t gn, const double t[6], doubl
  * document: mu, the margin by which a triangle must clear the grown room's edges (above the
  * float rounding of a road's midpoint, 2^-24 m), and err, a bound on clip_tri's rounding for
  * a triangle the room winds once around (a few ulps of m² for each of its up to 4 gn + 64
- * points; with gn up to 2 x 255 + 2). */
+ * points, gn the grown room's). */
 typedef struct floor_bounds {
-    double mu, err;
+    double mu, m2, err; /* err: for the room at hand (floor_bounds_room) */
 } floor_bounds;
+
+/* err for a grown room of gn points. */
+static void floor_bounds_room(floor_bounds *fb, uint32_t gn) {
+    fb->err = 64.0 * (4.0 * gn + 70) * DBL_EPSILON * fb->m2;
+}
 
 /* Whether the rounding a set of ntri triangles of plan area total (the sum check_floors
  * forms) could bring about a report when every one of them lies inside: the clip of each is
@@ -1357,8 +1378,8 @@ static double floor_total(const tribuf *tb, size_t *ntri) {
  * enough that check_floors would report nothing: the triangles g winds once around
  * (tri_wound_once) count whole, the others are clipped. When not certain, check_floors
  * measures the attribute exactly. */
-static int floor_certainly_inside(const plan *P, const double *g, uint32_t gn, const floor_bounds *fb,
-                                  const tribuf *tb) {
+static int floor_certainly_inside(const plan *P, const double *g, const double *ge, uint32_t gn,
+                                  const floor_bounds *fb, const tribuf *tb) {
     double total = 0, inside = 0;
     size_t ntri = 0;
     for (size_t i = 0; i < tb->n; i++) {
@@ -1367,7 +1388,7 @@ static int floor_certainly_inside(const plan *P, const double *g, uint32_t gn, c
         if (!(ar > 1e-12)) continue;
         total += ar;
         ntri++;
-        inside += tri_wound_once(g, gn, t, fb->mu) ? ar : clip_tri(g, gn, t, P->scratch, NULL, NULL);
+        inside += tri_wound_once(ge, gn, t, fb->mu) ? ar : clip_tri(g, gn, t, P->scratch, NULL, NULL);
     }
     return floor_sum_clear(fb, ntri, total, inside);
 }
@@ -1439,20 +1460,22 @@ static int check_floors(dctx *c, const plan *P) {
     const psdl_doc *d = c->doc;
     double *grow = malloc(((size_t)P->maxn * 2 + 2) * 2 * sizeof(double));
     halfplanes hp = {malloc(((size_t)P->maxn * 2 + 2) * 5 * sizeof(double)), 0};
+    double *ge = malloc(((size_t)P->maxn * 2 + 2) * 8 * sizeof(double));
     uint32_t *seen = calloc(d->nvertices ? d->nvertices : 1, sizeof *seen);
-    if (!grow || !hp.h || !seen) {
+    if (!grow || !hp.h || !ge || !seen) {
         free(grow);
         free(hp.h);
+        free(ge);
         free(seen);
         return 0;
     }
     /* the shortcuts' margins from the largest coordinate (grown rooms reach 0.1 m further) */
     double m = 0;
-    for (uint32_t i = 0; i < P->npts * 2; i++) m = fmax(m, fabs(P->pts[i]));
+    for (uint32_t i = 0; i < P->npts * 2; i++) m = dmax(m, fabs(P->pts[i]));
     for (uint32_t i = 0; i < d->nvertices; i++)
-        if (finite_vec(&d->vertices[i])) m = fmax(m, fmax(fabs(d->vertices[i].x), fabs(d->vertices[i].z)));
+        if (finite_vec(&d->vertices[i])) m = dmax(m, dmax(fabs(d->vertices[i].x), fabs(d->vertices[i].z)));
     m += 1;
-    floor_bounds fb = {2e-7 * m, 64.0 * (4.0 * (2.0 * P->maxn + 2) + 70) * DBL_EPSILON * m * m};
+    floor_bounds fb = {2e-7 * m, m * m, 0};
     for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
         const droom *R = &P->rooms[r];
         if (!R->usable) continue;
@@ -1476,7 +1499,8 @@ static int check_floors(dctx *c, const plan *P) {
                 gn++;
             }
         }
-        int convex = halfplanes_of(&hp, grow, gn, fb.mu);
+        int convex = halfplanes_of(&hp, grow, gn, fb.mu), boxed = 0;
+        floor_bounds_room(&fb, gn);
         for (uint32_t k = 0; k < rm->nattrs && !c->stop; k++) {
             const psdl_attr *a = &rm->attrs[k];
             tb.n = 0;
@@ -1487,7 +1511,8 @@ static int check_floors(dctx *c, const plan *P) {
                 double total = floor_total(&tb, &ntri);
                 if (floor_sum_clear(&fb, ntri, total, total)) goto next;
             }
-            if (floor_certainly_inside(P, grow, gn, &fb, &tb)) goto next;
+            if (!boxed) edge_boxes(ge, grow, gn), boxed = 1;
+            if (floor_certainly_inside(P, grow, ge, gn, &fb, &tb)) goto next;
             {
                 double total = 0, inside = 0, sx = 0, sz = 0, tx = 0, tz = 0;
                 for (size_t i = 0; i < tb.n; i++) {
@@ -1520,6 +1545,7 @@ static int check_floors(dctx *c, const plan *P) {
     free(tb.t);
     free(grow);
     free(hp.h);
+    free(ge);
     free(seen);
     return ok;
 }

@@ -44,6 +44,15 @@ static double rint_draw(psdl_row_rng rng, void *ud, double lo, double hi) {
     return lo + floor(rng(ud) * (hi - lo + 1));
 }
 
+/* buildings.lua's pick: list[rint(rng, 1, #list)], 0-based; a generator outside [0, 1)
+ * cannot reach past the list (its pick is kept within it). */
+static uint32_t pick(psdl_row_rng rng, void *ud, const uint32_t *list, size_t n) {
+    double k = rint_draw(rng, ud, 1, (double)n);
+    if (!(k >= 1)) k = 1;
+    if (k > (double)n) k = (double)n;
+    return list[(size_t)k - 1];
+}
+
 /* ================================================================ the ground */
 
 static double min3(double a, double b, double c) { return lmin(lmin(a, b), c); }
@@ -135,11 +144,11 @@ int psdl_row_building_plan(const psdl_row_spec *s, const psdl_row_ground *g, psd
     p->floors = floors;
     p->upper_floors = floors;
     p->floor_height = fh;
-    p->facade = s->facades[(size_t)rint_draw(rng, ud, 1, (double)s->nfacades) - 1];
-    p->roof = s->roofs[(size_t)rint_draw(rng, ud, 1, (double)s->nroofs) - 1];
+    p->facade = pick(rng, ud, s->facades, s->nfacades);
+    p->roof = pick(rng, ud, s->roofs, s->nroofs);
     if (s->nground && floors >= 2) {
         p->ground_height = fh;
-        p->ground = s->ground_facades[(size_t)rint_draw(rng, ud, 1, (double)s->nground) - 1];
+        p->ground = pick(rng, ud, s->ground_facades, s->nground);
         p->upper_floors = floors - 1;
     }
     return 1;

@@ -86,7 +86,8 @@ typedef struct psdl_row_plan {
  *  outline (3n numbers) receives the footprint at ground level (each height rounded to the
  *  millimetre), then draws from rng: the floors, the facade, the roof and, with a ground
  *  floor (nground > 0 and at least 2 floors), its facade (a list of one, or a range of one
- *  whole number, draws nothing). Under a bridge deck (plan overlap) the building has at
+ *  whole number, draws nothing; a pick stays within its list whatever rng returns). Under a
+ *  bridge deck (plan overlap) the building has at
  *  most the floors that fit below the deck less deck_gap; where not even one floor fits it is
  *  left out: returns 0 after drawing the floors. Returns 1 when the building is to be made. */
 int psdl_row_building_plan(const psdl_row_spec *s, const psdl_row_ground *g, psdl_row_rng rng, void *ud,

@@ -75,6 +75,12 @@ local function where()
   return string_format("%s:%d", info.short_src or "?", info.currentline or 0)
 end
 
+-- (the end of bare_pcall: one call less in its coroutine, its results passed on)
+local function bare_done(co, ...)
+  BARE[co] = BARE[co] - 1
+  return ...
+end
+
 --- `pcall(f, ...)`, except that the errors raised by this module inside f (argument errors
 -- of the builder and the city) carry no `file.lua:N:` position: for a caller that catches
 -- them and raises its own message (naming a road, a node, a stage) instead.
@@ -82,11 +88,7 @@ end
 local function bare_pcall(f, ...)
   local co = coroutine_running()
   BARE[co] = (BARE[co] or 0) + 1
-  local function done(...)
-    BARE[co] = BARE[co] - 1
-    return ...
-  end
-  return done(pcall(f, ...))
+  return bare_done(co, pcall(f, ...))
 end
 
 --- Raise "bad argument #n to 'fname' (msg)" at the first caller outside the registered files.

@@ -24,8 +24,8 @@
 -- the full standard library instead; `os.exit` then raises an error rather than ending the
 -- program. `psdl.city` used from plain Lua is not sandboxed at all.
 --
--- Both modes have a **time limit** (seconds of processor time, checked every few
--- thousand Lua instructions; the default of `psdl build --timeout` is 120) and a **memory
+-- Both modes have a **time limit** (seconds of processor time, checked about every 10 ms of
+-- it; the default of `psdl build --timeout` is 120) and a **memory
 -- limit** on the Lua heap (bytes; `--max-memory` default 4,096 MB): exceeding either stops
 -- the script with a message naming the script line it was on. A script cannot catch these
 -- two errors (`pcall` passes them on).
@@ -52,8 +52,11 @@ M.DEFAULT_TIMEOUT = 120
 --- Default memory limit, bytes (4,096 MB).
 M.DEFAULT_MAX_MEMORY = 4096 * 1024 * 1024
 
--- Instructions between two checks of the time limit.
+-- Instructions between two checks of the limits where there is no processor-time timer
+-- (core.tick: a timer whose signal sets a one-shot hook, so that the script runs unhooked;
+-- a count hook makes Lua 5.4 trap on every instruction).
 local HOOK_COUNT = 10000
+local tick, tick_thread = core.tick, core.tick_thread
 
 -- The error value that stops a script (time or memory): pcall inside the sandbox passes
 -- it on.
@@ -174,8 +177,8 @@ end
 -- @tparam table opts `script` (path of the script), `trust` (full access), `timeout`
 --   (seconds; default `DEFAULT_TIMEOUT`; 0 = none), `max_memory` (bytes; default
 --   `DEFAULT_MAX_MEMORY`; 0 = none), `globals` (extra globals), `psdl` (the library table;
---   default `require "psdl"`), `poll` (function() -> true to stop the script; called every
---   few thousand instructions while the script runs, see above)
+--   default `require "psdl"`), `poll` (function() -> true to stop the script; called about
+--   every 10 ms of processor time while the script runs, see above)
 -- @treturn table the box: `box:load()`, `box:run(fn, ...)`, `box.env`
 function M.new(opts)
   assert(type(opts) == "table" and type(opts.script) == "string", "psdl.sandbox.new: opts.script expected")
@@ -429,7 +432,10 @@ function Box:sandbox_env(psdl)
     return thread
   end
   co.resume = function(thread, ...)
+    -- (with the tick, the ticks hook the coroutine while it runs)
+    local outer = box.ticking and type(thread) == "thread" and tick_thread(thread)
     return (function(ok, ...)
+      if outer then tick_thread(outer) end
       if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(coroutine.resume(thread, ...))
@@ -504,27 +510,31 @@ function Box:loadfile(path)
   return fn
 end
 
--- Install the limit hook on a thread (nil: the running one): it checks the time limit and
--- remembers the script line the script is on (for the message of the memory limit, whose
--- error carries no position).
-function Box:hook(thread)
-  if not self.hooked then return end
-  local box = self
-  local function check()
-    if box.stopped then error(box.stopped, 0) end
-    local where = script_line(box, 1)
-    if where then box.last_line = where end
-    if box.poll and box:outside(box.poll) then
-      box.stopped = setmetatable({ msg = string.format("%sthe run was superseded", where and (where .. ": ") or ""),
-        kind = "superseded" }, Stop)
-      error(box.stopped, 0)
-    end
-    if box.deadline and os.clock() > box.deadline then
-      box.stopped = setmetatable({ msg = string.format("%sthe script ran longer than --timeout %s s",
-        where and (where .. ": ") or "", tostring(box.timeout)), kind = "timeout" }, Stop)
-      error(box.stopped, 0)
-    end
+-- The limits' check, from the tick or the count hook: it checks the time limit, remembers the
+-- script line the script is on (for the message of the memory limit, whose error carries no
+-- position) and calls the poll.
+function Box:check()
+  if self.stopped then error(self.stopped, 0) end
+  local where = script_line(self, 1)
+  if where then self.last_line = where end
+  if self.poll and self:outside(self.poll) then
+    self.stopped = setmetatable({ msg = string.format("%sthe run was superseded", where and (where .. ": ") or ""),
+      kind = "superseded" }, Stop)
+    error(self.stopped, 0)
   end
+  if self.deadline and os.clock() > self.deadline then
+    self.stopped = setmetatable({ msg = string.format("%sthe script ran longer than --timeout %s s",
+      where and (where .. ": ") or "", tostring(self.timeout)), kind = "timeout" }, Stop)
+    error(self.stopped, 0)
+  end
+end
+
+-- Install the limit hook on a thread (nil: the running one), a count hook calling Box:check;
+-- nothing while the tick runs (it hooks the thread the script is in, Box:run).
+function Box:hook(thread)
+  if not self.hooked or self.ticking then return end
+  local box = self
+  local function check() return box:check() end
   if thread then debug.sethook(thread, check, "", HOOK_COUNT) else debug.sethook(check, "", HOOK_COUNT) end
 end
 
@@ -607,6 +617,13 @@ function Box:run(fn, ...)
   if self.timeout and self.timeout > 0 then self.deadline = os.clock() + self.timeout else self.deadline = nil end
   local old_hook = { debug.gethook() }
   self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0) or self.poll ~= nil
+  local outer_fn, outer_thread
+  if self.hooked and tick then
+    -- the tick in place of the count hook (an outer sandbox's tick comes back afterwards)
+    debug.sethook()
+    outer_fn, outer_thread = tick(function() return box:check() end)
+    self.ticking = true
+  end
   self:hook(nil)
   if self.max_memory and self.max_memory > 0 then
     collectgarbage("collect")
@@ -632,6 +649,10 @@ function Box:run(fn, ...)
     return e
   end
   local results = table.pack(xpcall(function(...) return box:inside(fn, ...) end, handler, ...))
+  if self.ticking then
+    tick(outer_fn, outer_thread)
+    self.ticking = false
+  end
   debug.sethook(table.unpack(old_hook))
   self.deadline = nil
   local stats = core.memory_stats()

@@ -394,6 +394,12 @@ static psdl_row_spec test_spec(void) {
     return s;
 }
 
+/* A generator gone wrong: always 5. */
+static double wild_rng(void *ud) {
+    (void)ud;
+    return 5;
+}
+
 static void test_plan(void) {
     set_ctx("plan");
     psdl_row_spec s = test_spec();
@@ -417,6 +423,10 @@ static void test_plan(void) {
     one.ground_facades = GROUNDS, one.nground = 1;
     CHECK(psdl_row_building_plan(&one, &g, rows_rng, &gg, fp, 4, outline, &p) == 1);
     CHECK(p.ground == 10 && p.ground_height == 3 && p.upper_floors == 1 && p.floors == 2);
+    /* a generator outside [0, 1) picks within the lists */
+    set_ctx("plan, generator out of range");
+    CHECK(psdl_row_building_plan(&s, &g, wild_rng, NULL, fp, 4, outline, &p) == 1);
+    CHECK(p.facade == 7 && p.roof == 9);
     /* a bridge deck 10 m up over the footprint: 2 floors of 3 m under it (1 m gap) */
     set_ctx("plan under a deck");
     double deck[12], box[4], low = 10;

@@ -145,6 +145,8 @@ function M.new(opts)
     clamped = 0,
     budget = opts.vertex_budget == nil and M.VERTEX_BUDGET or opts.vertex_budget,
     atomic_depth = 0, -- 1 inside an atomic call (builder/atomic.lua)
+    -- groups found before (Builder:textures): by kind and name, by style table and kind
+    group_of_name = {}, group_of_table = setmetatable({}, { __mode = "k" }),
   }, Builder)
   return b
 end
@@ -263,6 +265,10 @@ function Builder:textures(kind, names)
   if not slots then argerr(1, "textures", "unknown group kind '" .. tostring(kind) .. "'") end
   local list = {}
   if type(names) == "string" then
+    -- a group found before for this kind and name (and not undone by a failed call since)
+    local per = self.group_of_name[kind]
+    local g = per and per[names]
+    if g and self.groups[g.index] == g then return g end
     for i = 1, #slots do list[i] = names end
   elseif type(names) == "table" then
     for i, slot in ipairs(slots) do
@@ -289,6 +295,35 @@ function Builder:textures(kind, names)
     self.groups[#self.groups + 1] = g
     self.group_by_key[key] = g
   end
+  if type(names) == "string" then
+    local per = self.group_of_name[kind]
+    if not per then per = {}; self.group_of_name[kind] = per end
+    per[names] = g
+  end
+  return g
+end
+
+-- Builder:textures(kind, t) for a table t of names (a style entry), remembered per table:
+-- the group found before when t still gives the same names and the group is still the
+-- builder's (not undone by a failed call, builder/atomic.lua).
+local function table_group(b, kind, t)
+  local per = b.group_of_table[t]
+  local g = per and per[kind]
+  if g and b.groups[g.index] == g then
+    local names = g.names
+    if kind == "single" then
+      if (t.name or t[1]) == names[1] then return g end
+    else
+      local slots, same = M.GROUPS[kind], true
+      for i = 1, #slots do
+        if (t[slots[i]] or t[i]) ~= names[i] then same = false; break end
+      end
+      if same then return g end
+    end
+  end
+  g = b:textures(kind, t)
+  if not per then per = {}; b.group_of_table[t] = per end
+  per[kind] = g
   return g
 end
 
@@ -320,7 +355,7 @@ local function as_group(b, g, kind, fname)
     local name = g.surface or g.name or g.wall_l or g.side or g[1]
     return b:textures("single", name)
   end
-  return b:textures(kind, g)
+  return table_group(b, kind, g)
 end
 
 -- ============================================================== the other files
@@ -340,8 +375,42 @@ local function room_arg(b, r, n, fname)
   argerr(n, fname, "Room of this builder expected, got " .. got)
 end
 
+--- The attribute records of a room, in order, as op tables (`type`, `group` (the texture
+-- group), `refs` (vertex references) and the type's own fields, as the emitters describe
+-- them): copies, changing them changes nothing. The builder's read API for modules that
+-- look at what was emitted (psdl.city.blocks, psdl.city.terrain).
+-- @tparam Room r a room of this builder
+-- @tparam[opt] integer from the first record wanted (1-based; default 1)
+-- @treturn table list of op tables
+function Builder:attributes(r, from)
+  room_arg(self, r, 1, "attributes")
+  local m = opt_problem(from, "from", "int", 1)
+  if m then argerr(2, "attributes", m) end
+  return self.store:ops(r.serial, self.groups, from)
+end
+
+--- Number of attribute records of a room so far.
+-- @tparam Room r a room of this builder
+function Builder:attribute_count(r)
+  room_arg(self, r, 1, "attribute_count")
+  return self.store:count(r.serial)
+end
+
+-- Appends to a room records of the types without parameters (road, sidewalk strip, walkway,
+-- crosswalk, road fan, fan), all in group g, given as one flat list or string of 32-bit
+-- words (store:push_flat, src/lpsdl_store.c): what Room:push of their op tables one by one
+-- adds (builder/intersection.lua, builder/street.lua).
+local function push_flat(room, g, list)
+  local b = room.builder
+  if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
+  b.store:push_flat(room.serial, g.index, list)
+  room:check_budget()
+  return room
+end
+
 -- Private helpers shared between the builder's files (never part of the API).
 local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
+            push_flat = push_flat,
             STRIDE = STRIDE, STRIP = STRIP, SURFACE = SURFACE }
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)

@@ -19,6 +19,24 @@ return function(M, Builder, Room, P)
   local as_group, finite = P.as_group, P.finite
   local nonneg, profile_ok, profile_problem = P.nonneg, P.profile_ok, P.profile_problem
 
+  -- `junction` (the raw core.junction result) and `outline` (its points) of an
+  -- intersection's info, made when asked for: the same kernel on the same arguments (kept per
+  -- info table) gives the same geometry.
+  local JUNCTION_STATE = setmetatable({}, { __mode = "k" }) -- info -> {center, arms, jopts}
+  local JUNCTION_INFO = { __index = function(t, k)
+    local st = (k == "junction" or k == "outline") and JUNCTION_STATE[t]
+    if not st then return nil end
+    local raw = core.junction(st[1], st[2], st[3])
+    local jp, out = raw.points, {}
+    for i, v in ipairs(raw.outline) do
+      local q = 3 * (v - 1)
+      out[i] = { jp[q + 1], jp[q + 2], jp[q + 3] }
+    end
+    rawset(t, "junction", raw)
+    rawset(t, "outline", out)
+    return rawget(t, k)
+  end }
+
   --- An intersection room where road ends meet at a node (psdl.geom.junction): flat road fans
   -- (0x5), corner sidewalk strips with rounded curbs and caps where a sidewalk stops (0x1),
   -- a crosswalk across each carriageway (0x4), one texture group, flag 0x10.
@@ -99,19 +117,7 @@ return function(M, Builder, Room, P)
       info.dirs[i] = { dx, dz }
       info.centers[i] = { c[1] + dx * j.distance[i], c[2] or 0, c[3] + dz * j.distance[i] }
     end
-    -- `junction` (the raw core.junction result) and `outline` (its points) are made when
-    -- asked for: the same kernel on the same arguments gives the same geometry
-    return r, setmetatable(info, { __index = function(t, k)
-      if k ~= "junction" and k ~= "outline" then return nil end
-      local raw = core.junction(center, arms, jopts)
-      local jp, out = raw.points, {}
-      for i, v in ipairs(raw.outline) do
-        local q = 3 * (v - 1)
-        out[i] = { jp[q + 1], jp[q + 2], jp[q + 3] }
-      end
-      rawset(t, "junction", raw)
-      rawset(t, "outline", out)
-      return rawget(t, k)
-    end })
+    JUNCTION_STATE[info] = { center, arms, jopts }
+    return r, setmetatable(info, JUNCTION_INFO)
   end
 end

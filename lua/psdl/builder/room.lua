@@ -10,7 +10,7 @@ local check = require "psdl.check"
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
 local setmetatable = setmetatable
 local floor, max, abs, math_type = math.floor, math.max, math.abs, math.type
-local string_format = string.format
+local string_format, table_move = string.format, table.move
 local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 local flatten_points, points_problem = check.flatten_points, check.points_problem
@@ -19,6 +19,8 @@ check.own(debug.getinfo(1, "S").source)
 
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
+-- long: installs one method per attribute type; its own lines are their doc comments (each
+-- method's body is counted apart)
 return function(M, Builder, Room, P)
   local as_group, pool_flat, trusted_refs = P.as_group, P.pool_flat, P.trusted_refs
   local new_room
@@ -155,38 +157,6 @@ return function(M, Builder, Room, P)
     return self
   end
 
-  -- Appends records of the types without parameters (road, sidewalk strip, walkway,
-  -- crosswalk, road fan, fan), all in group g, given as one flat list (store:push_flat,
-  -- src/lpsdl_store.c): what Room:push of their op tables one by one adds.
-  function P.push_flat(room, g, list)
-    local b = room.builder
-    if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
-    b.store:push_flat(room.serial, g.index, list)
-    room:check_budget()
-    return room
-  end
-
-  --- The attribute records of a room, in order, as op tables (`type`, `group` (the texture
-  -- group), `refs` (vertex references) and the type's own fields, as the emitters describe
-  -- them): copies, changing them changes nothing. The builder's read API for modules that
-  -- look at what was emitted (psdl.city.blocks, psdl.city.terrain).
-  -- @tparam Room r a room of this builder
-  -- @tparam[opt] integer from the first record wanted (1-based; default 1)
-  -- @treturn table list of op tables
-  function Builder:attributes(r, from)
-    P.room_arg(self, r, 1, "attributes")
-    local m = opt_problem(from, "from", "int", 1)
-    if m then argerr(2, "attributes", m) end
-    return self.store:ops(r.serial, self.groups, from)
-  end
-
-  --- Number of attribute records of a room so far.
-  -- @tparam Room r a room of this builder
-  function Builder:attribute_count(r)
-    P.room_arg(self, r, 1, "attribute_count")
-    return self.store:count(r.serial)
-  end
-
   --- Road strip with sidewalks (0x0): sections of 4 points, outer L, curb L, curb R, outer R,
   -- the curbs 0.15 m below the outer points; first point on the left of travel (§2.4, §4.2).
   -- An outer point equal to its curb point means no sidewalk on that side.
@@ -308,18 +278,29 @@ return function(M, Builder, Room, P)
     end
     local n = #refs
     local xrefs = #xpts > 0 and room.builder:vertices_flat(xpts) or nil
+    -- with `out` (fans, no fields): the fans go to out and, as one flat list, to the store
+    local list, w = out and {}, 0
     for _, f in ipairs(idx) do
       local rr = {}
       for j = 1, #f do
         local k = f[j]
         rr[j] = k <= n and refs[k] or xrefs[k - n]
       end
-      local op = { type = kind, group = g, refs = rr }
-      if extra then for k, v in pairs(extra) do op[k] = v end end
-      room:push(op)
-      if out then out[#out + 1] = rr end
+      if list then
+        out[#out + 1] = rr
+        list[w + 1], list[w + 2], list[w + 3] = 6, 0, #rr -- 0x6 fan, no cap
+        table_move(rr, 1, #rr, w + 4, list)
+        w = w + 3 + #rr
+      else
+        local op = { type = kind, group = g, refs = rr }
+        if extra then for k, v in pairs(extra) do op[k] = v end end
+        room:push(op)
+      end
     end
-    if out then return room, out end
+    if list then
+      P.push_flat(room, g, list)
+      return room, out
+    end
     return room
   end
 

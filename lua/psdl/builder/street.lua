@@ -12,6 +12,7 @@ local max, min, huge = math.max, math.min, math.huge
 local string_format = string.format
 local argerr, shown, opt_problem = check.argerr, check.shown, check.opt_problem
 local FLT_MAX, point_problem = check.FLT_MAX, check.point_problem
+local flat_check = core.flat_check
 local points_problem, dir_problem = check.points_problem, check.dir_problem
 check.own(debug.getinfo(1, "S").source)
 
@@ -51,22 +52,18 @@ return function(M, Builder, Room, P)
     end
   end
 
-  -- A coordinate as core.flatten_points takes it: a number strictly inside the float32 range.
-  local function coord_ok(v) return type(v) == "number" and v > -FLT_MAX and v < FLT_MAX end
-
   -- A street's `center`: a list of 2 or more points, or the same as a flat x, y, z array (what
   -- psdl.city passes: its centre lines come flat from core.spline). When it passes: nil and
   -- the flat array (a copy of a list of points; a flat array itself).
   local function center_problem(c)
     if type(c) ~= "table" or type(c[1]) ~= "number" then return points_problem(c, "center", 2) end
     local n = #c
-    for i = 1, n do
-      if not coord_ok(c[i]) then
-        local k = (i - 1) // 3 + 1
-        local q = 3 * k
-        return point_problem({ c[q - 2], c[q - 1], c[q] }, string_format("center[%d]", k))
-          or string_format("center[%d]: bad point", k)
-      end
+    local i = flat_check(c) -- (in C: every number within the float32 range)
+    if i then
+      local k = (i - 1) // 3 + 1
+      local q = 3 * k
+      return point_problem({ c[q - 2], c[q - 1], c[q] }, string_format("center[%d]", k))
+        or string_format("center[%d]: bad point", k)
     end
     if n % 3 ~= 0 then return string_format("center: a flat array of x, y, z expected, got %d numbers", n) end
     if n < 6 then return string_format("center: %d or more points expected, got %d", 2, n // 3) end
@@ -81,8 +78,11 @@ return function(M, Builder, Room, P)
     for c = 1, stride do -- the points as points_problem takes them, without the flat copy it makes
       local p = row[c]
       if type(p) ~= "table" then return points_problem(row, name) end
-      local y = p[2]
-      if not (coord_ok(p[1]) and coord_ok(p[3]) and (not y or coord_ok(y))) then return points_problem(row, name) end
+      local x, y, z = p[1], p[2], p[3]
+      if not (type(x) == "number" and x > -FLT_MAX and x < FLT_MAX and type(z) == "number" and z > -FLT_MAX
+              and z < FLT_MAX and (not y or (type(y) == "number" and y > -FLT_MAX and y < FLT_MAX))) then
+        return points_problem(row, name)
+      end
     end
   end
 
@@ -143,6 +143,42 @@ return function(M, Builder, Room, P)
       return string_format("%s: left + right must be positive (the carriageway has no width)", name)
     end
   end
+
+  -- The rest of a street's info (the points of its sections and rails, `Builder:street`),
+  -- made when first asked for: the same core.street_rooms call again (every point is pooled
+  -- already, so the pool does not change), from the state kept per info table.
+  local STREET_STATE = setmetatable({}, { __mode = "k" }) -- info -> {builder, cflat, profile, sopts, nsec, stride}
+  local STREET_LAZY = { center = true, flat = true, refs = true, left = true, right = true, first = true, last = true }
+  local STREET_INFO = { __index = function(t, key)
+    local st = STREET_LAZY[key] and STREET_STATE[t]
+    if not st then return nil end
+    local self, cflat, profile, sopts, nsec, stride = st[1], st[2], st[3], st[4], st[5], st[6]
+    sopts.flat = true
+    local all = core.street_rooms(self.vpool, cflat, profile, sopts)
+    local sf = all.flat
+    local left, right = {}, {}
+    for k = 1, nsec do
+      local i, j = 3 * (k - 1) * stride, 3 * (k * stride - 1)
+      left[k] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+      right[k] = { sf[j + 1], sf[j + 2], sf[j + 3] }
+    end
+    local function row(k)
+      local r = {}
+      for c = 1, stride do
+        local i = 3 * ((k - 1) * stride + c - 1)
+        r[c] = { sf[i + 1], sf[i + 2], sf[i + 3] }
+      end
+      return r
+    end
+    rawset(t, "center", geom.unflatten(cflat))
+    rawset(t, "flat", sf)
+    rawset(t, "refs", all.refs)
+    rawset(t, "left", left)
+    rawset(t, "right", right)
+    rawset(t, "first", row(1))
+    rawset(t, "last", row(nsec))
+    return rawget(t, key)
+  end }
 
   --- A street: a road, divided road or walkway along a centre line, in one or more road rooms.
   -- @tparam table o fields:
@@ -237,7 +273,8 @@ return function(M, Builder, Room, P)
     end
     -- sections, end rows, pooling, rooms and their outlines in one call (psdl_street_rooms)
     local sopts = { start_dir = start_dir, end_dir = end_dir, start_section = start_section, end_section = end_section,
-                    split = o.split or 64, snap = self.snap, min_length = o.center and 1e-6 or nil }
+                    split = o.split or 64, snap = self.snap, min_length = o.center and 1e-6 or nil,
+                    records = akind ~= "divided_road" } -- (a road or walkway: its records as strings)
     local res = core.street_rooms(self.vpool, cflat, profile, sopts)
     if not res then argerr(1, "street", "center has zero horizontal length") end
     local clamped, nsec = res.clamped, res.sections
@@ -255,12 +292,12 @@ return function(M, Builder, Room, P)
     local textures = o.textures
     if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
     local rooms = {}
-    local list = res.rooms
+    local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
+    local nrooms = records and #records or #list
     local is_tunnel = ropts.tunnel
     if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
     local group
-    for k = 1, #list do
-      local refs = list[k].refs
+    for k = 1, nrooms do
       local r = self:room{ kind = "road", name = ropts.name, tunnel = is_tunnel,
                            bridge = ropts.bridge, flags = ropts.flags,
                            prop_rule = k == 1 and ropts.prop_rule or 0 }
@@ -272,54 +309,27 @@ return function(M, Builder, Room, P)
       if akind == "road" then
         -- (the group once a street, after the first room's tunnel group as before)
         group = group or as_group(self, textures, "road", "street")
-        r:push({ type = "road", group = group, refs = refs })
+        P.push_flat(r, group, records[k])
+        r.outline = outlines[k]
       elseif akind == "walkway" then
         group = group or as_group(self, textures, "single", "street")
-        r:push({ type = "walkway", group = group, refs = refs })
+        P.push_flat(r, group, records[k])
+        r.outline = outlines[k]
       else
         local dv = {}
         for kk, v in pairs(o.divider or {}) do dv[kk] = v end
         dv.cap_start = k == 1 and (o.divider or {}).cap_start
-        dv.cap_end = k == #list and (o.divider or {}).cap_end
-        r:divided_refs(refs, textures, dv)
+        dv.cap_end = k == nrooms and (o.divider or {}).cap_end
+        r:divided_refs(list[k].refs, textures, dv)
+        r.outline = list[k].outline
       end
-      r.outline = list[k].outline
       rooms[#rooms + 1] = r
     end
     -- the rest of the info (points of the sections and rails) is made when asked for: the
     -- same call again (every point is pooled already, so the pool does not change)
-    local info = { stride = stride, sections = nsec }
-    return rooms, setmetatable(info, { __index = function(t, key)
-      if key ~= "center" and key ~= "flat" and key ~= "refs" and key ~= "left" and key ~= "right" and key ~= "first"
-         and key ~= "last" then
-        return nil
-      end
-      sopts.flat = true
-      local all = core.street_rooms(self.vpool, cflat, profile, sopts)
-      local sf = all.flat
-      local left, right = {}, {}
-      for k = 1, nsec do
-        local i, j = 3 * (k - 1) * stride, 3 * (k * stride - 1)
-        left[k] = { sf[i + 1], sf[i + 2], sf[i + 3] }
-        right[k] = { sf[j + 1], sf[j + 2], sf[j + 3] }
-      end
-      local function row(k)
-        local r = {}
-        for c = 1, stride do
-          local i = 3 * ((k - 1) * stride + c - 1)
-          r[c] = { sf[i + 1], sf[i + 2], sf[i + 3] }
-        end
-        return r
-      end
-      rawset(t, "center", geom.unflatten(cflat))
-      rawset(t, "flat", sf)
-      rawset(t, "refs", all.refs)
-      rawset(t, "left", left)
-      rawset(t, "right", right)
-      rawset(t, "first", row(1))
-      rawset(t, "last", row(nsec))
-      return rawget(t, key)
-    end })
+    local info = setmetatable({ stride = stride, sections = nsec }, STREET_INFO)
+    STREET_STATE[info] = { self, cflat, profile, sopts, nsec, stride }
+    return rooms, info
   end
 
   --- A room outline in plan for overlap tests (read API; psdl.city.network's `overlaps`): the

@@ -21,7 +21,7 @@ local M = {}
 local function arm_profile(e)
   local bp = e.road.spec.builder
   if e.at == "a" then return bp end
-  return builder.mirror_profile(bp)
+  return network.mirrored(bp)
 end
 
 local function build_junction(city, b, n)

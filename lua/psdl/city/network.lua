@@ -30,6 +30,18 @@ end
 -- Unit vector of (x, z), or nil for a zero vector.
 M.unit = unit
 
+-- A road's builder profile seen from its other end (psdl.builder.mirror_profile), made once
+-- per profile table: the city's profiles are its own and never change once resolved.
+local MIRRORED = setmetatable({}, { __mode = "k" })
+function M.mirrored(bp)
+  local m = MIRRORED[bp]
+  if not m then
+    m = require("psdl.builder").mirror_profile(bp)
+    MIRRORED[bp] = m
+  end
+  return m
+end
+
 -- Message prefix naming a road: "downtown.lua:12: road 3 (Main St)".
 function M.road_label(r)
   local s = string_format("road %d", r.index)
@@ -162,7 +174,7 @@ function M.conflicts(city, only)
   -- (with `only`: a grid of the segments of the changed roads and of bridges and tunnels,
   -- met by the segments of the other roads and by the other nodes)
   local small = only and grid_new(cell)
-  local lines, items = {}, {}
+  local lines, item_road, item_seg = {}, {}, {} -- per grid item: its road and segment
   for _, n in ipairs(city.nodes) do n.roads = {} end
   for _, r in ipairs(city.roads) do
     local ra, rb = r.a.roads, r.b.roads
@@ -176,8 +188,8 @@ function M.conflicts(city, only)
     local both = small and (only.roads[r] or level(r))
     for i = 1, #pts - 1 do
       local p, q = pts[i], pts[i + 1]
-      local id = #items + 1
-      items[id] = { r = r, i = i }
+      local id = #item_road + 1
+      item_road[id], item_seg[id] = r, i
       local x0, z0, x1, z1 = min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw
       g:insert(id, x0, z0, x1, z1)
       if both then small:insert(id, x0, z0, x1, z1) end
@@ -193,13 +205,12 @@ function M.conflicts(city, only)
       local p, q = pts[i], pts[i + 1]
       local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]))
       for n = 1, #cand do
-        local c = items[cand[n]]
-        local o = c.r
+        local o, ci = item_road[cand[n]], item_seg[cand[n]]
         -- each pair once (roads after this one); the two cases exclude each other
         if o.index > ri then
           local ol = level(o)
           local lo = lines[o]
-          local u, v = lo[c.i], lo[c.i + 1]
+          local u, v = lo[ci], lo[ci + 1]
           if ol ~= rl then
             -- a bridge or tunnel over / under a road at grade: where the road passes, the
             -- level road must be on its deck or in its bore (`piece_levels` fits the ramps)
@@ -243,11 +254,10 @@ function M.conflicts(city, only)
         local cand = gr:collect(n.x - reach, n.z - reach, n.x + reach, n.z + reach)
         local best
         for k = 1, #cand do
-          local c = items[cand[k]]
-          local o = c.r
+          local o, ci = item_road[cand[k]], item_seg[cand[k]]
           if o.a ~= n and o.b ~= n and not level(o) then
             local pts = lines[o]
-            local p, q = pts[c.i], pts[c.i + 1]
+            local p, q = pts[ci], pts[ci + 1]
             local d, t = seg_closest(n.x, n.z, p, q)
             local s = p.s + t * (q.s - p.s)
             local L = pts[#pts].s

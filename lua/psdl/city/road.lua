@@ -28,6 +28,8 @@ local unit, road_label, node_label, road_ref = network.unit, network.road_label,
 
 local M = {}
 
+local NONE = {} -- an empty list shared by the runs that have nothing to list (never written to)
+
 -- Tables equal key by key, nested tables compared the same way (profiles, textures).
 local function same_value(a, b2)
   if a == b2 then return true end
@@ -151,41 +153,47 @@ local function control_points(run)
   local se, fe = run.start_end, run.finish_end
   local sj = sn.junction
   local fj = fn.junction
-  local ctrl = {}
+  local ctrl = {} -- (points are read only: the junctions' and roads' own point tables)
   local e = { d0 = 0, d1 = 0 }
   if sj then
-    local c = sj.centers[se.arm]
-    ctrl[1] = { c[1], c[2], c[3] }
+    ctrl[1] = sj.centers[se.arm]
     e.start_dir = sj.dirs[se.arm]
     e.start_section = sj.sections[se.arm]
     e.d0 = sj.distance[se.arm]
   else
     ctrl[1] = { sn.x, sn.y, sn.z }
   end
-  -- the via points of each piece in the run's order
+  -- the via points of each piece in the run's order (none: a shared empty list)
   local vias = {}
   for k, p in ipairs(pieces) do
     local poly = p.road.poly
     local n = #poly
-    local list = {}
-    for i = 2, n - 1 do list[#list + 1] = p.forward and poly[i] or poly[n + 1 - i] end
+    local list = NONE
+    if n > 2 then
+      list = {}
+      for i = 2, n - 1 do list[#list + 1] = p.forward and poly[i] or poly[n + 1 - i] end
+    end
     vias[k] = list
   end
-  local out_first, out_last = {}, {}
-  if sj then drop_at_end(pieces[1].road, sn, e.start_dir, e.d0, vias[1], out_first) end
-  if fj then
+  local out_first, out_last = NONE, NONE
+  if sj and #vias[1] > 0 then
+    out_first = {}
+    drop_at_end(pieces[1].road, sn, e.start_dir, e.d0, vias[1], out_first)
+  end
+  if fj and #vias[#pieces] > 0 then
     local list, back = vias[#pieces], {}
     local m = #list
     for i = 1, m do back[i] = list[m + 1 - i] end
     local out = {}
     drop_at_end(pieces[#pieces].road, fn, fj.dirs[fe.arm], fj.distance[fe.arm], back, out)
+    out_last = {}
     for i in pairs(out) do out_last[m + 1 - i] = true end
   end
   local cuts = {}
   for k, p in ipairs(pieces) do
     for i, v in ipairs(vias[k]) do
       local keep = not ((k == 1 and out_first[i]) or (k == #pieces and out_last[i]))
-      if keep then ctrl[#ctrl + 1] = { v[1], v[2], v[3] } end
+      if keep then ctrl[#ctrl + 1] = v end
     end
     if k < #pieces then
       local t = p.to
@@ -194,8 +202,7 @@ local function control_points(run)
     end
   end
   if fj then
-    local c = fj.centers[fe.arm]
-    ctrl[#ctrl + 1] = { c[1], c[2], c[3] }
+    ctrl[#ctrl + 1] = fj.centers[fe.arm]
     local d = fj.dirs[fe.arm]
     e.end_dir = { -d[1], -d[2] }
     e.end_section = builder.reverse(fj.sections[fe.arm])
@@ -211,6 +218,7 @@ end
 -- sides would fold): dropped, as those inside the intersection are (not the nodes
 -- between pieces). Returns the control points kept (`cuts` renumbered in place).
 local function drop_tight(pieces, ctrl, cuts, e)
+  if #ctrl < 3 then return ctrl end -- (no shape point between the ends)
   local start_dir, end_dir = e.start_dir, e.end_dir
   local hw = 0
   for _, p in ipairs(pieces) do hw = max(hw, p.road.spec.half_width or 0) end
@@ -368,7 +376,7 @@ local function build_streets(city, b, run, subs, e)
     local p = s.piece
     local r = p.road
     local rs = r.spec
-    local profile = p.forward and rs.builder or builder.mirror_profile(rs.builder)
+    local profile = p.forward and rs.builder or network.mirrored(rs.builder)
     local n = s.pts and #s.pts or #s.flat // 3
     local o = { center = s.pts or s.flat, profile = profile, textures = rs.textures, spacing = city.spacing }
     o.start_dir = start_dir

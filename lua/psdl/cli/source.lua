@@ -147,7 +147,7 @@ end
 -- @tparam string path
 -- @tparam[opt] table opts `seed`, `strict`, `sandbox` (see `run_script`), `validate`
 --   (false: a city with validation errors is returned too, for `psdl view` to show them),
---   `poll` (function() -> true to abandon the run; called every few thousand instructions
+--   `poll` (function() -> true to abandon the run; called about every 10 ms of processor time
 --   of the script and its build, see `psdl.sandbox`), `decode` (false: no document table
 --   when the report has the checked bytes; `psdl build` decodes them only for a preview or
 --   a package), `outputs` (the command's outputs: see `run_script`)

@@ -302,7 +302,7 @@ function M.watch(args, ctx, psdl, port, seed, name)
   -- `next_look` (times), `changed` (the file whose save superseded it).
   local running
 
-  -- Called by the sandbox every few thousand instructions while a script builds: answer
+  -- Called by the sandbox about every 10 ms of processor time while a script builds: answer
   -- waiting requests (the last good city and its state), and abandon the build (true) when
   -- a watched file was saved again.
   local function poll()

@@ -4,21 +4,13 @@ local core = require "psdl.core"
 local plan = require "psdl.plan"
 
 local ipairs = ipairs
-local abs = math.abs
-local table_sort, table_insert, string_format = table.sort, table.insert, string.format
-local area2, dist, inside = plan.area2, plan.dist, plan.inside
+local string_format = string.format
+local dist = plan.dist
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
 return function(M, Ctx, private)
-  local poly, push = private.poly, private.push
-
   -- ================================================================ network and faces
-
-  local function is_warp(r)
-    if r.is_tunnel or r.is_bridge then return true end
-    return r.flags ~= nil and (r.flags & 0x40) ~= 0
-  end
 
   -- A room's outline as vertex references: its own, or that of its ground geometry.
   local function room_outline(b, r) return b:room_outline(r) end
@@ -35,9 +27,12 @@ return function(M, Ctx, private)
         if out then
           local n = #lists + 1
           lists[n] = out
-          if not is_warp(r) then warp[n] = 0
-          elseif r.is_tunnel or (r.flags and (r.flags & 0x02) ~= 0) then warp[n] = 1
-          else warp[n] = 2 end
+          local fl, k = r.flags, 0 -- a warp room (tunnel, bridge, flag 0x40), and which kind
+          if r.is_tunnel then k = 1
+          elseif r.is_bridge or (fl ~= nil and (fl & 0x40) ~= 0) then
+            k = (fl ~= nil and (fl & 0x02) ~= 0) and 1 or 2
+          end
+          warp[n] = k
         end
       end
     end
@@ -125,7 +120,6 @@ return function(M, Ctx, private)
   end
 
   return {
-    is_warp = is_warp,
     room_outline = room_outline,
     lift_portals = lift_portals,
   }
