@@ -353,7 +353,7 @@ describe("psdl.retexture", function()
       copy = deep_copy(doc)
       assert.has_error(function()
         doc:retexture { { op = "rename", from = "r6_f", to = "r7_f" }, { op = "frobnicate" } }
-      end, "bad argument #2 to 'apply' (ops[2]: unknown op frobnicate)")
+      end, "bad argument #1 to 'retexture' (ops[2]: unknown op frobnicate)")
       assert.has_error(function()
         doc:retexture { { op = "rename", from = "r6_f", to = "r7_f" }, { op = "remap", from = "x", to = 1 } }
       end, "bad argument #2 to 'remap' (integer texture slot expected, got x)")

@@ -225,3 +225,51 @@ describe("outputs checked before any work", function()
     end
   end)
 end)
+
+describe("an output that is a file the script loaded", function()
+  it("is refused after the script ran, before anything is written (modules, data, heightmaps; both modes)", function()
+    local dir = H.tmpdir(finally)
+    H.write_bytes(dir .. "/streets.lua", "return { add = function(c, a, b) c:road(a, b) end }\n")
+    H.write_bytes(dir .. "/data.txt", "120\n")
+    H.write_bytes(dir .. "/city.lua", table.concat({
+      "local streets = require 'streets'",
+      "local w = tonumber(io.lines(SCRIPT_DIR .. '/data.txt')())",
+      "local city = psdl.city.new{ blocks = false }",
+      "streets.add(city, city:node(0, 0), city:node(w, 0))",
+      "return city",
+    }, "\n"))
+    local hm = dir .. "/hm.png"
+    H.write_bytes(hm, H.read_bytes("spec/fixtures/terrain/ramp_4x6.png"))
+    H.write_bytes(dir .. "/city3.lua", "local t = assert(psdl.terrain.load(SCRIPT_DIR .. '/hm.png'))\n"
+      .. "local city = psdl.city.new{ blocks = false }\ncity:road(city:node(0, 0), city:node(100, 0))\nreturn city\n")
+    -- a trusted script finds its modules through package.path
+    H.write_bytes(dir .. "/city_t.lua", "package.path = SCRIPT_DIR .. '/?.lua;' .. package.path\n"
+      .. H.read_bytes(dir .. "/city.lua"))
+    H.write_bytes(dir .. "/city_ar.lua", "local f = assert(io.open('old.ar', 'rb')); f:close()\n"
+      .. H.read_bytes(dir .. "/city.lua"))
+    H.write_bytes(dir .. "/old.ar", "not really an archive")
+    local keep = {}
+    for _, f in ipairs { "streets.lua", "data.txt", "hm.png", "old.ar" } do keep[f] = H.read_bytes(dir .. "/" .. f) end
+    local cases = {
+      { "streets.lua", { "build", dir .. "/city.lua", "-o", dir .. "/streets.lua" } },
+      { "data.txt", { "build", dir .. "/city.lua", "-o", dir .. "/./data.txt" } },
+      { "streets.lua", { "build", "--trust", dir .. "/city_t.lua", "-o", dir .. "/streets.lua" } },
+      { "data.txt", { "build", "--trust", dir .. "/city_t.lua", "-o", dir .. "/data.txt" } },
+      { "hm.png", { "build", dir .. "/city3.lua", "-o", dir .. "/y.psdl", "--preview", hm } },
+      { "hm.png", { "build", "--trust", dir .. "/city3.lua", "-o", dir .. "/y.psdl", "--preview", hm } },
+      { "old.ar", { "package", dir .. "/city_ar.lua", "-o", dir .. "/old.ar" } },
+    }
+    for _, c in ipairs(cases) do
+      local code, _, err = run(table.unpack(c[2]))
+      local what = table.concat(c[2], " ")
+      assert.equal(1, code, what .. ": " .. err)
+      assert.matches("/" .. c[1] .. ", which the script " .. dir .. "/city", err, 1, true)
+      assert.matches("refusing to overwrite an input", err, 1, true)
+      assert.is_nil(lfs.attributes(dir .. "/y.psdl"), what)
+      for f, bytes in pairs(keep) do assert.equal(bytes, H.read_bytes(dir .. "/" .. f), what .. ": " .. f) end
+    end
+    -- a file the script did not read is still a fine output
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/y.psdl")
+    assert.equal(0, code, err)
+  end)
+end)

@@ -332,6 +332,48 @@ describe("psdl.core.heap_reserve", function()
   end)
 end)
 
+describe("SCRIPT_DIR and reading files", function()
+  it("is absolute, so that a script reads its data from any folder, sandboxed and trusted", function()
+    local dir = H.tmpdir(finally)
+    write(dir .. "/data.txt", "120\n")
+    write(dir .. "/city.lua", city_script(table.concat({
+      "assert(SCRIPT_DIR:sub(1, 1) == '/', 'SCRIPT_DIR ' .. SCRIPT_DIR)",
+      "assert(io.open(SCRIPT_DIR .. '/data.txt')):close()",
+    }, "\n")))
+    -- the script named relative to the current folder (the spec runs from the repository)
+    local rel = string.rep("../", select(2, ROOT:gsub("/", ""))) .. dir:sub(2)
+    for _, path in ipairs { rel .. "/city.lua", dir .. "/city.lua" } do
+      for _, trust in ipairs { false, true } do
+        local args = { "build", path, "-o", dir .. "/city.psdl" }
+        if trust then table.insert(args, 2, "--trust") end
+        local code, _, err = run(table.unpack(args))
+        assert.equal(0, code, table.concat(args, " ") .. ": " .. err)
+      end
+    end
+    -- sandboxed, a relative name is in the script's folder
+    write(dir .. "/city.lua", city_script("assert(io.open('data.txt')):close()"))
+    assert.equal(0, (run("build", rel .. "/city.lua", "-o", dir .. "/city.psdl")))
+  end)
+
+  it("stops a script that opens a file outside its folder at its line, naming the absolute folder", function()
+    local dir = H.tmpdir(finally)
+    local outside = H.tmpname(".txt")
+    finally(function() os.remove(outside) end)
+    write(outside, "secret")
+    local rel = string.rep("../", select(2, ROOT:gsub("/", ""))) .. dir:sub(2)
+    -- the script goes on after the call only if io.open returned
+    write(dir .. "/city.lua", city_script("local f = io.open(" .. q(outside) .. ")\nerror('went on')"))
+    local code, _, err = run("build", rel .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(2, code)
+    assert.matches("city.lua:4: " .. outside .. ": outside the script's folder " .. psdl.real_path(dir) .. ":", err, 1, true)
+    assert.not_matches("went on", err, 1, true)
+    assert.is_nil(lfs.attributes(dir .. "/city.psdl"))
+    -- a missing file in the folder is nil, message, as in plain Lua
+    write(dir .. "/city.lua", city_script("assert(io.open('missing.txt') == nil, 'opened')"))
+    assert.equal(0, (run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")))
+  end)
+end)
+
 describe("psdl.core.tick", function()
   local core = require "psdl.core"
   if not core.tick then

@@ -107,7 +107,10 @@ static void ctx_read(png_structp png, png_bytep data, size_t length) {
 static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_raster *r) {
     if (setjmp(png_jmpbuf(png))) return 0;
     png_set_read_fn(png, c, ctx_read);
-    png_set_user_limits(png, 65535, 65535);
+    /* libpng's own size limit is lifted to the format's (2^31 - 1 a side): the header is read
+     * (no pixel is allocated before the check below), so that a huge image is refused with
+     * the documented pixel limit instead of libpng's "Invalid IHDR data" */
+    png_set_user_limits(png, 0x7FFFFFFFu, 0x7FFFFFFFu);
     /* no ancillary chunk may make libpng allocate more than this (a tEXt chunk claiming
      * 2 GB would otherwise be allocated before the data runs out) */
     png_set_chunk_malloc_max(png, PNG_CHUNK_LIMIT);

@@ -113,7 +113,17 @@ M.validate = document.validate
 -- @return[2] nil
 -- @treturn[2] string message `"psdl: io: <path>: <reason>"`
 -- @treturn[2] string code `"io"`
-M.write_file = core.write_file
+-- (its arguments checked here: an error from the C function itself would be named after
+-- whichever loaded table Lua finds it in first, e.g. 'psdl.core.write_file')
+function M.write_file(path, bytes)
+  if type(path) ~= "string" then
+    error("bad argument #1 to 'write_file' (string expected, got " .. type(path) .. ")", 2)
+  end
+  if type(bytes) ~= "string" then
+    error("bad argument #2 to 'write_file' (string expected, got " .. type(bytes) .. ")", 2)
+  end
+  return core.write_file(path, bytes)
+end
 
 --- The canonical absolute name of an existing file or folder: symbolic links, `.` and `..`
 -- resolved (POSIX `realpath`). Two names of one file give the same string.

@@ -679,15 +679,33 @@ end
 -- `doc:rename_texture(old, new)`, `doc:rename_textures(map)`, `doc:remap_texture(from, to, opts)`,
 -- `doc:move_texture_group(from, to, opts)`, `doc:swap_texture_groups(a, b, opts)`,
 -- `doc:compact_textures()`, `doc:retexture(ops)`, `doc:texture_references(rooms)`.
+-- (a method's errors name the method and count its arguments after the document:
+-- `doc:rename_textures("x")` -> "bad argument #1 to 'rename_textures'", not rename_map's #2)
+local function method(f, fname, name)
+  local function pass(ok, ...)
+    if ok then return ... end
+    local e = ...
+    if type(e) == "string" then
+      e = e:gsub("bad argument #(%d+) to '" .. fname .. "'", function(n)
+        n = tonumber(n)
+        if n == 1 then return "calling '" .. name .. "' on a bad document" end
+        return string.format("bad argument #%d to '%s'", n - 1, name)
+      end)
+    end
+    error(e, 0)
+  end
+  return function(...) return pass(pcall(f, ...)) end
+end
+
 M.methods = {
-  rename_texture = M.rename,
-  rename_textures = M.rename_map,
-  remap_texture = M.remap,
-  move_texture_group = M.move_group,
-  swap_texture_groups = M.swap_groups,
-  compact_textures = M.compact,
-  retexture = M.apply,
-  texture_references = M.references,
+  rename_texture = method(M.rename, "rename", "rename_texture"),
+  rename_textures = method(M.rename_map, "rename_map", "rename_textures"),
+  remap_texture = method(M.remap, "remap", "remap_texture"),
+  move_texture_group = method(M.move_group, "move_group", "move_texture_group"),
+  swap_texture_groups = method(M.swap_groups, "swap_groups", "swap_texture_groups"),
+  compact_textures = method(M.compact, "compact", "compact_textures"),
+  retexture = method(M.apply, "apply", "retexture"),
+  texture_references = method(M.references, "references", "texture_references"),
 }
 
 return M

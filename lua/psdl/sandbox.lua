@@ -187,12 +187,14 @@ function M.new(opts)
     timeout = opts.timeout or M.DEFAULT_TIMEOUT, max_memory = opts.max_memory or M.DEFAULT_MAX_MEMORY,
     poll = opts.poll,
     chunks = {},          -- chunk source ("@path") -> path, for script lines
+    reads = {},           -- real paths of the files the script read with io.open (the library too)
     modules = {},         -- sandboxed modules loaded by require
     script_mts = setmetatable({}, { __mode = "k" }), -- metatables the script set
     depth = 0,
   }, Box)
-  box.dir = dirname(opts.script)
-  box.root = core.real_path(box.dir)
+  box.root = core.real_path(dirname(opts.script))
+  -- absolute, so that SCRIPT_DIR .. "/x" names the same file from any folder, in both modes
+  box.dir = box.root or dirname(opts.script)
   local psdl = opts.psdl or require "psdl"
   box.env = box.trust and box:trusted_env(psdl) or box:sandbox_env(psdl)
   for k, v in pairs(opts.globals or {}) do box.env[k] = v end
@@ -212,6 +214,7 @@ end
 -- @treturn[1] string the real path
 -- @treturn[2] nil
 -- @treturn[2] string message
+-- @treturn[2] boolean true when the file exists but lies outside the folder
 function Box:readable(path)
   if type(path) ~= "string" then return nil, "a file name expected" end
   -- a relative name is under the script's folder (as `require` looks there), not under
@@ -224,7 +227,7 @@ function Box:readable(path)
     return real
   end
   return nil, string.format("%s: outside the script's folder %s: a sandboxed city script reads only files "
-    .. "under its own folder (psdl build --trust gives full access)", path, self.dir)
+    .. "under its own folder (psdl build --trust gives full access)", path, self.dir), true
 end
 
 -- io.open as the sandbox allows it: read modes only, under the script's folder.
@@ -235,9 +238,27 @@ function Box:guarded_open(real_open)
       -- a capability the sandbox withholds, like os.execute: an error at the script's line
       error(tostring(path) .. ": " .. denied("io.open for writing (mode " .. tostring(mode) .. ")"), 2)
     end
-    local real, err = self:readable(path)
+    local real, err, outside = self:readable(path)
+    -- a file outside the folder stops the script at its line (a nil would let it go on
+    -- without its data); a missing file is nil, message, as io.open gives
+    if outside then error(err, 2) end
     if not real then return nil, err end
-    return real_open(real, mode)
+    local f, oerr, code = real_open(real, mode)
+    if f then self.reads[#self.reads + 1] = real end
+    return f, oerr, code
+  end
+end
+
+-- io.open / io.lines of a trusted script (any file, any mode): the files opened for
+-- reading are recorded (`box.reads`), so that the command refuses to write over them.
+function Box:recording_open(real_open, lines)
+  return function(path, ...)
+    local r = table.pack(real_open(path, ...))
+    local mode = ...
+    if r[1] and type(path) == "string" and (lines or mode == nil or (type(mode) == "string" and mode:match("^r[b]?$"))) then
+      self.reads[#self.reads + 1] = core.real_path(path) or path
+    end
+    return table.unpack(r, 1, r.n)
   end
 end
 
@@ -562,6 +583,9 @@ function Box:inside(fn, ...)
     self.prev_deny, self.prev_open = prev_deny, prev_open -- for Box:outside
     -- ("..."):find(...) goes through the string metatable: the guarded copies there too
     if smt and self.env.string then prev_sindex = smt.__index; smt.__index = self.env.string end
+  else
+    prev_open, self.prev_lines = io.open, io.lines
+    io.open, io.lines = self:recording_open(prev_open), self:recording_open(io.lines, true)
   end
   local function leave()
     self.depth = 0
@@ -569,6 +593,8 @@ function Box:inside(fn, ...)
       core.deny_writes(prev_deny)
       io.open = prev_open
       if prev_sindex then smt.__index = prev_sindex end
+    else
+      io.open, io.lines = prev_open, self.prev_lines
     end
   end
   return (function(ok, ...)

@@ -988,6 +988,30 @@ static void test_raster_errors(void) {
     g_rgb_n = 0;
     CHECK_STATUS(psdl_png_decode(NULL, "GIF89a....", 10, &r, &err), PSDL_E_BAD_MAGIC, err);
     CHECK_STATUS(psdl_png_decode(NULL, "\x89PN", 3, &r, &err), PSDL_E_TRUNCATED, err);
+    /* a header of 100,000 x 100,000 (over libpng's default 65,535 a side): the documented
+     * pixel limit, not libpng's "Invalid IHDR data" */
+    {
+        unsigned char h[67] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                               0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0, 16, 0, 0, 0, 0,
+                               0, 0, 0, 0, /* IHDR's CRC */
+                               0, 0, 0, 10, 'I', 'D', 'A', 'T', 0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02,
+                               0x00, 0x01, 0, 0, 0, 0, /* IDAT's CRC */
+                               0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+        static const int chunk[2][2] = {{12, 17}, {37, 14}}; /* CRC'd bytes: type + data */
+        for (int c = 0; c < 2; c++) {
+            uint32_t crc = 0xFFFFFFFFu;
+            for (int i = chunk[c][0]; i < chunk[c][0] + chunk[c][1]; i++) {
+                crc ^= h[i];
+                for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+            }
+            crc ^= 0xFFFFFFFFu;
+            unsigned char *q = h + chunk[c][0] + chunk[c][1];
+            q[0] = (unsigned char)(crc >> 24), q[1] = (unsigned char)(crc >> 16), q[2] = (unsigned char)(crc >> 8);
+            q[3] = (unsigned char)crc;
+        }
+        CHECK_STATUS(psdl_png_decode(NULL, h, sizeof h, &r, &err), PSDL_E_BAD_COUNT, err);
+        CHECK_MSG(err, "PNG of 100000 x 100000 pixels is over the limit of 4194304 pixels");
+    }
     /* a chunk claiming more bytes than the file has is refused before libpng allocates it
      * (found by fuzz_nhtg: a tEXt chunk of 0x7C000034 bytes made libpng allocate 2 GB) */
     size_t n = 0;

@@ -72,7 +72,8 @@ end
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
   cmd:argument("script", "City script (Lua).")
-  cmd:option("-o --output", "Output PSDL (default: the script's name with .psdl, in the current folder)."):argname("<out>")
+  cmd:option("-o --output", "Output PSDL (default: the script's name with .psdl, in the current folder; - for standard "
+    .. "output, the summary then goes to standard error)."):argname("<out>")
   cmd:option("--seed", "Seed of the city's randomness (an integer)."):argname("<n>")
   cmd:option("--preview", "Also draw a map of the city: .png or .svg."):argname("<map>")
   cmd:option("--size", "Pixels on the long side of the preview (PNG 64-8192, SVG 64-16384).", "2048"):argname("<n>")
@@ -107,12 +108,15 @@ function M.run(args, ctx)
     local base = args.script:match("([^/\\]*)$"):gsub("%.lua$", "")
     out = base .. ".psdl"
   end
-  common.refuse_overwrite({ args.script }, { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } })
+  local outputs = { { out, "-o" }, { args.preview, "--preview" }, { args.package, "--package" } }
+  common.refuse_overwrite({ args.script }, outputs)
   if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
   local box = M.sandbox_settings(args)
-  if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box) end
+  if args.watch and out == "-" then common.failure("usage", "--watch writes a file again on each change: -o - is not one") end
+  if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box, outputs) end
+  -- (outputs: one that the script loaded or read is refused before anything is written)
   local doc, report, _, meta = source.script_document(psdl, args.script, { seed = seed, strict = args.strict, sandbox = box,
-                                                                          decode = false })
+                                                                          decode = false, outputs = outputs })
   M.write(args, ctx, psdl, doc, report, out, size, meta)
   return ctx.exit.ok
 end
@@ -130,7 +134,21 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
       tostring(e.detail):match("^[^\n]*")))
   end
   local ok, err, code
-  if report.checked then
+  -- `-o -`: the PSDL to standard output (as dump/undump), the summary to standard error
+  local info = out == "-" and ctx.stderr or ctx.stdout
+  if out == "-" then
+    local checked = report.checked
+    if not checked then
+      local _
+      _, _, _, checked = require("psdl.document").check(doc, { strict = args.strict }, true)
+    end
+    if not checked or checked.errors > 0 or (args.strict and checked.warnings > 0) then
+      common.failure("problems", string.format("-o -: the city does not validate%s: %d errors, %d warnings",
+        args.strict and " (strict)" or "", checked and checked.errors or 0, checked and checked.warnings or 0))
+    end
+    ok, err = ctx.stdout:write(checked.bytes)
+    if not ok then common.failure("io", "standard output: " .. tostring(err)) end
+  elseif report.checked then
     ok, err, code = require("psdl.document").write_checked(report.checked, out, { strict = args.strict })
   else
     ok, err, code = psdl.write(doc, out, { strict = args.strict })
@@ -143,9 +161,9 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
   end
   if not args.quiet then
     if report.kinds then
-      ctx.stdout:write(psdl.city.summary(report, out), "\n")
+      info:write(psdl.city.summary(report, out), "\n")
     else
-      ctx.stdout:write(string.format("%s: %s rooms, %s vertices, %s textures, %s road records; %d errors, %d warnings\n",
+      info:write(string.format("%s: %s rooms, %s vertices, %s textures, %s road records; %d errors, %d warnings\n",
         out, common.int(#doc.rooms), common.int(#doc.vertices), common.int(#doc.textures), common.int(#(doc.roads or {})),
         report.counts.errors, report.counts.warnings))
     end
@@ -167,7 +185,7 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
       common.failure(common.exit_for(rcode), common.clean(rerr))
     end
     if not args.quiet then
-      ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
+      info:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
     end
   end
 end
@@ -175,7 +193,7 @@ end
 --- `psdl build --watch`: build, then build again on every change of the script or a file
 -- it loaded. Runs until the process is ended.
 -- @treturn integer exit code (only when `args.watch_stop` ends the loop: tests)
-function M.watch(args, ctx, psdl, out, seed, size, box)
+function M.watch(args, ctx, psdl, out, seed, size, box, outputs)
   local watch = require "psdl.watch"
   watch.loop {
     fallback = { args.script },
@@ -185,7 +203,7 @@ function M.watch(args, ctx, psdl, out, seed, size, box)
       local files
       local ok, err = pcall(function()
         local doc, report, f, meta = source.script_document(psdl, args.script,
-          { seed = seed, strict = args.strict, sandbox = box, decode = false })
+          { seed = seed, strict = args.strict, sandbox = box, decode = false, outputs = outputs })
         files = f
         M.write(args, ctx, psdl, doc, report, out, size, meta)
       end)

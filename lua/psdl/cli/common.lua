@@ -106,19 +106,46 @@ function M.build_hint()
     .. "psdl/core.so", where, r, r, r, r)
 end
 
---- Read a whole file.
+--- The most read from an input that is not a regular file (a pipe, `/dev/stdin`, a device
+-- such as `/dev/zero`): 64 MiB, far above any city or package (the largest PSDL the game
+-- takes is a few MB), so an endless stream stops there instead of filling the memory.
+M.MAX_STREAM = 64 * 1024 * 1024
+
+--- Read a whole file. A regular file is read whole; anything else (a pipe, a device) is
+-- read up to `MAX_STREAM` bytes (`max`), past which it is refused naming the file.
 -- @tparam string path
+-- @tparam[opt] integer max bytes, default `MAX_STREAM`
 -- @treturn[1] string its bytes
 -- @treturn[2] nil
 -- @treturn[2] string message
 -- @treturn[2] string `"io"`
-function M.read_file(path)
+function M.read_file(path, max)
   local f, err = io.open(path, "rb")
   if not f then return nil, err, "io" end
-  local data, rerr = f:read("a")
-  f:close()
-  if not data then return nil, path .. ": " .. tostring(rerr), "io" end
-  return data
+  local attr = require("lfs").attributes(path)
+  if attr and attr.mode == "file" then
+    local data, rerr = f:read("a")
+    f:close()
+    if not data then return nil, path .. ": " .. tostring(rerr), "io" end
+    return data
+  end
+  max = max or M.MAX_STREAM
+  local parts, n = {}, 0
+  while true do
+    local chunk, rerr = f:read(math.min(1 << 20, max + 1 - n))
+    if not chunk then
+      f:close()
+      if rerr then return nil, path .. ": " .. tostring(rerr), "io" end
+      return table.concat(parts)
+    end
+    n = n + #chunk
+    parts[#parts + 1] = chunk
+    if n > max then
+      f:close()
+      return nil, string.format("%s: not a regular file, and longer than the %s bytes read from a pipe or device "
+        .. "(docs/cli.md, \"Safety of inputs and outputs\")", path, M.int(max)), "io"
+    end
+  end
 end
 
 --- Write a file atomically through `psdl.write_file` (temporary file in the same folder,

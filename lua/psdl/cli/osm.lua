@@ -100,7 +100,7 @@ end
 -- @tparam table cmd the argparse command
 function M.configure(cmd)
   cmd:argument("file", "OSM XML extract (.osm).")
-  cmd:option("-o --output", "Build the city and write it here (PSDL)."):argname("<city.psdl>")
+  cmd:option("-o --output", "Build the city and write it here (PSDL; not - : the summary uses standard output)."):argname("<city.psdl>")
   cmd:option("--style", "Texture style of the city (with -o).", "london"):choices({ "london", "sf" })
   cmd:option("--seed", "Seed of the city's randomness (with -o; an integer, default 1)."):argname("<n>")
   cmd:option("--preview", "Also draw a map of the city (with -o): .png or .svg."):argname("<map>")
@@ -588,6 +588,9 @@ local function run_import(args, ctx)
     if not (args.preview:lower():match("%.png$") or args.preview:lower():match("%.svg$")) then
       common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)
     end
+  end
+  if args.output == "-" then -- (its summary, report and progress use standard output: no PSDL there)
+    common.failure("usage", "-o -: psdl osm writes the city to a file (its summary goes to standard output): name the .psdl")
   end
   common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
     { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" }, { args.package, "--package" } })

@@ -67,7 +67,8 @@ local function load_input(psdl, args, seed, ctx)
   local low = input:lower()
   if low:match("%.lua$") then
     -- run in the sandbox and built there, as `psdl build` does (psdl.cli.source)
-    local d, _, _, meta = require("psdl.cli.source").script_document(psdl, input, { seed = seed })
+    local d, _, _, meta = require("psdl.cli.source").script_document(psdl, input, { seed = seed,
+      outputs = { { args.output, "-o" } } })
     return d, meta.package or {}, meta.name
   elseif low:match("%.osm$") then
     -- the city must fit a package's rooms: built coarser, then simplified (psdl.osm.city)

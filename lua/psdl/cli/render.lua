@@ -13,6 +13,16 @@ local M = {}
 --- One-line description shown by `psdl --help`.
 M.summary = "Draw a top-down map of the city: PNG or SVG."
 
+--- A map's scale for the summary: three decimals from 1 px/m up (`1898.125`), three
+-- significant digits below (`0.884`, `0.00884`, `8.84e-10`: a map thousands of km across
+-- keeps its exponent).
+-- @tparam number scale pixels per metre
+-- @treturn string
+function M.scale_text(scale)
+  if scale >= 1 then return common.num(math.floor(scale * 1000 + 0.5) / 1000) end
+  return (string.format("%.3g", scale))
+end
+
 --- Longer description shown by `psdl render --help`.
 M.description = "Draw a top-down map of a PSDL city (x to the right, z up): roads, intersections, "
   .. "sidewalks, crosswalks, dividers, block ground, walkways, roofs shaded by height, facades, "
@@ -71,7 +81,7 @@ function M.run(args, ctx)
   if not args.quiet then
     local p = result.problems
     ctx.stdout:write(string.format("%s: %d x %d px, %s px/m, %s rooms, %s triangles%s (%.2f s)\n", args.output,
-      result.width, result.height, common.num(math.floor(result.scale * 1000 + 0.5) / 1000), common.int(result.rooms),
+      result.width, result.height, M.scale_text(result.scale), common.int(result.rooms),
       common.int(result.triangles),
       p and string.format(", %s errors and %s warnings marked%s", common.int(p.errors), common.int(p.warnings),
         p.unplaced > 0 and string.format(" (%s without a place)", common.int(p.unplaced)) or "") or "",

@@ -32,16 +32,45 @@ local function new_box(psdl, path, seed, opts)
     max_memory = (s.max_memory or 4096) * 1024 * 1024, globals = { SEED = seed }, psdl = psdl, poll = opts.poll }
 end
 
--- The files a box loaded (the script, then its modules in the order they were loaded).
-local function box_files(box, path)
+-- The files a box loaded: the script, then its modules (sorted), then the files it read
+-- (io.open, and the library's reads such as psdl.terrain.load; in the order read), then the
+-- modules a trusted script required (`loaded`: the names package.loaded had before the run).
+local function box_files(box, path, loaded)
   local files, seen = { path }, { [path] = true }
   local list = {}
   for _, file in pairs(box.chunks or {}) do list[#list + 1] = file end
   table.sort(list)
+  for _, file in ipairs(box.reads or {}) do list[#list + 1] = file end
+  if loaded then
+    local names = {}
+    for name in pairs(package.loaded) do
+      if not loaded[name] and type(name) == "string" then names[#names + 1] = name end
+    end
+    table.sort(names)
+    for _, name in ipairs(names) do list[#list + 1] = package.searchpath(name, package.path) end
+  end
   for _, file in ipairs(list) do
     if not seen[file] then seen[file] = true; files[#files + 1] = file end
   end
   return files
+end
+
+--- Refuse (a `usage` failure, exit 1) an output that is one of the files a script loaded or
+-- read (a module, a heightmap, a data table): called after the script ran, before anything
+-- is written.
+-- @tparam table files the script's files (`run_script`'s second result)
+-- @tparam table outputs `{ {path, option}, ... }` (nil paths and `"-"` skipped)
+-- @raise a failure naming the option, the output and the input
+function M.refuse_inputs(files, outputs)
+  for _, out in ipairs(outputs or {}) do
+    local path, option = out[1], out[2]
+    for i = 2, #files do
+      if path and common.same_file(files[i], path) then
+        common.failure("usage", string.format("%s %s is %s, which the script %s loaded: refusing to overwrite an "
+          .. "input (choose another output name)", option, path, files[i], files[1]))
+      end
+    end
+  end
 end
 
 -- The parts of a city's build report that leave the sandbox: the figures, problems, repairs
@@ -73,15 +102,21 @@ local function run_in_box(psdl, path, seed, opts, body)
   M.last_files = { path }
   local chunk, lerr, lcode = box:loadfile()
   if not chunk then common.failure(lcode == "io" and "io" or "bad_input", first_line(lerr)) end
+  local loaded
+  if box.trust then
+    loaded = {}
+    for name in pairs(package.loaded) do loaded[name] = true end
+  end
   local results = table.pack(box:run(function()
     math.randomseed(seed or 1)
     return body(chunk)
   end))
-  M.last_files = box_files(box, path)
+  M.last_files = box_files(box, path, loaded)
   if not results[1] then
     local msg = first_line(results[2])
     common.failure("bad_input", msg:find(path, 1, true) and msg or (path .. ": " .. msg))
   end
+  M.refuse_inputs(M.last_files, opts.outputs)
   return M.last_files, table.unpack(results, 2, results.n)
 end
 
@@ -93,7 +128,9 @@ end
 -- @tparam table psdl the `psdl` module
 -- @tparam string path the script
 -- @tparam[opt] integer seed
--- @tparam[opt] table opts `sandbox = {trust =, timeout = s, max_memory = MB}`
+-- @tparam[opt] table opts `sandbox = {trust =, timeout = s, max_memory = MB}`, `outputs`
+--   (`{ {path, option}, ... }`: the command's outputs, refused when the script loaded or
+--   read one of them, `refuse_inputs`)
 -- @return the script's first result
 -- @treturn table the files the script loaded: `{path, ...}` (the script first)
 -- @raise a failure (`io` when the script cannot be opened, `bad_input` for a script error
@@ -113,7 +150,7 @@ end
 --   `poll` (function() -> true to abandon the run; called about every 10 ms of processor time
 --   of the script and its build, see `psdl.sandbox`), `decode` (false: no document table
 --   when the report has the checked bytes; `psdl build` decodes them only for a preview or
---   a package)
+--   a package), `outputs` (the command's outputs: see `run_script`)
 -- @treturn table|nil document
 -- @treturn table report (`psdl.city`'s build report, or `{problems =, counts =}`; with
 --   `checked`, the bytes as validated in the sandbox, `psdl.document.check`, unless
@@ -184,7 +221,8 @@ function M.osm_document(psdl, path, opts)
   local osm = require "psdl.osm"
   local data, msg, code = osm.read(path)
   if not data then common.failure(common.exit_for(code), common.clean(msg)) end
-  local net, report = osm.network(data, {})
+  local net, report, ncode = osm.network(data, {})
+  if not net then common.failure(common.exit_for(ncode), path .. ": " .. report) end
   if #net.roads == 0 then common.failure("bad_input", path .. ": no roads left to build a city from") end
   -- the same repairing, limit-fitting build as `psdl osm -o` (psdl.osm.city)
   local ok, doc, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report,

@@ -409,7 +409,9 @@ local function run_import(args, ctx, T)
     ctx:note(string.format("%s: NHTG of %d x %d tiles written (%s bytes)", target, nhtg.width, nhtg.height,
       common.int(#bytes)))
   end
-  for _, w in ipairs(T.check_nhtg(nhtg)) do ctx:note("warning: " .. w.message) end
+  for _, w in ipairs(T.check_nhtg(nhtg)) do
+    ctx.stderr:write(string.format("psdl %s: warning: %s\n", ctx.verb, w.message))
+  end
   return ctx.exit.ok
 end
 

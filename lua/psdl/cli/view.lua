@@ -253,7 +253,7 @@ function M.run(args, ctx)
     doc, inside, bytes = package_city(args.city, ctx)
     problems = package_problems(psdl, doc, bytes, name)
   else
-    doc = source.document(psdl, args.city, { seed = seed, validate = false })
+    doc = source.document(psdl, args.city, { seed = seed, validate = false, outputs = { { out, "-o" } } })
   end
   local images
   if args.textures then
@@ -325,7 +325,8 @@ function M.watch(args, ctx, psdl, port, seed, name)
     local files
     local ok, err = pcall(function()
       local doc
-      doc, files = source.document(psdl, args.city, { seed = seed, validate = false, poll = poll })
+      doc, files = source.document(psdl, args.city, { seed = seed, validate = false, poll = poll,
+        outputs = { { args.output, "-o" } } })
       local images = args.textures and (texture_images(psdl, doc, args.textures)) or nil
       local pkg = package_files(psdl, args, ctx)
       local payload, stats = view.payload(doc, { name = name, images = images, watch = WATCH, bai = pkg.bai,

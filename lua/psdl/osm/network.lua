@@ -358,6 +358,11 @@ function M.build(data, opts)
       origin = { lat = (minlat + maxlat) / 2, lon = (minlon + maxlon) / 2 }
     end
   end
+  -- (the projection's limit: a user error naming the latitude, not the projection's argument error)
+  if type(origin.lat) == "number" and not (origin.lat > -P.MAX_LATITUDE and origin.lat < P.MAX_LATITUDE) then
+    return nil, string.format("the extract lies at latitude %.4f, beyond the +/-%d degrees the projection handles "
+      .. "(docs/osm.md, \"Area limit\")", origin.lat, P.MAX_LATITUDE), "bad_input"
+  end
   local proj = P.new(origin.lat, origin.lon)
   local scale = opts.scale
   local cache = {}

@@ -28,6 +28,10 @@ M.A = 6378137.0
 --- WGS 84 flattening.
 M.F = 1 / 298.257223563
 
+--- The origin's latitude must lie strictly between -89 and 89 degrees (nearer a pole the
+-- projection's series do not hold): `psdl osm` refuses an extract centred beyond it.
+M.MAX_LATITUDE = 89
+
 local a = M.A
 local e2 = M.F * (2 - M.F)           -- first eccentricity squared
 local ep2 = e2 / (1 - e2)            -- second eccentricity squared
@@ -102,7 +106,7 @@ end
 -- @treturn table projection with `forward(lat, lon) -> x, z`, `inverse(x, z) -> lat, lon`,
 --   and fields `lat0`, `lon0`, `name` (`"tmerc"`)
 function M.new(lat0, lon0)
-  if type(lat0) ~= "number" or lat0 ~= lat0 or lat0 <= -89 or lat0 >= 89 then
+  if type(lat0) ~= "number" or lat0 ~= lat0 or lat0 <= -M.MAX_LATITUDE or lat0 >= M.MAX_LATITUDE then
     error("bad argument #1 to 'new' (latitude between -89 and 89 expected)", 2)
   end
   if type(lon0) ~= "number" or lon0 ~= lon0 or lon0 < -180 or lon0 > 180 then
