@@ -93,6 +93,28 @@ static void push_ring(lua_State *L, int cache, int kind0, const double *pts, con
     }
 }
 
+/* Pushes the loops' gaps closed as a flat `{d, a, c, ...}` (metres, 1-based end and start
+ * vertex) and the chains left out as a flat `{length in edges, first vertex, ...}`: the two
+ * last results of face_loops and network_faces. */
+static void push_gaps_open(lua_State *L, const psdl_faces_gap *gs, size_t ng, const psdl_faces_open *os, size_t no) {
+    lua_createtable(L, (int)(3 * ng < INT32_MAX ? 3 * ng : 0), 0);
+    for (size_t g = 0; g < ng; g++) {
+        lua_pushnumber(L, gs[g].d);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 1));
+        lua_pushinteger(L, (lua_Integer)gs[g].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 2));
+        lua_pushinteger(L, (lua_Integer)gs[g].c + 1);
+        lua_rawseti(L, -2, (lua_Integer)(3 * g + 3));
+    }
+    lua_createtable(L, (int)(2 * no < INT32_MAX ? 2 * no : 0), 0);
+    for (size_t o = 0; o < no; o++) {
+        lua_pushinteger(L, (lua_Integer)os[o].len);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 1));
+        lua_pushinteger(L, (lua_Integer)os[o].a + 1);
+        lua_rawseti(L, -2, (lua_Integer)(2 * o + 2));
+    }
+}
+
 /***
  * The faces of a road network (psdl_faces_network; blocks/faces.lua `M.faces`): the ordinary
  * rooms' outlines split at T-junctions, their boundary loops (`face_loops`), the loops of
@@ -181,22 +203,7 @@ static int l_network_faces(lua_State *L) {
             lua_pop(L, 3);
         }
     }
-    lua_createtable(L, (int)(3 * ng < INT32_MAX ? 3 * ng : 0), 0);
-    for (size_t g = 0; g < ng; g++) {
-        lua_pushnumber(L, gs[g].d);
-        lua_rawseti(L, -2, (lua_Integer)(3 * g + 1));
-        lua_pushinteger(L, (lua_Integer)gs[g].a + 1);
-        lua_rawseti(L, -2, (lua_Integer)(3 * g + 2));
-        lua_pushinteger(L, (lua_Integer)gs[g].c + 1);
-        lua_rawseti(L, -2, (lua_Integer)(3 * g + 3));
-    }
-    lua_createtable(L, (int)(2 * nop < INT32_MAX ? 2 * nop : 0), 0);
-    for (size_t o = 0; o < nop; o++) {
-        lua_pushinteger(L, (lua_Integer)os[o].len);
-        lua_rawseti(L, -2, (lua_Integer)(2 * o + 1));
-        lua_pushinteger(L, (lua_Integer)os[o].a + 1);
-        lua_rawseti(L, -2, (lua_Integer)(2 * o + 2));
-    }
+    push_gaps_open(L, gs, ng, os, nop);
     return 4;
 }
 
@@ -249,22 +256,7 @@ static int l_face_loops(lua_State *L) {
         }
         lua_rawseti(L, -2, (lua_Integer)l + 1);
     }
-    lua_createtable(L, (int)(3 * ng < INT32_MAX ? 3 * ng : 0), 0);
-    for (size_t g = 0; g < ng; g++) {
-        lua_pushnumber(L, gs[g].d);
-        lua_rawseti(L, -2, (lua_Integer)(3 * g + 1));
-        lua_pushinteger(L, (lua_Integer)gs[g].a + 1);
-        lua_rawseti(L, -2, (lua_Integer)(3 * g + 2));
-        lua_pushinteger(L, (lua_Integer)gs[g].c + 1);
-        lua_rawseti(L, -2, (lua_Integer)(3 * g + 3));
-    }
-    lua_createtable(L, (int)(2 * no < INT32_MAX ? 2 * no : 0), 0);
-    for (size_t o = 0; o < no; o++) {
-        lua_pushinteger(L, (lua_Integer)os[o].len);
-        lua_rawseti(L, -2, (lua_Integer)(2 * o + 1));
-        lua_pushinteger(L, (lua_Integer)os[o].a + 1);
-        lua_rawseti(L, -2, (lua_Integer)(2 * o + 2));
-    }
+    push_gaps_open(L, gs, ng, os, no);
     return 3;
 }
 
