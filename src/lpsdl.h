@@ -117,6 +117,11 @@ void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out);
  * scratch userdata pushed on the stack; raises naming `what` (lpsdl_geom.c). */
 double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
 
+/* Height mismatches (psdl_geom.h psdl_height_mismatch) d[0 .. n-1] pushed as one flat list
+ * {block, edge, road, dy, ...}: 1-based rooms and edges, dy in metres (lpsdl_geom.c). */
+struct psdl_height_mismatch;
+int lpsdl_push_mismatches(lua_State *L, const struct psdl_height_mismatch *d, size_t n);
+
 /* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
 void lpsdl_open_sandbox(lua_State *L);
 /* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */

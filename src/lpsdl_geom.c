@@ -1871,7 +1871,6 @@ static int l_overlaps(lua_State *L) {
  * @treturn table `{block, edge, road, dy, ...}`: 1-based rooms and perimeter edges, one
  * record per pair of rooms, sorted by block room then road room
  */
-static int push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n);
 
 static int l_height_mismatches(lua_State *L) {
     lua_settop(L, 5); /* scratch userdata go above the arguments */
@@ -1927,7 +1926,7 @@ static int l_height_mismatches(lua_State *L) {
     nomem_check(L, n);
     psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
     if (n) nomem_check(L, psdl_height_mismatches(d, n, p, np, start, verts, nb, kind, nr, eps, gap, 16));
-    return push_mismatches(L, d, n);
+    return lpsdl_push_mismatches(L, d, n);
 }
 
 /***
@@ -1956,11 +1955,12 @@ static int l_doc_height_mismatches(lua_State *L) {
     nomem_check(L, n);
     psdl_height_mismatch *d = (psdl_height_mismatch *)scratch(L, n, sizeof *d);
     if (n) nomem_check(L, psdl_height_mismatches_doc(d, n, doc, kind, eps, gap, 16));
-    return push_mismatches(L, d, n);
+    return lpsdl_push_mismatches(L, d, n);
 }
 
-/* Pushes the records d[0 .. n-1] as {block, edge, road, dy, ...} (1-based rooms and edges). */
-static int push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n) {
+/* Pushes the records d[0 .. n-1] as {block, edge, road, dy, ...} (1-based rooms and edges;
+ * lpsdl.h). */
+int lpsdl_push_mismatches(lua_State *L, const psdl_height_mismatch *d, size_t n) {
     lua_createtable(L, (int)(4 * n), 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushinteger(L, (lua_Integer)d[i].block + 1);

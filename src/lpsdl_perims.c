@@ -286,18 +286,7 @@ static int l_height_mismatches(lua_State *L) {
         if (m == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
         if (m < n) n = m;
     }
-    lua_createtable(L, (int)(4 * n), 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, (lua_Integer)d[i].block + 1);
-        lua_rawseti(L, -2, (lua_Integer)(4 * i + 1));
-        lua_pushinteger(L, (lua_Integer)d[i].edge + 1);
-        lua_rawseti(L, -2, (lua_Integer)(4 * i + 2));
-        lua_pushinteger(L, (lua_Integer)d[i].road + 1);
-        lua_rawseti(L, -2, (lua_Integer)(4 * i + 3));
-        lua_pushnumber(L, d[i].dy);
-        lua_rawseti(L, -2, (lua_Integer)(4 * i + 4));
-    }
-    return 1;
+    return lpsdl_push_mismatches(L, d, n);
 }
 
 static int l_tostring(lua_State *L) {
