@@ -498,7 +498,7 @@ static const char *const code_names[] = {"ok",      "range",  "noheight", "below
  * @param store its psdl.Store
  * @tparam integer n the room's number in the store
  * @tparam[opt] number snap the builder's snap grid (m)
- * @tparam[opt] integer budget the builder's vertex budget
+ * @tparam[opt] integer budget the builder's vertex budget (nil, false or math.huge: none)
  * @tparam userdata list psdl.RowList: each building's record is appended (list:fill makes
  * their tables)
  * @return built, under_decks (buildings made; footprints left out under a bridge deck)
@@ -574,7 +574,8 @@ static int l_row_buildings(lua_State *L) {
         c.snap = luaL_checknumber(L, A_SNAP);
         if (!(c.snap > 0) || !isfinite(c.snap)) luaL_argerror(L, A_SNAP, "a positive number expected");
     }
-    if (lua_toboolean(L, A_BUDGET)) {
+    /* (math.huge, as psdl.builder.VERTEX_BUDGET lifted for a bench: no budget) */
+    if (lua_toboolean(L, A_BUDGET) && !(lua_type(L, A_BUDGET) == LUA_TNUMBER && lua_tonumber(L, A_BUDGET) == HUGE_VAL)) {
         lua_Integer b = luaL_checkinteger(L, A_BUDGET);
         if (b < 1) luaL_argerror(L, A_BUDGET, "a positive integer expected");
         c.budget = (size_t)b;
