@@ -36,6 +36,7 @@ local core = require "psdl.core"
 local styles = require "psdl.styles"
 local geom = require "psdl.geom"
 local check = require "psdl.check"
+local lazy_table = require("psdl.lazy").table
 
 local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostring
 local setmetatable, getmetatable, require, pcall = setmetatable, getmetatable, require, pcall
@@ -244,19 +245,14 @@ end
 -- @tparam function make returns the document
 -- @treturn table the document
 function Builder:lazy_document(make)
-  local proxy = {}
+  local proxy, fill
+  proxy, fill = lazy_table(function(t)
+    for k, v in pairs(make()) do rawset(t, k, v) end
+  end)
   local function force()
     if self.pending_doc == force then self.pending_doc = nil end
-    if getmetatable(proxy) == nil then return end
-    setmetatable(proxy, nil)
-    for k, v in pairs(make()) do rawset(proxy, k, v) end
+    fill()
   end
-  setmetatable(proxy, {
-    __index = function(t, k) force(); return rawget(t, k) end,
-    __newindex = function(t, k, v) force(); rawset(t, k, v) end,
-    __pairs = function(t) force(); return next, t, nil end,
-    __len = function(t) force(); return rawlen(t) end,
-  })
   self.pending_doc = force
   return proxy
 end

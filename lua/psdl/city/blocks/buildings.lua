@@ -1,13 +1,13 @@
 --- Buildings of psdl.city.blocks (step 4 of `fill`): given footprints, then rows along each
 -- run of street edges (corner buildings, bays, gaps, setbacks), each a `Builder:building`.
 local core = require "psdl.core"
+local lazy_table = require("psdl.lazy").table
 local styles = require "psdl.styles"
 local plan = require "psdl.plan"
 local check = require "psdl.check"
 local random = require "psdl.city.random"
 
 local type, error, ipairs, pairs, next = type, error, ipairs, pairs, next
-local getmetatable, setmetatable, rawget, rawset, rawlen = getmetatable, setmetatable, rawget, rawset, rawlen
 local abs, sqrt, floor, max, min, huge = math.abs, math.sqrt, math.floor, math.max, math.min, math.huge
 local string_format = string.format
 local area2, overlap, bbox = plan.area2, plan.overlap, plan.bbox
@@ -174,19 +174,7 @@ return function(M, Ctx, private)
     rl = core.row_list()
     local lua_records, report, rooms = {}, ctx.report, ctx.b.rooms
     for i, rec in ipairs(report.building_list) do lua_records[rl:add_lua()] = rec end
-    local proxy = {}
-    local function force()
-      if getmetatable(proxy) == nil then return end
-      setmetatable(proxy, nil)
-      rl:fill(proxy, rooms, lua_records)
-    end
-    setmetatable(proxy, {
-      __index = function(t, k) force(); return rawget(t, k) end,
-      __newindex = function(t, k, v) force(); rawset(t, k, v) end,
-      __pairs = function(t) force(); return next, t, nil end,
-      __len = function(t) force(); return rawlen(t) end,
-    })
-    report.building_list = proxy
+    report.building_list = lazy_table(function(t) rl:fill(t, rooms, lua_records) end)
     ctx.row_list, ctx.lua_records = rl, lua_records
     return rl, lua_records
   end
