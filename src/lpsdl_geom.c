@@ -1625,22 +1625,6 @@ static int l_surface_triangles(lua_State *L) {
     return 1;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Index of v in the sorted array u[0..n-1] (present). */
-static uint32_t find_u32(const uint32_t *u, size_t n, uint32_t v) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (u[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return (uint32_t)lo;
-}
-
 /* core.boundary(tris, points) -> {v...}: the outline (1-based point indices, retail
  * winding, holes keyholed) of the union of the triangles tris (1-based indices into points,
  * 3 per triangle; out of range raises). points may be a vertex Pool. */
@@ -1656,20 +1640,9 @@ static int l_boundary(lua_State *L) {
         if (b->dim != 3) luaL_argerror(L, 2, "a vertex pool (dimension 3) expected");
         np = psdl_pool_count(b->pool);
         for (size_t i = 0; i < nt; i++) t[i] = (uint32_t)(arr_int(L, 1, i + 1, 1, "tris", 1, (lua_Integer)np) - 1);
-        uint32_t *u = (uint32_t *)scratch(L, nt, sizeof *u);
-        memcpy(u, t, nt * sizeof *u);
-        qsort(u, nt, sizeof *u, cmp_u32);
-        size_t nu = 0;
-        for (size_t i = 0; i < nt; i++)
-            if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
-        double *p = (double *)scratch(L, 3 * nu, sizeof *p);
-        const float *f = pool_data(L, b); /* after the allocation (a finalizer may move it) */
-        for (size_t i = 0; i < nu; i++)
-            for (int k = 0; k < 3; k++) p[3 * i + (size_t)k] = f[3 * (size_t)u[i] + (size_t)k];
-        for (size_t i = 0; i < nt; i++) t[i] = find_u32(u, nu, t[i]);
-        size_t n = psdl_boundary(d, t, nt / 3, p, nu);
+        const float *f = pool_data(L, b); /* after the allocations (a finalizer may move it) */
+        size_t n = psdl_boundary_used(d, t, nt / 3, f, np);
         nomem_check(L, n);
-        for (size_t i = 0; i < n; i++) d[i] = u[d[i]];
         push_indices(L, d, n, 1);
         return 1;
     }

@@ -591,6 +591,12 @@ size_t psdl_surface_bound(size_t n);
  *  3 * ntris), 0 when there is no loop, PSDL_GEOM_INVALID, or PSDL_GEOM_NOMEM. */
 size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts);
 
+/** psdl_boundary over float points (a vertex pool's x, y, z, npts points), taking only the
+ *  points the triangles use, renumbered in index order, so that the outline is the same
+ *  point for point whatever else the pool holds; dst (at least 3 * ntris + 1 entries)
+ *  receives indices into pts. Same returns as psdl_boundary. */
+size_t psdl_boundary_used(uint32_t *dst, const uint32_t *tris, size_t ntris, const float *pts, size_t npts);
+
 /** Upper bound of psdl_link's output points for the same inputs (room perimeters in CSR form
  *  as above, every vertex < npts): the perimeter points plus, for every vertex, the square
  *  of the number of perimeter entries naming it (the repeats for rooms touching only at a

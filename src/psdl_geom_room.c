@@ -277,6 +277,52 @@ static int cmp_bedge(const void *a, const void *b) {
     return (x->v > y->v) - (x->v < y->v);
 }
 
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of v in the sorted array u[0..n-1] (present). */
+static uint32_t find_u32(const uint32_t *u, size_t n, uint32_t v) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (u[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+size_t psdl_boundary_used(uint32_t *dst, const uint32_t *tris, size_t ntris, const float *pts, size_t npts) {
+    assert(dst && (tris || ntris == 0) && (pts || ntris == 0));
+    size_t nt = 3 * ntris;
+    if (ntris > (size_t)-1 / (9 * sizeof(double))) return PSDL_GEOM_NOMEM;
+    for (size_t i = 0; i < nt; i++)
+        if (tris[i] >= npts) return PSDL_GEOM_INVALID;
+    if (nt == 0) return 0;
+    uint32_t *t = (uint32_t *)malloc(nt * sizeof *t);
+    uint32_t *u = (uint32_t *)malloc(nt * sizeof *u);
+    double *q = (double *)malloc(3 * nt * sizeof *q);
+    size_t n = PSDL_GEOM_NOMEM;
+    if (t && u && q) {
+        memcpy(u, tris, nt * sizeof *u);
+        qsort(u, nt, sizeof *u, cmp_u32);
+        size_t nu = 0;
+        for (size_t i = 0; i < nt; i++)
+            if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
+        for (size_t i = 0; i < nu; i++)
+            for (size_t k = 0; k < 3; k++) q[3 * i + k] = pts[3 * (size_t)u[i] + k];
+        for (size_t i = 0; i < nt; i++) t[i] = find_u32(u, nu, tris[i]);
+        n = psdl_boundary(dst, t, ntris, q, nu);
+        if (n != PSDL_GEOM_NOMEM && n != PSDL_GEOM_INVALID)
+            for (size_t i = 0; i < n; i++) dst[i] = u[dst[i]];
+    }
+    free(t);
+    free(u);
+    free(q);
+    return n;
+}
+
 size_t psdl_boundary(uint32_t *dst, const uint32_t *tris, size_t ntris, const double *pts, size_t npts) {
     assert(dst && (tris || ntris == 0) && pts);
     for (size_t i = 0; i < 3 * ntris; i++)

@@ -89,58 +89,25 @@ int psdl_perims_add(psdl_perims *p, const uint32_t *verts, size_t n) {
     return PSDL_PERIMS_OK;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Index of v in the sorted array u[0..n-1] (present). */
-static uint32_t find_u32(const uint32_t *u, size_t n, uint32_t v) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (u[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return (uint32_t)lo;
-}
-
 long psdl_perims_add_boundary(psdl_perims *p, const uint32_t *tris, size_t ntris, const float *pts, size_t npts) {
     if (!p || (ntris && (!tris || !pts))) return PSDL_PERIMS_RANGE;
     if (ntris > PSDL_PERIMS_MAX / 3) return PSDL_PERIMS_FULL;
     size_t nt = 3 * ntris;
     for (size_t i = 0; i < nt; i++)
         if (tris[i] >= npts) return PSDL_PERIMS_RANGE;
-    /* only the points the triangles use, renumbered in their order (as core.boundary over a
-     * pool: the same outline, point for point) */
-    uint32_t *t = (uint32_t *)malloc((nt ? nt : 1) * sizeof *t);
-    uint32_t *u = (uint32_t *)malloc((nt ? nt : 1) * sizeof *u);
+    /* only the points the triangles use (psdl_boundary_used: as core.boundary over a pool,
+     * the same outline, point for point) */
     uint32_t *d = (uint32_t *)malloc((nt + 1) * sizeof *d);
-    double *q = (double *)malloc((3 * nt + 1) * sizeof *q);
-    long rc = PSDL_PERIMS_NOMEM;
-    if (!t || !u || !d || !q) goto done;
-    if (nt) memcpy(u, tris, nt * sizeof *u);
-    qsort(u, nt, sizeof *u, cmp_u32);
-    size_t nu = 0;
-    for (size_t i = 0; i < nt; i++)
-        if (nu == 0 || u[nu - 1] != u[i]) u[nu++] = u[i];
-    for (size_t i = 0; i < nu; i++)
-        for (size_t k = 0; k < 3; k++) q[3 * i + k] = pts[3 * (size_t)u[i] + k];
-    for (size_t i = 0; i < nt; i++) t[i] = find_u32(u, nu, tris[i]);
-    size_t n = nt ? psdl_boundary(d, t, ntris, q, nu) : 0;
-    if (n == PSDL_GEOM_NOMEM) goto done;
-    if (n == PSDL_GEOM_INVALID) {
-        rc = PSDL_PERIMS_RANGE;
-        goto done;
+    if (!d) return PSDL_PERIMS_NOMEM;
+    size_t n = psdl_boundary_used(d, tris, ntris, pts, npts);
+    long rc;
+    if (n == PSDL_GEOM_NOMEM) rc = PSDL_PERIMS_NOMEM;
+    else if (n == PSDL_GEOM_INVALID) rc = PSDL_PERIMS_RANGE;
+    else {
+        rc = psdl_perims_add(p, d, n);
+        if (rc == PSDL_PERIMS_OK) rc = (long)n;
     }
-    for (size_t i = 0; i < n; i++) d[i] = u[d[i]];
-    rc = psdl_perims_add(p, d, n);
-    if (rc == PSDL_PERIMS_OK) rc = (long)n;
-done:
-    free(t);
-    free(u);
     free(d);
-    free(q);
     return rc;
 }
 
