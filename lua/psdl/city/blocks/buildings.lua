@@ -47,12 +47,13 @@ return function(M, Ctx, private)
     return nil
   end
 
-  -- Room R as the C layout sees it (psdl_row_room: its outline and the footprints placed in
-  -- it), made on first use.
+  -- Room R as the C layout sees it (psdl_row_room: its outline, the pool's points of its
+  -- polygon R.P, and the footprints placed in it), made on first use.
   local function row_room(R)
     local rr = R.rows
     if not rr then
-      rr = core.row_room(flatten_points(R.pts))
+      local P = R.P
+      rr = core.row_room(P.pool:points(P.refs))
       R.rows = rr
     end
     return rr
