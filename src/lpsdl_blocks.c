@@ -19,12 +19,14 @@
  *       -> i, j | true (keep it) | false (none found)     (psdl_split.h)
  *   core.split_chord_refs(pool, refs, area, ...)          the same over vertex references
  *   core.refs_crossing(pool, refs [, holes])              rings_crossing over vertex references
+ *   core.room_outline(store, room, pool) -> refs | nil    a room's outline from its store triangles
  *
  * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
  * result is copied into scratch and freed before any table is made.
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lpsdl.h"
@@ -33,6 +35,7 @@
 #include "psdl_geom.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
+#include "psdl_store.h"
 
 static void *scratch(lua_State *L, size_t n, size_t size) {
     if (n == 0) n = 1;
@@ -554,6 +557,62 @@ static size_t read_refs(lua_State *L, const float *v, size_t count, int idx, int
     return m;
 }
 
+/***
+ * A room's outline from its ground geometry in the store (`Builder:room_outline` of a room
+ * without an outline of its own): the boundary of its surface triangles (psdl_store_triangles,
+ * psdl_boundary_used: the loop of largest plan area, retail winding, holes keyholed), with
+ * no Lua table per triangle.
+ * @function room_outline
+ * @param store a psdl.Store
+ * @tparam integer room the room's number in the store (1-based)
+ * @param pool the vertex Pool (psdl.core.pool, dimension 3) the store's references name
+ * @treturn table|nil 1-based vertex references (empty when the triangles make no loop); nil
+ *   when the room has no surface triangles
+ * @raise on a room not in the store, a reference outside the pool, or out of memory
+ */
+static int l_room_outline(lua_State *L) {
+    struct psdl_store *st = lpsdl_store(L, 1);
+    lua_Integer room = luaL_checkinteger(L, 2);
+    size_t np;
+    lpsdl_pool_floats(L, 3, 3, &np); /* checks the pool */
+    luaL_argcheck(L, room >= 1 && (lua_Unsigned)room <= (lua_Unsigned)psdl_store_rooms(st), 2,
+                  "no such room in the store");
+    lua_settop(L, 3);
+    uint32_t *t = NULL;
+    size_t n = 0;
+    if (psdl_store_triangles(st, (size_t)room, &t, &n)) return luaL_error(L, "not enough memory");
+    if (n == 0) {
+        free(t);
+        lua_pushnil(L);
+        return 1;
+    }
+    if (n > (size_t)INT32_MAX) {
+        free(t);
+        return luaL_error(L, "not enough memory");
+    }
+    /* into Lua memory before anything else can raise (the C buffer is freed at once) */
+    uint32_t *tt = (uint32_t *)lua_newuserdatauv(L, n * sizeof *tt, 0); /* 4 */
+    memcpy(tt, t, n * sizeof *tt);
+    free(t);
+    uint32_t *d = (uint32_t *)scratch(L, n + 1, sizeof *d); /* 5 */
+    const float *f = lpsdl_pool_floats(L, 3, 3, &np);        /* after the allocations */
+    for (size_t i = 0; i < n; i++) {
+        if (tt[i] < 1 || tt[i] > np)
+            return luaL_error(L, "room %d: vertex reference %d outside the pool (1..%d)", (int)room, (int)tt[i],
+                              (int)np);
+        tt[i] -= 1;
+    }
+    size_t m = psdl_boundary_used(d, tt, n / 3, f, np);
+    if (m == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+    if (m == PSDL_GEOM_INVALID) return luaL_error(L, "room %d: a triangle outside the pool", (int)room);
+    lua_createtable(L, (int)m, 0);
+    for (size_t i = 0; i < m; i++) {
+        lua_pushinteger(L, (lua_Integer)d[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 /* ================================================================ crossings */
 
 /* Reads the points {x, y, z} of the list at idx (argument arg, named `what` in errors) into
@@ -912,6 +971,7 @@ static const luaL_Reg blocks_funcs[] = {
     {"split_chord", l_split_chord},
     {"split_chord_refs", l_split_chord_refs},
     {"refs_crossing", l_refs_crossing},
+    {"room_outline", l_room_outline},
     {NULL, NULL},
 };
 
