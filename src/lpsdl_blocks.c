@@ -69,8 +69,8 @@ static void point_table(lua_State *L, int cache, const double *pts, uint32_t v) 
     lua_rawseti(L, cache, (lua_Integer)v + 1);
 }
 
-/* Pushes ring r of the copied result as `{pts, refs, kinds, area [, holes = {}]}` (no pts
- * when cache is 0). */
+/* Pushes ring r of the copied result as `{pts, refs, kinds, area, warp [, holes = {}]}` (no
+ * pts when cache is 0; warp: has a "portal" or "deck" edge). */
 static void push_ring(lua_State *L, int cache, int kind0, const double *pts, const size_t *st, const uint32_t *vs,
                       const unsigned char *ks, const double *area, size_t r, int holes) {
     size_t s = st[r], n = st[r + 1] - s;
@@ -97,6 +97,10 @@ static void push_ring(lua_State *L, int cache, int kind0, const double *pts, con
     else lua_pop(L, 1);
     lua_pushnumber(L, area[r]);
     lua_setfield(L, -2, "area");
+    int warp = 0;
+    for (size_t k = 0; k < n && !warp; k++) warp = ks[s + k] != 0;
+    lua_pushboolean(L, warp);
+    lua_setfield(L, -2, "warp");
     if (holes) {
         lua_newtable(L);
         lua_setfield(L, -2, "holes");
@@ -139,10 +143,11 @@ static void push_gaps_open(lua_State *L, const psdl_faces_gap *gs, size_t ng, co
  * @tparam[opt=0.005] number eps T-junction tolerance (m; psdl_tjunctions)
  * @tparam[opt=true] boolean points false: the rings get no `pts` (blocks/faces.lua reads the
  *   points from the pool when it needs them)
- * @treturn table faces `{{pts, refs, kinds, area, holes = {H...}}...}`: rings in retail
- *   winding; `pts` are point tables `{x, y, z}`, one table per vertex across the result;
- *   `kinds[k]` the kind of edge k -> k + 1 ("street", "portal", "deck"); area in m²
- * @treturn table the outlines no face holds (holes of the apron), `{pts, refs, kinds, area}`
+ * @treturn table faces `{{pts, refs, kinds, area, warp, holes = {H...}}...}`: rings in
+ *   retail winding; `pts` are point tables `{x, y, z}`, one table per vertex across the
+ *   result; `kinds[k]` the kind of edge k -> k + 1 ("street", "portal", "deck"); area in m²;
+ *   `warp` true when an edge is "portal" or "deck"
+ * @treturn table the outlines no face holds (holes of the apron), `{pts, refs, kinds, area, warp}`
  *   each, wound S > 0 like every hole
  * @treturn table gaps closed: flat `{d, a, c, ...}` (as `face_loops`)
  * @treturn table chains left out: flat `{length in edges, first vertex, ...}`

@@ -188,7 +188,7 @@ return function(M, Ctx, private)
   -- psdl.city.random generator's `fn`).
   local function rows(ctx, R, P, bs, want)
     local kinds, front = P.kinds, {}
-    for i = 1, #P.pts do front[i] = want[kinds[i]] and true or false end
+    for i = 1, #P.refs do front[i] = want[kinds[i]] and true or false end
     local b, report, rng = ctx.b, ctx.report, ctx.rng
     local ground = R.flat_y or R.tris
     if ground == nil then error("psdl.city.blocks: room without its ground (flat_y or tris)", 0) end

@@ -95,6 +95,7 @@ return function(M, Ctx, private)
   -- boundary points within 80 m. The street edges next to a moved point are no longer shared
   -- with the road: no buildings there.
   local function lift_portals(ctx, Q)
+    if Q.warp == false then return end -- no portal or deck edge (psdl.core.network_faces)
     local n = #Q.refs
     local mode = {}
     local any = false

@@ -172,8 +172,9 @@ end
 
 -- Removes small folds from a ring: where two edges at most three apart cross (an outline
 -- that doubles back on itself for a few points, e.g. a junction corner), the points between
--- them are dropped. Returns the number of folds removed.
-local function unfold(Q, warnings, what)
+-- them are dropped; a warning names the ring as string_format(what, index) says. Returns the
+-- number of folds removed.
+local function unfold(Q, warnings, what, index)
   local removed = 0
   for _ = 1, 16 do
     local n = #Q.refs
@@ -189,7 +190,7 @@ local function unfold(Q, warnings, what)
     for k = a + 1, c do drop[(k - 1) % n + 1] = true end
     local p = Q.pts[a]
     warnings[#warnings + 1] = string_format("%s: a fold of the network's outline near (%.1f, %.1f) was cut off "
-      .. "(an outline doubling back on itself)", what, p[1], p[3])
+      .. "(an outline doubling back on itself)", string_format(what, index), p[1], p[3])
     local refs, kinds = {}, {}
     for i = 1, n do
       if not drop[i] then
@@ -505,8 +506,8 @@ local function fill_faces(ctx, net, opts, face_over, default_bs)
   for fi, F in ipairs(net.faces) do
     lift_portals(ctx, F)
     for _, H in ipairs(F.holes) do lift_portals(ctx, H) end
-    unfold(F, report.warnings, string_format("face %d", fi))
-    for _, H in ipairs(F.holes) do unfold(H, report.warnings, string_format("face %d", fi)) end
+    unfold(F, report.warnings, "face %d", fi)
+    for _, H in ipairs(F.holes) do unfold(H, report.warnings, "face %d", fi) end
     if crosses(F, F.holes) then
       local p = F.pts[1]
       report.warnings[#report.warnings + 1] = string_format("face %d near (%.1f, %.1f): its outline crosses itself "
