@@ -423,6 +423,12 @@ local function push_flat(room, g, list)
   return room
 end
 
+--- For psdl.city only (not part of the API): `street`, `intersection` and `road_record` as
+-- `trusted.street(b, o)` etc., the builder's calls on options psdl.city made itself from
+-- values it has checked, so that only what could still be wrong is checked again (each
+-- function says what). Atomic as the public calls (builder/atomic.lua), with their messages.
+M.trusted = {}
+
 -- Private helpers shared between the builder's files (never part of the API).
 -- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes
 -- from the builder's own files and psdl.city)
