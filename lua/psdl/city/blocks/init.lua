@@ -712,7 +712,8 @@ end
 --   passes the inner edge of its terrain grid).
 -- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
 -- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
--- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
+-- buildings}...} (`outline`, the face's points, made on first read: `rawget` and `next` do
+-- not see it before), apron_rooms = {Room...}, building_list = {{room, outline, base, top,
 -- floors, facades, slivers, footprint}...} (kept in C and made tables on first read:
 -- `rawget` and `next` see it empty before), footprints, footprints_skipped, skipped_faces,
 -- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
