@@ -1705,17 +1705,12 @@ static int l_bounds(lua_State *L) {
     double b[10];
     size_t got;
     if (lua_type(L, 1) == LUA_TUSERDATA) {
-        /* a pool: its points as doubles in C memory, freed before any Lua allocation (a
-         * megabyte of Lua scratch for a city's pool would make the collector pay for it) */
+        /* a pool: its float points read in place (no copy: a megabyte of doubles for a
+         * city's pool, faulted in on a process's first builds) */
         pool_box *pb = check_pool(L, 1);
         if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
         n = psdl_pool_count(pb->pool);
-        double *p = n ? (double *)malloc(3 * n * sizeof *p) : NULL;
-        if (n && !p) return luaL_error(L, "not enough memory");
-        const float *f = psdl_pool_data(pb->pool);
-        for (size_t i = 0; i < 3 * n; i++) p[i] = f[i];
-        got = first < 1 ? 0 : psdl_bounds(b, p, n, (size_t)first - 1);
-        free(p);
+        got = first < 1 || n == 0 ? 0 : psdl_bounds_f(b, psdl_pool_data(pb->pool), n, (size_t)first - 1);
     } else {
         double *p = get_points(L, 1, &n, "pts");
         got = first < 1 ? 0 : psdl_bounds(b, p, n, (size_t)first - 1);

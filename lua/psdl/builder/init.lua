@@ -148,6 +148,9 @@ function M.new(opts)
     m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)
   end
   if m then argerr(1, "new", m) end
+  -- the C heap keeps what a build frees for the next one (glibc: no mapping, unmapping and
+  -- faulting in again of the document's and the validator's buffers; docs/heap.md)
+  core.heap_keep()
   local b = setmetatable({
     style = style,
     eps = opts.eps or 0.005,
