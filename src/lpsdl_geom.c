@@ -482,19 +482,21 @@ static int l_spline(lua_State *L) {
         o.has_start_dir = opt_vec2(L, t, "start_dir", o.start_dir);
         o.has_end_dir = opt_vec2(L, t, "end_dir", o.end_dir);
     }
-    size_t m = psdl_spline_bound(c, n, &o);
+    /* the samples built once, in a block a userdata owns while they are pushed (a push
+     * that raises leaves it to the collector) */
+    reuse_box *own = (reuse_box *)lua_newuserdatauv(L, sizeof *own, 0);
+    own->p = NULL, own->size = 0, own->busy = 0;
+    luaL_setmetatable(L, REUSE);
+    double *out;
+    size_t m = psdl_spline_alloc(&out, c, n, &o);
     nomem_check(L, m);
     if (m == PSDL_GEOM_INVALID)
         luaL_argerror(L, 1, "ctrl: a control point or option is not a finite number (NaN or infinity)");
+    own->p = out;
     if (m > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
-    reuse_box *box; /* the kept block of the per-node kernels when free (no garbage per call) */
-    double *out = (double *)reuse_take(L, 3 * m * sizeof *out, &box);
-    if (!out) out = (double *)scratch(L, 3 * m, sizeof *out);
-    size_t r = psdl_spline(out, c, n, &o);
-    if (r == PSDL_GEOM_NOMEM) reuse_release(box);
-    nomem_check(L, r);
     push_points(L, out, m);
-    reuse_release(box);
+    free(out);
+    own->p = NULL;
     return 1;
 }
 

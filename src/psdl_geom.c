@@ -486,6 +486,26 @@ size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_
     return r;
 }
 
+size_t psdl_spline_alloc(double **dst, const double *ctrl, size_t n, const psdl_spline_opts *opts) {
+    assert(dst && (ctrl || n == 0));
+    *dst = NULL;
+    spline_in in;
+    spline_defaults(&in, ctrl, n, opts);
+    samples s;
+    size_t r = spline_build(&in, &s);
+    if (r != PSDL_GEOM_NOMEM && r != PSDL_GEOM_INVALID && r > 0) {
+        double *d = (double *)malloc(3 * r * sizeof *d);
+        if (!d) {
+            free(s.v);
+            return PSDL_GEOM_NOMEM;
+        }
+        for (size_t k = 0; k < r; k++) memcpy(d + 3 * k, s.v[k].p, 3 * sizeof *d);
+        *dst = d;
+    }
+    free(s.v);
+    return r;
+}
+
 /* Plan tangent of the polyline before point k (from the nearest distinct earlier point);
  * 0 when none. */
 static int tangent_before(double *o, const double *pts, size_t k) {

@@ -130,6 +130,11 @@ size_t psdl_spline_bound(const double *ctrl, size_t n, const psdl_spline_opts *o
  *  (nothing written), or PSDL_GEOM_NOMEM (both functions allocate scratch memory). */
 size_t psdl_spline(double *dst, const double *ctrl, size_t n, const psdl_spline_opts *opts);
 
+/** psdl_spline into a new array: *dst (malloc'd, x, y, z per point; the caller frees it;
+ *  NULL when the result is not a positive count) receives the points, built once (where
+ *  psdl_spline_bound and psdl_spline build them twice). Returns what psdl_spline returns. */
+size_t psdl_spline_alloc(double **dst, const double *ctrl, size_t n, const psdl_spline_opts *opts);
+
 /** Length in metres of the polyline pts[0 .. n-1] (3D; plan = 0 also counts y). */
 double psdl_polyline_length(const double *pts, size_t n, int plan);
 

@@ -190,6 +190,16 @@ static void test_spline(void) {
     psdl_sections(sec, pts, m, &pr, NULL, NULL, NULL);
     double dev = psdl_strip_deviation(sec, m, 2);
     CHECKF(dev <= 0.05 * 1.2, "climbing curve: quad deviation %g m > tolerance (%zu points)", dev, m);
+    /* psdl_spline_alloc: the same points in a new array, built once; nothing for bad input */
+    {
+        double *al = NULL;
+        CHECK(psdl_spline_alloc(&al, h, 4, &o) == m);
+        CHECK(al != NULL && memcmp(al, pts, 3 * m * sizeof *al) == 0);
+        free(al);
+        double bad[6] = {0, 0, 0, NAN, 0, 1};
+        CHECK(psdl_spline_alloc(&al, bad, 2, &o) == PSDL_GEOM_INVALID && al == NULL);
+        CHECK(psdl_spline_alloc(&al, h, 1, &o) == 0 && al == NULL);
+    }
     o.half_width = 0;
     size_t m2 = psdl_spline_bound(h, 4, &o);
     CHECKF(m2 < m, "planarity adds samples (%zu vs %zu)", m, m2);

@@ -89,10 +89,12 @@ return function(M, Builder, Room, P)
 
   -- The intersection itself, its options checked (`intersection_args`) or trusted
   -- (`trusted_intersection`).
-  local function intersection_build(self, o)
+  local NO_ARMS = {} -- (never written to)
+  -- (`trusted`: psdl.city's arms carry every field already, its room options known keys)
+  local function intersection_build(self, o, trusted)
     local c = o.center
-    local arms = {}
-    for i, a in ipairs(o.arms) do
+    local arms = trusted and o.arms or {}
+    for i, a in ipairs(trusted and NO_ARMS or o.arms) do
       local p = a.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
       local cw = a.crosswalk
       if cw == nil then cw = (p.kind or "road") == "walkway" and 0 or 3 end
@@ -109,7 +111,7 @@ return function(M, Builder, Room, P)
     for k, v in pairs(o.room or {}) do ropts[k] = v end
     ropts.kind = "intersection"
     ropts.outline_refs = j.outline
-    local r = self:room(ropts)
+    local r = trusted and P.new_room(self, ropts, true) or self:room(ropts)
     local g = as_group(self, o.textures or self.style.intersection, "intersection", "intersection")
     if o.tunnel then r:junction_tunnel(o.tunnel) end
     -- road fans over the surface (flat at the node's height), the sidewalk strips with their
@@ -167,7 +169,7 @@ return function(M, Builder, Room, P)
       end
     end
     if m then argerr(1, "intersection", m) end
-    return intersection_build(self, o)
+    return intersection_build(self, o, true)
   end
   M.trusted.intersection = trusted_intersection
 end

@@ -232,7 +232,8 @@ return function(M, Builder, Room, P)
   end
 
   -- The street itself, its options checked (`street_args`) or trusted (`trusted_street`).
-  local function street_build(self, o, profile, akind, stride, center_flat)
+  -- `no_info`: the rooms only (psdl.city has no use for the info).
+  local function street_build(self, o, profile, akind, stride, center_flat, no_info)
     local ctrl, start_dir, end_dir = {}, o.start_dir, o.end_dir
     local start_section, end_section = o.start_section, o.end_section
     if o.from then
@@ -328,6 +329,7 @@ return function(M, Builder, Room, P)
     end
     -- the rest of the info (points of the sections and rails) is made when asked for: the
     -- same call again (every point is pooled already, so the pool does not change)
+    if no_info then return rooms end
     local info = setmetatable({ stride = stride, sections = nsec }, STREET_INFO)
     STREET_STATE[info] = { self, cflat, profile, sopts, nsec, stride }
     return rooms, info
@@ -369,7 +371,7 @@ return function(M, Builder, Room, P)
   -- sections and directions of its intersections, a split), so only what could still be
   -- wrong is checked: the centre line's numbers (within float32, in C), the end directions,
   -- and tunnel and railing options (taken from the script's tables); with the public
-  -- call's messages.
+  -- call's messages. Returns the rooms only (no info table).
   local function trusted_street(self, o)
     local profile = o.profile
     local akind, stride = kind_of_profile(profile)
@@ -388,7 +390,7 @@ return function(M, Builder, Room, P)
       end
     end
     if m then argerr(1, "street", m) end
-    return street_build(self, o, profile, akind, stride, center_flat)
+    return street_build(self, o, profile, akind, stride, center_flat, true)
   end
   M.trusted.street = trusted_street
 

@@ -437,11 +437,13 @@ local function build_run(city, b, run, rng)
     if flat_only then
       -- a piece without tunnel or bridge is one "road" (tunnel.sub_pieces), its length the
       -- sum of its segments' plan lengths in order
-      local f, n, L, px, pz = {}, 0, 0, nil, nil
+      -- (a run of one piece: the whole centre line, not copied)
+      local whole = #pieces == 1
+      local f, n, L, px, pz = whole and cflat or {}, 0, 0, nil, nil
       for i = bounds[k], bounds[k + 1] do
         local q = 3 * i
         local x, y, z = cflat[q - 2], cflat[q - 1], cflat[q]
-        f[n + 1], f[n + 2], f[n + 3] = x, y, z
+        if not whole then f[n + 1], f[n + 2], f[n + 3] = x, y, z end
         n = n + 3
         if px then
           local dx, dz = x - px, z - pz
