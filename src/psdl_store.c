@@ -64,6 +64,7 @@ int psdl_store_push(psdl_store *s, size_t room, const psdl_store_rec *rec, const
     if (e) return e;
     psdl_store_rec *d = &s->recs[s->nrecs];
     *d = *rec;
+    d->room = (uint32_t)room;
     d->ref0 = (uint32_t)s->nrefs;
     d->nrefs = (uint32_t)n;
     d->next = -1;
@@ -140,6 +141,120 @@ int psdl_store_triangles(const psdl_store *s, size_t room, uint32_t **out, size_
     *out = d;
     *nout = w;
     return PSDL_STORE_OK;
+}
+
+/* First uses of group numbers: an open-addressing hash table (group 0 marks a free slot). */
+typedef struct use_slot {
+    uint32_t group, room;
+    uint64_t key; /* position of the room in the order (high 32 bits), record index (low) */
+} use_slot;
+
+typedef struct use_map {
+    use_slot *slot;
+    size_t cap, n; /* cap: a power of two */
+} use_map;
+
+static size_t use_hash(uint32_t g, size_t cap) { return (size_t)((g * 2654435761u) ^ (g >> 15)) & (cap - 1); }
+
+/* Notes a use of group g at key by room; keeps the smallest key. 0 or PSDL_STORE_NOMEM. */
+static int use_note(use_map *m, uint32_t g, uint64_t key, uint32_t room) {
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        if (cap > SIZE_MAX / sizeof(use_slot)) return PSDL_STORE_NOMEM;
+        use_slot *t = (use_slot *)calloc(cap, sizeof *t);
+        if (!t) return PSDL_STORE_NOMEM;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slot[i].group) {
+                size_t j = use_hash(m->slot[i].group, cap);
+                while (t[j].group) j = (j + 1) & (cap - 1);
+                t[j] = m->slot[i];
+            }
+        free(m->slot);
+        m->slot = t;
+        m->cap = cap;
+    }
+    size_t j = use_hash(g, m->cap);
+    while (m->slot[j].group && m->slot[j].group != g) j = (j + 1) & (m->cap - 1);
+    use_slot *u = &m->slot[j];
+    if (!u->group) {
+        u->group = g;
+        u->key = key;
+        u->room = room;
+        m->n++;
+    } else if (key < u->key) {
+        u->key = key;
+        u->room = room;
+    }
+    return PSDL_STORE_OK;
+}
+
+static int use_cmp(const void *a, const void *b) {
+    uint64_t x = ((const use_slot *)a)->key, y = ((const use_slot *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* The map's groups in order of first use, into *out (malloc'd; NULL when none). */
+static int use_list(use_map *m, psdl_store_use **out, size_t *nout) {
+    *out = NULL;
+    *nout = 0;
+    if (m->n == 0) return PSDL_STORE_OK;
+    size_t k = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slot[i].group) m->slot[k++] = m->slot[i]; /* k <= i: compacts in place */
+    qsort(m->slot, k, sizeof *m->slot, use_cmp);
+    psdl_store_use *d = (psdl_store_use *)malloc(k * sizeof *d);
+    if (!d) return PSDL_STORE_NOMEM;
+    for (size_t i = 0; i < k; i++) {
+        d[i].group = m->slot[i].group;
+        d[i].room = m->slot[i].room;
+    }
+    *out = d;
+    *nout = k;
+    return PSDL_STORE_OK;
+}
+
+int psdl_store_group_uses(const psdl_store *s, const uint32_t *order, size_t n, psdl_store_use **groups,
+                          size_t *ngroups, psdl_store_use **dividers, size_t *ndividers) {
+    if (!groups || !ngroups || !dividers || !ndividers) return PSDL_STORE_RANGE;
+    *groups = *dividers = NULL;
+    *ngroups = *ndividers = 0;
+    if (!s || (n && !order)) return PSDL_STORE_RANGE;
+    for (size_t i = 0; i < n; i++)
+        if (order[i] < 1 || order[i] > s->nrooms) return PSDL_STORE_RANGE;
+    if (n > UINT32_MAX - 1) return PSDL_STORE_RANGE;
+    /* pos[room - 1]: the room's first place in order, 1-based (0: not listed) */
+    uint32_t *pos = (uint32_t *)calloc(s->nrooms ? s->nrooms : 1, sizeof *pos);
+    if (!pos) return PSDL_STORE_NOMEM;
+    for (size_t i = n; i-- > 0;) pos[order[i] - 1] = (uint32_t)(i + 1);
+    use_map m[2];
+    memset(m, 0, sizeof m);
+    int e = PSDL_STORE_OK;
+    /* a record is its room's (in the room's list) when it is at or after the room's head: a
+     * room's records are appended in increasing index order, psdl_store_clear starts the list
+     * afresh with records pushed after every older one, and psdl_store_truncate drops the
+     * records above the mark from the array */
+    for (size_t i = 0; i < s->nrecs && !e; i++) {
+        const psdl_store_rec *r = &s->recs[i];
+        if (!r->group && !r->dgroup) continue;
+        uint32_t room = r->room;
+        if (room < 1 || room > s->nrooms || !pos[room - 1]) continue;
+        int32_t head = s->rooms[room - 1].head;
+        if (head < 0 || i < (size_t)head) continue;
+        uint64_t key = ((uint64_t)pos[room - 1] << 32) | (uint64_t)i;
+        if (r->group) e = use_note(&m[0], r->group, key, room);
+        if (!e && r->dgroup) e = use_note(&m[1], r->dgroup, key, room);
+    }
+    free(pos);
+    if (!e) e = use_list(&m[0], groups, ngroups);
+    if (!e) e = use_list(&m[1], dividers, ndividers);
+    free(m[0].slot);
+    free(m[1].slot);
+    if (e) {
+        free(*groups);
+        *groups = NULL;
+        *ngroups = 0;
+    }
+    return e;
 }
 
 void psdl_store_mark(const psdl_store *s, psdl_store_mark_t *m) {
