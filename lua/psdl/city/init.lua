@@ -37,12 +37,13 @@ local profiles = require "psdl.city.profiles"
 local random = require "psdl.city.random"
 local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
+local heights = require "psdl.city.height"
 local check = require "psdl.check"
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
   type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select
 local sqrt, floor, max, min, huge = math.sqrt, math.floor, math.max, math.min, math.huge
-local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local string_format, table_concat = string.format, table.concat
 local os_clock = os.clock
 
 local argerr, where = check.argerr, check.where
@@ -59,12 +60,6 @@ M.profiles = profiles
 local City = {}
 City.__index = City
 M.City = City
-
-local function copy(t)
-  local c = {}
-  for k, v in pairs(t or {}) do c[k] = v end
-  return c
-end
 
 local OPTS = { style = true, seed = true, name = true, spacing = true, room_length = true, radius = true,
                bend_angle = true, dead_end = true, margin = true, props = true, profiles = true, height = true,
@@ -103,6 +98,9 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 -- * `profiles`: extra or replaced profiles, name → definition (see `psdl.city.profiles`);
 -- * `height`: function(x, z) → y for nodes and via points without y, or a
 --   `psdl.terrain` Terrain (its `height` method is used); roads climb evenly between them;
+--   each value must be nil or a number within ±65,536 m (`psdl.city.height`: the build
+--   stops at a NaN or 1e9 naming the function's script line, the point and the value; the
+--   same for `terrain`);
 -- * `terrain`: a `psdl.terrain` Terrain or a function(x, z) → y the whole city lies on
 --   (`psdl.city.terrain`): nodes and via points without y, road centre lines between the
 --   intersections, block ground, and terrain ground rooms out to the terrain's extent;
@@ -148,6 +146,16 @@ function M.new(opts)
     height = function(x, z) return t:height(x, z) end
   elseif height ~= nil and type(height) ~= "function" then
     argerr(1, "new", "height: function(x, z) or a psdl.terrain Terrain expected")
+  end
+  -- every height psdl.city asks for is checked where it asks (psdl.city.height): a NaN or a
+  -- height of 1e9 m names the function's script line, the point and the value
+  if height then
+    local given = opts.terrain or opts.height
+    local label = heights.label(type(given) == "function" and given or nil,
+      type(given) == "function" and (opts.terrain and "the terrain function" or "the height function")
+      or (opts.terrain and "the terrain's height" or "the height Terrain"), heights.script_line())
+    height = heights.checked(height, label)
+    if on_terrain then on_terrain.height = height end
   end
   for _, k in ipairs({ "spacing", "room_length", "radius", "bend_angle", "margin", "transition" }) do
     local v = opts[k]
@@ -394,62 +402,6 @@ function City:blocks(opts)
   return self
 end
 
--- Node heights: given, else the height function, else 0.
-local function node_heights(city)
-  local fn = city.height_fn
-  local any = fn ~= nil
-  for _, n in ipairs(city.nodes) do
-    local y = n.y0
-    if y == nil and fn then y = fn(n.x, n.z) end
-    n.y = y or 0
-    if n.y ~= 0 then any = true end
-  end
-  for _, r in ipairs(city.roads) do
-    for _, v in ipairs(r.via) do
-      if v[3] == nil and fn then v[3] = fn(v[1], v[2]) end
-      if v[3] and v[3] ~= 0 then any = true end
-    end
-  end
-  return any
-end
-
--- A height function for the blocks: the city's, else inverse-distance weighting of the
--- nearest nodes (a grid hash of cell `cell` metres).
-local function block_height(city)
-  if city.height_fn then return city.height_fn end
-  local cell = 100
-  local grid = {}
-  for _, n in ipairs(city.nodes) do
-    local k = floor(n.x / cell) * 1000003 + floor(n.z / cell)
-    local g = grid[k]
-    if not g then g = {}; grid[k] = g end
-    g[#g + 1] = n
-  end
-  return function(x, z)
-    local cx, cz = floor(x / cell), floor(z / cell)
-    for ring = 1, 4 do
-      local sw, sy = 0, 0
-      local count = 0
-      for i = cx - ring, cx + ring do
-        for j = cz - ring, cz + ring do
-          local g = grid[i * 1000003 + j]
-          if g then
-            for _, n in ipairs(g) do
-              local dx, dz = n.x - x, n.z - z
-              local d2 = dx * dx + dz * dz
-              if d2 < 1e-6 then return n.y end
-              local w = 1 / (d2 * d2)
-              sw, sy, count = sw + w, sy + w * n.y, count + 1
-            end
-          end
-        end
-      end
-      if count >= 3 then return sy / sw end
-    end
-    return nil
-  end
-end
-
 --- The largest span of a city's road network on either axis, metres (5,000, the limit of
 -- `psdl.osm.extent`): a street network that large usually needs more than the game's 2,047
 -- rooms (docs/osm.md, "Area limit"). `psdl.city.new{max_extent = m | false}` changes it.
@@ -507,7 +459,7 @@ local function build(self, opts)
   local log = self.repair_log or repair.log()
   self.repair_log, log.strict = log, (opts.strict or self.strict) and true or false
   repair.prepare(self, log)
-  local varied = node_heights(self)
+  local varied = heights.nodes(self)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
     local info = road.build_roads(self, b, rng)
@@ -531,13 +483,14 @@ local function build(self, opts)
     end
     local ok2, rep2 = check.pcall(blocks.fill, b, {
       style = self.style, rng = brng:fn(), margin = margin,
-      buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and block_height(self) or nil,
+      buildings = bo.buildings or false, overrides = bo.overrides, room = bo.room, apron = bo.apron, height = varied and heights.blocks(self) or nil,
       footprints = self.footprints, apron_ring = tplan and tplan.ring,
       apron_ground = tplan and cterrain.apron_limits(tr, tplan), apron_texture = tplan and tr.texture,
       ground_limits = tplan and cterrain.apron_limits(tr, tplan),
     })
     if not ok2 then
-      error("blocks: " .. tostring(rep2), 0)
+      -- (a bad height names the height function, not the stage that asked for it)
+      error(heights.is_error(rep2) and rep2 or "blocks: " .. tostring(rep2), 0)
     end
     block_report = rep2
     -- footprints whose height or levels were ignored (from_network)
@@ -548,7 +501,7 @@ local function build(self, opts)
     if tplan then
       local tex = tr.texture or styles.ground(self.style, "grass")
       local ok3, rooms = check.pcall(cterrain.ground, b, tr, tplan, tex)
-      if not ok3 then error("terrain: " .. tostring(rooms), 0) end
+      if not ok3 then error(heights.is_error(rooms) and rooms or "terrain: " .. tostring(rooms), 0) end
       terrain_report = { cell = tplan.cell, rooms = #rooms, room_list = rooms, apron_rooms = #rep2.apron_rooms,
                          extent = tplan.extent, rect = tplan.rect, network = tplan.box,
                          grid = { #tplan.xs, #tplan.zs } }
@@ -700,90 +653,12 @@ end
 --- Tallest building a network's footprint may ask for (m); see `psdl.city.footprints`.
 M.MAX_BUILDING_HEIGHT = require("psdl.city.footprints").MAX_BUILDING_HEIGHT
 
--- Sort key for network ids: numbers before strings, each in natural order.
-local function id_less(p, q)
-  local tp, tq = type(p), type(q)
-  if tp ~= tq then return tp == "number" end
-  return p < q
-end
-
---- A city from a road-network table (docs/network.md): `nodes` keyed by id
--- (`{x, z, y, dead_end, bridge, layer}`; `dead_end`: "cul_de_sac" or "open" where one road
--- ends; a `bridge` node without `y` is at the deck height of its `layer`), `roads`
--- (`{from, to, via, profile, lanes, width, oneway, sidewalk, bridge,
--- tunnel, layer, name, source}`), `buildings` (kept as `footprints` for the blocks).
--- Nodes are added in id order (numbers, then strings), roads in list order, so the same
--- table gives the same city. `auto_junctions` is on unless `opts` turns it off: an
--- importer's network crosses only at shared nodes (docs/network.md), and what is left (a dead
--- end a step from another road) is resolved rather than refused.
+--- A city from a road-network table (docs/network.md; `psdl.city.from_network`).
 -- @tparam table net
 -- @tparam[opt] table opts options of `new`
 -- @treturn City
 function M.from_network(net, opts)
-  if type(net) ~= "table" or type(net.nodes) ~= "table" or type(net.roads) ~= "table" then
-    argerr(1, "from_network", "a network table with nodes and roads expected (docs/network.md)")
-  end
-  if type(opts) == "table" and opts.auto_junctions == nil then
-    opts = copy(opts)
-    opts.auto_junctions = true
-  elseif opts == nil then
-    opts = { auto_junctions = true }
-  end
-  local city = M.new(opts)
-  local ids = {}
-  for id in pairs(net.nodes) do
-    if type(id) ~= "number" and type(id) ~= "string" then argerr(1, "from_network", "node ids must be numbers or strings") end
-    ids[#ids + 1] = id
-  end
-  table_sort(ids, id_less)
-  for _, id in ipairs(ids) do
-    local n = net.nodes[id]
-    if type(n) ~= "table" or type(n.x) ~= "number" or type(n.z) ~= "number" then
-      argerr(1, "from_network", "nodes[" .. tostring(id) .. "]: {x =, z =} expected")
-    end
-    if n.dead_end ~= nil and n.dead_end ~= "cul_de_sac" and n.dead_end ~= "open" then
-      argerr(1, "from_network", "nodes[" .. tostring(id) .. "].dead_end: \"cul_de_sac\" or \"open\" expected")
-    end
-    -- a node on a bridge deck (`bridge = true`) is at the deck height of its `layer` unless it
-    -- says otherwise (psdl.city.tunnel.deck_height: 8 m for layer 1, 7 m more per layer)
-    local y = n.y
-    if n.bridge and y == nil then y = require("psdl.city.tunnel").deck_height(n.layer) end
-    local node = city:node(n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
-                                       bridge = n.bridge and true or nil, where = "nodes[" .. tostring(id) .. "]" })
-    -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
-    if n.bridge and n.y == nil then node.deck_height = true end
-  end
-  for i, r in ipairs(net.roads) do
-    if type(r) ~= "table" then argerr(1, "from_network", "roads[" .. i .. "]: table expected") end
-    local a, b = city.node_by_id[r.from], city.node_by_id[r.to]
-    if not a or not b then
-      argerr(1, "from_network", string_format("roads[%d]: node %s not in nodes", i, tostring(not a and r.from or r.to)))
-    end
-    local o = { profile = r.profile, lanes = r.lanes, width = r.width, oneway = r.oneway, name = r.name,
-                source = r.source, via = r.via, where = "roads[" .. i .. "]" .. (r.source and (" (" .. r.source .. ")") or "") }
-    if r.sidewalk ~= nil then o.sidewalk = r.sidewalk end
-    if r.bridge then o.bridge = r.bridge end
-    -- a bridge above layer 1 (`layer` 2, 3, ...) has a higher deck, unless it sets its height
-    if r.bridge and type(r.layer) == "number" and r.layer >= 2 then
-      local h = require("psdl.city.tunnel").deck_height(r.layer)
-      if r.bridge == true then o.bridge = { height = h }
-      elseif type(r.bridge) == "table" and r.bridge.height == nil then
-        o.bridge = copy(r.bridge)
-        o.bridge.height = h
-      end
-    end
-    if r.tunnel then o.tunnel = r.tunnel end
-    -- via points of the network are {x, z} or {x, z, y}, as here
-    local ok, err = pcall(city.road, city, a, b, o)
-    if not ok then
-      local msg = tostring(err):gsub("^bad argument #%d to 'road' %((.*)%)$", "%1")
-      -- (a message naming the road's place already, as "roads[3] (way 7): road 3 crosses itself")
-      if msg:sub(1, #o.where) ~= o.where then msg = string_format("roads[%d]: %s", i, msg) end
-      error(msg, 2)
-    end
-  end
-  city.footprints, city.footprint_notes = require("psdl.city.footprints").check(net.buildings)
-  return city
+  return require("psdl.city.from_network").city(M, net, opts)
 end
 
 return M

@@ -12,6 +12,7 @@
 
 local styles = require "psdl.styles"
 local LIMITS = require("psdl.core").limits
+local shown = require("psdl.check").shown -- (a string quoted: `lanes = "4"` is no number)
 
 local type, error, pairs, ipairs, tostring, require, pcall = type, error, pairs, ipairs, tostring, require, pcall
 local floor, max, abs = math.floor, math.max, math.abs
@@ -79,7 +80,7 @@ end
 
 local function num(v, what, where)
   if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v == math.huge) then
-    error(string_format("%s%s: a number >= 0 (metres) expected, got %s", where, what, tostring(v)), 0)
+    error(string_format("%s%s: a number >= 0 (metres) expected, got %s", where, what, shown(v)), 0)
   end
   return v
 end
@@ -105,6 +106,9 @@ function M.resolve(style, profiles, o, where)
   else
     pname = M.ALIASES[pname] or pname
     base = profiles[pname]
+    if type(pname) ~= "string" then
+      error(string_format("%sprofile: a profile name or table expected, got %s", where, shown(pname)), 0)
+    end
     if not base then
       local names = {}
       for k in pairs(profiles) do names[#names + 1] = k end
@@ -130,7 +134,7 @@ function M.resolve(style, profiles, o, where)
   if o.sidewalk_width then sw = o.sidewalk_width end
   num(sw, "sidewalk width", where)
   if sides ~= "both" and sides ~= "left" and sides ~= "right" and sides ~= "none" then
-    error(string_format("%ssidewalk: \"both\", \"left\", \"right\" or \"none\" expected, got %s", where, tostring(sides)), 0)
+    error(string_format("%ssidewalk: \"both\", \"left\", \"right\" or \"none\" expected, got %s", where, shown(sides)), 0)
   end
   local sl = (sides == "both" or sides == "left") and sw or 0
   local sr = (sides == "both" or sides == "right") and sw or 0
@@ -147,7 +151,7 @@ function M.resolve(style, profiles, o, where)
   else
     lanes = lanes or 2
     if type(lanes) ~= "number" or lanes < 1 or lanes % 1 ~= 0 then
-      error(string_format("%slanes: a whole number >= 1 expected, got %s", where, tostring(lanes)), 0)
+      error(string_format("%slanes: a whole number >= 1 expected, got %s", where, shown(lanes)), 0)
     end
     -- a road record holds at most LIMITS.lane_values lane values per side (§1.7)
     local side = p.oneway and lanes or lanes - floor(lanes / 2)
@@ -238,7 +242,7 @@ function M.prop_rule(v, style, rng)
   if v == nil or v == false then return 0 end
   if type(v) == "number" then
     if v < 0 or v > LIMITS.prop_rule or v % 1 ~= 0 then
-      error(string_format("prop rule %s: a whole number 0..%d expected (the room's prop-rule byte, §1.6)", tostring(v),
+      error(string_format("prop rule %s: a whole number 0..%d expected (the room's prop-rule byte, §1.6)", shown(v),
         LIMITS.prop_rule), 0)
     end
     return v

@@ -38,6 +38,7 @@ local type, error, ipairs, pairs, tostring, pcall, setmetatable =
   type, error, ipairs, pairs, tostring, pcall, setmetatable
 local sqrt, max, min, huge = math.sqrt, math.max, math.min, math.huge
 local string_format, table_remove = string.format, table.remove
+local heights = require "psdl.city.height"
 
 local M = {}
 
@@ -650,7 +651,7 @@ function M.run(city, log, attempt)
       -- are found first: a dropped road renumbers the others, and messages name roads by number
       local seen, todo = {}, {}
       for _, msg in ipairs(failures) do
-        if log.strict or #city.roads == 0 or M.is_limit(msg) then error(msg, 0) end
+        if log.strict or #city.roads == 0 or M.is_limit(msg) or heights.is_error(msg) then error(msg, 0) end
         local kind, obj = culprit(city, msg, network)
         if not obj then error(msg, 0) end
         if not seen[obj] then
