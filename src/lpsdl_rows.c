@@ -591,6 +591,7 @@ static int l_row_buildings(lua_State *L) {
     c.cap = 2 * (n + 2) + 4;
     c.outline = (double *)scratch(L, 3 * c.cap, sizeof *c.outline);
     size_t placed = psdl_building_rows(r, front, &spec->o, run_rng, run_place, &c);
+    psdl_row_room_trim(r); /* the room is kept for fit tests: its scratch goes back now */
     if (!c.lua_rng) { /* the generator's state back into its table */
         static const char *const sk[4] = {"s1", "s2", "s3", "s4"};
         for (int i = 0; i < 4; i++) {

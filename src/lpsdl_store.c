@@ -469,56 +469,51 @@ static int l_triangles(lua_State *L) {
     return 1;
 }
 
+/* Pushes the list of `what` (groups or rooms) of uses[0..n-1] as a new table. */
+static void push_uses(lua_State *L, const psdl_store_use *uses, size_t n, int rooms) {
+    lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)(rooms ? uses[i].room : uses[i].group));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 /* store:group_uses(order) -> others, users, dividers, dusers: over the rooms in the order of
  * the list `order` (room numbers), the texture groups (numbers) in order of first use
  * (`group` fields) with the room number of their first user, and the same for divider groups
- * (`divider_group` fields). Groups are numbered 1..PSDL_STORE_MAX. */
+ * (`divider_group` fields); psdl_store_group_uses. A bad entry raises
+ * `bad argument #1 to 'group_uses' (order[i]: ...)`. */
 static int l_group_uses(lua_State *L) {
     store_ud *u = check_store(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
-    size_t n = (size_t)lua_rawlen(L, 2);
-    uint32_t maxg = 0;
+    size_t n = (size_t)lua_rawlen(L, 2), nrooms = psdl_store_rooms(u->s);
+    if (n > PSDL_STORE_MAX) luaL_argerror(L, 2, "too many rooms");
+    uint32_t *order = (uint32_t *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *order, 0); /* 3 */
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        size_t room = check_room(L, u, 3);
+        int ok;
+        lua_Integer room = lua_tointegerx(L, -1, &ok);
         lua_pop(L, 1);
-        for (const psdl_store_rec *r = psdl_store_first(u->s, room); r; r = psdl_store_next(u->s, r)) {
-            if (r->group > maxg) maxg = r->group;
-            if (r->dgroup > maxg) maxg = r->dgroup;
-        }
+        if (!ok || room < 1 || (lua_Unsigned)room > nrooms)
+            luaL_argerror(L, 2, lua_pushfstring(L, "order[%I]: a room of the store (1..%I) expected", (lua_Integer)i + 1,
+                                                (lua_Integer)nrooms));
+        order[i] = (uint32_t)room;
     }
-    /* seen[g]: bit 0 used as a group, bit 1 as a divider group */
-    unsigned char *seen = (unsigned char *)lua_newuserdatauv(L, (size_t)maxg + 1, 0); /* 3 */
-    memset(seen, 0, (size_t)maxg + 1);
-    lua_createtable(L, 0, 0); /* 4 others */
-    lua_createtable(L, 0, 0); /* 5 users */
-    lua_createtable(L, 0, 0); /* 6 dividers */
-    lua_createtable(L, 0, 0); /* 7 dusers */
-    lua_Integer no = 0, nd = 0;
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        lua_Integer room = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        for (const psdl_store_rec *r = psdl_store_first(u->s, (size_t)room); r; r = psdl_store_next(u->s, r)) {
-            if (r->group && !(seen[r->group] & 1)) {
-                seen[r->group] |= 1;
-                no++;
-                lua_pushinteger(L, (lua_Integer)r->group);
-                lua_rawseti(L, 4, no);
-                lua_pushinteger(L, room);
-                lua_rawseti(L, 5, no);
-            }
-            if (r->dgroup && !(seen[r->dgroup] & 2)) {
-                seen[r->dgroup] |= 2;
-                nd++;
-                lua_pushinteger(L, (lua_Integer)r->dgroup);
-                lua_rawseti(L, 6, nd);
-                lua_pushinteger(L, room);
-                lua_rawseti(L, 7, nd);
-            }
-        }
-    }
+    psdl_store_use *g, *d;
+    size_t ng, nd;
+    int e = psdl_store_group_uses(u->s, order, n, &g, &ng, &d, &nd);
+    if (e) return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "group_uses: bad arguments");
+    /* Lua allocations may raise: copy the C lists into Lua memory, free them, then build */
+    psdl_store_use *copy = (psdl_store_use *)lua_newuserdatauv(L, (ng + nd ? ng + nd : 1) * sizeof *copy, 0);
+    if (ng) memcpy(copy, g, ng * sizeof *g);
+    if (nd) memcpy(copy + ng, d, nd * sizeof *d);
+    free(g);
+    free(d);
+    push_uses(L, copy, ng, 0);
+    push_uses(L, copy, ng, 1);
+    push_uses(L, copy + ng, nd, 0);
+    push_uses(L, copy + ng, nd, 1);
     return 4;
 }
 

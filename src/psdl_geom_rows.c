@@ -156,19 +156,33 @@ static int grow(double **buf, size_t *cap, size_t need) {
 int psdl_row_room_init(psdl_row_room *r, const double *poly, size_t n) {
     assert(r && (poly || n == 0));
     memset(r, 0, sizeof *r);
-    /* a chain has at most n + 2 points; a candidate footprint twice that and four more */
-    size_t chain = n + 2;
-    if (grow(&r->poly, &r->poly_cap, 3 * (n ? n : 1)) || grow(&r->chain, &r->chain_cap, 3 * chain) ||
-        grow(&r->q, &r->q_cap, 3 * chain) || grow(&r->seg, &r->seg_cap, 4 * chain) ||
-        grow(&r->mit, &r->mit_cap, 2 * chain) || grow(&r->forbid, &r->forbid_cap, 3 * chain) ||
-        grow(&r->cand, &r->cand_cap, 3 * (2 * chain + 4)) || grow(&r->fp, &r->fp_cap, 3 * (2 * chain + 4)) ||
-        grow(&r->work, &r->work_cap, 3 * (2 * chain + 4)) || grow(&r->runs, &r->runs_cap, 2 * chain + 2)) {
-        psdl_row_room_free(r);
-        return -1;
-    }
+    if (grow(&r->poly, &r->poly_cap, 3 * (n ? n : 1))) return -1;
     if (n) memcpy(r->poly, poly, 3 * n * sizeof *poly);
     r->n = n;
     return 0;
+}
+
+/* The layout's scratch for room r's outline, made when a layout starts (psdl_row_room_trim
+ * gives it back after): a chain has at most n + 2 points; a candidate footprint twice that
+ * and four more. 0 or -1. */
+static int scratch_grow(psdl_row_room *r) {
+    size_t chain = r->n + 2;
+    return grow(&r->chain, &r->chain_cap, 3 * chain) || grow(&r->q, &r->q_cap, 3 * chain) ||
+                   grow(&r->seg, &r->seg_cap, 4 * chain) || grow(&r->mit, &r->mit_cap, 2 * chain) ||
+                   grow(&r->forbid, &r->forbid_cap, 3 * chain) || grow(&r->cand, &r->cand_cap, 3 * (2 * chain + 4)) ||
+                   grow(&r->fp, &r->fp_cap, 3 * (2 * chain + 4)) || grow(&r->work, &r->work_cap, 3 * (2 * chain + 4)) ||
+                   grow(&r->runs, &r->runs_cap, 2 * chain + 2)
+               ? -1
+               : 0;
+}
+
+void psdl_row_room_trim(psdl_row_room *r) {
+    if (!r) return;
+    free(r->chain), free(r->q), free(r->seg), free(r->mit), free(r->forbid);
+    free(r->cand), free(r->fp), free(r->work), free(r->work2), free(r->runs);
+    r->chain = r->q = r->seg = r->mit = r->forbid = r->cand = r->fp = r->work = r->work2 = r->runs = NULL;
+    r->chain_cap = r->q_cap = r->seg_cap = r->mit_cap = r->forbid_cap = 0;
+    r->cand_cap = r->fp_cap = r->work_cap = r->work2_cap = r->runs_cap = 0;
 }
 
 void psdl_row_room_free(psdl_row_room *r) {
@@ -537,6 +551,7 @@ size_t psdl_building_rows(psdl_row_room *r, const unsigned char *front, const ps
     assert(r && (front || r->n == 0) && o && rng && place_cb);
     size_t n = r->n;
     if (n < 2) return 0;
+    if (scratch_grow(r)) return PSDL_GEOM_NOMEM;
     chain_layout c;
     memset(&c, 0, sizeof c);
     c.r = r, c.o = o, c.rng = rng, c.place = place_cb, c.ud = ud;

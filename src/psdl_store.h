@@ -61,6 +61,7 @@ typedef struct psdl_store_rec {
     uint16_t aux;    /* kept for the caller (the Lua binding: which parameters are integers) */
     uint32_t group;  /* texture group number (1-based), 0 = none */
     uint32_t dgroup; /* divider texture group number (divided roads), 0 = none */
+    uint32_t room;   /* the room the record was pushed to (set by psdl_store_push) */
     double param[PSDL_STORE_NPARAM];
     uint32_t ref0;  /* first reference in the store's reference array */
     uint32_t nrefs; /* vertex references (1-based, as in the document) */
@@ -88,7 +89,7 @@ long psdl_store_add_room(psdl_store *s);
 /** Number of rooms. */
 size_t psdl_store_rooms(const psdl_store *s);
 
-/** Appends record rec (type, cap, aux, group, dgroup, param; ref0/next ignored) with the n vertex
+/** Appends record rec (type, cap, aux, group, dgroup, param; room/ref0/next ignored) with the n vertex
  *  references refs to room `room` (1-based). Returns 0, PSDL_STORE_RANGE (no such room, a
  *  type out of range), PSDL_STORE_NOMEM or PSDL_STORE_FULL; the room is unchanged on error. */
 int psdl_store_push(psdl_store *s, size_t room, const psdl_store_rec *rec, const uint32_t *refs, size_t n);
@@ -107,6 +108,27 @@ const uint32_t *psdl_store_refs(const psdl_store *s, const psdl_store_rec *rec);
 /** Drops every record of room `room` (to replace them by pushing again). Returns 0 or
  *  PSDL_STORE_RANGE. */
 int psdl_store_clear(psdl_store *s, size_t room);
+
+/** A texture group's first use (psdl_store_group_uses): the group number and the room. */
+typedef struct psdl_store_use {
+    uint32_t group, room;
+} psdl_store_use;
+
+/** The texture groups used by the rooms listed in order[0..n-1] (room numbers, 1-based), in
+ *  order of first use over those rooms in that order and each room's records in push order,
+ *  each group once with the room of its first use: the `group` fields in *groups (counted in
+ *  *ngroups), the `dgroup` fields (divider groups) in *dividers (*ndividers). Both lists are
+ *  malloc'd (the caller frees them; NULL when empty). A room listed twice counts at its first
+ *  place. Group numbers may be any value 1..UINT32_MAX (kept in a hash table, not an array
+ *  sized by the largest).
+ *  One pass over the records in the order they are stored, not a walk of each room's record
+ *  list: a room's records are scattered over the array (a block room gets its buildings
+ *  after other rooms were made), and following the lists waits on memory at every record
+ *  (a 14,395-room city with 555,523 records: 0.12 s cold, against a few milliseconds).
+ *  Returns 0, PSDL_STORE_RANGE (NULL arguments, a room number out of range; nothing
+ *  allocated) or PSDL_STORE_NOMEM (nothing allocated). */
+int psdl_store_group_uses(const psdl_store *s, const uint32_t *order, size_t n, psdl_store_use **groups,
+                          size_t *ngroups, psdl_store_use **dividers, size_t *ndividers);
 
 /** A point in a store's history: its room, record and reference counts (psdl_store_mark). */
 typedef struct psdl_store_mark_t {

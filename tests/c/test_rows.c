@@ -238,12 +238,36 @@ static void test_one_street(void) {
     for (size_t i = 0; i < n; i++)
         if (pl->np[i] != pl2->np[i] || memcmp(pl->p[i], pl2->p[i], 3 * pl->np[i] * sizeof(double))) same = 0;
     CHECK(same);
-    /* a second layout in the same room finds it full */
+    /* a second layout in the same room finds it full, also after its scratch was given back
+     * (psdl_row_room_trim keeps the outline and the footprints placed) */
     pl2->n = 0;
     size_t again = psdl_building_rows(&r2, front, &OPTS, rows_rng, rows_place, pl2);
     CHECKF(again == 0, "%zu placed into a full row", again);
+    psdl_row_room_trim(&r2);
+    CHECK(r2.chain == NULL && r2.work == NULL && r2.chain_cap == 0 && r2.poly != NULL && r2.nplaced == (size_t)got);
+    psdl_row_room_trim(&r2); /* twice is harmless */
+    again = psdl_building_rows(&r2, front, &OPTS, rows_rng, rows_place, pl2);
+    CHECKF(again == 0, "%zu placed into a full row after a trim", again);
     psdl_row_room_free(&r2);
     free(pl2);
+    psdl_row_room_trim(NULL);
+    /* trimmed between two layouts of fresh rooms: the same footprints as without */
+    set_ctx("trimmed");
+    psdl_row_room r3;
+    CHECK(psdl_row_room_init(&r3, room, 4) == 0);
+    psdl_row_room_trim(&r3); /* before any layout: nothing to give back */
+    placed *pl3 = (placed *)calloc(1, sizeof *pl3);
+    pl3->g.s = 7;
+    CHECK(psdl_building_rows(&r3, front, &OPTS, rows_rng, rows_place, pl3) == got && pl3->g.draws == pl->g.draws);
+    same = 1;
+    for (size_t i = 0; i < n; i++)
+        if (pl->np[i] != pl3->np[i] || memcmp(pl->p[i], pl3->p[i], 3 * pl->np[i] * sizeof(double))) same = 0;
+    CHECK(same);
+    psdl_row_room_trim(&r3);
+    /* fit tests after the trim still see the footprints placed (the first one again) */
+    CHECK(psdl_row_fits(&r3, pl->p[0], pl->np[0]) == 0);
+    psdl_row_room_free(&r3);
+    free(pl3);
     psdl_row_room_free(&r);
 
     /* another seed: another row, still valid */

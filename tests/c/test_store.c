@@ -175,8 +175,207 @@ static void test_mark_truncate(void) {
     psdl_store_free(s);
 }
 
+/* The group uses by walking each listed room's record list (what psdl_store_group_uses
+ * gives in one pass over the array): into g/gr (groups, their rooms), d/dr; counts in *ng, *nd. */
+static void walk_uses(const psdl_store *s, const uint32_t *order, size_t n, uint32_t *g, uint32_t *gr, size_t *ng,
+                      uint32_t *d, uint32_t *dr, size_t *nd) {
+    *ng = *nd = 0;
+    for (size_t i = 0; i < n; i++)
+        for (const psdl_store_rec *r = psdl_store_first(s, order[i]); r; r = psdl_store_next(s, r)) {
+            size_t k;
+            if (r->group) {
+                for (k = 0; k < *ng && g[k] != r->group; k++) continue;
+                if (k == *ng) g[*ng] = r->group, gr[(*ng)++] = order[i];
+            }
+            if (r->dgroup) {
+                for (k = 0; k < *nd && d[k] != r->dgroup; k++) continue;
+                if (k == *nd) d[*nd] = r->dgroup, dr[(*nd)++] = order[i];
+            }
+        }
+}
+
+/* Compares psdl_store_group_uses over order with the walk; returns whether they agree. */
+static int uses_agree(const psdl_store *s, const uint32_t *order, size_t n) {
+    static uint32_t g[4096], gr[4096], d[4096], dr[4096];
+    size_t ng, nd;
+    walk_uses(s, order, n, g, gr, &ng, d, dr, &nd);
+    psdl_store_use *ug, *ud;
+    size_t nug, nud;
+    if (psdl_store_group_uses(s, order, n, &ug, &nug, &ud, &nud) != 0) return 0;
+    int ok = nug == ng && nud == nd;
+    for (size_t i = 0; ok && i < ng; i++) ok = ug[i].group == g[i] && ug[i].room == gr[i];
+    for (size_t i = 0; ok && i < nd; i++) ok = ud[i].group == d[i] && ud[i].room == dr[i];
+    free(ug);
+    free(ud);
+    return ok;
+}
+
+/* psdl_store_group_uses: first uses in the order's rooms and each room's push order, over
+ * rooms filled in any order, cleared and refilled, cut back by a truncate; rooms listed
+ * twice or not at all; group numbers up to UINT32_MAX; misuse refused. */
+static void test_group_uses(void) {
+    set_ctx("group uses");
+    psdl_store *s = psdl_store_new();
+    for (int i = 0; i < 40; i++) CHECK(psdl_store_add_room(s) == i + 1);
+    uint32_t v[3] = {1, 2, 3};
+    unsigned long x = 12345;
+#define NEXT(m) ((x = x * 6364136223846793005UL + 1442695040888963407UL), (uint32_t)((x >> 33) % (m)))
+    for (int i = 0; i < 3000; i++) {
+        int type = NEXT(2) ? PSDL_STORE_FACADE : PSDL_STORE_DIVIDED_ROAD;
+        psdl_store_rec r = rec_of(type, NEXT(50));
+        if (r.type == PSDL_STORE_DIVIDED_ROAD) r.dgroup = NEXT(8);
+        if (NEXT(40) == 0) r.group = 0xFFFFFFF0u - NEXT(3); /* far apart: a hash table, not an array */
+        CHECK(psdl_store_push(s, 1 + NEXT(40), &r, v, 3) == 0);
+        if (NEXT(300) == 0) CHECK(psdl_store_clear(s, 1 + NEXT(40)) == 0);
+    }
+    uint32_t order[80];
+    for (uint32_t i = 0; i < 40; i++) order[i] = 40 - i; /* backwards */
+    CHECK(uses_agree(s, order, 40));
+    for (uint32_t i = 0; i < 40; i++) order[i] = 1 + NEXT(40); /* repeats, some rooms left out */
+    CHECK(uses_agree(s, order, 40));
+    CHECK(uses_agree(s, order, 0));
+    /* a truncate back to a mark taken mid-way, then more pushes and clears */
+    psdl_store_mark_t m;
+    psdl_store_mark(s, &m);
+    for (int i = 0; i < 500; i++) {
+        psdl_store_rec r = rec_of(PSDL_STORE_ROOF, 100 + NEXT(20));
+        CHECK(psdl_store_push(s, 1 + NEXT(40), &r, v, 3) == 0);
+        if (i == 250) CHECK(psdl_store_clear(s, 7) == 0);
+    }
+    CHECK(uses_agree(s, order, 40));
+    CHECK(psdl_store_truncate(s, &m) == 0);
+    for (uint32_t i = 0; i < 40; i++) order[i] = i + 1;
+    CHECK(uses_agree(s, order, 40));
+    psdl_store_rec r = rec_of(PSDL_STORE_ROOF, 999);
+    CHECK(psdl_store_push(s, 40, &r, v, 3) == 0 && psdl_store_clear(s, 3) == 0);
+    CHECK(uses_agree(s, order, 40));
+    /* a room given its records after another: the first use follows the order, not the pushes */
+    psdl_store *t = psdl_store_new();
+    CHECK(psdl_store_add_room(t) == 1 && psdl_store_add_room(t) == 2);
+    r = rec_of(PSDL_STORE_ROOF, 5);
+    CHECK(psdl_store_push(t, 2, &r, v, 3) == 0);
+    r = rec_of(PSDL_STORE_ROOF, 6);
+    CHECK(psdl_store_push(t, 1, &r, v, 3) == 0);
+    r = rec_of(PSDL_STORE_ROOF, 5);
+    CHECK(psdl_store_push(t, 1, &r, v, 3) == 0);
+    uint32_t o2[2] = {1, 2};
+    psdl_store_use *ug, *ud;
+    size_t nug, nud;
+    CHECK(psdl_store_group_uses(t, o2, 2, &ug, &nug, &ud, &nud) == 0);
+    CHECK(nug == 2 && ug && ug[0].group == 6 && ug[0].room == 1 && ug[1].group == 5 && ug[1].room == 1);
+    CHECK(nud == 0 && ud == NULL);
+    free(ug);
+    /* misuse: nothing allocated, lists NULL */
+    uint32_t bad[2] = {1, 3};
+    ug = ud = (psdl_store_use *)1;
+    CHECK(psdl_store_group_uses(t, bad, 2, &ug, &nug, &ud, &nud) == PSDL_STORE_RANGE && ug == NULL && ud == NULL);
+    bad[1] = 0;
+    CHECK(psdl_store_group_uses(t, bad, 2, &ug, &nug, &ud, &nud) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_group_uses(t, NULL, 2, &ug, &nug, &ud, &nud) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_group_uses(NULL, o2, 2, &ug, &nug, &ud, &nud) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_group_uses(t, o2, 2, NULL, &nug, &ud, &nud) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_group_uses(t, o2, 2, &ug, &nug, &ud, NULL) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_group_uses(t, NULL, 0, &ug, &nug, &ud, &nud) == 0 && nug == 0 && ug == NULL);
+#undef NEXT
+    psdl_store_free(t);
+    psdl_store_free(s);
+}
+
+/* Checks every record of the store's rooms 1..nrooms: record j of room k (in push order) has
+ * group value(k, j) and references value + 0, 1, ... (as push_checked made them). */
+static uint32_t value_of(size_t room, size_t j) { return (uint32_t)(room * 1000003u + j * 7u + 1u); }
+
+static int push_checked(psdl_store *s, size_t room, size_t j, size_t n, uint32_t *buf) {
+    psdl_store_rec r = rec_of(PSDL_STORE_FAN, value_of(room, j));
+    for (size_t i = 0; i < n; i++) buf[i] = value_of(room, j) + (uint32_t)i;
+    r.param[0] = (double)n;
+    return psdl_store_push(s, room, &r, buf, n);
+}
+
+static int all_checked(const psdl_store *s, size_t nrooms) {
+    for (size_t k = 1; k <= nrooms; k++) {
+        size_t j = 0;
+        for (const psdl_store_rec *r = psdl_store_first(s, k); r; r = psdl_store_next(s, r), j++) {
+            if (r->group != value_of(k, j) || r->room != k || r->nrefs != (uint32_t)r->param[0]) return 0;
+            const uint32_t *v = psdl_store_refs(s, r);
+            if (r->nrefs && !v) return 0;
+            for (size_t i = 0; i < r->nrefs; i++)
+                if (v[i] != value_of(k, j) + (uint32_t)i) return 0;
+        }
+        if (j != psdl_store_count(s, k)) return 0;
+    }
+    return 1;
+}
+
+/* Records and references in chunks (2 MiB each, never moved): more records than a chunk
+ * holds (29,127 of 72 bytes), references running over chunk ends (a record's stay
+ * contiguous), one record with more references than a chunk (524,288), a truncate back
+ * across chunks and pushes after it, a truncate to nothing. */
+static void test_chunks(void) {
+    set_ctx("chunks");
+    psdl_store *s = psdl_store_new();
+    for (int k = 0; k < 3; k++) CHECK(psdl_store_add_room(s) == k + 1);
+    uint32_t *buf = (uint32_t *)malloc(1300000 * sizeof *buf);
+    CHECK(buf != NULL);
+    if (!buf) return;
+    size_t cnt[4] = {0, 0, 0, 0};
+    int ok = 1;
+    for (size_t i = 0; i < 70000 && ok; i++) {
+        size_t room = 1 + i % 3, n = (i * 37) % 41; /* 0 .. 40 references */
+        ok = push_checked(s, room, cnt[room]++, n, buf) == 0;
+    }
+    CHECK(ok);
+    CHECK(all_checked(s, 3));
+    psdl_store_mark_t m;
+    psdl_store_mark(s, &m);
+    size_t kept[4];
+    memcpy(kept, cnt, sizeof cnt);
+    /* a record longer than a chunk, records after it, one more of that size, another room */
+    CHECK(push_checked(s, 2, cnt[2]++, 1200000, buf) == 0);
+    for (size_t i = 0; i < 40000 && ok; i++) ok = push_checked(s, 1 + i % 3, cnt[1 + i % 3]++, 30, buf) == 0;
+    CHECK(ok);
+    CHECK(psdl_store_add_room(s) == 4);
+    CHECK(push_checked(s, 3, cnt[3]++, 600000, buf) == 0);
+    CHECK(all_checked(s, 3));
+    CHECK(psdl_store_truncate(s, &m) == 0 && psdl_store_rooms(s) == 3);
+    memcpy(cnt, kept, sizeof cnt);
+    CHECK(psdl_store_count(s, 1) == cnt[1] && psdl_store_count(s, 2) == cnt[2] && psdl_store_count(s, 3) == cnt[3]);
+    CHECK(all_checked(s, 3));
+    /* pushes after the truncate, over the chunks it kept and new ones */
+    for (size_t i = 0; i < 35000 && ok; i++) ok = push_checked(s, 1 + i % 3, cnt[1 + i % 3]++, (i * 13) % 50, buf) == 0;
+    CHECK(ok);
+    CHECK(push_checked(s, 1, cnt[1]++, 700000, buf) == 0);
+    CHECK(all_checked(s, 3));
+    /* the group uses over chunked records: every record has a group of its own, so every
+     * record is a first use, in the order's rooms and each room's push order */
+    uint32_t order[3] = {3, 1, 2};
+    psdl_store_use *ug, *ud;
+    size_t nug, nud;
+    CHECK(psdl_store_group_uses(s, order, 3, &ug, &nug, &ud, &nud) == 0);
+    CHECK(nug == cnt[1] + cnt[2] + cnt[3] && nud == 0);
+    if (nug == cnt[1] + cnt[2] + cnt[3]) {
+        size_t at = 0;
+        for (size_t o = 0; o < 3 && ok; o++)
+            for (size_t j = 0; j < cnt[order[o]] && ok; j++, at++)
+                ok = ug[at].group == value_of(order[o], j) && ug[at].room == order[o];
+        CHECK(ok);
+    }
+    free(ug);
+    psdl_store_mark_t zero = {0, 0, 0};
+    CHECK(psdl_store_truncate(s, &zero) == 0 && psdl_store_rooms(s) == 0);
+    CHECK(psdl_store_add_room(s) == 1);
+    memset(cnt, 0, sizeof cnt);
+    CHECK(push_checked(s, 1, cnt[1]++, 5, buf) == 0 && push_checked(s, 1, cnt[1]++, 600000, buf) == 0);
+    CHECK(push_checked(s, 1, cnt[1]++, 0, buf) == 0 && push_checked(s, 1, cnt[1]++, 9, buf) == 0);
+    CHECK(all_checked(s, 1));
+    free(buf);
+    psdl_store_free(s);
+}
+
 int main(void) {
     test_rooms_and_order();
+    test_chunks();
+    test_group_uses();
     test_clear_and_triangles();
     test_misuse();
     test_mark_truncate();
