@@ -10,7 +10,7 @@
 -- Going past a limit, or touching what the sandbox does not allow, stops the build with
 -- a message naming the script line; nothing is written.
 -- The city is validated; the summary (rooms by kind, vertices, textures, road records,
--- network, blocks, validation warnings, timings) goes to standard output, then the file is
+-- network, blocks and their notes, validation warnings, timings) goes to standard output, then the file is
 -- written atomically (`psdl.write`), then the preview drawn (`psdl.render`).
 --
 -- A script that fails (a syntax error, a runtime error, a road that cannot be built) is
@@ -112,6 +112,7 @@ function M.run(args, ctx)
   common.refuse_overwrite({ args.script }, outputs)
   if args.package and not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
   local box = M.sandbox_settings(args)
+  if args.package then require("psdl.cli.package").check_name(args) end -- before the build
   if args.watch and out == "-" then common.failure("usage", "--watch writes a file again on each change: -o - is not one") end
   if args.watch then return M.watch(args, ctx, psdl, out, seed, size, box, outputs) end
   -- (outputs: one that the script loaded or read is refused before anything is written)

@@ -41,7 +41,7 @@ function M.limits()
   local core = require("psdl.core").limits
   return {
     vertices_safe = core.vertex_budget, -- V + 512 generated collision vertices must fit 16 bits
-    vertices = 65535,           -- addressable by the u16 vertex references
+    vertices = 65536,           -- addressable by the u16 vertex references (indices 0..65,535)
     perimeter = core.perimeter, -- perimeter count held in one byte at runtime
     texture_slots_rendered = core.texture_rendered, -- more are "not rendered properly" (WILK)
     texture_slots_stock = core.texture_stock, -- more and stock MM2 cannot load the city (WILK)

@@ -103,6 +103,31 @@ function M.check_name(args)
     local okn, why = pcall(require("psdl.package").text.check_name, args.name)
     if not okn then common.failure("usage", "--name: " .. tostring(why)) end
   end
+  M.check_numbers(args)
+end
+
+--- Refuse (a usage failure, exit 1, naming the option) a `--density` outside 0-4 or a
+-- `--police` that is not a whole number 0-8 (the ranges `psdl.package.text.settings` takes).
+-- Called before anything is built.
+-- @tparam table args parsed options
+-- @treturn number|nil density
+-- @treturn integer|nil police
+function M.check_numbers(args)
+  local density, police
+  if args.density then
+    density = tonumber(args.density)
+    if not density or not (density >= 0 and density <= 4) then
+      common.failure("usage", "--density: a number 0-4 expected (ambient traffic, 1 is the game's own), got "
+        .. args.density)
+    end
+  end
+  if args.police then
+    police = math.tointeger(tonumber(args.police))
+    if not police or police < 0 or police > 8 then
+      common.failure("usage", "--police: a whole number of cars 0-8 expected, got " .. args.police)
+    end
+  end
+  return density, police
 end
 
 --- How many validation errors `check_valid` quotes before the count.
@@ -171,15 +196,10 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
     end
   end
   if args.title then opts.title = args.title end
-  if args.density then
-    opts.density = tonumber(args.density)
-    if not opts.density then common.failure("usage", "--density: a number expected, got " .. args.density) end
-  end
+  local density, police = M.check_numbers(args)
+  if density then opts.density = density end
   if args.left_hand then opts.left_hand = true end
-  if args.police then
-    opts.police = math.tointeger(tonumber(args.police))
-    if not opts.police then common.failure("usage", "--police: an integer expected, got " .. args.police) end
-  end
+  if police then opts.police = police end
   if args.dressing then opts.dressing = true end
   opts.seed = args.seed and math.tointeger(tonumber(args.seed)) or opts.seed
   local cp = {}

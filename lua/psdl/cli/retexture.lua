@@ -147,8 +147,12 @@ function M.operations(args)
   for _, text in ipairs(args.remap or {}) do
     local a, b = parse_pair(text, "--remap")
     local from, to = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
-    if not from or not to or from < 1 or to < 1 then
+    if not from or not to then
       common.failure("usage", string.format("--remap %q: expected two texture slots A=B", text))
+    end
+    if from < 1 or to < 1 then
+      common.failure("usage", string.format("--remap %q: slot %d: texture slots start at 1 (psdl info lists them)",
+        text, from < 1 and from or to))
     end
     ops[#ops + 1] = { op = "remap", from = from, to = to, rooms = rooms }
   end

@@ -199,8 +199,11 @@ function M.script_document(psdl, path, opts)
       return checked and checked.bytes or psdl.encode(result),
         sandbox.plain_copy({ problems = problems, counts = counts, checked = checked }), nil, {}
     end
-    return nil, path .. ": the script must return a city (psdl.city.new{...}) or a document, got "
-      .. (result == nil and "nothing" or type(result)), "bad_input"
+    local got = result == nil and "nothing" or type(result)
+    if type(result) == "table" and getmetatable(result) == psdl.builder.Builder then
+      got = "a builder that was not finished: end the script with return (b:finish())"
+    end
+    return nil, path .. ": the script must return a city (psdl.city.new{...}) or a document, got " .. got, "bad_input"
   end)
   if not bytes then common.failure(kind, whole(report)) end
   if opts.decode == false and report.checked then return nil, report, files, meta or {} end

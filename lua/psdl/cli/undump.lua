@@ -49,6 +49,20 @@ function M.run_companion(args, ctx, obj)
   return ctx.exit.ok
 end
 
+--- A message about a document path (`rooms[3].perimeter[1].vertex: ...`) with the same
+-- place as the JSON file counts it appended: the messages count from 1 as the Lua document
+-- does, the JSON arrays from 0 (`rooms[3]` is the JSON `"rooms"` array's element 2; room 0
+-- is `"room0"`).
+-- @tparam string msg
+-- @treturn string
+function M.json_place(msg)
+  local path = msg:match("([%a_][%w_]*%[%d+%][%w_%.%[%]]*)")
+  if not path then return msg end
+  local json = path:gsub("%[(%d+)%]", function(n) return "[" .. (tonumber(n) - 1) .. "]" end)
+  return msg .. string.format(" [%s counts from 1 as Lua does: in the JSON file it is %s, arrays counting from 0]",
+    path, json)
+end
+
 --- Run `psdl undump`.
 -- @tparam table args parsed arguments (`file`, `output`)
 -- @tparam table ctx the command context (see `psdl.cli`)
@@ -75,7 +89,7 @@ function M.run(args, ctx)
   local psdl = common.psdl()
   local vok, verr, problems, counts = pcall(psdl.validate, doc)
   if not vok then
-    common.failure("bad_input", args.file .. ": not a valid document: " .. common.clean(verr))
+    common.failure("bad_input", args.file .. ": not a valid document: " .. M.json_place(common.clean(verr)))
   end
   local errors = type(counts) == "table" and counts.errors
   if not errors then
@@ -88,7 +102,7 @@ function M.run(args, ctx)
   if args.output == "-" then
     local eok, bytes = pcall(psdl.encode, doc)
     if not eok then
-      common.failure("bad_input", args.file .. ": cannot encode the document: " .. common.clean(bytes))
+      common.failure("bad_input", args.file .. ": cannot encode the document: " .. M.json_place(common.clean(bytes)))
     end
     local wok, werr = ctx.stdout:write(bytes)
     if not wok then common.failure("io", "standard output: " .. tostring(werr)) end
@@ -96,7 +110,7 @@ function M.run(args, ctx)
   end
   local wok, written, werr, wcode = pcall(psdl.write, doc, args.output, { force = true })
   if not wok then
-    common.failure("bad_input", args.file .. ": cannot encode the document: " .. common.clean(written))
+    common.failure("bad_input", args.file .. ": cannot encode the document: " .. M.json_place(common.clean(written)))
   end
   if not written then common.failure(common.exit_for(wcode), common.clean(werr)) end
   if errors > 0 then

@@ -150,7 +150,14 @@ local function package_city(path, ctx)
   local bytes, err, code = common.read_file(path)
   if not bytes then common.failure(common.exit_for(code), common.clean(err)) end
   local city, why = require("psdl.package.archive").read(bytes, path)
-  if not city then common.failure("bad_input", why) end
+  if not city then
+    -- not a zip at all (empty, cut short): the words `psdl validate X.ar` uses
+    local okc, problems = pcall(require("psdl.package.validate").check, bytes, path)
+    for _, p in ipairs(okc and problems or {}) do
+      if p.rule == "zip_end_record" then common.failure("bad_input", path .. ": " .. p.message) end
+    end
+    common.failure("bad_input", why)
+  end
   for _, n in ipairs(city.notes) do ctx:note(n) end
   return city.doc, { bai = city.bai, cpvs = city.cpvs }, bytes
 end
