@@ -244,12 +244,6 @@ function M.watch(args, ctx, psdl, out, seed, size, box, outputs)
 end
 
 --- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
--- first result. `opts`: `trust`, `timeout` (s), `max_memory` (MB).
-function M.run_script(psdl, path, seed, opts)
-  return (source.run_script(psdl, path, seed, opts))
-end
-
---- Run a city script as `psdl build` does (see `psdl.cli.source.run_script`); returns its
 -- first result. `opts`: `sandbox = {trust =, timeout = s, max_memory = MB}`.
 function M.run_script(psdl, path, seed, opts)
   return (source.run_script(psdl, path, seed, opts))
