@@ -338,7 +338,8 @@ function City:road(a, b, opts)
       tostring(na.id), tostring(nb.id), na.x, na.z))
   end
   local idx = #self.roads + 1
-  local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
+  -- (`number` stays: `index` is renumbered when psdl.city.repair drops a road before it)
+  local r = { index = idx, number = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
               where = opts.where or where() }
   -- a centre line that crosses itself is a mistake of the script, never repaired (docs/city.md)
   if #via >= 2 then

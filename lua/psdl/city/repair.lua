@@ -95,6 +95,16 @@ local function middle(r)
   return pts[1][1], pts[1][2]
 end
 
+-- "road 5 (Main) at city.lua:12": a road as the repair warnings name it, by the number the
+-- script's `City:road` gave it (`number`: the roads dropped before it do not renumber it).
+local function road_ref(r)
+  local s = string_format("road %d", r.number or r.index)
+  if r.name then s = s .. string_format(" (%s)", r.name) end
+  if r.where then s = s .. " at " .. r.where end
+  return s
+end
+M.road_ref = road_ref
+
 --- Record a repair or a drop of a road (or raise, in strict mode).
 -- @tparam table r the road (`City:road`)
 -- @tparam string action "repaired" or "dropped"
@@ -106,7 +116,7 @@ function Log:road(r, action, reason, detail, stage)
   if self.strict then error(detail, 0) end
   local x, z = middle(r)
   local e = { stage = stage or "layout", action = action, reason = reason, detail = detail, kind = "road",
-              road = r.index, where = r.where, name = r.name, source = r.opts and r.opts.source,
+              road = r.index, number = r.number or r.index, ref = road_ref(r), where = r.where, name = r.name, source = r.opts and r.opts.source,
               x = x, z = z, length = plan_length(road_points(r)) }
   self.entries[#self.entries + 1] = e
   self.by_entry[e] = r
@@ -521,7 +531,17 @@ local function repair_node(city, n, msg, log, network, named)
   local victim = least(cands)
   if not victim then return false end
   local reason = "cannot be built at its node"
-  if msg:find("same direction", 1, true) then reason = "leaves a node along another road"
+  if msg:find("same direction", 1, true) then
+    reason = "leaves a node along another road"
+    -- the warning names the road dropped and the one kept (the layout's message names the
+    -- two in its own order, the same two for every road of a bundle)
+    local kept
+    for _, r in ipairs(cands) do if r ~= victim and not kept then kept = r end end
+    if kept then
+      msg = string_format("%s: %s leaves it in the same direction as %s (%s degrees apart): road %d dropped, road %d "
+        .. "kept; join them further out or move a via point", network.node_label(n), road_ref(victim), road_ref(kept),
+        msg:match("%(([%d.]+) degrees apart%)") or "?", victim.number or victim.index, kept.number or kept.index)
+    end
   elseif msg:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
     reason = "meets a tunnel or bridge node at grade" end
