@@ -667,12 +667,12 @@ describe("psdl.builder", function()
       raises("center[2]: y is not a finite number", b.street, b, { center = { {0, 0, 0}, {0, 0 / 0, 50} }, profile = STREET })
       -- a flat centre line (psdl.city's): the same checks, naming the point
       raises("center[2]: y is not a finite number", b.street, b, { center = { 0, 0, 0, 0, 0 / 0, 50 }, profile = STREET })
-      raises("center[3]: x = 1e+39 is beyond the float32 range", b.street, b,
+      raises("center[3]: x = 1e+39 lies too far out: coordinates within +-65536 m", b.street, b,
         { center = { 0, 0, 0, 0, 0, 50, 1e39, 0, 60 }, profile = STREET })
       raises("center: a flat array of x, y, z expected, got 5 numbers", b.street, b,
         { center = { 0, 0, 0, 0, 0 }, profile = STREET })
       raises("center: 2 or more points expected, got 1", b.street, b, { center = { 0, 0, 0 }, profile = STREET })
-      raises("beyond the float32 range", b.street, b, { path = { {0, 0, 0}, {1e39, 0, 50} }, profile = STREET })
+      raises("lies too far out", b.street, b, { path = { {0, 0, 0}, {1e39, 0, 50} }, profile = STREET })
       raises("spacing: finite number expected, got inf", b.street, b,
         { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, spacing = math.huge })
       raises("profile.left: finite number expected, got nan", b.street, b,
