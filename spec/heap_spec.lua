@@ -96,4 +96,22 @@ describe("psdl.core.heap_allocator", function()
     assert.is_true(ok, out)
     assert.equal("true\n", out)
   end)
+
+  it("core.heap_keep: set once per process, by the first builder; the reserve's thresholds stay", function()
+    local out, ok = fresh([[
+      local psdl = require "psdl"
+      local first = core.heap_keep()
+      print(type(first), core.heap_keep())
+      psdl.builder.new() -- its own call changes nothing now
+      print(core.heap_keep())
+    ]])
+    assert.is_true(ok, out)
+    assert.matches("^boolean\tfalse\nfalse\n$", out)
+    out, ok = fresh([[
+      core.heap_reserve(16)
+      print(core.heap_keep())
+    ]])
+    assert.is_true(ok, out)
+    assert.equal("false\n", out)
+  end)
 end)

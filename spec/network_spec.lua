@@ -278,3 +278,255 @@ describe("psdl.city.network overlaps in C", function()
       "bad argument #4 to 'overlaps' (eps: positive number expected, got -1)")
   end)
 end)
+
+-- psdl.city.network's `conflicts` (core.network_conflicts, src/psdl_conflicts.c) against the
+-- Lua it ran before the tests moved to C (kept here as the reference): the same conflicts, in
+-- the same order, with the same numbers, and the same `crossings` of bridges and tunnels, on
+-- random networks, with and without a repair's `only`.
+describe("psdl.city.network conflicts in C", function()
+  local core = require "psdl.core"
+  local network = require "psdl.city.network"
+  local sqrt, abs, min, max = math.sqrt, math.abs, math.min, math.max
+  local grid_new = core.grid
+  local function unit(x, z)
+    local l = sqrt(x * x + z * z)
+    if l < 1e-9 then return nil end
+    return x / l, z / l
+  end
+  local function plan_line(r)
+    local pts = { { r.a.x, r.a.z, r.a.y0 or r.a.y or 0, s = 0 } }
+    for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2], v[3] } end
+    pts[#pts + 1] = { r.b.x, r.b.z, r.b.y0 or r.b.y or 0 }
+    for i = 2, #pts do
+      local p, q = pts[i - 1], pts[i]
+      q.s = p.s + sqrt((q[1] - p[1]) ^ 2 + (q[2] - p[2]) ^ 2)
+    end
+    return pts
+  end
+
+  -- Closest point of segment p-q to (x, z): distance, parameter 0..1.
+  local function seg_closest(x, z, p, q)
+    local dx, dz = q[1] - p[1], q[2] - p[2]
+    local l2 = dx * dx + dz * dz
+    local t = l2 > 0 and max(0, min(1, ((x - p[1]) * dx + (z - p[2]) * dz) / l2)) or 0
+    local ex, ez = p[1] + t * dx - x, p[2] + t * dz - z
+    return sqrt(ex * ex + ez * ez), t
+  end
+
+  -- Proper crossing of segments p-q and u-v: the parameters on both, or nil.
+  local function seg_cross(p, q, u, v)
+    local rx, rz = q[1] - p[1], q[2] - p[2]
+    local sx, sz = v[1] - u[1], v[2] - u[2]
+    local den = rx * sz - rz * sx
+    if abs(den) < 1e-12 then return nil end
+    local wx, wz = u[1] - p[1], u[2] - p[2]
+    local t = (wx * sz - wz * sx) / den
+    local w = (wx * rz - wz * rx) / den
+    if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
+    return nil
+  end
+
+    local function level(r) return r.bridge ~= nil or r.tunnel ~= nil end
+  local function reference(city, only)
+    local out = {}
+    local cell = 50
+    local g = grid_new(cell)
+    -- (with `only`: a grid of the segments of the changed roads and of bridges and tunnels,
+    -- met by the segments of the other roads and by the other nodes)
+    local small = only and grid_new(cell)
+    local lines, item_road, item_seg = {}, {}, {} -- per grid item: its road and segment
+    for _, n in ipairs(city.nodes) do n.roads = {} end
+    for _, r in ipairs(city.roads) do
+      local ra, rb = r.a.roads, r.b.roads
+      ra[#ra + 1] = r
+      if rb ~= ra then rb[#rb + 1] = r end
+    end
+    for _, r in ipairs(city.roads) do
+      local pts = plan_line(r)
+      lines[r] = pts
+      local hw = r.spec.half_width or 0
+      local both = small and (only.roads[r] or level(r))
+      for i = 1, #pts - 1 do
+        local p, q = pts[i], pts[i + 1]
+        local id = #item_road + 1
+        item_road[id], item_seg[id] = r, i
+        local x0, z0, x1, z1 = min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw
+        g:insert(id, x0, z0, x1, z1)
+        if both then small:insert(id, x0, z0, x1, z1) end
+      end
+    end
+    -- crossings
+    for _, r in ipairs(city.roads) do r.crossings = {} end
+    for _, r in ipairs(city.roads) do
+      local pts = lines[r]
+      local rl, ri = level(r), r.index
+      local gr = (small and not only.roads[r] and not rl) and small or g
+      for i = 1, #pts - 1 do
+        local p, q = pts[i], pts[i + 1]
+        local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]))
+        for n = 1, #cand do
+          local o, ci = item_road[cand[n]], item_seg[cand[n]]
+          -- each pair once (roads after this one); the two cases exclude each other
+          if o.index > ri then
+            local ol = level(o)
+            local lo = lines[o]
+            local u, v = lo[ci], lo[ci + 1]
+            if ol ~= rl then
+              -- a bridge or tunnel over / under a road at grade: where the road passes, the
+              -- level road must be on its deck or in its bore (`piece_levels` fits the ramps)
+              local t = seg_cross(p, q, u, v)
+              if t then
+                local lv, gr2 = r, o
+                if ol then lv, gr2 = o, r end
+                local ax, az = unit(q[1] - p[1], q[2] - p[2])
+                local bx, bz = unit(v[1] - u[1], v[2] - u[2])
+                local sn = abs((ax or 0) * (bz or 0) - (az or 0) * (bx or 0))
+                local list = lv.crossings
+                list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr2,
+                                    half = ((lv.spec.half_width or 0) + (gr2.spec.half_width or 0)) / max(sn, 0.2) + 1 }
+              end
+            elseif not ol then
+              -- two roads at grade crossing (each segment pair is met once: no repeats)
+              local t, w = seg_cross(p, q, u, v)
+              if t then
+                local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
+                out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
+                                  sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
+                                  y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
+                                       + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
+              end
+            end
+          end
+        end
+      end
+    end
+    -- nodes on another road's body
+    for _, n in ipairs(city.nodes) do
+      if not (n.opts.tunnel or n.opts.bridge) then
+        local deg, own = 0, nil
+        for _, r in ipairs(n.roads or {}) do deg, own = deg + 1, r end
+        -- a dead end's room reaches its road's half width past the node; one that comes
+        -- within DEAD_END_GAP of another road's room counts too (the sliver of ground between
+        -- them would be no block, and the curves between the nodes bulge a little)
+        local reach = deg == 1 and (own.spec.half_width or 0) + network.DEAD_END_GAP or 0
+        if deg > 0 then
+          local gr = (small and not only.nodes[n]) and small or g
+          local cand = gr:collect(n.x - reach, n.z - reach, n.x + reach, n.z + reach)
+          local best
+          for k = 1, #cand do
+            local o, ci = item_road[cand[k]], item_seg[cand[k]]
+            if o.a ~= n and o.b ~= n and not level(o) then
+              local pts = lines[o]
+              local p, q = pts[ci], pts[ci + 1]
+              local d, t = seg_closest(n.x, n.z, p, q)
+              local s = p.s + t * (q.s - p.s)
+              local L = pts[#pts].s
+              -- on the body, away from the road's own ends (a node near another node is a
+              -- matter of room overlaps)
+              if d < (o.spec.half_width or 0) + reach and s > 1 and s < L - 1 and (not best or d < best.d) then
+                local hw = o.spec.half_width or 0
+                local dx, dz = unit(q[1] - p[1], q[2] - p[2])
+                best = { kind = d < hw and "node" or "touch", node = n, road = o, d = d, s = s, dead_end = deg == 1,
+                         dir = { dx or 1, dz or 0 },
+                         need = hw + reach, own = own,
+                         x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]) }
+              end
+            end
+          end
+          if best then out[#out + 1] = best end
+        end
+      end
+    end
+    return out
+  end
+
+
+  -- a random network: nodes on a 200 m square, roads with 0-3 via points (some given a
+  -- height), random widths, some bridges and tunnels, some tunnel or bridge nodes
+  local function random_city(rnd)
+    local city = { nodes = {}, roads = {} }
+    for i = 1, 3 + math.floor(rnd() * 10) do
+      local opts = {}
+      if rnd() < 0.1 then opts.tunnel = true elseif rnd() < 0.1 then opts.bridge = true end
+      city.nodes[i] = { x = rnd() * 200, z = rnd() * 200, y = rnd() * 3, y0 = rnd() < 0.3 and rnd() or nil, opts = opts,
+                        id = i }
+    end
+    for i = 1, 1 + math.floor(rnd() * 12) do
+      local a = city.nodes[1 + math.floor(rnd() * #city.nodes)]
+      local b = city.nodes[1 + math.floor(rnd() * #city.nodes)]
+      local via = {}
+      for k = 1, math.floor(rnd() * 4) do via[k] = { rnd() * 200, rnd() * 200, rnd() < 0.5 and rnd() * 5 or nil } end
+      local r = { index = i, a = a, b = b, via = via, spec = { half_width = rnd() < 0.1 and nil or 2 + rnd() * 10 } }
+      if rnd() < 0.15 then r.bridge = {} elseif rnd() < 0.1 then r.tunnel = {} end
+      -- (a road of one point: its two ends at one place and no via point)
+      if a == b and #via == 0 then via[1] = { a.x + 30, a.z + 10 } end
+      city.roads[i] = r
+    end
+    return city
+  end
+
+  local function same(want, got, what)
+    assert.equal(#want, #got, what)
+    for i, w in ipairs(want) do
+      local g = got[i]
+      for k, v in pairs(w) do
+        if type(v) == "table" and not v.index and not v.opts then
+          assert.equal(v[1], g[k][1], what .. " " .. i .. " " .. k)
+          assert.equal(v[2], g[k][2], what .. " " .. i .. " " .. k)
+        else
+          assert.equal(v, g[k], what .. " " .. i .. " " .. k)
+        end
+      end
+      for k in pairs(g) do assert.is_not_nil(w[k], what .. " " .. i .. " " .. k) end
+    end
+  end
+
+  it("finds the conflicts, numbers, order and crossings the Lua found, on random networks", function()
+    local seed = 11
+    local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
+    local seen = { cross = 0, node = 0, touch = 0, level = 0 }
+    for round = 1, 300 do
+      local city = random_city(rnd)
+      local only
+      if round % 3 == 0 then -- a repair's re-check: some roads and nodes changed
+        only = { roads = {}, nodes = {} }
+        for _, r in ipairs(city.roads) do if rnd() < 0.4 then only.roads[r] = true end end
+        for _, n in ipairs(city.nodes) do if rnd() < 0.4 then only.nodes[n] = true end end
+      end
+      local want = reference(city, only)
+      local want_cr = {}
+      for i, r in ipairs(city.roads) do want_cr[i] = r.crossings end
+      local got = network.conflicts(city, only)
+      same(want, got, "round " .. round)
+      for i, r in ipairs(city.roads) do
+        same(want_cr[i], r.crossings, "round " .. round .. " crossings of road " .. i)
+        seen.level = seen.level + #r.crossings
+      end
+      for _, c in ipairs(got) do seen[c.kind] = seen[c.kind] + 1 end
+    end
+    for k, v in pairs(seen) do assert.is_true(v > 10, v .. " " .. k .. " conflicts only") end
+  end)
+
+  it("refuses bad lists naming them", function()
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1, 0 }, { 1, 3 }, {}, {}, false) end,
+      "bad argument #1 to 'network_conflicts' (a flat array of x, z, y expected)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1, 0, 0 }, { 1, 2 }, { 1, 1, 1, 0, 0, 0, 0 }, { 0, 0, 0, 1, 0 }, false) end,
+      "bad argument #2 to 'network_conflicts' (starts[1]: a road of 2 or more points expected)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1, 0, 0 }, { 1, 3 }, { 1, 1, 2, 0, 0, 0, 0 }, { 0, 0, 0, 1, 0 }, false) end,
+      "bad argument #3 to 'network_conflicts' (roads[3]: integer in 1..1 expected)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1, 0, 0 }, { 1, 3 }, { 1, 1, 1, -1, 0, 0, 0 }, { 0, 0, 0, 1, 0 }, false) end,
+      "bad argument #3 to 'network_conflicts' (roads[4]: a half width >= 0 expected)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1, 0, 0 }, { 1, 3 }, { 1, 1, 1, 0, 0, 0, 0 }, { 0, "x", 0, 1, 0 }, false) end,
+      "bad argument #4 to 'network_conflicts' (nodes[2]: number expected, got string)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 0 / 0, 0, 0 }, { 1, 3 }, { 1, 1, 1, 0, 0, 0, 0 }, { 0, 0, 0, 1, 0 }, false) end,
+      "bad argument #1 to 'network_conflicts' (pts[4]: finite number expected)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1, 0, 0 }, { 1, 3 }, { 1, 1, 1, 0, 0, 0, 0 }, { 0, 0, -1, 1, 0 }, false) end,
+      "bad argument #4 to 'network_conflicts' (nodes[1]: finite x, z and a reach >= 0 expected)")
+    assert.has_error(function() core.network_conflicts({ 0, 0, 0, 1e300, 0, 0 }, { 1, 3 }, { 1, 1, 1, 0, 0, 0, 0 }, { 0, 0, 0, 1, 0 }, false) end,
+      "bad argument #1 to 'network_conflicts' (a point not finite, or a road too large for the grid)")
+    assert.has_error(function() core.network_conflicts({}, {}, {}, {}, false) end,
+      "bad argument #2 to 'network_conflicts' (one start per road and one past the last point expected)")
+    assert.has_error(function() core.network_conflicts({}, { 1 }, {}, {}, false, 0) end,
+      "bad argument #6 to 'network_conflicts' (cell: a positive finite number expected)")
+  end)
+end)

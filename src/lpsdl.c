@@ -1533,16 +1533,42 @@ static docbox *to_doc(lua_State *L) {
  * @raise `bad argument #1 to 'encode' (<path>: <problem>)` when the model has a value the
  * format cannot hold (wrong type, out of its field's range, wrong vertex count, ...)
  */
-/* Pushes the bytes of the document in box b (argument 1 names it in errors). */
+/* A C buffer owned by a userdata ("psdl.CBuffer", __gc frees it), so that a raise between
+ * its malloc and its free leaks nothing. */
+typedef struct cbuf {
+    char *p;
+} cbuf;
+
+static int cbuf_gc(lua_State *L) {
+    cbuf *c = (cbuf *)lua_touserdata(L, 1);
+    free(c->p);
+    c->p = NULL;
+    return 0;
+}
+
+/* Pushes the bytes of the document in box b (argument 1 names it in errors). They are
+ * encoded into C memory and copied into the string once: a luaL_Buffer of that size would
+ * be a second block of Lua memory as large as the file (1.4 MB for a London-scale city),
+ * first touched on every build. */
 static void push_encoded(lua_State *L, docbox *b) {
     size_t size = psdl_encoded_size(b->doc);
     if (size == 0) luaL_argerror(L, 1, "a count does not fit the format");
-    luaL_Buffer buf;
-    char *p = luaL_buffinitsize(L, &buf, size);
+    cbuf *c = (cbuf *)lua_newuserdatauv(L, sizeof *c, 0);
+    c->p = NULL;
+    if (luaL_newmetatable(L, "psdl.CBuffer")) {
+        lua_pushcfunction(L, cbuf_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    c->p = (char *)malloc(size);
+    if (!c->p) luaL_error(L, "not enough memory");
     size_t written = 0;
     psdl_error err;
-    if (psdl_encode(b->doc, p, size, &written, &err) != PSDL_OK) luaL_argerror(L, 1, core_detail(err.message));
-    luaL_pushresultsize(&buf, written);
+    if (psdl_encode(b->doc, c->p, size, &written, &err) != PSDL_OK) luaL_argerror(L, 1, core_detail(err.message));
+    lua_pushlstring(L, c->p, written);
+    free(c->p);
+    c->p = NULL;
+    lua_remove(L, -2); /* the buffer's userdata */
 }
 
 static int l_encode(lua_State *L) {

@@ -68,6 +68,7 @@
 #include "lpsdl.h"
 #include "psdl.h"
 #include "psdl_geom.h"
+#include "psdl_conflicts.h"
 #include "psdl_overlaps.h"
 
 #define POOL "psdl.Pool"
@@ -901,6 +902,135 @@ static int l_room_overlaps(lua_State *L) {
     return 1;
 }
 
+/* frees a psdl_net_conflicts result left in a userdata when a push raises */
+static int conflicts_gc(lua_State *L) {
+    psdl_conflicts_free((psdl_net_conflicts *)lua_touserdata(L, 1));
+    return 0;
+}
+
+/***
+ * The conflicts of a road network before anything is built, in one call
+ * (psdl_network_conflicts, src/psdl_conflicts.h): psdl.city.network's `conflicts`.
+ * @function network_conflicts
+ * @tparam table pts the roads' plan polylines, one after the other, as a flat
+ * `{x1, z1, y1, x2, ...}` array (metres; x and z finite; y, any number, only for a
+ * crossing's height)
+ * @tparam table starts per road the number of its first point (1-based), then one past the
+ * last point: road r has the points starts[r] .. starts[r + 1] - 1 (at least 2)
+ * @tparam table roads per road 7 numbers: its index (pairs are tested from the lower), its
+ * end nodes (1-based), half width (m), level (1: a bridge or tunnel), in the small grid
+ * (1/0), meets only the small grid (1/0)
+ * @tparam table nodes per node 5 numbers: x, z, reach (m), active (1: tested), meets only
+ * the small grid (1/0)
+ * @tparam boolean small whether there is a small grid (psdl.city.repair's re-check)
+ * @tparam[opt] number cell grid cell (m, 50)
+ * @treturn table levels `{lv, other, x, z, half, ...}` (road numbers 1-based)
+ * @treturn table crosses `{a, b, x, z, sa, sb, y, ...}`
+ * @treturn table touches `{node, road, d, s, x, z, dx, dz, ...}`
+ * Bad arguments raise naming them.
+ */
+static int l_network_conflicts(lua_State *L) {
+    lua_settop(L, 6); /* scratch userdata go above the arguments */
+    size_t np = arr_len(L, 1), ns = arr_len(L, 2), nr7 = arr_len(L, 3), nn5 = arr_len(L, 4);
+    int use_small = lua_toboolean(L, 5);
+    double cell = luaL_optnumber(L, 6, 50);
+    if (!(cell > 0 && cell < HUGE_VAL)) luaL_argerror(L, 6, "cell: a positive finite number expected");
+    if (np % 3) luaL_argerror(L, 1, "a flat array of x, z, y expected");
+    if (nr7 % 7) luaL_argerror(L, 3, "7 numbers per road expected");
+    if (nn5 % 5) luaL_argerror(L, 4, "5 numbers per node expected");
+    size_t npts = np / 3, nroads = nr7 / 7, nnodes = nn5 / 5;
+    if (ns != nroads + 1) luaL_argerror(L, 2, "one start per road and one past the last point expected");
+    if (npts >= PSDL_GRID_MAX_ID || nnodes >= PSDL_GRID_MAX_ID) luaL_argerror(L, 1, "too many points or nodes");
+    double *pts = (double *)scratch(L, np, sizeof *pts);                       /* 7 */
+    uint32_t *start = (uint32_t *)scratch(L, nroads + 1, sizeof *start);       /* 8 */
+    psdl_net_road *roads = (psdl_net_road *)scratch(L, nroads, sizeof *roads); /* 9 */
+    psdl_net_node *nodes = (psdl_net_node *)scratch(L, nnodes, sizeof *nodes); /* 10 */
+    for (size_t i = 0; i < np; i++) {
+        pts[i] = arr_num(L, 1, i + 1, 1, "pts");
+        if (i % 3 != 2 && !(fabs(pts[i]) < HUGE_VAL)) /* (a height is only carried to a crossing) */
+            luaL_argerror(L, 1, lua_pushfstring(L, "pts[%I]: finite number expected", (lua_Integer)i + 1));
+    }
+    lua_Integer prev = 1;
+    for (size_t r = 0; r <= nroads; r++) {
+        lua_Integer v = arr_int(L, 2, r + 1, 2, "starts", prev, (lua_Integer)npts + 1);
+        if (r > 0 && v < prev + 2)
+            luaL_argerror(L, 2, lua_pushfstring(L, "starts[%I]: a road of 2 or more points expected", (lua_Integer)r));
+        start[r] = (uint32_t)(v - 1);
+        prev = v;
+    }
+    if (nroads > 0 && start[nroads] != npts) luaL_argerror(L, 2, "the last start must be one past the last point");
+    for (size_t r = 0; r < nroads; r++) {
+        size_t b = 7 * r;
+        psdl_net_road *rd = &roads[r];
+        rd->index = arr_int(L, 3, b + 1, 3, "roads", LUA_MININTEGER, LUA_MAXINTEGER);
+        rd->a = (uint32_t)(arr_int(L, 3, b + 2, 3, "roads", 1, (lua_Integer)nnodes) - 1);
+        rd->b = (uint32_t)(arr_int(L, 3, b + 3, 3, "roads", 1, (lua_Integer)nnodes) - 1);
+        rd->hw = arr_num(L, 3, b + 4, 3, "roads");
+        if (!(rd->hw >= 0 && rd->hw < HUGE_VAL))
+            luaL_argerror(L, 3, lua_pushfstring(L, "roads[%I]: a half width >= 0 expected", (lua_Integer)(b + 4)));
+        rd->level = arr_int(L, 3, b + 5, 3, "roads", 0, 1) != 0;
+        rd->in_small = arr_int(L, 3, b + 6, 3, "roads", 0, 1) != 0;
+        rd->query_small = arr_int(L, 3, b + 7, 3, "roads", 0, 1) != 0;
+    }
+    for (size_t n = 0; n < nnodes; n++) {
+        size_t b = 5 * n;
+        psdl_net_node *nd = &nodes[n];
+        nd->x = arr_num(L, 4, b + 1, 4, "nodes");
+        nd->z = arr_num(L, 4, b + 2, 4, "nodes");
+        nd->reach = arr_num(L, 4, b + 3, 4, "nodes");
+        if (!(fabs(nd->x) < HUGE_VAL && fabs(nd->z) < HUGE_VAL && nd->reach >= 0 && nd->reach < HUGE_VAL))
+            luaL_argerror(L, 4, lua_pushfstring(L, "nodes[%I]: finite x, z and a reach >= 0 expected", (lua_Integer)b + 1));
+        nd->active = arr_int(L, 4, b + 4, 4, "nodes", 0, 1) != 0;
+        nd->query_small = arr_int(L, 4, b + 5, 4, "nodes", 0, 1) != 0;
+    }
+    psdl_net_conflicts *res = (psdl_net_conflicts *)lua_newuserdatauv(L, sizeof *res, 0); /* 11 */
+    memset(res, 0, sizeof *res);
+    lua_createtable(L, 0, 1); /* its results are freed by the collector if a push below raises */
+    lua_pushcfunction(L, conflicts_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    int e = psdl_network_conflicts(res, pts, start, roads, nroads, nodes, nnodes, use_small, cell);
+    if (e == PSDL_CONFLICTS_NOMEM) luaL_error(L, "not enough memory");
+    if (e) luaL_argerror(L, 1, "a point not finite, or a road too large for the grid");
+    lua_createtable(L, (int)(5 * res->nlevels), 0);
+    for (size_t k = 0; k < res->nlevels; k++) {
+        const psdl_net_level *it = &res->levels[k];
+        lua_Integer i = (lua_Integer)(5 * k);
+        lua_pushinteger(L, (lua_Integer)it->lv + 1), lua_rawseti(L, -2, i + 1);
+        lua_pushinteger(L, (lua_Integer)it->other + 1), lua_rawseti(L, -2, i + 2);
+        lua_pushnumber(L, it->x), lua_rawseti(L, -2, i + 3);
+        lua_pushnumber(L, it->z), lua_rawseti(L, -2, i + 4);
+        lua_pushnumber(L, it->half), lua_rawseti(L, -2, i + 5);
+    }
+    lua_createtable(L, (int)(7 * res->ncrosses), 0);
+    for (size_t k = 0; k < res->ncrosses; k++) {
+        const psdl_net_cross *it = &res->crosses[k];
+        lua_Integer i = (lua_Integer)(7 * k);
+        lua_pushinteger(L, (lua_Integer)it->a + 1), lua_rawseti(L, -2, i + 1);
+        lua_pushinteger(L, (lua_Integer)it->b + 1), lua_rawseti(L, -2, i + 2);
+        lua_pushnumber(L, it->x), lua_rawseti(L, -2, i + 3);
+        lua_pushnumber(L, it->z), lua_rawseti(L, -2, i + 4);
+        lua_pushnumber(L, it->sa), lua_rawseti(L, -2, i + 5);
+        lua_pushnumber(L, it->sb), lua_rawseti(L, -2, i + 6);
+        lua_pushnumber(L, it->y), lua_rawseti(L, -2, i + 7);
+    }
+    lua_createtable(L, (int)(8 * res->ntouches), 0);
+    for (size_t k = 0; k < res->ntouches; k++) {
+        const psdl_net_touch *it = &res->touches[k];
+        lua_Integer i = (lua_Integer)(8 * k);
+        lua_pushinteger(L, (lua_Integer)it->node + 1), lua_rawseti(L, -2, i + 1);
+        lua_pushinteger(L, (lua_Integer)it->road + 1), lua_rawseti(L, -2, i + 2);
+        lua_pushnumber(L, it->d), lua_rawseti(L, -2, i + 3);
+        lua_pushnumber(L, it->s), lua_rawseti(L, -2, i + 4);
+        lua_pushnumber(L, it->x), lua_rawseti(L, -2, i + 5);
+        lua_pushnumber(L, it->z), lua_rawseti(L, -2, i + 6);
+        lua_pushnumber(L, it->dx), lua_rawseti(L, -2, i + 7);
+        lua_pushnumber(L, it->dz), lua_rawseti(L, -2, i + 8);
+    }
+    psdl_conflicts_free(res);
+    return 3;
+}
+
 /* ================================================================ fans */
 
 /* core.triangulate(pts [, holes]) -> {i1, i2, i3, ...}: ear-clipping triangles (1-based
@@ -1573,17 +1703,12 @@ static int l_bounds(lua_State *L) {
     double b[10];
     size_t got;
     if (lua_type(L, 1) == LUA_TUSERDATA) {
-        /* a pool: its points as doubles in C memory, freed before any Lua allocation (a
-         * megabyte of Lua scratch for a city's pool would make the collector pay for it) */
+        /* a pool: its float points read in place (no copy: a megabyte of doubles for a
+         * city's pool, faulted in on a process's first builds) */
         pool_box *pb = check_pool(L, 1);
         if (pb->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
         n = psdl_pool_count(pb->pool);
-        double *p = n ? (double *)malloc(3 * n * sizeof *p) : NULL;
-        if (n && !p) return luaL_error(L, "not enough memory");
-        const float *f = psdl_pool_data(pb->pool);
-        for (size_t i = 0; i < 3 * n; i++) p[i] = f[i];
-        got = first < 1 ? 0 : psdl_bounds(b, p, n, (size_t)first - 1);
-        free(p);
+        got = first < 1 || n == 0 ? 0 : psdl_bounds_f(b, psdl_pool_data(pb->pool), n, (size_t)first - 1);
     } else {
         double *p = get_points(L, 1, &n, "pts");
         got = first < 1 ? 0 : psdl_bounds(b, p, n, (size_t)first - 1);
@@ -2294,6 +2419,7 @@ static const luaL_Reg geom_funcs[] = {
     {"street_rooms", l_street_rooms},
     {"plan_outline", l_plan_outline},
     {"room_overlaps", l_room_overlaps},
+    {"network_conflicts", l_network_conflicts},
     {"triangulate", l_triangulate},
     {"fans", l_fans},
     {"keyhole", l_keyhole},

@@ -1,5 +1,6 @@
-/* lpsdl_heap.c -- the heap of a psdl process from Lua: core.heap_reserve (psdl_heap.h) and
- * core.heap_allocator (psdl_alloc.h); scripts/psdl calls both before any command runs. */
+/* lpsdl_heap.c -- the heap of a psdl process from Lua: core.heap_reserve, core.heap_keep
+ * (psdl_heap.h) and core.heap_allocator (psdl_alloc.h); scripts/psdl calls the first and
+ * the last before any command runs, psdl.builder the second when a builder is made. */
 #define _GNU_SOURCE /* dladdr, RTLD_NODELETE, RTLD_NOLOAD */
 #include "lpsdl.h"
 #include "psdl_alloc.h"
@@ -16,6 +17,15 @@ static int l_heap_reserve(lua_State *L) {
     luaL_argcheck(L, mb >= 16 && mb <= (lua_Integer)(PSDL_HEAP_MAX_RESERVE >> 20), 1,
                   "MiB from 16 to 512 expected");
     lua_pushboolean(L, psdl_heap_reserve((size_t)mb << 20));
+    return 1;
+}
+
+/* core.heap_keep() -> boolean: keep the C heap's freed memory for the next build
+ * (psdl_heap_keep: allocations under 32 MiB from the heap, up to 64 MiB of free memory kept
+ * at its top); true when set by this call, false when not glibc/Linux or already set (also
+ * by core.heap_reserve). psdl.builder calls it when a builder is made. */
+static int l_heap_keep(lua_State *L) {
+    lua_pushboolean(L, psdl_heap_keep());
     return 1;
 }
 
@@ -92,6 +102,7 @@ static int l_heap_allocator_counts(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
     {"heap_reserve", l_heap_reserve},
+    {"heap_keep", l_heap_keep},
     {"heap_allocator", l_heap_allocator},
     {"heap_allocator_counts", l_heap_allocator_counts},
     {NULL, NULL},

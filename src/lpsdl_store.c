@@ -743,10 +743,13 @@ static int l_assemble(lua_State *L) {
             rm->perimeter[k - 1].vertex = (uint16_t)v;
             rm->perimeter[k - 1].neighbour = (uint16_t)nb;
         }
-        /* attributes: at most two per record (a texture reference and the record) */
+        /* attributes: at most two per record (a texture reference and the record), made in
+         * the store's scratch and copied into the document at their real count (the document
+         * is zeroed as it is allocated: twice the room would be touched for nothing) */
         size_t nrec = psdl_store_count(u->s, (size_t)serial);
-        psdl_attr *at = nrec ? (psdl_attr *)psdl_doc_alloc(doc, 2 * nrec * sizeof *at) : NULL;
-        if (nrec && !at) return luaL_error(L, "not enough memory");
+        enum { AWORDS = (sizeof(psdl_attr) + sizeof(uint32_t) - 1) / sizeof(uint32_t) };
+        psdl_attr *at = nrec ? (psdl_attr *)(void *)scratch_at(L, u, 0, 2 * nrec * AWORDS) : NULL;
+        if (nrec) memset(at, 0, 2 * nrec * sizeof *at);
         size_t na = 0, nj = 0;
         long cur = -1; /* texture value in force, -1 = none yet */
         int masks_t = 0;
@@ -867,7 +870,9 @@ static int l_assemble(lua_State *L) {
         if (masks_t) lua_settop(L, 9);
         if (na == 0) return fail(L, "no_attributes", (lua_Integer)i, 0);
         at[na - 1].last = 1;
-        rm->attrs = at;
+        rm->attrs = (psdl_attr *)psdl_doc_alloc(doc, na * sizeof *at);
+        if (!rm->attrs) return luaL_error(L, "not enough memory");
+        memcpy(rm->attrs, u->scratch, na * sizeof *at); /* (at may have moved: the scratch is the store's) */
         rm->nattrs = (uint32_t)na;
         psdl_error err;
         memset(&err, 0, sizeof err);

@@ -102,22 +102,26 @@ double psdl_fan_min_area(const double *pts, size_t n) {
     return n < 3 ? 0 : best;
 }
 
-size_t psdl_bounds(double out[10], const double *pts, size_t n, size_t first) {
+/* Coordinate k of the points: doubles d, or floats f when d is NULL. */
+static double coord_at(const double *d, const float *f, size_t k) { return d ? d[k] : (double)f[k]; }
+
+static size_t bounds_of(double out[10], const double *d, const float *f, size_t n, size_t first) {
     if (first >= n) return 0;
     double lo[3], hi[3];
-    for (int j = 0; j < 3; j++) lo[j] = hi[j] = pts[3 * first + j];
+    for (int j = 0; j < 3; j++) lo[j] = hi[j] = coord_at(d, f, 3 * first + j);
     for (size_t i = first + 1; i < n; i++)
         for (int j = 0; j < 3; j++) {
-            double v = pts[3 * i + j];
+            double v = coord_at(d, f, 3 * i + j);
             if (v < lo[j]) lo[j] = v;
             if (v > hi[j]) hi[j] = v;
         }
     double c[3] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2};
     double r2 = 0;
     for (size_t i = first; i < n; i++) {
-        double dx = pts[3 * i] - c[0], dy = pts[3 * i + 1] - c[1], dz = pts[3 * i + 2] - c[2];
-        double d = dx * dx + dy * dy + dz * dz;
-        if (d > r2) r2 = d;
+        double dx = coord_at(d, f, 3 * i) - c[0], dy = coord_at(d, f, 3 * i + 1) - c[1],
+               dz = coord_at(d, f, 3 * i + 2) - c[2];
+        double dd = dx * dx + dy * dy + dz * dz;
+        if (dd > r2) r2 = dd;
     }
     for (int j = 0; j < 3; j++) {
         out[j] = lo[j];
@@ -126,6 +130,14 @@ size_t psdl_bounds(double out[10], const double *pts, size_t n, size_t first) {
     }
     out[9] = sqrt(r2);
     return n - first;
+}
+
+size_t psdl_bounds(double out[10], const double *pts, size_t n, size_t first) {
+    return bounds_of(out, pts, NULL, n, first);
+}
+
+size_t psdl_bounds_f(double out[10], const float *pts, size_t n, size_t first) {
+    return bounds_of(out, NULL, pts, n, first);
 }
 
 /* ================================================================ centre lines */

@@ -86,6 +86,10 @@ double psdl_fan_min_area(const double *pts, size_t n);
  *  Returns the number of points used (0 leaves out untouched). `first` skips a dummy vertex. */
 size_t psdl_bounds(double out[10], const double *pts, size_t n, size_t first);
 
+/** psdl_bounds over float points (a vertex pool's own storage), read in place: the same
+ *  result as psdl_bounds over the same values as doubles. */
+size_t psdl_bounds_f(double out[10], const float *pts, size_t n, size_t first);
+
 /* ================================================================ centre lines */
 
 /** Options of psdl_spline. Zero-initialised fields take the defaults given. */

@@ -21,6 +21,21 @@
 /* the reserve is taken in pieces below that threshold */
 #define PIECE ((size_t)16 << 20)
 
+/* free memory kept at the heap's top by psdl_heap_keep: glibc's own ceiling for its dynamic
+ * trim threshold (twice the mmap threshold's ceiling) */
+#define KEEP_FREE ((size_t)64 << 20)
+
+/* Set once the thresholds are in place (by the reserve or by psdl_heap_keep). */
+static int thresholds_set = 0;
+
+int psdl_heap_keep(void) {
+    if (thresholds_set) return 0;
+    thresholds_set = 1;
+    if (!mallopt(M_MMAP_THRESHOLD, MAP_ABOVE)) return 0;
+    if (!mallopt(M_TRIM_THRESHOLD, (int)KEEP_FREE)) return 0;
+    return 1;
+}
+
 static int limited(int resource) {
     struct rlimit rl;
     return getrlimit(resource, &rl) != 0 || rl.rlim_cur != RLIM_INFINITY;
@@ -31,6 +46,7 @@ int psdl_heap_reserve(size_t bytes) {
     if (done || bytes < PIECE || bytes > PSDL_HEAP_MAX_RESERVE) return 0;
     if (limited(RLIMIT_AS) || limited(RLIMIT_DATA)) return 0;
     done = 1;
+    thresholds_set = 1;
     /* the pieces of the reserve come from the heap (below the mmap threshold) and stay
      * there when freed (a trim threshold above the reserve) */
     if (!mallopt(M_MMAP_THRESHOLD, MAP_ABOVE)) return 0;
@@ -59,4 +75,6 @@ int psdl_heap_reserve(size_t bytes) {
     (void)bytes;
     return 0;
 }
+
+int psdl_heap_keep(void) { return 0; }
 #endif

@@ -29,4 +29,20 @@
  * fails otherwise; safe to call again (later calls change nothing and return 0). */
 int psdl_heap_reserve(size_t bytes);
 
+/* Keep the C heap's memory for reuse in a process that builds more than once: where the C
+ * library is glibc on Linux, allocations under 32 MiB come from the main heap
+ * (M_MMAP_THRESHOLD) and up to 64 MiB of free memory stays at its top (M_TRIM_THRESHOLD),
+ * the values glibc's dynamic thresholds reach by themselves once a block of 32 MiB has been
+ * mapped and freed. Without this, each large buffer of a build (the assembled document, the
+ * validator's tables, the encoded bytes) is mapped and unmapped, or the heap trimmed, on
+ * every call until glibc's thresholds have grown past it, and every page is faulted in
+ * again: the second build of a London-scale city paid about 6,000 faults (bench/README.md,
+ * "Finish and validate (branch finish4)"). Memory is still allocated and freed as before;
+ * only what the C library returns to the system changes.
+ *
+ * Returns 1 when both thresholds were set by this call; 0 when not glibc/Linux, the call
+ * was refused, or already done (by psdl_heap_keep or psdl_heap_reserve, whose thresholds
+ * are kept). No allocation; safe to call any number of times. */
+int psdl_heap_keep(void);
+
 #endif

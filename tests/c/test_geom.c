@@ -109,6 +109,19 @@ static void test_measures(void) {
     CHECK(psdl_bounds(bnd, pts, 3, 1) == 2);
     CHECK(bnd[0] == -1 && bnd[1] == 2 && bnd[2] == -3 && bnd[3] == 3 && bnd[4] == 4 && bnd[5] == 5);
     CHECK(bnd[6] == 1 && bnd[7] == 3 && bnd[8] == 1 && NEAR(bnd[9], sqrt(4 + 1 + 16), 1e-12));
+    /* the float form (a vertex pool read in place): the same result bit for bit over the
+     * same values, none for an empty range */
+    float fp[3 * 40];
+    double dp[3 * 40], bf[10], bd[10];
+    uint32_t seed = 7;
+    for (int i = 0; i < 3 * 40; i++) {
+        seed = seed * 1103515245u + 12345u;
+        fp[i] = (float)((double)(seed >> 8) / 16777216.0 * 2000.0 - 1000.0) * 1.37f;
+        dp[i] = fp[i];
+    }
+    CHECK(psdl_bounds_f(bf, fp, 40, 1) == 39 && psdl_bounds(bd, dp, 40, 1) == 39);
+    CHECK(memcmp(bf, bd, sizeof bf) == 0);
+    CHECK(psdl_bounds_f(bf, fp, 40, 40) == 0 && psdl_bounds_f(bf, fp, 0, 0) == 0);
 }
 
 /* ================================================================ centre lines */

@@ -1,6 +1,7 @@
 /* test_heap.c -- the heap reserve of short-lived processes (src/psdl_heap.h): refused sizes,
  * the limits that turn it off, the huge-page advice on the heap (read back from
- * /proc/self/smaps where it applies) and a heap that still works after it. Run under
+ * /proc/self/smaps where it applies) and a heap that still works after it; the kept heap
+ * (psdl_heap_keep): a large block freed and allocated again is not faulted in again. Run under
  * ASan/UBSan by scripts/test (build-asan/psdl_ctest_heap), where the sanitizer's allocator
  * replaces glibc's and only the refusals and the working heap are checked. */
 #define _DEFAULT_SOURCE
@@ -76,6 +77,50 @@ static void test_limited(void) {
 }
 #endif
 
+#if defined(__linux__)
+/* psdl_heap_keep in a fresh child: set once; a 4 MiB block freed and allocated again comes
+ * back from the heap without page faults (glibc would map it anew, or trim it, before its
+ * dynamic thresholds grew past it). Exit status: a bit per failed check. */
+static int keep_child(void) {
+    int bad = 0;
+    int r = psdl_heap_keep();
+    if (!(r == 0 || r == 1)) bad |= 1;
+    if (psdl_heap_keep() != 0) bad |= 2; /* once only */
+    size_t size = (size_t)4 << 20;
+    char *p = malloc(size);
+    if (!p) return 4;
+    memset(p, 1, size);
+    free(p);
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_SELF, &ru0);
+    char *q = malloc(size);
+    if (!q) return 8;
+    memset(q, 2, size);
+    getrusage(RUSAGE_SELF, &ru1);
+    long faults = ru1.ru_minflt - ru0.ru_minflt;
+#if defined(__GLIBC__)
+    if (!UNDER_ASAN) {
+        if (r != 1) bad |= 16;
+        if (faults > 64) bad |= 32; /* 1,024 pages when mapped anew */
+    }
+#endif
+    if (q[0] != 2 || q[size - 1] != 2) bad |= 64;
+    free(q);
+    return bad;
+}
+
+static void test_keep(void) {
+    set_ctx("kept heap (fresh process)");
+    pid_t pid = fork();
+    if (pid == 0) _exit(keep_child());
+    CHECK(pid > 0);
+    int status = -1;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d (bits: 1 result, 2 twice, 16 not set, "
+           "32 faulted again)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+#endif
+
 /* The reserve, then a heap that works: blocks of many sizes written and read back. */
 static void test_reserve(void) {
     set_ctx("reserve 64 MiB");
@@ -93,6 +138,7 @@ static void test_reserve(void) {
     }
 #endif
     CHECK(psdl_heap_reserve((size_t)64 << 20) == 0); /* once only */
+    CHECK(psdl_heap_keep() == 0);                     /* the reserve's thresholds stay */
     set_ctx("heap after the reserve");
     enum { N = 3000 };
     static unsigned char *blocks[N];
@@ -122,6 +168,7 @@ int main(int argc, char **argv) {
     test_refused();
 #if defined(__linux__)
     test_limited();
+    test_keep();
 #endif
     test_reserve();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);

@@ -74,6 +74,13 @@ return function(M, Builder, Room, P)
       return guarded(self, f, self, ...)
     end
   end
+  for _, name in ipairs({ "street", "intersection" }) do -- (psdl.city's calls, builder/init.lua)
+    local f = M.trusted[name]
+    M.trusted[name] = function(self, ...)
+      if self.atomic_depth ~= 0 then return f(self, ...) end
+      return guarded(self, f, self, ...)
+    end
+  end
   for _, name in ipairs(ROOM_CALLS) do
     local f = Room[name]
     Room[name] = function(self, ...)

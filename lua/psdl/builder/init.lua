@@ -158,6 +158,9 @@ function M.new(opts)
     m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)
   end
   if m then argerr(1, "new", m) end
+  -- the C heap keeps what a build frees for the next one (glibc: no mapping, unmapping and
+  -- faulting in again of the document's and the validator's buffers; docs/heap.md)
+  core.heap_keep()
   local b = setmetatable({
     style = style,
     eps = opts.eps or 0.005,
@@ -430,6 +433,12 @@ local function push_flat(room, g, list)
   room:check_budget()
   return room
 end
+
+--- For psdl.city only (not part of the API): `street`, `intersection` and `road_record` as
+-- `trusted.street(b, o)` etc., the builder's calls on options psdl.city made itself from
+-- values it has checked, so that only what could still be wrong is checked again (each
+-- function says what). Atomic as the public calls (builder/atomic.lua), with their messages.
+M.trusted = {}
 
 -- Private helpers shared between the builder's files (never part of the API).
 -- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes

@@ -42,20 +42,9 @@ return function(M, Builder, Room, P)
     return rawget(t, k)
   end }
 
-  --- An intersection room where road ends meet at a node (psdl.geom.junction): flat road fans
-  -- (0x5), corner sidewalk strips with rounded curbs and caps where a sidewalk stops (0x1),
-  -- a crosswalk across each carriageway (0x4), one texture group, flag 0x10.
-  -- @tparam table o `center` `{x, y, z}`; `arms`: `{ {dir = {x, z}, profile = {...},
-  -- crosswalk = m (3 by default for roads, 0 for walkways), min_distance = m}, ... }`, each
-  -- profile seen travelling outward; `radius` (curb corner radius, 5), `arc_step` (degrees,
-  -- 15); `textures` (intersection group, default the style's); `room`: options of
-  -- `Builder:room`; `tunnel`: options of `Room:junction_tunnel`
-  -- @treturn Room
-  -- @treturn table info `{sections = {rows...} (per arm, outward left to right), centers =
-  -- {points} (per arm, where its road starts), dirs = {{x, z}...}, distance = {...},
-  -- outline = points, junction = the raw psdl.geom.junction result}`; pass `{info, i}` as a
-  -- street's `from` or `to`
-  function Builder:intersection(o)
+  -- The checks of `Builder:intersection`'s options; raises `bad argument #1 to
+  -- 'intersection' (...)`.
+  local function intersection_args(o)
     if type(o) ~= "table" then argerr(1, "intersection", "table expected, got " .. type(o)) end
     local c = o.center
     local m = unknown_key(o, INTERSECTION_KEYS) or point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
@@ -96,6 +85,12 @@ return function(M, Builder, Room, P)
       angles[i] = ang
     end
     if m then argerr(1, "intersection", m) end
+  end
+
+  -- The intersection itself, its options checked (`intersection_args`) or trusted
+  -- (`trusted_intersection`).
+  local function intersection_build(self, o)
+    local c = o.center
     local arms = {}
     for i, a in ipairs(o.arms) do
       local p = a.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
@@ -130,4 +125,49 @@ return function(M, Builder, Room, P)
     JUNCTION_STATE[info] = { center, arms, jopts }
     return r, setmetatable(info, JUNCTION_INFO)
   end
+
+  --- An intersection room where road ends meet at a node (psdl.geom.junction): flat road fans
+  -- (0x5), corner sidewalk strips with rounded curbs and caps where a sidewalk stops (0x1),
+  -- a crosswalk across each carriageway (0x4), one texture group, flag 0x10.
+  -- @tparam table o `center` `{x, y, z}`; `arms`: `{ {dir = {x, z}, profile = {...},
+  -- crosswalk = m (3 by default for roads, 0 for walkways), min_distance = m}, ... }`, each
+  -- profile seen travelling outward; `radius` (curb corner radius, 5), `arc_step` (degrees,
+  -- 15); `textures` (intersection group, default the style's); `room`: options of
+  -- `Builder:room`; `tunnel`: options of `Room:junction_tunnel`
+  -- @treturn Room
+  -- @treturn table info `{sections = {rows...} (per arm, outward left to right), centers =
+  -- {points} (per arm, where its road starts), dirs = {{x, z}...}, distance = {...},
+  -- outline = points, junction = the raw psdl.geom.junction result}`; pass `{info, i}` as a
+  -- street's `from` or `to`
+  function Builder:intersection(o)
+    intersection_args(o)
+    return intersection_build(self, o)
+  end
+
+  -- `Builder:intersection` for psdl.city (`M.trusted.intersection`, psdl.city.intersection):
+  -- the options are the city's own (known keys, resolved profiles, unit arm directions that
+  -- psdl.city.network has found at least 2 degrees apart), so only the values taken from the
+  -- script are checked, with the public call's messages: the centre, the radius, the arc
+  -- step, each arm's crosswalk and minimum distance, and the room and tunnel tables.
+  local function trusted_intersection(self, o)
+    local c = o.center
+    local m = point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
+      or opt_problem(o.arc_step, "arc_step", "positive")
+    if not m and ((o.room ~= nil and type(o.room) ~= "table") or (o.tunnel ~= nil and type(o.tunnel) ~= "table")) then
+      local f = type(o.room) ~= "table" and o.room ~= nil and "room" or "tunnel"
+      m = string_format("%s: table expected, got %s", f, type(o[f]))
+    end
+    local arms = o.arms
+    for i = 1, m and 0 or #arms do
+      local a = arms[i]
+      if not ((a.crosswalk == nil or nonneg(a.crosswalk)) and (a.min_distance == nil or nonneg(a.min_distance))) then
+        local an = "arms[" .. i .. "]"
+        m = opt_problem(a.crosswalk, an .. ".crosswalk", "nonneg") or opt_problem(a.min_distance, an .. ".min_distance", "nonneg")
+        break
+      end
+    end
+    if m then argerr(1, "intersection", m) end
+    return intersection_build(self, o)
+  end
+  M.trusted.intersection = trusted_intersection
 end

@@ -3,6 +3,7 @@ local check = require "psdl.check"
 
 
 local type, ipairs = type, ipairs
+local huge = math.huge
 local getmetatable = getmetatable
 local string_format = string.format
 local argerr, num_problem, opt_problem = check.argerr, check.num_problem, check.opt_problem
@@ -34,12 +35,23 @@ return function(M, Builder, Room, P)
       if list ~= nil then
         if type(list) ~= "table" then m = string_format("%s: list of numbers expected, got %s", f, type(list)); break end
         for i = 1, #list do
-          m = num_problem(list[i], string_format("%s[%d]", f, i))
-          if m then break end
+          local v = list[i] -- (the name built only for a message)
+          if not (type(v) == "number" and v > -huge and v < huge) then
+            m = num_problem(v, string_format("%s[%d]", f, i))
+            break
+          end
         end
       end
     end
     if m then argerr(1, "road_record", m) end
+    self.records[#self.records + 1] = o
+    return o
+  end
+
+  -- `Builder:road_record` for psdl.city (`M.trusted.road_record`, psdl.city.road): the rooms
+  -- are the ones its streets just made, the lanes and flags its resolved profile's; nothing
+  -- is checked again.
+  M.trusted.road_record = function(self, o)
     self.records[#self.records + 1] = o
     return o
   end

@@ -207,34 +207,10 @@ return function(M, Builder, Room, P)
     return rawget(t, key)
   end }
 
-  --- A street: a road, divided road or walkway along a centre line, in one or more road rooms.
-  -- @tparam table o fields:
-  --
-  -- * `path`: control points `{ {x, y, z}, ... }` of a smooth centre line (psdl.geom.spline),
-  --   or `center`: an already sampled centre line (points, or a flat `{x1, y1, z1, x2, ...}`
-  --   array of them);
-  -- * `from`, `to`: `{junction_info, arm}` (from `Builder:intersection`): the street starts
-  --   (ends) on that arm's end section, square to the arm, and `path` only needs the via
-  --   points between (or nothing);
-  -- * `profile`: `{kind = "road"|"divided"|"walkway", left, right, sidewalk_left,
-  --   sidewalk_right, median}` (metres, seen in the direction of travel); default
-  --   `{kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3}`;
-  -- * `textures`: road group (default the style's road, or its alley for walkways);
-  --   `divider`: options of `Room:divided_road`;
-  -- * `spacing` (5 m), `max_angle` (7.5°), `planar_tol` (0.02 m): sampling;
-  -- * `start_section`, `end_section`: rows of points that replace the first / last section
-  --   (in the direction of travel); `start_dir`, `end_dir`: end tangents `{x, z}`;
-  -- * `split`: most sections per room (default 64; the road is cut at full sections);
-  -- * `tunnel` or `railing`: options of `Room:tunnel` for every room (a railing defaults to
-  --   `{height = 1.5, height2 = 1.0, outer = true}` and the style's railing textures);
-  -- * `room`: options of `Builder:room` for every room (`prop_rule` goes to the first only);
-  -- * `allow_clamp`: accept sections clamped on curves tighter than the road.
-  -- @treturn table the rooms in order
-  -- @treturn table info `{center = points, sections = n, stride = points per section, flat =
-  -- every section's points as a flat x, y, z array, refs = their vertex references, first,
-  -- last = the end sections (points), left, right = the outer-left / outer-right points of
-  -- every section}` (the rails are what a block beside the street shares)
-  function Builder:street(o)
+  -- The checks of `Builder:street`'s options; raises `bad argument #1 to 'street' (...)`.
+  -- Returns the profile, its attribute kind and stride, and the centre line as a flat array
+  -- when `center` was given.
+  local function street_args(o)
     if type(o) ~= "table" then argerr(1, "street", "table expected, got " .. type(o)) end
     local profile = o.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
     local m = unknown_key(o, STREET_KEYS) or profile_problem(profile, "profile")
@@ -260,6 +236,18 @@ return function(M, Builder, Room, P)
       end
     end
     if m then argerr(1, "street", m) end
+    return profile, akind, stride, center_flat
+  end
+
+  -- A plan direction that dir_problem passes (the quick test; dir_problem names the fault).
+  local function dir_ok(d)
+    if type(d) ~= "table" then return false end
+    local x, z = d[1], d[2]
+    return finite(x) and finite(z) and x * x + z * z >= 1e-24
+  end
+
+  -- The street itself, its options checked (`street_args`) or trusted (`trusted_street`).
+  local function street_build(self, o, profile, akind, stride, center_flat)
     local ctrl, start_dir, end_dir = {}, o.start_dir, o.end_dir
     local start_section, end_section = o.start_section, o.end_section
     if o.from then
@@ -325,9 +313,10 @@ return function(M, Builder, Room, P)
     if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
     local group
     for k = 1, nrooms do
-      local r = self:room{ kind = "road", name = ropts.name, tunnel = is_tunnel,
-                           bridge = ropts.bridge, flags = ropts.flags,
-                           prop_rule = k == 1 and ropts.prop_rule or 0 }
+      -- (every key known: Builder:room without its scan for unknown keys)
+      local r = P.new_room(self, { kind = "road", name = ropts.name, tunnel = is_tunnel,
+                                   bridge = ropts.bridge, flags = ropts.flags,
+                                   prop_rule = k == 1 and ropts.prop_rule or 0 }, true)
       if clamped > 0 and not o.allow_clamp then
         r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
           .. "curve or pass allow_clamp", clamped)
@@ -358,6 +347,65 @@ return function(M, Builder, Room, P)
     STREET_STATE[info] = { self, cflat, profile, sopts, nsec, stride }
     return rooms, info
   end
+
+  --- A street: a road, divided road or walkway along a centre line, in one or more road rooms.
+  -- @tparam table o fields:
+  --
+  -- * `path`: control points `{ {x, y, z}, ... }` of a smooth centre line (psdl.geom.spline),
+  --   or `center`: an already sampled centre line (points, or a flat `{x1, y1, z1, x2, ...}`
+  --   array of them);
+  -- * `from`, `to`: `{junction_info, arm}` (from `Builder:intersection`): the street starts
+  --   (ends) on that arm's end section, square to the arm, and `path` only needs the via
+  --   points between (or nothing);
+  -- * `profile`: `{kind = "road"|"divided"|"walkway", left, right, sidewalk_left,
+  --   sidewalk_right, median}` (metres, seen in the direction of travel); default
+  --   `{kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3}`;
+  -- * `textures`: road group (default the style's road, or its alley for walkways);
+  --   `divider`: options of `Room:divided_road`;
+  -- * `spacing` (5 m), `max_angle` (7.5°), `planar_tol` (0.02 m): sampling;
+  -- * `start_section`, `end_section`: rows of points that replace the first / last section
+  --   (in the direction of travel); `start_dir`, `end_dir`: end tangents `{x, z}`;
+  -- * `split`: most sections per room (default 64; the road is cut at full sections);
+  -- * `tunnel` or `railing`: options of `Room:tunnel` for every room (a railing defaults to
+  --   `{height = 1.5, height2 = 1.0, outer = true}` and the style's railing textures);
+  -- * `room`: options of `Builder:room` for every room (`prop_rule` goes to the first only);
+  -- * `allow_clamp`: accept sections clamped on curves tighter than the road.
+  -- @treturn table the rooms in order
+  -- @treturn table info `{center = points, sections = n, stride = points per section, flat =
+  -- every section's points as a flat x, y, z array, refs = their vertex references, first,
+  -- last = the end sections (points), left, right = the outer-left / outer-right points of
+  -- every section}` (the rails are what a block beside the street shares)
+  function Builder:street(o)
+    return street_build(self, o, street_args(o))
+  end
+
+  -- `Builder:street` for psdl.city (`M.trusted.street`, psdl.city.road): the options are
+  -- the city's own, made from what it has checked (a resolved profile, the spacing, the
+  -- sections and directions of its intersections, a split), so only what could still be
+  -- wrong is checked: the centre line's numbers (within float32, in C), the end directions,
+  -- and tunnel and railing options (taken from the script's tables); with the public
+  -- call's messages.
+  local function trusted_street(self, o)
+    local profile = o.profile
+    local akind, stride = kind_of_profile(profile)
+    local m, center_flat = center_problem(o.center)
+    if not m and o.start_dir ~= nil and not dir_ok(o.start_dir) then m = dir_problem(o.start_dir, "start_dir") end
+    if not m and o.end_dir ~= nil and not dir_ok(o.end_dir) then m = dir_problem(o.end_dir, "end_dir") end
+    if not m and (o.tunnel ~= nil or o.railing ~= nil) then
+      for _, f in ipairs(STREET_TABLES) do
+        local t = o[f]
+        if t ~= nil and type(t) ~= "table" then m = string_format("%s: table expected, got %s", f, type(t)); break end
+        if t ~= nil and f ~= "room" then
+          m = opt_problem(t.height, f .. ".height") or opt_problem(t.height2, f .. ".height2")
+            or opt_problem(t.value, f .. ".value") or opt_problem(t.repeats, f .. ".repeats")
+          if m then break end
+        end
+      end
+    end
+    if m then argerr(1, "street", m) end
+    return street_build(self, o, profile, akind, stride, center_flat)
+  end
+  M.trusted.street = trusted_street
 
   --- A room outline in plan for overlap tests (read API; psdl.city.network's `overlaps`): the
   -- points of vertex references as `{x, z}`, a point within `eps` metres (in x and z) of the

@@ -45,7 +45,7 @@ local function build_junction(city, b, n)
                  bridge = n.elevated and not n.underground }
   local tunnel_opts = tunnel.junction_options(city, n)
   local textures = styles.intersection(city.style, n.opts.textures)
-  local ok, r, info = check.pcall(b.intersection, b, {
+  local ok, r, info = check.pcall(builder.trusted.intersection, b, {
     center = { n.x, n.y, n.z }, arms = arms, radius = n.opts.radius or city.radius or 5,
     arc_step = city.arc_step, textures = textures, room = room, tunnel = tunnel_opts })
   if not ok then error(string_format("%s: %s", network.node_label(n), tostring(r)), 0) end

@@ -169,113 +169,78 @@ local function ref_line(x) return x.a and M.road_ref(x) or M.node_label(x) end
 --   tunnel is still measured against every road for its `crossings`)
 function M.conflicts(city, only)
   local out = {}
-  local cell = 50
-  local g = grid_new(cell)
-  -- (with `only`: a grid of the segments of the changed roads and of bridges and tunnels,
-  -- met by the segments of the other roads and by the other nodes)
-  local small = only and grid_new(cell)
-  local lines, item_road, item_seg = {}, {}, {} -- per grid item: its road and segment
-  for _, n in ipairs(city.nodes) do n.roads = {} end
-  for _, r in ipairs(city.roads) do
+  local nodes, roads = city.nodes, city.roads
+  -- (with `only`: a small grid of the segments of the changed roads and of bridges and
+  -- tunnels, met by the segments of the other roads and by the other nodes)
+  local small = only and true or false
+  local nid = {}
+  for i, n in ipairs(nodes) do n.roads = {}; nid[n] = i end
+  for _, r in ipairs(roads) do
     local ra, rb = r.a.roads, r.b.roads
     ra[#ra + 1] = r
     if rb ~= ra then rb[#rb + 1] = r end
   end
-  for _, r in ipairs(city.roads) do
-    local pts = plan_line(r)
-    lines[r] = pts
-    local hw = r.spec.half_width or 0
-    local both = small and (only.roads[r] or level(r))
-    for i = 1, #pts - 1 do
-      local p, q = pts[i], pts[i + 1]
-      local id = #item_road + 1
-      item_road[id], item_seg[id] = r, i
-      local x0, z0, x1, z1 = min(p[1], q[1]) - hw, min(p[2], q[2]) - hw, max(p[1], q[1]) + hw, max(p[2], q[2]) + hw
-      g:insert(id, x0, z0, x1, z1)
-      if both then small:insert(id, x0, z0, x1, z1) end
+  -- the roads' polylines (node, via points, node as x, z, y) and what the kernel needs of
+  -- each road and node, flat (core.network_conflicts, src/psdl_conflicts.c)
+  local pts, starts, rinfo, ninfo = {}, {}, {}, {}
+  local w, k = 0, 0
+  for i, r in ipairs(roads) do
+    starts[i] = w // 3 + 1
+    local a, b = r.a, r.b
+    pts[w + 1], pts[w + 2], pts[w + 3] = a.x, a.z, a.y0 or a.y or 0
+    w = w + 3
+    for _, v in ipairs(r.via) do
+      pts[w + 1], pts[w + 2], pts[w + 3] = v[1], v[2], v[3] or 0
+      w = w + 3
     end
+    pts[w + 1], pts[w + 2], pts[w + 3] = b.x, b.z, b.y0 or b.y or 0
+    w = w + 3
+    local lv = level(r)
+    local changed = small and only.roads[r]
+    rinfo[k + 1], rinfo[k + 2], rinfo[k + 3], rinfo[k + 4] = r.index, nid[a], nid[b], r.spec.half_width or 0
+    rinfo[k + 5], rinfo[k + 6] = lv and 1 or 0, (small and (changed or lv)) and 1 or 0
+    rinfo[k + 7] = (small and not changed and not lv) and 1 or 0
+    k = k + 7
+    r.crossings = {}
   end
-  -- crossings
-  for _, r in ipairs(city.roads) do r.crossings = {} end
-  for _, r in ipairs(city.roads) do
-    local pts = lines[r]
-    local rl, ri = level(r), r.index
-    local gr = (small and not only.roads[r] and not rl) and small or g
-    for i = 1, #pts - 1 do
-      local p, q = pts[i], pts[i + 1]
-      local cand = gr:collect(min(p[1], q[1]), min(p[2], q[2]), max(p[1], q[1]), max(p[2], q[2]))
-      for n = 1, #cand do
-        local o, ci = item_road[cand[n]], item_seg[cand[n]]
-        -- each pair once (roads after this one); the two cases exclude each other
-        if o.index > ri then
-          local ol = level(o)
-          local lo = lines[o]
-          local u, v = lo[ci], lo[ci + 1]
-          if ol ~= rl then
-            -- a bridge or tunnel over / under a road at grade: where the road passes, the
-            -- level road must be on its deck or in its bore (`piece_levels` fits the ramps)
-            local t = seg_cross(p, q, u, v)
-            if t then
-              local lv, gr2 = r, o
-              if ol then lv, gr2 = o, r end
-              local ax, az = unit(q[1] - p[1], q[2] - p[2])
-              local bx, bz = unit(v[1] - u[1], v[2] - u[2])
-              local sn = abs((ax or 0) * (bz or 0) - (az or 0) * (bx or 0))
-              local list = lv.crossings
-              list[#list + 1] = { x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]), road = gr2,
-                                  half = ((lv.spec.half_width or 0) + (gr2.spec.half_width or 0)) / max(sn, 0.2) + 1 }
-            end
-          elseif not ol then
-            -- two roads at grade crossing (each segment pair is met once: no repeats)
-            local t, w = seg_cross(p, q, u, v)
-            if t then
-              local x, z = p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
-              out[#out + 1] = { kind = "cross", a = r, b = o, x = x, z = z,
-                                sa = p.s + t * (q.s - p.s), sb = u.s + w * (v.s - u.s),
-                                y = ((p[3] or 0) + t * ((q[3] or 0) - (p[3] or 0)) + (u[3] or 0)
-                                     + w * ((v[3] or 0) - (u[3] or 0))) / 2 }
-            end
-          end
-        end
-      end
-    end
+  starts[#roads + 1] = w // 3 + 1
+  k = 0
+  for _, n in ipairs(nodes) do
+    local deg, own = 0, nil
+    for _, r in ipairs(n.roads) do deg, own = deg + 1, r end
+    -- a dead end's room reaches its road's half width past the node; one that comes
+    -- within DEAD_END_GAP of another road's room counts too (the sliver of ground between
+    -- them would be no block, and the curves between the nodes bulge a little)
+    local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
+    local active = deg > 0 and not (n.opts.tunnel or n.opts.bridge)
+    ninfo[k + 1], ninfo[k + 2], ninfo[k + 3] = n.x, n.z, reach
+    ninfo[k + 4], ninfo[k + 5] = active and 1 or 0, (small and not only.nodes[n]) and 1 or 0
+    k = k + 5
   end
-  -- nodes on another road's body
-  for _, n in ipairs(city.nodes) do
-    if not (n.opts.tunnel or n.opts.bridge) then
-      local deg, own = 0, nil
-      for _, r in ipairs(n.roads or {}) do deg, own = deg + 1, r end
-      -- a dead end's room reaches its road's half width past the node; one that comes
-      -- within DEAD_END_GAP of another road's room counts too (the sliver of ground between
-      -- them would be no block, and the curves between the nodes bulge a little)
-      local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
-      if deg > 0 then
-        local gr = (small and not only.nodes[n]) and small or g
-        local cand = gr:collect(n.x - reach, n.z - reach, n.x + reach, n.z + reach)
-        local best
-        for k = 1, #cand do
-          local o, ci = item_road[cand[k]], item_seg[cand[k]]
-          if o.a ~= n and o.b ~= n and not level(o) then
-            local pts = lines[o]
-            local p, q = pts[ci], pts[ci + 1]
-            local d, t = seg_closest(n.x, n.z, p, q)
-            local s = p.s + t * (q.s - p.s)
-            local L = pts[#pts].s
-            -- on the body, away from the road's own ends (a node near another node is a
-            -- matter of room overlaps)
-            if d < (o.spec.half_width or 0) + reach and s > 1 and s < L - 1 and (not best or d < best.d) then
-              local hw = o.spec.half_width or 0
-              local dx, dz = unit(q[1] - p[1], q[2] - p[2])
-              best = { kind = d < hw and "node" or "touch", node = n, road = o, d = d, s = s, dead_end = deg == 1,
-                       dir = { dx or 1, dz or 0 },
-                       need = hw + reach, own = own,
-                       x = p[1] + t * (q[1] - p[1]), z = p[2] + t * (q[2] - p[2]) }
-            end
-          end
-        end
-        if best then out[#out + 1] = best end
-      end
-    end
+  local levels, crosses, touches = core.network_conflicts(pts, starts, rinfo, ninfo, small, 50)
+  -- a bridge or tunnel over / under a road at grade: where the road passes, the level road
+  -- must be on its deck or in its bore (`piece_levels` fits the ramps)
+  for i = 1, #levels, 5 do
+    local list = roads[levels[i]].crossings
+    list[#list + 1] = { x = levels[i + 2], z = levels[i + 3], road = roads[levels[i + 1]], half = levels[i + 4] }
+  end
+  -- two roads at grade crossing
+  for i = 1, #crosses, 7 do
+    out[#out + 1] = { kind = "cross", a = roads[crosses[i]], b = roads[crosses[i + 1]], x = crosses[i + 2],
+                      z = crosses[i + 3], sa = crosses[i + 4], sb = crosses[i + 5], y = crosses[i + 6] }
+  end
+  -- nodes on another road's body (away from the road's own ends: a node near another node
+  -- is a matter of room overlaps), the nearest road
+  for i = 1, #touches, 8 do
+    local n, o = nodes[touches[i]], roads[touches[i + 1]]
+    local d = touches[i + 2]
+    local hw = o.spec.half_width or 0
+    local deg, own = 0, nil
+    for _, r in ipairs(n.roads) do deg, own = deg + 1, r end
+    local reach = deg == 1 and (own.spec.half_width or 0) + M.DEAD_END_GAP or 0
+    out[#out + 1] = { kind = d < hw and "node" or "touch", node = n, road = o, d = d, s = touches[i + 3],
+                      dead_end = deg == 1, dir = { touches[i + 6], touches[i + 7] }, need = hw + reach, own = own,
+                      x = touches[i + 4], z = touches[i + 5] }
   end
   return out
 end

@@ -20,6 +20,7 @@ local network = require "psdl.city.network"
 local intersection = require "psdl.city.intersection"
 local tunnel = require "psdl.city.tunnel"
 local check = require "psdl.check"
+local trusted = builder.trusted -- (the builder's calls on options made here from checked values)
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
@@ -399,7 +400,7 @@ local function build_streets(city, b, run, subs, e)
     if k == 1 then room.prop_rule = run.prop_rule end
     tunnel.street_options(s, style, o, room)
     o.room = room
-    local ok2, list = check.pcall(b.street, b, o)
+    local ok2, list = check.pcall(trusted.street, b, o)
     if not ok2 then
       local msg = tostring(list):gsub("; widen the curve or pass allow_clamp",
         "; widen the curve (via points further apart) or narrow the road")
@@ -462,7 +463,7 @@ local function build_run(city, b, run, rng)
   -- road record: lanes seen along the run
   local ll, lr = spec.lanes_left, spec.lanes_right
   if not first.forward then ll, lr = lr, ll end
-  run.record = b:road_record{ rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags }
+  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags })
 end
 
 -- Runs f(...); when the city collects failures (`city.failures`, set by psdl.city.repair),
