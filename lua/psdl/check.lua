@@ -129,8 +129,8 @@ local function num_problem(v, name, rule, lo, hi)
      and (not lo or v >= lo) and (not hi or v <= hi) then
     return nil
   end
-  if type(v) ~= "number" then
-    return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], type(v))
+  if type(v) ~= "number" then -- (a string shown quoted: "8" is no number)
+    return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], type(v) == "string" and shown(v) or type(v))
   end
   if v ~= v or v == huge or v == -huge then
     return string_format("%s: finite number expected, got %s", name, shown(v))

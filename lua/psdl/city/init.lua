@@ -229,7 +229,7 @@ function City:node(x, z, opts)
     local bad, name = x, "x"
     if type(x) == "number" and x == x and x ~= huge and x ~= -huge then bad, name = z, "z" end
     argerr(1, "node", string_format("finite numbers x and z expected, got %s %s",
-      type(bad) == "number" and check.shown(bad) or type(bad), name))
+      (type(bad) == "number" or type(bad) == "string") and check.shown(bad) or type(bad), name))
   end
   if math.abs(x) > M.MAX_COORDINATE or math.abs(z) > M.MAX_COORDINATE then
     argerr(1, "node", string_format("(%.6g, %.6g) lies too far out: x and z within +-%d m "
