@@ -68,3 +68,59 @@ describe("psdl build messages (newcomer 5)", function()
     assert.matches('bridge.height: non-negative number expected, got "8"', e, 1, true)
   end)
 end)
+
+describe("builder and city limits (newcomer 5: F3, F10, F8)", function()
+  it("a vertex budget above what a PSDL can reference is refused; a budget of one's own is not called the game's", function()
+    local ok, e = pcall(function() return psdl.builder.new { vertex_budget = 200000 } end)
+    assert.is_false(ok)
+    assert.matches("vertex_budget: integer in 1..65536 expected, got 200000", e, 1, true)
+    local b = psdl.builder.new { vertex_budget = 100 }
+    ok, e = pcall(function() b:street { path = { { 0, 0, 0 }, { 0, 0, 400 } } } end)
+    assert.is_false(ok)
+    assert.matches("above this builder's vertex_budget of 100 (psdl.builder.new{vertex_budget}; the game's own limit "
+      .. "is 65024", e, 1, true)
+    assert.not_matches("collision vertices would overflow", e, 1, true)
+  end)
+
+  it("a budget lifted (VERTEX_BUDGET = math.huge) gives the format's limit in words when the city is validated", function()
+    local saved = psdl.builder.VERTEX_BUDGET
+    psdl.builder.VERTEX_BUDGET = math.huge
+    local ok, e = pcall(function()
+      local b = psdl.builder.new {}
+      b:street { path = { { 0, 0, 0 }, { 0, 0, 20000 } }, spacing = 1 }
+      return b:finish { strict = false }
+    end)
+    psdl.builder.VERTEX_BUDGET = saved
+    assert.is_false(ok)
+    assert.matches("vertices: a PSDL holds at most 65536 (16-bit references, §3.2)", e, 1, true)
+    assert.not_matches("encodable", e, 1, true)
+  end)
+
+  it("buildings taller than 3,500 m are refused at city:blocks", function()
+    local c = psdl.city.new {}
+    local ok, e = pcall(function() c:blocks { buildings = { floors = 1000, floor_height = 1000 } } end)
+    assert.is_false(ok)
+    assert.matches("buildings.floors x floor_height: 1000 floors of 1000 m make 1000000 m, taller than any building "
+      .. "(at most 3500 m, psdl.city.MAX_BUILDING_HEIGHT)", e, 1, true)
+    assert.equal(psdl.city.MAX_BUILDING_HEIGHT, require("psdl.city.blocks.options").MAX_HEIGHT)
+    assert.has_no_error(function() c:blocks { buildings = { floors = 1000 } } end) -- 3.5 km: the limit itself
+  end)
+
+  it("psdl.city.new shows NaN as nan and says spacing's real minimum", function()
+    local ok, e = pcall(psdl.city.new, { spacing = -(0 / 0) })
+    assert.is_false(ok)
+    assert.matches("spacing: a number >= 0.5 expected, got nan", e, 1, true)
+    ok, e = pcall(psdl.city.new, { radius = 0 / 0 })
+    assert.matches("radius: a number >= 0 expected, got nan", e, 1, true)
+    local c = psdl.city.new {}
+    ok, e = pcall(function() c:road(c:node(0, 0), c:node(100, 0), { lanes = -(0 / 0) }) end)
+    assert.matches("lanes: a whole number >= 1 expected, got nan", e, 1, true)
+  end)
+
+  it("Builder:overlaps says that ends are missing instead of 'integer in 1..0'", function()
+    local b = psdl.builder.new {}
+    local ok, e = pcall(function() return b:overlaps({ { 2, 3, 4 } }, { 5 }, {}) end)
+    assert.is_false(ok)
+    assert.matches("bad argument #3 to 'overlaps' (ends: two end-node owner numbers per owner expected", e, 1, true)
+  end)
+end)

@@ -143,8 +143,9 @@ end
 -- defaults for textures not given. `eps`: T-junction tolerance in metres (0.005).
 -- `snap`: round coordinates to this grid (metres) before pooling (default: exact).
 -- `name`: the city name, checked by validation (§3.4). `vertex_budget`: the vertex count
--- that raises (65,024 by default, §3.2; `false` for none: only for timing documents too big
--- for the game, which then fail validation).
+-- that raises (65,024 by default, §3.2: the game adds 512 collision vertices to the file's;
+-- at most 65,536, what a file can reference; `false` for none: only for timing documents
+-- too big for the game, which `finish` then refuses unless `validate = false`).
 -- @treturn Builder
 function M.new(opts)
   opts = opts or {}
@@ -155,7 +156,8 @@ function M.new(opts)
   if not style then argerr(1, "new", serr) end
   local m = opt_problem(opts.eps, "eps", "nonneg") or opt_problem(opts.snap, "snap", "positive")
   if not m and opts.vertex_budget ~= nil and opts.vertex_budget ~= false then
-    m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)
+    -- (at most what a PSDL can reference, 16-bit references 1..65,536, §3.2)
+    m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1, 65536)
   end
   if m then argerr(1, "new", m) end
   -- the C heap keeps what a build frees for the next one (glibc: no mapping, unmapping and

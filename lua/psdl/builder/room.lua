@@ -101,12 +101,19 @@ return function(M, Builder, Room, P)
     raise(self:label() .. ": " .. string_format(fmt, ...))
   end
 
+  local SAFE_BUDGET = require("psdl.core").limits.vertex_budget
   function Room:check_budget()
     local n = self.builder.vpool:count()
     local budget = self.builder.budget
     if budget and n > budget then
-      raise(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
-        .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget))
+      if budget == M.VERTEX_BUDGET then
+        raise(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
+          .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget))
+      end
+      -- (a budget the script set itself: no claim about the game)
+      raise(string_format("%s: the vertex pool reaches %d vertices, above this builder's vertex_budget of %d "
+        .. "(psdl.builder.new{vertex_budget}; the game's own limit is %d, §3.2)", self:label(), n, budget,
+        SAFE_BUDGET))
     end
   end
 

@@ -455,6 +455,11 @@ return function(M, Builder, Room, P)
     end
     local m = opt_problem(eps, "eps", "positive")
     if m then argerr(4, "overlaps", m) end
+    -- (an owner number must name a pair of `ends`: with none, say so rather than "1..0")
+    if #outlines > 0 and #ends < 2 then
+      argerr(3, "overlaps", string_format("ends: two end-node owner numbers per owner expected, got %d numbers for the "
+        .. "owners of %d outlines", #ends, #outlines))
+    end
     local ok, res = pcall(core.room_overlaps, self.vpool, outlines, owners, ends, eps)
     if not ok then
       -- the lists are checked in C (core.room_overlaps's arguments 2..4)

@@ -159,11 +159,11 @@ function M.new(opts)
   end
   for _, k in ipairs({ "spacing", "room_length", "radius", "bend_angle", "margin", "transition" }) do
     local v = opts[k]
-    if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v == huge) then
-      argerr(1, "new", k .. ": a number >= 0 expected, got " .. tostring(v))
+    local lo = k == "spacing" and 0.5 or 0 -- (spacing: sections at least 0.5 m apart)
+    if v ~= nil and (type(v) ~= "number" or v ~= v or v < lo or v == huge) then
+      argerr(1, "new", string_format("%s: a number >= %s expected, got %s", k, lo, check.shown(v)))
     end
   end
-  if opts.spacing and opts.spacing < 0.5 then argerr(1, "new", "spacing: at least 0.5 m") end
   local seed = opts.seed
   if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
     argerr(1, "new", "seed: an integer, a finite number or a string expected, got "
