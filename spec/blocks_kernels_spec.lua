@@ -132,6 +132,20 @@ describe("core.network_faces", function()
     assert.same({ "deck", "deck", "deck", "deck" }, faces[1].kinds)
     faces = core.network_faces(pool, rooms2, { 0, 0, 0, 0, 1 })
     assert.same({ "portal", "portal", "portal", "portal" }, faces[1].kinds)
+    assert.is_true(faces[1].warp)
+    -- without point tables (points = false): the same rings, no pts
+    local with = core.network_faces(pool, rooms, { 0, 0, 0, 0 })
+    local without, apron2 = core.network_faces(pool, rooms, { 0, 0, 0, 0 }, nil, false)
+    assert.is_nil(without[1].pts)
+    assert.is_nil(apron2[1].pts)
+    assert.same(with[1].refs, without[1].refs)
+    assert.same(with[1].kinds, without[1].kinds)
+    assert.equal(with[1].area, without[1].area)
+    assert.is_false(without[1].warp)
+    assert.same(apron[1].refs, apron2[1].refs)
+    local ok, e = pcall(core.network_faces, pool, { { 1, 2, 99 } }, { 0 }, nil, false)
+    assert.is_false(ok)
+    assert.matches("bad argument #2", e)
     -- an island room inside the face: a hole of the face
     local flat2 = { table.unpack(flat) }
     for _, q in ipairs({ { 13, 13 }, { 13, 17 }, { 17, 17 }, { 17, 13 } }) do

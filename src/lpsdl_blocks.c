@@ -160,7 +160,16 @@ static int l_network_faces(lua_State *L) {
     int with_pts = lua_isnoneornil(L, 5) || lua_toboolean(L, 5);
     lua_settop(L, 4);
     lpsdl_perims a;
-    lpsdl_points_perimeters(L, 4, &a); /* (settop keeps the 4 arguments) */
+    /* without point tables in the result, the pool's points go to C memory below, freed
+     * right after the kernel, not to a Lua scratch copy */
+    int from_pool = !with_pts && lua_type(L, 1) == LUA_TUSERDATA;
+    if (from_pool) {
+        size_t np;
+        lpsdl_pool_floats(L, 1, 3, &np);
+        lpsdl_perimeters(L, 2, np, &a);
+    } else {
+        lpsdl_points_perimeters(L, 4, &a); /* (settop keeps the 4 arguments) */
+    }
     unsigned char *warp = (unsigned char *)scratch(L, a.nrooms, 1);
     for (size_t r = 0; r < a.nrooms; r++) {
         int ok;
@@ -171,8 +180,22 @@ static int l_network_faces(lua_State *L) {
             luaL_argerror(L, 3, lua_pushfstring(L, "warp[%I]: 0, 1 or 2 expected", (lua_Integer)r + 1));
         warp[r] = (unsigned char)w;
     }
+    double *own = NULL;
+    if (from_pool) {
+        /* the floats fetched after the last Lua allocation; nothing raises between the
+         * malloc and its free */
+        size_t np;
+        const float *v = lpsdl_pool_floats(L, 1, 3, &np);
+        if (np != a.npts) return luaL_argerror(L, 1, "the pool changed while reading the outlines");
+        if (np > ((size_t)-1) / (3 * sizeof(double))) return luaL_error(L, "not enough memory");
+        own = (double *)malloc((np ? 3 * np : 1) * sizeof *own);
+        if (!own) return luaL_error(L, "not enough memory");
+        for (size_t i = 0; i < 3 * np; i++) own[i] = v[i];
+        a.pts = own;
+    }
     psdl_faces_net f;
     int rc = psdl_faces_network(&f, a.pts, a.npts, a.start, a.verts, a.nrooms, warp, eps);
+    free(own);
     if (rc == PSDL_FACES_NOMEM) return luaL_error(L, "not enough memory");
     if (rc != PSDL_FACES_OK) return luaL_argerror(L, 1, "the points' plan extent is not finite");
     /* copy out to collectable memory before any table is made (a raise must not leak) */

@@ -127,6 +127,7 @@ return function(M, Ctx, private)
       end
     end
     rawset(Q, "pts", nil) -- made again from the references on the next read
+    Q.simple = nil
     for i = 1, n do
       if new[i] then
         Q.refs[i] = new[i][2]

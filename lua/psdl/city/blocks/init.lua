@@ -89,7 +89,8 @@ local segs_meet, inset, bbox, simple = plan.segs_meet, plan.inset, plan.bbox, pl
 -- ================================================================ polygons
 
 -- A polygon: refs (vertex references), kinds (kind of edge i -> i+1: "street", "cut",
--- "margin", "portal", "deck") and pool (the builder's vertex pool). Its points `pts` (tables
+-- "margin", "portal", "deck") and pool (the builder's vertex pool); `simple` when unfold
+-- found its ring simple (code that changes refs drops it). Its points `pts` (tables
 -- {x, y, z}, the pool's exact points) are made from refs on first read and kept: code that
 -- changes refs afterwards drops them (`rawset(P, "pts", nil)`). The hot steps (crossing
 -- tests, chords, rows) read the points from the pool in C and never make them.
@@ -167,6 +168,7 @@ local function crosses(Q, holes)
     for k, H in ipairs(holes) do rings[k] = H.refs end
     return refs_crossing(Q.pool, Q.refs, rings) ~= nil
   end
+  if Q.simple then return false end -- tested by unfold, unchanged since
   return refs_crossing(Q.pool, Q.refs) ~= nil
 end
 
@@ -180,7 +182,7 @@ local function unfold(Q, warnings, what, index)
     local n = #Q.refs
     if n < 5 then break end
     local e1, e2 = refs_crossing(Q.pool, Q.refs)
-    if not e1 then break end
+    if not e1 then Q.simple = true; break end -- (crosses(Q) without holes needs no second test)
     local gap = e2 - e1
     local a, c -- keep point a, drop the points after it up to c
     if gap <= 3 then a, c = e1, e2
@@ -200,7 +202,7 @@ local function unfold(Q, warnings, what, index)
         refs[#refs + 1], kinds[#kinds + 1] = Q.refs[i], kind
       end
     end
-    Q.refs, Q.kinds = refs, kinds
+    Q.refs, Q.kinds, Q.simple = refs, kinds, nil
     rawset(Q, "pts", nil)
     removed = removed + 1
   end
@@ -710,7 +712,8 @@ end
 --   passes the inner edge of its terrain grid).
 -- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
 -- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
--- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
+-- buildings}...} (`outline`, the face's points, made on first read: `rawget` and `next` do
+-- not see it before), apron_rooms = {Room...}, building_list = {{room, outline, base, top,
 -- floors, facades, slivers, footprint}...} (kept in C and made tables on first read:
 -- `rawget` and `next` see it empty before), footprints, footprints_skipped, skipped_faces,
 -- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
