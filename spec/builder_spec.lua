@@ -667,12 +667,12 @@ describe("psdl.builder", function()
       raises("center[2]: y is not a finite number", b.street, b, { center = { {0, 0, 0}, {0, 0 / 0, 50} }, profile = STREET })
       -- a flat centre line (psdl.city's): the same checks, naming the point
       raises("center[2]: y is not a finite number", b.street, b, { center = { 0, 0, 0, 0, 0 / 0, 50 }, profile = STREET })
-      raises("center[3]: x = 1e+39 is beyond the float32 range", b.street, b,
+      raises("center[3]: x = 1e+39 lies too far out: coordinates within +-65536 m", b.street, b,
         { center = { 0, 0, 0, 0, 0, 50, 1e39, 0, 60 }, profile = STREET })
       raises("center: a flat array of x, y, z expected, got 5 numbers", b.street, b,
         { center = { 0, 0, 0, 0, 0 }, profile = STREET })
       raises("center: 2 or more points expected, got 1", b.street, b, { center = { 0, 0, 0 }, profile = STREET })
-      raises("beyond the float32 range", b.street, b, { path = { {0, 0, 0}, {1e39, 0, 50} }, profile = STREET })
+      raises("lies too far out", b.street, b, { path = { {0, 0, 0}, {1e39, 0, 50} }, profile = STREET })
       raises("spacing: finite number expected, got inf", b.street, b,
         { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, spacing = math.huge })
       raises("profile.left: finite number expected, got nan", b.street, b,
@@ -820,14 +820,14 @@ describe("psdl.builder", function()
       assert.matches("bad argument #1 to 'street' %(profile: table expected, got string%)",
         msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = "road" }))
       local blk = b:block{ outline = { {30, 0, 30}, {30, 0, 60}, {60, 0, 60}, {60, 0, 30} } }
-      assert.matches("bad argument #2 to 'building' %(floors: non%-negative number expected, got string%)",
+      assert.matches("bad argument #2 to 'building' %(floors: non%-negative number expected, got \"x\"%)",
         msg(b.building, b, blk, { outline = { {35, 0, 35}, {35, 0, 40}, {40, 0, 40}, {40, 0, 35} }, floors = "x" }))
       local err = msg(b.street, b, { path = { {0, 0}, {0, 50} }, profile = STREET })
       assert.matches("bad argument #1 to 'street' %(path%[1%]: 3%-D point {x, y, z} expected, got a 2%-D point {0, 0}%)", err)
       assert.is_nil(err:find("spline", 1, true))
       assert.matches("bad argument #1 to 'texture' %(name \"x+\" has 40 characters; texture names have 1..31",
         msg(b.texture, b, string.rep("x", 40)))
-      assert.matches("bad argument #1 to 'street' %(split: integer expected, got string%)",
+      assert.matches("bad argument #1 to 'street' %(split: integer expected, got \"x\"%)",
         msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, split = "x" }))
       assert.matches("railing: table expected, got boolean",
         msg(b.street, b, { path = { {0, 0, 0}, {0, 0, 50} }, profile = STREET, railing = true }))

@@ -60,7 +60,7 @@ describe("psdl.check", function()
     assert.equal("scripts/mine.lua:3", a.where)
     local ok, err = pcall(script("local c = ...\nc:node(1, 2, { y = 'x' })"), city)
     assert.is_false(ok)
-    assert.equal("scripts/mine.lua:2: bad argument #3 to 'node' (y: finite number expected, got string)", err)
+    assert.equal("scripts/mine.lua:2: bad argument #3 to 'node' (y: finite number expected, got \"x\")", err)
     -- the check sits two functions deep (City:road, City:resolve_node): still the script's line
     ok, err = pcall(script("local c = ...\n\nc:road(1, 99)"), city)
     assert.is_false(ok)

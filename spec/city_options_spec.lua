@@ -43,7 +43,7 @@ describe("city:road tunnel and bridge options", function()
       { { tunnel = { ramp = 0 / 0 } }, "tunnel.ramp: finite number expected, got nan" },
       { { bridge = { ramp = -1 } }, "bridge.ramp: non%-negative number expected" },
       { { bridge = { ramp = 1e9 } }, "bridge.ramp: non%-negative number in 0..65536 expected" },
-      { { bridge = { height = "8" } }, "bridge.height: non%-negative number expected, got string" },
+      { { bridge = { height = "8" } }, "bridge.height: non%-negative number expected, got \"8\"" },
       { { tunnel = { height = -1 } }, "tunnel.height: non%-negative number expected" },
       { { bridge = { railing_height = 1 / 0 } }, "bridge.railing_height: finite number expected, got inf" },
       { { tunnel = { dpeth = 9 } }, "tunnel: unknown option 'dpeth'" },
@@ -153,7 +153,7 @@ describe("psdl.city.new and city:node messages", function()
   it("says what city:node got instead of numbers", function()
     local city = city_mod.new{}
     local err = fails(function() city:node("0", 0) end)
-    assert.matches("bad argument #1 to 'node' (finite numbers x and z expected, got string x)", err, 1, true)
+    assert.matches("bad argument #1 to 'node' (finite numbers x and z expected, got \"0\" x)", err, 1, true)
     err = fails(function() city:node(0, 0 / 0) end)
     assert.matches("got nan z", err, 1, true)
   end)

@@ -68,8 +68,11 @@ describe("psdl render's scale", function()
     assert.equal("1898.125", render.scale_text(1898.125))
     local dir = H.tmpdir(finally)
     local b = psdl.builder.new { style = "sf" }
-    b:block { outline = { { 0, 0, 0 }, { 0, 0, 1e8 }, { 1e8, 0, 0 } } }
-    assert(psdl.write(b:finish(), dir .. "/big.psdl"))
+    -- (the builder stops at +-65,536 m: a 100 m block, then its file's vertices scaled up)
+    b:block { outline = { { 0, 0, 0 }, { 0, 0, 100 }, { 100, 0, 0 } } }
+    local doc = b:finish()
+    for _, v in ipairs(doc.vertices) do v[1], v[3] = v[1] * 1e6, v[3] * 1e6 end
+    assert(psdl.write(doc, dir .. "/big.psdl", { force = true }))
     local code, out, err = run("render", dir .. "/big.psdl", "-o", dir .. "/big.png", "--size", "1000")
     assert.equal(0, code, err)
     assert.matches(" 8%.8%de%-06 px/m", out)

@@ -332,9 +332,10 @@ describe("street and intersection glue", function()
     end
   end)
 
-  it("flat_check finds the first number outside the float32 range", function()
-    assert.is_nil(core.flat_check({ 1, 2.5, -3e38 }))
+  it("flat_check finds the first number outside +-65,536 m (PSDL_MAX_COORDINATE)", function()
+    assert.is_nil(core.flat_check({ 1, 2.5, -65536 }))
     assert.equal(2, core.flat_check({ 1, 0 / 0, 3 }))
+    assert.equal(3, core.flat_check({ 1, 2, 65536.001 }))
     assert.equal(3, core.flat_check({ 1, 2, 1e39 }))
     assert.equal(1, core.flat_check({ "1" }))
     assert.is_nil(core.flat_check({}))

@@ -340,15 +340,15 @@ static uint32_t *get_holes(lua_State *L, int idx, size_t npts, size_t *nh) {
 
 /* ================================================================ point lists */
 
-/* One coordinate of a point: a number strictly inside the float32 range (not NaN). */
+/* One coordinate of a point: a number within +-PSDL_MAX_COORDINATE (not NaN). */
 static int coord_ok(lua_State *L, int idx, double *v) {
     if (lua_type(L, idx) != LUA_TNUMBER) return 0;
     *v = (double)lua_tonumber(L, idx);
-    return *v > -FLT_MAX && *v < FLT_MAX;
+    return *v >= -PSDL_MAX_COORDINATE && *v <= PSDL_MAX_COORDINATE;
 }
 
 /* Flattens the point list at idx into the new table it pushes, checking each point (a table
- * of finite numbers within the float32 range, y nil or false: 0); the coordinates go to
+ * of numbers within +-PSDL_MAX_COORDINATE, y nil or false: 0); the coordinates go to
  * xyz too when given (3 per point). Returns 0, or the 1-based index of the first bad point
  * (the table pushed is then incomplete). */
 static lua_Integer flatten_list(lua_State *L, int idx, lua_Integer n, double *xyz) {
@@ -387,7 +387,7 @@ static lua_Integer flatten_list(lua_State *L, int idx, lua_Integer n, double *xy
  * @function flatten_points
  * @tparam table list `{ {x, y, z}, ... }` (y may be nil or false: 0)
  * @return flat `{x1, y1, z1, ...}`, or nil and the 1-based index of the first point that is
- * not a table of finite numbers within the float32 range
+ * not a table of numbers within +-65,536 m (PSDL_MAX_COORDINATE, psdl.h)
  */
 static int l_flatten_points(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -403,7 +403,7 @@ static int l_flatten_points(lua_State *L) {
 
 /***
  * The first entry of a flat array that is no coordinate flatten_points would take (a number
- * strictly inside the float32 range, not NaN), or nil when all are (the builder's check of a
+ * within +-65,536 m, PSDL_MAX_COORDINATE, not NaN), or nil when all are (the builder's check of a
  * flat centre line, psdl.builder's Builder:street).
  * @function flat_check
  * @tparam table flat `{x1, y1, z1, ...}` (its length as `#`)

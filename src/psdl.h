@@ -399,6 +399,11 @@ psdl_status psdl_check_output(const char *path, psdl_error *err);
 #define PSDL_MAX_PROP_RULE 255        /* the room's prop-rule byte (§1.6) */
 #define PSDL_SAFE_VERTEX_BUDGET 65024 /* V + 512 generated vertices <= 65536 (§3.2) */
 #define PSDL_CURB_RISE 0.15f          /* metres (§2.4 0x0) */
+/* The largest |x|, |y| or |z| of a position the builder takes and the validator leaves
+ * without a warning (metres, 2^16): positions are 32-bit floats (§1.2), whose steps are 4 mm
+ * just below it and grow beyond (64 m at 1e9 m); the game's cities lie within a few
+ * kilometres of the origin. lua/psdl/check.lua's MAX_COORDINATE and psdl.city's agree. */
+#define PSDL_MAX_COORDINATE 65536.0
 
 #ifdef __cplusplus
 }

@@ -496,6 +496,29 @@ static void check_roads(vctx *v) {
     }
 }
 
+/* One warning for the vertices lying beyond +-PSDL_MAX_COORDINATE on an axis (what the builder
+ * refuses; a file from elsewhere may have them), naming the first and how many. Non-finite
+ * ones are left to "nonfinite". */
+static void check_far_vertices(vctx *v) {
+    const psdl_doc *doc = v->doc;
+    uint32_t first = 0, count = 0;
+    for (uint32_t i = 0; i < doc->nvertices; i++) {
+        const psdl_vec3 *p = &doc->vertices[i];
+        double m = fmax(fabs((double)p->x), fmax(fabs((double)p->y), fabs((double)p->z)));
+        if (m > PSDL_MAX_COORDINATE && isfinite(m)) {
+            if (count++ == 0) first = i;
+        }
+    }
+    if (count == 0) return;
+    char path[48];
+    const psdl_vec3 *p = &doc->vertices[first];
+    snprintf(path, sizeof path, "vertices[%lu]", (unsigned long)first + 1);
+    report(v, WARN, "far_vertex", -1, -1, -1, path,
+           "%lu vertices beyond +-%.0f m, the first at (%g, %g, %g): 32-bit floats lose their centimetres there "
+           "(§1.2); the game's cities lie within a few km of the origin",
+           (unsigned long)count, PSDL_MAX_COORDINATE, (double)p->x, (double)p->y, (double)p->z);
+}
+
 void psdl_validate(const psdl_doc *doc, psdl_problem_fn fn, void *ud, psdl_validate_result *result) {
     psdl_validate_ex(doc, 0, fn, ud, result);
 }
@@ -519,6 +542,7 @@ void psdl_validate_ex(const psdl_doc *doc, unsigned flags, psdl_problem_fn fn, v
                "%lu vertices: above %d the game's 512 generated collision vertices overflow 16-bit indices "
                "(§3.2)",
                (unsigned long)doc->nvertices, PSDL_SAFE_VERTEX_BUDGET);
+    check_far_vertices(&v);
     for (uint32_t i = 1; i < doc->ntextures; i++) {
         const psdl_texture *t = &doc->textures[i];
         if (t->name && memchr(t->name, 0, t->name_len)) {
@@ -604,6 +628,7 @@ static const psdl_rule_info rules[] = {
     {"room_zero", "error", "a road record referencing room 0 (§3.3)"},
     {"road_room_attributes", "warning", "a road record's room without exactly one road-type attribute (§1.7)"},
     {"bounds", "warning", "a vertex outside the file's bounding box (§1.6)"},
+    {"far_vertex", "warning", "vertices more than 65,536 m from the origin on an axis (§1.2)"},
     {"nonfinite", "error", "NaN or infinite vertex, height, bound or lane value"},
     {"empty_city", "error", "the city has no room"},
     {"perimeter_crossing", "error", "a perimeter crosses itself"},

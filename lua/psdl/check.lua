@@ -101,6 +101,10 @@ end
 -- Each returns nil when the value is fine, else what is wrong with it (for argerr).
 
 local FLT_MAX = 3.4028234663852886e38 -- coordinates are stored as float32 (§1.2)
+-- The largest |x|, |y| or |z| of a point the builder takes (m, 2^16; PSDL_MAX_COORDINATE in
+-- src/psdl.h, which core.flatten_points applies): float32 positions are 4 mm apart just below
+-- it and lose their centimetres beyond; psdl.city.MAX_COORDINATE is the same.
+local MAX_COORD = 65536
 
 -- A value as messages show it.
 local function shown(v)
@@ -125,8 +129,8 @@ local function num_problem(v, name, rule, lo, hi)
      and (not lo or v >= lo) and (not hi or v <= hi) then
     return nil
   end
-  if type(v) ~= "number" then
-    return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], type(v))
+  if type(v) ~= "number" then -- (a string shown quoted: "8" is no number)
+    return string_format("%s: %s expected, got %s", name, RULE_TEXT[rule], type(v) == "string" and shown(v) or type(v))
   end
   if v ~= v or v == huge or v == -huge then
     return string_format("%s: finite number expected, got %s", name, shown(v))
@@ -148,7 +152,7 @@ end
 
 local AXES = { "x", "y", "z" }
 
--- A point {x, y, z} of finite numbers within float32 (y may be nil: 0).
+-- A point {x, y, z} of numbers within +-MAX_COORD (y may be nil: 0).
 local function point_problem(p, name)
   if type(p) ~= "table" then
     return string_format("%s: 3-D point {x, y, z} expected, got %s", name, type(p))
@@ -164,9 +168,10 @@ local function point_problem(p, name)
   end
   for k = 1, 3 do
     local v = p[k]
-    if v ~= nil and not (v > -FLT_MAX and v < FLT_MAX) then
+    if v ~= nil and not (v >= -MAX_COORD and v <= MAX_COORD) then
       if v ~= v or v == huge or v == -huge then return string_format("%s: %s is not a finite number", name, AXES[k]) end
-      return string_format("%s: %s = %s is beyond the float32 range of the file", name, AXES[k], shown(v))
+      return string_format("%s: %s = %s lies too far out: coordinates within +-%d m (psdl.builder.MAX_COORDINATE: "
+        .. "32-bit float positions lose their centimetres further out)", name, AXES[k], shown(v), MAX_COORD)
     end
   end
 end
@@ -264,6 +269,10 @@ end
 -- `Builder:room` and `Room:fan` (no script can set it).
 
 C.FLT_MAX = FLT_MAX
+C.MAX_COORDINATE = MAX_COORD
+-- The widest a road's carriageway, median or sidewalk may be (m): psdl.builder.MAX_WIDTH and
+-- psdl.city.profiles.MAX_WIDTH.
+C.MAX_WIDTH = 100
 C.argerr = argerr
 C.shown = shown
 C.num_problem = num_problem

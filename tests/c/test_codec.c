@@ -1757,6 +1757,29 @@ static void test_validation(void) {
             psdl_doc_free(d);
         }
     }
+    /* far_vertex: one warning naming the first vertex beyond +-PSDL_MAX_COORDINATE */
+    {
+        set_ctx("validate far_vertex");
+        psdl_doc *d = psdl_doc_new(NULL);
+        if (CHECK(d != NULL)) {
+            d->nvertices = 4;
+            d->vertices = psdl_doc_alloc(d, (size_t)d->nvertices * sizeof *d->vertices);
+            if (CHECK(d->vertices != NULL)) {
+                memset(d->vertices, 0, (size_t)d->nvertices * sizeof *d->vertices);
+                d->vertices[1].x = (float)PSDL_MAX_COORDINATE;
+                d->vertices[2].y = -1e6f;
+                d->vertices[3].z = 1e30f;
+                const psdl_problem *p = plist_check_rule(d, "far_vertex", W, "vertices[3]");
+                if (p) CHECK(strstr(p->message, "2 vertices beyond +-65536 m, the first at (0, -1e+06, 0)") != NULL);
+                d->vertices[2].y = d->vertices[3].z = (float)-PSDL_MAX_COORDINATE;
+                static plist l;
+                l.n = 0;
+                psdl_validate(d, collect_problem, &l, NULL);
+                CHECK(find_problem(&l, "far_vertex", W, NULL) == NULL);
+            }
+            psdl_doc_free(d);
+        }
+    }
     /* the problem carries room, attribute and road; the callback can stop validation */
     {
         static const uint16_t w[] = {0x50, 1, 0x81, 1, 2, 16, 17};

@@ -12,6 +12,9 @@ local max, abs, sqrt = math.max, math.abs, math.sqrt
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
 check.own(debug.getinfo(1, "S").source)
+local raise = check.raise
+-- The most vertices a PSDL can reference (16-bit references 1..65,536, §3.2).
+local MAX_VERTICES = 65536
 
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
@@ -552,8 +555,8 @@ return function(M, Builder, Room, P)
     -- vertices, dummy, bounds
     local nv = self.vpool:count()
     if self.budget and nv > self.budget then
-      error(string_format("the vertex pool has %d vertices after T-junction repair, above the safe budget of %d (§3.2)",
-        nv, self.budget), 2)
+      error(string_format("the vertex pool has %d vertices after T-junction repair, above the %s of %d (§3.2)",
+        nv, self.budget == M.VERTEX_BUDGET and "safe budget" or "builder's vertex_budget", self.budget), 2)
     end
     local bounds = core.bounds(self.vpool, 2)
     if not bounds then error("the document has no vertices", 2) end
@@ -612,6 +615,11 @@ return function(M, Builder, Room, P)
                      clamped = self.clamped, warnings = height_mismatches(self, rooms, perims, cdoc) }
     phase("warnings")
     if opts.validate ~= false then
+      if nv > MAX_VERTICES then -- (a budget lifted: the format's own limit, before the validator's words)
+        raise(string_format("the document has %d vertices: a PSDL holds at most %d (16-bit references, §3.2), and the "
+          .. "game's collision vertices need %d of those (the safe budget is %d, §3.2)", nv, MAX_VERTICES,
+          MAX_VERTICES - core.limits.vertex_budget, core.limits.vertex_budget))
+      end
       local strict = opts.strict ~= false
       -- (one conversion: the bytes of the document checked are kept for writing it)
       local ok, problems, counts, checked = require("psdl.document").check_assembled(self.store, cdoc or unencodable,

@@ -45,7 +45,7 @@ local floor, max, min, abs, sqrt, huge = math.floor, math.max, math.min, math.ab
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 local os_clock = os.clock
 local math_type = math.type
-local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
+local MAX_COORD, argerr, shown, num_problem = check.MAX_COORDINATE, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 check.own(debug.getinfo(1, "S").source)
 
@@ -76,6 +76,16 @@ M.MAX_DIVIDER_TEXTURE = core.limits.divider_texture
 --- How far (m) a building outline may stray outside its room's outline before
 -- `Builder:building` raises (footprints computed against curved streets stray a few cm).
 M.BUILDING_SLACK = 0.25
+
+--- The largest |x|, |y| or |z| of a point the builder takes, metres (65,536 = 2^16,
+-- `psdl.city.MAX_COORDINATE` too): positions are 32-bit floats (psdl-format.md §1.2), whose
+-- steps are 4 mm just below it and grow beyond (64 m at 1e9 m), so a point further out is a
+-- mistake; `psdl validate` warns (`far_vertex`) about files from elsewhere that have one.
+M.MAX_COORDINATE = check.MAX_COORDINATE
+
+--- The widest a profile's carriageway (`left + right`), `median` or sidewalk may be, metres
+-- (100, `psdl.city.profiles.MAX_WIDTH` too).
+M.MAX_WIDTH = check.MAX_WIDTH
 
 --- Room flag bits (§1.6).
 M.FLAGS = { subterranean = 0x02, standard = 0x04, road = 0x08, intersection = 0x10,
@@ -133,8 +143,9 @@ end
 -- defaults for textures not given. `eps`: T-junction tolerance in metres (0.005).
 -- `snap`: round coordinates to this grid (metres) before pooling (default: exact).
 -- `name`: the city name, checked by validation (§3.4). `vertex_budget`: the vertex count
--- that raises (65,024 by default, §3.2; `false` for none: only for timing documents too big
--- for the game, which then fail validation).
+-- that raises (65,024 by default, §3.2: the game adds 512 collision vertices to the file's;
+-- at most 65,536, what a file can reference; `false` for none: only for timing documents
+-- too big for the game, which `finish` then refuses unless `validate = false`).
 -- @treturn Builder
 function M.new(opts)
   opts = opts or {}
@@ -145,7 +156,8 @@ function M.new(opts)
   if not style then argerr(1, "new", serr) end
   local m = opt_problem(opts.eps, "eps", "nonneg") or opt_problem(opts.snap, "snap", "positive")
   if not m and opts.vertex_budget ~= nil and opts.vertex_budget ~= false then
-    m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1)
+    -- (at most what a PSDL can reference, 16-bit references 1..65,536, §3.2)
+    m = num_problem(opts.vertex_budget, "vertex_budget", "int", 1, 65536)
   end
   if m then argerr(1, "new", m) end
   -- the C heap keeps what a build frees for the next one (glibc: no mapping, unmapping and
@@ -206,8 +218,9 @@ function Builder:vertices_flat(flat)
   if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
   for i = 1, #flat do
     local v = flat[i]
-    if type(v) ~= "number" or not (v > -FLT_MAX and v < FLT_MAX) then
-      argerr(1, "vertices_flat", string_format("flat[%d]: finite number expected, got %s", i, shown(v)))
+    if type(v) ~= "number" or not (v >= -MAX_COORD and v <= MAX_COORD) then
+      argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
+        .. "got %s", i, MAX_COORD, shown(v)))
     end
   end
   return pool_flat(self, flat)

@@ -23,6 +23,10 @@ return function(M, Builder, Room, P)
 
   function Builder:road_record(o)
     if type(o) ~= "table" or type(o.rooms) ~= "table" or #o.rooms == 0 then argerr(1, "road_record", "rooms expected") end
+    if #o.rooms > 255 then
+      argerr(1, "road_record", string_format("rooms: %d rooms, a road record lists at most 255 (a one-byte count, "
+        .. "psdl-format.md §1.7)", #o.rooms))
+    end
     for i, r in ipairs(o.rooms) do
       if getmetatable(r) ~= Room or r.builder ~= self or self.rooms[r.serial] ~= r then
         argerr(1, "road_record", "rooms[" .. i .. "]: Room of this builder expected")

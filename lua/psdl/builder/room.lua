@@ -11,7 +11,7 @@ local type, error, ipairs, pairs, tostring = type, error, ipairs, pairs, tostrin
 local setmetatable = setmetatable
 local floor, max, abs, math_type = math.floor, math.max, math.abs, math.type
 local string_format, table_move = string.format, table.move
-local FLT_MAX, argerr, shown, num_problem = check.FLT_MAX, check.argerr, check.shown, check.num_problem
+local MAX_COORD, argerr, shown, num_problem = check.MAX_COORDINATE, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
 local flatten_points, points_problem = check.flatten_points, check.points_problem
 local polygon_problem, raise = check.polygon_problem, check.raise
@@ -101,12 +101,19 @@ return function(M, Builder, Room, P)
     raise(self:label() .. ": " .. string_format(fmt, ...))
   end
 
+  local SAFE_BUDGET = require("psdl.core").limits.vertex_budget
   function Room:check_budget()
     local n = self.builder.vpool:count()
     local budget = self.builder.budget
     if budget and n > budget then
-      raise(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
-        .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget))
+      if budget == M.VERTEX_BUDGET then
+        raise(string_format("%s: the vertex pool reaches %d vertices, above the safe budget of %d: the game's "
+          .. "512 generated collision vertices would overflow 16-bit indices (§3.2)", self:label(), n, budget))
+      end
+      -- (a budget the script set itself: no claim about the game)
+      raise(string_format("%s: the vertex pool reaches %d vertices, above this builder's vertex_budget of %d "
+        .. "(psdl.builder.new{vertex_budget}; the game's own limit is %d, §3.2)", self:label(), n, budget,
+        SAFE_BUDGET))
     end
   end
 
@@ -138,7 +145,8 @@ return function(M, Builder, Room, P)
         local x, y, z
         if type(p) == "table" then x, y, z = p[1], p[2] or 0, p[3] end
         if type(x) ~= "number" or type(y) ~= "number" or type(z) ~= "number"
-           or not (x > -FLT_MAX and x < FLT_MAX and y > -FLT_MAX and y < FLT_MAX and z > -FLT_MAX and z < FLT_MAX) then
+           or not (x >= -MAX_COORD and x <= MAX_COORD and y >= -MAX_COORD and y <= MAX_COORD and z >= -MAX_COORD
+                   and z <= MAX_COORD) then
           argerr(1, what, point_problem(p, string_format("rows[%d][%d]", k, j)) or "bad point")
         end
         flat[n + 1], flat[n + 2], flat[n + 3] = x, y, z

@@ -11,7 +11,7 @@ local getmetatable, pcall = getmetatable, pcall
 local max, min, huge = math.max, math.min, math.huge
 local string_format = string.format
 local argerr, shown, opt_problem = check.argerr, check.shown, check.opt_problem
-local FLT_MAX, point_problem = check.FLT_MAX, check.point_problem
+local MAX_COORD, point_problem = check.MAX_COORDINATE, check.point_problem
 local flat_check = core.flat_check
 local points_problem, dir_problem = check.points_problem, check.dir_problem
 check.own(debug.getinfo(1, "S").source)
@@ -58,7 +58,7 @@ return function(M, Builder, Room, P)
   local function center_problem(c)
     if type(c) ~= "table" or type(c[1]) ~= "number" then return points_problem(c, "center", 2) end
     local n = #c
-    local i = flat_check(c) -- (in C: every number within the float32 range)
+    local i = flat_check(c) -- (in C: every number within +-65,536 m, PSDL_MAX_COORDINATE)
     if i then
       local k = (i - 1) // 3 + 1
       local q = 3 * k
@@ -79,8 +79,8 @@ return function(M, Builder, Room, P)
       local p = row[c]
       if type(p) ~= "table" then return points_problem(row, name) end
       local x, y, z = p[1], p[2], p[3]
-      if not (type(x) == "number" and x > -FLT_MAX and x < FLT_MAX and type(z) == "number" and z > -FLT_MAX
-              and z < FLT_MAX and (not y or (type(y) == "number" and y > -FLT_MAX and y < FLT_MAX))) then
+      if not (type(x) == "number" and x >= -MAX_COORD and x <= MAX_COORD and type(z) == "number" and z >= -MAX_COORD
+              and z <= MAX_COORD and (not y or (type(y) == "number" and y >= -MAX_COORD and y <= MAX_COORD))) then
         return points_problem(row, name)
       end
     end
@@ -94,6 +94,10 @@ return function(M, Builder, Room, P)
   end
 
   local WIDTHS = { "left", "right", "sidewalk_left", "sidewalk_right", "median" }
+  -- The widest a profile's carriageway (left + right), median or sidewalk may be, metres
+  -- (psdl.builder.MAX_WIDTH; psdl.city.profiles.MAX_WIDTH is the same): the widest retail road
+  -- is about 40 m across, and a typo of 1e6 m would make a street of one enormous quad.
+  local MAX_WIDTH = check.MAX_WIDTH
   local STREET_TABLES = { "room", "tunnel", "railing", "divider" }
   local unknown_key = P.unknown_key
   -- the keys of a profile and of `Builder:street` (others are refused: a misspelt one)
@@ -126,6 +130,7 @@ return function(M, Builder, Room, P)
     if (c ~= nil and not finite(c)) or (ml ~= nil and not finite(ml)) then return false end
     l, r = l or 0, r or 0
     if k == "divided" and not (l > 0 and r > 0) then return false end
+    if l + r > MAX_WIDTH or (sl or 0) > MAX_WIDTH or (sr or 0) > MAX_WIDTH or (md or 0) > MAX_WIDTH then return false end
     return l + r > 0
   end
 
@@ -153,6 +158,16 @@ return function(M, Builder, Room, P)
     end
     if not ((p.left or 0) + (p.right or 0) > 0) then
       return string_format("%s: left + right must be positive (the carriageway has no width)", name)
+    end
+    if (p.left or 0) + (p.right or 0) > MAX_WIDTH then
+      return string_format("%s: left + right = %s m: wider than any road (at most %d m, psdl.builder.MAX_WIDTH)", name,
+        shown((p.left or 0) + (p.right or 0)), MAX_WIDTH)
+    end
+    for _, f in ipairs { "sidewalk_left", "sidewalk_right", "median" } do
+      if (p[f] or 0) > MAX_WIDTH then
+        return string_format("%s.%s = %s m: wider than any road has (at most %d m, psdl.builder.MAX_WIDTH)", name, f,
+          shown(p[f]), MAX_WIDTH)
+      end
     end
   end
 
@@ -442,6 +457,11 @@ return function(M, Builder, Room, P)
     end
     local m = opt_problem(eps, "eps", "positive")
     if m then argerr(4, "overlaps", m) end
+    -- (an owner number must name a pair of `ends`: with none, say so rather than "1..0")
+    if #outlines > 0 and #ends < 2 then
+      argerr(3, "overlaps", string_format("ends: two end-node owner numbers per owner expected, got %d numbers for the "
+        .. "owners of %d outlines", #ends, #outlines))
+    end
     local ok, res = pcall(core.room_overlaps, self.vpool, outlines, owners, ends, eps)
     if not ok then
       -- the lists are checked in C (core.room_overlaps's arguments 2..4)

@@ -130,10 +130,14 @@ function M.city(city_mod, net, opts)
   end
   for i, r in ipairs(net.roads) do
     if type(r) ~= "table" then argerr(1, "from_network", "roads[" .. i .. "]: table expected") end
-    local a, b = city.node_by_id[r.from], city.node_by_id[r.to]
-    if not a or not b then
-      argerr(1, "from_network", string_format("roads[%d]: node %s not in nodes", i, tostring(not a and r.from or r.to)))
+    for _, k in ipairs { "from", "to" } do
+      local id = r[k]
+      if id == nil then argerr(1, "from_network", string_format("roads[%d]: %s missing (a node id expected)", i, k)) end
+      if not city.node_by_id[id] then
+        argerr(1, "from_network", string_format("roads[%d]: %s = %s: no such node in nodes", i, k, check.shown(id)))
+      end
     end
+    local a, b = city.node_by_id[r.from], city.node_by_id[r.to]
     local m = entry_problem(r, M.ROAD_KEYS, ROAD_FLAGS)
     local src = (type(r.source) == "string" or type(r.source) == "number") and r.source
     local place = "roads[" .. i .. "]" .. (src and (" (" .. src .. ")") or "")

@@ -159,11 +159,11 @@ function M.new(opts)
   end
   for _, k in ipairs({ "spacing", "room_length", "radius", "bend_angle", "margin", "transition" }) do
     local v = opts[k]
-    if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v == huge) then
-      argerr(1, "new", k .. ": a number >= 0 expected, got " .. tostring(v))
+    local lo = k == "spacing" and 0.5 or 0 -- (spacing: sections at least 0.5 m apart)
+    if v ~= nil and (type(v) ~= "number" or v ~= v or v < lo or v == huge) then
+      argerr(1, "new", string_format("%s: a number >= %s expected, got %s", k, lo, check.shown(v)))
     end
   end
-  if opts.spacing and opts.spacing < 0.5 then argerr(1, "new", "spacing: at least 0.5 m") end
   local seed = opts.seed
   if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
     argerr(1, "new", "seed: an integer, a finite number or a string expected, got "
@@ -229,7 +229,7 @@ function City:node(x, z, opts)
     local bad, name = x, "x"
     if type(x) == "number" and x == x and x ~= huge and x ~= -huge then bad, name = z, "z" end
     argerr(1, "node", string_format("finite numbers x and z expected, got %s %s",
-      type(bad) == "number" and check.shown(bad) or type(bad), name))
+      (type(bad) == "number" or type(bad) == "string") and check.shown(bad) or type(bad), name))
   end
   if math.abs(x) > M.MAX_COORDINATE or math.abs(z) > M.MAX_COORDINATE then
     argerr(1, "node", string_format("(%.6g, %.6g) lies too far out: x and z within +-%d m "
@@ -338,7 +338,8 @@ function City:road(a, b, opts)
       tostring(na.id), tostring(nb.id), na.x, na.z))
   end
   local idx = #self.roads + 1
-  local r = { index = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
+  -- (`number` stays: `index` is renumbered when psdl.city.repair drops a road before it)
+  local r = { index = idx, number = idx, a = na, b = nb, via = via, opts = opts, name = opts.name, city = self,
               where = opts.where or where() }
   -- a centre line that crosses itself is a mistake of the script, never repaired (docs/city.md)
   if #via >= 2 then

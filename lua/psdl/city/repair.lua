@@ -95,18 +95,60 @@ local function middle(r)
   return pts[1][1], pts[1][2]
 end
 
+-- "road 5 (Main) at city.lua:12": a road as the repair warnings name it, by the number the
+-- script's `City:road` gave it (`number`: the roads dropped before it do not renumber it).
+local function road_ref(r)
+  local s = string_format("road %d", r.number or r.index)
+  if r.name then s = s .. string_format(" (%s)", r.name) end
+  if r.where then s = s .. " at " .. r.where end
+  return s
+end
+M.road_ref = road_ref
+
+-- A layout message with the roads it names ("road 4 at city.lua:9", "city.lua:9: road 4", as
+-- psdl.city.network writes them, by their place in the city's list) named by the number the
+-- script gave them instead, as the warnings' headers are: after a road is dropped the others
+-- move up the list, and the same road would be "road 4" in one warning and "road 5" in the next.
+local function renumbered(city, msg)
+  if not city or not city.roads then return msg end
+  local pairs_, k = {}, 0
+  for _, q in ipairs(city.roads) do
+    local num = q.number
+    if num and num ~= q.index then
+      local name = q.name and string_format(" (%s)", q.name) or ""
+      local old_ref, new_ref = string_format("road %d%s", q.index, name), string_format("road %d%s", num, name)
+      if q.where then
+        pairs_[#pairs_ + 1] = { old_ref .. " at " .. q.where, new_ref .. " at " .. q.where }
+        pairs_[#pairs_ + 1] = { q.where .. ": " .. old_ref, q.where .. ": " .. new_ref }
+      end
+    end
+  end
+  if #pairs_ == 0 then return msg end
+  -- each old form becomes a placeholder first, then its new form (no chain of replacements)
+  local function plain(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
+  for i, p in ipairs(pairs_) do
+    k = k + 1
+    msg = msg:gsub(plain(p[1]), "\1" .. i .. "\2")
+  end
+  for i, p in ipairs(pairs_) do msg = msg:gsub("\1" .. i .. "\2", (p[2]:gsub("%%", "%%%%"))) end
+  return msg
+end
+
 --- Record a repair or a drop of a road (or raise, in strict mode).
 -- @tparam table r the road (`City:road`)
 -- @tparam string action "repaired" or "dropped"
 -- @tparam string reason short reason (the key the summaries group by)
 -- @tparam string detail the full message (what the layout said)
 -- @tparam[opt] string stage default "layout"
+-- @tparam[opt] boolean numbered `detail` names roads by their script numbers already (else
+-- the layout's places in the list are turned into them)
 -- @raise in strict mode: `detail` (which names the script line)
-function Log:road(r, action, reason, detail, stage)
+function Log:road(r, action, reason, detail, stage, numbered)
   if self.strict then error(detail, 0) end
+  if not numbered then detail = renumbered(r.city, detail) end
   local x, z = middle(r)
   local e = { stage = stage or "layout", action = action, reason = reason, detail = detail, kind = "road",
-              road = r.index, where = r.where, name = r.name, source = r.opts and r.opts.source,
+              road = r.index, number = r.number or r.index, ref = road_ref(r), where = r.where, name = r.name, source = r.opts and r.opts.source,
               x = x, z = z, length = plan_length(road_points(r)) }
   self.entries[#self.entries + 1] = e
   self.by_entry[e] = r
@@ -359,7 +401,7 @@ end
 -- road is the answer to it.
 -- @tparam string msg
 function M.is_limit(msg)
-  return msg:find("vertex pool reaches", 1, true) ~= nil
+  return msg:find("vertex pool reaches", 1, true) ~= nil or msg:find("than one road record holds", 1, true) ~= nil
 end
 
 -- The road a layout message is about: the label it starts with (`network.road_label`).
@@ -521,11 +563,23 @@ local function repair_node(city, n, msg, log, network, named)
   local victim = least(cands)
   if not victim then return false end
   local reason = "cannot be built at its node"
-  if msg:find("same direction", 1, true) then reason = "leaves a node along another road"
+  local numbered = false
+  if msg:find("same direction", 1, true) then
+    reason = "leaves a node along another road"
+    -- the warning names the road dropped and the one kept (the layout's message names the
+    -- two in its own order, the same two for every road of a bundle)
+    local kept
+    for _, r in ipairs(cands) do if r ~= victim and not kept then kept = r end end
+    if kept then
+      msg = string_format("%s: %s leaves it in the same direction as %s (%s degrees apart): road %d dropped, road %d "
+        .. "kept; join them further out or move a via point", network.node_label(n), road_ref(victim), road_ref(kept),
+        msg:match("%(([%d.]+) degrees apart%)") or "?", victim.number or victim.index, kept.number or kept.index)
+      numbered = true
+    end
   elseif msg:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
     reason = "meets a tunnel or bridge node at grade" end
-  log:road(victim, "dropped", reason, msg)
+  log:road(victim, "dropped", reason, msg, nil, numbered)
   M.remove_road(city, victim)
   return true
 end

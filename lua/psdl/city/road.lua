@@ -26,6 +26,8 @@ local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, p
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
 local string_format = string.format
 local unit, road_label, node_label, road_ref = network.unit, network.road_label, network.node_label, network.road_ref
+-- The most rooms one road record lists (a one-byte count, psdl-format.md §1.7).
+local ROAD_ROOMS = 255
 
 local M = {}
 
@@ -460,6 +462,14 @@ local function build_run(city, b, run, rng)
   end
   if city.run_rooms and #subs > 1 then subs = merge_streets(subs) end
   local rooms = build_streets(city, b, run, subs, e)
+  if #rooms > ROAD_ROOMS then
+    -- a limit of the format, not of this road's shape: no repair (psdl.city.repair.is_limit)
+    local len = 0
+    for _, s in ipairs(subs) do len = len + (s.length or 0) end
+    error(string_format("%s: its %d rooms (%.1f km of road, rooms of about %g m) are more than one road record holds "
+      .. "(%d: a one-byte count, psdl-format.md §1.7); raise room_length, or split the road with a node",
+      road_label(first.road), #rooms, len / 1000, city.room_length or 100, ROAD_ROOMS), 0)
+  end
   run.rooms = rooms
   run.subs = #subs
   -- road record: lanes seen along the run

@@ -131,8 +131,9 @@ end
 function M.write(args, ctx, psdl, doc, report, out, size, meta)
   -- roads the build had to repair or drop (psdl.city.repair): warnings naming the script line
   for _, e in ipairs(report and report.repairs or {}) do
-    ctx.stderr:write(string.format("psdl build: warning: %s %s: %s\n", e.action, e.reason,
-      tostring(e.detail):match("^[^\n]*")))
+    -- "dropped road 5 at city.lua:9 (leaves a node along another road): <what the layout said>"
+    ctx.stderr:write(string.format("psdl build: warning: %s %s (%s): %s\n", e.action, e.ref or ("road " .. tostring(e.road)),
+      e.reason, tostring(e.detail):match("^[^\n]*")))
   end
   local ok, err, code
   -- `-o -`: the PSDL to standard output (as dump/undump), the summary to standard error

@@ -372,6 +372,32 @@ function M.print_package(out, file, s)
   out:write("  (psdl validate checks every file and the cross-checks)\n")
 end
 
+--- The text files of a package (docs/package.md, CF §5-§7), by extension: what each is, for
+-- the message `info` gives instead of "bad_magic" (it reads PSDL files, packages and their
+-- binary files).
+M.TEXT_FILES = {
+  aimap = "an AI map (the city's traffic or a race's roaming settings, CF §6.3-§6.4)",
+  aimap_p = "a race's AI map (CF §6.4)",
+  cinfo = "the city info (its name and race lists, CF §6.1)",
+  mmhudmap = "the HUD map settings (CF §7.4)",
+  csv = "a prop table (propdefs.csv or proprules.csv, CF §5.3)",
+}
+
+-- For a file that does not decode as a PSDL: what it is when it is a package's text file
+-- (by extension) or any text, else nil.
+local function text_file_message(file, bytes)
+  local ext = file:lower():match("%.([%w_]+)$")
+  local what = ext and M.TEXT_FILES[ext]
+  if not what then
+    local head = bytes:sub(1, 512)
+    if #head == 0 or head:find("[^\t\n\r\32-\126\128-\255]") then return nil end
+    what = "a text file"
+  end
+  return string.format("%s: %s, not a PSDL: psdl info reads PSDL files (.psdl), packages (.ar) and their binary "
+    .. "files (.bai, .cpvs, .inst, .pkg, .tex); read it as text (`psdl validate X.ar` checks the text files inside a "
+    .. "package)", file, what)
+end
+
 --- Run `psdl info`.
 -- @tparam table args parsed arguments (`files`, `json`)
 -- @tparam table ctx the command context (see `psdl.cli`)
@@ -412,7 +438,10 @@ function M.run(args, ctx)
     end
     if bytes then
       doc, size, fcode = psdl.decode(bytes)
-      if doc then size = #bytes else size, fcode = file .. ": " .. common.clean(size), fcode end
+      if doc then size = #bytes
+      else
+        size = fcode == "bad_magic" and text_file_message(file, bytes) or (file .. ": " .. common.clean(size))
+      end
     else
       doc, size, fcode = nil, rerr, rcode
     end

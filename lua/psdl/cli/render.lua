@@ -80,11 +80,14 @@ function M.run(args, ctx)
   end
   if not args.quiet then
     local p = result.problems
-    ctx.stdout:write(string.format("%s: %d x %d px, %s px/m, %s rooms, %s triangles%s (%.2f s)\n", args.output,
+    local out = result.left_out or 0
+    ctx.stdout:write(string.format("%s: %d x %d px, %s px/m, %s rooms, %s triangles%s%s (%.2f s)\n", args.output,
       result.width, result.height, M.scale_text(result.scale), common.int(result.rooms),
       common.int(result.triangles),
       p and string.format(", %s errors and %s warnings marked%s", common.int(p.errors), common.int(p.warnings),
         p.unplaced > 0 and string.format(" (%s without a place)", common.int(p.unplaced)) or "") or "",
+      out > 0 and string.format("; %s %s beyond 1e9 m (or not finite) left out of the map", common.int(out),
+        out == 1 and "vertex" or "vertices") or "",
       os.clock() - t0))
   end
   return ctx.exit.ok

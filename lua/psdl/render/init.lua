@@ -351,9 +351,28 @@ function M.scene(doc, opts)
   local facades, facade_seen = {}, {}
   local low = {} -- per room: the lowest point of its ground-level fills
   local minx, minz, maxx, maxz = huge, huge, -huge, -huge
+  -- the document's vertices the map leaves out (beyond a billion metres, or not finite: a
+  -- corrupt file), and when there are some, the box of the others: points the export derives
+  -- from a far vertex (a curb's midpoint) do not stretch the map either
+  local left_out, near = 0, nil
+  do
+    local x0, z0, x1, z1 = huge, huge, -huge, -huge
+    for _, v in ipairs(doc.vertices or {}) do
+      local x, z = v[1], v[3]
+      if not (x and z and x >= -1e9 and x <= 1e9 and z >= -1e9 and z <= 1e9) then left_out = left_out + 1
+      else
+        if x < x0 then x0 = x end
+        if x > x1 then x1 = x end
+        if z < z0 then z0 = z end
+        if z > z1 then z1 = z end
+      end
+    end
+    if left_out > 0 and x0 <= x1 then near = { x0 - 1, z0 - 1, x1 + 1, z1 + 1 } end
+  end
   local function grow(x, z)
     -- coordinates beyond a billion metres (corrupt files) do not stretch the map
     if x > 1e9 or x < -1e9 or z > 1e9 or z < -1e9 then return end
+    if near and (x < near[1] or z < near[2] or x > near[3] or z > near[4]) then return end
     if x < minx then minx = x end
     if x > maxx then maxx = x end
     if z < minz then minz = z end
@@ -508,7 +527,7 @@ function M.scene(doc, opts)
     fills = fills, roof_heights = roof_h, cross_t = cross_t, facades = facades, outlines = outlines,
     centers = centers, tiers = tiers, underground = underground, warp = warp, markers = markers,
     bounds = { minx, minz, maxx, maxz }, counts = counts, problems = pcounts,
-    triangles = mesh.stats.triangles,
+    triangles = mesh.stats.triangles, left_out = left_out,
   }
 end
 
@@ -566,8 +585,9 @@ end
 -- @treturn table result `{format =, bytes =, width =, height =, scale = (pixels per metre),
 --   pixel = function(x, z) -> px, py (pixel coordinates of a world point; pixel (i, j) covers
 --   [i, i+1) x [j, j+1)), counts = {[class] = triangles}, triangles =, rooms =, problems =
---   {errors =, warnings =, placed =, unplaced =} (with `problems`), output = path (with
---   `output`)}`
+--   {errors =, warnings =, placed =, unplaced =} (with `problems`), left_out = (the
+--   document's vertices beyond 1e9 m on x or z, or not finite: not on the map), output = path
+--   (with `output`)}`
 -- @return[2] nil, message, code: `"io"` (the file cannot be written; nothing is left
 --   behind), `"nomem"`
 -- @raise on a bad argument or option (the option named), an unknown image format
@@ -639,6 +659,7 @@ function M.render(doc, opts)
     origin = { ox = ox, oy = oy, minx = minx, maxz = maxz },
     pixel = function(x, z) return ox + (x - minx) * s, oy + (maxz - z) * s end,
     counts = scene.counts, triangles = scene.triangles, rooms = nrooms, problems = scene.problems,
+    left_out = scene.left_out,
     legend_height = L.legend_h,
   }
   if opts.output then

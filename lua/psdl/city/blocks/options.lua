@@ -24,6 +24,12 @@ M.MAX_FLOORS = 1000
 -- this a "building" is no longer one (a block is at most a few hundred metres across).
 M.MAX_SIZE = 1000
 
+--- Tallest generated building, metres: 1,000 floors of 3.5 m (`psdl.city.MAX_BUILDING_HEIGHT`,
+-- the same for a network's footprints). `floors` x `floor_height` beyond it is refused: a
+-- million-metre tower has lost its centimetres in the file's 32-bit floats (the +-65,536 m
+-- limit of every position) and is no building.
+M.MAX_HEIGHT = 3500
+
 --- Smallest `step` of the splitting limits (m): chords get a point every `step` metres, and
 -- finer steps only multiply vertices (the same 0.5 m as the city's `spacing`).
 M.MIN_STEP = 0.5
@@ -99,6 +105,12 @@ function M.buildings_problem(v, name)
     or opt_problem(v.sliver_density, p .. "sliver_density", "nonneg", 0, 1)
     or names_problem(v.facades, p .. "facades") or names_problem(v.roofs, p .. "roofs")
   if m then return m end
+  local top = type(v.floors) == "table" and v.floors[#v.floors] or v.floors or 6 -- (the default {2, 6})
+  local fh = v.floor_height or 3.5
+  if type(top) == "number" and top * fh > M.MAX_HEIGHT then
+    return string_format("%sfloors x floor_height: %s floors of %s m make %s m, taller than any building (at most %d m, "
+      .. "psdl.city.MAX_BUILDING_HEIGHT)", p, check.shown(top), check.shown(fh), check.shown(top * fh), M.MAX_HEIGHT)
+  end
   if v.ground_floor ~= nil and v.ground_floor ~= true and v.ground_floor ~= false then
     m = names_problem(v.ground_floor, p .. "ground_floor")
     if m then return m end
