@@ -1,6 +1,7 @@
 -- The C kernels of psdl.city.blocks called from Lua (src/lpsdl_blocks.c): the network's
 -- boundary loops (core.face_loops, src/psdl_faces.c) and the chord a block is split along
--- (core.split_chord / core.split_obstacles, src/psdl_split.c): their answers on small shapes,
+-- (core.split_chord / core.split_obstacles, src/psdl_split.c; core.split_chord_refs and
+-- core.refs_crossing read a vertex pool, core.room_outline the store): their answers on small shapes,
 -- and a clear error naming the argument on hostile input (never a crash).
 local core = require "psdl.core"
 
@@ -131,6 +132,20 @@ describe("core.network_faces", function()
     assert.same({ "deck", "deck", "deck", "deck" }, faces[1].kinds)
     faces = core.network_faces(pool, rooms2, { 0, 0, 0, 0, 1 })
     assert.same({ "portal", "portal", "portal", "portal" }, faces[1].kinds)
+    assert.is_true(faces[1].warp)
+    -- without point tables (points = false): the same rings, no pts
+    local with = core.network_faces(pool, rooms, { 0, 0, 0, 0 })
+    local without, apron2 = core.network_faces(pool, rooms, { 0, 0, 0, 0 }, nil, false)
+    assert.is_nil(without[1].pts)
+    assert.is_nil(apron2[1].pts)
+    assert.same(with[1].refs, without[1].refs)
+    assert.same(with[1].kinds, without[1].kinds)
+    assert.equal(with[1].area, without[1].area)
+    assert.is_false(without[1].warp)
+    assert.same(apron[1].refs, apron2[1].refs)
+    local ok, e = pcall(core.network_faces, pool, { { 1, 2, 99 } }, { 0 }, nil, false)
+    assert.is_false(ok)
+    assert.matches("bad argument #2", e)
     -- an island room inside the face: a hole of the face
     local flat2 = { table.unpack(flat) }
     for _, q in ipairs({ { 13, 13 }, { 13, 17 }, { 17, 17 }, { 17, 13 } }) do
@@ -271,5 +286,115 @@ describe("Region:target", function()
     assert.matches("avoid and other go together", err(region, 1, 1, 1))
     assert.matches("psdl.Region expected", err({}, 1, 1))
     assert.matches("number expected", err(region, "1x", 1))
+  end)
+end)
+
+-- A vertex pool holding points (tables {x, y, z}), and their references, in order.
+local function pooled(pts)
+  local pool, refs = core.pool(3), {}
+  pool:add(0, 0, 0) -- a reserved dummy first, as the builder's pool has
+  for k, p in ipairs(pts) do refs[k] = pool:add(p[1], p[2], p[3]) end
+  return pool, refs
+end
+
+describe("core.split_chord_refs", function()
+  it("answers as core.split_chord does on the pool's points", function()
+    local pts = long_block()
+    local pool, refs = pooled(pts)
+    assert.same({ core.split_chord(pts, 8000, 120, 300, true) }, { core.split_chord_refs(pool, refs, 8000, 120, 300, true) })
+    assert.is_true(core.split_chord_refs(pool, refs, 20000, 120, 300, true))
+    assert.is_true(core.split_chord_refs(pool, refs, 8000, 120, 300, false))
+    local obs = core.split_obstacles({ { { 95, 0, 20 }, { 95, 0, 30 }, { 105, 0, 30 }, { 105, 0, 20 } } })
+    assert.same({ core.split_chord(pts, 8000, 120, 300, true, obs) },
+      { core.split_chord_refs(pool, refs, 8000, 120, 300, true, obs) })
+    local rpool, rrefs = pooled({ { 0, 0, 0 }, { 0, 0, 50 }, { 200, 0, 50 }, { 200, 0, 0 } })
+    assert.is_false(core.split_chord_refs(rpool, rrefs, 8000, 120, 300, true))
+  end)
+
+  it("names the bad argument", function()
+    local pool, refs = pooled(long_block())
+    local function err(...)
+      local ok, e = pcall(core.split_chord_refs, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #1", err({ 0, 0, 0 }, refs, 1, 1, 1, true))
+    assert.matches("bad argument #1", err(core.pool(2), refs, 1, 1, 1, true))
+    assert.matches("bad argument #2.-table expected", err(pool, "refs", 1, 1, 1, true))
+    assert.matches("at least 3 references", err(pool, { 2, 3 }, 1, 1, 1, true))
+    assert.matches("refs%[2%]: vertex reference", err(pool, { 2, 999, 4 }, 1, 1, 1, true))
+    assert.matches("refs%[3%]: vertex reference", err(pool, { 2, 3, "x" }, 1, 1, 1, true))
+    assert.matches("refs%[1%]: vertex reference", err(pool, { 0, 3, 4 }, 1, 1, 1, true))
+    assert.matches("refs%[1%]: vertex reference", err(pool, { 2.5, 3, 4 }, 1, 1, 1, true))
+    assert.matches("bad argument #4.-number expected", err(pool, refs, 1, "many", 1, true))
+    assert.matches("bad argument #7.-psdl.SplitObstacles expected", err(pool, refs, 1, 1, 1, true, {}))
+    local closed = core.pool(3)
+    closed:close()
+    assert.matches("closed psdl.Pool", err(closed, refs, 1, 1, 1, true))
+    -- a metatable on the list is not consulted (raw reads)
+    local proxy = setmetatable({}, { __index = function() error("consulted") end, __len = function() return 5 end })
+    assert.matches("at least 3 references", err(pool, proxy, 1, 1, 1, true))
+    assert.is_not_nil(core.split_chord_refs(pool, refs, 0 / 0, 1e308, -1e308, true))
+  end)
+end)
+
+describe("core.refs_crossing", function()
+  local square = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 10 }, { 10, 0, 0 } }
+  local hole = { { 2, 0, 2 }, { 8, 0, 2 }, { 8, 0, 8 }, { 2, 0, 8 } }
+  local out = { { 5, 0, 5 }, { 15, 0, 5 }, { 15, 0, 6 }, { 5, 0, 6 } }
+  local bow = { { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 0 }, { 10, 0, 10 } }
+  it("answers as core.rings_crossing does on the pool's points", function()
+    local all = {}
+    for _, r in ipairs({ square, hole, out, bow }) do for _, p in ipairs(r) do all[#all + 1] = p end end
+    local pool, refs = pooled(all)
+    local function ring(k) return { refs[4 * k - 3], refs[4 * k - 2], refs[4 * k - 1], refs[4 * k] } end
+    assert.is_nil(core.refs_crossing(pool, ring(1)))
+    assert.same({ core.rings_crossing(bow) }, { core.refs_crossing(pool, ring(4)) })
+    assert.is_nil(core.refs_crossing(pool, ring(1), { ring(2) }))
+    assert.same({ core.rings_crossing(square, { out }) }, { core.refs_crossing(pool, ring(1), { ring(3) }) })
+    assert.is_nil(core.refs_crossing(pool, {}))
+  end)
+
+  it("names the bad argument", function()
+    local pool, refs = pooled(square)
+    local function err(...)
+      local ok, e = pcall(core.refs_crossing, ...)
+      assert.is_false(ok)
+      return e
+    end
+    assert.matches("bad argument #1", err("pool", refs))
+    assert.matches("bad argument #2", err(pool, "refs"))
+    assert.matches("refs%[2%]: vertex reference", err(pool, { refs[1], 77 }))
+    assert.matches("holes%[1%]: references expected", err(pool, refs, { {} }))
+    assert.matches("holes%[1%]: table expected", err(pool, refs, { 3 }))
+    assert.matches("holes%[1%]%[2%]: vertex reference", err(pool, refs, { { refs[1], -4 } }))
+    assert.matches("bad argument #3", err(pool, refs, 3))
+  end)
+end)
+
+describe("core.room_outline", function()
+  it("gives what core.boundary gives of the store's triangles, nil for a room without ground", function()
+    local psdl = require "psdl"
+    local b = psdl.builder.new()
+    local r = b:room{ kind = "block" }
+    r:fan({ { 0, 0, 0 }, { 0, 0, 10 }, { 10, 0, 10 }, { 10, 0, 0 } })
+    local e = b:room{ kind = "block" }
+    local tris = b.store:triangles(r.serial)
+    assert.same(core.boundary(tris, b.vpool), core.room_outline(b.store, r.serial, b.vpool))
+    assert.equal(4, #core.room_outline(b.store, r.serial, b.vpool))
+    assert.is_nil(core.room_outline(b.store, e.serial, b.vpool))
+    local function err(...)
+      local ok, m = pcall(core.room_outline, ...)
+      assert.is_false(ok)
+      return m
+    end
+    assert.matches("no such room", err(b.store, 99, b.vpool))
+    assert.matches("no such room", err(b.store, 0, b.vpool))
+    assert.matches("bad argument #2", err(b.store, "r", b.vpool))
+    assert.matches("bad argument #1", err({}, r.serial, b.vpool))
+    assert.matches("bad argument #3", err(b.store, r.serial, core.pool(2)))
+    assert.matches("bad argument #3", err(b.store, r.serial, {}))
+    -- a pool that does not hold the store's references: an error, not a read outside it
+    assert.matches("outside the pool", err(b.store, r.serial, core.pool(3)))
   end)
 end)

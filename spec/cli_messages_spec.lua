@@ -201,3 +201,39 @@ describe("psdl osm", function()
     assert.not_matches("not kept without a drop", out, 1, true)
   end)
 end)
+
+describe("psdl build's blocks notes (newcomer F6)", function()
+  it("prints report.blocks.warnings under the summary, as psdl osm does", function()
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/notes.lua"
+    H.write_bytes(script, [[
+local n = { nodes = { a = {x=0,z=0}, b = {x=200,z=0}, c = {x=200,z=150} },
+  roads = { {from="a",to="b"}, {from="b",to="c"}, {from="a",to="c"} },
+  buildings = { { outline = {{140,20},{150,20},{150,30},{140,30}}, height = 0/0 },
+                { outline = {{160,20},{170,20},{170,30},{160,30}}, levels = -2 } } }
+local c = psdl.city.from_network(n)
+c:blocks{ buildings = true }
+return c
+]])
+    local code, out, err = H.cli("build", script, "-o", dir .. "/notes.psdl")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("\n  blocks: 2 notes\n    buildings[1]: height nan m (0..3500 m) ignored", 1, true), out)
+    assert.truthy(out:find("\n    buildings[2]: levels -2 (1..1000) ignored", 1, true), out)
+    -- -q prints nothing; a city without notes gets no notes line
+    local _, qout = H.cli("build", script, "-o", dir .. "/notes.psdl", "-q")
+    assert.equal("", qout)
+    local _, sout = H.cli("build", "examples/street.lua", "-o", dir .. "/street.psdl")
+    assert.not_matches("notes", sout, 1, true)
+  end)
+
+  it("caps the list at MAX_BLOCK_NOTES, saying how many more", function()
+    local build = require "psdl.cli.build"
+    local out = H.collector()
+    local notes = {}
+    for i = 1, build.MAX_BLOCK_NOTES + 3 do notes[i] = "note " .. i end
+    build.print_block_notes(out, { warnings = notes })
+    local text = out.text()
+    assert.truthy(text:find("^  blocks: " .. #notes .. " notes\n    note 1\n"), text)
+    assert.truthy(text:find("\n    note " .. build.MAX_BLOCK_NOTES .. "\n    ... and 3 more\n$"), text)
+  end)
+end)

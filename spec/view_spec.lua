@@ -424,7 +424,7 @@ describe("psdl.serve", function()
       c:close()
       return reply
     end
-    local r = ask("GET /state?x=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+    local r = ask("GET /state?x=1 HTTP/1.1\r\nHost: 127.0.0.1:" .. server.port .. "\r\n\r\n")
     assert.truthy(r:match("^HTTP/1.1 200 OK\r\n"))
     assert.truthy(r:find("Content-Length: 13\r\n", 1, true))
     assert.truthy(r:find('\r\n\r\n{"version":3}$'))
@@ -434,5 +434,125 @@ describe("psdl.serve", function()
     assert.truthy(ask("POST /state HTTP/1.1\r\n\r\n"):match("^HTTP/1.1 405"))
     assert.truthy(ask("nonsense\r\n\r\n"):match("^HTTP/1.1 400"))
     assert.is_nil(serve.listen { port = server.port, handler = function() end })
+  end)
+
+  it("refuses a Host header that names another machine (DNS rebinding), accepts the loopback names", function()
+    local socket = require "socket"
+    local calls = 0
+    local server = assert(serve.listen { port = 0, handler = function()
+      calls = calls + 1
+      return 200, "text/plain", "city\n"
+    end })
+    finally(function() server.close() end)
+    local function ask(host)
+      local c = assert(socket.connect("127.0.0.1", server.port))
+      c:send("GET /payload HTTP/1.1\r\n" .. (host and ("Host: " .. host .. "\r\n") or "") .. "\r\n")
+      server.step(1)
+      c:settimeout(2)
+      local reply = c:receive("*a")
+      c:close()
+      return reply
+    end
+    for _, host in ipairs { "evil.com", "evil.com:" .. server.port, "127.0.0.1.evil.com", "localhost.evil.com",
+      "10.0.0.1", "[::2]:80", "" } do
+      local r = ask(host)
+      assert.truthy(r:match("^HTTP/1.1 403 Forbidden\r\n"), host)
+      assert.truthy(r:find("127.0.0.1 or localhost only", 1, true), host)
+    end
+    assert.equal(0, calls)
+    -- two Host headers: refused as well
+    local c = assert(socket.connect("127.0.0.1", server.port))
+    c:send("GET / HTTP/1.1\r\nHost: localhost\r\nHost: evil.com\r\n\r\n")
+    server.step(1)
+    c:settimeout(2)
+    assert.truthy(c:receive("*a"):match("^HTTP/1.1 403"))
+    c:close()
+    for _, host in ipairs { "127.0.0.1", "127.0.0.1:" .. server.port, "localhost", "LocalHost:" .. server.port,
+      "[::1]:" .. server.port, false } do
+      assert.truthy(ask(host or nil):match("^HTTP/1.1 200 OK\r\n"), tostring(host))
+    end
+    assert.equal(6, calls)
+  end)
+end)
+
+describe("a multi-line script error (newcomer F1)", function()
+  -- two streets that do not meet: finish() raises "does not validate (strict):" and the
+  -- problem on the next line
+  local UNREACH = "local b = psdl.builder.new{ style = 'sf' }\n"
+    .. "b:street{ path = { {0,0,0}, {100,0,0} } }\n"
+    .. "b:street{ path = { {0,0,50}, {100,0,50} } }\n"
+    .. "return (b:finish())\n"
+
+  it("is printed whole by psdl build and psdl view", function()
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/unreach.lua"
+    H.write_bytes(script, UNREACH)
+    local code, _, err = run { "build", script, "-o", dir .. "/u.psdl" }
+    assert.equal(2, code)
+    assert.truthy(err:find(script .. ":4: the built document does not validate (strict):\n  error unreachable rooms[2]: "
+      .. "road room 2 cannot be reached", 1, true), err)
+    local vcode, _, verr = run { "view", script, "-o", dir .. "/u.html" }
+    assert.equal(2, vcode)
+    assert.truthy(verr:find("(strict):\n  error unreachable rooms[2]", 1, true), verr)
+    -- any script error keeps its lines
+    H.write_bytes(script, 'error("first line\\nsecond line")\n')
+    local _, _, err2 = run { "build", script, "-o", dir .. "/u.psdl" }
+    assert.equal("psdl build: " .. script .. ":1: first line\nsecond line\n", err2)
+  end)
+
+  it("is capped at common.MAX_MESSAGE_LINES lines, saying how many more", function()
+    local common = require "psdl.cli.common"
+    local lines = {}
+    for i = 1, 100 do lines[i] = "line " .. i end
+    local m = common.message(table.concat(lines, "\n") .. "\n\n")
+    local got = {}
+    for l in (m .. "\n"):gmatch("([^\n]*)\n") do got[#got + 1] = l end
+    assert.equal(common.MAX_MESSAGE_LINES + 1, #got)
+    assert.equal("line 1", got[1])
+    assert.equal("line " .. common.MAX_MESSAGE_LINES, got[common.MAX_MESSAGE_LINES])
+    assert.equal("  ... and " .. (100 - common.MAX_MESSAGE_LINES) .. " more lines", got[#got])
+    assert.equal("a\nb", common.message("a\nb\n"))
+    local long = common.message(string.rep("x", common.MAX_MESSAGE_LINE + 7))
+    assert.equal(string.rep("x", common.MAX_MESSAGE_LINE) .. " ... (7 more characters)", long)
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/many.lua"
+    H.write_bytes(script, "local t = {} for i = 1, 100 do t[i] = 'problem ' .. i end error(table.concat(t, '\\n'))\n")
+    local _, _, err = run { "build", script, "-o", dir .. "/m.psdl" }
+    assert.truthy(err:find("\nproblem 40\n  ... and 60 more lines\n$"), err)
+  end)
+
+  it("reaches the --watch page whole: /state's error message", function()
+    local socket = require "socket"
+    local dir = H.tmpdir(finally)
+    local script = dir .. "/unreach.lua"
+    H.write_bytes(script, UNREACH)
+    local out = sink()
+    local state, client, step = nil, nil, 0
+    local args = { city = script, port = "0", watch = true, quiet = true }
+    args.watch_stop = function()
+      step = step + 1
+      local port = out.text():match("serving http://127%.0%.0%.1:(%d+)/")
+      if not client and port then
+        client = assert(socket.connect("127.0.0.1", tonumber(port)))
+        client:send("GET /state HTTP/1.1\r\nHost: 127.0.0.1:" .. port .. "\r\n\r\n")
+        return false -- the loop's wait answers it
+      end
+      if client then
+        client:settimeout(2)
+        local reply = client:receive("*a")
+        client:close()
+        state = cjson.decode(reply:match("\r\n\r\n(.*)$"))
+        return true
+      end
+      return step > 50
+    end
+    local code = require("psdl.cli.view").run(args, setmetatable({ stdout = out, stderr = sink(), exit = cli.exit },
+      { __index = { fail = function() end, note = function() end } }))
+    assert.equal(0, code)
+    assert.truthy(state, "the /state answer")
+    assert.truthy(state.error.message:find("(strict):\n  error unreachable rooms[2]: road room 2", 1, true),
+      state.error.message)
+    assert.equal(script, state.error.file)
+    assert.equal(4, state.error.line)
   end)
 end)

@@ -167,7 +167,7 @@ typedef struct attr_codec {
     uint8_t nfields;           /* fields of a decoded attribute: type, last and its own */
 } attr_codec;
 
-enum { NCODECS = 15, CODEC_JUNCTION = 10 };
+enum { NCODECS = 15, CODEC_SIDEWALK = 1, CODEC_TUNNEL = 9, CODEC_JUNCTION = 10 };
 static const attr_codec codecs[NCODECS]; /* defined after the handlers */
 
 /* Standard subtype of a fixed-size type (§2.2). */
@@ -352,48 +352,76 @@ static const attr_codec *codec_of(const psdl_attr *a) {
     return &codecs[a->type < 16 ? codec_by_type[a->type] : NCODECS - 1];
 }
 
+/* The form fields push_attr sets on a decoded attribute (docs/document-model.md, "Form
+ * fields"), as bits. They are worked out before the table is made so that it is made at its
+ * exact size. */
+enum {
+    PF_COUNTED = 1,  /* counted = true: counted although the subtype could hold the count */
+    PF_INLINE = 2,   /* counted = false: subtype 1 of a strip or roof (see form_of) */
+    PF_SUBTYPE = 4,  /* subtype (a fixed type's non-standard subtype, or 0 when counted) */
+    PF_COUNT = 8,    /* count: a fixed type's count word */
+    PF_TEXTURE = 16, /* subtype and data of a texture stored non-canonically */
+};
+
+/* The PF_* bits of decoded attribute a of codec k (not K_UNKNOWN, which has no form fields). */
+static unsigned form_of(const attr_codec *k, const psdl_attr *a) {
+    switch (k->kind) {
+    case K_VARIABLE:
+        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) return PF_COUNTED;
+        /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
+         * form for it (psdl_attr.c auto_counted), so the inline form is marked */
+        if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
+            (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
+            return PF_INLINE;
+        return 0;
+    case K_FIXED:
+        if (a->form == PSDL_FORM_COUNTED) return PF_SUBTYPE | PF_COUNT;
+        return a->subtype != std_subtype(a->type) ? PF_SUBTYPE : 0;
+    case K_TEXTURE: {
+        uint32_t v = a->param[0];
+        if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) return PF_TEXTURE;
+        return 0;
+    }
+    default: return 0;
+    }
+}
+
+/* The number of fields the push function of codec k sets on decoded attribute a (type, last
+ * and the form fields not included): push_vertices ... push_unknown above. */
+static int own_fields(const attr_codec *k, const psdl_attr *a) {
+    /* road, sidewalk_strip, walkway, sliver, crosswalk, road_fan, fan, facade_bound,
+     * divided_road, tunnel, junction_tunnel, texture, facade, roof, unknown */
+    static const int8_t own[NCODECS] = {1, 1, 1, 3, 1, 1, 1, 3, 6, 1, 7, 1, 5, 2, 1};
+    int c = (int)(k - codecs);
+    if (c == CODEC_SIDEWALK && a->cap) return 2;                        /* cap, vertices */
+    if (c == CODEC_TUNNEL && (a->nrefs == 2 || a->nrefs == 3)) return (int)a->nrefs; /* flags, heights */
+    return own[c];
+}
+
 /* Pushes the Lua table of one decoded attribute, form fields included. */
 static void push_attr(const pusher *p, const psdl_attr *a) {
     lua_State *L = p->L;
     const attr_codec *k = codec_of(a);
-    /* sized for every field it will hold: a rehash would cost more than the fields */
-    int extra = a->header_high ? 1 : 0;
-    if (k->kind == K_FIXED || k->kind == K_TEXTURE) extra += 2;
-    lua_createtable(L, 0, k->nfields + extra);
+    unsigned form = k->kind == K_UNKNOWN ? 0 : form_of(k, a);
+    int high = k->kind != K_UNKNOWN && a->header_high;
+    /* sized for exactly the fields it will hold: a rehash would cost more than the fields,
+     * and a size above a power of two would double the hash part */
+    int n = 2 + own_fields(k, a) + high + ((form & (PF_COUNTED | PF_INLINE)) != 0) +
+            ((form & PF_SUBTYPE) != 0) + ((form & PF_COUNT) != 0) + ((form & PF_TEXTURE) ? 2 : 0);
+    lua_createtable(L, 0, n);
     push_key(p, KEY_type);
     push_key(p, KEY_COUNT_ + (int)(k - codecs));
     set_top(p);
     k->push(p, a);
     set_boolean(p, KEY_last, a->last);
-    if (k->kind == K_UNKNOWN) return;
-    if (a->header_high) set_integer(p, KEY_header_high, a->header_high);
-    switch (k->kind) {
-    case K_VARIABLE:
-        /* counted although the subtype could have held the count */
-        if (a->form == PSDL_FORM_COUNTED && a->count >= 1 && a->count <= 7) set_boolean(p, KEY_counted, 1);
-        /* subtype 1 of a sidewalk/rectangle strip or roof: the encoder would pick the counted
-         * form for it (psdl_attr.c auto_counted), so the inline form is marked */
-        else if (a->form == PSDL_FORM_INLINE && a->subtype == 1 &&
-                 (a->type == PSDL_ATTR_SIDEWALK_STRIP || a->type == PSDL_ATTR_WALKWAY || a->type == PSDL_ATTR_ROOF))
-            set_boolean(p, KEY_counted, 0);
-        break;
-    case K_FIXED:
-        if (a->form == PSDL_FORM_COUNTED) {
-            set_integer(p, KEY_subtype, 0);
-            set_integer(p, KEY_count, a->count);
-        } else if (a->subtype != std_subtype(a->type)) {
-            set_integer(p, KEY_subtype, a->subtype);
-        }
-        break;
-    case K_TEXTURE: {
-        uint32_t v = a->param[0];
-        if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) {
-            set_integer(p, KEY_subtype, a->subtype);
-            set_integer(p, KEY_data, a->param[1]);
-        }
-        break;
-    }
-    default: break;
+    if (high) set_integer(p, KEY_header_high, a->header_high);
+    if (form & PF_COUNTED) set_boolean(p, KEY_counted, 1);
+    if (form & PF_INLINE) set_boolean(p, KEY_counted, 0);
+    if (form & PF_SUBTYPE) set_integer(p, KEY_subtype, (form & PF_COUNT) ? 0 : a->subtype);
+    if (form & PF_COUNT) set_integer(p, KEY_count, a->count);
+    if (form & PF_TEXTURE) {
+        set_integer(p, KEY_subtype, a->subtype);
+        set_integer(p, KEY_data, a->param[1]);
     }
 }
 

@@ -112,6 +112,9 @@ typedef struct lpsdl_perims {
     size_t nrooms;
 } lpsdl_perims;
 void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out);
+/* The perimeters at idx alone (out->pts NULL, out->npts = npts), in scratch userdata pushed
+ * on the stack; raises as lpsdl_points_perimeters does. */
+void lpsdl_perimeters(lua_State *L, int idx, size_t npts, lpsdl_perims *out);
 
 /* Points (x, y, z doubles) from a flat array or a 3-D vertex Pool at idx (*n points), in a
  * scratch userdata pushed on the stack; raises naming `what` (lpsdl_geom.c). */

@@ -17,12 +17,16 @@
  *   core.split_obstacles(polygons) -> psdl.SplitObstacles footprints chords keep clear of
  *   core.split_chord(pts, area, points, length, try, obs) the chord a block is cut along
  *       -> i, j | true (keep it) | false (none found)     (psdl_split.h)
+ *   core.split_chord_refs(pool, refs, area, ...)          the same over vertex references
+ *   core.refs_crossing(pool, refs [, holes])              rings_crossing over vertex references
+ *   core.room_outline(store, room, pool) -> refs | nil    a room's outline from its store triangles
  *
  * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
  * result is copied into scratch and freed before any table is made.
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lpsdl.h"
@@ -31,6 +35,7 @@
 #include "psdl_geom.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
+#include "psdl_store.h"
 
 static void *scratch(lua_State *L, size_t n, size_t size) {
     if (n == 0) n = 1;
@@ -64,19 +69,23 @@ static void point_table(lua_State *L, int cache, const double *pts, uint32_t v) 
     lua_rawseti(L, cache, (lua_Integer)v + 1);
 }
 
-/* Pushes ring r of the copied result as `{pts, refs, kinds, area [, holes = {}]}`. */
+/* Pushes ring r of the copied result as `{pts, refs, kinds, area, warp [, holes = {}]}` (no
+ * pts when cache is 0; warp: has a "portal" or "deck" edge). */
 static void push_ring(lua_State *L, int cache, int kind0, const double *pts, const size_t *st, const uint32_t *vs,
                       const unsigned char *ks, const double *area, size_t r, int holes) {
     size_t s = st[r], n = st[r + 1] - s;
     int cn = n < INT32_MAX ? (int)n : 0;
     lua_createtable(L, 0, 5);
-    lua_createtable(L, cn, 0); /* pts */
+    if (cache) lua_createtable(L, cn, 0); /* pts */
+    else lua_pushnil(L);
     lua_createtable(L, cn, 0); /* refs */
     lua_createtable(L, cn, 0); /* kinds */
     int t = lua_gettop(L);
     for (size_t k = 0; k < n; k++) {
-        point_table(L, cache, pts, vs[s + k]);
-        lua_rawseti(L, t - 2, (lua_Integer)k + 1);
+        if (cache) {
+            point_table(L, cache, pts, vs[s + k]);
+            lua_rawseti(L, t - 2, (lua_Integer)k + 1);
+        }
         lua_pushinteger(L, (lua_Integer)vs[s + k] + 1);
         lua_rawseti(L, t - 1, (lua_Integer)k + 1);
         lua_pushvalue(L, kind0 + ks[s + k]);
@@ -84,9 +93,14 @@ static void push_ring(lua_State *L, int cache, int kind0, const double *pts, con
     }
     lua_setfield(L, t - 3, "kinds");
     lua_setfield(L, t - 3, "refs");
-    lua_setfield(L, t - 3, "pts");
+    if (cache) lua_setfield(L, t - 3, "pts");
+    else lua_pop(L, 1);
     lua_pushnumber(L, area[r]);
     lua_setfield(L, -2, "area");
+    int warp = 0;
+    for (size_t k = 0; k < n && !warp; k++) warp = ks[s + k] != 0;
+    lua_pushboolean(L, warp);
+    lua_setfield(L, -2, "warp");
     if (holes) {
         lua_newtable(L);
         lua_setfield(L, -2, "holes");
@@ -127,10 +141,13 @@ static void push_gaps_open(lua_State *L, const psdl_faces_gap *gs, size_t ng, co
  * @tparam table warp per outline: 0 (an ordinary room), 1 (a tunnel room: its edges are
  *   "portal"), 2 (another warp room, a bridge deck: its edges are "deck")
  * @tparam[opt=0.005] number eps T-junction tolerance (m; psdl_tjunctions)
- * @treturn table faces `{{pts, refs, kinds, area, holes = {H...}}...}`: rings in retail
- *   winding; `pts` are point tables `{x, y, z}`, one table per vertex across the result;
- *   `kinds[k]` the kind of edge k -> k + 1 ("street", "portal", "deck"); area in m²
- * @treturn table the outlines no face holds (holes of the apron), `{pts, refs, kinds, area}`
+ * @tparam[opt=true] boolean points false: the rings get no `pts` (blocks/faces.lua reads the
+ *   points from the pool when it needs them)
+ * @treturn table faces `{{pts, refs, kinds, area, warp, holes = {H...}}...}`: rings in
+ *   retail winding; `pts` are point tables `{x, y, z}`, one table per vertex across the
+ *   result; `kinds[k]` the kind of edge k -> k + 1 ("street", "portal", "deck"); area in m²;
+ *   `warp` true when an edge is "portal" or "deck"
+ * @treturn table the outlines no face holds (holes of the apron), `{pts, refs, kinds, area, warp}`
  *   each, wound S > 0 like every hole
  * @treturn table gaps closed: flat `{d, a, c, ...}` (as `face_loops`)
  * @treturn table chains left out: flat `{length in edges, first vertex, ...}`
@@ -140,9 +157,19 @@ static void push_gaps_open(lua_State *L, const psdl_faces_gap *gs, size_t ng, co
 static int l_network_faces(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     double eps = luaL_optnumber(L, 4, 0.005);
+    int with_pts = lua_isnoneornil(L, 5) || lua_toboolean(L, 5);
     lua_settop(L, 4);
     lpsdl_perims a;
-    lpsdl_points_perimeters(L, 4, &a); /* (settop keeps the 4 arguments) */
+    /* without point tables in the result, the pool's points go to C memory below, freed
+     * right after the kernel, not to a Lua scratch copy */
+    int from_pool = !with_pts && lua_type(L, 1) == LUA_TUSERDATA;
+    if (from_pool) {
+        size_t np;
+        lpsdl_pool_floats(L, 1, 3, &np);
+        lpsdl_perimeters(L, 2, np, &a);
+    } else {
+        lpsdl_points_perimeters(L, 4, &a); /* (settop keeps the 4 arguments) */
+    }
     unsigned char *warp = (unsigned char *)scratch(L, a.nrooms, 1);
     for (size_t r = 0; r < a.nrooms; r++) {
         int ok;
@@ -153,8 +180,22 @@ static int l_network_faces(lua_State *L) {
             luaL_argerror(L, 3, lua_pushfstring(L, "warp[%I]: 0, 1 or 2 expected", (lua_Integer)r + 1));
         warp[r] = (unsigned char)w;
     }
+    double *own = NULL;
+    if (from_pool) {
+        /* the floats fetched after the last Lua allocation; nothing raises between the
+         * malloc and its free */
+        size_t np;
+        const float *v = lpsdl_pool_floats(L, 1, 3, &np);
+        if (np != a.npts) return luaL_argerror(L, 1, "the pool changed while reading the outlines");
+        if (np > ((size_t)-1) / (3 * sizeof(double))) return luaL_error(L, "not enough memory");
+        own = (double *)malloc((np ? 3 * np : 1) * sizeof *own);
+        if (!own) return luaL_error(L, "not enough memory");
+        for (size_t i = 0; i < 3 * np; i++) own[i] = v[i];
+        a.pts = own;
+    }
     psdl_faces_net f;
     int rc = psdl_faces_network(&f, a.pts, a.npts, a.start, a.verts, a.nrooms, warp, eps);
+    free(own);
     if (rc == PSDL_FACES_NOMEM) return luaL_error(L, "not enough memory");
     if (rc != PSDL_FACES_OK) return luaL_argerror(L, 1, "the points' plan extent is not finite");
     /* copy out to collectable memory before any table is made (a raise must not leak) */
@@ -181,7 +222,7 @@ static int l_network_faces(lua_State *L) {
     lua_pushliteral(L, "portal");
     lua_pushliteral(L, "deck");
     lua_newtable(L); /* the point tables by vertex */
-    int cache = lua_gettop(L);
+    int cache = with_pts ? lua_gettop(L) : 0;
     lua_createtable(L, nf < INT32_MAX ? (int)nf : 0, 0);
     int faces = lua_gettop(L);
     for (size_t r = 0; r < nf; r++) {
@@ -481,15 +522,18 @@ static int l_refs_box(lua_State *L) {
  */
 static int l_refs_level(lua_State *L) {
     size_t count;
-    const float *v = lpsdl_pool_floats(L, 1, 3, &count);
+    lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
-    lua_Integer nl = luaL_len(L, 2);
+    lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
     int any = 0, level = 1;
     float y0 = 0;
     for (lua_Integer i = 1; i <= nl && level; i++) {
         if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
-        lua_Integer n = luaL_len(L, -1);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        /* the pool's floats, fetched after the last call that could run Lua (raw reads
+         * below run none and allocate nothing) */
+        const float *v = lpsdl_pool_floats(L, 1, 3, &count);
         for (lua_Integer k = 1; k <= n; k++) {
             int ok;
             lua_rawgeti(L, -1, k);
@@ -498,7 +542,6 @@ static int l_refs_level(lua_State *L) {
             if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
                 luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
                                                     (lua_Integer)count));
-            v = lpsdl_pool_floats(L, 1, 3, &count); /* afresh (nothing moves it, but be exact) */
             float y = v[3 * (size_t)(r - 1) + 1];
             if (!any) y0 = y, any = 1;
             else if (y != y0) {
@@ -511,6 +554,90 @@ static int l_refs_level(lua_State *L) {
     if (!any) lua_pushnil(L);
     else if (!level) lua_pushboolean(L, 0);
     else lua_pushnumber(L, (lua_Number)y0);
+    return 1;
+}
+
+/* Reads the points of the list of 1-based vertex references at idx (argument arg; errors
+ * name it `what[k][i]`, or `what[i]` when k is 0) from the pool's floats v (count points)
+ * into xyz (3 per point, dim 3) or xz (2 per point, dim 2) from point m on, at most cap
+ * points in all; returns the new count. Raw reads only: runs no Lua and allocates nothing
+ * until it raises. */
+static size_t read_refs(lua_State *L, const float *v, size_t count, int idx, int arg, const char *what,
+                        lua_Integer k, double *out, int dim, size_t m, size_t cap) {
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    for (lua_Integer i = 1; i <= n && m < cap; i++) {
+        int ok;
+        lua_rawgeti(L, idx, i);
+        lua_Integer r = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count) {
+            if (k > 0)
+                luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i,
+                                                      (lua_Integer)count));
+            luaL_argerror(L, arg,
+                          lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, (lua_Integer)count));
+        }
+        const float *p = v + 3 * (size_t)(r - 1);
+        if (dim == 3) out[3 * m] = p[0], out[3 * m + 1] = p[1], out[3 * m + 2] = p[2];
+        else out[2 * m] = p[0], out[2 * m + 1] = p[2];
+        m++;
+    }
+    return m;
+}
+
+/***
+ * A room's outline from its ground geometry in the store (`Builder:room_outline` of a room
+ * without an outline of its own): the boundary of its surface triangles (psdl_store_triangles,
+ * psdl_boundary_used: the loop of largest plan area, retail winding, holes keyholed), with
+ * no Lua table per triangle.
+ * @function room_outline
+ * @param store a psdl.Store
+ * @tparam integer room the room's number in the store (1-based)
+ * @param pool the vertex Pool (psdl.core.pool, dimension 3) the store's references name
+ * @treturn table|nil 1-based vertex references (empty when the triangles make no loop); nil
+ *   when the room has no surface triangles
+ * @raise on a room not in the store, a reference outside the pool, or out of memory
+ */
+static int l_room_outline(lua_State *L) {
+    struct psdl_store *st = lpsdl_store(L, 1);
+    lua_Integer room = luaL_checkinteger(L, 2);
+    size_t np;
+    lpsdl_pool_floats(L, 3, 3, &np); /* checks the pool */
+    luaL_argcheck(L, room >= 1 && (lua_Unsigned)room <= (lua_Unsigned)psdl_store_rooms(st), 2,
+                  "no such room in the store");
+    lua_settop(L, 3);
+    uint32_t *t = NULL;
+    size_t n = 0;
+    if (psdl_store_triangles(st, (size_t)room, &t, &n)) return luaL_error(L, "not enough memory");
+    if (n == 0) {
+        free(t);
+        lua_pushnil(L);
+        return 1;
+    }
+    if (n > (size_t)INT32_MAX) {
+        free(t);
+        return luaL_error(L, "not enough memory");
+    }
+    /* into Lua memory before anything else can raise (the C buffer is freed at once) */
+    uint32_t *tt = (uint32_t *)lua_newuserdatauv(L, n * sizeof *tt, 0); /* 4 */
+    memcpy(tt, t, n * sizeof *tt);
+    free(t);
+    uint32_t *d = (uint32_t *)scratch(L, n + 1, sizeof *d); /* 5 */
+    const float *f = lpsdl_pool_floats(L, 3, 3, &np);        /* after the allocations */
+    for (size_t i = 0; i < n; i++) {
+        if (tt[i] < 1 || tt[i] > np)
+            return luaL_error(L, "room %d: vertex reference %d outside the pool (1..%d)", (int)room, (int)tt[i],
+                              (int)np);
+        tt[i] -= 1;
+    }
+    size_t m = psdl_boundary_used(d, tt, n / 3, f, np);
+    if (m == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+    if (m == PSDL_GEOM_INVALID) return luaL_error(L, "room %d: a triangle outside the pool", (int)room);
+    lua_createtable(L, (int)m, 0);
+    for (size_t i = 0; i < m; i++) {
+        lua_pushinteger(L, (lua_Integer)d[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     return 1;
 }
 
@@ -582,6 +709,62 @@ static int l_rings_crossing(lua_State *L) {
     size_t r = psdl_self_crossing(e, xyz, m, nh ? starts : NULL, (size_t)nh, 1e-6);
     if (r == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
     if (r == PSDL_GEOM_INVALID) return luaL_argerror(L, 1, "the ring and each hole need at least one point");
+    if (!r) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)e[0] + 1);
+    lua_pushinteger(L, (lua_Integer)e[1] + 1);
+    return 2;
+}
+
+/***
+ * `rings_crossing` of rings given as vertex references (blocks/init.lua's polygons): the
+ * points read from the vertex pool in place, as `Builder:point` gives them.
+ * @function refs_crossing
+ * @param pool a vertex Pool (psdl.core.pool, dimension 3)
+ * @tparam table refs the ring: 1-based vertex references
+ * @tparam[opt] table holes list of rings like `refs`, each of at least one reference
+ * @treturn nil|integer nil when the rings are simple and apart, else the two crossing edges
+ *   (1-based over the ring's points, then each hole's)
+ * @raise on a reference outside the pool (naming it), an empty hole, or too many points
+ */
+static int l_refs_crossing(lua_State *L) {
+    size_t count;
+    lpsdl_pool_floats(L, 1, 3, &count);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int has_holes = !lua_isnoneornil(L, 3);
+    if (has_holes) luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    size_t nh = has_holes ? lua_rawlen(L, 3) : 0;
+    size_t total = lua_rawlen(L, 2);
+    luaL_argcheck(L, total <= (size_t)1 << 28, 2, "too many points");
+    luaL_argcheck(L, nh <= (size_t)1 << 24, 3, "too many holes");
+    for (size_t h = 1; h <= nh; h++) {
+        if (lua_rawgeti(L, 3, (lua_Integer)h) != LUA_TTABLE)
+            luaL_argerror(L, 3, lua_pushfstring(L, "holes[%I]: table expected", (lua_Integer)h));
+        size_t n = lua_rawlen(L, -1);
+        if (n < 1) luaL_argerror(L, 3, lua_pushfstring(L, "holes[%I]: references expected", (lua_Integer)h));
+        total += n;
+        lua_pop(L, 1);
+        luaL_argcheck(L, total <= (size_t)1 << 28, 3, "too many points");
+    }
+    double local[3 * 256];
+    uint32_t lstarts[16];
+    double *xyz = 3 * total <= sizeof local / sizeof local[0] ? local : (double *)scratch(L, 3 * total, sizeof *xyz);
+    uint32_t *starts = nh <= 16 ? lstarts : (uint32_t *)scratch(L, nh, sizeof *starts);
+    const float *v = lpsdl_pool_floats(L, 1, 3, &count); /* after the last allocation */
+    size_t m = read_refs(L, v, count, 2, 2, "refs", 0, xyz, 3, 0, total);
+    for (size_t h = 1; h <= nh; h++) {
+        lua_rawgeti(L, 3, (lua_Integer)h);
+        starts[h - 1] = (uint32_t)m;
+        m = read_refs(L, v, count, lua_gettop(L), 3, "holes", (lua_Integer)h, xyz, 3, m, total);
+        lua_pop(L, 1);
+    }
+    uint32_t e[2];
+    size_t r = psdl_self_crossing(e, xyz, m, nh ? starts : NULL, nh, 1e-6);
+    if (r == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+    if (r == PSDL_GEOM_INVALID) return luaL_argerror(L, 2, "the ring and each hole need at least one point");
     if (!r) {
         lua_pushnil(L);
         return 1;
@@ -714,6 +897,53 @@ static int l_split_chord(lua_State *L) {
     return 1;
 }
 
+/***
+ * `split_chord` of a polygon given as vertex references (blocks/split.lua): the points read
+ * from the vertex pool in place, as `Builder:point` gives them.
+ * @function split_chord_refs
+ * @param pool a vertex Pool (psdl.core.pool, dimension 3)
+ * @tparam table refs at least 3 1-based vertex references, retail winding, at most 2^24
+ * @tparam number max_area m²
+ * @tparam number max_points points
+ * @tparam number max_length m
+ * @tparam boolean try false: keep it even when over a limit
+ * @tparam[opt] userdata obstacles psdl.SplitObstacles
+ * @treturn[1] integer i, integer j the chord's ends (1-based indices into refs)
+ * @treturn[2] boolean true: keep the polygon; false: over a limit, no chord found
+ * @raise on a reference outside the pool (naming it), a limit that is not a number, fewer
+ *   than 3 references, or obstacles that are not psdl.SplitObstacles
+ */
+static int l_split_chord_refs(lua_State *L) {
+    size_t count;
+    lpsdl_pool_floats(L, 1, 3, &count);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    double max_area = luaL_checknumber(L, 3), max_points = luaL_checknumber(L, 4);
+    double max_length = luaL_checknumber(L, 5);
+    int try_ = lua_toboolean(L, 6);
+    const psdl_split_obstacles *obs = NULL;
+    if (!lua_isnoneornil(L, 7)) obs = &((obstacles_box *)luaL_checkudata(L, 7, OBSTACLES))->o;
+    lua_settop(L, 7);
+    size_t n = lua_rawlen(L, 2);
+    luaL_argcheck(L, n >= 3, 2, "at least 3 references expected");
+    luaL_argcheck(L, n <= (size_t)1 << 24, 2, "too many references");
+    double local[512];
+    double *xz = 2 * n <= sizeof local / sizeof local[0] ? local : (double *)scratch(L, 2 * n, sizeof *xz);
+    const float *v = lpsdl_pool_floats(L, 1, 3, &count); /* after the last allocation */
+    read_refs(L, v, count, 2, 2, "refs", 0, xz, 2, 0, n);
+    for (size_t i = 0; i < 2 * n; i++)
+        if (!isfinite(xz[i])) luaL_argerror(L, 2, "a point that is not finite");
+    size_t ci = 0, cj = 0;
+    int rc = psdl_split_chord(xz, n, max_area, max_points, max_length, try_, obs, &ci, &cj);
+    if (rc == PSDL_SPLIT_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc == PSDL_SPLIT_CHORD) {
+        lua_pushinteger(L, (lua_Integer)ci + 1);
+        lua_pushinteger(L, (lua_Integer)cj + 1);
+        return 2;
+    }
+    lua_pushboolean(L, rc == PSDL_SPLIT_FITS);
+    return 1;
+}
+
 /* An optional 1-based index at idx within 1..n, 0-based, or PSDL_REGION_NONE when nil. */
 static size_t opt_index(lua_State *L, int idx, size_t n) {
     if (lua_isnoneornil(L, idx)) return PSDL_REGION_NONE;
@@ -767,6 +997,9 @@ static const luaL_Reg blocks_funcs[] = {
     {"rings_crossing", l_rings_crossing},
     {"split_obstacles", l_split_obstacles},
     {"split_chord", l_split_chord},
+    {"split_chord_refs", l_split_chord_refs},
+    {"refs_crossing", l_refs_crossing},
+    {"room_outline", l_room_outline},
     {NULL, NULL},
 };
 

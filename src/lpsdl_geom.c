@@ -2389,6 +2389,13 @@ void lpsdl_points_perimeters(lua_State *L, int top, lpsdl_perims *out) {
     get_perimeters(L, 2, out->npts, &out->start, &out->verts, &out->nrooms);
 }
 
+/* Perimeters at idx over npts points, for the other binding files (lpsdl.h). */
+void lpsdl_perimeters(lua_State *L, int idx, size_t npts, lpsdl_perims *out) {
+    out->pts = NULL;
+    out->npts = npts;
+    get_perimeters(L, idx, npts, &out->start, &out->verts, &out->nrooms);
+}
+
 /* Points as the kernels take them, for the other binding files (lpsdl.h). */
 double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what) { return get_points(L, idx, n, what); }
 

@@ -755,10 +755,9 @@ typedef struct ehash {
     int nomem;
 } ehash;
 
-/* The edge with key (ax, az, bx, bz), added (zeroed counts) when insert and absent; NULL
- * when absent and !insert, or out of memory. */
-static bedge *ehash_find(ehash *h, int64_t ax, int64_t az, int64_t bx, int64_t bz, int insert) {
-    uint64_t hv = hash_edge(ax, az, bx, bz);
+/* The edge with key (ax, az, bx, bz) (hv: its hash_edge), added (zeroed counts) when insert
+ * and absent; NULL when absent and !insert, or out of memory. */
+static bedge *ehash_find(ehash *h, uint64_t hv, int64_t ax, int64_t az, int64_t bx, int64_t bz, int insert) {
     uint32_t fp = (uint32_t)(hv >> 32);
     size_t i = (size_t)hv & h->mask;
     for (;;) {
@@ -807,6 +806,45 @@ static int ehash_grow(ehash *h) {
     free(h->slots);
     h->slots = ns;
     h->mask = ncap - 1;
+    return 1;
+}
+
+/* A sub-edge waiting for its turn in the table (check_holes): its key in the table's
+ * direction (a before b), its hash, whether it runs b -> a, and its room. The sub-edges of a
+ * room are collected first so that the table's slots for the next ones are fetched while
+ * one is placed; they are placed in the order they were found, so the table is the same. */
+typedef struct pend_edge {
+    int64_t ax, az, bx, bz;
+    uint64_t hv;
+    uint32_t room;
+    int back;
+} pend_edge;
+
+/* Hint the processor to fetch the cache line at p (no effect on results). */
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Place the pending sub-edges pe[0 .. n-1] in the table, in order: the table grows when
+ * half full (before the insertion that would pass it), a key's first sub-edge in each
+ * direction sets that direction's room. Returns 0 when out of memory. */
+static int place_pending(ehash *h, const pend_edge *pe, size_t n) {
+    enum { AHEAD = 8 };
+    for (size_t j = 0; j < n && j < AHEAD; j++) PREFETCH(&h->slots[(size_t)pe[j].hv & h->mask]);
+    for (size_t j = 0; j < n; j++) {
+        if (j + AHEAD < n) PREFETCH(&h->slots[(size_t)pe[j + AHEAD].hv & h->mask]);
+        const pend_edge *q = &pe[j];
+        if (h->n * 2 >= h->mask && !ehash_grow(h)) return 0;
+        bedge *d = ehash_find(h, q->hv, q->ax, q->az, q->bx, q->bz, 1);
+        if (!d) return 0;
+        if (!q->back) {
+            if (d->count++ == 0) d->room = q->room;
+        } else {
+            if (d->back++ == 0) d->room_b = q->room;
+        }
+    }
     return 1;
 }
 
@@ -924,6 +962,8 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
     uint32_t *pstart = NULL, *pitems = NULL;
     splitpt *sp = NULL;
     bedge *bound = NULL;
+    pend_edge *pe = NULL;
+    uint64_t *odd = NULL;
     size_t *loop = NULL;
     double *q = NULL;
     ehash h;
@@ -978,12 +1018,14 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
     h.cap = npts;
     h.edges = malloc(h.cap * sizeof *h.edges);
     if (!h.edges) goto done;
-    size_t spcap = 64;
+    size_t spcap = 64, pecap = 0, npe = 0;
     sp = malloc(spcap * sizeof *sp);
     if (!h.slots || !sp) goto done;
     for (uint32_t r = 1; r < P->nrooms; r++) {
         const droom *R = &P->rooms[r];
         if (!R->usable || R->warp) continue;
+        npe = 0;
+        int64_t qbx = 0, qbz = 0; /* the previous edge's end, quantized: this edge's start */
         for (uint32_t i = 0; i < R->n; i++) {
             const double *a = &P->pts[2 * (R->off + i)], *b = &P->pts[2 * (R->off + (i + 1) % R->n)];
             double ex = b[0] - a[0], ez = b[1] - a[1], l2 = ex * ex + ez * ez;
@@ -1022,31 +1064,48 @@ static int check_holes(dctx *c, const plan *P, const grid *g) {
                 }
             }
             sp[ns].t = 1, sp[ns].x = b[0], sp[ns].z = b[1], ns++;
-            qsort(sp + 1, ns - 2, sizeof *sp, cmp_split);
-            for (size_t k = 0; k + 1 < ns; k++) {
-                int64_t ax = qmm(sp[k].x), az = qmm(sp[k].z), bx = qmm(sp[k + 1].x), bz = qmm(sp[k + 1].z);
-                if (ax == bx && az == bz) continue;
-                if (h.n * 2 >= h.mask && !ehash_grow(&h)) goto done;
-                if (ax < bx || (ax == bx && az < bz)) {
-                    bedge *d = ehash_find(&h, ax, az, bx, bz, 1);
-                    if (!d) goto done;
-                    if (d->count++ == 0) d->room = r;
-                } else {
-                    bedge *d = ehash_find(&h, bx, bz, ax, az, 1);
-                    if (!d) goto done;
-                    if (d->back++ == 0) d->room_b = r;
-                }
+            if (ns > 2) qsort(sp + 1, ns - 2, sizeof *sp, cmp_split);
+            if (npe + ns > pecap) {
+                size_t c2 = pecap ? pecap : 256;
+                while (c2 < npe + ns) c2 *= 2;
+                pend_edge *n2 = realloc(pe, c2 * sizeof *pe);
+                if (!n2) goto done;
+                pe = n2;
+                pecap = c2;
             }
+            /* the sub-edges between consecutive split points, quantized to millimetres (sp[0],
+             * this edge's start, is the previous edge's end: quantized already) */
+            int64_t ax = i ? qbx : qmm(sp[0].x), az = i ? qbz : qmm(sp[0].z);
+            for (size_t k = 0; k + 1 < ns; k++) {
+                int64_t bx = qmm(sp[k + 1].x), bz = qmm(sp[k + 1].z);
+                if (!(ax == bx && az == bz)) {
+                    pend_edge *pq = &pe[npe++];
+                    pq->room = r;
+                    pq->back = !(ax < bx || (ax == bx && az < bz));
+                    if (!pq->back)
+                        pq->ax = ax, pq->az = az, pq->bx = bx, pq->bz = bz;
+                    else
+                        pq->ax = bx, pq->az = bz, pq->bx = ax, pq->bz = az;
+                    pq->hv = hash_edge(pq->ax, pq->az, pq->bx, pq->bz);
+                }
+                ax = bx, az = bz;
+            }
+            qbx = ax, qbz = az;
         }
+        if (!place_pending(&h, pe, npe)) goto done;
     }
-    /* what does not cancel */
+    /* what does not cancel: marked in a bit set over the edges (read in their own order),
+     * then collected in the order of the table's slots */
     size_t nb = 0, bcap = 256;
     bound = malloc(bcap * sizeof *bound);
-    if (!bound) goto done;
+    odd = calloc(h.n / 64 + 1, sizeof *odd);
+    if (!bound || !odd) goto done;
+    for (size_t k = 0; k < h.n; k++)
+        if (h.edges[k].count != h.edges[k].back) odd[k / 64] |= (uint64_t)1 << (k % 64);
     for (size_t s = 0; s <= h.mask; s++) {
-        if (!h.slots[s].idx) continue;
-        const bedge *d = &h.edges[h.slots[s].idx - 1];
-        if (d->count == d->back) continue; /* empty, or shared by rooms on both sides */
+        uint32_t idx = h.slots[s].idx;
+        if (!idx || !(odd[(idx - 1) / 64] >> ((idx - 1) % 64) & 1)) continue; /* empty, or shared */
+        const bedge *d = &h.edges[idx - 1];
         int fwd = d->count > d->back;
         uint32_t extra = fwd ? d->count - d->back : d->back - d->count;
         for (uint32_t k = 0; k < extra && k < 4; k++) {
@@ -1103,6 +1162,8 @@ done:
     free(pstart);
     free(pitems);
     free(sp);
+    free(pe);
+    free(odd);
     free(h.slots);
     free(h.edges);
     free(bound);

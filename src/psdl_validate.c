@@ -411,8 +411,9 @@ static void check_probe_grid(vctx *v) {
             if (vi >= d->nvertices) continue;
             const psdl_vec3 *p = &d->vertices[vi];
             if (!isfinite(p->x) || !isfinite(p->z)) continue;
-            minx = fminf(minx, p->x), maxx = fmaxf(maxx, p->x);
-            minz = fminf(minz, p->z), maxz = fmaxf(maxz, p->z);
+            /* (inline: fminf and fmaxf are library calls; no NaN gets here) */
+            minx = p->x < minx ? p->x : minx, maxx = p->x > maxx ? p->x : maxx;
+            minz = p->z < minz ? p->z : minz, maxz = p->z > maxz ? p->z : maxz;
         }
     if (!(minx <= maxx && minz <= maxz)) return;
     double cw = ((double)maxx - minx) / 64.0, ch = ((double)maxz - minz) / 64.0;
@@ -428,7 +429,8 @@ static void check_probe_grid(vctx *v) {
             if (vi >= d->nvertices) continue;
             const psdl_vec3 *p = &d->vertices[vi];
             if (!isfinite(p->x) || !isfinite(p->z)) continue;
-            x0 = fminf(x0, p->x), x1 = fmaxf(x1, p->x), z0 = fminf(z0, p->z), z1 = fmaxf(z1, p->z);
+            x0 = p->x < x0 ? p->x : x0, x1 = p->x > x1 ? p->x : x1;
+            z0 = p->z < z0 ? p->z : z0, z1 = p->z > z1 ? p->z : z1;
         }
         if (!(x0 <= x1 && z0 <= z1)) continue;
         int cx0 = probe_cell(((double)x0 - minx) / cw), cx1 = probe_cell(((double)x1 - minx) / cw);

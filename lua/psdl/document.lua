@@ -183,6 +183,22 @@ end
 
 M.summary = summary
 
+-- A target path that cannot be written whatever the document: a folder, or a file in a
+-- folder that does not exist. Reported before the validation (whose problems would hide
+-- it): nil, "psdl: io: ...", "io"; nothing when the path looks writable (core.write_file
+-- reports the rest).
+local function path_problem(path)
+  local ok, lfs = pcall(require, "lfs")
+  if not ok then return nil end
+  if lfs.attributes(path, "mode") == "directory" then
+    return "psdl: io: " .. path .. ": Is a directory (a file name expected)"
+  end
+  local dir = path:match("^(.*)/[^/]*$")
+  if dir and dir ~= "" and lfs.attributes(dir, "mode") == nil then
+    return "psdl: io: " .. path .. ": No such file or directory (the folder " .. dir .. " does not exist)"
+  end
+end
+
 local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = true, drivable = true }
 
 --- Validate, encode and write a document atomically.
@@ -200,6 +216,7 @@ local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = tru
 -- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
 -- @treturn[2] string code: `"invalid"` or `"io"`
 -- @raise as `encode` when validation is skipped and the document cannot be encoded
+-- (A folder, or a missing folder, is reported as `"io"` before the document is validated.)
 function M.write(doc, path, opts)
   if type(doc) ~= "table" then
     error("bad argument #1 to 'write' (table expected, got " .. type(doc) .. ")", 2)
@@ -212,6 +229,8 @@ function M.write(doc, path, opts)
   end
   opts = opts or {}
   check_options(opts, WRITE_OPTIONS, "write", 3)
+  local bad = path_problem(path)
+  if bad then return nil, bad, "io" end
   if opts.force or opts.validate == false then return core.write_file(path, core.encode(doc)) end
   local good, problems, counts, checked = M.check(doc, { strict = opts.strict, name = opts.name or path,
                                                          drivable = opts.drivable }, true)
@@ -242,6 +261,8 @@ function M.write_checked(checked, path, opts)
     error("bad argument #3 to 'write_checked' (drivable: the document was checked with drivable = "
       .. tostring(checked.drivable) .. ")", 2)
   end
+  local bad = path_problem(path)
+  if bad then return nil, bad, "io" end
   return write_bytes(checked, path, opts)
 end
 

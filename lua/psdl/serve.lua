@@ -2,17 +2,35 @@
 -- parser (`socket.url`). It listens on 127.0.0.1 only, answers `GET` (and `HEAD`) with
 -- whatever a handler returns, one request per connection (`Connection: close`), and never
 -- reads a request body. Requests are handled one after the other between the watch loop's
--- file checks; that is plenty for one page polling a few times a second.
+-- file checks; that is plenty for one page polling a few times a second. A request whose
+-- `Host:` header names anything but this machine (`127.0.0.1`, `localhost`, `[::1]`, with
+-- or without the port) is refused with 403, so that a web page whose own name was made to
+-- point at 127.0.0.1 (DNS rebinding) cannot read the city or the page.
 -- @module psdl.serve
 
 local string, table, tostring, tonumber, pcall, require, math = string, table, tostring, tonumber, pcall, require, math
 
 local M = {}
 
-local REASON = { [200] = "OK", [400] = "Bad Request", [404] = "Not Found", [405] = "Method Not Allowed",
+local REASON = { [200] = "OK", [400] = "Bad Request", [403] = "Forbidden", [404] = "Not Found", [405] = "Method Not Allowed",
   [500] = "Internal Server Error" }
 
 local MAX_HEADER_LINES = 100
+
+local LOOPBACK = { ["127.0.0.1"] = true, ["localhost"] = true, ["[::1]"] = true }
+
+--- Whether a request's `Host:` header value names this machine: `127.0.0.1`, `localhost`
+-- or `[::1]` (any case, an optional trailing dot on `localhost`), with or without `:port`.
+-- A request without the header (HTTP/1.0 tools) is accepted: browsers always send it.
+-- @tparam string|nil host the header's value, nil when there was none
+-- @treturn boolean
+function M.loopback_host(host)
+  if host == nil then return true end
+  local name = host:match("^%s*(.-)%s*$"):lower()
+  name = name:match("^(%[[^%]]*%]):%d+$") or name:match("^([^:%[]+):%d+$") or name
+  name = name:gsub("^localhost%.$", "localhost")
+  return LOOPBACK[name] == true
+end
 
 --- Start listening.
 -- @tparam table opts `port` (0: any free port), `handler` (function(path, query) ->
@@ -40,12 +58,17 @@ function M.listen(opts)
     if not method then
       status, ctype, body = 400, "text/plain", "bad request line\n"
     else
-      -- the header lines, up to the blank line (their values are not used)
+      -- the header lines, up to the blank line (only Host is used)
+      local host, hosts = nil, 0
       for _ = 1, MAX_HEADER_LINES do
         local h = client:receive("*l")
         if not h or h == "" then break end
+        local value = h:match("^[Hh][Oo][Ss][Tt]:(.*)$")
+        if value then host, hosts = value, hosts + 1 end
       end
-      if method ~= "GET" and method ~= "HEAD" then
+      if hosts > 1 or not M.loopback_host(host) then
+        status, ctype, body = 403, "text/plain", "this server answers requests for 127.0.0.1 or localhost only\n"
+      elseif method ~= "GET" and method ~= "HEAD" then
         status, ctype, body = 405, "text/plain", "only GET and HEAD\n"
       else
         local parsed = url.parse(target) or {}

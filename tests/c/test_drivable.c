@@ -11,7 +11,7 @@
 
 #define TB_VERTS 4096
 #define TB_ROOMS 64
-#define TB_PER 96
+#define TB_PER 255
 #define TB_ATTRS 8
 
 typedef struct troom {
@@ -490,6 +490,34 @@ static void test_shortcuts(void) {
         }
         d = tb_doc(b);
         CHECK_EQ(count_rule(d, "hole", E, &p), 29); /* a 4 m² triangle between each two */
+        if (p) CHECK(strstr(p->message, "4.00 m") != NULL);
+        psdl_doc_free(d);
+    }
+    set_ctx("hole: the same with 240 points along the base's far side (one room's sub-edges "
+            "collected past their first buffer, the table growing while they are placed)");
+    b = tb_new();
+    {
+        double base[2 * 244];
+        uint32_t n = 0;
+        base[2 * n] = -2, base[2 * n + 1] = -10, n++;
+        base[2 * n] = -2, base[2 * n + 1] = 0, n++;
+        base[2 * n] = 120, base[2 * n + 1] = 0, n++;
+        for (int i = 0; i <= 240; i++) /* back along z = -10 with a 5 cm zigzag */
+            base[2 * n] = 120 - i * (122.0 / 240), base[2 * n + 1] = -10 - (i % 2) * 0.05, n++;
+        tb_room(b, base, n - 1, 0x04); /* 243 points (the last point is the first) */
+        for (int i = 0; i < 30; i++) {
+            double x = 4.0 * i;
+            double dm[8] = {x, 0, x - 2, 2, x, 4, x + 2, 2};
+            tb_room(b, dm, 4, 0x04);
+        }
+        /* a round room far off: 512 points in all, so the table (1,024 slots) grows at
+         * the 512th of the 542 sub-edges */
+        double ring[2 * 149];
+        for (int i = 0; i < 149; i++)
+            ring[2 * i] = 500 + 20 * cos(-2 * 3.14159265358979323846 * i / 149), ring[2 * i + 1] = 20 * sin(-2 * 3.14159265358979323846 * i / 149);
+        tb_room(b, ring, 149, 0x04);
+        d = tb_doc(b);
+        CHECK_EQ(count_rule(d, "hole", E, &p), 29);
         if (p) CHECK(strstr(p->message, "4.00 m") != NULL);
         psdl_doc_free(d);
     }

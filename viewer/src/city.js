@@ -208,6 +208,33 @@ void main() {
   gl_FragColor = vec4(col, 1.0);
 }`;
 
+/**
+ * Coordinates beyond this many metres (a corrupt or hand-edited vertex) are left out of the
+ * box the camera frames, as `psdl render` leaves them out of the map (render/init.lua).
+ */
+export const FRAME_LIMIT = 1e9;
+
+/**
+ * The box the camera frames: the bounds of the finite positions (x, y, z flat) within
+ * FRAME_LIMIT metres on every axis; a 100 x 10 x 100 m box at the origin when none is.
+ */
+export function frameBox(pos) {
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+  for (let i = 0; i + 2 < pos.length; i += 3) {
+    const x = pos[i], y = pos[i + 1], z = pos[i + 2];
+    // (NaN fails every comparison: left out too)
+    if (!(Math.abs(x) <= FRAME_LIMIT && Math.abs(y) <= FRAME_LIMIT && Math.abs(z) <= FRAME_LIMIT)) continue;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+    if (z < z0) z0 = z;
+    if (z > z1) z1 = z;
+  }
+  if (!(x0 <= x1)) return new THREE.Box3(new THREE.Vector3(-50, 0, -50), new THREE.Vector3(50, 10, 50));
+  return new THREE.Box3(new THREE.Vector3(x0, y0, z0), new THREE.Vector3(x1, y1, z1));
+}
+
 /** Line segments from a flat list of positions (pairs of points). */
 function segments(points, color, opts = {}) {
   const geo = new THREE.BufferGeometry();
@@ -389,8 +416,7 @@ export class City {
     this.stats = { drawCalls: 0, triangles: 0, levels: [] };
 
     // room centres and bounds
-    this.box = geo.boundingBox && isFinite(geo.boundingBox.min.x) ? geo.boundingBox.clone()
-      : new THREE.Box3(new THREE.Vector3(-50, 0, -50), new THREE.Vector3(50, 10, 50));
+    this.box = frameBox(pos);
     this.buildOverlays();
     this.refreshState();
   }

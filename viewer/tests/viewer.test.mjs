@@ -483,3 +483,25 @@ return city
     proc.kill("SIGTERM");
   }
 });
+
+test("one far-off vertex does not leave the view empty: the camera frames the city (newcomer F4)", async () => {
+  const b = await getBrowser();
+  const far = join(TMP, "far.psdl");
+  // a fixture with one vertex moved to (3e38, 0, -3e38), written with force (it does not validate)
+  execFileSync("lua5.4", ["-e", `package.path = "${ROOT}/lua/?.lua;${ROOT}/lua/?/init.lua;" .. package.path
+    package.cpath = "${ENV.PSDL_BUILD_DIR}/?.so;" .. package.cpath
+    local psdl = require "psdl"
+    local d = assert(psdl.read("${ROOT}/spec/fixtures/grid_n3.psdl"))
+    d.vertices[10] = { 3e38, 0, -3e38 }
+    assert(psdl.write(d, "${far}", { force = true }))`], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+  const { page: pg, errors } = await openViewer(b, page("far", far));
+  const s = await pg.evaluate(() => ({ target: psdlViewer.target(), camera: psdlViewer.camera(),
+    scale: document.getElementById("scale-text").textContent, errors: psdlViewer.errors }));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(s.errors, []);
+  // grid_n3 spans about 0..200 m: the camera looks at it from a few hundred metres
+  assert.ok(Math.abs(s.target.x) < 500 && Math.abs(s.target.z) < 500, JSON.stringify(s));
+  assert.ok(Math.hypot(s.camera.x - s.target.x, s.camera.y - s.target.y, s.camera.z - s.target.z) < 2000, JSON.stringify(s));
+  assert.ok(!/e\+/.test(s.scale), `scale bar: ${s.scale}`);
+  await pg.close();
+});

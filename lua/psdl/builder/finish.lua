@@ -18,12 +18,6 @@ check.own(debug.getinfo(1, "S").source)
 return function(M, Builder, Room, P)
   local STRIDE = P.STRIDE
 
-  -- Surface triangles (flat refs) of a room's ground geometry (its surface attributes, caps
-  -- left out), from the store.
-  local function room_triangles(b, r)
-    return b.store:triangles(r.serial)
-  end
-
   --- A room's outline as vertex references: its own (`outline`), or the boundary of its
   -- ground geometry (its surface attributes); nil when it has neither. The builder's read API
   -- for modules that place rooms around the others (psdl.city.blocks). The list is the
@@ -36,9 +30,7 @@ return function(M, Builder, Room, P)
     P.room_arg(self, r, 1, "room_outline")
     local own = r.outline
     if own then return table_move(own, 1, #own, 1, {}) end
-    local tris = room_triangles(self, r)
-    if #tris == 0 then return nil end
-    return core.boundary(tris, self.vpool)
+    return core.room_outline(self.store, r.serial, self.vpool) -- the store's triangles' boundary, in C
   end
 
   -- Texture layout: divider groups first, then the others in order of first use.

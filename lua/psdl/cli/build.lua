@@ -27,8 +27,8 @@
 
 local common = require "psdl.cli.common"
 local source = require "psdl.cli.source"
-local string, require, tonumber, tostring, math, pcall, ipairs =
-  string, require, tonumber, tostring, math, pcall, ipairs
+local string, require, tonumber, tostring, math, pcall, ipairs, type =
+  string, require, tonumber, tostring, math, pcall, ipairs, type
 
 local M = {}
 
@@ -162,6 +162,7 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
   if not args.quiet then
     if report.kinds then
       info:write(psdl.city.summary(report, out), "\n")
+      M.print_block_notes(info, report.blocks)
     else
       info:write(string.format("%s: %s rooms, %s vertices, %s textures, %s road records; %d errors, %d warnings\n",
         out, common.int(#doc.rooms), common.int(#doc.vertices), common.int(#doc.textures), common.int(#(doc.roads or {})),
@@ -187,6 +188,28 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     if not args.quiet then
       info:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
     end
+  end
+end
+
+--- The most block notes `psdl build` prints (`print_block_notes`).
+M.MAX_BLOCK_NOTES = 20
+
+--- Print the notes of a city's blocks (`report.blocks.warnings`: building heights or levels
+-- ignored, footprints left out, ...) under the summary, as `psdl osm` does: a
+-- `  blocks: N notes` line, then one indented line each, at most `MAX_BLOCK_NOTES`, then
+-- `... and N more`.
+-- @param out a writable file (`write`)
+-- @tparam table|nil blocks the build report's `blocks`
+function M.print_block_notes(out, blocks)
+  local notes = type(blocks) == "table" and blocks.warnings
+  if type(notes) ~= "table" or #notes == 0 then return end
+  out:write(string.format("  blocks: %d note%s\n", #notes, #notes == 1 and "" or "s"))
+  for k, w in ipairs(notes) do
+    if k > M.MAX_BLOCK_NOTES then
+      out:write(string.format("    ... and %d more\n", #notes - M.MAX_BLOCK_NOTES))
+      break
+    end
+    out:write("    ", common.message(w, 1), "\n")
   end
 end
 

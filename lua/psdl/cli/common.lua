@@ -48,6 +48,42 @@ function M.strip_internal(msg)
   return (msg:gsub("[^%s:\"'(]*lua/psdl/[%w_/]+%.lua:%d+: ", ""))
 end
 
+--- The most lines of an error message the CLI prints (`message`): a validation failure
+-- lists its problems one a line (the builder at most eight of each kind).
+M.MAX_MESSAGE_LINES = 40
+
+--- The most characters of one line of an error message (`message`).
+M.MAX_MESSAGE_LINE = 2000
+
+--- An error message as the CLI prints it: every line (a multi-line error such as the
+-- builder's "does not validate:" followed by its problems), at most `max_lines` of them
+-- (default `MAX_MESSAGE_LINES`), then "... and N more lines"; a line longer than
+-- `MAX_MESSAGE_LINE` characters is cut, saying how many were left out. Trailing blank
+-- lines are dropped.
+-- @param msg any value (`tostring`)
+-- @tparam[opt] integer max_lines
+-- @treturn string
+function M.message(msg, max_lines)
+  max_lines = max_lines or M.MAX_MESSAGE_LINES
+  local lines = {}
+  for line in (tostring(msg):gsub("%s+$", "") .. "\n"):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = line
+  end
+  local out = {}
+  for i = 1, math.min(#lines, max_lines) do
+    local line = lines[i]
+    if #line > M.MAX_MESSAGE_LINE then
+      line = line:sub(1, M.MAX_MESSAGE_LINE) .. string.format(" ... (%d more characters)", #line - M.MAX_MESSAGE_LINE)
+    end
+    out[#out + 1] = line
+  end
+  if #lines > max_lines then
+    local n = #lines - max_lines
+    out[#out + 1] = string.format("  ... and %d more line%s", n, n == 1 and "" or "s")
+  end
+  return table.concat(out, "\n")
+end
+
 --- Whether an error value was raised by `failure`.
 -- @param err any error value
 -- @treturn boolean

@@ -18,6 +18,10 @@ local function first_line(s)
   return s:match("^[^\n]*")
 end
 
+-- A script's error as the CLI shows it: every line (capped, `common.message`), so that a
+-- builder's "does not validate (strict):" keeps the problems listed under it.
+local whole = common.message
+
 --- The files the last `run_script` or `script_document` read (also when it failed):
 -- `{path, ...}`, the script first.
 M.last_files = nil
@@ -113,7 +117,7 @@ local function run_in_box(psdl, path, seed, opts, body)
   end))
   M.last_files = box_files(box, path, loaded)
   if not results[1] then
-    local msg = first_line(results[2])
+    local msg = whole(results[2])
     common.failure("bad_input", msg:find(path, 1, true) and msg or (path .. ": " .. msg))
   end
   M.refuse_inputs(M.last_files, opts.outputs)
@@ -198,7 +202,7 @@ function M.script_document(psdl, path, opts)
     return nil, path .. ": the script must return a city (psdl.city.new{...}) or a document, got "
       .. (result == nil and "nothing" or type(result)), "bad_input"
   end)
-  if not bytes then common.failure(kind, report) end
+  if not bytes then common.failure(kind, whole(report)) end
   if opts.decode == false and report.checked then return nil, report, files, meta or {} end
   local doc, derr = psdl.decode(bytes)
   if not doc then common.failure("internal", path .. ": the built city does not decode: " .. tostring(derr)) end

@@ -47,12 +47,13 @@ return function(M, Ctx, private)
     return nil
   end
 
-  -- Room R as the C layout sees it (psdl_row_room: its outline and the footprints placed in
-  -- it), made on first use.
+  -- Room R as the C layout sees it (psdl_row_room: its outline, the pool's points of its
+  -- polygon R.P, and the footprints placed in it), made on first use.
   local function row_room(R)
     local rr = R.rows
     if not rr then
-      rr = core.row_room(flatten_points(R.pts))
+      local P = R.P
+      rr = core.row_room(P.pool:points(P.refs))
       R.rows = rr
     end
     return rr
@@ -187,7 +188,7 @@ return function(M, Ctx, private)
   -- psdl.city.random generator's `fn`).
   local function rows(ctx, R, P, bs, want)
     local kinds, front = P.kinds, {}
-    for i = 1, #P.pts do front[i] = want[kinds[i]] and true or false end
+    for i = 1, #P.refs do front[i] = want[kinds[i]] and true or false end
     local b, report, rng = ctx.b, ctx.report, ctx.rng
     local ground = R.flat_y or R.tris
     if ground == nil then error("psdl.city.blocks: room without its ground (flat_y or tris)", 0) end

@@ -3,7 +3,7 @@
 local core = require "psdl.core"
 local plan = require "psdl.plan"
 
-local ipairs = ipairs
+local ipairs, setmetatable, rawset = ipairs, setmetatable, rawset
 local string_format = string.format
 local dist = plan.dist
 
@@ -55,11 +55,27 @@ return function(M, Ctx, private)
   -- -> vertex references or nil, in place of `Builder:room_outline` (a cache)
   -- @treturn table `{faces = {{refs, pts, kinds, holes = {...}, area}...}, outlines =
   -- {...} (the network's outer loops not inside a face, wound S > 0: holes of the apron),
-  -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding
+  -- warnings = {...}}`; a face's `refs` / `pts` run in retail winding; `pts` (points
+  -- `{x, y, z}`, the vertex pool's) are made from `refs` on first read, so `next` and
+  -- `rawget` do not see them before
   function M.faces(b, opts)
     opts = opts or {}
     local lists, warp = outlines(b, opts.skip, opts.outline_of)
-    local faces, apron, gaps, open = core.network_faces(b.vpool, lists, warp, b.eps)
+    local faces, apron, gaps, open = core.network_faces(b.vpool, lists, warp, b.eps, false)
+    -- the rings as polygons of the blocks (their points made on first read, blocks/init.lua)
+    local pool, POLY = b.vpool, private.POLY
+    for _, F in ipairs(faces) do
+      F.pool = pool
+      setmetatable(F, POLY)
+      for _, H in ipairs(F.holes) do
+        H.pool = pool
+        setmetatable(H, POLY)
+      end
+    end
+    for _, H in ipairs(apron) do
+      H.pool = pool
+      setmetatable(H, POLY)
+    end
     local warnings = {}
     for i = 1, #gaps, 3 do
       local p, q = b:point(gaps[i + 1]), b:point(gaps[i + 2])
@@ -79,7 +95,8 @@ return function(M, Ctx, private)
   -- boundary points within 80 m. The street edges next to a moved point are no longer shared
   -- with the road: no buildings there.
   local function lift_portals(ctx, Q)
-    local n = #Q.pts
+    if Q.warp == false then return end -- no portal or deck edge (psdl.core.network_faces)
+    local n = #Q.refs
     local mode = {}
     local any = false
     for i = 1, n do
@@ -109,9 +126,11 @@ return function(M, Ctx, private)
         new[i] = { ctx:new_point(p[1], y, p[3]) }
       end
     end
+    rawset(Q, "pts", nil) -- made again from the references on the next read
+    Q.simple = nil
     for i = 1, n do
       if new[i] then
-        Q.pts[i], Q.refs[i] = new[i][1], new[i][2]
+        Q.refs[i] = new[i][2]
         if Q.kinds[i] == "street" then Q.kinds[i] = "portal" end
         local pi_ = (i - 2) % n + 1
         if Q.kinds[pi_] == "street" then Q.kinds[pi_] = "portal" end

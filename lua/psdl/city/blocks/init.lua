@@ -88,13 +88,37 @@ local segs_meet, inset, bbox, simple = plan.segs_meet, plan.inset, plan.bbox, pl
 
 -- ================================================================ polygons
 
--- A polygon: pts (pool-exact points), refs (vertex references), kinds (kind of edge i -> i+1:
--- "street", "cut", "margin", "portal", "deck").
-local function poly() return { pts = {}, refs = {}, kinds = {} } end
+-- A polygon: refs (vertex references), kinds (kind of edge i -> i+1: "street", "cut",
+-- "margin", "portal", "deck") and pool (the builder's vertex pool); `simple` when unfold
+-- found its ring simple (code that changes refs drops it). Its points `pts` (tables
+-- {x, y, z}, the pool's exact points) are made from refs on first read and kept: code that
+-- changes refs afterwards drops them (`rawset(P, "pts", nil)`). The hot steps (crossing
+-- tests, chords, rows) read the points from the pool in C and never make them.
+local POLY = {}
+local function pts_of(pool, refs)
+  local flat = pool:points(refs)
+  local pts = {}
+  for k = 1, #refs do
+    local i = 3 * k
+    pts[k] = { flat[i - 2], flat[i - 1], flat[i] }
+  end
+  return pts
+end
+POLY.__index = function(P, k)
+  if k == "pts" then
+    local pts = pts_of(rawget(P, "pool"), rawget(P, "refs"))
+    rawset(P, "pts", pts)
+    return pts
+  end
+end
+local function poly(pool, refs, kinds)
+  return setmetatable({ pool = pool, refs = refs or {}, kinds = kinds or {} }, POLY)
+end
 
-local function push(P, pt, ref, kind)
-  local n = #P.pts + 1
-  P.pts[n], P.refs[n], P.kinds[n] = pt, ref, kind
+local function push(P, ref, kind)
+  local refs = P.refs
+  local n = #refs + 1
+  refs[n], P.kinds[n] = ref, kind
 end
 
 -- A grid index of polygons ({pts, bb}) for box queries.
@@ -135,28 +159,30 @@ local function poly_index(list, cell)
   return idx
 end
 
--- Does a ring (with holes: polygons {pts}) cross itself? (psdl_self_crossing, on the point
--- tables themselves: psdl.core.rings_crossing)
-local rings_crossing = core.rings_crossing
+-- Does a ring (with holes: polygons) cross itself? (psdl_self_crossing over the pool's
+-- points: psdl.core.refs_crossing)
+local refs_crossing = core.refs_crossing
 local function crosses(Q, holes)
   if holes and #holes > 0 then
     local rings = {}
-    for k, H in ipairs(holes) do rings[k] = H.pts end
-    return rings_crossing(Q.pts, rings) ~= nil
+    for k, H in ipairs(holes) do rings[k] = H.refs end
+    return refs_crossing(Q.pool, Q.refs, rings) ~= nil
   end
-  return rings_crossing(Q.pts) ~= nil
+  if Q.simple then return false end -- tested by unfold, unchanged since
+  return refs_crossing(Q.pool, Q.refs) ~= nil
 end
 
 -- Removes small folds from a ring: where two edges at most three apart cross (an outline
 -- that doubles back on itself for a few points, e.g. a junction corner), the points between
--- them are dropped. Returns the number of folds removed.
-local function unfold(Q, warnings, what)
+-- them are dropped; a warning names the ring as string_format(what, index) says. Returns the
+-- number of folds removed.
+local function unfold(Q, warnings, what, index)
   local removed = 0
   for _ = 1, 16 do
-    local n = #Q.pts
+    local n = #Q.refs
     if n < 5 then break end
-    local e1, e2 = rings_crossing(Q.pts)
-    if not e1 then break end
+    local e1, e2 = refs_crossing(Q.pool, Q.refs)
+    if not e1 then Q.simple = true; break end -- (crosses(Q) without holes needs no second test)
     local gap = e2 - e1
     local a, c -- keep point a, drop the points after it up to c
     if gap <= 3 then a, c = e1, e2
@@ -166,17 +192,18 @@ local function unfold(Q, warnings, what)
     for k = a + 1, c do drop[(k - 1) % n + 1] = true end
     local p = Q.pts[a]
     warnings[#warnings + 1] = string_format("%s: a fold of the network's outline near (%.1f, %.1f) was cut off "
-      .. "(an outline doubling back on itself)", what, p[1], p[3])
-    local R = poly()
+      .. "(an outline doubling back on itself)", string_format(what, index), p[1], p[3])
+    local refs, kinds = {}, {}
     for i = 1, n do
       if not drop[i] then
         -- the edge leaving a kept point ends at the next kept point: a cut when points were dropped
         local kind = Q.kinds[i]
         if drop[i % n + 1] then kind = "cut" end
-        push(R, Q.pts[i], Q.refs[i], kind)
+        refs[#refs + 1], kinds[#kinds + 1] = Q.refs[i], kind
       end
     end
-    Q.pts, Q.refs, Q.kinds = R.pts, R.refs, R.kinds
+    Q.refs, Q.kinds, Q.simple = refs, kinds, nil
+    rawset(Q, "pts", nil)
     removed = removed + 1
   end
   return removed
@@ -205,32 +232,31 @@ function Ctx:h(x, z, fallback)
   return fallback
 end
 
--- Points strictly between a and c every `step` m (heights from the height function, else
--- along the chord).
--- (The points are pooled in one call, in order: `Builder:vertices_flat`.)
-function Ctx:chord_points(a, c, step)
-  local len = dist(a, c)
+-- References of new points strictly between vertices ra and rc every `step` m (heights from
+-- the height function, else along the chord), pooled in one call, in order
+-- (`Builder:vertices_flat`).
+function Ctx:chord_refs(ra, rc, step)
+  local pool = self.b.vpool
+  local ax, ay, az = pool:get(ra)
+  local cx, cy, cz = pool:get(rc)
+  local dx, dz = cx - ax, cz - az
+  local len = sqrt(dx * dx + dz * dz) -- plan distance (psdl.plan.dist)
   local n = max(1, ceil(len / step - 1e-9))
-  if n < 2 then return {}, {} end
+  if n < 2 then return {} end
   local flat = {}
   for k = 1, n - 1 do
     local t = k / n
-    local x, z = a[1] + (c[1] - a[1]) * t, a[3] + (c[3] - a[3]) * t
-    flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] = x, self:h(x, z, a[2] + (c[2] - a[2]) * t), z
+    local x, z = ax + dx * t, az + dz * t
+    flat[3 * k - 2], flat[3 * k - 1], flat[3 * k] = x, self:h(x, z, ay + (cy - ay) * t), z
   end
-  local b = self.b
-  local refs = b:vertices_flat(flat)
-  local xyz = b:flat_of(refs)
-  local pts = {}
-  for k = 1, n - 1 do pts[k] = { xyz[3 * k - 2], xyz[3 * k - 1], xyz[3 * k] } end
-  return pts, refs
+  return self.b:vertices_flat(flat)
 end
 
 -- ================================================================ the other files
 
 -- Private helpers shared between the blocks files (never part of the API).
-local private = { poly = poly, push = push, poly_index = poly_index, crosses = crosses, unfold = unfold,
-                  FRONTAGE = FRONTAGE }
+local private = { poly = poly, push = push, pts_of = pts_of, POLY = POLY, poly_index = poly_index,
+                  crosses = crosses, unfold = unfold, FRONTAGE = FRONTAGE }
 for _, part in ipairs({ "faces", "split", "ground", "buildings" }) do
   local exports = require("psdl.city.blocks." .. part)(M, Ctx, private)
   for k, v in pairs(exports or {}) do private[k] = v end
@@ -260,7 +286,7 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
   local r = b:room{ kind = "block", name = name, outline_refs = table_move(P.refs, 1, #P.refs, 1, {}) }
   local pieces = { P }
   local flat_y = refs_level(b.vpool, { P.refs }) or nil -- the outline's one height, or nil
-  if self.height and #P.pts > 3 then
+  if self.height and #P.refs > 3 then
     pieces = {}
     split(self, P, self.ground_lim, pieces)
     if #pieces > 1 then flat_y = nil end
@@ -272,7 +298,7 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
   self.time.ground = self.time.ground + (t1 - t0)
   -- the ground as a plane (flat_y) or triangles (tris): the building rows sample it in C,
   -- `Ctx:building` through a sampler made on first use (city/blocks/buildings.lua)
-  local R = { room = r, pts = P.pts, flat_y = flat_y, tris = tris, nbuildings = 0 }
+  local R = { room = r, P = P, flat_y = flat_y, tris = tris, nbuildings = 0 }
   local fps = self.footprints
   if fps then -- given footprints standing wholly in this room, first
     local bb = bbox(P.pts)
@@ -459,6 +485,20 @@ local function given_footprints(ctx, opts, default_bs)
   end
 end
 
+-- The report's faces: `outline` (the face's points) is made on first read from the face
+-- it describes (face_of, weak keys).
+local face_of = setmetatable({}, { __mode = "k" })
+local FACE = { __index = function(face, k)
+  if k == "outline" then
+    local F = face_of[face]
+    if F then
+      local pts = F.pts
+      rawset(face, "outline", pts)
+      return pts
+    end
+  end
+end }
+
 -- Every bounded face of the network: its rooms (ground and buildings), parks and plazas.
 local function fill_faces(ctx, net, opts, face_over, default_bs)
   local b, report, style = ctx.b, ctx.report, ctx.style
@@ -468,8 +508,8 @@ local function fill_faces(ctx, net, opts, face_over, default_bs)
   for fi, F in ipairs(net.faces) do
     lift_portals(ctx, F)
     for _, H in ipairs(F.holes) do lift_portals(ctx, H) end
-    unfold(F, report.warnings, string_format("face %d", fi))
-    for _, H in ipairs(F.holes) do unfold(H, report.warnings, string_format("face %d", fi)) end
+    unfold(F, report.warnings, "face %d", fi)
+    for _, H in ipairs(F.holes) do unfold(H, report.warnings, "face %d", fi) end
     if crosses(F, F.holes) then
       local p = F.pts[1]
       report.warnings[#report.warnings + 1] = string_format("face %d near (%.1f, %.1f): its outline crosses itself "
@@ -488,7 +528,8 @@ local function fill_faces(ctx, net, opts, face_over, default_bs)
       if o.texture then tex = o.texture end
     end
     local polys = region_pieces(ctx, F, F.holes, ctx.room_lim, string_format("face %d", fi))
-    local face = { kind = kind, area = F.area, rooms = {}, outline = F.pts, buildings = 0 }
+    local face = setmetatable({ kind = kind, area = F.area, rooms = {}, buildings = 0 }, FACE)
+    face_of[face] = F
     for k, Pp in ipairs(polys) do
       local r, R = ctx:room(Pp, string_format("%s %d.%d", kind, fi, k), b:texture(tex), bs)
       if r then
@@ -508,17 +549,12 @@ end
 
 -- A polygon of "margin" edges through new points (flat x, y, z; pooled in one call, in order).
 local function margin_ring(ctx, flat)
-  if #flat == 0 then return poly() end
-  local b = ctx.b
-  local refs = b:vertices_flat(flat)
-  local xyz = b:flat_of(refs)
-  local R = { pts = {}, refs = refs, kinds = {} }
-  local pts, kinds = R.pts, R.kinds
-  for k = 1, #refs do
-    pts[k] = { xyz[3 * k - 2], xyz[3 * k - 1], xyz[3 * k] }
-    kinds[k] = "margin"
-  end
-  return R
+  local pool = ctx.b.vpool
+  if #flat == 0 then return poly(pool) end
+  local refs = ctx.b:vertices_flat(flat)
+  local kinds = {}
+  for k = 1, #refs do kinds[k] = "margin" end
+  return poly(pool, refs, kinds)
 end
 
 -- The apron: the ground within `margin` of the network (its outer edge follows the roads,
@@ -676,7 +712,8 @@ end
 --   passes the inner edge of its terrain grid).
 -- @treturn table `{blocks (bounded faces filled), buildings, parks, plazas, apron = bool,
 -- rooms = {Room...} (every block room made), faces = {{kind, area, rooms, outline,
--- buildings}...}, apron_rooms = {Room...}, building_list = {{room, outline, base, top,
+-- buildings}...} (`outline`, the face's points, made on first read: `rawget` and `next` do
+-- not see it before), apron_rooms = {Room...}, building_list = {{room, outline, base, top,
 -- floors, facades, slivers, footprint}...} (kept in C and made tables on first read:
 -- `rawget` and `next` see it empty before), footprints, footprints_skipped, skipped_faces,
 -- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`

@@ -6,7 +6,7 @@ local plan = require "psdl.plan"
 local error, ipairs, tostring = error, ipairs, tostring
 local string_format, table_move = string.format, table.move
 local area2, inside = plan.area2, plan.inside
-local split_chord = core.split_chord
+local split_chord = core.split_chord_refs
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -17,39 +17,35 @@ return function(M, Ctx, private)
 
   -- Cuts polygon P along the chord i-j (with points every `step` m): two polygons, A = P's
   -- points i .. j then the chord's back to i, B = P's points j .. n, 1 .. i then the chord's
-  -- towards j (the runs copied by table.move).
+  -- towards j (the runs copied by table.move; references and kinds only, blocks/init.lua).
   local function cut(ctx, P, i, j, step)
     if i > j then i, j = j, i end
-    local pts, refs, kinds = P.pts, P.refs, P.kinds
-    local n = #pts
-    local mp, mr = ctx:chord_points(pts[i], pts[j], step)
-    local nm = #mp
-    local A, B = poly(), poly()
-    local ap, ar, ak = A.pts, A.refs, A.kinds
+    local refs, kinds = P.refs, P.kinds
+    local n = #refs
+    local mr = ctx:chord_refs(refs[i], refs[j], step)
+    local nm = #mr
+    local ar, ak = {}, {}
     local na = j - i + 1
-    table_move(pts, i, j, 1, ap)
     table_move(refs, i, j, 1, ar)
     table_move(kinds, i, j, 1, ak)
     ak[na] = "cut"
     for m = 1, nm do
       local k = na + m
-      ap[k], ar[k], ak[k] = mp[nm + 1 - m], mr[nm + 1 - m], "cut"
+      ar[k], ak[k] = mr[nm + 1 - m], "cut"
     end
-    local bp, br, bk = B.pts, B.refs, B.kinds
+    local br, bk = {}, {}
     local nb1 = n - j + 1
-    table_move(pts, j, n, 1, bp)
     table_move(refs, j, n, 1, br)
     table_move(kinds, j, n, 1, bk)
-    table_move(pts, 1, i, nb1 + 1, bp)
     table_move(refs, 1, i, nb1 + 1, br)
     table_move(kinds, 1, i, nb1 + 1, bk)
     local nb = nb1 + i
     bk[nb] = "cut"
     for m = 1, nm do
       local k = nb + m
-      bp[k], br[k], bk[k] = mp[m], mr[m], "cut"
+      br[k], bk[k] = mr[m], "cut"
     end
-    return A, B
+    return poly(P.pool, ar, ak), poly(P.pool, br, bk)
   end
 
   -- Splits P recursively until it fits the limits; appends the pieces to out. The test of the
@@ -59,7 +55,8 @@ return function(M, Ctx, private)
   -- can be (`ctx.split_obstacles`).
   local function split(ctx, P, lim, out, depth)
     depth = depth or 0
-    local i, j = split_chord(P.pts, lim.max_area, lim.max_points, lim.max_length, depth < 24, ctx.split_obstacles)
+    local i, j = split_chord(P.pool, P.refs, lim.max_area, lim.max_points, lim.max_length, depth < 24,
+      ctx.split_obstacles)
     if j then
       local A, B = cut(ctx, P, i, j, lim.step)
       split(ctx, A, lim, out, depth + 1)
@@ -67,7 +64,7 @@ return function(M, Ctx, private)
       return
     end
     if i == false then
-      local n = #P.pts
+      local n = #P.refs
       if n > 250 then
         error(string_format("psdl.city.blocks: a block of %d boundary points near (%.1f, %.1f) cannot be cut into "
           .. "rooms of at most 255 perimeter points", n, P.pts[1][1], P.pts[1][3]), 0)
@@ -116,30 +113,30 @@ return function(M, Ctx, private)
     if not rest then
       error("psdl.city.blocks: cannot join a hole of the network outline to the ground around it", 0)
     end
-    local c1p, c1r = ctx:chord_points(outer.pts[w1], hp[lo], step) -- w1 -> h(lo)
-    local c2p, c2r = ctx:chord_points(outer.pts[w2], hp[hi], step) -- w2 -> h(hi)
-    local no, nh = #outer.pts, #hp
+    local c1r = ctx:chord_refs(outer.refs[w1], H.refs[lo], step) -- w1 -> h(lo)
+    local c2r = ctx:chord_refs(outer.refs[w2], H.refs[hi], step) -- w2 -> h(hi)
+    local no, nh = #outer.refs, #hp
     local function piece(wa, wb, ca, cb, ha, hb)
       -- outer wa -> wb, chord wb -> h(hb) (cb forward), hole hb -> ha, chord h(ha) -> wa (ca reversed)
-      local Q = poly()
+      local Q = poly(outer.pool)
       local k = wa
       while true do
-        push(Q, outer.pts[k], outer.refs[k], k == wb and "cut" or outer.kinds[k])
+        push(Q, outer.refs[k], k == wb and "cut" or outer.kinds[k])
         if k == wb then break end
         k = k % no + 1
       end
-      for m = 1, #cb[1] do push(Q, cb[1][m], cb[2][m], "cut") end
+      for m = 1, #cb do push(Q, cb[m], "cut") end
       k = hb
       while true do
-        push(Q, hp[k], H.refs[k], k == ha and "cut" or H.kinds[k])
+        push(Q, H.refs[k], k == ha and "cut" or H.kinds[k])
         if k == ha then break end
         k = k % nh + 1
       end
-      for m = #ca[1], 1, -1 do push(Q, ca[1][m], ca[2][m], "cut") end
+      for m = #ca, 1, -1 do push(Q, ca[m], "cut") end
       return Q
     end
-    local X = piece(w1, w2, { c1p, c1r }, { c2p, c2r }, lo, hi)
-    local Y = piece(w2, w1, { c2p, c2r }, { c1p, c1r }, hi, lo)
+    local X = piece(w1, w2, c1r, c2r, lo, hi)
+    local Y = piece(w2, w1, c2r, c1r, hi, lo)
     if area2(X.pts) >= 0 or area2(Y.pts) >= 0 then
       error("psdl.city.blocks: joining a hole of the network outline gave a piece wound the wrong way", 0)
     end
@@ -155,23 +152,23 @@ return function(M, Ctx, private)
   -- The kernel's convex pieces (Hertel-Mehlhorn, no added point) of a region with holes, as
   -- polygons: the fallback when joining holes or cutting fails.
   local function convex_pieces(F, holes)
-    local pts, refs, ekind, starts = {}, {}, {}, {}
+    local refs, ekind, starts = {}, {}, {}
     local function add_ring(Q)
-      local n = #Q.pts
+      local n = #Q.refs
       for i = 1, n do
-        pts[#pts + 1], refs[#refs + 1] = Q.pts[i], Q.refs[i]
+        refs[#refs + 1] = Q.refs[i]
         ekind[Q.refs[i] * 4294967296 + Q.refs[i % n + 1]] = Q.kinds[i]
       end
     end
     add_ring(F)
     for _, H in ipairs(holes) do
-      starts[#starts + 1] = #pts + 1
+      starts[#starts + 1] = #refs + 1
       add_ring(H)
     end
-    local flat = {}
-    for i, p in ipairs(pts) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = p[1], p[2], p[3] end
+    local pool = F.pool
+    local flat = pool:points(refs)
     local idx = core.fans(flat, #starts > 0 and starts or nil)
-    local n = #pts
+    local n = #refs
     local out = {}
     for _, f0 in ipairs(idx) do
       -- the piece's ring: the fan's points, or its rim when the hub is an added point
@@ -180,15 +177,15 @@ return function(M, Ctx, private)
         f = {}
         for j = 2, #f0 - 1 do f[#f + 1] = f0[j] end
       end
-      local Q = poly()
+      local Q = poly(pool)
       local m = #f
       for j = 1, m do
         local a, c = refs[f[j]], refs[f[j % m + 1]]
-        push(Q, pts[f[j]], a, ekind[a * 4294967296 + c] or "cut")
+        push(Q, a, ekind[a * 4294967296 + c] or "cut")
       end
       if area2(Q.pts) > 0 then -- keep retail winding
-        local R = poly()
-        for j = m, 1, -1 do push(R, Q.pts[j], Q.refs[j], Q.kinds[(j - 2) % m + 1]) end
+        local R = poly(pool)
+        for j = m, 1, -1 do push(R, Q.refs[j], Q.kinds[(j - 2) % m + 1]) end
         Q = R
       end
       out[#out + 1] = Q
