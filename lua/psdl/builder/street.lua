@@ -99,6 +99,20 @@ return function(M, Builder, Room, P)
   -- is about 40 m across, and a typo of 1e6 m would make a street of one enormous quad.
   local MAX_WIDTH = check.MAX_WIDTH
   local STREET_TABLES = { "room", "tunnel", "railing", "divider" }
+  -- The first problem of a street's option tables (`room`, `tunnel`, `railing`, `divider`:
+  -- tables, their heights, value and repeats numbers), or nil.
+  local function tables_problem(o)
+    for _, f in ipairs(STREET_TABLES) do
+      local t = o[f]
+      if t ~= nil and type(t) ~= "table" then return string_format("%s: table expected, got %s", f, type(t)) end
+      if t ~= nil and f ~= "room" then
+        local m = opt_problem(t.height, f .. ".height") or opt_problem(t.height2, f .. ".height2")
+          or opt_problem(t.value, f .. ".value") or opt_problem(t.repeats, f .. ".repeats")
+        if m then return m end
+      end
+    end
+    return nil
+  end
   local unknown_key = P.unknown_key
   -- the keys of a profile and of `Builder:street` (others are refused: a misspelt one)
   local PROFILE_KEYS = { kind = true, left = true, right = true, sidewalk_left = true, sidewalk_right = true,
@@ -225,15 +239,7 @@ return function(M, Builder, Room, P)
     m = m or end_problem(o.from, "from") or end_problem(o.to, "to")
       or section_problem(o.start_section, "start_section", stride) or section_problem(o.end_section, "end_section", stride)
     if not m then
-      for _, f in ipairs(STREET_TABLES) do
-        local t = o[f]
-        if t ~= nil and type(t) ~= "table" then m = string_format("%s: table expected, got %s", f, type(t)); break end
-        if t ~= nil and f ~= "room" then
-          m = opt_problem(t.height, f .. ".height") or opt_problem(t.height2, f .. ".height2")
-            or opt_problem(t.value, f .. ".value") or opt_problem(t.repeats, f .. ".repeats")
-          if m then break end
-        end
-      end
+      m = tables_problem(o)
     end
     if m then argerr(1, "street", m) end
     return profile, akind, stride, center_flat
@@ -394,15 +400,7 @@ return function(M, Builder, Room, P)
     if not m and o.start_dir ~= nil and not dir_ok(o.start_dir) then m = dir_problem(o.start_dir, "start_dir") end
     if not m and o.end_dir ~= nil and not dir_ok(o.end_dir) then m = dir_problem(o.end_dir, "end_dir") end
     if not m and (o.tunnel ~= nil or o.railing ~= nil) then
-      for _, f in ipairs(STREET_TABLES) do
-        local t = o[f]
-        if t ~= nil and type(t) ~= "table" then m = string_format("%s: table expected, got %s", f, type(t)); break end
-        if t ~= nil and f ~= "room" then
-          m = opt_problem(t.height, f .. ".height") or opt_problem(t.height2, f .. ".height2")
-            or opt_problem(t.value, f .. ".value") or opt_problem(t.repeats, f .. ".repeats")
-          if m then break end
-        end
-      end
+      m = tables_problem(o)
     end
     if m then argerr(1, "street", m) end
     return street_build(self, o, profile, akind, stride, center_flat, true)

@@ -25,15 +25,8 @@ M.LIMIT = 65536
 -- The phrase every message of `checked` holds (`is_error`).
 local PHRASE = "a height must be a finite number"
 
--- A value as the messages show it.
-local function shown(v)
-  if type(v) == "number" then
-    if v ~= v then return "nan" end
-    return string_format("%.14g", v)
-  end
-  if type(v) == "string" then return string_format("%q", v) end
-  return type(v)
-end
+-- A value as the messages show it (nan, %.14g, strings quoted).
+local shown = require("psdl.check").shown
 
 -- The chunk source prefix of the library's own files ("@/.../lua/psdl/").
 local LIB = debug_getinfo(1, "S").source:match("^(.*[/\\])city[/\\][^/\\]*$")
