@@ -10,45 +10,11 @@
 #include <string.h>
 
 #include "psdl_geom.h"
+#include "psdl_segment.h"
 
 /* Lua's math.min(a, b) and math.max(a, b) on two numbers */
 static double lmin(double a, double b) { return b < a ? b : a; }
 static double lmax(double a, double b) { return a < b ? b : a; }
-
-/* psdl.city.network's unit(x, z): 0 when the vector is shorter than 1e-9 (nil there) */
-static int unit(double x, double z, double *ux, double *uz) {
-    double l = sqrt(x * x + z * z);
-    if (l < 1e-9) return 0;
-    *ux = x / l, *uz = z / l;
-    return 1;
-}
-
-/* seg_cross: a proper crossing of p-q and u-v (points as x, z), parameters t, w */
-static int seg_cross(const double *p, const double *q, const double *u, const double *v, double *t, double *w) {
-    double rx = q[0] - p[0], rz = q[1] - p[1];
-    double sx = v[0] - u[0], sz = v[1] - u[1];
-    double den = rx * sz - rz * sx;
-    if (fabs(den) < 1e-12) return 0;
-    double wx = u[0] - p[0], wz = u[1] - p[1];
-    double tt = (wx * sz - wz * sx) / den;
-    double ww = (wx * rz - wz * rx) / den;
-    if (tt > 1e-9 && tt < 1 - 1e-9 && ww > 1e-9 && ww < 1 - 1e-9) {
-        *t = tt, *w = ww;
-        return 1;
-    }
-    return 0;
-}
-
-/* seg_closest: distance of (x, z) from segment p-q, and the parameter 0..1 of the nearest point */
-static double seg_closest(double x, double z, const double *p, const double *q, double *t) {
-    double dx = q[0] - p[0], dz = q[1] - p[1];
-    double l2 = dx * dx + dz * dz;
-    double tt = 0;
-    if (l2 > 0) tt = lmax(0, lmin(1, ((x - p[0]) * dx + (z - p[1]) * dz) / l2));
-    double ex = p[0] + tt * dx - x, ez = p[1] + tt * dz - z;
-    *t = tt;
-    return sqrt(ex * ex + ez * ez);
-}
 
 /* a growing array of n items of `size` bytes; 0 or -1 (out of memory) */
 static int push(void **arr, size_t *n, size_t *cap, size_t size, const void *item) {
@@ -157,13 +123,13 @@ int psdl_network_conflicts(psdl_net_conflicts *out, const double *pts, const uin
                 const double *u = pts + 3 * (size_t)ci, *v = u + 3;
                 double t, w;
                 if (ol != rl) {
-                    if (!seg_cross(p, q, u, v, &t, &w)) continue;
+                    if (!psdl_seg_cross(p, q, u, v, &t, &w)) continue;
                     uint32_t lv = (uint32_t)r, gr2 = o;
                     if (ol) lv = o, gr2 = (uint32_t)r;
-                    double ax = 0, az = 0, bx = 0, bz = 0;
-                    unit(q[0] - p[0], q[1] - p[1], &ax, &az);
-                    unit(v[0] - u[0], v[1] - u[1], &bx, &bz);
-                    double sn = fabs(ax * bz - az * bx);
+                    double ea[2] = {0, 0}, eb[2] = {0, 0};
+                    psdl_seg_unit(q[0] - p[0], q[1] - p[1], ea);
+                    psdl_seg_unit(v[0] - u[0], v[1] - u[1], eb);
+                    double sn = fabs(ea[0] * eb[1] - ea[1] * eb[0]);
                     psdl_net_level it;
                     it.lv = lv, it.other = gr2;
                     it.x = p[0] + t * (q[0] - p[0]);
@@ -174,7 +140,7 @@ int psdl_network_conflicts(psdl_net_conflicts *out, const double *pts, const uin
                         goto done;
                     }
                 } else if (!ol) {
-                    if (!seg_cross(p, q, u, v, &t, &w)) continue;
+                    if (!psdl_seg_cross(p, q, u, v, &t, &w)) continue;
                     psdl_net_cross it;
                     it.a = (uint32_t)r, it.b = o;
                     it.x = p[0] + t * (q[0] - p[0]);
@@ -207,12 +173,13 @@ int psdl_network_conflicts(psdl_net_conflicts *out, const double *pts, const uin
             if (od->a == n || od->b == n || od->level) continue;
             const double *p = pts + 3 * (size_t)ci, *q = p + 3;
             double t;
-            double d = seg_closest(nd->x, nd->z, p, q, &t);
+            double d = psdl_seg_closest(nd->x, nd->z, p, q, &t);
             double sv = s[ci] + t * (s[ci + 1] - s[ci]);
             double L = s[start[o + 1] - 1];
             if (d < od->hw + reach && sv > 1 && sv < L - 1 && (!found || d < best.d)) {
-                double dx = 1, dz = 0;
-                unit(q[0] - p[0], q[1] - p[1], &dx, &dz);
+                double dir[2] = {1, 0};
+                psdl_seg_unit(q[0] - p[0], q[1] - p[1], dir);
+                double dx = dir[0], dz = dir[1];
                 found = 1;
                 best.node = (uint32_t)n, best.road = o;
                 best.d = d, best.s = sv;

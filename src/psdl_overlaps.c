@@ -9,42 +9,10 @@
 #include <string.h>
 
 #include "psdl_geom.h"
+#include "psdl_segment.h"
 
 static double lmin(double a, double b) { return b < a ? b : a; }
 static double lmax(double a, double b) { return a < b ? b : a; }
-
-/* Distance from (x, z) to segment p-q. */
-static double seg_closest(double x, double z, const double *p, const double *q) {
-    double dx = q[0] - p[0], dz = q[1] - p[1];
-    double l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? lmax(0, lmin(1, ((x - p[0]) * dx + (z - p[1]) * dz) / l2)) : 0;
-    double ex = p[0] + t * dx - x, ez = p[1] + t * dz - z;
-    return sqrt(ex * ex + ez * ez);
-}
-
-/* Proper crossing of p-q and u-v: 1 with the parameter on p-q in *t, else 0. */
-static int seg_cross(const double *p, const double *q, const double *u, const double *v, double *t) {
-    double rx = q[0] - p[0], rz = q[1] - p[1];
-    double sx = v[0] - u[0], sz = v[1] - u[1];
-    double den = rx * sz - rz * sx;
-    if (fabs(den) < 1e-12) return 0;
-    double wx = u[0] - p[0], wz = u[1] - p[1];
-    double tt = (wx * sz - wz * sx) / den;
-    double w = (wx * rz - wz * rx) / den;
-    if (tt > 1e-9 && tt < 1 - 1e-9 && w > 1e-9 && w < 1 - 1e-9) {
-        *t = tt;
-        return 1;
-    }
-    return 0;
-}
-
-/* Unit vector of (x, z) in u; 0 for a vector shorter than 1e-9. */
-static int unit(double x, double z, double *u) {
-    double l = sqrt(x * x + z * z);
-    if (l < 1e-9) return 0;
-    u[0] = x / l, u[1] = z / l;
-    return 1;
-}
 
 /* Signed plan distance of (x, z) from the polygon of n points P: negative inside. */
 static double poly_dist(double x, double z, const double *P, size_t n) {
@@ -52,7 +20,7 @@ static double poly_dist(double x, double z, const double *P, size_t n) {
     double d = HUGE_VAL;
     for (size_t i = 0; i < n; i++) {
         const double *a = P + 2 * i, *b = P + 2 * ((i + 1) % n);
-        double e = seg_closest(x, z, a, b);
+        double e = psdl_seg_closest(x, z, a, b, NULL);
         if (e < d) d = e;
         if ((a[1] > z) != (b[1] > z) && x < a[0] + (z - a[1]) * (b[0] - a[0]) / (b[1] - a[1])) c = !c;
     }
@@ -82,9 +50,9 @@ static int poly_overlap(const double *P, size_t n, const double *pb, const doubl
         for (size_t k = 0; k < m; k++) {
             const double *u = Q + 2 * k, *v = Q + 2 * ((k + 1) % m);
             double t, e[2], f[2];
-            if (!seg_cross(a, b, u, v, &t)) continue;
+            if (!psdl_seg_cross(a, b, u, v, &t, NULL)) continue;
             /* a proper crossing: the ends of each edge clear of the other's line */
-            if (!unit(b[0] - a[0], b[1] - a[1], e) || !unit(v[0] - u[0], v[1] - u[1], f)) continue;
+            if (!psdl_seg_unit(b[0] - a[0], b[1] - a[1], e) || !psdl_seg_unit(v[0] - u[0], v[1] - u[1], f)) continue;
             double du = (u[0] - a[0]) * e[1] - (u[1] - a[1]) * e[0];
             double dv = (v[0] - a[0]) * e[1] - (v[1] - a[1]) * e[0];
             double da = (a[0] - u[0]) * f[1] - (a[1] - u[1]) * f[0];

@@ -125,19 +125,6 @@ local function seg_closest(x, z, p, q)
   return sqrt(ex * ex + ez * ez), t
 end
 
--- Proper crossing of segments p-q and u-v: the parameters on both, or nil.
-local function seg_cross(p, q, u, v)
-  local rx, rz = q[1] - p[1], q[2] - p[2]
-  local sx, sz = v[1] - u[1], v[2] - u[2]
-  local den = rx * sz - rz * sx
-  if abs(den) < 1e-12 then return nil end
-  local wx, wz = u[1] - p[1], u[2] - p[2]
-  local t = (wx * sz - wz * sx) / den
-  local w = (wx * rz - wz * rx) / den
-  if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
-  return nil
-end
-
 local function level(r) return r.bridge ~= nil or r.tunnel ~= nil end
 
 --- Closest point of segment p-q ({x, z} points) to (x, z): distance, parameter 0..1.
