@@ -70,6 +70,7 @@
 #include "psdl_geom.h"
 #include "psdl_conflicts.h"
 #include "psdl_overlaps.h"
+#include "psdl_store.h"
 
 #define POOL "psdl.Pool"
 
@@ -587,6 +588,21 @@ static void put_section_row(lua_State *L, int t, const char *k, double *sf, size
         return;
     }
     int r = lua_gettop(L);
+    if (lua_istable(L, r) && lua_rawlen(L, r) == 3 * stride && lua_rawgeti(L, r, 1) == LUA_TNUMBER) {
+        lua_pop(L, 1); /* a flat x, y, z row (psdl.city's junction ends, core.junction_store) */
+        for (size_t q = 0; q < 3 * stride; q++) {
+            int ok = 0;
+            lua_rawgeti(L, r, (lua_Integer)q + 1);
+            double v = (double)lua_tonumberx(L, -1, &ok);
+            if (!ok || !isfinite(v))
+                luaL_error(L, "option '%s': point %d: finite numbers expected", k, (int)(q / 3) + 1);
+            if (sf) sf[3 * sec * stride + q] = v;
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        return;
+    }
+    if (lua_istable(L, r)) lua_settop(L, r);
     if (!lua_istable(L, r) || lua_rawlen(L, r) != stride)
         luaL_error(L, "option '%s': a row of %d points expected", k, (int)stride);
     for (size_t c = 0; c < stride; c++) {
@@ -616,7 +632,7 @@ static void put_section_row(lua_State *L, int t, const char *k, double *sf, size
  * @tparam table center the centre line: flat x, y, z or a list of {x, y, z} (2 points or more)
  * @tparam table profile as core.sections
  * @tparam[opt] table opts `start_dir`, `end_dir` ({x, z}), `start_section`, `end_section`
- * (rows of the profile's stride points {x, y, z}), `split` (sections per room, >= 2, 64),
+ * (rows of the profile's stride points {x, y, z}, or each row as one flat x, y, z array), `split` (sections per room, >= 2, 64),
  * `snap` (m), `min_length` (m: a centre line shorter in plan gives false, nothing pooled),
  * `flat` (true: also the sections and all references), `records` (true, for a road or
  * walkway profile: instead of `rooms`, `records` = per room its road or walkway record as a
@@ -1333,9 +1349,42 @@ static int l_building(lua_State *L) {
 
 /* ================================================================ junctions */
 
+/* The junction of arms[0 .. na-1] and options o built into *j, in one block (the kept one
+ * when free, else scratch userdata pushed on the stack); with extra, *extra receives room
+ * for a pool reference per point and the fans of the surface (core.junction_room). Arms
+ * that cannot be joined raise naming argument argarms. */
+static void junction_build(lua_State *L, int argarms, psdl_junction *j, const psdl_arm *arms, size_t na,
+                           const psdl_junction_opts *o, reuse_box **box, uint32_t **extra) {
+    psdl_junction_sizes cap;
+    psdl_junction_bound(&cap, arms, na, o);
+    /* one block: the doubles first, then the words (the caller's extra words last) */
+    size_t nd = 3 * cap.points + na;
+    size_t extra_words = extra ? cap.points + psdl_fans_bound(cap.surface, 0) : 0;
+    size_t nw = cap.surface + cap.sections + cap.strips + 4 * cap.crosswalks + cap.outline + extra_words;
+    if (nd > ((size_t)1 << 26) || nw > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    size_t bytes = nd * sizeof(double) + nw * sizeof(uint32_t);
+    double *dp = (double *)reuse_take(L, bytes, box);
+    if (!dp) dp = (double *)scratch(L, bytes, 1);
+    j->points = dp;
+    j->distance = dp + 3 * cap.points;
+    uint32_t *wp = (uint32_t *)(dp + nd);
+    j->surface = wp, wp += cap.surface;
+    j->sections = wp, wp += cap.sections;
+    j->strips = wp, wp += cap.strips;
+    j->crosswalks = wp, wp += 4 * cap.crosswalks;
+    j->outline = wp, wp += cap.outline;
+    if (extra) *extra = wp;
+    size_t r = psdl_junction_build(j, arms, na, o);
+    if (r == PSDL_GEOM_NOMEM || r == PSDL_GEOM_INVALID) reuse_release(*box);
+    nomem_check(L, r);
+    if (r == PSDL_GEOM_INVALID)
+        luaL_argerror(L, argarms, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
+                                  "width, or a value that is not a finite number)");
+}
+
 /* The arguments of core.junction at c (center), c + 1 (arms), c + 2 (opts) read and the
- * junction built into *j (scratch userdata pushed on the stack); returns the arms (*na of
- * them, in scratch too). Bad arguments raise naming them. */
+ * junction built into *j (junction_build); returns the arms (*na of them, in scratch).
+ * Bad arguments raise naming them. */
 static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na_out, reuse_box **box,
                                uint32_t **extra) {
     psdl_junction_opts o;
@@ -1368,32 +1417,7 @@ static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na
         arms[i].min_distance = opt_field_num(L, a, "min_distance", 0);
         lua_pop(L, 1);
     }
-    psdl_junction_sizes cap;
-    psdl_junction_bound(&cap, arms, na, &o);
-    /* one block: the doubles first, then the words (the caller's extra words last) */
-    size_t nd = 3 * cap.points + na;
-    /* extra (core.junction_room): a pool reference per point and the fans of the surface */
-    size_t extra_words = extra ? cap.points + psdl_fans_bound(cap.surface, 0) : 0;
-    size_t nw = cap.surface + cap.sections + cap.strips + 4 * cap.crosswalks + cap.outline + extra_words;
-    if (nd > ((size_t)1 << 26) || nw > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
-    size_t bytes = nd * sizeof(double) + nw * sizeof(uint32_t);
-    double *dp = (double *)reuse_take(L, bytes, box);
-    if (!dp) dp = (double *)scratch(L, bytes, 1);
-    j->points = dp;
-    j->distance = dp + 3 * cap.points;
-    uint32_t *wp = (uint32_t *)(dp + nd);
-    j->surface = wp, wp += cap.surface;
-    j->sections = wp, wp += cap.sections;
-    j->strips = wp, wp += cap.strips;
-    j->crosswalks = wp, wp += 4 * cap.crosswalks;
-    j->outline = wp, wp += cap.outline;
-    if (extra) *extra = wp;
-    size_t r = psdl_junction_build(j, arms, na, &o);
-    if (r == PSDL_GEOM_NOMEM || r == PSDL_GEOM_INVALID) reuse_release(*box);
-    nomem_check(L, r);
-    if (r == PSDL_GEOM_INVALID)
-        luaL_argerror(L, c + 1, "arms cannot be joined (two arms less than 1 degree apart, a zero direction, a negative "
-                                "width, or a value that is not a finite number)");
+    junction_build(L, c + 1, j, arms, na, &o, box, extra);
     *na_out = na;
     return arms;
 }
@@ -1484,29 +1508,21 @@ static void push_mapped(lua_State *L, const uint32_t *v, size_t n, const uint32_
     }
 }
 
-/* Sets fields "records" and "fans" of the table on top (core.junction_room with opts.records):
- * the room's records as one string of native 32-bit words for store:push_flat, in the order
- * Builder:intersection emits them (the road fans of the surface, each sidewalk strip with its
- * start and end caps, the crosswalks), vertex references mapped through map; and the number
- * of fans. A string: one object for the collector, 4 bytes a word. */
-static void junction_records(lua_State *L, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
-                             size_t nfw) {
-    size_t words = 0, nf = 0;
-    for (size_t i = 0; i < nfw; i += 1 + fans[i]) words += 3 + fans[i], nf++;
-    for (size_t w = 0; w < j->size.strips; w += 2 + 2 * (size_t)j->strips[w]) {
-        size_t n2 = 2 * (size_t)j->strips[w], nc = n2 < 2 ? n2 : 2;
-        uint32_t caps = j->strips[w + 1];
-        words += 3 + n2 + ((caps & 1) ? 3 + nc : 0) + ((caps & 2) ? 3 + nc : 0);
-    }
-    words += 7 * j->size.crosswalks;
-    uint32_t *out = (uint32_t *)scratch(L, words, sizeof *out);
+/* The records of a junction room as 32-bit words for the store ([type, cap, count, refs...]
+ * each, in the order Builder:intersection emits them: the road fans of the surface, each
+ * sidewalk strip with its start and end caps, the crosswalks), vertex references (1-based)
+ * mapped through map; out NULL: only counted. Returns the words; *nf = the fans. */
+static size_t junction_words(uint32_t *out, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
+                             size_t nfw, size_t *nf) {
     size_t k = 0;
-#define PUT(v) (out[k++] = (uint32_t)(v))
+    *nf = 0;
+#define PUT(v) (out ? (void)(out[k++] = (uint32_t)(v)) : (void)k++)
     for (size_t i = 0; i < nfw;) { /* fans: [m, refs...], 0-based pool entries */
         size_t m = fans[i];
         PUT(0x5), PUT(0), PUT(m);
         for (size_t q = 1; q <= m; q++) PUT(fans[i + q] + 1);
         i += 1 + m;
+        ++*nf;
     }
     for (size_t w = 0; w < j->size.strips;) { /* [pairs, caps, point indices...] */
         uint32_t np = j->strips[w], caps = j->strips[w + 1];
@@ -1529,7 +1545,19 @@ static void junction_records(lua_State *L, const psdl_junction *j, const uint32_
         for (int q = 0; q < 4; q++) PUT(map[j->crosswalks[4 * c + (size_t)q]] + 1);
     }
 #undef PUT
-    lua_pushlstring(L, (const char *)out, k * sizeof *out);
+    return k;
+}
+
+/* Sets fields "records" and "fans" of the table on top (core.junction_room with opts.records):
+ * the room's records (junction_words) as one string of native 32-bit words for
+ * store:push_flat, and the number of fans. A string: one object for the collector, 4 bytes
+ * a word. */
+static void junction_records(lua_State *L, const psdl_junction *j, const uint32_t *map, const uint32_t *fans,
+                             size_t nfw) {
+    size_t nf, words = junction_words(NULL, j, map, fans, nfw, &nf);
+    uint32_t *out = (uint32_t *)scratch(L, words, sizeof *out);
+    junction_words(out, j, map, fans, nfw, &nf);
+    lua_pushlstring(L, (const char *)out, words * sizeof *out);
     lua_remove(L, -2); /* the scratch */
     lua_setfield(L, -2, "records");
     lua_pushinteger(L, (lua_Integer)nf);
@@ -1626,6 +1654,132 @@ static int l_junction_room(lua_State *L) {
     lua_setfield(L, -2, "sections");
     reuse_release(box);
     return 1;
+}
+
+/* A number argument at idx that must be finite (named `what` in the error). */
+static double check_finite(lua_State *L, int idx, const char *what) {
+    double v = (double)luaL_checknumber(L, idx);
+    if (!isfinite(v)) luaL_argerror(L, idx, lua_pushfstring(L, "%s: a finite number expected", what));
+    return v;
+}
+
+/***
+ * An intersection room of psdl.city in one call: core.junction_room's kernel and pooling, its
+ * records pushed straight into the builder's store (what store:push_flat of core.junction_room's
+ * `records` adds), no table per arm and none per point.
+ * @function junction_store
+ * @tparam userdata vpool the builder's vertex Pool (dimension 3)
+ * @tparam userdata store the builder's room store (core.store)
+ * @tparam integer room the room (1-based, a room of the store) the records go to
+ * @tparam integer group the texture group number of the records (>= 1)
+ * @tparam number x, y, z the node (metres; the intersection is flat at y)
+ * @tparam table arms flat, 5 values an arm: `dx, dz` (the plan direction outward), `profile`
+ * (as core.sections, seen travelling outward), `crosswalk` (m), `min_distance` (m)
+ * @tparam number radius curb corner radius (m)
+ * @tparam number arc_step degrees (0: the kernel's default)
+ * @tparam number snap metres (0: exact)
+ * @treturn table outline (vertex references)
+ * @treturn table distance (m, per arm: where its road starts)
+ * @treturn table sections: per arm its end section as a flat x, y, z array (outward left to right)
+ * @treturn integer the road fans of the surface (0: nothing was pushed, the surface has no area)
+ * Bad arguments raise naming them; arms that cannot be joined raise as core.junction_room.
+ */
+static int l_junction_store(lua_State *L) {
+    lua_settop(L, 11); /* scratch userdata go above the arguments */
+    check_pool(L, 1);
+    if (((pool_box *)lua_touserdata(L, 1))->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    psdl_store *st = lpsdl_store(L, 2);
+    lua_Integer room = luaL_checkinteger(L, 3), group = luaL_checkinteger(L, 4);
+    if (room < 1 || (lua_Unsigned)room > psdl_store_rooms(st)) luaL_argerror(L, 3, "a room of the store expected");
+    if (group < 1 || group > (lua_Integer)PSDL_STORE_MAX) luaL_argerror(L, 4, "a texture group number (>= 1) expected");
+    psdl_junction_opts o;
+    memset(&o, 0, sizeof o);
+    o.center[0] = check_finite(L, 5, "x");
+    o.center[1] = check_finite(L, 6, "y");
+    o.center[2] = check_finite(L, 7, "z");
+    size_t len = arr_len(L, 8);
+    if (len == 0 || len % 5) luaL_argerror(L, 8, "arms: 5 values an arm expected (dx, dz, profile, crosswalk, min_distance)");
+    size_t na = len / 5;
+    if (na > 4096) luaL_argerror(L, 8, "at most 4096 arms expected");
+    o.radius = check_finite(L, 9, "radius");
+    o.arc_step = check_finite(L, 10, "arc_step");
+    double snap = (double)luaL_checknumber(L, 11);
+    if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 11, "snap: a finite number >= 0 expected");
+    o.curb = -1;
+    psdl_arm *arms = (psdl_arm *)scratch(L, na, sizeof *arms);
+    for (size_t i = 0; i < na; i++) {
+        memset(&arms[i], 0, sizeof arms[i]);
+        arms[i].dir[0] = arr_num(L, 8, 5 * i + 1, 8, "arms");
+        arms[i].dir[1] = arr_num(L, 8, 5 * i + 2, 8, "arms");
+        if (lua_rawgeti(L, 8, (lua_Integer)(5 * i + 3)) != LUA_TTABLE)
+            luaL_argerror(L, 8, lua_pushfstring(L, "arms[%I]: a profile table expected", (lua_Integer)(5 * i + 3)));
+        get_profile(L, lua_gettop(L), &arms[i].profile);
+        lua_pop(L, 1);
+        arms[i].crosswalk = arr_num(L, 8, 5 * i + 4, 8, "arms");
+        arms[i].min_distance = arr_num(L, 8, 5 * i + 5, 8, "arms");
+    }
+    psdl_junction j;
+    reuse_box *box;
+    uint32_t *refs; /* a pool reference per point, then the fans (in the same block) */
+    junction_build(L, 8, &j, arms, na, &o, &box, &refs);
+    uint32_t *fans = refs + j.size.points;
+    pool_box *pb = (pool_box *)luaL_testudata(L, 1, POOL);
+    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
+        reuse_release(box);
+        check_pool(L, 1);
+    }
+    size_t w = psdl_junction_pool(refs, fans, pb->pool, &j, snap);
+    if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
+    if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
+    if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    size_t nf, words = junction_words(NULL, &j, refs, fans, w, &nf);
+    /* the words in the block's tail would need a second size; a scratch is one allocation */
+    uint32_t *out = NULL;
+    if (nf > 0) {
+        out = (uint32_t *)lua_newuserdatauv(L, (words ? words : 1) * sizeof *out, 0);
+        junction_words(out, &j, refs, fans, w, &nf);
+        st = lpsdl_store(L, 2); /* (fetched again after the allocation) */
+        psdl_store_mark_t m;
+        psdl_store_mark(st, &m);
+        for (size_t i = 0; i < words;) {
+            psdl_store_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.type = (uint8_t)out[i];
+            rec.cap = (uint8_t)out[i + 1];
+            rec.group = (uint32_t)group;
+            size_t n = out[i + 2];
+            int e = psdl_store_push(st, (size_t)room, &rec, out + i + 3, n);
+            if (e) {
+                psdl_store_truncate(st, &m);
+                reuse_release(box);
+                return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
+            }
+            i += 3 + n;
+        }
+    }
+    push_mapped(L, j.outline, j.size.outline, refs);
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0; i < na; i++) {
+        lua_pushnumber(L, j.distance[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_createtable(L, (int)na, 0);
+    for (size_t i = 0, off = 0; i < na; i++) {
+        size_t stn = psdl_section_stride(arms[i].profile.kind);
+        lua_createtable(L, (int)(3 * stn), 0);
+        for (size_t k = 0; k < stn; k++) {
+            const double *p = j.points + 3 * (size_t)j.sections[off + k];
+            for (int d = 0; d < 3; d++) {
+                lua_pushnumber(L, p[d]);
+                lua_rawseti(L, -2, (lua_Integer)(3 * k) + d + 1);
+            }
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        off += stn;
+    }
+    lua_pushinteger(L, (lua_Integer)nf);
+    reuse_release(box);
+    return 4;
 }
 
 /* ================================================================ measures */
@@ -2442,6 +2596,7 @@ static const luaL_Reg geom_funcs[] = {
     {"light_index", l_light_index},
     {"junction", l_junction},
     {"junction_room", l_junction_room},
+    {"junction_store", l_junction_store},
     {"signed_area", l_signed_area},
     {"winding", l_winding},
     {"quad_deviation", l_quad_deviation},

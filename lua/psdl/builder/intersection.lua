@@ -172,4 +172,51 @@ return function(M, Builder, Room, P)
     return intersection_build(self, o, true)
   end
   M.trusted.intersection = trusted_intersection
+
+  -- `Builder:intersection` for psdl.city's nodes (`M.trusted.junction`,
+  -- psdl.city.intersection) in one C call (core.junction_store: kernel, pooling and the
+  -- records pushed into the store), without option tables and without the info a script
+  -- gets: the node at (x, y, z); `arms` flat, 5 values an arm (dx, dz as psdl.city.network
+  -- found them, the resolved profile, crosswalk, min_distance); `room_name`, `tunnel`,
+  -- `bridge` of the room; `tunnel_opts` those of `Room:junction_tunnel`. Checks what the
+  -- trusted intersection checks, with the same messages (argument #1 to 'intersection').
+  -- Returns the room, the arms' distances (m) and their end sections (per arm a flat x, y,
+  -- z array, outward left to right).
+  local junction_store = core.junction_store
+  local MAX_COORD = check.MAX_COORDINATE
+  local function trusted_junction(self, x, y, z, arms, radius, arc_step, textures, room_name, tunnel, bridge,
+                                  tunnel_opts)
+    local m
+    if not (finite(x) and x >= -MAX_COORD and x <= MAX_COORD and finite(z) and z >= -MAX_COORD and z <= MAX_COORD
+            and (y == nil or (finite(y) and y >= -MAX_COORD and y <= MAX_COORD))) then
+      m = point_problem({ x, y, z }, "center")
+    end
+    m = m or opt_problem(radius, "radius", "nonneg") or opt_problem(arc_step, "arc_step", "positive")
+    if not m and tunnel_opts ~= nil and type(tunnel_opts) ~= "table" then
+      m = string_format("tunnel: table expected, got %s", type(tunnel_opts))
+    end
+    for i = 1, m and 0 or #arms // 5 do
+      local cw, md = arms[5 * i - 1], arms[5 * i]
+      if not (nonneg(cw) and nonneg(md)) then
+        local an = "arms[" .. i .. "]"
+        m = opt_problem(cw, an .. ".crosswalk", "nonneg") or opt_problem(md, an .. ".min_distance", "nonneg")
+        break
+      end
+    end
+    if m then argerr(1, "intersection", m) end
+    if self.pending_doc then self.pending_doc() end -- a finished document not yet made is made now
+    local r = P.road_room(self, "intersection", room_name, tunnel, bridge, 0)
+    local g = as_group(self, textures or self.style.intersection, "intersection", "intersection")
+    if tunnel_opts then r:junction_tunnel(tunnel_opts) end
+    local ok, outline, dist, sections, fans = pcall(junction_store, self.vpool, self.store, r.serial, g.index, x,
+      y or 0, z, arms, radius or 5, arc_step or 0, self.snap or 0)
+    if not ok then
+      check.raise("intersection at (" .. x .. ", " .. z .. "): " .. tostring(outline):gsub("^.-%(", "("))
+    end
+    if fans == 0 then r:fail("%s: the polygon has no area", "road_fan") end
+    r.outline = outline
+    r:check_budget()
+    return r, dist, sections
+  end
+  M.trusted.junction = trusted_junction
 end

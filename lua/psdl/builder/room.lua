@@ -85,6 +85,27 @@ return function(M, Builder, Room, P)
   end
   P.new_room = new_room
 
+  -- A road or intersection room for psdl.builder's trusted calls (builder/street.lua,
+  -- builder/intersection.lua): `Builder:room{kind = kind, name = name, tunnel = tunnel, bridge
+  -- = bridge, prop_rule = prop_rule}` without its option table and key scan (the callers'
+  -- keys are known); prop_rule is checked as there.
+  local PROP_LIMIT = core.limits.prop_rule
+  function P.road_room(self, kind, name, tunnel, bridge, prop_rule)
+    if prop_rule ~= 0 and prop_rule ~= nil then
+      local m = opt_problem(prop_rule, "prop_rule", "int", 0, PROP_LIMIT)
+      if m then argerr(1, "room", m) end
+    end
+    local r = setmetatable({
+      builder = self, kind = kind, name = name, is_tunnel = tunnel and true or false,
+      is_bridge = bridge and true or false, flags = nil, prop_rule = prop_rule or 0,
+      serial = self.store:room(),
+    }, Room)
+    local rooms = self.rooms
+    rooms[#rooms + 1] = r
+    r:check_budget()
+    return r
+  end
+
   -- Flat x, y, z of vertex references.
   function Builder:flat_of(refs)
     return self.vpool:points(refs)

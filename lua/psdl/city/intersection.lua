@@ -24,37 +24,41 @@ local function arm_profile(e)
   return network.mirrored(bp)
 end
 
+local trusted_junction = builder.trusted.junction
+
 local function build_junction(city, b, n)
   local ends = n.ends
-  local arms = {}
   local deg = #ends
+  local crossing = n.class == "junction" and deg >= 3
+  local md = n.opts.min_distance
+  if md == nil and deg == 2 then md = city.transition or 5 end
+  -- the arms flat, 5 values each (core.junction_store): dx, dz, profile, crosswalk, min_distance
+  local arms = {}
   for i, e in ipairs(ends) do
-    local spec = e.road.spec
     local cw = 0
-    if n.class == "junction" and deg >= 3 then
+    if crossing then
       cw = e.road.opts.crosswalk
-      if cw == nil then cw = spec.crosswalk end
+      if cw == nil then cw = e.road.spec.crosswalk end
       if cw == false then cw = 0 end
     end
-    local md = n.opts.min_distance
-    if md == nil and deg == 2 then md = city.transition or 5 end
-    arms[i] = { dir = e.dir, profile = arm_profile(e), crosswalk = cw, min_distance = md }
+    local d, q = e.dir, 5 * i
+    arms[q - 4], arms[q - 3], arms[q - 2], arms[q - 1], arms[q] = d[1], d[2], arm_profile(e), cw or 0, md or 0
     e.arm = i
   end
-  local room = { name = n.name or string_format("%s %s", n.class, tostring(n.id)), tunnel = n.underground,
-                 bridge = n.elevated and not n.underground }
-  local tunnel_opts = tunnel.junction_options(city, n)
   local textures = styles.intersection(city.style, n.opts.textures)
-  local ok, r, info = check.pcall(builder.trusted.intersection, b, {
-    center = { n.x, n.y, n.z }, arms = arms, radius = n.opts.radius or city.radius or 5,
-    arc_step = city.arc_step, textures = textures, room = room, tunnel = tunnel_opts })
+  local ok, r, distance, sections = check.pcall(trusted_junction, b, n.x, n.y, n.z, arms, n.opts.radius or city.radius or 5,
+    city.arc_step, textures, n.name or string_format("%s %s", n.class, tostring(n.id)), n.underground,
+    n.elevated and not n.underground, tunnel.junction_options(city, n))
   if not ok then error(string_format("%s: %s", network.node_label(n), tostring(r)), 0) end
-  n.room, n.junction = r, info
+  -- what psdl.city.road reads of the intersection: per arm (n.ends[i].arm = i) where its road
+  -- starts (m from the node) and its end section (a flat x, y, z array, outward left to right)
+  n.room, n.junction = r, { distance = distance, sections = sections }
   n.rooms = { r }
 end
 
 --- Build the intersection room of node n (classified, `n.ends` with their arms) into a
--- builder; sets `n.room`, `n.junction` (what `Builder:intersection` reports) and `n.rooms`.
+-- builder (one `builder.trusted.junction` call); sets `n.room`, `n.junction` (`{distance =
+-- {m per arm}, sections = {flat x, y, z per arm}}`) and `n.rooms`.
 -- @tparam table city
 -- @tparam table b a `psdl.builder` Builder
 -- @tparam table n the node

@@ -25,6 +25,7 @@ local trusted = builder.trusted -- (the builder's calls on options made here fro
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
 local string_format = string.format
+local geom_unit = geom.unit
 local unit, road_label, node_label, road_ref = network.unit, network.road_label, network.node_label, network.road_ref
 -- The most rooms one road record lists (a one-byte count, psdl-format.md §1.7).
 local ROAD_ROOMS = 255
@@ -144,6 +145,22 @@ local function drop_at_end(road, n, dir, d, pts, out)
   end
 end
 
+-- The outward unit direction of arm a of the intersection at node n (its road's end there).
+local function arm_dir(n, a)
+  local d = n.ends[a].dir
+  return geom_unit(d[1], d[2])
+end
+
+-- A section as a flat x, y, z array in the other direction (its points reversed).
+local function reverse_flat(f)
+  local r, n = {}, #f
+  for i = n - 2, 1, -3 do
+    local k = #r
+    r[k + 1], r[k + 2], r[k + 3] = f[i], f[i + 1], f[i + 2]
+  end
+  return r
+end
+
 -- The control points of a run's centre line: from the end of the intersection at its start
 -- (or its start node), the via points and through nodes of its pieces (those inside an
 -- intersection dropped, `drop_at_end`), to the end of the intersection at its finish.
@@ -156,13 +173,15 @@ local function control_points(run)
   local se, fe = run.start_end, run.finish_end
   local sj = sn.junction
   local fj = fn.junction
-  local ctrl = {} -- (points are read only: the junctions' and roads' own point tables)
+  local ctrl = {} -- (points are read only: the roads' own point tables)
   local e = { d0 = 0, d1 = 0 }
   if sj then
-    ctrl[1] = sj.centers[se.arm]
-    e.start_dir = sj.dirs[se.arm]
-    e.start_section = sj.sections[se.arm]
-    e.d0 = sj.distance[se.arm]
+    local a = se.arm
+    local d, dx, dz = sj.distance[a], arm_dir(sn, a)
+    ctrl[1] = { sn.x + dx * d, sn.y or 0, sn.z + dz * d }
+    e.start_dir = { dx, dz }
+    e.start_section = sj.sections[a]
+    e.d0 = d
   else
     ctrl[1] = { sn.x, sn.y, sn.z }
   end
@@ -183,12 +202,16 @@ local function control_points(run)
     out_first = {}
     drop_at_end(pieces[1].road, sn, e.start_dir, e.d0, vias[1], out_first)
   end
+  local fd, fdx, fdz -- the finish's arm: its length and outward direction
+  if fj then
+    fd, fdx, fdz = fj.distance[fe.arm], arm_dir(fn, fe.arm)
+  end
   if fj and #vias[#pieces] > 0 then
     local list, back = vias[#pieces], {}
     local m = #list
     for i = 1, m do back[i] = list[m + 1 - i] end
     local out = {}
-    drop_at_end(pieces[#pieces].road, fn, fj.dirs[fe.arm], fj.distance[fe.arm], back, out)
+    drop_at_end(pieces[#pieces].road, fn, { fdx, fdz }, fd, back, out)
     out_last = {}
     for i in pairs(out) do out_last[m + 1 - i] = true end
   end
@@ -205,11 +228,10 @@ local function control_points(run)
     end
   end
   if fj then
-    ctrl[#ctrl + 1] = fj.centers[fe.arm]
-    local d = fj.dirs[fe.arm]
-    e.end_dir = { -d[1], -d[2] }
-    e.end_section = builder.reverse(fj.sections[fe.arm])
-    e.d1 = fj.distance[fe.arm]
+    ctrl[#ctrl + 1] = { fn.x + fdx * fd, fn.y or 0, fn.z + fdz * fd }
+    e.end_dir = { -fdx, -fdz }
+    e.end_section = reverse_flat(fj.sections[fe.arm])
+    e.d1 = fd
   else
     ctrl[#ctrl + 1] = { fn.x, fn.y, fn.z }
   end
