@@ -63,6 +63,20 @@ local function guarded(b, f, ...)
 end
 check.guard(guarded)
 
+-- (the end of `attempt`: undone on failure, the results passed on)
+local function attempted(b, nrooms, ngroups, nrecords, clamped, nv, nh, srooms, srecs, srefs, ok, ...)
+  if not ok then undo(b, nrooms, ngroups, nrecords, clamped, nv, nh, srooms, srecs, srefs) end
+  return ok, ...
+end
+
+-- pcall(f, ...) for builder b, undoing what it added to b when it fails (whatever
+-- `atomic_depth` is): psdl.city's unit of work (`M.trusted.attempt`).
+local function attempt(b, f, ...)
+  local srooms, srecs, srefs = b.store:mark()
+  return attempted(b, #b.rooms, #b.groups, #b.records, b.clamped, b.vpool:count(), b.hpool:count(), srooms, srecs,
+    srefs, pcall(f, ...))
+end
+
 -- Installed by psdl.builder (builder/init.lua) after the other parts: wraps their calls.
 return function(M, Builder, Room, P)
   for _, name in ipairs(BUILDER_CALLS) do
@@ -80,6 +94,23 @@ return function(M, Builder, Room, P)
       if self.atomic_depth ~= 0 then return f(self, ...) end
       return guarded(self, f, self, ...)
     end
+  end
+  --- For psdl.city (`trusted.phase(b, f, ...)`): runs f(...) as one atomic unit of its own
+  -- making: the builder's calls inside skip their own guard (`atomic_depth` 1), and
+  -- `trusted.attempt(b, g, ...)` inside undoes what a failed g added (`pcall`'s results).
+  -- The city's roads phase: a failure it lists undoes that node or run, and any other
+  -- failure throws the builder away (psdl.city.repair builds again into a new one), so the
+  -- per-call guard would only repeat that work. Restores `atomic_depth` and re-raises an
+  -- error unchanged.
+  M.trusted.attempt = attempt
+  M.trusted.phase = function(b, f, ...)
+    local depth = b.atomic_depth
+    b.atomic_depth = 1
+    return (function(ok, ...)
+      b.atomic_depth = depth
+      if not ok then error((...), 0) end
+      return ...
+    end)(pcall(f, ...))
   end
   for _, name in ipairs(ROOM_CALLS) do
     local f = Room[name]

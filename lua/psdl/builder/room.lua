@@ -212,9 +212,10 @@ return function(M, Builder, Room, P)
     return self:divided_refs(self:rows(rows, 6, "divided_road"), textures, opts)
   end
 
-  -- Divided road from vertex references (6 per section).
-  function Room:divided_refs(refs, textures, opts)
-    opts = opts or {}
+  -- Divided road from vertex references (6 per section); `cap_start`, `cap_end`: those of
+  -- opts (`Room:divided_refs`) or given apart (`P.divided`, the trusted street: opts is then
+  -- the street's divider table, shared by its rooms).
+  local function divided(self, refs, textures, opts, cap_start, cap_end)
     local b = self.builder
     local g = as_group(b, textures or b.style.road, "road", "divided_road")
     local dt = opts.divider or "elevated"
@@ -235,8 +236,14 @@ return function(M, Builder, Room, P)
     end
     local dg = as_group(b, opts.divider_textures or b.style.divider, "divider", "divided_road")
     return self:push({ type = "divided_road", group = g, divider_group = dg, divider_type = dt,
-                       cap_start = opts.cap_start and true or false, cap_end = opts.cap_end and true or false,
+                       cap_start = cap_start and true or false, cap_end = cap_end and true or false,
                        divider_value = value, refs = refs })
+  end
+  P.divided = divided
+
+  function Room:divided_refs(refs, textures, opts)
+    opts = opts or {}
+    return divided(self, refs, textures, opts, opts.cap_start, opts.cap_end)
   end
 
   --- Rectangle strip (0x2, walkway or alley): sections of 2 points, left and right.

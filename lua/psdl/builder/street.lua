@@ -252,9 +252,8 @@ return function(M, Builder, Room, P)
     return finite(x) and finite(z) and x * x + z * z >= 1e-24
   end
 
-  -- The street itself, its options checked (`street_args`) or trusted (`trusted_street`).
-  -- `no_info`: the rooms only (psdl.city has no use for the info).
-  local function street_build(self, o, profile, akind, stride, center_flat, no_info)
+  -- The street itself, its options checked (`street_args`).
+  local function street_build(self, o, profile, akind, stride, center_flat)
     local ctrl, start_dir, end_dir = {}, o.start_dir, o.end_dir
     local start_section, end_section = o.start_section, o.end_section
     if o.from then
@@ -350,7 +349,6 @@ return function(M, Builder, Room, P)
     end
     -- the rest of the info (points of the sections and rails) is made when asked for: the
     -- same call again (every point is pooled already, so the pool does not change)
-    if no_info then return rooms end
     local info = setmetatable({ stride = stride, sections = nsec }, STREET_INFO)
     STREET_STATE[info] = { self, cflat, profile, sopts, nsec, stride }
     return rooms, info
@@ -387,23 +385,79 @@ return function(M, Builder, Room, P)
     return street_build(self, o, street_args(o))
   end
 
-  -- `Builder:street` for psdl.city (`M.trusted.street`, psdl.city.road): the options are
-  -- the city's own, made from what it has checked (a resolved profile, the spacing, the
-  -- sections and directions of its intersections, a split), so only what could still be
-  -- wrong is checked: the centre line's numbers (within float32, in C), the end directions,
-  -- and tunnel and railing options (taken from the script's tables); with the public
-  -- call's messages. Returns the rooms only (no info table).
-  local function trusted_street(self, o)
-    local profile = o.profile
+  -- `Builder:street` for psdl.city (`M.trusted.street`, psdl.city.road) on a sampled centre
+  -- line, its options as arguments (no option tables): the centre line (a flat x, y, z array
+  -- or points), the resolved profile, textures (nil: the style's), start_dir, end_dir ({x,
+  -- z}), start_section, end_section (rows of points or flat rows), split, the divider table
+  -- of a divided profile with cap_start, cap_end, the rooms' name, the first room's
+  -- prop_rule, room_tunnel, room_bridge (as `room.tunnel`, `room.bridge`), tunnel and
+  -- railing (as the options of the same names). These are the city's own, made from what it
+  -- has checked (a resolved profile, the sections and directions of its intersections, a
+  -- split), so only what could still be wrong is checked: the centre line's numbers (within
+  -- float32, in C), the end directions, and tunnel and railing options (taken from the
+  -- script's tables); with the public call's messages. Returns the rooms only (no info).
+  local street_rooms = core.street_rooms
+  local road_room, push_flat, divided = P.road_room, P.push_flat, P.divided
+  local NO_DIVIDER = {} -- (never written to)
+  local function trusted_street(self, center, profile, textures, start_dir, end_dir, start_section, end_section,
+                                split, divider, cap_start, cap_end, name, prop_rule, room_tunnel, room_bridge, tunnel,
+                                railing)
     local akind, stride = kind_of_profile(profile)
-    local m, center_flat = center_problem(o.center)
-    if not m and o.start_dir ~= nil and not dir_ok(o.start_dir) then m = dir_problem(o.start_dir, "start_dir") end
-    if not m and o.end_dir ~= nil and not dir_ok(o.end_dir) then m = dir_problem(o.end_dir, "end_dir") end
-    if not m and (o.tunnel ~= nil or o.railing ~= nil) then
-      m = tables_problem(o)
+    local m, cflat = center_problem(center)
+    if not m and start_dir ~= nil and not dir_ok(start_dir) then m = dir_problem(start_dir, "start_dir") end
+    if not m and end_dir ~= nil and not dir_ok(end_dir) then m = dir_problem(end_dir, "end_dir") end
+    if not m and (tunnel ~= nil or railing ~= nil) then
+      m = tables_problem({ tunnel = tunnel, railing = railing, divider = divider })
     end
     if m then argerr(1, "street", m) end
-    return street_build(self, o, profile, akind, stride, center_flat, true)
+    -- sections, end rows, pooling, rooms and their outlines in one call (psdl_street_rooms)
+    local res = street_rooms(self.vpool, cflat, profile, {
+      start_dir = start_dir, end_dir = end_dir, start_section = start_section, end_section = end_section,
+      split = split or 64, snap = self.snap, min_length = 1e-6,
+      records = akind ~= "divided_road" }) -- (a road or walkway: its records as strings)
+    if not res then argerr(1, "street", "center has zero horizontal length") end
+    local clamped = res.clamped
+    self.clamped = self.clamped + clamped
+    local is_tunnel = room_tunnel
+    if is_tunnel == nil then is_tunnel = tunnel ~= nil end
+    if railing then
+      local t = {}
+      for k, v in pairs(railing) do t[k] = v end
+      if t.height == nil then t.height = 1.5 end
+      if t.height2 == nil then t.height2 = 1.0 end
+      if t.outer == nil and not t.flags then t.outer = true end
+      t.textures = t.textures or styles.tunnel(self.style, "railing")
+      tunnel = t
+    end
+    if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
+    local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
+    local nrooms = records and #records or #list
+    local rooms, group = {}, nil
+    for k = 1, nrooms do
+      local r = road_room(self, "road", name, is_tunnel, room_bridge, k == 1 and prop_rule or 0)
+      if clamped > 0 then
+        r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
+          .. "curve or pass allow_clamp", clamped)
+      end
+      if tunnel then r:tunnel(tunnel) end
+      if akind == "road" then
+        -- (the group once a street, after the first room's tunnel group as before)
+        group = group or as_group(self, textures, "road", "street")
+        push_flat(r, group, records[k])
+        r.outline = outlines[k]
+      elseif akind == "walkway" then
+        group = group or as_group(self, textures, "single", "street")
+        push_flat(r, group, records[k])
+        r.outline = outlines[k]
+      else
+        local room = list[k]
+        divided(r, room.refs, textures, divider or NO_DIVIDER, divider and k == 1 and cap_start,
+          divider and k == nrooms and cap_end)
+        r.outline = room.outline
+      end
+      rooms[k] = r
+    end
+    return rooms
   end
   M.trusted.street = trusted_street
 

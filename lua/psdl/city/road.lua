@@ -397,34 +397,24 @@ local function build_streets(city, b, run, subs, e)
   local rooms = {}
   local style = city.style
   local room_length = city.room_length or 100
+  local ns = #subs
   for k, s in ipairs(subs) do
     local p = s.piece
     local r = p.road
     local rs = r.spec
     local profile = p.forward and rs.builder or network.mirrored(rs.builder)
     local n = s.pts and #s.pts or #s.flat // 3
-    local o = { center = s.pts or s.flat, profile = profile, textures = rs.textures, spacing = city.spacing }
-    o.start_dir = start_dir
-    if k > 1 then o.start_dir = tangent_cut(subs[k - 1], s) end
-    if k < #subs then o.end_dir = tangent_cut(s, subs[k + 1]) else o.end_dir = end_dir end
-    if k == 1 then o.start_section = start_section end
-    if k == #subs then o.end_section = end_section end
+    local sd, ed = start_dir, end_dir
+    if k > 1 then sd = tangent_cut(subs[k - 1], s) end
+    if k < ns then ed = tangent_cut(s, subs[k + 1]) end
     local nrooms = max(1, floor(s.length / room_length + 0.5))
     -- at most 120 sections a room (240 perimeter points of the 255 a room may have): climbing
     -- curves get many sections to keep their quads planar
-    o.split = min(120, max(2, ceil((n - 1) / nrooms) + 1))
-    if rs.divider then
-      local dv = {}
-      for kk, v in pairs(rs.divider) do dv[kk] = v end
-      dv.cap_start = k == 1
-      dv.cap_end = k == #subs
-      o.divider = dv
-    end
-    local room = { name = r.name or string_format("road %d", r.index) }
-    if k == 1 then room.prop_rule = run.prop_rule end
-    tunnel.street_options(s, style, o, room)
-    o.room = room
-    local ok2, list = check.pcall(trusted.street, b, o)
+    local split = min(120, max(2, ceil((n - 1) / nrooms) + 1))
+    local tun, rail, rtun, rbridge = tunnel.street_parts(s, style)
+    local ok2, list = check.pcall(trusted.street, b, s.pts or s.flat, profile, rs.textures, sd, ed,
+      k == 1 and start_section or nil, k == ns and end_section or nil, split, rs.divider, k == 1, k == ns,
+      r.name or string_format("road %d", r.index), k == 1 and run.prop_rule or nil, rtun, rbridge, tun, rail)
     if not ok2 then
       local msg = tostring(list):gsub("; widen the curve or pass allow_clamp",
         "; widen the curve (via points further apart) or narrow the road")
@@ -434,7 +424,7 @@ local function build_streets(city, b, run, subs, e)
       rm.city_kind = s.kind
       rooms[#rooms + 1] = rm
       r.rooms[#r.rooms + 1] = rm
-      for _, o2 in ipairs(s.also or {}) do o2.rooms[#o2.rooms + 1] = rm end
+      for _, o2 in ipairs(s.also or NONE) do o2.rooms[#o2.rooms + 1] = rm end
     end
   end
   return rooms
@@ -500,21 +490,19 @@ local function build_run(city, b, run, rng)
   run.record = trusted.road_record(b, { rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags })
 end
 
--- Runs f(...); when the city collects failures (`city.failures`, set by psdl.city.repair),
--- a failure is listed there and the build goes on with the next node or run.
-local function guarded(city, f, ...)
+-- Runs f(...) on builder b; when the city collects failures (`city.failures`, set by
+-- psdl.city.repair), a failure is listed there, what f added to b is undone
+-- (`builder.trusted.attempt`) and the build goes on with the next node or run.
+local attempt = trusted.attempt
+local function guarded(city, b, f, ...)
   local list = city.failures
   if not list then return f(...) end
-  local ok, err = pcall(f, ...)
+  local ok, err = attempt(b, f, ...)
   if not ok then list[#list + 1] = tostring(err) end
 end
 
---- Build the road and intersection rooms of a city into a builder.
--- @tparam table city a `psdl.city` City
--- @tparam table b a `psdl.builder` Builder
--- @param rng a `psdl.city.random` generator
--- @treturn table `{runs = {...}, classes = {junction = n, ...}}`
-function M.build_roads(city, b, rng)
+-- The roads phase (`M.build_roads`), inside `builder.trusted.phase`.
+local function roads_phase(city, b, rng)
   network.resolve_conflicts(city)
   network.classify(city)
   local runs = network.runs(city)
@@ -550,7 +538,7 @@ function M.build_roads(city, b, rng)
     local c = n.class
     if (c == "junction" or c == "bend" or c == "transition" or c == "dead_end")
       and (not city.only or city.only.nodes[n]) then
-      guarded(city, intersection.build, city, b, n)
+      guarded(city, b, intersection.build, city, b, n)
     end
   end
   if city.failures and #city.failures > 0 then return { runs = runs, classes = classes } end
@@ -574,7 +562,7 @@ function M.build_roads(city, b, rng)
       else rule = spec.props end
     end
     run.prop_rule = (spec.flags & profiles.RECORD.sidewalks) ~= 0 and profiles.prop_rule(rule, spec.style, prng) or 0
-    guarded(city, build_run, city, b, run, rng)
+    guarded(city, b, build_run, city, b, run, rng)
     ::next_run::
   end
   -- (roads to repair first: psdl.city.repair runs the layout again; an importer's network,
@@ -594,6 +582,18 @@ function M.build_roads(city, b, rng)
       ref(c.b), c.x, c.z), 0)
   end
   return { runs = runs, classes = classes }
+end
+
+--- Build the road and intersection rooms of a city into a builder: one atomic unit
+-- (`builder.trusted.phase`): a node or run that fails while the city collects failures is
+-- undone and listed; any other failure raises, and the builder is then thrown away (it
+-- holds the rooms made before the failure).
+-- @tparam table city a `psdl.city` City
+-- @tparam table b a `psdl.builder` Builder
+-- @param rng a `psdl.city.random` generator
+-- @treturn table `{runs = {...}, classes = {junction = n, ...}}`
+function M.build_roads(city, b, rng)
+  return trusted.phase(b, roads_phase, city, b, rng)
 end
 
 return M

@@ -191,37 +191,33 @@ function M.sub_pieces(city, p, pts, subs)
   end
 end
 
---- The builder options of a tunnel or bridge part of a run: sets `o.tunnel` or `o.railing`
--- of the street options `o` and `room.tunnel` / `room.bridge` of its room options.
+--- The builder options of a tunnel or bridge part of a run (`builder.trusted.street`'s
+-- last four arguments).
 -- @tparam table s a sub-piece (`kind`: "bore", "cut", "deck", "ramp" or "road", `levels`)
 -- @tparam table style the city's texture style
--- @tparam table o options of `Builder:street`
--- @tparam table room its room options
-function M.street_options(s, style, o, room)
+-- @return `tunnel` (options of `Room:tunnel`), `railing` (the same for a railing), and the
+-- room's `tunnel` and `bridge` (each nil when not set)
+function M.street_parts(s, style)
+  local kind = s.kind
+  if kind == "road" then return nil, nil, nil, nil end
   local lv = s.levels
-  if s.kind == "bore" then
-    local t = type(lv.opts) == "table" and lv.opts or {}
-    o.tunnel = { textures = t.textures or styles.tunnel(style, "bore"),
-                 ceiling = t.ceiling or M.TUNNEL.ceiling, height = t.height or M.TUNNEL.height,
-                 height2 = t.height2 or M.TUNNEL.height2 }
-    room.tunnel = true
-  elseif s.kind == "cut" then
-    local t = type(lv.opts) == "table" and lv.opts or {}
+  local t = type(lv.opts) == "table" and lv.opts or {}
+  if kind == "bore" then
+    return { textures = t.textures or styles.tunnel(style, "bore"),
+             ceiling = t.ceiling or M.TUNNEL.ceiling, height = t.height or M.TUNNEL.height,
+             height2 = t.height2 or M.TUNNEL.height2 }, nil, true, nil
+  elseif kind == "cut" then
     local walls = t.walls or styles.tunnel(style, "wall")
-    o.tunnel = { textures = walls, wall = true, height = t.wall_height or M.TUNNEL.wall_height,
-                 height2 = t.wall_height2 or M.TUNNEL.wall_height2 }
-    room.tunnel = false
-  elseif s.kind == "deck" then
-    local t = type(lv.opts) == "table" and lv.opts or {}
-    o.railing = { textures = t.railing or styles.tunnel(style, "bridge_railing"),
+    return { textures = walls, wall = true, height = t.wall_height or M.TUNNEL.wall_height,
+             height2 = t.wall_height2 or M.TUNNEL.wall_height2 }, nil, false, nil
+  elseif kind == "deck" then
+    return nil, { textures = t.railing or styles.tunnel(style, "bridge_railing"),
                   height = t.railing_height or M.BRIDGE.railing_height,
-                  height2 = t.railing_height2 or M.BRIDGE.railing_height2 }
-    room.bridge = true
-  elseif s.kind == "ramp" then
-    local t = type(lv.opts) == "table" and lv.opts or {}
-    o.railing = { textures = t.ramp_railing or styles.tunnel(style, "railing"),
-                  height = 1.0, height2 = 1.0 }
+                  height2 = t.railing_height2 or M.BRIDGE.railing_height2 }, nil, true
+  elseif kind == "ramp" then
+    return nil, { textures = t.ramp_railing or styles.tunnel(style, "railing"), height = 1.0, height2 = 1.0 }, nil, nil
   end
+  return nil, nil, nil, nil
 end
 
 --- The tunnel options of an underground intersection (`Builder:intersection`'s `tunnel`),
