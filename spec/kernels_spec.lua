@@ -332,6 +332,115 @@ describe("street and intersection glue", function()
     end
   end)
 
+  -- psdl.city's intersections: arms flat, records straight into the store
+  local function flat_arms(arms)
+    local f = {}
+    for _, a in ipairs(arms) do
+      f[#f + 1], f[#f + 2], f[#f + 3] = a.dir[1], a.dir[2], a.profile
+      f[#f + 1], f[#f + 2] = a.crosswalk or 0, a.min_distance or 0
+    end
+    return f
+  end
+
+  it("junction_store pushes what junction_room's records push, with flat sections", function()
+    local cases = {
+      arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }, ROAD),
+      arms_of({ { 1, 0 }, { -1, 0 }, { 0.3, 1 } }, DIVIDED),
+      arms_of({ { 1, 0 }, { cos(2), sin(2) } }, ROAD),
+      arms_of({ { 0, 1 } }, { kind = "walkway", left = 1.5, right = 1.5 }),
+    }
+    cases[3][1].min_distance = 5
+    for _, snap in ipairs({ 0, 0.25 }) do
+      for _, arms in ipairs(cases) do
+        local p1, p2, s1, s2 = core.pool(3, true), core.pool(3, true), core.store(), core.store()
+        local r1, r2 = s1:room(), s2:room()
+        local f = core.junction_room(p1, { 1, 2, 3 }, arms, { radius = 4, arc_step = 10, snap = snap, records = true })
+        s1:push_flat(r1, 7, f.records)
+        local outline, distance, sections, fans = core.junction_store(p2, s2, r2, 7, 1, 2, 3, flat_arms(arms), 4, 10, snap)
+        assert.same(p1:flat(), p2:flat())
+        assert.same(s1:ops(r1), s2:ops(r2))
+        assert.same(f.outline, outline)
+        assert.same(f.distance, distance)
+        assert.equal(f.fans, fans)
+        for i, row in ipairs(f.sections) do
+          local flat = {}
+          for _, pt in ipairs(row) do flat[#flat + 1], flat[#flat + 2], flat[#flat + 3] = pt[1], pt[2], pt[3] end
+          assert.same(flat, sections[i])
+        end
+      end
+    end
+  end)
+
+  it("junction_store refuses hostile arguments, naming them, and pushes nothing", function()
+    local pool, store = core.pool(3, true), core.store()
+    local room = store:room()
+    local arms = flat_arms(arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 } }, ROAD))
+    local function call(...)
+      local args = table.pack(pool, store, room, 1, 0, 0, 0, arms, 5, 0, 0)
+      for i = 1, select("#", ...), 2 do
+        local k, v = select(i, ...)
+        args[k] = v
+      end
+      return pcall(core.junction_store, table.unpack(args, 1, 11))
+    end
+    assert.is_true((call()))
+    local n0, r0 = pool:count(), store:count(room)
+    local bad = {
+      { { 1, {} }, "Pool" }, { { 1, core.pool(1, false) }, "dimension 3" }, { { 2, pool }, "Store" },
+      { { 3, 0 }, "a room of the store" }, { { 3, 99 }, "a room of the store" }, { { 3, "x" }, "number expected" },
+      { { 4, 0 }, "texture group" }, { { 5, 0 / 0 }, "x: a finite number" }, { { 6, math.huge }, "y: a finite number" },
+      { { 7, "z" }, "number expected" }, { { 8, {} }, "5 values an arm" }, { { 8, { 1, 0, ROAD, 0 } }, "5 values an arm" },
+      { { 8, { 1, 0, "road", 0, 0 } }, "a profile table" }, { { 8, { 1, true, ROAD, 0, 0 } }, "arms%[2%]: number expected" },
+      { { 8, { 1, {}, ROAD, 0, 0 } }, "arms%[2%]: number expected" },
+      { { 8, { 1, 0, { kind = "lane", left = 1 }, 0, 0 } }, "invalid option 'lane'" },
+      { { 8, { 1, 0, ROAD, 0, 0, 1, 0.001, ROAD, 0, 0 } }, "arms cannot be joined" },
+      { { 8, { 0 / 0, 0, ROAD, 0, 0, 0, 1, ROAD, 0, 0 } }, "arms cannot be joined" },
+      { { 9, 0 / 0 }, "radius: a finite number" }, { { 10, -math.huge }, "arc_step: a finite number" },
+      { { 11, -1 }, "snap" }, { { 11, 0 / 0 }, "snap" },
+    }
+    for _, b in ipairs(bad) do
+      local ok, msg = call(table.unpack(b[1]))
+      assert.is_false(ok, b[2])
+      assert.is_string(msg)
+      assert.truthy(msg:find(b[2]), msg .. " (wanted " .. b[2] .. ")")
+    end
+    assert.equal(r0, store:count(room)) -- (a refused call pushes no record)
+    assert.equal(n0, pool:count())
+    -- over 4,096 arms
+    local many = {}
+    for i = 1, 4097 do
+      local a = 2 * pi * i / 4097
+      for _, v in ipairs({ cos(a), sin(a), ROAD, 0, 0 }) do many[#many + 1] = v end
+    end
+    local ok, msg = call(8, many)
+    assert.is_false(ok)
+    assert.truthy(msg:find("at most 4096 arms"))
+  end)
+
+  it("street_rooms takes end sections as flat rows as it takes rows of points", function()
+    local center = core.spline({ 0, 0, 0, 40, 2, 30, 90, 1, 20 }, { spacing = 5, half_width = 9 })
+    for _, profile in ipairs({ ROAD, DIVIDED, { kind = "walkway", left = 1.5, right = 1.5 } }) do
+      local stride = ({ road = 4, walkway = 2, divided = 6 })[profile.kind]
+      local row, flat = {}, {}
+      for c = 1, stride do
+        row[c] = { (c - 1) * 2 - 3, 0.5, -1 }
+        flat[#flat + 1], flat[#flat + 2], flat[#flat + 3] = (c - 1) * 2 - 3, 0.5, -1
+      end
+      local p1, p2 = core.pool(3, true), core.pool(3, true)
+      local a = core.street_rooms(p1, center, profile, { start_section = row, end_section = row, flat = true })
+      local b = core.street_rooms(p2, center, profile, { start_section = flat, end_section = flat, flat = true })
+      assert.same(a, b)
+      local bad = { table.unpack(flat) }
+      bad[2] = 0 / 0
+      assert.has_error(function() core.street_rooms(p2, center, profile, { start_section = bad }) end,
+        "option 'start_section': point 1: finite numbers expected")
+      bad[2] = "x"
+      assert.has_error(function() core.street_rooms(p2, center, profile, { end_section = bad }) end,
+        "option 'end_section': point 1: finite numbers expected")
+      assert.has_error(function() core.street_rooms(p2, center, profile, { end_section = { 1, 2 } }) end)
+    end
+  end)
+
   it("flat_check finds the first number outside +-65,536 m (PSDL_MAX_COORDINATE)", function()
     assert.is_nil(core.flat_check({ 1, 2.5, -65536 }))
     assert.equal(2, core.flat_check({ 1, 0 / 0, 3 }))

@@ -88,7 +88,7 @@ return function(M, Builder, Room, P)
       return guarded(self, f, self, ...)
     end
   end
-  for _, name in ipairs({ "street", "intersection", "junction" }) do -- (psdl.city's calls, builder/init.lua)
+  for _, name in ipairs({ "street", "junction" }) do -- (psdl.city's calls, builder/init.lua)
     local f = M.trusted[name]
     M.trusted[name] = function(self, ...)
       if self.atomic_depth ~= 0 then return f(self, ...) end

@@ -436,10 +436,12 @@ local function push_flat(room, g, list)
   return room
 end
 
---- For psdl.city only (not part of the API): `street`, `intersection` and `road_record` as
--- `trusted.street(b, o)` etc., the builder's calls on options psdl.city made itself from
--- values it has checked, so that only what could still be wrong is checked again (each
--- function says what). Atomic as the public calls (builder/atomic.lua), with their messages.
+--- For psdl.city only (not part of the API): `street`, `junction` (an intersection) and
+-- `road_record` as `trusted.street(b, ...)` etc., the builder's calls on options psdl.city
+-- made itself from values it has checked, so that only what could still be wrong is checked
+-- again (each function says what), with the public calls' messages; `phase` and `attempt`
+-- (builder/atomic.lua) make the city's roads phase one atomic unit and undo a failed node or
+-- run in it.
 M.trusted = {}
 
 -- Private helpers shared between the builder's files (never part of the API).

@@ -87,14 +87,11 @@ return function(M, Builder, Room, P)
     if m then argerr(1, "intersection", m) end
   end
 
-  -- The intersection itself, its options checked (`intersection_args`) or trusted
-  -- (`trusted_intersection`).
-  local NO_ARMS = {} -- (never written to)
-  -- (`trusted`: psdl.city's arms carry every field already, its room options known keys)
-  local function intersection_build(self, o, trusted)
+  -- The intersection itself, its options checked (`intersection_args`).
+  local function intersection_build(self, o)
     local c = o.center
-    local arms = trusted and o.arms or {}
-    for i, a in ipairs(trusted and NO_ARMS or o.arms) do
+    local arms = {}
+    for i, a in ipairs(o.arms) do
       local p = a.profile or { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk_right = 3 }
       local cw = a.crosswalk
       if cw == nil then cw = (p.kind or "road") == "walkway" and 0 or 3 end
@@ -111,7 +108,7 @@ return function(M, Builder, Room, P)
     for k, v in pairs(o.room or {}) do ropts[k] = v end
     ropts.kind = "intersection"
     ropts.outline_refs = j.outline
-    local r = trusted and P.new_room(self, ropts, true) or self:room(ropts)
+    local r = self:room(ropts)
     local g = as_group(self, o.textures or self.style.intersection, "intersection", "intersection")
     if o.tunnel then r:junction_tunnel(o.tunnel) end
     -- road fans over the surface (flat at the node's height), the sidewalk strips with their
@@ -146,42 +143,17 @@ return function(M, Builder, Room, P)
     return intersection_build(self, o)
   end
 
-  -- `Builder:intersection` for psdl.city (`M.trusted.intersection`, psdl.city.intersection):
-  -- the options are the city's own (known keys, resolved profiles, unit arm directions that
-  -- psdl.city.network has found at least 2 degrees apart), so only the values taken from the
-  -- script are checked, with the public call's messages: the centre, the radius, the arc
-  -- step, each arm's crosswalk and minimum distance, and the room and tunnel tables.
-  local function trusted_intersection(self, o)
-    local c = o.center
-    local m = point_problem(c, "center") or opt_problem(o.radius, "radius", "nonneg")
-      or opt_problem(o.arc_step, "arc_step", "positive")
-    if not m and ((o.room ~= nil and type(o.room) ~= "table") or (o.tunnel ~= nil and type(o.tunnel) ~= "table")) then
-      local f = type(o.room) ~= "table" and o.room ~= nil and "room" or "tunnel"
-      m = string_format("%s: table expected, got %s", f, type(o[f]))
-    end
-    local arms = o.arms
-    for i = 1, m and 0 or #arms do
-      local a = arms[i]
-      if not ((a.crosswalk == nil or nonneg(a.crosswalk)) and (a.min_distance == nil or nonneg(a.min_distance))) then
-        local an = "arms[" .. i .. "]"
-        m = opt_problem(a.crosswalk, an .. ".crosswalk", "nonneg") or opt_problem(a.min_distance, an .. ".min_distance", "nonneg")
-        break
-      end
-    end
-    if m then argerr(1, "intersection", m) end
-    return intersection_build(self, o, true)
-  end
-  M.trusted.intersection = trusted_intersection
-
   -- `Builder:intersection` for psdl.city's nodes (`M.trusted.junction`,
   -- psdl.city.intersection) in one C call (core.junction_store: kernel, pooling and the
   -- records pushed into the store), without option tables and without the info a script
   -- gets: the node at (x, y, z); `arms` flat, 5 values an arm (dx, dz as psdl.city.network
-  -- found them, the resolved profile, crosswalk, min_distance); `room_name`, `tunnel`,
-  -- `bridge` of the room; `tunnel_opts` those of `Room:junction_tunnel`. Checks what the
-  -- trusted intersection checks, with the same messages (argument #1 to 'intersection').
-  -- Returns the room, the arms' distances (m) and their end sections (per arm a flat x, y,
-  -- z array, outward left to right).
+  -- found them: unit, at least 2 degrees apart; the resolved profile; crosswalk;
+  -- min_distance); `room_name`, `tunnel`, `bridge` of the room; `tunnel_opts` those of
+  -- `Room:junction_tunnel`. Only the values taken from the script are checked, with the
+  -- public call's messages (argument #1 to 'intersection'): the centre, the radius, the arc
+  -- step, each arm's crosswalk and minimum distance, and the tunnel table. Returns the room,
+  -- the arms' distances (m: where their roads start) and their end sections (per arm a flat
+  -- x, y, z array, outward left to right).
   local junction_store = core.junction_store
   local MAX_COORD = check.MAX_COORDINATE
   local function trusted_junction(self, x, y, z, arms, radius, arc_step, textures, room_name, tunnel, bridge,
