@@ -759,6 +759,217 @@ static int l_street_rooms(lua_State *L) {
     return 1;
 }
 
+/* The numbers of core.run_street's last argument (a list, reused by the caller). */
+enum { RUN_SPACING = 1, RUN_MAX_ANGLE, RUN_HALF_WIDTH, RUN_ROOM_LENGTH, RUN_SNAP, RUN_GROUP, RUN_DGROUP,
+       RUN_DTYPE, RUN_DVALUE, RUN_AUX, RUN_CAPS, RUN_NUMBERS = RUN_CAPS };
+
+/* A plan direction at idx for run_street: nil (*has = 0), or a table of two finite numbers
+ * whose square length is at least 1e-24 (what psdl.builder's trusted street accepts); 0 when
+ * it is anything else. */
+static int run_dir(lua_State *L, int idx, double *out, int *has) {
+    *has = 0;
+    if (lua_isnil(L, idx)) return 1;
+    if (!lua_istable(L, idx)) return 0;
+    for (int i = 0; i < 2; i++) {
+        int ok = 0;
+        lua_rawgeti(L, idx, i + 1);
+        out[i] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &ok) : 0;
+        lua_pop(L, 1);
+        if (!ok || !isfinite(out[i])) return 0;
+    }
+    *has = 1;
+    return out[0] * out[0] + out[1] * out[1] >= 1e-24;
+}
+
+/* An end row at idx for run_street: nil, or a flat x, y, z row of stride points (finite
+ * numbers) copied into row; 0 when it is anything else. */
+static int run_row(lua_State *L, int idx, size_t stride, double *row, int *has) {
+    *has = 0;
+    if (lua_isnil(L, idx)) return 1;
+    if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 3 * stride) return 0;
+    for (size_t q = 0; q < 3 * stride; q++) {
+        int ok = 0;
+        lua_rawgeti(L, idx, (lua_Integer)q + 1);
+        row[q] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &ok) : 0;
+        lua_pop(L, 1);
+        if (!ok || !isfinite(row[q])) return 0;
+    }
+    *has = 1;
+    return 1;
+}
+
+/***
+ * A road run of psdl.city of one piece on the ground, in one call: its centre line (the
+ * spline through its control points, as core.spline), its cross-sections with the
+ * intersections' end rows (as core.street_rooms), the rooms it is cut into (room_length,
+ * at most 120 sections a room: psdl.city.road's rule), their points pooled, and each room's
+ * record (road 0x0, walkway 0x2 or divided road 0x8) pushed into the store into new rooms
+ * of the store. Returns nothing, having changed nothing, when the run is not the usual case
+ * (a control point or direction that is not a finite number, a spline that fails, a sample
+ * beyond +-65,536 m, no length, sections clamped on a tight curve, fewer than 2 sections,
+ * more than the 255 rooms a road record lists):
+ * psdl.city then builds it the general way, which raises the message for it.
+ * @function run_street
+ * @tparam userdata vpool the builder's vertex Pool (dimension 3)
+ * @tparam userdata store the builder's room store
+ * @tparam table ctrl the control points, flat x, y, z
+ * @tparam table profile as core.sections (road, walkway or divided)
+ * @tparam table start_dir, end_dir end tangents {x, z} or nil
+ * @tparam table start_section, end_section flat end rows (the profile's stride points) or nil
+ * @tparam table p numbers: spacing (m), max_angle (degrees, 0: default), half_width (m),
+ * room_length (m), snap (m, 0: exact), group (texture group of the records), dgroup (the
+ * divider group), divider type, divider value (m), aux (which divider parameters are
+ * integers, as the store keeps them: 1 type, 8 value), caps (1: close the divider at the
+ * start, 2: at the end)
+ * @treturn integer the store number of the first new room
+ * @treturn integer the rooms
+ * @treturn table per room its outline (vertex references)
+ * Bad arguments (not a pool, a store, a profile or a list of numbers) raise naming them.
+ */
+static int l_run_street(lua_State *L) {
+    lua_settop(L, 9); /* scratch userdata go above the arguments */
+    check_pool(L, 1);
+    if (((pool_box *)lua_touserdata(L, 1))->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
+    lpsdl_store(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    psdl_profile prof;
+    get_profile(L, 4, &prof);
+    if (prof.kind == PSDL_SECTION_SIDEWALK) luaL_argerror(L, 4, "profile.kind: road, walkway or divided expected");
+    luaL_checktype(L, 9, LUA_TTABLE);
+    double pv[RUN_NUMBERS + 1];
+    for (int i = 1; i <= RUN_NUMBERS; i++) {
+        pv[i] = arr_num(L, 9, (size_t)i, 9, "p");
+        if (!isfinite(pv[i])) luaL_argerror(L, 9, lua_pushfstring(L, "p[%d]: a finite number expected", i));
+    }
+    if (!(pv[RUN_ROOM_LENGTH] > 0)) luaL_argerror(L, 9, "p[4]: room_length must be positive");
+    if (!(pv[RUN_SNAP] >= 0)) luaL_argerror(L, 9, "p[5]: snap must be >= 0");
+    if (!(pv[RUN_GROUP] >= 1 && pv[RUN_GROUP] <= PSDL_STORE_MAX && pv[RUN_GROUP] == floor(pv[RUN_GROUP])) ||
+        !(pv[RUN_DGROUP] >= 0 && pv[RUN_DGROUP] <= PSDL_STORE_MAX && pv[RUN_DGROUP] == floor(pv[RUN_DGROUP])))
+        luaL_argerror(L, 9, "p[6], p[7]: texture group numbers expected");
+    if (!(pv[RUN_AUX] >= 0 && pv[RUN_AUX] <= 0xFFFF && pv[RUN_CAPS] >= 0 && pv[RUN_CAPS] <= 3))
+        luaL_argerror(L, 9, "p[10], p[11]: aux 0..65535 and caps 0..3 expected");
+    size_t stride = psdl_section_stride(prof.kind);
+    /* the control points: plain finite numbers, else the general way */
+    size_t len = (size_t)lua_rawlen(L, 3);
+    if (len < 6 || len % 3 || len > ((size_t)1 << 24)) return 0;
+    double *c = (double *)scratch(L, len, sizeof *c);
+    for (size_t i = 0; i < len; i++) {
+        int ok = 0;
+        lua_rawgeti(L, 3, (lua_Integer)i + 1);
+        c[i] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &ok) : 0;
+        lua_pop(L, 1);
+        if (!ok) return 0;
+    }
+    psdl_spline_opts o;
+    memset(&o, 0, sizeof o);
+    o.spacing = pv[RUN_SPACING];
+    o.max_angle = pv[RUN_MAX_ANGLE];
+    o.half_width = pv[RUN_HALF_WIDTH];
+    double srow[18], erow[18];
+    int hss, hes;
+    if (!run_dir(L, 5, o.start_dir, &o.has_start_dir) || !run_dir(L, 6, o.end_dir, &o.has_end_dir) ||
+        !run_row(L, 7, stride, srow, &hss) || !run_row(L, 8, stride, erow, &hes))
+        return 0;
+    /* the samples, in a block a userdata owns (an error leaves it to the collector) */
+    reuse_box *own = (reuse_box *)lua_newuserdatauv(L, sizeof *own, 0);
+    own->p = NULL, own->size = 0, own->busy = 0;
+    luaL_setmetatable(L, REUSE);
+    double *cl = NULL;
+    size_t m = psdl_spline_alloc(&cl, c, len / 3, &o);
+    nomem_check(L, m);
+    own->p = cl;
+    if (m == PSDL_GEOM_INVALID || m < 2 || m > ((size_t)1 << 24)) return 0;
+    for (size_t i = 0; i < 3 * m; i++) /* (core.flat_check's test) */
+        if (!(cl[i] >= -PSDL_MAX_COORDINATE && cl[i] <= PSDL_MAX_COORDINATE)) return 0;
+    if (!(psdl_polyline_length(cl, m, 1) >= 1e-6)) return 0;
+    /* rooms of about room_length, at most 120 sections each (psdl.city.road's split) */
+    double plan = 0;
+    for (size_t i = 1; i < m; i++) {
+        double dx = cl[3 * i] - cl[3 * i - 3], dz = cl[3 * i + 2] - cl[3 * i - 1];
+        plan = plan + sqrt(dx * dx + dz * dz);
+    }
+    double nr = floor(plan / pv[RUN_ROOM_LENGTH] + 0.5);
+    if (nr < 1) nr = 1;
+    double sp = ceil((double)(m - 1) / nr) + 1;
+    size_t split = sp > 120 ? 120 : sp < 2 ? 2 : (size_t)sp;
+    size_t nsb = psdl_sections_bound(m, &prof), owb;
+    size_t nrb = psdl_street_rooms_bound(nsb / stride, stride, split, &owb);
+    if (nsb > ((size_t)1 << 26) || owb > ((size_t)1 << 26)) luaL_error(L, "not enough memory");
+    size_t bytes = 3 * nsb * sizeof(double) + (nsb + 2 * nrb + owb + 3 + nsb) * sizeof(uint32_t);
+    if (psdl_street_rooms_bound(m, stride, split, NULL) > 255) return 0; /* more than a road record lists */
+    reuse_box *box;
+    double *sf = (double *)reuse_take(L, bytes, &box);
+    if (!sf) sf = (double *)scratch(L, bytes, 1);
+    uint32_t *refs = (uint32_t *)(sf + 3 * nsb), *ranges = refs + nsb, *outl = ranges + 2 * nrb;
+    size_t clamped = 0, nsec = psdl_sections(sf, cl, m, &prof, o.has_start_dir ? o.start_dir : NULL,
+                                             o.has_end_dir ? o.end_dir : NULL, &clamped) / stride;
+    if (clamped > 0 || nsec < 2) {
+        reuse_release(box);
+        return 0;
+    }
+    if (hss) memcpy(sf, srow, 3 * stride * sizeof *sf);
+    if (hes) memcpy(sf + 3 * (nsec - 1) * stride, erow, 3 * stride * sizeof *sf);
+    pool_box *pb = (pool_box *)luaL_testudata(L, 1, POOL);
+    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
+        reuse_release(box);
+        check_pool(L, 1);
+    }
+    size_t nw, made = psdl_street_rooms(refs, ranges, outl, &nw, pb->pool, sf, nsec, stride, split, pv[RUN_SNAP]);
+    if (made == PSDL_GEOM_NOMEM || made == PSDL_GEOM_INVALID || made == 0) {
+        reuse_release(box);
+        luaL_error(L, made == PSDL_GEOM_NOMEM ? "not enough memory (or the vertex pool is full)"
+                                              : "the profile has no sections");
+    }
+    /* the rooms and their records, into the store (one word array reused a room) */
+    psdl_store *st = (psdl_store *)lpsdl_store(L, 2);
+    psdl_store_mark_t mark;
+    psdl_store_mark(st, &mark);
+    uint32_t *w = outl + owb; /* (3 + nsb words after the outlines: a room's references) */
+    long first = 0;
+    for (size_t k = 0; k < made; k++) {
+        long room = psdl_store_add_room(st);
+        int e = room < 0 ? (int)room : 0;
+        if (!e) {
+            if (k == 0) first = room;
+            size_t a = ranges[2 * k], b = ranges[2 * k + 1], nref = (b - a + 1) * stride;
+            for (size_t q = 0; q < nref; q++) w[q] = refs[a * stride + q] + 1;
+            psdl_store_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.group = (uint32_t)pv[RUN_GROUP];
+            if (prof.kind == PSDL_SECTION_DIVIDED) {
+                int caps = (int)pv[RUN_CAPS];
+                rec.type = PSDL_STORE_DIVIDED_ROAD;
+                rec.dgroup = (uint32_t)pv[RUN_DGROUP];
+                rec.aux = (uint16_t)pv[RUN_AUX];
+                rec.param[0] = pv[RUN_DTYPE];
+                rec.param[1] = (k == 0 && (caps & 1)) ? 1.0 : 0.0;
+                rec.param[2] = (k + 1 == made && (caps & 2)) ? 1.0 : 0.0;
+                rec.param[3] = pv[RUN_DVALUE];
+            } else {
+                rec.type = prof.kind == PSDL_SECTION_WALKWAY ? PSDL_STORE_WALKWAY : PSDL_STORE_ROAD;
+            }
+            e = psdl_store_push(st, (size_t)room, &rec, w, nref);
+        }
+        if (e) {
+            psdl_store_truncate(st, &mark);
+            reuse_release(box);
+            return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
+        }
+    }
+    lua_pushinteger(L, (lua_Integer)first);
+    lua_pushinteger(L, (lua_Integer)made);
+    lua_createtable(L, (int)made, 0);
+    for (size_t k = 0, q = 0; k < made; k++) {
+        push_indices(L, outl + q + 1, outl[q], 1);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+        q += 1 + outl[q];
+    }
+    reuse_release(box);
+    free(own->p);
+    own->p = NULL;
+    return 3;
+}
+
 /***
  * A room outline in plan, for overlap tests (psdl.city.network's `overlaps`): the points of
  * vertex references as `{x, z}` tables, a point within `eps` (in x and in z) of the last one
@@ -2580,6 +2791,7 @@ static const luaL_Reg geom_funcs[] = {
     {"offset", l_offset},
     {"sections", l_sections},
     {"street_rooms", l_street_rooms},
+    {"run_street", l_run_street},
     {"plan_outline", l_plan_outline},
     {"room_overlaps", l_room_overlaps},
     {"network_conflicts", l_network_conflicts},

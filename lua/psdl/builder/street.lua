@@ -461,6 +461,81 @@ return function(M, Builder, Room, P)
   end
   M.trusted.street = trusted_street
 
+  -- `M.trusted.run_street`, psdl.city.road's usual run (one piece on the ground) in one C
+  -- call (core.run_street: centre line, sections, rooms of about room_length, records into
+  -- the store): what core.spline, `trusted.street` and its rooms do for it, without a table
+  -- per sample, per option or per record. Takes the control points (flat x, y, z), the
+  -- profile, textures, the divider table of a divided profile, the end directions and rows
+  -- of the run's intersections, the spline's spacing, max_angle and half_width, the city's
+  -- room_length, the rooms' name and the first room's prop_rule. Returns the rooms, or nil
+  -- (the builder unchanged) when the run needs the general way (`core.spline` and
+  -- `trusted.street`), which raises the message for what is unusual about it.
+  local run_street = core.run_street
+  local RUN = {} -- (core.run_street's numbers, refilled each call: no table per run)
+  local math_type = math.type
+  local Room = Room
+  local function trusted_run_street(self, ctrl, profile, textures, divider, start_dir, end_dir, start_section,
+                                    end_section, spacing, max_angle, half_width, room_length, name, prop_rule)
+    local akind = kind_of_profile(profile)
+    if prop_rule ~= nil and prop_rule ~= 0
+       and opt_problem(prop_rule, "prop_rule", "int", 0, core.limits.prop_rule) then
+      return nil
+    end
+    if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
+    local ngroups = #self.groups
+    local g, dg, dt, value, aux, caps = nil, nil, 0, 0, 0, 0
+    if akind == "divided_road" then
+      -- what P.divided does at the first room: the road group, the divider's type and value
+      -- (a bad one: the general way), the divider group
+      g = as_group(self, textures, "road", "divided_road")
+      local d = divider or NO_DIVIDER
+      dt = d.divider or "elevated"
+      if type(dt) == "string" then dt = M.DIVIDERS[dt] end
+      value = d.value
+      if value == nil and type(dt) == "number" then
+        if dt == 1 then value = d.repeats or 5.0
+        elseif dt == 3 then value = d.height or 1.0
+        else value = d.height or 0.15 end
+      end
+      if not (type(dt) == "number" and dt >= 0 and dt <= 63 and dt % 1 == 0 and type(value) == "number"
+              and value >= 0 and value < 256) then
+        return nil
+      end
+      dg = as_group(self, d.divider_textures or self.style.divider, "divider", "divided_road")
+      aux = (math_type(dt) == "integer" and 1 or 0) | (math_type(value) == "integer" and 8 or 0)
+      caps = divider and 3 or 0
+    else
+      g = as_group(self, textures, akind == "road" and "road" or "single", "street")
+    end
+    if self.pending_doc then self.pending_doc() end -- a finished document not yet made is made now
+    RUN[1], RUN[2], RUN[3], RUN[4], RUN[5] = spacing, max_angle or 0, half_width, room_length, self.snap or 0
+    RUN[6], RUN[7], RUN[8], RUN[9], RUN[10], RUN[11] = g.index, dg and dg.index or 0, dt, value, aux, caps
+    local first, nrooms, outlines = run_street(self.vpool, self.store, ctrl, profile, start_dir, end_dir, start_section,
+      end_section, RUN)
+    if not first then
+      -- (the general way makes the groups again, in its own order)
+      local groups, by_key = self.groups, self.group_by_key
+      for i = #groups, ngroups + 1, -1 do
+        by_key[groups[i].key] = nil
+        groups[i] = nil
+      end
+      return nil
+    end
+    local rooms, all = {}, self.rooms
+    for k = 1, nrooms do
+      local r = setmetatable({
+        builder = self, kind = "road", name = name, is_tunnel = false, is_bridge = false, flags = nil,
+        prop_rule = k == 1 and prop_rule or 0, serial = first + k - 1,
+      }, Room)
+      all[#all + 1] = r
+      r.outline = outlines[k]
+      rooms[k] = r
+    end
+    rooms[1]:check_budget()
+    return rooms
+  end
+  M.trusted.run_street = trusted_run_street
+
   --- A room outline in plan for overlap tests (read API; psdl.city.network's `overlaps`): the
   -- points of vertex references as `{x, z}`, a point within `eps` metres (in x and z) of the
   -- last one kept left out, with the box of all of them, in one call (`core.plan_outline`).

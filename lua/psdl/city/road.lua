@@ -21,6 +21,7 @@ local intersection = require "psdl.city.intersection"
 local tunnel = require "psdl.city.tunnel"
 local check = require "psdl.check"
 local trusted = builder.trusted -- (the builder's calls on options made here from checked values)
+local run_street = trusted.run_street
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
@@ -154,9 +155,9 @@ end
 -- A section as a flat x, y, z array in the other direction (its points reversed).
 local function reverse_flat(f)
   local r, n = {}, #f
-  for i = n - 2, 1, -3 do
-    local k = #r
-    r[k + 1], r[k + 2], r[k + 3] = f[i], f[i + 1], f[i + 2]
+  for i = 1, n, 3 do
+    local k = n - 2 - i
+    r[i], r[i + 1], r[i + 2] = f[k + 1], f[k + 2], f[k + 3]
   end
   return r
 end
@@ -430,6 +431,28 @@ local function build_streets(city, b, run, subs, e)
   return rooms
 end
 
+-- The end of a run: its `nsubs` sub-pieces (`subs`, with their lengths; nil from
+-- core.run_street, which leaves a run of more than 255 rooms to the general way) made
+-- `rooms`; sets `run.rooms`, `run.subs` and `run.record` (the road record: lanes seen along
+-- the run).
+local function finish_run(city, b, run, rooms, nsubs, subs)
+  local first = run.pieces[1]
+  local spec = first.road.spec
+  if #rooms > ROAD_ROOMS then
+    -- a limit of the format, not of this road's shape: no repair (psdl.city.repair.is_limit)
+    local len = 0
+    for _, s in ipairs(subs) do len = len + (s.length or 0) end
+    error(string_format("%s: its %d rooms (%.1f km of road, rooms of about %g m) are more than one road record holds "
+      .. "(%d: a one-byte count, psdl-format.md §1.7); raise room_length, or split the road with a node",
+      road_label(first.road), #rooms, len / 1000, city.room_length or 100, ROAD_ROOMS), 0)
+  end
+  run.rooms = rooms
+  run.subs = nsubs
+  local ll, lr = spec.lanes_left, spec.lanes_right
+  if not first.forward then ll, lr = lr, ll end
+  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags })
+end
+
 -- Builds one run: its centre line, its street rooms (tunnel and bridge parts with their
 -- ramps) and its road record (`run.rooms`, `run.subs`, `run.record`).
 local function build_run(city, b, run, rng)
@@ -443,6 +466,25 @@ local function build_run(city, b, run, rng)
   local flat_only = not city.drape
   for _, p in ipairs(pieces) do
     if p.road.tunnel or p.road.bridge then flat_only = false end
+  end
+  if flat_only and #pieces == 1 then
+    -- the usual run: one piece on the ground, in one C call (or nil: the general way below)
+    local p = first
+    local r = p.road
+    local rs = r.spec
+    local flat = {}
+    for i, q in ipairs(ctrl) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = q[1], q[2], q[3] end
+    local rooms = run_street(b, flat, p.forward and rs.builder or network.mirrored(rs.builder), rs.textures,
+      rs.divider, e.start_dir, e.end_dir, e.start_section, e.end_section, city.spacing or 20, city.max_angle,
+      rs.half_width, city.room_length or 100, r.name or string_format("road %d", r.index), run.prop_rule)
+    if rooms then
+      local list = r.rooms
+      for _, rm in ipairs(rooms) do
+        rm.city_kind = "road"
+        list[#list + 1] = rm
+      end
+      return finish_run(city, b, run, rooms, 1)
+    end
   end
   local samples, bounds, cflat = centre_line(city, pieces, ctrl, cuts, e, flat_only)
   -- sub-pieces: {points (pts, or flat x, y, z), kind, piece}
@@ -473,21 +515,7 @@ local function build_run(city, b, run, rng)
     end
   end
   if city.run_rooms and #subs > 1 then subs = merge_streets(subs) end
-  local rooms = build_streets(city, b, run, subs, e)
-  if #rooms > ROAD_ROOMS then
-    -- a limit of the format, not of this road's shape: no repair (psdl.city.repair.is_limit)
-    local len = 0
-    for _, s in ipairs(subs) do len = len + (s.length or 0) end
-    error(string_format("%s: its %d rooms (%.1f km of road, rooms of about %g m) are more than one road record holds "
-      .. "(%d: a one-byte count, psdl-format.md §1.7); raise room_length, or split the road with a node",
-      road_label(first.road), #rooms, len / 1000, city.room_length or 100, ROAD_ROOMS), 0)
-  end
-  run.rooms = rooms
-  run.subs = #subs
-  -- road record: lanes seen along the run
-  local ll, lr = spec.lanes_left, spec.lanes_right
-  if not first.forward then ll, lr = lr, ll end
-  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags })
+  return finish_run(city, b, run, build_streets(city, b, run, subs, e), #subs, subs)
 end
 
 -- Runs f(...) on builder b; when the city collects failures (`city.failures`, set by
