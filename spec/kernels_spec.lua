@@ -441,6 +441,115 @@ describe("street and intersection glue", function()
     end
   end)
 
+  -- psdl.city's usual run in one call, against the general way: core.spline, the rooms'
+  -- split of psdl.city.road, core.street_rooms and the records pushed one room at a time
+  local function general_run(pool, store, ctrl, profile, sd, ed, ss, es, p)
+    local c = core.spline(ctrl, { spacing = p[1], max_angle = p[2], half_width = p[3], start_dir = sd, end_dir = ed })
+    local n, L = #c // 3, 0
+    for i = 2, n do L = L + sqrt((c[3 * i - 2] - c[3 * i - 5]) ^ 2 + (c[3 * i] - c[3 * i - 3]) ^ 2) end
+    local nrooms = max(1, math.floor(L / p[4] + 0.5))
+    local split = min(120, max(2, math.ceil((n - 1) / nrooms) + 1))
+    local res = core.street_rooms(pool, c, profile, { start_dir = sd, end_dir = ed, start_section = ss,
+      end_section = es, split = split, snap = p[5], min_length = 1e-6, records = profile.kind ~= "divided" })
+    local first, outlines = nil, {}
+    local count = res.records and #res.records or #res.rooms
+    for k = 1, count do
+      local room = store:room()
+      first = first or room
+      if res.records then
+        store:push_flat(room, p[6], res.records[k])
+        outlines[k] = res.outlines[k]
+      else
+        store:push(room, { type = "divided_road", group = p[6], divider_group = p[7], divider_type = p[8],
+                           cap_start = k == 1 and p[11] & 1 ~= 0, cap_end = k == count and p[11] & 2 ~= 0,
+                           divider_value = p[9], refs = res.rooms[k].refs })
+        outlines[k] = res.rooms[k].outline
+      end
+    end
+    return first, count, outlines
+  end
+
+  it("run_street builds a run as spline, street_rooms and the pushes do", function()
+    local ctrl = { 0, 1, 0, 40, 2, 30, 90, 1, 20, 160, 4, 90, 260, 3, 100 }
+    local walk = { kind = "walkway", left = 1.5, right = 1.5 }
+    for _, profile in ipairs({ ROAD, DIVIDED, walk }) do
+      local stride = ({ road = 4, walkway = 2, divided = 6 })[profile.kind]
+      local row = {}
+      for c = 1, stride do row[#row + 1], row[#row + 2], row[#row + 3] = (c - 1) * 2 - 3, 1, -1 end
+      for _, case in ipairs({ { 100, 0, nil }, { 40, 0.5, { 0.8, 0.6 } }, { 1000, 0, { 1, 0 } } }) do
+        -- (an integer divider value and type, a float one: kept as they were given)
+        for _, dv in ipairs({ { 2, 0.15, 1 }, { 1, 5, 9 } }) do
+          local p = { 20, 0, 9, case[1], case[2], 3, 4, dv[1], dv[2], dv[3], 3 }
+          local p1, p2, s1, s2 = core.pool(3, true), core.pool(3, true), core.store(), core.store()
+          local w1, n1, o1 = general_run(p1, s1, ctrl, profile, case[3], { 1, 0.1 }, row, row, p)
+          local w2, n2, o2 = core.run_street(p2, s2, ctrl, profile, case[3], { 1, 0.1 }, row, row, p)
+          assert.equal(w1, w2)
+          assert.equal(n1, n2)
+          assert.same(o1, o2)
+          assert.same(p1:flat(), p2:flat())
+          for k = 0, n1 - 1 do
+            local a, b = s1:ops(w1 + k), s2:ops(w2 + k)
+            assert.same(a, b)
+            -- (integers stay integers: what Builder:attributes reads back)
+            for f, v in pairs(a[1]) do assert.equal(math.type(v), math.type(b[1][f]), f) end
+          end
+        end
+      end
+    end
+  end)
+
+  it("run_street leaves what it cannot build to the general way, and refuses hostile arguments", function()
+    local pool, store = core.pool(3, true), core.store()
+    local p = { 20, 0, 9, 100, 0, 1, 0, 0, 0, 0, 0 }
+    local line = { 0, 0, 0, 200, 0, 0 }
+    local function unchanged(...)
+      local n0, r0 = pool:count(), store:rooms()
+      assert.equal(0, select("#", core.run_street(pool, store, ...)))
+      assert.equal(n0, pool:count())
+      assert.equal(r0, store:rooms())
+    end
+    unchanged({ 0, 0, 0, 0 / 0, 0, 0 }, ROAD, nil, nil, nil, nil, p) -- not a finite control point
+    unchanged({ 0, 0, 0, "x", 0, 0 }, ROAD, nil, nil, nil, nil, p)
+    unchanged({ 0, 0, 0, 1 }, ROAD, nil, nil, nil, nil, p) -- not x, y, z
+    unchanged({ 0, 0, 0, 0, 5, 0 }, ROAD, nil, nil, nil, nil, p) -- no plan length
+    unchanged({ 0, 0, 0, 70000, 0, 0 }, ROAD, nil, nil, nil, nil, p) -- beyond 65,536 m
+    unchanged(line, ROAD, { 0, 0 }, nil, nil, nil, p) -- a zero direction
+    unchanged(line, ROAD, { 1, 0 / 0 }, nil, nil, nil, p)
+    unchanged(line, ROAD, nil, nil, { 1, 2, 3 }, nil, p) -- a short end row
+    unchanged({ 0, 0, 0, 30, 0, 0, 30, 0, 3, 0, 0, 3 }, ROAD, nil, nil, nil, nil, p) -- clamped on a hairpin
+    local long = { 5, 0, 9, 1, 0, 1, 0, 0, 0, 0, 0 }
+    unchanged({ 0, 0, 0, 3000, 0, 0 }, ROAD, nil, nil, nil, nil, long) -- over 255 rooms
+    assert.equal(1, (core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, p)))
+    local bad = {
+      { function() core.run_street({}, store, line, ROAD, nil, nil, nil, nil, p) end, "Pool" },
+      { function() core.run_street(core.pool(1, false), store, line, ROAD, nil, nil, nil, nil, p) end, "dimension 3" },
+      { function() core.run_street(pool, pool, line, ROAD, nil, nil, nil, nil, p) end, "Store" },
+      { function() core.run_street(pool, store, 5, ROAD, nil, nil, nil, nil, p) end, "table expected" },
+      { function() core.run_street(pool, store, line, "road", nil, nil, nil, nil, p) end, "table expected" },
+      { function() core.run_street(pool, store, line, { kind = "sidewalk", left = 1 }, nil, nil, nil, nil, p) end,
+        "road, walkway or divided" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, nil) end, "table expected" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 1, 2 }) end, "p%[3%]: number" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 20, 0, 9, 0, 0, 1, 0, 0, 0, 0, 0 }) end,
+        "room_length" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 20, 0, 9, 100, -1, 1, 0, 0, 0, 0, 0 }) end,
+        "snap" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 20, 0, 9, 100, 0, 0, 0, 0, 0, 0, 0 }) end,
+        "texture group" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 20, 0, 9, 100, 0, 1.5, 0, 0, 0, 0, 0 }) end,
+        "texture group" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 20, 0, 9, 100, 0, 1, 0, 0, 0, 0, 4 }) end,
+        "caps" },
+      { function() core.run_street(pool, store, line, ROAD, nil, nil, nil, nil, { 20, 0 / 0, 9, 100, 0, 1, 0, 0, 0, 0, 0 }) end,
+        "p%[2%]: a finite number" },
+    }
+    for _, b in ipairs(bad) do
+      local ok, msg = pcall(b[1])
+      assert.is_false(ok, b[2])
+      assert.truthy(tostring(msg):find(b[2]), tostring(msg) .. " (wanted " .. b[2] .. ")")
+    end
+  end)
+
   it("flat_check finds the first number outside +-65,536 m (PSDL_MAX_COORDINATE)", function()
     assert.is_nil(core.flat_check({ 1, 2.5, -65536 }))
     assert.equal(2, core.flat_check({ 1, 0 / 0, 3 }))
