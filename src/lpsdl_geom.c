@@ -314,7 +314,14 @@ static void get_profile(lua_State *L, int t, psdl_profile *p) {
     luaL_checktype(L, t, LUA_TTABLE);
     memset(p, 0, sizeof *p);
     lua_getfield(L, t, "kind");
-    p->kind = luaL_checkoption(L, -1, "road", kind_names);
+    int kind = -1;
+    if (lua_type(L, -1) == LUA_TSTRING) { /* (the usual names found without luaL_checkoption's scan) */
+        size_t n;
+        const char *k = lua_tolstring(L, -1, &n);
+        for (int i = 0; kind_names[i]; i++)
+            if (strlen(kind_names[i]) == n && memcmp(kind_names[i], k, n) == 0) kind = i;
+    }
+    p->kind = kind >= 0 ? kind : luaL_checkoption(L, -1, "road", kind_names);
     lua_pop(L, 1);
     p->left = opt_field_num(L, t, "left", 0);
     p->right = opt_field_num(L, t, "right", 0);
@@ -1917,7 +1924,8 @@ static int l_junction_store(lua_State *L) {
     double snap = (double)luaL_checknumber(L, 11);
     if (!(snap >= 0 && snap < HUGE_VAL)) luaL_argerror(L, 11, "snap: a finite number >= 0 expected");
     o.curb = -1;
-    psdl_arm *arms = (psdl_arm *)scratch(L, na, sizeof *arms);
+    psdl_arm arms_s[8]; /* (a node's arms: on the stack unless there are many) */
+    psdl_arm *arms = na <= 8 ? arms_s : (psdl_arm *)scratch(L, na, sizeof *arms);
     for (size_t i = 0; i < na; i++) {
         memset(&arms[i], 0, sizeof arms[i]);
         arms[i].dir[0] = arr_num(L, 8, 5 * i + 1, 8, "arms");
@@ -1944,10 +1952,10 @@ static int l_junction_store(lua_State *L) {
     if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
     if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
     size_t nf, words = junction_words(NULL, &j, refs, fans, w, &nf);
-    /* the words in the block's tail would need a second size; a scratch is one allocation */
+    uint32_t out_s[2048]; /* (a node's records: on the stack unless there are many) */
     uint32_t *out = NULL;
     if (nf > 0) {
-        out = (uint32_t *)lua_newuserdatauv(L, (words ? words : 1) * sizeof *out, 0);
+        out = words <= 2048 ? out_s : (uint32_t *)lua_newuserdatauv(L, words * sizeof *out, 0);
         junction_words(out, &j, refs, fans, w, &nf);
         st = lpsdl_store(L, 2); /* (fetched again after the allocation) */
         psdl_store_mark_t m;
