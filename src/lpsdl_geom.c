@@ -1640,6 +1640,23 @@ static psdl_arm *junction_args(lua_State *L, int c, psdl_junction *j, size_t *na
     return arms;
 }
 
+/* psdl_junction_pool of the built junction j into the Pool at pool_idx (refs: a reference
+ * per point, then the fans); returns the fans' words. Raises (the kept block released) when
+ * the pool is closed or full, or the surface cannot be cut into fans. */
+static size_t junction_pooled(lua_State *L, int pool_idx, const psdl_junction *j, uint32_t *refs, reuse_box *box,
+                              double snap) {
+    pool_box *pb = (pool_box *)luaL_testudata(L, pool_idx, POOL);
+    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
+        reuse_release(box);
+        check_pool(L, pool_idx);
+    }
+    size_t w = psdl_junction_pool(refs, refs + j->size.points, pb->pool, j, snap);
+    if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
+    if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
+    if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    return w;
+}
+
 /* Sets field "distance" of the table on top: the n distances d (m). */
 static void push_junction_distance(lua_State *L, const double *d, size_t n) {
     lua_createtable(L, (int)n, 0);
@@ -1810,15 +1827,7 @@ static int l_junction_room(lua_State *L) {
     uint32_t *refs; /* a pool reference per point, then the fans (in the same block) */
     psdl_arm *arms = junction_args(L, 2, &j, &na, &box, &refs);
     uint32_t *fans = refs + j.size.points;
-    pb = (pool_box *)luaL_testudata(L, 1, POOL);
-    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
-        reuse_release(box);
-        check_pool(L, 1);
-    }
-    size_t w = psdl_junction_pool(refs, fans, pb->pool, &j, snap);
-    if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
-    if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
-    if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    size_t w = junction_pooled(L, 1, &j, refs, box, snap);
     int flat_records = 0;
     if (lua_istable(L, 4)) {
         lua_getfield(L, 4, "records");
@@ -1942,15 +1951,7 @@ static int l_junction_store(lua_State *L) {
     uint32_t *refs; /* a pool reference per point, then the fans (in the same block) */
     junction_build(L, 8, &j, arms, na, &o, &box, &refs);
     uint32_t *fans = refs + j.size.points;
-    pool_box *pb = (pool_box *)luaL_testudata(L, 1, POOL);
-    if (!pb || !pb->pool) { /* a finalizer closed it during the allocations */
-        reuse_release(box);
-        check_pool(L, 1);
-    }
-    size_t w = psdl_junction_pool(refs, fans, pb->pool, &j, snap);
-    if (w == PSDL_GEOM_NOMEM || w == PSDL_GEOM_INVALID) reuse_release(box);
-    if (w == PSDL_GEOM_NOMEM) luaL_error(L, "not enough memory (or the vertex pool is full)");
-    if (w == PSDL_GEOM_INVALID) luaL_error(L, "the intersection's surface cannot be cut into fans");
+    size_t w = junction_pooled(L, 1, &j, refs, box, snap);
     size_t nf, words = junction_words(NULL, &j, refs, fans, w, &nf);
     uint32_t out_s[2048]; /* (a node's records: on the stack unless there are many) */
     uint32_t *out = NULL;

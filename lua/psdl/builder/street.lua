@@ -252,6 +252,48 @@ return function(M, Builder, Room, P)
     return finite(x) and finite(z) and x * x + z * z >= 1e-24
   end
 
+  -- The rooms of a street from core.street_rooms' result `res` (`Builder:street`, the
+  -- trusted street): per room a road Room (its name, tunnel, bridge and flags; prop_rule to
+  -- the first), the clamp refused unless allowed, the tunnel (or railing) attribute, its
+  -- record (a road's or walkway's in the street's group; a divided road's with the divider
+  -- table, closed at the first room when cap_start, at the last when cap_end) and outline.
+  local road_room, push_flat, divided = P.road_room, P.push_flat, P.divided
+  local NO_DIVIDER = {} -- (never written to)
+  local function rooms_of(self, res, akind, name, is_tunnel, bridge, flags, prop_rule, allow_clamp, tunnel, textures,
+                          divider, cap_start, cap_end)
+    local clamped = res.clamped
+    local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
+    local nrooms = records and #records or #list
+    local rooms, group = {}, nil
+    for k = 1, nrooms do
+      local pr = k == 1 and prop_rule or 0
+      -- (every key known: Builder:room without its option table, or with it for the flags)
+      local r = flags == nil and road_room(self, "road", name, is_tunnel, bridge, pr)
+        or P.new_room(self, { kind = "road", name = name, tunnel = is_tunnel, bridge = bridge, flags = flags,
+                              prop_rule = pr }, true)
+      if clamped > 0 and not allow_clamp then
+        r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
+          .. "curve or pass allow_clamp", clamped)
+      end
+      if tunnel then r:tunnel(tunnel) end
+      if akind == "road" then
+        -- (the group once a street, after the first room's tunnel group as before)
+        group = group or as_group(self, textures, "road", "street")
+        push_flat(r, group, records[k])
+        r.outline = outlines[k]
+      elseif akind == "walkway" then
+        group = group or as_group(self, textures, "single", "street")
+        push_flat(r, group, records[k])
+        r.outline = outlines[k]
+      else
+        divided(r, list[k].refs, textures, divider or NO_DIVIDER, k == 1 and cap_start, k == nrooms and cap_end)
+        r.outline = list[k].outline
+      end
+      rooms[k] = r
+    end
+    return rooms
+  end
+
   -- The street itself, its options checked (`street_args`).
   local function street_build(self, o, profile, akind, stride, center_flat)
     local ctrl, start_dir, end_dir = {}, o.start_dir, o.end_dir
@@ -312,41 +354,11 @@ return function(M, Builder, Room, P)
     end
     local textures = o.textures
     if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
-    local rooms = {}
-    local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
-    local nrooms = records and #records or #list
     local is_tunnel = ropts.tunnel
     if is_tunnel == nil then is_tunnel = o.tunnel ~= nil end
-    local group
-    for k = 1, nrooms do
-      -- (every key known: Builder:room without its scan for unknown keys)
-      local r = P.new_room(self, { kind = "road", name = ropts.name, tunnel = is_tunnel,
-                                   bridge = ropts.bridge, flags = ropts.flags,
-                                   prop_rule = k == 1 and ropts.prop_rule or 0 }, true)
-      if clamped > 0 and not o.allow_clamp then
-        r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
-          .. "curve or pass allow_clamp", clamped)
-      end
-      if tunnel then r:tunnel(tunnel) end
-      if akind == "road" then
-        -- (the group once a street, after the first room's tunnel group as before)
-        group = group or as_group(self, textures, "road", "street")
-        P.push_flat(r, group, records[k])
-        r.outline = outlines[k]
-      elseif akind == "walkway" then
-        group = group or as_group(self, textures, "single", "street")
-        P.push_flat(r, group, records[k])
-        r.outline = outlines[k]
-      else
-        local dv = {}
-        for kk, v in pairs(o.divider or {}) do dv[kk] = v end
-        dv.cap_start = k == 1 and (o.divider or {}).cap_start
-        dv.cap_end = k == nrooms and (o.divider or {}).cap_end
-        r:divided_refs(list[k].refs, textures, dv)
-        r.outline = list[k].outline
-      end
-      rooms[#rooms + 1] = r
-    end
+    local dv = o.divider or NO_DIVIDER
+    local rooms = rooms_of(self, res, akind, ropts.name, is_tunnel, ropts.bridge, ropts.flags, ropts.prop_rule,
+      o.allow_clamp, tunnel, textures, o.divider, dv.cap_start, dv.cap_end)
     -- the rest of the info (points of the sections and rails) is made when asked for: the
     -- same call again (every point is pooled already, so the pool does not change)
     local info = setmetatable({ stride = stride, sections = nsec }, STREET_INFO)
@@ -397,8 +409,6 @@ return function(M, Builder, Room, P)
   -- float32, in C), the end directions, and tunnel and railing options (taken from the
   -- script's tables); with the public call's messages. Returns the rooms only (no info).
   local street_rooms = core.street_rooms
-  local road_room, push_flat, divided = P.road_room, P.push_flat, P.divided
-  local NO_DIVIDER = {} -- (never written to)
   local function trusted_street(self, center, profile, textures, start_dir, end_dir, start_section, end_section,
                                 split, divider, cap_start, cap_end, name, prop_rule, room_tunnel, room_bridge, tunnel,
                                 railing)
@@ -430,34 +440,8 @@ return function(M, Builder, Room, P)
       tunnel = t
     end
     if not textures then textures = akind == "walkway" and self.style.alley.surface or self.style.road end
-    local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
-    local nrooms = records and #records or #list
-    local rooms, group = {}, nil
-    for k = 1, nrooms do
-      local r = road_room(self, "road", name, is_tunnel, room_bridge, k == 1 and prop_rule or 0)
-      if clamped > 0 then
-        r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
-          .. "curve or pass allow_clamp", clamped)
-      end
-      if tunnel then r:tunnel(tunnel) end
-      if akind == "road" then
-        -- (the group once a street, after the first room's tunnel group as before)
-        group = group or as_group(self, textures, "road", "street")
-        push_flat(r, group, records[k])
-        r.outline = outlines[k]
-      elseif akind == "walkway" then
-        group = group or as_group(self, textures, "single", "street")
-        push_flat(r, group, records[k])
-        r.outline = outlines[k]
-      else
-        local room = list[k]
-        divided(r, room.refs, textures, divider or NO_DIVIDER, divider and k == 1 and cap_start,
-          divider and k == nrooms and cap_end)
-        r.outline = room.outline
-      end
-      rooms[k] = r
-    end
-    return rooms
+    return rooms_of(self, res, akind, name, is_tunnel, room_bridge, nil, prop_rule, false, tunnel, textures, divider,
+      divider and cap_start, divider and cap_end)
   end
   M.trusted.street = trusted_street
 
