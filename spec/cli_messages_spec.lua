@@ -195,6 +195,28 @@ describe("psdl osm", function()
     assert.matches("\n          " .. worst.source .. ": " .. math.floor(worst.length_m + 0.5) .. " m not kept\n", out, 1, true)
   end)
 
+  it("prints every line of a 'cannot be built' error, capped as build's (osm -o, package x.osm)", function()
+    -- the city build raising a message of 50 lines: the CLI's handling of it is what is
+    -- checked here (osm.city.build is swapped for one raise, then put back)
+    local ocity = require "psdl.osm.city"
+    local real = ocity.build
+    local lines = { "blocks: a block near (10.0, 20.0) cannot be laid out:" }
+    for i = 2, 50 do lines[i] = string.format("  face %d: reason %d", i, i) end
+    ocity.build = function() error(table.concat(lines, "\n"), 0) end
+    finally(function() ocity.build = real end)
+    local dir = H.tmpdir(finally)
+    local file = dir .. "/loop.osm"
+    H.write_bytes(file, OSM)
+    for _, args in ipairs({ { "osm", file, "-o", dir .. "/a.psdl", "-q" }, { "package", file, "-o", dir .. "/b.ar" } }) do
+      local code, _, stderr = H.cli(table.unpack(args))
+      assert.equal(2, code, stderr)
+      assert.matches(": " .. file .. ": the city cannot be built: blocks: a block near (10.0, 20.0) cannot be laid out:\n"
+        .. "  face 2: reason 2\n", stderr, 1, true)
+      assert.matches("\n  face 40: reason 40\n  ... and 10 more lines\n$", stderr)
+      assert.not_matches("face 41:", stderr, 1, true)
+    end
+  end)
+
   it("adds no such line when the drops account for the loss", function()
     local _, out = H.cli("osm", "spec/fixtures/osm/houston-fourth-ward.osm")
     assert.matches("\ndropped %(", out)

@@ -678,8 +678,10 @@ local function run_import(args, ctx)
       if m:find("does not validate", 1, true) then
         fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end
-      if m:find("game's limits", 1, true) then fail("bad_input", args.file .. ": " .. m) end
-      fail("bad_input", args.file .. ": the city cannot be built: " .. (m:gsub("^the city cannot be built: ", ""):match("^[^\n]*")))
+      -- every line (capped as build's, common.message): a message may list what it found
+      if m:find("game's limits", 1, true) then fail("bad_input", args.file .. ": " .. common.message(m)) end
+      fail("bad_input", args.file .. ": the city cannot be built: "
+        .. common.message((m:gsub("^the city cannot be built: ", ""))))
     end
     doc, city_report, result = d, rep, res
     if opts.progress then opts.progress("writing " .. args.output) end
