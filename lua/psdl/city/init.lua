@@ -67,6 +67,16 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
                blocks = true, package = true, strict = true, auto_junctions = true, run_rooms = true,
                max_extent = true }
 
+--- The allowed range of the city's angle options, degrees: `{low, high, why}`. `max_angle`
+-- (7.5 by default) is the most a road turns between two cross-sections: below 0.5 a curve
+-- needs thousands of them, above 90 it is no curve; `arc_step` (15 by default) is the step of
+-- an intersection's curb arcs: the core takes no step below 1, and above 90 a corner is one
+-- chord.
+M.ANGLE_RANGES = {
+  max_angle = { 0.5, 90, "the most a road turns between two cross-sections (default 7.5)" },
+  arc_step = { 1, 90, "the step of an intersection's curb arcs (default 15)" },
+}
+
 --- A new, empty city.
 -- @tparam[opt] table opts
 --
@@ -106,6 +116,8 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   intersections, block ground, and terrain ground rooms out to the terrain's extent;
 --   `terrain_opts`: `{blend, extent, cell, room_cells, max_points, texture, apron_cell,
 --   planar_tol, ground}` (`psdl.city.terrain.setup`);
+-- * `max_angle` (degrees, 7.5; 0.5..90): the most a road turns between two cross-sections;
+--   `arc_step` (degrees, 15; 1..90): the step of an intersection's curb arcs (`ANGLE_RANGES`);
 -- * `blocks = false`: build roads and intersections only;
 -- * `auto_junctions = true`: where two roads at grade cross without a shared node, a
 --   junction is inserted (both roads split there), and a road whose body a node of other
@@ -163,6 +175,13 @@ function M.new(opts)
     if v ~= nil and (type(v) ~= "number" or v ~= v or v < lo or v == huge) then
       argerr(1, "new", string_format("%s: a number >= %s expected, got %s", k, lo, check.shown(v)))
     end
+  end
+  -- degrees, passed on to every street and intersection: refused here, at the script line,
+  -- rather than by the builder deep in the build (ANGLE_RANGES)
+  for _, k in ipairs({ "max_angle", "arc_step" }) do
+    local range = M.ANGLE_RANGES[k]
+    local m = opts[k] ~= nil and check.num_problem(opts[k], k .. " (degrees)", "number", range[1], range[2])
+    if m then argerr(1, "new", m .. "; " .. k .. " is " .. range[3]) end
   end
   local seed = opts.seed
   if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
