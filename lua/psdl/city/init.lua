@@ -480,6 +480,7 @@ local function build(self, opts)
   self.repair_log, log.strict = log, (opts.strict or self.strict) and true or false
   repair.prepare(self, log)
   local varied = heights.nodes(self)
+  if varied then heights.grades(self, require("psdl.city.network").road_label) end -- (a 130 km climb: named here)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
     local info = road.build_roads(self, b, rng)
