@@ -418,6 +418,7 @@ function City:blocks(opts)
   local m = require("psdl.city.blocks.options").problem(opts, M.MAX_COORDINATE)
   if m then argerr(1, "blocks", m) end
   self.block_opts = opts
+  self.block_where = where() -- (warnings about its overrides name this line)
   self.built = nil
   return self
 end
@@ -490,6 +491,7 @@ local function build(self, opts)
   end)
   local t1 = os_clock()
   local block_report, terrain_report
+  local warnings = {}
   if progress then progress("city: blocks") end
   if self.block_opts ~= false then
     local blocks = require "psdl.city.blocks"
@@ -514,6 +516,12 @@ local function build(self, opts)
       error(heights.is_error(rep2) and rep2 or "blocks: " .. tostring(rep2), 0)
     end
     block_report = rep2
+    -- an override whose point is in no block is not applied: a warning, the build goes on
+    for _, m in ipairs(rep2.missed_overrides or {}) do
+      warnings[#warnings + 1] = string_format("%scity:blocks overrides[%d]: its point (%g, %g) lies in no block (on a "
+        .. "road or an intersection, outside the network or in a hole), so it is not applied; move the point inside "
+        .. "the block it is for", self.block_where and (self.block_where .. ": ") or "", m.index, m.x, m.z)
+    end
     -- footprints whose height or levels were ignored (from_network)
     if self.footprint_notes and rep2.warnings then
       for _, w in ipairs(self.footprint_notes) do rep2.warnings[#rep2.warnings + 1] = w end
@@ -547,7 +555,7 @@ local function build(self, opts)
     terrain = terrain_report,
     problems = problems, counts = counts, checked = rep.checked, tjunctions = rep.tjunctions, seed = seed, builder = b,
     seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
-    run_list = info.runs, repairs = log.entries,
+    run_list = info.runs, repairs = log.entries, warnings = warnings,
   }
   self.built = { doc = doc, report = report }
   return doc, report
@@ -573,7 +581,9 @@ end
 -- rect, network, grid}` of the terrain ground),
 -- `problems` (validation warnings), `counts` (`{errors, warnings}`), `checked` (the
 -- document's bytes as validated, `Builder:finish`; nil with `validate = false`),
--- `tjunctions`, `seed`, `seconds` (`{roads, blocks, finish, total}`)
+-- `tjunctions`, `seed`, `seconds` (`{roads, blocks, finish, total}`), `repairs`
+-- (`psdl.city.repair`), `warnings` (strings: what the build left out but went on without, an
+-- override of `city:blocks` whose point lies in no block; `psdl build` prints them)
 -- @raise with a message naming the script line of the node or road at fault, or when the
 -- document does not validate
 function City:build(opts)
