@@ -173,6 +173,23 @@ describe("psdl build sandbox", function()
     assert.equal(2, co())
   end)
 
+  it("names the line of a library call the script tail-called (`return psdl.f(x)`), saying it is approximate", function()
+    -- before: "city.lua: bad argument #1 to 'encode' (...)": the tail call leaves no frame of
+    -- the script, so no line
+    local dir = H.tmpdir(finally)
+    write(dir .. "/city.lua", "local doc = { magic = 'PSD0' }\nlocal n = 1\nreturn psdl.encode(doc)\n")
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(2, code)
+    assert.matches("city.lua:3: bad argument #1 to 'encode' (vertices: table expected, got nil) (about this line: the "
+      .. "error came from a call made with `return f(...)`, a tail call that leaves no line", err, 1, true)
+    -- an error with a frame of the script keeps its exact line and no such note
+    write(dir .. "/city.lua", "local doc = { magic = 'PSD0' }\nlocal b = psdl.encode(doc)\nreturn b\n")
+    code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(2, code)
+    assert.matches("city.lua:2: bad argument #1 to 'encode'", err, 1, true)
+    assert.not_matches("about this line", err, 1, true)
+  end)
+
   it("stops a script at --max-memory, naming its line, and writes nothing", function()
     local dir = H.tmpdir(finally)
     write(dir .. "/city.lua", city_script("local t = {}\nfor i = 1, 1e8 do t[i] = {i} end"))

@@ -275,6 +275,11 @@ local function read_only(box, t, cache)
       local v = t[k]
       if type(v) == "table" then return read_only(box, v, cache) end
       if type(v) == "function" then
+        -- the script line that takes a library function, as the line of last resort for an
+        -- error the function raises when the script tail-calls it (`return psdl.f(x)` leaves
+        -- no frame of the script on the stack; Box:run)
+        local w = script_line(box, 2)
+        if w then box.last_line = w end
         if not cache.fn[v] then
           local name = type(k) == "string" and k or "?"
           cache.fn[v] = function(...)
@@ -666,6 +671,12 @@ function Box:run(fn, ...)
     if type(e) ~= "string" then e = tostring(e) end
     e = M.clean_message(e)
     if where and not e:find(where:match("^(.*):%d+$"), 1, true) then e = where .. ": " .. e end
+    if not where and box.last_line and not e:find(box.last_line:match("^(.*):%d+$") .. ":", 1, true) then
+      -- no frame of the script: the error came from a function it tail-called (`return f(x)`
+      -- replaces the script's frame); the last script line seen is named, as approximate
+      e = string.format("%s: %s (about this line: the error came from a call made with `return f(...)`, a tail "
+        .. "call that leaves no line; this is the last line of the script seen before it)", box.last_line, e)
+    end
     return e
   end
   local results = table.pack(xpcall(function(...) return box:inside(fn, ...) end, handler, ...))
