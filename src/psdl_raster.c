@@ -7,6 +7,7 @@
 #include "psdl_raster.h"
 
 #include "psdl_internal.h"
+#include "psdl_segment.h"
 
 #include <math.h>
 #include <png.h>
@@ -284,15 +285,6 @@ static int seg_ok(const double *s) {
     return 1;
 }
 
-static double seg_dist(double px, double py, const double *s) {
-    double dx = s[2] - s[0], dy = s[3] - s[1];
-    double len2 = dx * dx + dy * dy;
-    double t = len2 > 0 ? ((px - s[0]) * dx + (py - s[1]) * dy) / len2 : 0;
-    t = clamp01(t);
-    double qx = s[0] + t * dx - px, qy = s[1] + t * dy - py;
-    return sqrt(qx * qx + qy * qy);
-}
-
 /* The x-span [*xa, *xb] of the points within r of the segment s on the line y = yc (a
  * superset: a point within r of s(t) lies within r of it in y, which bounds t, and in x).
  * Returns 0 when the line passes farther than r from s. */
@@ -363,7 +355,7 @@ int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double wi
             if (rx0 < sp[0]) sp[0] = rx0;
             if (rx1 > sp[1]) sp[1] = rx1;
             for (int x = rx0; x < rx1; x++) {
-                double cov = clamp01(hw + 0.5 - seg_dist(x + 0.5, y + 0.5, s));
+                double cov = clamp01(hw + 0.5 - psdl_seg_dist(x + 0.5, y + 0.5, s[0], s[1], s[2], s[3]));
                 /* a line thinner than a pixel: coverage no more than its width */
                 if (width < 1) cov *= width;
                 unsigned m = (unsigned)(cov * 255.0 + 0.5);
