@@ -7,7 +7,7 @@
  * splits (psdl_region.c, psdl_split.c), building rows (psdl_geom_rows.c), fans
  * (psdl_geom_fan.c), the apron (psdl_apron.c), the drivable check (psdl_drivable.c) and the
  * raster strokes (psdl_raster.c) find the same points the former Lua found, bit for bit.
- * The small ones are inline: the kernels call them per edge pair. */
+ * The plan tests are inline: the kernels call them per edge pair. */
 #ifndef PSDL_SEGMENT_H
 #define PSDL_SEGMENT_H
 
@@ -75,7 +75,23 @@ static inline int psdl_ring_inside(const double *pts, size_t n, size_t dim, doub
  * (boxes apart by more than touch: no; proper crossing: yes; both ends of one segment on the
  * same side of the other's line and further than touch from it: no; else an end within touch
  * of the other segment). psdl_ring_simple's, the regions' and the building rows' test. */
-int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz,
-                   double touch);
+static inline int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx,
+                                 double dz, double touch) {
+    if (fmax(ax, bx) < fmin(cx, dx) - touch || fmax(cx, dx) < fmin(ax, bx) - touch ||
+        fmax(az, bz) < fmin(cz, dz) - touch || fmax(cz, dz) < fmin(az, bz) - touch)
+        return 0;
+    double d1 = psdl_seg_orient(cx, cz, dx, dz, ax, az), d2 = psdl_seg_orient(cx, cz, dx, dz, bx, bz);
+    double d3 = psdl_seg_orient(ax, az, bx, bz, cx, cz), d4 = psdl_seg_orient(ax, az, bx, bz, dx, dz);
+    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
+    /* both ends of one segment on the same side of the other's line, farther than touch from
+     * it: no end comes within touch of the other segment (d = cross / length) */
+    double t2 = touch * touch;
+    double l2 = ((dx - cx) * (dx - cx) + (dz - cz) * (dz - cz)) * t2;
+    if (((d1 > 0 && d2 > 0) || (d1 < 0 && d2 < 0)) && d1 * d1 > l2 && d2 * d2 > l2) return 0;
+    l2 = ((bx - ax) * (bx - ax) + (bz - az) * (bz - az)) * t2;
+    if (((d3 > 0 && d4 > 0) || (d3 < 0 && d4 < 0)) && d3 * d3 > l2 && d4 * d4 > l2) return 0;
+    return psdl_seg_dist(ax, az, cx, cz, dx, dz) < touch || psdl_seg_dist(bx, bz, cx, cz, dx, dz) < touch ||
+           psdl_seg_dist(cx, cz, ax, az, bx, bz) < touch || psdl_seg_dist(dx, dz, ax, az, bx, bz) < touch;
+}
 
 #endif
