@@ -12,25 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void *default_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    (void)ud;
-    (void)osize;
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    return realloc(ptr, nsize);
-}
-
-static psdl_alloc get_alloc(const psdl_options *opt) {
-    psdl_alloc al = {default_realloc, NULL};
-    if (opt && opt->alloc.realloc) al = opt->alloc;
-    return al;
-}
-
 void psdl_buffer_free(const psdl_options *opt, void *p, size_t size) {
     if (!p) return;
-    psdl_alloc al = get_alloc(opt);
+    psdl_alloc al = psdl_alloc_of(opt);
     al.realloc(al.ud, p, size, 0);
 }
 
@@ -247,7 +231,7 @@ psdl_status psdl_png_encode(const psdl_options *opt, const psdl_raster *r, void 
     png_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
-    c.io.alloc = get_alloc(opt);
+    c.io.alloc = psdl_alloc_of(opt);
     size_t rowbytes = (size_t)r->width * (r->maxval > 255 ? 2 : 1);
     uint8_t *row = c.io.alloc.realloc(c.io.alloc.ud, NULL, 0, rowbytes);
     if (!row) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
