@@ -595,12 +595,17 @@ static void read_limits(lua_State *L, int t, psdl_options *opt) {
     opt->limits.max_attr_words = opt_limit(L, t, "max_attr_words");
 }
 
-/* Pushes fail, the message and the status name of err; returns 3. */
-static int push_failure(lua_State *L, const psdl_error *err) {
+/* (lpsdl.h) */
+int lpsdl_push_failure(lua_State *L, const char *message, const char *status) {
     luaL_pushfail(L);
-    lua_pushstring(L, err->message);
-    lua_pushstring(L, psdl_status_name(err->code));
+    lua_pushstring(L, message);
+    lua_pushstring(L, status);
     return 3;
+}
+
+/* (lpsdl.h) */
+int lpsdl_push_error(lua_State *L, const psdl_error *err) {
+    return lpsdl_push_failure(L, err->message, psdl_status_name(err->code));
 }
 
 /* Pushes the Lua document of the decoded document in box b and frees it; returns 1. */
@@ -639,7 +644,7 @@ static int l_decode(lua_State *L) {
     psdl_status st = psdl_decode(&opt, data, size, &b->doc, &err);
     if (st != PSDL_OK) {
         box_release(L, b);
-        return push_failure(L, &err);
+        return lpsdl_push_error(L, &err);
     }
     return push_decoded(L, b);
 }
@@ -677,7 +682,7 @@ static int l_decode_file(lua_State *L) {
     }
     if (st != PSDL_OK) {
         box_release(L, b);
-        return push_failure(L, &err);
+        return lpsdl_push_error(L, &err);
     }
     return push_decoded(L, b);
 }
@@ -1802,10 +1807,7 @@ static int l_write_file(lua_State *L) {
         return 3;
     }
     if (psdl_write_file(path, bytes, len, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;
@@ -1818,10 +1820,7 @@ static int l_real_path(lua_State *L) {
     char out[4096];
     psdl_error err;
     if (psdl_real_path(path, out, sizeof out, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushstring(L, out);
     return 1;
@@ -1833,10 +1832,7 @@ static int l_check_output(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     psdl_error err;
     if (psdl_check_output(path, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;

@@ -11,6 +11,13 @@
 #include "lauxlib.h"
 #include "lua.h"
 
+/* lpsdl.c: pushes fail (nil), `message` and `status` (a psdl_status_name, e.g. "io",
+ * "invalid") -- the three values of a binding function that failed on its input; returns 3. */
+int lpsdl_push_failure(lua_State *L, const char *message, const char *status);
+struct psdl_error;
+/* lpsdl.c: lpsdl_push_failure of err's message and status; returns 3. */
+int lpsdl_push_error(lua_State *L, const struct psdl_error *err);
+
 /* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
 void lpsdl_open_terrain(lua_State *L);
 

@@ -56,10 +56,7 @@ static psdl_alloc lua_alloc_of(lua_State *L) {
 }
 
 static int push_fail(lua_State *L, const psdl_cerror *e) {
-    luaL_pushfail(L);
-    lua_pushstring(L, e->message);
-    lua_pushstring(L, psdl_status_name(e->code));
-    return 3;
+    return lpsdl_push_failure(L, e->message, psdl_status_name(e->code));
 }
 
 /* ================================================================ C -> Lua */

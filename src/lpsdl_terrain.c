@@ -82,13 +82,6 @@ static tbox *tbox_new(lua_State *L) {
     return b;
 }
 
-static int push_fail(lua_State *L, const psdl_error *err) {
-    luaL_pushfail(L);
-    lua_pushstring(L, err->message);
-    lua_pushstring(L, psdl_status_name(err->code));
-    return 3;
-}
-
 static void set_int(lua_State *L, const char *k, lua_Integer v) {
     lua_pushinteger(L, v);
     lua_setfield(L, -2, k);
@@ -160,7 +153,7 @@ static int l_nhtg_decode(lua_State *L) {
     psdl_error err;
     psdl_nhtg *t = NULL;
     psdl_status st = psdl_nhtg_decode(&b->opt, data, size, &t, &err);
-    if (st != PSDL_OK) return push_fail(L, &err);
+    if (st != PSDL_OK) return lpsdl_push_error(L, &err);
     b->kind = K_NHTG;
     b->p = t;
     push_nhtg(L, t, b);
@@ -298,10 +291,10 @@ static int l_qfs_decompress(lua_State *L) {
     size_t n, usize;
     const char *src = luaL_checklstring(L, 1, &n);
     psdl_error err;
-    if (psdl_qfs_size(src, n, &usize, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_qfs_size(src, n, &usize, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_Buffer buf;
     char *p = luaL_buffinitsize(L, &buf, usize ? usize : 1);
-    if (psdl_qfs_decompress(src, n, p, usize, NULL, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_qfs_decompress(src, n, p, usize, NULL, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_pushresultsize(&buf, usize);
     return 1;
 }
@@ -379,7 +372,7 @@ static int l_dbpf_decode(lua_State *L) {
     lua_settop(L, 1);
     psdl_error err;
     psdl_dbpf *p = decode_box(L, data, size, &err);
-    if (!p) return push_fail(L, &err);
+    if (!p) return lpsdl_push_error(L, &err);
     push_dbpf(L, p);
     return 1;
 }
@@ -394,12 +387,12 @@ static int l_dbpf_extract(lua_State *L) {
     lua_settop(L, 2);
     psdl_error err;
     psdl_dbpf *p = decode_box(L, data, size, &err);
-    if (!p) return push_fail(L, &err);
+    if (!p) return lpsdl_push_error(L, &err);
     luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->nentries, 2, "no such index entry");
-    if (psdl_dbpf_resource_size(p, (size_t)i - 1, &usize, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_dbpf_resource_size(p, (size_t)i - 1, &usize, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_Buffer buf;
     char *dst = luaL_buffinitsize(L, &buf, usize ? usize : 1);
-    if (psdl_dbpf_extract(p, (size_t)i - 1, dst, usize, NULL, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_dbpf_extract(p, (size_t)i - 1, dst, usize, NULL, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_pushresultsize(&buf, usize);
     return 1;
 }
@@ -418,7 +411,7 @@ static int l_dbpf_replace(lua_State *L) {
     lua_settop(L, 4);
     psdl_error err;
     psdl_dbpf *p = decode_box(L, data, size, &err); /* slot 5 */
-    if (!p) return push_fail(L, &err);
+    if (!p) return lpsdl_push_error(L, &err);
     luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->nentries, 2, "no such index entry");
     size_t k = (size_t)i - 1;
     int compress = compress_arg < 0 ? p->entries[k].compressed : compress_arg;
@@ -430,18 +423,18 @@ static int l_dbpf_replace(lua_State *L) {
         char *q = (char *)lua_newuserdatauv(L, bound, 0); /* slot 6, collected with the call */
         tbox *b = (tbox *)lua_touserdata(L, 5);
         if (psdl_qfs_compress(&b->opt, contents, n, q, bound, &record_size, &err) != PSDL_OK)
-            return push_fail(L, &err);
+            return lpsdl_push_error(L, &err);
         record = q;
     }
     size_t need = psdl_dbpf_rebuild_size(p, k, record_size, compress);
     if (need == 0) {
         if (psdl_dbpf_rebuild(p, k, record, record_size, compress, (uint32_t)n, NULL, 0, NULL, &err) != PSDL_OK)
-            return push_fail(L, &err);
+            return lpsdl_push_error(L, &err);
     }
     luaL_Buffer buf;
     char *dst = luaL_buffinitsize(L, &buf, need);
     if (psdl_dbpf_rebuild(p, k, record, record_size, compress, (uint32_t)n, dst, need, NULL, &err) != PSDL_OK)
-        return push_fail(L, &err);
+        return lpsdl_push_error(L, &err);
     luaL_pushresultsize(&buf, need);
     return 1;
 }
@@ -475,7 +468,7 @@ static int raster_decode(lua_State *L, raster_decoder dec) {
     tbox *b = tbox_new(L);
     psdl_error err;
     psdl_raster *r = NULL;
-    if (dec(&b->opt, data, size, &r, &err) != PSDL_OK) return push_fail(L, &err);
+    if (dec(&b->opt, data, size, &r, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     b->kind = K_RASTER;
     b->p = r;
     push_raster(L, r, b);
@@ -562,7 +555,7 @@ static int l_png_encode(lua_State *L) {
     psdl_error err;
     void *out = NULL;
     size_t out_size = 0;
-    if (psdl_png_encode(&b->opt, &r, &out, &out_size, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_png_encode(&b->opt, &r, &out, &out_size, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     b->kind = K_BUFFER;
     b->p = out;
     b->size = out_size;
