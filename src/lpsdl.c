@@ -35,6 +35,7 @@
 
 #include "lpsdl.h"
 #include "psdl.h"
+#include "psdl_internal.h" /* psdl_fixed_subtype */
 
 #if defined(_WIN32)
 #define LPSDL_EXPORT __declspec(dllexport)
@@ -169,17 +170,6 @@ typedef struct attr_codec {
 
 enum { NCODECS = 15, CODEC_SIDEWALK = 1, CODEC_TUNNEL = 9, CODEC_JUNCTION = 10 };
 static const attr_codec codecs[NCODECS]; /* defined after the handlers */
-
-/* Standard subtype of a fixed-size type (§2.2). */
-static unsigned std_subtype(unsigned type) {
-    switch (type) {
-    case PSDL_ATTR_SLIVER:
-    case PSDL_ATTR_CROSSWALK:
-    case PSDL_ATTR_FACADE_BOUND: return 4;
-    case PSDL_ATTR_FACADE: return 6;
-    default: return 0;
-    }
-}
 
 /* ================================================================ C -> Lua (decode) */
 
@@ -376,7 +366,7 @@ static unsigned form_of(const attr_codec *k, const psdl_attr *a) {
         return 0;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) return PF_SUBTYPE | PF_COUNT;
-        return a->subtype != std_subtype(a->type) ? PF_SUBTYPE : 0;
+        return a->subtype != psdl_fixed_subtype(a->type) ? PF_SUBTYPE : 0;
     case K_TEXTURE: {
         uint32_t v = a->param[0];
         if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) return PF_TEXTURE;
