@@ -1601,37 +1601,29 @@ static int l_encode(lua_State *L) {
     return 1;
 }
 
-/* Problems collected during psdl_validate (which must not be left by a longjmp: the
- * drivability rules hold scratch memory while they report). The list lives in a userdata
- * ("psdl.ProblemList", __gc frees it), so a raise while converting it frees it too. */
-typedef struct plist {
-    psdl_problem *items;
-    size_t n, cap;
-    int nomem;
-} plist;
-
-static int plist_gc(lua_State *L) {
-    plist *p = (plist *)lua_touserdata(L, 1);
+static int problems_gc(lua_State *L) {
+    lpsdl_problems *p = (lpsdl_problems *)lua_touserdata(L, 1);
     free(p->items);
     p->items = NULL;
     p->n = p->cap = 0;
     return 0;
 }
 
-static plist *plist_new(lua_State *L) {
-    plist *p = (plist *)lua_newuserdatauv(L, sizeof *p, 0);
+/* (lpsdl.h) */
+lpsdl_problems *lpsdl_problems_push(lua_State *L) {
+    lpsdl_problems *p = (lpsdl_problems *)lua_newuserdatauv(L, sizeof *p, 0);
     memset(p, 0, sizeof *p);
     if (luaL_newmetatable(L, "psdl.ProblemList")) {
-        lua_pushcfunction(L, plist_gc);
+        lua_pushcfunction(L, problems_gc);
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
     return p;
 }
 
-/* psdl_validate callback: copies the problem (never raises). */
-static int on_problem(void *ud, const psdl_problem *pr) {
-    plist *p = (plist *)ud;
+/* (lpsdl.h) */
+int lpsdl_problems_add(void *ud, const psdl_problem *pr) {
+    lpsdl_problems *p = (lpsdl_problems *)ud;
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 64;
         psdl_problem *items = (psdl_problem *)realloc(p->items, cap * sizeof *items);
@@ -1701,9 +1693,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
 /* Validates the document of box b (the box at stack index `idx`, which stays there) and
  * pushes the results of core.validate; releases the box. */
 static int validate_box(lua_State *L, docbox *b, int want_bytes, unsigned flags) {
-    plist *pl = plist_new(L);
+    lpsdl_problems *pl = lpsdl_problems_push(L);
     psdl_validate_result res = {0, 0};
-    psdl_validate_ex(b->doc, flags, on_problem, pl, &res);
+    psdl_validate_ex(b->doc, flags, lpsdl_problems_add, pl, &res);
     if (pl->nomem) return luaL_error(L, "not enough memory");
     lua_createtable(L, pl->n > INT32_MAX ? 0 : (int)pl->n, 0);
     for (size_t i = 0; i < pl->n; i++) {

@@ -18,6 +18,22 @@ struct psdl_error;
 /* lpsdl.c: lpsdl_push_failure of err's message and status; returns 3. */
 int lpsdl_push_error(lua_State *L, const struct psdl_error *err);
 
+/* lpsdl.c: problems collected from a C check that must not be left by a longjmp
+ * (psdl_validate_ex, psdl_check_overlaps: they hold scratch memory while they report). The
+ * list lives in a userdata ("psdl.ProblemList", __gc frees the items), so that a raise while
+ * converting it frees it too. */
+struct psdl_problem;
+typedef struct lpsdl_problems {
+    struct psdl_problem *items;
+    size_t n, cap;
+    int nomem; /* the list could not grow: the callback stopped the check */
+} lpsdl_problems;
+/* Pushes a new empty list (a userdata) and returns it. */
+lpsdl_problems *lpsdl_problems_push(lua_State *L);
+/* The checks' callback (ud: an lpsdl_problems): copies the problem, never raises; returns 1
+ * (stop) when out of memory, with nomem set. */
+int lpsdl_problems_add(void *ud, const struct psdl_problem *pr);
+
 /* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
 void lpsdl_open_terrain(lua_State *L);
 
