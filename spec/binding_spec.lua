@@ -27,12 +27,7 @@ local function strip_last(doc)
   return doc
 end
 
-local function deep_copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = deep_copy(v) end
-  return c
-end
+local deep_copy = H.deep_copy
 
 -- A small document built by hand. Every float is exact in single precision.
 local function small_doc()
