@@ -583,14 +583,7 @@ describe("psdl.read and psdl.write", function()
     lfs.rmdir(dir)
   end)
 
-  local function entries()
-    local list = {}
-    for name in lfs.dir(dir) do
-      if name ~= "." and name ~= ".." then list[#list + 1] = name end
-    end
-    table.sort(list)
-    return list
-  end
+  local function entries() return H.files_in(dir) end
 
   it("reads a file, or returns an io failure", function()
     local doc = assert(psdl.read(FIXTURES .. "/grid_n2.psdl"))

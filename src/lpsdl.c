@@ -1638,12 +1638,6 @@ int lpsdl_problems_add(void *ud, const psdl_problem *pr) {
     return 0;
 }
 
-/* t[k] = v for the table on top (the few fields of a problem: no cached keys needed). */
-static void set_named_integer(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* One problem as a Lua table. */
 static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_createtable(L, 0, 10);
@@ -1655,9 +1649,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_setfield(L, -2, "path");
     lua_pushstring(L, p->message);
     lua_setfield(L, -2, "message");
-    if (p->room >= 0) set_named_integer(L, "room", p->room);
-    if (p->attribute >= 0) set_named_integer(L, "attribute", p->attribute + 1);
-    if (p->road >= 0) set_named_integer(L, "road", p->road + 1);
+    if (p->room >= 0) lpsdl_set_int(L, "room", p->room);
+    if (p->attribute >= 0) lpsdl_set_int(L, "attribute", p->attribute + 1);
+    if (p->road >= 0) lpsdl_set_int(L, "road", p->road + 1);
     if (p->room >= 0) {
         lua_createtable(L, 2, 0);
         lua_pushinteger(L, p->room);

@@ -11,6 +11,16 @@
 #include "lauxlib.h"
 #include "lua.h"
 
+/* t[k] = v for the table on top of the stack (the fields of the tables the bindings make). */
+static inline void lpsdl_set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+static inline void lpsdl_set_number(lua_State *L, const char *k, lua_Number v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
 /* lpsdl.c: pushes fail (nil), `message` and `status` (a psdl_status_name, e.g. "io",
  * "invalid") -- the three values of a binding function that failed on its input; returns 3. */
 int lpsdl_push_failure(lua_State *L, const char *message, const char *status);
