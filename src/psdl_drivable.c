@@ -720,7 +720,19 @@ typedef struct bedge {
     int used;
 } bedge;
 
-static int64_t qmm(double v) { return (int64_t)llround(v * 1000.0); }
+/* v in millimetres, rounded half away from zero: llround's result without its library call
+ * (|v| <= COORD_LIMIT here, so v * 1000 and the truncated integer are exact in a double and
+ * the fraction x - i is exact too). */
+static int64_t qmm(double v) {
+    double x = v * 1000.0;
+    int64_t i = (int64_t)x;
+    double f = x - (double)i;
+    if (f >= 0.5)
+        i++;
+    else if (f <= -0.5)
+        i--;
+    return i;
+}
 
 static uint64_t mix64(uint64_t h) { /* splitmix64's finaliser */
     h ^= h >> 30;
@@ -1344,7 +1356,13 @@ static int floor_triangles(const psdl_doc *d, const psdl_attr *a, tribuf *b) {
 }
 
 /* The edges of a grown room for tri_wound_once: per edge its start p, end q and box, 8
- * doubles (px, pz, qx, qz, min x, max x, min z, max z). */
+ * doubles (px, pz, qx, qz, min x, max x, min z, max z), ordered by min z (tri_wound_once
+ * stops at the first edge above the triangle; the order changes none of its answers). */
+static int cmp_edge_minz(const void *a, const void *b) {
+    double x = ((const double *)a)[6], y = ((const double *)b)[6];
+    return (x > y) - (x < y);
+}
+
 static void edge_boxes(double *ge, const double *g, uint32_t gn) {
     for (uint32_t i = 0, j = gn - 1; i < gn; j = i++) {
         const double *p = &g[2 * j], *q = &g[2 * i];
@@ -1353,6 +1371,7 @@ static void edge_boxes(double *ge, const double *g, uint32_t gn) {
         e[4] = p[0] < q[0] ? p[0] : q[0], e[5] = p[0] < q[0] ? q[0] : p[0];
         e[6] = p[1] < q[1] ? p[1] : q[1], e[7] = p[1] < q[1] ? q[1] : p[1];
     }
+    qsort(ge, gn, 8 * sizeof(double), cmp_edge_minz);
 }
 
 /* Whether no edge of the grown room (ge: gn edges from edge_boxes) comes within mu of
@@ -1366,8 +1385,20 @@ static int tri_wound_once(const double *ge, uint32_t gn, const double t[6], doub
     double z0 = dmin(t[1], dmin(t[3], t[5])) - mu, z1 = dmax(t[1], dmax(t[3], t[5])) + mu;
     double cx = (t[0] + t[2] + t[4]) / 3, cz = (t[1] + t[3] + t[5]) / 3;
     int wn = 0;
-    for (uint32_t i = 0; i < gn; i++) {
+    /* only the edges whose z range meets [z0, z1]: an edge wholly above or below is clear of
+     * the triangle's box and cannot cross the centroid's row (z0 < cz < z1, as mu exceeds
+     * the rounding of the mean); edges are ordered by min z, so the first above ends it */
+    uint32_t lo = 0, hi = gn;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (ge[8 * mid + 6] <= z1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint32_t i = 0; i < lo; i++) {
         const double *e = &ge[8 * i];
+        if (e[7] < z0) continue;
         const double *p = e, *q = e + 2;
         if (!((e[5] < x0) | (e[4] > x1) | (e[7] < z0) | (e[6] > z1))) {
             double ex = q[0] - p[0], ez = q[1] - p[1], lim = mu * dist2(ex, ez);

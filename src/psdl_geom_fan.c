@@ -659,11 +659,34 @@ static int cmp_xedge(const void *a, const void *b) {
     return (i > j) - (i < j);
 }
 
+/* psdl_self_crossing of one ring of n points (4 <= n <= SMALL_RING): every pair of edges
+ * whose boxes meet, in the order (lower edge, higher edge), so the first crossing found is
+ * the pair the sweep below reports (the lowest); no sorting and no allocation (most rooms
+ * have a handful of points). */
+#define SMALL_RING 24
+static size_t self_crossing_small(uint32_t out[2], const double *pts, size_t n, double tol) {
+    for (size_t i = 0; i + 2 < n; i++) {
+        const double *a = pts + 3 * i, *b = pts + 3 * (i + 1);
+        double x0 = fmin(a[0], b[0]), x1 = fmax(a[0], b[0]), z0 = fmin(a[2], b[2]), z1 = fmax(a[2], b[2]);
+        for (size_t j = i + 2; j < n; j++) {
+            if (i == 0 && j == n - 1) continue; /* neighbours across the ring's start */
+            const double *c = pts + 3 * j, *d = pts + 3 * (j + 1 < n ? j + 1 : 0);
+            if (fmax(c[0], d[0]) < x0 || fmin(c[0], d[0]) > x1) continue;
+            if (fmax(c[2], d[2]) < z0 || fmin(c[2], d[2]) > z1) continue;
+            if (!seg_cross(a, b, c, d, tol)) continue;
+            out[0] = (uint32_t)i, out[1] = (uint32_t)j;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
                           double tol) {
     assert(out && (pts || n == 0) && (hole_starts || nholes == 0));
     if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     if (n < 4) return 0;
+    if (n <= SMALL_RING && nholes == 0) return self_crossing_small(out, pts, n, tol);
     xedge *ed = (xedge *)malloc(n * sizeof *ed);
     if (!ed) return PSDL_GEOM_NOMEM;
     size_t ne = 0;
