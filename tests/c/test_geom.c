@@ -1090,14 +1090,14 @@ static void test_crossings(void) {
     setp(sq + 12, 0, 0, 10);
     CHECK(psdl_self_crossing(e, sq, 8, hs, 1, 1e-6) == 0);
 
-    /* rings of up to 24 points take a pairwise path without sorting: the same answer (the
+    /* rings of up to 32 points take a pairwise path without sorting: the same answer (the
      * lowest crossing pair) as the sweep, which a ring with a far-off hole takes */
     set_ctx("self crossing, small rings");
     unsigned long seed = 12345;
     int same = 1, crossed = 0, clean = 0;
     for (int trial = 0; trial < 3000; trial++) {
-        size_t n = 4 + (size_t)(trial % 21);
-        double pts[3 * 27];
+        size_t n = 4 + (size_t)(trial % 31);
+        double pts[3 * 37];
         for (size_t k = 0; k < n; k++) {
             seed = seed * 6364136223846793005ul + 1442695040888963407ul;
             double ang = 2 * M_PI * ((double)k + (double)((seed >> 33) % 1000) / 1000.0 * (trial % 3 ? 0.4 : 3)) / (double)n;
