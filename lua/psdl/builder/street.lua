@@ -18,6 +18,8 @@ check.own(debug.getinfo(1, "S").source)
 
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
+-- long: installs the street calls (public and psdl.city's trusted ones) and the checks they
+-- share; its own lines are key tables and doc comments (each function's body is counted apart)
 return function(M, Builder, Room, P)
   local as_group, pool_flat = P.as_group, P.pool_flat
 
