@@ -20,6 +20,8 @@
  *   core.split_chord_refs(pool, refs, area, ...)          the same over vertex references
  *   core.refs_crossing(pool, refs [, holes])              rings_crossing over vertex references
  *   core.room_outline(store, room, pool) -> refs | nil    a room's outline from its store triangles
+ *   core.block_ground(store, room, group, pool, pieces, level, ...)  a block room's ground fans
+ *       -> y | tris | false, k | nil, k                   into the store (psdl_ground.h)
  *
  * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
  * result is copied into scratch and freed before any table is made.
@@ -30,9 +32,11 @@
 #include <string.h>
 
 #include "lpsdl.h"
+#include "psdl.h"
 #include "psdl_apron.h"
 #include "psdl_faces.h"
 #include "psdl_geom.h"
+#include "psdl_ground.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
 #include "psdl_store.h"
@@ -641,6 +645,192 @@ static int l_room_outline(lua_State *L) {
     return 1;
 }
 
+/* ================================================================ ground */
+
+/***
+ * The ground of a block room in one call (blocks/ground.lua): for each piece in order,
+ * what `Room:fan_refs(piece, group, {hub_height = ...})` does (psdl_ground.h: the pieces'
+ * points from the pool, the crossing and area tests, psdl_fans, the hub points' heights from
+ * hub_height, the hubs pooled, one fan record per fan into the store), then the level test
+ * of the fans' points and, when they are not level, their triangles. No Lua table per fan.
+ * @function block_ground
+ * @param store the builder's psdl.Store
+ * @tparam integer room the room's number in the store
+ * @tparam integer group the texture group's index (Builder:texture(...).index)
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table pieces list of pieces, each a list of 1-based vertex references (a simple
+ *   ring in retail winding)
+ * @param level nil (no level test), true (the level of the first piece's own points) or a
+ *   height (m, as `core.refs_level` gives it)
+ * @tparam[opt] function hub_height function(x, z) -> y (a number, else the hub stays on the
+ *   piece's plane)
+ * @tparam[opt] number snap the builder's snap grid (m)
+ * @tparam[opt] boolean checked the pieces were tested for crossings (refs_crossing) already
+ * @tparam[opt] integer budget the vertex count that stops the call (the builder's budget)
+ * @return the height when every fan point is at the level; else a list of triangles `{x1,
+ *   y1, z1, x2, y2, z2, x3, y3, z3}` (hub first, in fan order); or false, k when the pool
+ *   went over the budget with piece k (its records pushed: `Room:check_budget` raises); or
+ *   nil, k when piece k cannot be made here (a bad reference, a crossing, no area, a hub
+ *   height outside +-65,536 m): nothing of it was added, and `Room:fan_refs` of it raises
+ *   the builder's message
+ * @raise on a bad argument, a room not in the store, or out of memory
+ */
+static int l_block_ground(lua_State *L) {
+    lpsdl_store(L, 1);
+    lua_Integer room = luaL_checkinteger(L, 2);
+    lua_Integer group = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, group >= 1 && group <= (lua_Integer)PSDL_STORE_MAX, 3, "a texture group index (>= 1) expected");
+    size_t count;
+    lpsdl_pool_floats(L, 4, 3, &count); /* checks the pool */
+    luaL_checktype(L, 5, LUA_TTABLE);
+    int level_mode = lua_toboolean(L, 6);
+    if (level_mode && !lua_isboolean(L, 6)) luaL_checknumber(L, 6);
+    if (!lua_isnoneornil(L, 7)) luaL_checktype(L, 7, LUA_TFUNCTION);
+    double snap = luaL_optnumber(L, 8, 0);
+    int checked = lua_toboolean(L, 9);
+    lua_Integer budget = luaL_optinteger(L, 10, -1);
+    lua_settop(L, 10);
+    int has_hub_height = !lua_isnil(L, 7);
+    /* the pieces' references, checked as integers; scratch sized by the largest piece */
+    lua_Integer np = (lua_Integer)lua_rawlen(L, 5);
+    size_t total = 0, most = 0;
+    for (lua_Integer k = 1; k <= np; k++) {
+        if (lua_rawgeti(L, 5, k) != LUA_TTABLE)
+            luaL_argerror(L, 5, lua_pushfstring(L, "pieces[%I]: list of vertex references expected", k));
+        size_t n = (size_t)lua_rawlen(L, -1);
+        lua_pop(L, 1);
+        if (n > ((size_t)INT32_MAX) / 8 || total > ((size_t)INT32_MAX) / 8 - n)
+            luaL_argerror(L, 5, "pieces: too many references");
+        total += n;
+        if (n > most) most = n;
+    }
+    uint32_t *refs = (uint32_t *)scratch(L, total, sizeof *refs);            /* 11 */
+    double *pts = (double *)scratch(L, 3 * most, sizeof *pts);               /* 12 */
+    uint32_t *fans = (uint32_t *)scratch(L, psdl_ground_bound(most), sizeof *fans); /* 13 */
+    double *extra = (double *)scratch(L, 3 * most + 3, sizeof *extra);       /* 14 */
+    uint32_t *hubs = (uint32_t *)scratch(L, most + 1, sizeof *hubs);         /* 15 */
+    size_t outcap = psdl_ground_bound(1) * np + 6 * total;                   /* psdl_ground_bound per piece */
+    uint32_t *out = (uint32_t *)scratch(L, outcap, sizeof *out);             /* 16 */
+    size_t at = 0, wout = 0;
+    for (lua_Integer k = 1; k <= np; k++) {
+        lua_rawgeti(L, 5, k);
+        size_t n = (size_t)lua_rawlen(L, -1);
+        uint32_t *pr = refs + at;
+        for (size_t i = 0; i < n; i++) {
+            int ok;
+            lua_rawgeti(L, -1, (lua_Integer)i + 1);
+            lua_Integer r = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)UINT32_MAX) {
+                luaL_pushfail(L);
+                lua_pushinteger(L, k);
+                return 2;
+            }
+            pr[i] = (uint32_t)r;
+        }
+        lua_pop(L, 1);
+        at += n;
+        size_t ne = 0;
+        psdl_pool *pool = lpsdl_pool(L, 4, 3);
+        size_t w = psdl_ground_plan(fans, extra, &ne, pts, pool, pr, n, !checked);
+        if (w == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+        if (w == PSDL_GROUND_BADREF || w == PSDL_GROUND_CROSSING || w == PSDL_GROUND_NOAREA) {
+            luaL_pushfail(L);
+            lua_pushinteger(L, k);
+            return 2;
+        }
+        if (has_hub_height) /* the caller's ground under each added hub (Room:fan's hub_height) */
+            for (size_t j = 0; j < ne; j++) {
+                lua_pushvalue(L, 7);
+                lua_pushnumber(L, extra[3 * j]);
+                lua_pushnumber(L, extra[3 * j + 2]);
+                lua_call(L, 2, 1);
+                if (lua_type(L, -1) == LUA_TNUMBER) extra[3 * j + 1] = (double)lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+        for (size_t j = 0; j < 3 * ne; j++) /* Builder:vertices_flat's test */
+            if (!(extra[j] >= -PSDL_MAX_COORDINATE && extra[j] <= PSDL_MAX_COORDINATE)) {
+                luaL_pushfail(L);
+                lua_pushinteger(L, k);
+                return 2;
+            }
+        if (wout + w > outcap) return luaL_error(L, "block_ground: fans past their bound");
+        pool = lpsdl_pool(L, 4, 3); /* (fetched again after the Lua calls) */
+        struct psdl_store *st = lpsdl_store(L, 1);
+        if (room < 1 || (lua_Unsigned)room > (lua_Unsigned)psdl_store_rooms(st))
+            luaL_argerror(L, 2, "no such room in the store");
+        int e = psdl_ground_emit(st, (size_t)room, (uint32_t)group, pool, pr, n, fans, w, extra, ne, snap, hubs,
+                                 out + wout);
+        if (e == PSDL_STORE_NOMEM) return luaL_error(L, "not enough memory");
+        if (e) return luaL_error(L, "the store is full");
+        wout += w;
+        if (budget >= 0 && (lua_Integer)psdl_pool_count(pool) > budget) {
+            lua_pushboolean(L, 0);
+            lua_pushinteger(L, k);
+            return 2;
+        }
+    }
+    psdl_pool *pool = lpsdl_pool(L, 4, 3);
+    if (level_mode) {
+        double y0 = 0;
+        int level = 1;
+        if (lua_isboolean(L, 6)) { /* the level of the first piece's own points */
+            lua_rawgeti(L, 5, 1);
+            size_t n = (size_t)lua_rawlen(L, -1);
+            lua_pop(L, 1);
+            const float *v = psdl_pool_data(pool);
+            level = n > 0;
+            for (size_t i = 0; i < n && level; i++) {
+                double h = (double)v[3 * (size_t)(refs[i] - 1) + 1];
+                if (i == 0) y0 = h;
+                else if (h != y0) level = 0;
+            }
+        } else {
+            y0 = (double)lua_tonumber(L, 6);
+        }
+        float y;
+        if (level && psdl_ground_level(pool, out, wout, &y) && (double)y == y0) {
+            lua_pushnumber(L, (lua_Number)y);
+            return 1;
+        }
+    }
+    /* the triangles (hub, v(j-1), v(j)) of each fan: the points copied before any table is made */
+    size_t ntri = 0;
+    for (size_t i = 0; i < wout; i += 1 + out[i]) ntri += out[i] - 2;
+    double *xyz = (double *)scratch(L, 3 * (wout + 1), sizeof *xyz); /* 17 */
+    pool = lpsdl_pool(L, 4, 3);
+    count = psdl_pool_count(pool);
+    const float *v = psdl_pool_data(pool);
+    for (size_t i = 0; i < wout; i++) {
+        uint32_t r = out[i];
+        xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] = 0;
+        if (r >= 1 && r <= count) {
+            const float *p = v + 3 * (size_t)(r - 1);
+            xyz[3 * i] = p[0], xyz[3 * i + 1] = p[1], xyz[3 * i + 2] = p[2];
+        }
+    }
+    lua_createtable(L, ntri < INT32_MAX ? (int)ntri : 0, 0);
+    lua_Integer t = 0;
+    for (size_t i = 0; i < wout; i += 1 + out[i]) {
+        size_t m = out[i];
+        const double *h = xyz + 3 * (i + 1);
+        for (size_t j = 3; j <= m; j++) {
+            const double *a = xyz + 3 * (i + j - 1), *c = xyz + 3 * (i + j);
+            lua_createtable(L, 9, 0);
+            for (int q = 0; q < 3; q++) {
+                lua_pushnumber(L, h[q]);
+                lua_rawseti(L, -2, q + 1);
+                lua_pushnumber(L, a[q]);
+                lua_rawseti(L, -2, q + 4);
+                lua_pushnumber(L, c[q]);
+                lua_rawseti(L, -2, q + 7);
+            }
+            lua_rawseti(L, -2, ++t);
+        }
+    }
+    return 1;
+}
+
 /* ================================================================ crossings */
 
 /* Reads the points {x, y, z} of the list at idx (argument arg, named `what` in errors) into
@@ -1000,6 +1190,7 @@ static const luaL_Reg blocks_funcs[] = {
     {"split_chord_refs", l_split_chord_refs},
     {"refs_crossing", l_refs_crossing},
     {"room_outline", l_room_outline},
+    {"block_ground", l_block_ground},
     {NULL, NULL},
 };
 

@@ -56,7 +56,6 @@ local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, 
 local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
 local atan, pi, acos = math.atan, math.pi, math.acos
 local table_sort, table_insert, table_move, string_format = table.sort, table.insert, table.move, string.format
-local refs_level = core.refs_level
 local os_clock = os.clock
 
 local M = {}
@@ -285,15 +284,14 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
   end
   local r = b:room{ kind = "block", name = name, outline_refs = table_move(P.refs, 1, #P.refs, 1, {}) }
   local pieces = { P }
-  local flat_y = refs_level(b.vpool, { P.refs }) or nil -- the outline's one height, or nil
   if self.height and #P.refs > 3 then
     pieces = {}
     split(self, P, self.ground_lim, pieces)
-    if #pieces > 1 then flat_y = nil end
   end
   local t0 = os_clock()
-  local tris
-  tris, flat_y = ground(self, r, pieces, texture, flat_y)
+  -- one piece (P: tested by crosses above): level with the outline's one height, if any
+  local one = #pieces == 1
+  local tris, flat_y = ground(self, r, pieces, texture, one or nil, one)
   local t1 = os_clock()
   self.time.ground = self.time.ground + (t1 - t0)
   -- the ground as a plane (flat_y) or triangles (tris): the building rows sample it in C,
