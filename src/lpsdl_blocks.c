@@ -666,7 +666,7 @@ static int l_room_outline(lua_State *L) {
  *   piece's plane)
  * @tparam[opt] number snap the builder's snap grid (m)
  * @tparam[opt] boolean checked the pieces were tested for crossings (refs_crossing) already
- * @tparam[opt] integer budget the vertex count that stops the call (the builder's budget)
+ * @tparam[opt] number budget the vertex count that stops the call (the builder's budget)
  * @return the height when every fan point is at the level; else a list of triangles `{x1,
  *   y1, z1, x2, y2, z2, x3, y3, z3}` (hub first, in fan order); or false, k when the pool
  *   went over the budget with piece k (its records pushed: `Room:check_budget` raises); or
@@ -688,7 +688,7 @@ static int l_block_ground(lua_State *L) {
     if (!lua_isnoneornil(L, 7)) luaL_checktype(L, 7, LUA_TFUNCTION);
     double snap = luaL_optnumber(L, 8, 0);
     int checked = lua_toboolean(L, 9);
-    lua_Integer budget = luaL_optinteger(L, 10, -1);
+    double budget = lua_isnoneornil(L, 10) ? -1 : luaL_checknumber(L, 10); /* (math.huge: none) */
     lua_settop(L, 10);
     int has_hub_height = !lua_isnil(L, 7);
     /* the pieces' references, checked as integers; scratch sized by the largest piece */
@@ -764,7 +764,7 @@ static int l_block_ground(lua_State *L) {
         if (e == PSDL_STORE_NOMEM) return luaL_error(L, "not enough memory");
         if (e) return luaL_error(L, "the store is full");
         wout += w;
-        if (budget >= 0 && (lua_Integer)psdl_pool_count(pool) > budget) {
+        if (budget >= 0 && (double)psdl_pool_count(pool) > budget) {
             lua_pushboolean(L, 0);
             lua_pushinteger(L, k);
             return 2;

@@ -47,6 +47,7 @@ local os_clock = os.clock
 local math_type = math.type
 local MAX_COORD, argerr, shown, num_problem = check.MAX_COORDINATE, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
+local flat_check = core.flat_check
 check.own(debug.getinfo(1, "S").source)
 
 local M = {}
@@ -216,12 +217,10 @@ end
 --- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
 function Builder:vertices_flat(flat)
   if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
-  for i = 1, #flat do
-    local v = flat[i]
-    if type(v) ~= "number" or not (v >= -MAX_COORD and v <= MAX_COORD) then
-      argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
-        .. "got %s", i, MAX_COORD, shown(v)))
-    end
+  local i = flat_check(flat) -- (in C: the first number outside +-65,536 m, PSDL_MAX_COORDINATE)
+  if i then
+    argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
+      .. "got %s", i, MAX_COORD, shown(flat[i])))
   end
   return pool_flat(self, flat)
 end
