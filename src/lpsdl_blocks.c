@@ -20,6 +20,10 @@
  *   core.split_chord_refs(pool, refs, area, ...)          the same over vertex references
  *   core.refs_crossing(pool, refs [, holes])              rings_crossing over vertex references
  *   core.room_outline(store, room, pool) -> refs | nil    a room's outline from its store triangles
+ *   core.refs_area2(pool, refs) -> S, core.refs_inside(pool, refs, x, z) -> boolean
+ *                                                         psdl.plan's area2 and inside on references
+ *   core.apron_edge(pool, outlines, extra, margin, cell, step, hcell, span) -> {flat, ...}
+ *                                                         the apron's edge points (psdl_apron.h)
  *   core.block_ground(store, room, group, pool, pieces, level, ...)  a block room's ground fans
  *       -> y | tris | false, k | nil, k                   into the store (psdl_ground.h)
  *
@@ -645,6 +649,180 @@ static int l_room_outline(lua_State *L) {
     return 1;
 }
 
+/* ================================================================ plan tests on references */
+
+/* The points (x, z) of the list of vertex references at idx (argument arg) into scratch
+ * pushed on the stack; *n points. */
+static double *refs_xz(lua_State *L, int pool, int idx, int arg, size_t *n) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    size_t m = (size_t)lua_rawlen(L, idx), count;
+    if (m > ((size_t)INT32_MAX) / 4) luaL_argerror(L, arg, "too many references");
+    double *xz = (double *)scratch(L, 2 * m, sizeof *xz);
+    const float *v = lpsdl_pool_floats(L, pool, 3, &count); /* after the allocation */
+    *n = read_refs(L, v, count, idx, arg, "refs", 0, xz, 2, 0, m);
+    return xz;
+}
+
+/***
+ * Twice the signed plan area of a ring of vertex references (psdl.plan.area2 over the pool's
+ * points, the same sum in the same order: S < 0 is retail winding).
+ * @function refs_area2
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table refs 1-based vertex references
+ * @treturn number S (m²)
+ */
+static int l_refs_area2(lua_State *L) {
+    size_t n;
+    lua_settop(L, 2);
+    const double *xz = refs_xz(L, 1, 2, 2, &n);
+    double s = 0;
+    if (n) {
+        const double *p = xz + 2 * (n - 1);
+        for (size_t i = 0; i < n; i++) {
+            const double *q = xz + 2 * i;
+            s = s + p[0] * q[1] - q[0] * p[1]; /* ((s + a) - b), as Lua groups it */
+            p = q;
+        }
+    }
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+/***
+ * Is (x, z) inside a ring of vertex references (psdl.plan.inside over the pool's points:
+ * crossing number, the same arithmetic; points on the boundary either way)?
+ * @function refs_inside
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table refs 1-based vertex references
+ * @tparam number x
+ * @tparam number z
+ * @treturn boolean
+ */
+static int l_refs_inside(lua_State *L) {
+    double x = luaL_checknumber(L, 3), z = luaL_checknumber(L, 4);
+    lua_settop(L, 4);
+    size_t n;
+    const double *xz = refs_xz(L, 1, 2, 2, &n);
+    int c = 0;
+    if (n) {
+        const double *p = xz + 2 * (n - 1);
+        for (size_t i = 0; i < n; i++) {
+            const double *q = xz + 2 * i;
+            if ((q[1] > z) != (p[1] > z)) {
+                double xi = q[0] + (z - q[1]) * (p[0] - q[0]) / (p[1] - q[1]);
+                if (x < xi) c = !c;
+            }
+            p = q;
+        }
+    }
+    lua_pushboolean(L, c);
+    return 1;
+}
+
+/* ================================================================ apron edge */
+
+/***
+ * The apron's outer edge as points (blocks/init.lua `fill_apron` without a height function):
+ * the rings `core.apron_rings` finds around the outlines and the extra lines (each a list of
+ * vertex references into pool), cut every `step` m (psdl_apron_edge), each point at the
+ * height of the nearest outline point (a grid of `hcell` m cells, at most `span` cells out;
+ * 0 when none).
+ * @function apron_edge
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table outlines lists of vertex references: the network's outlines (their points
+ *   give the heights)
+ * @tparam table extra lists of vertex references: other lines the apron keeps clear of
+ *   (bridge decks, tunnel bores)
+ * @tparam number margin metres (> 0)
+ * @tparam number cell the distance grid's spacing, metres (> 0)
+ * @tparam number step metres between edge points (> 0)
+ * @tparam number hcell the height grid's cell, metres (> 0)
+ * @tparam number span cells searched out from a point
+ * @treturn table one flat `{x1, y1, z1, ...}` per ring
+ * @raise on a bad argument or reference, a distance grid too big, or out of memory
+ */
+static int l_apron_edge(lua_State *L) {
+    size_t count;
+    lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    double margin = luaL_checknumber(L, 4), cell = luaL_checknumber(L, 5), step = luaL_checknumber(L, 6);
+    double hcell = luaL_checknumber(L, 7);
+    lua_Number span = luaL_checknumber(L, 8);
+    luaL_argcheck(L, margin > 0 && isfinite(margin), 4, "margin must be a finite number > 0");
+    luaL_argcheck(L, cell > 0 && isfinite(cell), 5, "cell must be a finite number > 0");
+    luaL_argcheck(L, step > 0 && isfinite(step), 6, "step must be a finite number > 0");
+    luaL_argcheck(L, hcell > 0 && isfinite(hcell), 7, "hcell must be a finite number > 0");
+    long long sp = span != span || span < 0 ? -1 : span > 1e15 ? (long long)1e15 : (long long)floor(span);
+    lua_settop(L, 8);
+    lua_Integer no = (lua_Integer)lua_rawlen(L, 2), nx = (lua_Integer)lua_rawlen(L, 3);
+    size_t nh = 0, npts = 0;
+    for (int arg = 2; arg <= 3; arg++)
+        for (lua_Integer k = 1; k <= (arg == 2 ? no : nx); k++) {
+            if (lua_rawgeti(L, arg, k) != LUA_TTABLE)
+                luaL_argerror(L, arg, lua_pushfstring(L, "lists[%I]: list of vertex references expected", k));
+            size_t n = (size_t)lua_rawlen(L, -1);
+            lua_pop(L, 1);
+            if (n > ((size_t)INT32_MAX) / 8 || npts > ((size_t)INT32_MAX) / 8 - n) luaL_argerror(L, arg, "too many points");
+            npts += n;
+            if (arg == 2) nh += n;
+        }
+    size_t *start = (size_t *)scratch(L, (size_t)(no + nx) + 1, sizeof *start); /* 9 */
+    double *xz = (double *)scratch(L, 2 * npts, sizeof *xz);                   /* 10 */
+    double *hp = (double *)scratch(L, 3 * nh, sizeof *hp);                     /* 11 */
+    const float *v = lpsdl_pool_floats(L, 1, 3, &count);                       /* after the allocations */
+    size_t m = 0, mh = 0;
+    for (int arg = 2; arg <= 3; arg++)
+        for (lua_Integer k = 1; k <= (arg == 2 ? no : nx); k++) {
+            start[(arg == 2 ? 0 : no) + k - 1] = m;
+            lua_rawgeti(L, arg, k);
+            size_t m1 = read_refs(L, v, count, lua_gettop(L), arg, "lists", k, xz, 2, m, npts);
+            if (arg == 2) mh = read_refs(L, v, count, lua_gettop(L), arg, "lists", k, hp, 3, mh, nh);
+            m = m1;
+            lua_pop(L, 1);
+        }
+    start[no + nx] = m;
+    psdl_apron a;
+    size_t cells;
+    int rc = psdl_apron_rings(&a, xz, start, (size_t)(no + nx), margin, cell, &cells);
+    if (rc == PSDL_APRON_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc == PSDL_APRON_TOO_BIG)
+        return luaL_error(L, "the apron's distance grid would need %f corners (margin %f m, cell %f m; at most %d): "
+                             "use a larger cell",
+                          (double)cells, margin, cell, (int)PSDL_APRON_MAX_CELLS);
+    if (rc != PSDL_APRON_OK) return luaL_error(L, "apron_edge: invalid input (code %d)", rc);
+    double *exyz = NULL;
+    size_t *est = NULL;
+    rc = psdl_apron_edge(&exyz, &est, &a, step, hp, mh, hcell, sp);
+    size_t nr = a.count;
+    psdl_apron_free(&a);
+    if (rc != PSDL_APRON_OK) return luaL_error(L, rc == PSDL_APRON_NOMEM ? "not enough memory" : "apron_edge: invalid input");
+    /* into Lua memory before any table is made (a failing allocation below raises) */
+    size_t total = est[nr];
+    if (nr + 1 > ((size_t)-1) / 4 / sizeof *est || 3 * total + 1 > ((size_t)-1) / 4 / sizeof *exyz ||
+        3 * total > (size_t)INT32_MAX) {
+        free(exyz), free(est);
+        return luaL_error(L, "not enough memory");
+    }
+    size_t *rs = (size_t *)lua_newuserdatauv(L, (nr + 1) * sizeof *rs, 0);
+    memcpy(rs, est, (nr + 1) * sizeof *rs);
+    free(est);
+    double *pxyz = (double *)lua_newuserdatauv(L, (3 * total + 1) * sizeof *pxyz, 0);
+    if (total) memcpy(pxyz, exyz, 3 * total * sizeof *pxyz);
+    free(exyz);
+    lua_createtable(L, (int)nr, 0);
+    for (size_t r = 0; r < nr; r++) {
+        size_t s = rs[r], n = rs[r + 1] - s;
+        lua_createtable(L, (int)(3 * n), 0);
+        for (size_t i = 0; i < 3 * n; i++) {
+            lua_pushnumber(L, pxyz[3 * s + i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+    return 1;
+}
+
 /* ================================================================ ground */
 
 /***
@@ -1191,6 +1369,9 @@ static const luaL_Reg blocks_funcs[] = {
     {"refs_crossing", l_refs_crossing},
     {"room_outline", l_room_outline},
     {"block_ground", l_block_ground},
+    {"apron_edge", l_apron_edge},
+    {"refs_area2", l_refs_area2},
+    {"refs_inside", l_refs_inside},
     {NULL, NULL},
 };
 

@@ -454,6 +454,18 @@ for _, part in ipairs({ "room", "street", "intersection", "building", "road_reco
   for k, v in pairs(exports or {}) do P[k] = v end
 end
 
+-- For psdl.city.blocks only (not part of the API), on values it made itself: `block_room(b,
+-- opts)` is `Builder:room(opts)` for an outline already pooled (`kind`, `name`,
+-- `outline_refs`) without the option scan and the atomic guard (a failed blocks step fails
+-- the whole build, which drops the builder); `outline_refs(b, r)` is `Builder:room_outline(r)`
+-- without the argument check and the copy (the caller only reads the list).
+function M.trusted.block_room(b, opts) return P.new_room(b, opts, true) end
+function M.trusted.outline_refs(b, r)
+  local own = r.outline
+  if own then return own end
+  return core.room_outline(b.store, r.serial, b.vpool) -- the store's triangles' boundary, in C
+end
+
 M.Builder = Builder
 M.Room = Room
 
