@@ -464,6 +464,16 @@ describe("core.block_ground", function()
     end)
     assert.equal(1, asked)
     assert.is_table(res) -- the hub at 3 m: not level
+    -- a hub_height that calls back in (its own scratch, the outer call's left alone)
+    local ra, rb = b:room{ kind = "block" }, b:room{ kind = "block" }
+    local inner
+    local res2 = core.block_ground(b.store, ra.serial, g.index, b.vpool, { hub_square(b) }, true, function()
+      inner = core.block_ground(b.store, rb.serial, g.index, b.vpool, { square(b, 0, 200), square(b, 0, 300) }, true)
+      return 3
+    end)
+    assert.equal(0, inner)
+    assert.same(res, res2)
+    assert.same(b:attributes(r), b:attributes(ra))
     assert.equal(3, b:point(#refs + 2)[2]) -- (vertex 1 is the dummy)
     local n = b.vpool:count()
     local r2 = b:room{ kind = "block" }

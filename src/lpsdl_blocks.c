@@ -494,6 +494,47 @@ static int l_region_clear(lua_State *L) {
  * @raise on a reference outside the points
  */
 static int l_refs_box(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TUSERDATA) { /* a Pool: its floats read in place, no copy */
+        size_t count;
+        lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_settop(L, 2);
+        const float *v = lpsdl_pool_floats(L, 1, 3, &count);
+        lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
+        int any = 0;
+        double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
+        for (lua_Integer i = 1; i <= nl; i++) {
+            if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
+                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            for (lua_Integer k = 1; k <= n; k++) { /* raw reads: no Lua runs, nothing allocated */
+                int ok;
+                lua_rawgeti(L, -1, k);
+                lua_Integer r = lua_tointegerx(L, -1, &ok);
+                lua_pop(L, 1);
+                if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
+                    luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
+                                                        (lua_Integer)count));
+                const float *p = v + 3 * (size_t)(r - 1);
+                double x = (double)p[0], z = (double)p[2];
+                if (x < x0) x0 = x;
+                if (x > x1) x1 = x;
+                if (z < z0) z0 = z;
+                if (z > z1) z1 = z;
+                any = 1;
+            }
+            lua_pop(L, 1);
+        }
+        if (!any) {
+            lua_pushnil(L);
+            return 1;
+        }
+        lua_pushnumber(L, x0);
+        lua_pushnumber(L, x1);
+        lua_pushnumber(L, z0);
+        lua_pushnumber(L, z1);
+        return 4;
+    }
     lpsdl_perims a;
     lpsdl_points_perimeters(L, 2, &a);
     const double *p = a.pts;
@@ -825,6 +866,14 @@ static int l_apron_edge(lua_State *L) {
 
 /* ================================================================ ground */
 
+/* block_ground's scratch, kept as its upvalue between calls: its size in bytes, whether a
+ * call is using it; the arrays follow (doubles first). */
+typedef struct ground_buf {
+    size_t bytes;
+    int busy;
+    double align_;
+} ground_buf;
+
 /***
  * The ground of a block room in one call (blocks/ground.lua): for each piece in order,
  * what `Room:fan_refs(piece, group, {hub_height = ...})` does (psdl_ground.h: the pieces'
@@ -882,13 +931,31 @@ static int l_block_ground(lua_State *L) {
         total += n;
         if (n > most) most = n;
     }
-    uint32_t *refs = (uint32_t *)scratch(L, total, sizeof *refs);            /* 11 */
-    double *pts = (double *)scratch(L, 3 * most, sizeof *pts);               /* 12 */
-    uint32_t *fans = (uint32_t *)scratch(L, psdl_ground_bound(most), sizeof *fans); /* 13 */
-    double *extra = (double *)scratch(L, 3 * most + 3, sizeof *extra);       /* 14 */
-    uint32_t *hubs = (uint32_t *)scratch(L, most + 1, sizeof *hubs);         /* 15 */
-    size_t outcap = psdl_ground_bound(1) * np + 6 * total;                   /* psdl_ground_bound per piece */
-    uint32_t *out = (uint32_t *)scratch(L, outcap, sizeof *out);             /* 16 */
+    /* one buffer for all (doubles first), the one kept from the last call when it is large
+     * enough and not in use (a hub_height calling back in), else a new one kept instead */
+    size_t outcap = psdl_ground_bound(1) * (size_t)np + 6 * total; /* psdl_ground_bound per piece */
+    size_t nd = 3 * most + 3 * most + 3, nu = total + psdl_ground_bound(most) + most + 1 + outcap;
+    size_t bytes = sizeof(ground_buf) + nd * sizeof(double) + nu * sizeof(uint32_t);
+    ground_buf *gb = NULL;
+    if (lua_type(L, lua_upvalueindex(1)) == LUA_TUSERDATA) {
+        gb = (ground_buf *)lua_touserdata(L, lua_upvalueindex(1));
+        if (gb->busy || gb->bytes < bytes) gb = NULL;
+    }
+    if (!gb) {
+        size_t want = bytes < 16384 ? 16384 : bytes;
+        gb = (ground_buf *)scratch(L, want, 1);
+        gb->bytes = want;
+        lua_copy(L, -1, lua_upvalueindex(1));
+    } else {
+        lua_pushvalue(L, lua_upvalueindex(1)); /* (kept on the stack while in use) */
+    }
+    gb->busy = 1;
+    double *pts = (double *)(void *)(gb + 1);                                 /* 11: the buffer */
+    double *extra = pts + 3 * most;
+    uint32_t *refs = (uint32_t *)(void *)(extra + 3 * most + 3);
+    uint32_t *fans = refs + total;
+    uint32_t *hubs = fans + psdl_ground_bound(most);
+    uint32_t *out = hubs + most + 1;
     size_t at = 0, wout = 0;
     for (lua_Integer k = 1; k <= np; k++) {
         lua_rawgeti(L, 5, k);
@@ -900,6 +967,7 @@ static int l_block_ground(lua_State *L) {
             lua_Integer r = lua_tointegerx(L, -1, &ok);
             lua_pop(L, 1);
             if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)UINT32_MAX) {
+                gb->busy = 0;
                 luaL_pushfail(L);
                 lua_pushinteger(L, k);
                 return 2;
@@ -913,6 +981,7 @@ static int l_block_ground(lua_State *L) {
         size_t w = psdl_ground_plan(fans, extra, &ne, pts, pool, pr, n, !checked);
         if (w == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
         if (w == PSDL_GROUND_BADREF || w == PSDL_GROUND_CROSSING || w == PSDL_GROUND_NOAREA) {
+            gb->busy = 0;
             luaL_pushfail(L);
             lua_pushinteger(L, k);
             return 2;
@@ -928,6 +997,7 @@ static int l_block_ground(lua_State *L) {
             }
         for (size_t j = 0; j < 3 * ne; j++) /* Builder:vertices_flat's test */
             if (!(extra[j] >= -PSDL_MAX_COORDINATE && extra[j] <= PSDL_MAX_COORDINATE)) {
+                gb->busy = 0;
                 luaL_pushfail(L);
                 lua_pushinteger(L, k);
                 return 2;
@@ -943,6 +1013,7 @@ static int l_block_ground(lua_State *L) {
         if (e) return luaL_error(L, "the store is full");
         wout += w;
         if (budget >= 0 && (double)psdl_pool_count(pool) > budget) {
+            gb->busy = 0;
             lua_pushboolean(L, 0);
             lua_pushinteger(L, k);
             return 2;
@@ -968,6 +1039,7 @@ static int l_block_ground(lua_State *L) {
         }
         float y;
         if (level && psdl_ground_level(pool, out, wout, &y) && (double)y == y0) {
+            gb->busy = 0;
             lua_pushnumber(L, (lua_Number)y);
             return 1;
         }
@@ -975,7 +1047,8 @@ static int l_block_ground(lua_State *L) {
     /* the triangles (hub, v(j-1), v(j)) of each fan: the points copied before any table is made */
     size_t ntri = 0;
     for (size_t i = 0; i < wout; i += 1 + out[i]) ntri += out[i] - 2;
-    double *xyz = (double *)scratch(L, 3 * (wout + 1), sizeof *xyz); /* 17 */
+    double *xyz = (double *)scratch(L, 3 * (wout + 1), sizeof *xyz); /* 12 */
+    gb->busy = 0; /* (out is read below; no Lua runs until the tables, which copy from xyz) */
     pool = lpsdl_pool(L, 4, 3);
     count = psdl_pool_count(pool);
     const float *v = psdl_pool_data(pool);
@@ -1368,7 +1441,6 @@ static const luaL_Reg blocks_funcs[] = {
     {"split_chord_refs", l_split_chord_refs},
     {"refs_crossing", l_refs_crossing},
     {"room_outline", l_room_outline},
-    {"block_ground", l_block_ground},
     {"apron_edge", l_apron_edge},
     {"refs_area2", l_refs_area2},
     {"refs_inside", l_refs_inside},
@@ -1385,4 +1457,7 @@ void lpsdl_open_blocks(lua_State *L) {
     luaL_newmetatable(L, OBSTACLES);
     lua_pop(L, 1);
     luaL_setfuncs(L, blocks_funcs, 0);
+    lua_pushnil(L); /* block_ground's scratch, made on its first call */
+    lua_pushcclosure(L, l_block_ground, 1);
+    lua_setfield(L, -2, "block_ground");
 }

@@ -104,8 +104,8 @@ static void test_concave(void) {
     CHECK(pool && st);
     if (!pool || !st) return;
     const double L[] = {0, 0, 0, 0, 0, 20, 10, 0, 20, 10, 0, 10, 20, 0, 10, 20, 0, 0};
-    uint32_t refs[6], fans[64], hubs[8], out[64];
-    double extra[3 * 8], pts[3 * 6];
+    uint32_t refs[6], fans[128], hubs[16], out[128];
+    double extra[3 * 16], pts[3 * 16];
     size_t ne;
     pool_points(pool, L, 6, refs);
     size_t w = psdl_ground_plan(fans, extra, &ne, pts, pool, refs, 6, 1);
@@ -118,16 +118,19 @@ static void test_concave(void) {
     CHECK(psdl_store_count(st, 1) == nf);
     float y;
     CHECK(psdl_ground_level(pool, out, w, &y) == 1 && y == 0.0f);
-    /* a square with collinear points on every side: psdl_fans may add a hub; any hub is
-     * pooled and referenced */
-    const double sq[] = {0, 1, 0, 0, 1, 5, 0, 1, 10, 5, 1, 10, 10, 1, 10, 10, 1, 5, 10, 1, 0, 5, 1, 0};
-    uint32_t r8[8];
-    pool_points(pool, sq, 8, r8);
-    size_t w2 = psdl_ground_plan(fans, extra, &ne, pts, pool, r8, 8, 1);
-    CHECK(w2 > 0 && w2 <= psdl_ground_bound(8));
+    /* a square with two points inside each side: every boundary hub sees a side's run
+     * edge-on, so psdl_fans adds a hub in the middle, pooled before the record using it */
+    const double sq[] = {0, 1, 0, 0, 1, 3, 0, 1, 6, 0, 1, 10, 3, 1, 10, 6, 1, 10,
+                         10, 1, 10, 10, 1, 7, 10, 1, 4, 10, 1, 0, 7, 1, 0, 4, 1, 0};
+    uint32_t r12[12];
+    pool_points(pool, sq, 12, r12);
+    size_t w2 = psdl_ground_plan(fans, extra, &ne, pts, pool, r12, 12, 1);
+    CHECK(w2 > 0 && w2 <= psdl_ground_bound(12));
+    CHECKF(ne == 1, "%zu hubs", ne);
     size_t before = psdl_pool_count(pool);
-    CHECK(psdl_ground_emit(st, 1, 1, pool, r8, 8, fans, w2, extra, ne, 0.5, hubs, out) == 0);
+    CHECK(psdl_ground_emit(st, 1, 1, pool, r12, 12, fans, w2, extra, ne, 0.5, hubs, out) == 0);
     CHECK(psdl_pool_count(pool) == before + ne);
+    CHECK(ne == 0 || hubs[0] == before + 1);
     int ok = 1;
     for (size_t i = 0; i < w2; i += 1 + out[i])
         for (size_t k = 1; k <= out[i]; k++) ok &= out[i + k] >= 1 && out[i + k] <= psdl_pool_count(pool);

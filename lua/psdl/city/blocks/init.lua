@@ -381,6 +381,8 @@ local function fill_context(b, opts)
   -- do not change while the blocks are added)
   local cache = {}
   function ctx.outline_of(r)
+    local own = r.outline -- (the room's own: no cache needed)
+    if own then return own end
     local out = cache[r]
     if out == nil then
       out = room_outline(b, r) or false
