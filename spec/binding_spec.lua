@@ -696,6 +696,23 @@ describe("psdl.read and psdl.write", function()
     assert.is_true(psdl.write(small_doc(), path, { validate = false }))
   end)
 
+  it("returns nil, message, \"invalid\" when a forced document cannot be encoded at all", function()
+    local path = dir .. "/city.psdl"
+    spit(path, "old contents")
+    local doc = small_doc()
+    -- a reference past the 65,536 vertices a u16 addresses (psdl-format.md §3.2)
+    doc.rooms[1].attributes[2].vertices[3] = 65537
+    for _, opts in ipairs({ { force = true }, { validate = false } }) do
+      local ok, msg, code = psdl.write(doc, path, opts)
+      assert.is_nil(ok)
+      assert.equal("invalid", code)
+      assert.equal("psdl: invalid: " .. path .. ": 1 problem: rooms[1].attributes[2].vertices[3]: "
+                   .. "65537 is out of range (1..65536)", msg)
+      assert.equal("old contents", slurp(path))
+      assert.same({ "city.psdl" }, entries())
+    end
+  end)
+
   it("removes the temporary file when the final rename fails", function()
     local target = dir .. "/taken"
     assert(lfs.mkdir(target))              -- a directory cannot be replaced by a file
