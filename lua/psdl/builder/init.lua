@@ -48,6 +48,7 @@ local os_clock = os.clock
 local math_type = math.type
 local MAX_COORD, argerr, shown, num_problem = check.MAX_COORDINATE, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
+local flat_check = core.flat_check
 check.own(debug.getinfo(1, "S").source)
 
 local M = {}
@@ -217,12 +218,10 @@ end
 --- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
 function Builder:vertices_flat(flat)
   if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
-  for i = 1, #flat do
-    local v = flat[i]
-    if type(v) ~= "number" or not (v >= -MAX_COORD and v <= MAX_COORD) then
-      argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
-        .. "got %s", i, MAX_COORD, shown(v)))
-    end
+  local i = flat_check(flat) -- (in C: the first number outside +-65,536 m, PSDL_MAX_COORDINATE)
+  if i then
+    argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
+      .. "got %s", i, MAX_COORD, shown(flat[i])))
   end
   return pool_flat(self, flat)
 end
@@ -454,6 +453,18 @@ local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_r
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)
   for k, v in pairs(exports or {}) do P[k] = v end
+end
+
+-- For psdl.city.blocks only (not part of the API), on values it made itself: `block_room(b,
+-- opts)` is `Builder:room(opts)` for an outline already pooled (`kind`, `name`,
+-- `outline_refs`) without the option scan and the atomic guard (a failed blocks step fails
+-- the whole build, which drops the builder); `outline_refs(b, r)` is `Builder:room_outline(r)`
+-- without the argument check and the copy (the caller only reads the list).
+function M.trusted.block_room(b, opts) return P.new_room(b, opts, true) end
+function M.trusted.outline_refs(b, r)
+  local own = r.outline
+  if own then return own end
+  return core.room_outline(b.store, r.serial, b.vpool) -- the store's triangles' boundary, in C
 end
 
 M.Builder = Builder
