@@ -34,6 +34,7 @@
 local builder = require "psdl.builder"
 local styles = require "psdl.styles"
 local profiles = require "psdl.city.profiles"
+local options = require "psdl.city.options"
 local random = require "psdl.city.random"
 local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
@@ -135,11 +136,23 @@ function M.new(opts)
   end
   local ok, style = pcall(profiles.style, opts.style or "london", 1)
   if not ok then argerr(1, "new", style) end
+  -- (values only the build reads: checked here, never "repaired" there; psdl.city.options)
+  local bad = (type(opts.style) == "table" and options.style_problem(style)) or options.new_problem(opts, style)
+  if bad then argerr(1, "new", bad) end
   local ptab = {}
   for k, v in pairs(profiles.PROFILES) do ptab[k] = v end
+  if opts.profiles ~= nil and type(opts.profiles) ~= "table" then
+    argerr(1, "new", "profiles: a table of profile name -> profile table expected, got " .. check.shown(opts.profiles))
+  end
   for k, v in pairs(opts.profiles or {}) do
     if type(v) ~= "table" then argerr(1, "new", "profiles." .. tostring(k) .. ": table expected") end
+    local m = profiles.keys_problem(v) or options.prop_problem(v.props, style, "props")
+    if m then argerr(1, "new", "profiles." .. tostring(k) .. ": " .. m) end
     ptab[k] = v
+  end
+  for k in pairs(opts.profiles or {}) do -- (each profile's values, as a road of it would have them)
+    local ok2, e = pcall(profiles.resolve, style, ptab, { profile = k }, "profiles." .. tostring(k) .. ": ")
+    if not ok2 then argerr(1, "new", tostring(e)) end
   end
   local height = opts.height
   local on_terrain
@@ -263,6 +276,8 @@ function City:node(x, z, opts)
     local m = check.num_problem(y, "y", "number", -M.MAX_COORDINATE, M.MAX_COORDINATE)
     if m then argerr(3, "node", m) end
   end
+  local bad = options.node_problem(opts, self.style)
+  if bad then argerr(3, "node", bad) end
   local idx = #self.nodes + 1
   local id = opts.id
   if id == nil then id = idx end
@@ -377,6 +392,8 @@ function City:road(a, b, opts)
         require("psdl.city.network").road_label(r), x, z, lab(j1), lab(j2), lab(i1), lab(i2)), 0)
     end
   end
+  local bad = options.road_problem(opts, self.style)
+  if bad then argerr(3, "road", bad) end
   local ok, spec = pcall(profiles.resolve, self.style, self.profile_table, opts, "")
   if not ok then argerr(3, "road", tostring(spec)) end
   r.spec = spec
