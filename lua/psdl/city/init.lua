@@ -136,9 +136,8 @@ function M.new(opts)
   end
   local ok, style = pcall(profiles.style, opts.style or "london", 1)
   if not ok then argerr(1, "new", style) end
-  -- (values only the build reads: checked here, never "repaired" there; psdl.city.options)
-  local bad = (type(opts.style) == "table" and options.style_problem(style)) or options.new_problem(opts, style)
-  if bad then argerr(1, "new", bad) end
+  local sbad = type(opts.style) == "table" and options.style_problem(style)
+  if sbad then argerr(1, "new", sbad) end
   local ptab = {}
   for k, v in pairs(profiles.PROFILES) do ptab[k] = v end
   if opts.profiles ~= nil and type(opts.profiles) ~= "table" then
@@ -196,6 +195,9 @@ function M.new(opts)
     local m = opts[k] ~= nil and check.num_problem(opts[k], k .. " (degrees)", "number", range[1], range[2])
     if m then argerr(1, "new", m .. "; " .. k .. " is " .. range[3]) end
   end
+  -- (values only the build reads: checked here, never "repaired" there; psdl.city.options)
+  local bad = options.new_problem(opts, style)
+  if bad then argerr(1, "new", bad) end
   local seed = opts.seed
   if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
     argerr(1, "new", "seed: an integer, a finite number or a string expected, got "
@@ -654,6 +656,11 @@ end
 -- @tparam[opt] string label a file name to start with
 -- @treturn string lines, newline-separated, no final newline
 function M.summary(report, label)
+  if type(report) ~= "table" or type(report.kinds) ~= "table" then
+    argerr(1, "summary", "the report of City:build expected, got " .. (type(report) == "table"
+      and "a table without its kinds" or type(report)))
+  end
+  if label ~= nil and type(label) ~= "string" then argerr(2, "summary", "string expected, got " .. type(label)) end
   local function int(n)
     local s = string_format("%d", n or 0)
     return (s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))

@@ -146,7 +146,10 @@ function M.prop_problem(v, style, what)
   end
   local names, known = theme_names(style)
   for i, n in ipairs(list) do
-    if type(n) ~= "number" and not known[n] then
+    if type(n) == "number" then
+      local m = M.prop_problem(n, style, what .. "[" .. i .. "]")
+      if m then return m end
+    elseif not known[n] then
       return string_format("%s%s: unknown prop theme %s (%s)", what, type(v) == "table" and ("[" .. i .. "]") or "",
         shown(n), table_concat(names, ", "))
     end
