@@ -126,8 +126,9 @@ local function theme_names(style)
 end
 
 --- What is wrong with a prop rule value (a road's `prop_rule`, a value of `new{props}`): a
--- number 0..255 (`psdl.core.limits.prop_rule`), a theme name of the style's `proprules.themes` (or of a shipped style's: a
--- road may take another style), a non-empty list of those, or false.
+-- number 0..255 (`psdl.core.limits.prop_rule`), a theme name of the style's
+-- `proprules.themes` (or of a shipped style's: a road may take another style), a non-empty
+-- list of those, or false.
 -- @param v the value
 -- @tparam table style the city's style
 -- @tparam string what the field
@@ -208,7 +209,8 @@ end
 -- @treturn string|nil
 function M.node_problem(opts, style)
   local id = opts.id
-  if id ~= nil and type(id) ~= "string" and not (type(id) == "number" and id % 1 == 0 and id > -2 ^ 53 and id < 2 ^ 53) then
+  if id ~= nil and type(id) ~= "string"
+     and not (type(id) == "number" and id % 1 == 0 and id > -2 ^ 53 and id < 2 ^ 53) then
     return "id: a string or an integer expected, got " .. shown(id)
   end
   local m = string_problem(opts, "name") or flag_problem(opts, "junction") or flag_problem(opts, "bridge")
