@@ -126,6 +126,19 @@ describe("psdl.city.new options checked at the call", function()
   end)
 end)
 
+describe("city:blocks texture names checked at the call", function()
+  it("refuses a name over 31 characters (before: the blocks failed in an internal call, naming no line)", function()
+    local city = city_mod.new{}
+    local long = "x_way_too_long_texture_name_over_31"
+    refused({
+      { { buildings = { roofs = { long } } }, "buildings.roofs[1]: texture name \"" .. long .. "\" has 35 characters" },
+      { { buildings = { ground_floor = long } }, "buildings.ground_floor: texture name \"" .. long .. "\" has 35" },
+      { { buildings = { sliver = "" } }, "buildings.sliver: texture name \"\" has 0 characters" },
+      { { overrides = { { point = { 0, 0 }, texture = long } } }, "overrides[1].texture: texture name \"" .. long },
+    }, 1, "blocks", function(o) city:blocks(o) end)
+  end)
+end)
+
 describe("city:node options checked at the call", function()
   it("refuses a bad name, id, flag, dead_end, radius, min_distance, textures or tunnel", function()
     local city = city_mod.new{}
