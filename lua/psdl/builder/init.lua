@@ -226,10 +226,17 @@ function Builder:vertices_flat(flat)
   return pool_flat(self, flat)
 end
 
---- Height-pool reference (1-based) of a height in metres, added if new.
+-- Raise "calling 'fname' on bad self (Builder expected, got <type>)" at the script's line:
+-- a method called with a dot (`b.finish()`) or on another table.
+local function self_error(b, fname)
+  check.raise(string_format("calling '%s' on bad self (Builder expected, got %s)", fname, type(b)))
+end
+
+--- Height-pool reference (1-based) of a height in metres (within ±65,536 m, `MAX_COORDINATE`, as
+-- every coordinate; a script line names a bad one here, not `finish`), added if new.
 function Builder:height(h)
-  local m = num_problem(h, "h")
-  if m then argerr(1, "height", m) end
+  local m = num_problem(h, "h", "number", -MAX_COORD, MAX_COORD)
+  if m then argerr(1, "height", m .. " (psdl.builder.MAX_COORDINATE, as every coordinate)") end
   self:settle()
   return self.hpool:add(h)
 end
@@ -238,6 +245,7 @@ end
 -- @tparam integer ref a vertex reference of this builder (1 .. the pool's count; 1 is the
 -- reserved dummy vertex); anything else raises `bad argument #1 to 'point' (ref: ...)`
 function Builder:point(ref)
+  if getmetatable(self) ~= Builder then self_error(self, "point") end
   local pool = self.vpool
   if math_type(ref) ~= "integer" or ref < 1 or ref > pool:count() then -- the common case first: cheap
     argerr(1, "point", num_problem(ref, "ref", "int", 1, pool:count()) or "ref: vertex reference expected")
@@ -445,7 +453,7 @@ M.trusted = {}
 -- Private helpers shared between the builder's files (never part of the API).
 -- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes
 -- from the builder's own files and psdl.city)
-local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
+local P = { self_error = self_error, as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
             push_flat = push_flat,
             unknown_key = unknown_key, ROOM_KEYS = { kind = true, tunnel = true, bridge = true, flags = true,
               prop_rule = true, name = true, outline = true, holes = true, outline_refs = true },
