@@ -324,7 +324,7 @@ describe("psdl build sandbox, from a newcomer's test", function()
 end)
 
 describe("psdl.control.script_line (the limit hook's stack walk)", function()
-  local core = require "psdl.control"
+  local control = require "psdl.control"
 
   it("names the innermost frame of a chunk in the table, from a level outwards", function()
     local dir = H.tmpdir(finally)
@@ -332,30 +332,30 @@ describe("psdl.control.script_line (the limit hook's stack walk)", function()
     local chunk = assert(loadfile(dir .. "/chunk.lua"))
     local chunks = { ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }
     -- level 1 is the caller of script_line (the function below), the chunk one further out
-    assert.equal("chunk.lua:2", chunk(function() return core.script_line(chunks, 1) end))
-    assert.equal("chunk.lua:2", chunk(function() return core.script_line(chunks, 0) end))
+    assert.equal("chunk.lua:2", chunk(function() return control.script_line(chunks, 1) end))
+    assert.equal("chunk.lua:2", chunk(function() return control.script_line(chunks, 0) end))
     -- none of the chunks on the stack, or only from a level beyond them
-    assert.is_nil(chunk(function() return core.script_line({ ["@other.lua"] = "other.lua" }, 1) end))
-    assert.is_nil(chunk(function() return core.script_line(chunks, 50) end))
+    assert.is_nil(chunk(function() return control.script_line({ ["@other.lua"] = "other.lua" }, 1) end))
+    assert.is_nil(chunk(function() return control.script_line(chunks, 50) end))
     -- another thread's stack
     local co = coroutine.create(function() chunk(function() coroutine.yield() end) end)
     assert(coroutine.resume(co))
-    assert.equal("chunk.lua:2", core.script_line(chunks, 0, co))
+    assert.equal("chunk.lua:2", control.script_line(chunks, 0, co))
     -- keys and values that are not strings are passed over
     assert.equal("chunk.lua:2", chunk(function()
-      return core.script_line({ [1] = "x", [true] = "y", ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }, 1)
+      return control.script_line({ [1] = "x", [true] = "y", ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }, 1)
     end))
-    assert.is_nil(chunk(function() return core.script_line({ ["@" .. dir .. "/chunk.lua"] = 5 }, 1) end))
+    assert.is_nil(chunk(function() return control.script_line({ ["@" .. dir .. "/chunk.lua"] = 5 }, 1) end))
   end)
 
   it("raises naming the argument for hostile arguments", function()
     local cases = {
-      { function() core.script_line(nil, 1) end, "#1" },
-      { function() core.script_line({}, -1) end, "#2" },
-      { function() core.script_line({}, 1.5) end, "#2" },
-      { function() core.script_line({}, math.maxinteger) end, "#2" },
-      { function() core.script_line({}, "x") end, "#2" },
-      { function() core.script_line({}, 1, {}) end, "#3" },
+      { function() control.script_line(nil, 1) end, "#1" },
+      { function() control.script_line({}, -1) end, "#2" },
+      { function() control.script_line({}, 1.5) end, "#2" },
+      { function() control.script_line({}, math.maxinteger) end, "#2" },
+      { function() control.script_line({}, "x") end, "#2" },
+      { function() control.script_line({}, 1, {}) end, "#3" },
     }
     for _, c in ipairs(cases) do
       local ok, err = pcall(c[1])
@@ -366,18 +366,18 @@ describe("psdl.control.script_line (the limit hook's stack walk)", function()
 end)
 
 describe("psdl.control.heap_reserve", function()
-  local core = require "psdl.control"
+  local control = require "psdl.control"
 
   it("raises naming the argument for sizes out of range, and reserves at most once", function()
     for _, bad in ipairs { 0, 15, 513, -1, 1.5, "x", math.maxinteger } do
-      local ok, err = pcall(core.heap_reserve, bad)
+      local ok, err = pcall(control.heap_reserve, bad)
       assert.is_false(ok, tostring(bad))
       assert.matches("bad argument #1", err, 1, true)
     end
     -- a test runner's heap is not a fresh process's: whatever the first call gave, a
     -- second one changes nothing
-    assert.is_boolean(core.heap_reserve(16))
-    assert.is_false(core.heap_reserve(16))
+    assert.is_boolean(control.heap_reserve(16))
+    assert.is_false(control.heap_reserve(16))
   end)
 end)
 
@@ -424,10 +424,10 @@ describe("SCRIPT_DIR and reading files", function()
 end)
 
 describe("psdl.control.tick", function()
-  local core = require "psdl.control"
-  if not core.tick then
+  local control = require "psdl.control"
+  if not control.tick then
     it("is absent without an interval timer (the sandbox uses a count hook)", function()
-      assert.is_nil(core.tick_thread)
+      assert.is_nil(control.tick_thread)
     end)
     return
   end
@@ -441,10 +441,10 @@ describe("psdl.control.tick", function()
 
   it("calls its check from a one-shot hook about every 10 ms of processor time, until stopped", function()
     local n = 0
-    local prev = core.tick(function() n = n + 1 end)
+    local prev = control.tick(function() n = n + 1 end)
     assert.is_nil(prev)
     spin(0.2)
-    local fn = core.tick(nil)
+    local fn = control.tick(nil)
     assert.is_function(fn)
     assert.is_true(n >= 5 and n <= 40, "ticks: " .. n)
     local after = n
@@ -456,15 +456,15 @@ describe("psdl.control.tick", function()
   it("swaps the check for a nested run and gives the outer one back", function()
     local outer, inner = 0, 0
     local function f_outer() outer = outer + 1 end
-    assert.is_nil(core.tick(f_outer))
-    local prev_fn, prev_thread = core.tick(function() inner = inner + 1 end)
+    assert.is_nil(control.tick(f_outer))
+    local prev_fn, prev_thread = control.tick(function() inner = inner + 1 end)
     assert.equal(f_outer, prev_fn)
     assert.equal(coroutine.running(), prev_thread)
     spin(0.1)
-    core.tick(prev_fn, prev_thread)
+    control.tick(prev_fn, prev_thread)
     local seen = inner
     spin(0.1)
-    core.tick(nil)
+    control.tick(nil)
     assert.is_true(seen > 0 and outer > 0)
     assert.equal(seen, inner)
   end)
@@ -472,12 +472,12 @@ describe("psdl.control.tick", function()
   it("hooks the thread it is told to, and a stop raised by the check ends that thread", function()
     local stop = setmetatable({}, { __tostring = function() return "stop" end })
     local co = coroutine.create(function() while true do end end)
-    assert.is_nil(core.tick(function() error(stop, 0) end))
-    local main = core.tick_thread(co)
+    assert.is_nil(control.tick(function() error(stop, 0) end))
+    local main = control.tick_thread(co)
     assert.equal(coroutine.running(), main)
     local ok, err = coroutine.resume(co)
-    core.tick_thread(main)
-    core.tick(nil)
+    control.tick_thread(main)
+    control.tick(nil)
     assert.is_false(ok)
     assert.equal(stop, err)
     assert.equal("dead", coroutine.status(co))
@@ -485,15 +485,15 @@ describe("psdl.control.tick", function()
 
   it("raises naming the argument for hostile arguments", function()
     for _, c in ipairs{
-      { function() core.tick(42) end, "#1" },
-      { function() core.tick(function() end, {}) end, "#2" },
-      { function() core.tick_thread("main") end, "#1" },
-      { function() core.tick_thread() end, "#1" },
+      { function() control.tick(42) end, "#1" },
+      { function() control.tick(function() end, {}) end, "#2" },
+      { function() control.tick_thread("main") end, "#1" },
+      { function() control.tick_thread() end, "#1" },
     } do
       local ok, err = pcall(c[1])
       assert.is_false(ok)
       assert.matches("bad argument " .. c[2], err, 1, true)
     end
-    assert.is_nil(core.tick_thread(coroutine.create(print))) -- no tick running: nothing
+    assert.is_nil(control.tick_thread(coroutine.create(print))) -- no tick running: nothing
   end)
 end)
