@@ -659,11 +659,38 @@ static int cmp_xedge(const void *a, const void *b) {
     return (i > j) - (i < j);
 }
 
+/* psdl_self_crossing of one ring of n points (4 <= n <= SMALL_RING): every pair of edges
+ * whose boxes meet (the boxes made once, as the sweep makes them), in the order (lower edge,
+ * higher edge), so the first crossing found is the pair the sweep below reports (the
+ * lowest); no sorting and no allocation (most rooms have a handful of points). */
+#define SMALL_RING 32
+static size_t self_crossing_small(uint32_t out[2], const double *pts, size_t n, double tol) {
+    double box[SMALL_RING][4]; /* x0, x1, z0, z1 of the edge from point k */
+    for (size_t k = 0; k < n; k++) {
+        const double *a = pts + 3 * k, *b = pts + 3 * (k + 1 < n ? k + 1 : 0);
+        box[k][0] = fmin(a[0], b[0]), box[k][1] = fmax(a[0], b[0]);
+        box[k][2] = fmin(a[2], b[2]), box[k][3] = fmax(a[2], b[2]);
+    }
+    for (size_t i = 0; i + 2 < n; i++) {
+        const double *a = pts + 3 * i, *b = pts + 3 * (i + 1);
+        for (size_t j = i + 2; j < n; j++) {
+            if (i == 0 && j == n - 1) continue; /* neighbours across the ring's start */
+            if (box[j][1] < box[i][0] || box[j][0] > box[i][1] || box[j][3] < box[i][2] || box[j][2] > box[i][3])
+                continue;
+            if (!seg_cross(a, b, pts + 3 * j, pts + 3 * (j + 1 < n ? j + 1 : 0), tol)) continue;
+            out[0] = (uint32_t)i, out[1] = (uint32_t)j;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
                           double tol) {
     assert(out && (pts || n == 0) && (hole_starts || nholes == 0));
     if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     if (n < 4) return 0;
+    if (n <= SMALL_RING && nholes == 0) return self_crossing_small(out, pts, n, tol);
     xedge *ed = (xedge *)malloc(n * sizeof *ed);
     if (!ed) return PSDL_GEOM_NOMEM;
     size_t ne = 0;
