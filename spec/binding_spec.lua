@@ -27,12 +27,7 @@ local function strip_last(doc)
   return doc
 end
 
-local function deep_copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = deep_copy(v) end
-  return c
-end
+local deep_copy = H.deep_copy
 
 -- A small document built by hand. Every float is exact in single precision.
 local function small_doc()
@@ -588,14 +583,7 @@ describe("psdl.read and psdl.write", function()
     lfs.rmdir(dir)
   end)
 
-  local function entries()
-    local list = {}
-    for name in lfs.dir(dir) do
-      if name ~= "." and name ~= ".." then list[#list + 1] = name end
-    end
-    table.sort(list)
-    return list
-  end
+  local function entries() return H.files_in(dir) end
 
   it("reads a file, or returns an io failure", function()
     local doc = assert(psdl.read(FIXTURES .. "/grid_n2.psdl"))

@@ -319,8 +319,8 @@ describe("psdl build sandbox, from a newcomer's test", function()
   end)
 end)
 
-describe("psdl.core.script_line (the limit hook's stack walk)", function()
-  local core = require "psdl.core"
+describe("psdl.control.script_line (the limit hook's stack walk)", function()
+  local core = require "psdl.control"
 
   it("names the innermost frame of a chunk in the table, from a level outwards", function()
     local dir = H.tmpdir(finally)
@@ -361,8 +361,8 @@ describe("psdl.core.script_line (the limit hook's stack walk)", function()
   end)
 end)
 
-describe("psdl.core.heap_reserve", function()
-  local core = require "psdl.core"
+describe("psdl.control.heap_reserve", function()
+  local core = require "psdl.control"
 
   it("raises naming the argument for sizes out of range, and reserves at most once", function()
     for _, bad in ipairs { 0, 15, 513, -1, 1.5, "x", math.maxinteger } do
@@ -419,8 +419,8 @@ describe("SCRIPT_DIR and reading files", function()
   end)
 end)
 
-describe("psdl.core.tick", function()
-  local core = require "psdl.core"
+describe("psdl.control.tick", function()
+  local core = require "psdl.control"
   if not core.tick then
     it("is absent without an interval timer (the sandbox uses a count hook)", function()
       assert.is_nil(core.tick_thread)

@@ -2,11 +2,6 @@
 -- sampler and `psdl terrain info|export|import`. Fixtures: spec/fixtures/terrain (built by
 -- make_fixtures.lua with string.pack only; see its README).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local T = require "psdl.terrain"
 local core = require "psdl.core"
@@ -18,11 +13,7 @@ local DIR = "spec/fixtures/terrain/"
 local H = require "helper"
 local slurp, spit = H.read_bytes, H.write_bytes
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = H.exists
 
 local function cleanup(...) H.cleanup(finally, ...) end
 

@@ -11,6 +11,39 @@
 #include "lauxlib.h"
 #include "lua.h"
 
+/* t[k] = v for the table on top of the stack (the fields of the tables the bindings make). */
+static inline void lpsdl_set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+static inline void lpsdl_set_number(lua_State *L, const char *k, lua_Number v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* lpsdl.c: pushes fail (nil), `message` and `status` (a psdl_status_name, e.g. "io",
+ * "invalid") -- the three values of a binding function that failed on its input; returns 3. */
+int lpsdl_push_failure(lua_State *L, const char *message, const char *status);
+struct psdl_error;
+/* lpsdl.c: lpsdl_push_failure of err's message and status; returns 3. */
+int lpsdl_push_error(lua_State *L, const struct psdl_error *err);
+
+/* lpsdl.c: problems collected from a C check that must not be left by a longjmp
+ * (psdl_validate_ex, psdl_check_overlaps: they hold scratch memory while they report). The
+ * list lives in a userdata ("psdl.ProblemList", __gc frees the items), so that a raise while
+ * converting it frees it too. */
+struct psdl_problem;
+typedef struct lpsdl_problems {
+    struct psdl_problem *items;
+    size_t n, cap;
+    int nomem; /* the list could not grow: the callback stopped the check */
+} lpsdl_problems;
+/* Pushes a new empty list (a userdata) and returns it. */
+lpsdl_problems *lpsdl_problems_push(lua_State *L);
+/* The checks' callback (ud: an lpsdl_problems): copies the problem, never raises; returns 1
+ * (stop) when out of memory, with nomem set. */
+int lpsdl_problems_add(void *ud, const struct psdl_problem *pr);
+
 /* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
 void lpsdl_open_terrain(lua_State *L);
 
@@ -98,7 +131,8 @@ void lpsdl_open_rows(lua_State *L);
  * chords that split a block into rooms (psdl_split.h). */
 void lpsdl_open_blocks(lua_State *L);
 
-/* lpsdl_heap.c: core.heap_reserve, the heap of a short-lived process (psdl_heap.h). */
+/* lpsdl_heap.c: control.heap_reserve, the heap of a short-lived process (psdl_heap.h): sets
+ * its functions into the table at the top of the stack (the psdl.control table). */
 void lpsdl_open_heap(lua_State *L);
 /* Points and perimeters as the kernels take them (lpsdl_geom.c), for the bindings whose
  * arguments 1 and 2 are points (a flat x, y, z array or a 3-D vertex Pool: *npts points, x, y,
@@ -125,11 +159,14 @@ double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
 struct psdl_height_mismatch;
 int lpsdl_push_mismatches(lua_State *L, const struct psdl_height_mismatch *d, size_t n);
 
-/* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
-void lpsdl_open_sandbox(lua_State *L);
-/* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
+/* lpsdl_sandbox.c: makes the psdl.control table (the write switch, memory guard and tick of
+ * psdl.sandbox, the heap's functions, default_interrupt) and puts it in package.loaded
+ * ["psdl.control"], out of the psdl.core table (at the top of the stack, left there): a
+ * sandboxed script that reaches psdl.core cannot reach these switches. */
+void lpsdl_open_control(lua_State *L);
+/* Non-zero while control.deny_writes(true) is in force: core.write_file must refuse. */
 int lpsdl_writes_denied(void);
-/* Non-zero once the memory limit of core.memory_limit was hit (until it is set again):
+/* Non-zero once the memory limit of control.memory_limit was hit (until it is set again):
  * core.write_file must refuse, so a run stopped for memory writes nothing. */
 int lpsdl_memory_exceeded(lua_State *L);
 

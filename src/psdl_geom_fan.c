@@ -1,7 +1,7 @@
 /* psdl_geom_fan.c -- triangulation (ear clipping with hole bridges, after earcut), merging
  * into convex pieces (Hertel-Mehlhorn) and triangle fans in retail winding (psdl_geom.h). */
 #include "psdl_geom.h"
-#include "psdl_region.h"
+#include "psdl_segment.h"
 
 #include <assert.h>
 #include <math.h>
@@ -659,11 +659,38 @@ static int cmp_xedge(const void *a, const void *b) {
     return (i > j) - (i < j);
 }
 
+/* psdl_self_crossing of one ring of n points (4 <= n <= SMALL_RING): every pair of edges
+ * whose boxes meet (the boxes made once, as the sweep makes them), in the order (lower edge,
+ * higher edge), so the first crossing found is the pair the sweep below reports (the
+ * lowest); no sorting and no allocation (most rooms have a handful of points). */
+#define SMALL_RING 32
+static size_t self_crossing_small(uint32_t out[2], const double *pts, size_t n, double tol) {
+    double box[SMALL_RING][4]; /* x0, x1, z0, z1 of the edge from point k */
+    for (size_t k = 0; k < n; k++) {
+        const double *a = pts + 3 * k, *b = pts + 3 * (k + 1 < n ? k + 1 : 0);
+        box[k][0] = fmin(a[0], b[0]), box[k][1] = fmax(a[0], b[0]);
+        box[k][2] = fmin(a[2], b[2]), box[k][3] = fmax(a[2], b[2]);
+    }
+    for (size_t i = 0; i + 2 < n; i++) {
+        const double *a = pts + 3 * i, *b = pts + 3 * (i + 1);
+        for (size_t j = i + 2; j < n; j++) {
+            if (i == 0 && j == n - 1) continue; /* neighbours across the ring's start */
+            if (box[j][1] < box[i][0] || box[j][0] > box[i][1] || box[j][3] < box[i][2] || box[j][2] > box[i][3])
+                continue;
+            if (!seg_cross(a, b, pts + 3 * j, pts + 3 * (j + 1 < n ? j + 1 : 0), tol)) continue;
+            out[0] = (uint32_t)i, out[1] = (uint32_t)j;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 size_t psdl_self_crossing(uint32_t out[2], const double *pts, size_t n, const uint32_t *hole_starts, size_t nholes,
                           double tol) {
     assert(out && (pts || n == 0) && (hole_starts || nholes == 0));
     if (!holes_ok(hole_starts, nholes, n)) return PSDL_GEOM_INVALID;
     if (n < 4) return 0;
+    if (n <= SMALL_RING && nholes == 0) return self_crossing_small(out, pts, n, tol);
     xedge *ed = (xedge *)malloc(n * sizeof *ed);
     if (!ed) return PSDL_GEOM_NOMEM;
     size_t ne = 0;
@@ -857,18 +884,8 @@ size_t psdl_ring_simple(const double *pts, size_t n, double touch) {
     return result;
 }
 
-/* Plan distance from p to the segment (a, b). */
-static double seg_dist(const double *p, const double *a, const double *b) {
-    double dx = b[0] - a[0], dz = b[2] - a[2], l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? ((p[0] - a[0]) * dx + (p[2] - a[2]) * dz) / l2 : 0;
-    if (t < 0) t = 0;
-    if (t > 1) t = 1;
-    double ex = a[0] + t * dx - p[0], ez = a[2] + t * dz - p[2];
-    return sqrt(ex * ex + ez * ez);
-}
-
 /* p lies outside the plan bounding box of segment (a, b) grown by g: then it is more than g
- * from the segment, and seg_dist need not be computed. */
+ * from the segment, and psdl_seg_dist need not be computed. */
 static int far_from_seg(const double *p, const double *a, const double *b, double g) {
     return p[0] < fmin(a[0], b[0]) - g || p[0] > fmax(a[0], b[0]) + g || p[2] < fmin(a[2], b[2]) - g ||
            p[2] > fmax(a[2], b[2]) + g;
@@ -880,7 +897,7 @@ static int inside_poly(const double *poly, size_t n, const double *p, double eps
     double g = eps + 1e-6; /* far beyond rounding: the box test never hides a distance <= eps */
     for (size_t k = 0; k < n; k++) {
         const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
-        if (!far_from_seg(p, a, b, g) && seg_dist(p, a, b) <= eps) return 1;
+        if (!far_from_seg(p, a, b, g) && psdl_seg_dist(p[0], p[2], a[0], a[2], b[0], b[2]) <= eps) return 1;
         if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < a[0] + (p[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
     }
     return in;

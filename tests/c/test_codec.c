@@ -2254,16 +2254,7 @@ int main(int argc, char **argv) {
     }
     const char *fixtures = argv[1];
     char crashers[1024];
-    if (argc > 2) {
-        snprintf(crashers, sizeof crashers, "%s", argv[2]);
-    } else {
-        /* the folder beside this source file */
-        const char *slash = strrchr(__FILE__, '/');
-        if (slash)
-            snprintf(crashers, sizeof crashers, "%.*s/crashers", (int)(slash - __FILE__), __FILE__);
-        else
-            snprintf(crashers, sizeof crashers, "tests/c/crashers");
-    }
+    crashers_dir(argc, argv, crashers, sizeof crashers);
 
     size_t nfix = 0;
     char **fix = list_dir(fixtures, ".psdl", &nfix);

@@ -33,6 +33,7 @@
 -- assert(psdl.write(doc, "street.psdl"))
 
 local core = require "psdl.core"
+local control = require "psdl.control" -- (heap_keep: the process's heap switch, not in psdl.core)
 local styles = require "psdl.styles"
 local geom = require "psdl.geom"
 local check = require "psdl.check"
@@ -163,7 +164,7 @@ function M.new(opts)
   if m then argerr(1, "new", m) end
   -- the C heap keeps what a build frees for the next one (glibc: no mapping, unmapping and
   -- faulting in again of the document's and the validator's buffers; docs/heap.md)
-  core.heap_keep()
+  control.heap_keep()
   local b = setmetatable({
     style = style,
     eps = opts.eps or 0.005,
