@@ -1103,7 +1103,7 @@ static int ix_inside(psdl_ring_index *ix, const double *p, double eps) {
             if (ix->stamp[k] == t) continue;
             ix->stamp[k] = t;
             const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
-            if (!far_from_seg(p, a, b, g) && seg_dist(p, a, b) <= eps) return 1;
+            if (!far_from_seg(p, a, b, g) && psdl_seg_dist(p[0], p[2], a[0], a[2], b[0], b[2]) <= eps) return 1;
             if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < a[0] + (p[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
         }
     return in;
