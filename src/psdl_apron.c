@@ -6,7 +6,6 @@
  */
 #include "psdl_apron.h"
 #include "psdl_geom.h"
-#include "psdl_region.h"
 #include "psdl_segment.h"
 
 #include <assert.h>
