@@ -20,36 +20,13 @@
 // measure the wait for a core; SwiftShader's worker threads spin while they wait for work,
 // so its CPU time is an upper bound of the work too.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, statSync, rmSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, statSync, rmSync, readFileSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch, openViewer } from "../viewer/tests/browser.mjs";
+import { cpuMs, load } from "./proc_cpu.mjs";
 
-// CPU time (ms, user + system) of a process and all its descendants, from /proc.
-function cpuMs(root) {
-  const stat = {};
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const s = readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-      stat[d] = { ppid: f[1], ticks: Number(f[11]) + Number(f[12]) };
-    } catch { /* gone */ }
-  }
-  let total = 0;
-  const want = new Set([String(root)]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, st] of Object.entries(stat)) {
-      if (!want.has(pid) && want.has(st.ppid)) { want.add(pid); grew = true; }
-    }
-  }
-  for (const pid of want) total += stat[pid] ? stat[pid].ticks : 0;
-  return total * 10; // 100 ticks per second
-}
-const load = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const runs = Number(process.argv[2] || 3);

@@ -15,33 +15,13 @@
 // for (render + one-pixel read back, median), Chromium's CPU time per frame (all
 // processes, /proc) and the load average.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launch, openViewer, SWIFTSHADER as SWIFT } from "../viewer/tests/browser.mjs";
+import { cpuMs, load } from "./proc_cpu.mjs";
 
-function cpuMs(root) {
-  const stat = {};
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const s = readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-      stat[d] = { ppid: f[1], ticks: Number(f[11]) + Number(f[12]) };
-    } catch { /* gone */ }
-  }
-  const want = new Set([String(root)]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, st] of Object.entries(stat)) if (!want.has(pid) && want.has(st.ppid)) { want.add(pid); grew = true; }
-  }
-  let total = 0;
-  for (const pid of want) total += stat[pid] ? stat[pid].ticks : 0;
-  return total * 10;
-}
-const load = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const FRAMES = Number(process.argv[2] || 20);

@@ -27,12 +27,7 @@ local function strip_last(doc)
   return doc
 end
 
-local function deep_copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = deep_copy(v) end
-  return c
-end
+local deep_copy = H.deep_copy
 
 -- A small document built by hand. Every float is exact in single precision.
 local function small_doc()
@@ -588,14 +583,7 @@ describe("psdl.read and psdl.write", function()
     lfs.rmdir(dir)
   end)
 
-  local function entries()
-    local list = {}
-    for name in lfs.dir(dir) do
-      if name ~= "." and name ~= ".." then list[#list + 1] = name end
-    end
-    table.sort(list)
-    return list
-  end
+  local function entries() return H.files_in(dir) end
 
   it("reads a file, or returns an io failure", function()
     local doc = assert(psdl.read(FIXTURES .. "/grid_n2.psdl"))
@@ -694,6 +682,23 @@ describe("psdl.read and psdl.write", function()
     assert.is_true(psdl.write(doc, path, { force = true }))
     assert.is_true(slurp(path) == psdl.encode(doc))
     assert.is_true(psdl.write(small_doc(), path, { validate = false }))
+  end)
+
+  it("returns nil, message, \"invalid\" when a forced document cannot be encoded at all", function()
+    local path = dir .. "/city.psdl"
+    spit(path, "old contents")
+    local doc = small_doc()
+    -- a reference past the 65,536 vertices a u16 addresses (psdl-format.md §3.2)
+    doc.rooms[1].attributes[2].vertices[3] = 65537
+    for _, opts in ipairs({ { force = true }, { validate = false } }) do
+      local ok, msg, code = psdl.write(doc, path, opts)
+      assert.is_nil(ok)
+      assert.equal("invalid", code)
+      assert.equal("psdl: invalid: " .. path .. ": 1 problem: rooms[1].attributes[2].vertices[3]: "
+                   .. "65537 is out of range (1..65536)", msg)
+      assert.equal("old contents", slurp(path))
+      assert.same({ "city.psdl" }, entries())
+    end
   end)
 
   it("removes the temporary file when the final rename fails", function()

@@ -15,12 +15,7 @@ local STREET = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk
 local SQUARE = { { 0, 0, 0 }, { 0, 0, 40 }, { 40, 0, 40 }, { 40, 0, 0 } }
 
 -- The error of f() called from this file, and the line it was called on.
-local function err_of(f)
-  local line = debug.getinfo(2, "l").currentline
-  local ok, e = pcall(f)
-  assert.is_false(ok, "no error")
-  return tostring(e), line
-end
+local err_of = require("helper").err_of
 
 local function expect(e, line, method, what, n)
   assert.equal(string.format("%s:%d: bad argument #%d to '%s' (%s)", THIS, line, n or 1, method, what), e)

@@ -8,12 +8,7 @@ local STREET = { kind = "road", left = 5, right = 5, sidewalk_left = 3, sidewalk
 local THIS = "builder_read_api_spec.lua"
 
 -- The error of f() called from this file, and the line it was called on.
-local function err_of(f)
-  local line = debug.getinfo(2, "l").currentline
-  local ok, e = pcall(f)
-  assert.is_false(ok)
-  return tostring(e), line
-end
+local err_of = require("helper").err_of
 
 describe("builder read API", function()
   local b, rooms, other, orooms

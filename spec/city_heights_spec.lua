@@ -114,3 +114,36 @@ describe("psdl.city height functions", function()
     assert.is_nil(io.open(dir .. "/t.psdl"))
   end)
 end)
+
+describe("a road steeper than psdl.city.height.MAX_GRADE", function()
+  -- before: a 100 m road climbing from y = 65,000 to -65,000 (both within the limit) failed
+  -- in the blocks with "a block of 332 boundary points near (41.2, -15.7) cannot be cut into
+  -- rooms of at most 255 perimeter points", naming neither the road nor the climb
+  it("is refused before anything is built, naming the road's line, the rise, the length, the grade and the fix", function()
+    local city = psdl.city.new { max_extent = false }
+    local a, b = city:node(0, 0, { y = 65000 }), city:node(100, 0, { y = -65000 })
+    local line = debug.getinfo(1, "l").currentline + 1
+    city:road(a, b)
+    local ok, err = pcall(city.build, city)
+    assert.is_false(ok)
+    assert.equal(string.format("%s:%d: road 1: climbs 130000.0 m over 100.0 m of road between node 1 (y = 65000) and "
+      .. "node 2 (y = -65000): a grade of 130000 %%, steeper than any road is driven (at most 100 %%, "
+      .. "psdl.city.height.MAX_GRADE); give those points heights closer together, or make the road longer between "
+      .. "them (via points)", LINE, line), err)
+    assert.not_matches("cannot be cut", err, 1, true)
+  end)
+
+  it("names the via point and a height the city's function gave; a 100 % grade still builds", function()
+    local city = psdl.city.new { blocks = false, height = function(x) return x >= 300 and 250 or 0 end }
+    local a, b = city:node(0, 0), city:node(400, 0)
+    city:road(a, b, { via = { { 100, 0, 0 }, { 200, 0 } } })
+    local ok, err = pcall(city.build, city)
+    assert.is_false(ok)
+    -- the via point without y lies below 300: the function gave it 0; 250 m over the last 200 m
+    assert.matches("road 1: climbs 250.0 m over 200.0 m of road between via[2] (y = 0) and node 2 (y = 250, from the "
+      .. "height function): a grade of 125 %", err, 1, true)
+    local steep = psdl.city.new { blocks = false }
+    steep:road(steep:node(0, 0, { y = 0 }), steep:node(200, 0, { y = 200 }))
+    assert.is_true(#steep:build().rooms > 0)
+  end)
+end)

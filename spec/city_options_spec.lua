@@ -81,6 +81,53 @@ describe("city:road tunnel and bridge options", function()
   end)
 end)
 
+describe("a road's crosswalk and the city's max_angle and arc_step", function()
+  it("are refused at the script line with the field and the allowed range", function()
+    -- before: psdl.city passed them on and the builder refused them deep in the build, where
+    -- the repairs dropped the road (crosswalk) or every road (arc_step) with the builder's words
+    local city = city_mod.new{ blocks = false }
+    local a, b = city:node(0, 0), city:node(400, 0)
+    for _, cw in ipairs { -1, 101, 1e9, 0 / 0, "3", true } do
+      local line = debug.getinfo(1, "l").currentline + 1
+      local err = fails(function() city:road(a, b, { crosswalk = cw }) end)
+      assert.matches("city_options_spec.lua:" .. line .. ": bad argument #3 to 'road' (crosswalk: false or a number in "
+        .. "0..100 (metres, the crosswalk's depth", err, 1, true)
+    end
+    -- a profile's own crosswalk, too
+    local pc = city_mod.new{ profiles = { wide = { kind = "road", crosswalk = -2 } } }
+    local err = fails(function() pc:road(pc:node(0, 0), pc:node(100, 0), { profile = "wide" }) end)
+    assert.matches("(crosswalk: false or a number in 0..100 (metres", err, 1, true)
+    assert.matches("got -2)", err, 1, true)
+    local cases = {
+      { { max_angle = 0 }, "max_angle (degrees): finite number in 0.5..90 expected, got 0; max_angle is the most a road "
+        .. "turns between two cross-sections (default 7.5)" },
+      { { max_angle = 0 / 0 }, "max_angle (degrees): finite number expected, got nan;" },
+      { { max_angle = 1e9 }, "max_angle (degrees): finite number in 0.5..90 expected, got 1000000000;" },
+      { { arc_step = 0.5 }, "arc_step (degrees): finite number in 1..90 expected, got 0.5; arc_step is the step of an "
+        .. "intersection's curb arcs (default 15)" },
+      { { arc_step = -5 }, "arc_step (degrees): finite number in 1..90 expected, got -5;" },
+      { { arc_step = "x" }, "arc_step (degrees): finite number expected, got \"x\";" },
+    }
+    for _, c in ipairs(cases) do
+      local line = debug.getinfo(1, "l").currentline + 1
+      err = fails(function() city_mod.new(c[1]) end)
+      assert.matches("city_options_spec.lua:" .. line .. ": bad argument #1 to 'new' (" .. c[2], err, 1, true)
+    end
+  end)
+
+  it("still take the documented values and the bounds", function()
+    for _, o in ipairs { { max_angle = 0.5 }, { max_angle = 90 }, { arc_step = 1 }, { arc_step = 90 } } do
+      local city = city_mod.new(o)
+      local hub = city:node(0, 0)
+      for i, p in ipairs { { 200, 0 }, { 0, 200 }, { -200, 0 } } do
+        city:road(hub, city:node(p[1], p[2]), { crosswalk = ({ false, 0, 100 })[i] })
+      end
+      local doc = city:build()
+      assert.is_true(#doc.rooms > 0)
+    end
+  end)
+end)
+
 describe("city:blocks options", function()
   it("refuses bad values, typos and far-out overrides at the script line", function()
     local cases = {

@@ -20,17 +20,9 @@ local perimeter_poly, bbox, road_attrs, intersection_rooms = H.perimeter_poly, H
 local q, run = H.q, H.run
 
 -- Runs the CLI in this process; returns exit code, stdout, stderr.
-local function psdl_cli(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local psdl_cli = H.cli
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() return true end
-  return false
-end
+local exists = H.exists
 
 local function write_text(path, text)
   local f = assert(io.open(path, "w"))

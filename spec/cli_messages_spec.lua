@@ -195,6 +195,28 @@ describe("psdl osm", function()
     assert.matches("\n          " .. worst.source .. ": " .. math.floor(worst.length_m + 0.5) .. " m not kept\n", out, 1, true)
   end)
 
+  it("prints every line of a 'cannot be built' error, capped as build's (osm -o, package x.osm)", function()
+    -- the city build raising a message of 50 lines: the CLI's handling of it is what is
+    -- checked here (osm.city.build is swapped for one raise, then put back)
+    local ocity = require "psdl.osm.city"
+    local real = ocity.build
+    local lines = { "blocks: a block near (10.0, 20.0) cannot be laid out:" }
+    for i = 2, 50 do lines[i] = string.format("  face %d: reason %d", i, i) end
+    ocity.build = function() error(table.concat(lines, "\n"), 0) end
+    finally(function() ocity.build = real end)
+    local dir = H.tmpdir(finally)
+    local file = dir .. "/loop.osm"
+    H.write_bytes(file, OSM)
+    for _, args in ipairs({ { "osm", file, "-o", dir .. "/a.psdl", "-q" }, { "package", file, "-o", dir .. "/b.ar" } }) do
+      local code, _, stderr = H.cli(table.unpack(args))
+      assert.equal(2, code, stderr)
+      assert.matches(": " .. file .. ": the city cannot be built: blocks: a block near (10.0, 20.0) cannot be laid out:\n"
+        .. "  face 2: reason 2\n", stderr, 1, true)
+      assert.matches("\n  face 40: reason 40\n  ... and 10 more lines\n$", stderr)
+      assert.not_matches("face 41:", stderr, 1, true)
+    end
+  end)
+
   it("adds no such line when the drops account for the loss", function()
     local _, out = H.cli("osm", "spec/fixtures/osm/houston-fourth-ward.osm")
     assert.matches("\ndropped %(", out)
@@ -235,5 +257,40 @@ return c
     local text = out.text()
     assert.truthy(text:find("^  blocks: " .. #notes .. " notes\n    note 1\n"), text)
     assert.truthy(text:find("\n    note " .. build.MAX_BLOCK_NOTES .. "\n    ... and 3 more\n$"), text)
+  end)
+end)
+
+describe("a city:blocks override whose point lies in no block", function()
+  -- before: only a note in report.blocks.warnings ("override point (900, 900) lies in no
+  -- face"), naming neither the override nor the script line
+  local SCRIPT = [[
+local city = psdl.city.new{ name = "ov" }
+local a, b, c = city:node(0, 0), city:node(200, 0), city:node(200, 150)
+city:road(a, b); city:road(b, c); city:road(a, c)
+city:blocks{ overrides = { { point = { 150, 40 }, park = true }, { point = { 900, 900 }, park = true } } }
+return city
+]]
+  local WARNING = "ov.lua:4: city:blocks overrides[2]: its point (900, 900) lies in no block (on a road or an "
+    .. "intersection, outside the network or in a hole), so it is not applied; move the point inside the block it is for"
+
+  it("is a warning of the build report naming the override, the point and the script line; the build goes on", function()
+    local dir = H.tmpdir(finally)
+    H.write_bytes(dir .. "/ov.lua", SCRIPT)
+    local city = assert(loadfile(dir .. "/ov.lua", "t", setmetatable({ psdl = require "psdl" }, { __index = _G })))()
+    local doc, report = city:build()
+    assert.is_true(#doc.rooms > 0)
+    assert.equal(1, #report.warnings)
+    assert.equal(dir .. "/" .. WARNING, report.warnings[1])
+    assert.equal(1, report.blocks.parks) -- the first override is applied
+    for _, w in ipairs(report.blocks.warnings) do assert.not_matches("override", w, 1, true) end
+  end)
+
+  it("is printed by psdl build as a warning, exit 0", function()
+    local dir = H.tmpdir(finally)
+    H.write_bytes(dir .. "/ov.lua", SCRIPT)
+    local code, out, err = H.cli("build", dir .. "/ov.lua", "-o", dir .. "/ov.psdl")
+    assert.equal(0, code, err)
+    assert.matches("psdl build: warning: " .. dir .. "/" .. WARNING .. "\n", err, 1, true)
+    assert.not_matches("override", out, 1, true)
   end)
 end)

@@ -1,6 +1,6 @@
 -- Spec: the Lua examples a newcomer copies first run as written (newcomer F2): the
--- README's city script (`psdl build`) and its "From Lua" snippet, and docs/lua-api.md's
--- first example. Each ```lua block is taken from the page itself; only the output file
+-- README's city script (`psdl build`) and its "From Lua" snippet, docs/lua-api.md's
+-- first example and docs/retexture.md's document methods. Each ```lua block is taken from the page itself; only the output file
 -- name is pointed into a temporary folder. Also: psdl.write reports a folder or a missing
 -- folder before the document's validation problems.
 
@@ -56,6 +56,26 @@ describe("documented examples", function()
     assert.is_true(ok, tostring(err))
     local doc = assert(psdl.read(dir .. "/reskinned.psdl"))
     assert.is_true((psdl.validate(doc)))
+  end)
+
+  it("docs/retexture.md's Lua example runs as written on the repository's grid_n3", function()
+    local dir = H.tmpdir(finally)
+    local code
+    for _, b in ipairs(lua_blocks("docs/retexture.md")) do if b:find("rename_texture", 1, true) then code = b end end
+    assert.truthy(code, "retexture.md has a Lua example")
+    local ok, err, printed = run_snippet(redirect(code, dir), "retexture.md")
+    assert.is_true(ok, tostring(err))
+    local doc = assert(psdl.read(dir .. "/reskinned_grid.psdl"))
+    assert.equal(#doc:texture_references(), #printed)
+    assert.is_true((psdl.validate(doc, { drivable = false })))
+    local names = {}
+    for _, t in ipairs(doc.textures) do if t then names[t] = true end end
+    for _, t in ipairs { "r6_f", "swalk_stone", "wall_brick", "grass_wet" } do assert.is_true(names[t], t) end
+    for _, t in ipairs { "r4_f", "swalk_f", "wall_a", "grass_f" } do assert.is_nil(names[t], t) end
+    -- the geometry is the fixture's, untouched
+    local original = assert(psdl.read("spec/fixtures/grid_n3.psdl"))
+    assert.same(original.vertices, doc.vertices)
+    assert.equal(#original.rooms, #doc.rooms)
   end)
 
   it("the README's city script builds with psdl build", function()

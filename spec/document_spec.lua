@@ -42,6 +42,26 @@ describe("psdl.document", function()
     end
   end)
 
+  -- /proc takes no new files (even for root), so the temporary file beside the target cannot
+  -- be made: the message says so, naming both, not "No such file" about a file that exists
+  local proc = io.open("/proc/version", "rb")
+  if proc then proc:close() end
+  local it_proc = proc and it or pending
+  it_proc("names the temporary file a folder refuses (City:save, psdl.write_file into /proc)", function()
+    local before = H.read_bytes("/proc/version")
+    local ok, msg, code = small_city("ring"):save("/proc/version")
+    assert.is_nil(ok)
+    assert.are.equal("io", code)
+    assert.matches("^psdl: io: /proc/version: left untouched: the temporary file beside it cannot be created "
+                   .. "%(.+: its folder takes no new files%): /proc/version%.tmp%-%d+%-XXXXXX$", msg)
+    assert.are.equal(before, H.read_bytes("/proc/version"))
+    ok, msg, code = psdl.write_file("/proc/no-such-city.psdl", "bytes")
+    assert.is_nil(ok)
+    assert.are.equal("io", code)
+    assert.matches("^psdl: io: /proc/no%-such%-city%.psdl: not written: the temporary file beside it", msg)
+    assert.is_nil(io.open("/proc/no-such-city.psdl", "rb"))
+  end)
+
   it("judges checked bytes by the problems found and this call's name and strict", function()
     do
       local dir = H.tmpdir(finally)

@@ -152,6 +152,30 @@ function H.cli(...)
   return code, out.text(), err.text()
 end
 
+--- Does a file (or folder) exist at path?
+function H.exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+--- A deep copy of a value (tables copied recursively; keys shared).
+function H.deep_copy(t)
+  if type(t) ~= "table" then return t end
+  local c = {}
+  for k, v in pairs(t) do c[k] = H.deep_copy(v) end
+  return c
+end
+
+--- The error f raises (asserting that it raises) as a string, and the line of the call to
+-- err_of (for messages that must name the caller's line).
+function H.err_of(f)
+  local line = debug.getinfo(2, "l").currentline
+  local ok, e = pcall(f)
+  assert(not ok, "no error")
+  return tostring(e), line
+end
+
 --- A string quoted for the POSIX shell.
 function H.q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 

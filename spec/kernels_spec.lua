@@ -267,13 +267,18 @@ describe("street and intersection glue", function()
              distance = j.distance }
   end
 
-  it("junction_room pools and fans an intersection as the Lua glue did", function()
-    local cases = {
+  -- A crossroads, a T of a divided road, a bend and a dead end.
+  local function junction_cases()
+    return {
       arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }, ROAD),
       arms_of({ { 1, 0 }, { -1, 0 }, { 0.3, 1 } }, DIVIDED),
       arms_of({ { 1, 0 }, { cos(2), sin(2) } }, ROAD),
       arms_of({ { 0, 1 } }, ROAD),
     }
+  end
+
+  it("junction_room pools and fans an intersection as the Lua glue did", function()
+    local cases = junction_cases()
     for _, arms in ipairs(cases) do
       for _, snap in ipairs({ 0, 0.25 }) do
         local p1, p2 = core.pool(3, true), core.pool(3, true)
@@ -297,12 +302,7 @@ describe("street and intersection glue", function()
   end)
 
   it("junction_room's flat records are its fans, strips with their caps and crosswalks", function()
-    local cases = {
-      arms_of({ { 1, 0 }, { 0, 1 }, { -1, 0 }, { 0, -1 } }, ROAD),
-      arms_of({ { 1, 0 }, { -1, 0 }, { 0.3, 1 } }, DIVIDED),
-      arms_of({ { 1, 0 }, { cos(2), sin(2) } }, ROAD),
-      arms_of({ { 0, 1 } }, ROAD),
-    }
+    local cases = junction_cases()
     for _, arms in ipairs(cases) do
       local p1, p2 = core.pool(3, true), core.pool(3, true)
       local t = core.junction_room(p1, { 1, 2, 3 }, arms, { radius = 5 })

@@ -95,6 +95,36 @@ describe("psdl.city.from_network refuses what an importer must repair first", fu
   end)
 end)
 
+-- The segment tests psdl.city.network's Lua used before its overlaps and conflicts moved to C
+-- (src/psdl_segment.c now), kept as the reference of the two comparisons below.
+local function unit(x, z)
+  local l = math.sqrt(x * x + z * z)
+  if l < 1e-9 then return nil end
+  return x / l, z / l
+end
+
+-- Closest point of segment p-q to (x, z): distance, parameter 0..1.
+local function seg_closest(x, z, p, q)
+  local dx, dz = q[1] - p[1], q[2] - p[2]
+  local l2 = dx * dx + dz * dz
+  local t = l2 > 0 and math.max(0, math.min(1, ((x - p[1]) * dx + (z - p[2]) * dz) / l2)) or 0
+  local ex, ez = p[1] + t * dx - x, p[2] + t * dz - z
+  return math.sqrt(ex * ex + ez * ez), t
+end
+
+-- Proper crossing of segments p-q and u-v: the parameters on both, or nil.
+local function seg_cross(p, q, u, v)
+  local rx, rz = q[1] - p[1], q[2] - p[2]
+  local sx, sz = v[1] - u[1], v[2] - u[2]
+  local den = rx * sz - rz * sx
+  if math.abs(den) < 1e-12 then return nil end
+  local wx, wz = u[1] - p[1], u[2] - p[2]
+  local t = (wx * sz - wz * sx) / den
+  local w = (wx * rz - wz * rx) / den
+  if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
+  return nil
+end
+
 -- Builder:overlaps (core.room_overlaps, src/psdl_overlaps.c) against the Lua that
 -- psdl.city.network's `overlaps` ran before it moved to C (kept here as the reference): the
 -- same pairs, in the same order, at the same points, on random rooms and owners.
@@ -102,29 +132,6 @@ describe("psdl.city.network overlaps in C", function()
   local core = require "psdl.core"
   local builder = require "psdl.builder"
   local sqrt, abs, min, max, huge = math.sqrt, math.abs, math.min, math.max, math.huge
-
-  local function unit(x, z)
-    local l = sqrt(x * x + z * z)
-    if l < 1e-9 then return nil end
-    return x / l, z / l
-  end
-  local function seg_closest(x, z, p, q)
-    local dx, dz = q[1] - p[1], q[2] - p[2]
-    local l2 = dx * dx + dz * dz
-    local t = l2 > 0 and max(0, min(1, ((x - p[1]) * dx + (z - p[2]) * dz) / l2)) or 0
-    local ex, ez = p[1] + t * dx - x, p[2] + t * dz - z
-    return sqrt(ex * ex + ez * ez), t
-  end
-  local function seg_cross(p, q, u, v)
-    local rx, rz = q[1] - p[1], q[2] - p[2]
-    local sx, sz = v[1] - u[1], v[2] - u[2]
-    local den = rx * sz - rz * sx
-    if abs(den) < 1e-12 then return nil end
-    local wx, wz = u[1] - p[1], u[2] - p[2]
-    local t = (wx * sz - wz * sx) / den
-    local w = (wx * rz - wz * rx) / den
-    if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
-  end
   local function poly_dist(x, z, poly)
     local n, c, d = #poly, false, huge
     for i = 1, n do
@@ -288,11 +295,6 @@ describe("psdl.city.network conflicts in C", function()
   local network = require "psdl.city.network"
   local sqrt, abs, min, max = math.sqrt, math.abs, math.min, math.max
   local grid_new = core.grid
-  local function unit(x, z)
-    local l = sqrt(x * x + z * z)
-    if l < 1e-9 then return nil end
-    return x / l, z / l
-  end
   local function plan_line(r)
     local pts = { { r.a.x, r.a.z, r.a.y0 or r.a.y or 0, s = 0 } }
     for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2], v[3] } end
@@ -302,28 +304,6 @@ describe("psdl.city.network conflicts in C", function()
       q.s = p.s + sqrt((q[1] - p[1]) ^ 2 + (q[2] - p[2]) ^ 2)
     end
     return pts
-  end
-
-  -- Closest point of segment p-q to (x, z): distance, parameter 0..1.
-  local function seg_closest(x, z, p, q)
-    local dx, dz = q[1] - p[1], q[2] - p[2]
-    local l2 = dx * dx + dz * dz
-    local t = l2 > 0 and max(0, min(1, ((x - p[1]) * dx + (z - p[2]) * dz) / l2)) or 0
-    local ex, ez = p[1] + t * dx - x, p[2] + t * dz - z
-    return sqrt(ex * ex + ez * ez), t
-  end
-
-  -- Proper crossing of segments p-q and u-v: the parameters on both, or nil.
-  local function seg_cross(p, q, u, v)
-    local rx, rz = q[1] - p[1], q[2] - p[2]
-    local sx, sz = v[1] - u[1], v[2] - u[2]
-    local den = rx * sz - rz * sx
-    if abs(den) < 1e-12 then return nil end
-    local wx, wz = u[1] - p[1], u[2] - p[2]
-    local t = (wx * sz - wz * sx) / den
-    local w = (wx * rz - wz * rx) / den
-    if t > 1e-9 and t < 1 - 1e-9 and w > 1e-9 and w < 1 - 1e-9 then return t, w end
-    return nil
   end
 
     local function level(r) return r.bridge ~= nil or r.tunnel ~= nil end

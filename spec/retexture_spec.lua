@@ -11,12 +11,7 @@ local N2 = "spec/fixtures/grid_n2.psdl"
 
 local function read(path) return assert(psdl.read(path or N2)) end
 
-local function deep_copy(t)
-  if type(t) ~= "table" then return t end
-  local c = {}
-  for k, v in pairs(t) do c[k] = deep_copy(v) end
-  return c
-end
+local deep_copy = H.deep_copy
 
 -- The texture names every reference reads, by path: {["rooms[1].attributes[3]"] = "rinter_f|swalk_inter|rxwalk_f"}.
 local function names_read(doc)

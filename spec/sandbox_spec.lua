@@ -145,6 +145,51 @@ describe("psdl build sandbox", function()
     end
   end)
 
+  it("stops a --trust script's endless coroutine at --timeout too (the real coroutine library)", function()
+    -- before: a trusted script's coroutines were the real library's, never hooked: the loop
+    -- ran on past any --timeout
+    local dir = H.tmpdir(finally)
+    write(dir .. "/spin.lua", "return function() while true do end end\n")
+    for _, body in ipairs {
+      "coroutine.wrap(function() while true do end end)()",
+      "local ok, e = coroutine.resume(coroutine.create(function() while true do end end))",
+      -- a module loaded with the real require, resuming its own coroutine
+      "package.path = SCRIPT_DIR .. '/?.lua;' .. package.path; coroutine.resume(coroutine.create(require('spin')))",
+    } do
+      write(dir .. "/city.lua", city_script(body))
+      local t0 = os.clock()
+      local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--trust", "--timeout", "0.3")
+      assert.equal(2, code, body)
+      assert.matches("the script ran longer than --timeout 0.3 s", err, 1, true)
+      assert.is_true(os.clock() - t0 < 5)
+      assert.is_false(exists(dir .. "/city.psdl"))
+    end
+    -- the real functions are back afterwards
+    for _, f in ipairs { coroutine.create, coroutine.resume, coroutine.wrap } do
+      assert.equal("C", debug.getinfo(f, "S").what)
+    end
+    local co = coroutine.wrap(function() coroutine.yield(1); return 2 end)
+    assert.equal(1, co())
+    assert.equal(2, co())
+  end)
+
+  it("names the line of a library call the script tail-called (`return psdl.f(x)`), saying it is approximate", function()
+    -- before: "city.lua: bad argument #1 to 'encode' (...)": the tail call leaves no frame of
+    -- the script, so no line
+    local dir = H.tmpdir(finally)
+    write(dir .. "/city.lua", "local doc = { magic = 'PSD0' }\nlocal n = 1\nreturn psdl.encode(doc)\n")
+    local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(2, code)
+    assert.matches("city.lua:3: bad argument #1 to 'encode' (vertices: table expected, got nil) (about this line: the "
+      .. "error came from a call made with `return f(...)`, a tail call that leaves no line", err, 1, true)
+    -- an error with a frame of the script keeps its exact line and no such note
+    write(dir .. "/city.lua", "local doc = { magic = 'PSD0' }\nlocal b = psdl.encode(doc)\nreturn b\n")
+    code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl")
+    assert.equal(2, code)
+    assert.matches("city.lua:2: bad argument #1 to 'encode'", err, 1, true)
+    assert.not_matches("about this line", err, 1, true)
+  end)
+
   it("stops a script at --max-memory, naming its line, and writes nothing", function()
     local dir = H.tmpdir(finally)
     write(dir .. "/city.lua", city_script("local t = {}\nfor i = 1, 1e8 do t[i] = {i} end"))

@@ -15,11 +15,7 @@ local abs, sqrt, huge = math.abs, math.sqrt, math.huge
 
 ------------------------------------------------------------------------ helpers
 
-local function psdl_cli(...)
-  local out, err = common.sink(), common.sink()
-  local code = cli.main({ ... }, { stdout = out, stderr = err })
-  return code, out.text(), err.text()
-end
+local psdl_cli = H.cli
 
 local q, run = H.q, H.run
 

@@ -18,11 +18,7 @@ local DIR = "spec/fixtures/terrain/"
 local H = require "helper"
 local slurp, spit = H.read_bytes, H.write_bytes
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = H.exists
 
 local function cleanup(...) H.cleanup(finally, ...) end
 

@@ -35,6 +35,7 @@
 
 #include "lpsdl.h"
 #include "psdl.h"
+#include "psdl_internal.h" /* psdl_fixed_subtype */
 
 #if defined(_WIN32)
 #define LPSDL_EXPORT __declspec(dllexport)
@@ -169,17 +170,6 @@ typedef struct attr_codec {
 
 enum { NCODECS = 15, CODEC_SIDEWALK = 1, CODEC_TUNNEL = 9, CODEC_JUNCTION = 10 };
 static const attr_codec codecs[NCODECS]; /* defined after the handlers */
-
-/* Standard subtype of a fixed-size type (§2.2). */
-static unsigned std_subtype(unsigned type) {
-    switch (type) {
-    case PSDL_ATTR_SLIVER:
-    case PSDL_ATTR_CROSSWALK:
-    case PSDL_ATTR_FACADE_BOUND: return 4;
-    case PSDL_ATTR_FACADE: return 6;
-    default: return 0;
-    }
-}
 
 /* ================================================================ C -> Lua (decode) */
 
@@ -376,7 +366,7 @@ static unsigned form_of(const attr_codec *k, const psdl_attr *a) {
         return 0;
     case K_FIXED:
         if (a->form == PSDL_FORM_COUNTED) return PF_SUBTYPE | PF_COUNT;
-        return a->subtype != std_subtype(a->type) ? PF_SUBTYPE : 0;
+        return a->subtype != psdl_fixed_subtype(a->type) ? PF_SUBTYPE : 0;
     case K_TEXTURE: {
         uint32_t v = a->param[0];
         if (a->subtype != (v >> 8) || a->param[1] != (v & 0xFFu) || v > PSDL_MAX_TEXTURE_VALUE) return PF_TEXTURE;
@@ -595,12 +585,17 @@ static void read_limits(lua_State *L, int t, psdl_options *opt) {
     opt->limits.max_attr_words = opt_limit(L, t, "max_attr_words");
 }
 
-/* Pushes fail, the message and the status name of err; returns 3. */
-static int push_failure(lua_State *L, const psdl_error *err) {
+/* (lpsdl.h) */
+int lpsdl_push_failure(lua_State *L, const char *message, const char *status) {
     luaL_pushfail(L);
-    lua_pushstring(L, err->message);
-    lua_pushstring(L, psdl_status_name(err->code));
+    lua_pushstring(L, message);
+    lua_pushstring(L, status);
     return 3;
+}
+
+/* (lpsdl.h) */
+int lpsdl_push_error(lua_State *L, const psdl_error *err) {
+    return lpsdl_push_failure(L, err->message, psdl_status_name(err->code));
 }
 
 /* Pushes the Lua document of the decoded document in box b and frees it; returns 1. */
@@ -639,7 +634,7 @@ static int l_decode(lua_State *L) {
     psdl_status st = psdl_decode(&opt, data, size, &b->doc, &err);
     if (st != PSDL_OK) {
         box_release(L, b);
-        return push_failure(L, &err);
+        return lpsdl_push_error(L, &err);
     }
     return push_decoded(L, b);
 }
@@ -677,7 +672,7 @@ static int l_decode_file(lua_State *L) {
     }
     if (st != PSDL_OK) {
         box_release(L, b);
-        return push_failure(L, &err);
+        return lpsdl_push_error(L, &err);
     }
     return push_decoded(L, b);
 }
@@ -1606,37 +1601,29 @@ static int l_encode(lua_State *L) {
     return 1;
 }
 
-/* Problems collected during psdl_validate (which must not be left by a longjmp: the
- * drivability rules hold scratch memory while they report). The list lives in a userdata
- * ("psdl.ProblemList", __gc frees it), so a raise while converting it frees it too. */
-typedef struct plist {
-    psdl_problem *items;
-    size_t n, cap;
-    int nomem;
-} plist;
-
-static int plist_gc(lua_State *L) {
-    plist *p = (plist *)lua_touserdata(L, 1);
+static int problems_gc(lua_State *L) {
+    lpsdl_problems *p = (lpsdl_problems *)lua_touserdata(L, 1);
     free(p->items);
     p->items = NULL;
     p->n = p->cap = 0;
     return 0;
 }
 
-static plist *plist_new(lua_State *L) {
-    plist *p = (plist *)lua_newuserdatauv(L, sizeof *p, 0);
+/* (lpsdl.h) */
+lpsdl_problems *lpsdl_problems_push(lua_State *L) {
+    lpsdl_problems *p = (lpsdl_problems *)lua_newuserdatauv(L, sizeof *p, 0);
     memset(p, 0, sizeof *p);
     if (luaL_newmetatable(L, "psdl.ProblemList")) {
-        lua_pushcfunction(L, plist_gc);
+        lua_pushcfunction(L, problems_gc);
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
     return p;
 }
 
-/* psdl_validate callback: copies the problem (never raises). */
-static int on_problem(void *ud, const psdl_problem *pr) {
-    plist *p = (plist *)ud;
+/* (lpsdl.h) */
+int lpsdl_problems_add(void *ud, const psdl_problem *pr) {
+    lpsdl_problems *p = (lpsdl_problems *)ud;
     if (p->n == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 64;
         psdl_problem *items = (psdl_problem *)realloc(p->items, cap * sizeof *items);
@@ -1651,12 +1638,6 @@ static int on_problem(void *ud, const psdl_problem *pr) {
     return 0;
 }
 
-/* t[k] = v for the table on top (the few fields of a problem: no cached keys needed). */
-static void set_named_integer(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* One problem as a Lua table. */
 static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_createtable(L, 0, 10);
@@ -1668,9 +1649,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
     lua_setfield(L, -2, "path");
     lua_pushstring(L, p->message);
     lua_setfield(L, -2, "message");
-    if (p->room >= 0) set_named_integer(L, "room", p->room);
-    if (p->attribute >= 0) set_named_integer(L, "attribute", p->attribute + 1);
-    if (p->road >= 0) set_named_integer(L, "road", p->road + 1);
+    if (p->room >= 0) lpsdl_set_int(L, "room", p->room);
+    if (p->attribute >= 0) lpsdl_set_int(L, "attribute", p->attribute + 1);
+    if (p->road >= 0) lpsdl_set_int(L, "road", p->road + 1);
     if (p->room >= 0) {
         lua_createtable(L, 2, 0);
         lua_pushinteger(L, p->room);
@@ -1706,9 +1687,9 @@ static void push_problem(lua_State *L, const psdl_problem *p) {
 /* Validates the document of box b (the box at stack index `idx`, which stays there) and
  * pushes the results of core.validate; releases the box. */
 static int validate_box(lua_State *L, docbox *b, int want_bytes, unsigned flags) {
-    plist *pl = plist_new(L);
+    lpsdl_problems *pl = lpsdl_problems_push(L);
     psdl_validate_result res = {0, 0};
-    psdl_validate_ex(b->doc, flags, on_problem, pl, &res);
+    psdl_validate_ex(b->doc, flags, lpsdl_problems_add, pl, &res);
     if (pl->nomem) return luaL_error(L, "not enough memory");
     lua_createtable(L, pl->n > INT32_MAX ? 0 : (int)pl->n, 0);
     for (size_t i = 0; i < pl->n; i++) {
@@ -1802,10 +1783,7 @@ static int l_write_file(lua_State *L) {
         return 3;
     }
     if (psdl_write_file(path, bytes, len, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;
@@ -1818,10 +1796,7 @@ static int l_real_path(lua_State *L) {
     char out[4096];
     psdl_error err;
     if (psdl_real_path(path, out, sizeof out, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushstring(L, out);
     return 1;
@@ -1833,10 +1808,7 @@ static int l_check_output(lua_State *L) {
     const char *path = luaL_checkstring(L, 1);
     psdl_error err;
     if (psdl_check_output(path, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushboolean(L, 1);
     return 1;

@@ -11,6 +11,39 @@
 #include "lauxlib.h"
 #include "lua.h"
 
+/* t[k] = v for the table on top of the stack (the fields of the tables the bindings make). */
+static inline void lpsdl_set_int(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+static inline void lpsdl_set_number(lua_State *L, const char *k, lua_Number v) {
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* lpsdl.c: pushes fail (nil), `message` and `status` (a psdl_status_name, e.g. "io",
+ * "invalid") -- the three values of a binding function that failed on its input; returns 3. */
+int lpsdl_push_failure(lua_State *L, const char *message, const char *status);
+struct psdl_error;
+/* lpsdl.c: lpsdl_push_failure of err's message and status; returns 3. */
+int lpsdl_push_error(lua_State *L, const struct psdl_error *err);
+
+/* lpsdl.c: problems collected from a C check that must not be left by a longjmp
+ * (psdl_validate_ex, psdl_check_overlaps: they hold scratch memory while they report). The
+ * list lives in a userdata ("psdl.ProblemList", __gc frees the items), so that a raise while
+ * converting it frees it too. */
+struct psdl_problem;
+typedef struct lpsdl_problems {
+    struct psdl_problem *items;
+    size_t n, cap;
+    int nomem; /* the list could not grow: the callback stopped the check */
+} lpsdl_problems;
+/* Pushes a new empty list (a userdata) and returns it. */
+lpsdl_problems *lpsdl_problems_push(lua_State *L);
+/* The checks' callback (ud: an lpsdl_problems): copies the problem, never raises; returns 1
+ * (stop) when out of memory, with nomem set. */
+int lpsdl_problems_add(void *ud, const struct psdl_problem *pr);
+
 /* lpsdl_terrain.c: NHTG, DBPF, QFS and heightmap functions (psdl_nhtg.h). */
 void lpsdl_open_terrain(lua_State *L);
 

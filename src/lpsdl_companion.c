@@ -56,20 +56,12 @@ static psdl_alloc lua_alloc_of(lua_State *L) {
 }
 
 static int push_fail(lua_State *L, const psdl_cerror *e) {
-    luaL_pushfail(L);
-    lua_pushstring(L, e->message);
-    lua_pushstring(L, psdl_status_name(e->code));
-    return 3;
+    return lpsdl_push_failure(L, e->message, psdl_status_name(e->code));
 }
 
 /* ================================================================ C -> Lua */
 
 static void pnum(lua_State *L, float f) { lua_pushnumber(L, lpsdl_from_float(f)); }
-
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
 
 static void set_num(lua_State *L, const char *k, float f) {
     pnum(L, f);
@@ -473,11 +465,11 @@ static void push_encoded(lua_State *L, const void *doc, enc_fn fn) {
 
 static void push_end(lua_State *L, const psdl_bai_end *e) {
     lua_createtable(L, 0, 7);
-    set_int(L, "intersection", (lua_Integer)e->intersection + 1);
-    set_int(L, "light_index", e->light_index);
-    set_int(L, "rule", e->rule);
-    set_int(L, "flags", e->flags);
-    set_int(L, "road_index", (lua_Integer)e->road_index + 1);
+    lpsdl_set_int(L, "intersection", (lua_Integer)e->intersection + 1);
+    lpsdl_set_int(L, "light_index", e->light_index);
+    lpsdl_set_int(L, "rule", e->rule);
+    lpsdl_set_int(L, "flags", e->flags);
+    lpsdl_set_int(L, "road_index", (lua_Integer)e->road_index + 1);
     set_vec3(L, "light_pos", e->light_pos);
     set_vec3(L, "light_axis", e->light_axis);
 }
@@ -494,8 +486,8 @@ static void push_rows(lua_State *L, const char *k, const psdl_vec3 *v, size_t nr
 static void push_side(lua_State *L, const psdl_bai_side *s, size_t ns) {
     size_t rows = (size_t)s->nlanes + 1;
     lua_createtable(L, 0, 11);
-    set_int(L, "flags", s->flags);
-    set_int(L, "sidewalks", s->nsidewalks);
+    lpsdl_set_int(L, "flags", s->flags);
+    lpsdl_set_int(L, "sidewalks", s->nsidewalks);
     push_rows(L, "lanes", s->lanes, s->nlanes, ns);
     lua_createtable(L, (int)rows, 0);
     for (size_t r = 0; r < rows; r++) {
@@ -528,8 +520,8 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
         const psdl_bai_road *r = &b->roads[i];
         size_t ns = r->nsections;
         lua_createtable(L, 0, 16);
-        set_int(L, "id", r->id);
-        set_int(L, "flags", r->flags);
+        lpsdl_set_int(L, "id", r->id);
+        lpsdl_set_int(L, "flags", r->flags);
         push_ints(L, r->rooms, NULL, r->nrooms, 0);
         lua_setfield(L, -2, "rooms");
         set_num(L, "half_width", r->half_width);
@@ -555,15 +547,15 @@ static void push_bai(lua_State *L, const psdl_bai *b) {
     for (unsigned i = 0; i < b->nintersections; i++) {
         const psdl_bai_intersection *x = &b->intersections[i];
         lua_createtable(L, 0, 4);
-        set_int(L, "id", x->id);
-        set_int(L, "room", x->room);
+        lpsdl_set_int(L, "id", x->id);
+        lpsdl_set_int(L, "room", x->room);
         set_vec3(L, "center", x->center);
         push_ints(L, NULL, x->roads, x->nroads, 1);
         lua_setfield(L, -2, "roads");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "intersections");
-    set_int(L, "cull_rooms", b->ncull);
+    lpsdl_set_int(L, "cull_rooms", b->ncull);
     push_lists(L, "near", b->near, b->ncull);
     push_lists(L, "in", b->in, b->ncull);
     if (b->ntrailing) set_bytes(L, "trailing", b->trailing, b->ntrailing);
@@ -768,7 +760,7 @@ static int l_cpvs_decode(lua_State *L) {
     }
     uint8_t *buf = lua_newuserdatauv(L, maxlen ? maxlen : 1, 0);
     lua_createtable(L, 0, 3);
-    set_int(L, "rooms", (lua_Integer)cp->n - 1);
+    lpsdl_set_int(L, "rooms", (lua_Integer)cp->n - 1);
     lua_createtable(L, (int)nrows, 0);
     for (uint32_t i = 0; i < nrows; i++) {
         size_t len;
@@ -877,8 +869,8 @@ static int l_inst_decode(lua_State *L) {
     for (uint32_t i = 0; i < t->nrecords; i++) {
         const psdl_inst_record *r = &t->records[i];
         lua_createtable(L, 0, 8);
-        set_int(L, "room", r->room);
-        set_int(L, "flags", r->flags);
+        lpsdl_set_int(L, "room", r->room);
+        lpsdl_set_int(L, "flags", r->flags);
         set_bytes(L, "name", r->name, r->name_len);
         set_bool(L, "compact", r->compact);
         set_vec3(L, "x_axis", r->m[0]);
@@ -935,7 +927,7 @@ static int l_pathset_decode(lua_State *L) {
     const psdl_pathset *p = boxed_decode(L, dec_pathset, rel_pathset);
     if (!p) return 3;
     lua_createtable(L, 0, 3);
-    set_int(L, "current", p->current);
+    lpsdl_set_int(L, "current", p->current);
     lua_createtable(L, (int)p->npaths, 0);
     for (uint32_t i = 0; i < p->npaths; i++) {
         const psdl_path *q = &p->paths[i];
@@ -946,13 +938,13 @@ static int l_pathset_decode(lua_State *L) {
         for (size_t k = nl; k < 32; k++)
             if (q->name[k]) clean = 0;
         if (!clean) set_bytes(L, "name_field", q->name, 32);
-        set_int(L, "selection", q->selection);
+        lpsdl_set_int(L, "selection", q->selection);
         set_vecs(L, "points", q->points, q->npoints);
         push_ints(L, NULL, q->words, q->npoints, 0);
         lua_setfield(L, -2, "words");
-        set_int(L, "type", q->type);
-        set_int(L, "spacing", q->spacing);
-        set_int(L, "pad", q->pad);
+        lpsdl_set_int(L, "type", q->type);
+        lpsdl_set_int(L, "spacing", q->spacing);
+        lpsdl_set_int(L, "pad", q->pad);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "paths");
@@ -1023,25 +1015,25 @@ static void push_u8x4(lua_State *L, const char *k, const uint8_t *b) {
 
 static void push_geometry(lua_State *L, const psdl_pkg_geometry *g) {
     lua_createtable(L, 0, 2);
-    set_int(L, "fvf", g->fvf);
+    lpsdl_set_int(L, "fvf", g->fvf);
     lua_createtable(L, (int)g->nsections, 0);
     for (uint32_t s = 0; s < g->nsections; s++) {
         const psdl_pkg_section *sec = &g->sections[s];
         lua_createtable(L, 0, 2);
-        set_int(L, "shader", (lua_Integer)sec->shader + 1);
+        lpsdl_set_int(L, "shader", (lua_Integer)sec->shader + 1);
         lua_createtable(L, (int)sec->npackets, 0);
         for (uint32_t k = 0; k < sec->npackets; k++) {
             const psdl_pkg_packet *pk = &sec->packets[k];
             lua_createtable(L, 0, 3);
-            set_int(L, "primitive", pk->primitive);
+            lpsdl_set_int(L, "primitive", pk->primitive);
             lua_createtable(L, (int)pk->nvertices, 0);
             for (uint32_t v = 0; v < pk->nvertices; v++) {
                 const psdl_pkg_vertex *vx = &pk->vertices[v];
                 lua_createtable(L, 0, 5);
                 set_vec3(L, "position", vx->position);
                 if (g->fvf & PSDL_FVF_NORMAL) set_vec3(L, "normal", vx->normal);
-                if (g->fvf & PSDL_FVF_DIFFUSE) set_int(L, "diffuse", vx->diffuse);
-                if (g->fvf & PSDL_FVF_SPECULAR) set_int(L, "specular", vx->specular);
+                if (g->fvf & PSDL_FVF_DIFFUSE) lpsdl_set_int(L, "diffuse", vx->diffuse);
+                if (g->fvf & PSDL_FVF_SPECULAR) lpsdl_set_int(L, "specular", vx->specular);
                 if (g->fvf & PSDL_FVF_TEX1) {
                     lua_createtable(L, 2, 0);
                     pnum(L, vx->u);
@@ -1347,12 +1339,12 @@ static int l_tex_decode(lua_State *L) {
     const psdl_tex *t = boxed_decode(L, dec_tex, rel_tex);
     if (!t) return 3;
     lua_createtable(L, 0, 9);
-    set_int(L, "width", t->width);
-    set_int(L, "height", t->height);
-    set_int(L, "format", t->format);
-    set_int(L, "mips", t->mips);
-    set_int(L, "unknown", t->unknown);
-    set_int(L, "flags", t->flags);
+    lpsdl_set_int(L, "width", t->width);
+    lpsdl_set_int(L, "height", t->height);
+    lpsdl_set_int(L, "format", t->format);
+    lpsdl_set_int(L, "mips", t->mips);
+    lpsdl_set_int(L, "unknown", t->unknown);
+    lpsdl_set_int(L, "flags", t->flags);
     if (!t->layout_known) {
         set_bytes(L, "data", t->data ? (const void *)t->data : "", t->ndata);
         return 1;

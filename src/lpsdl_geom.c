@@ -1884,29 +1884,6 @@ static int l_tjunctions(lua_State *L) {
     return 1;
 }
 
-/* Overlaps collected by l_overlaps (psdl_check_overlaps must not be left by a longjmp). */
-typedef struct overlap_list {
-    psdl_problem *items;
-    size_t n, cap;
-    int nomem;
-} overlap_list;
-
-static int on_overlap(void *ud, const psdl_problem *pr) {
-    overlap_list *o = (overlap_list *)ud;
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 16;
-        psdl_problem *items = (psdl_problem *)realloc(o->items, cap * sizeof *items);
-        if (!items) {
-            o->nomem = 1;
-            return 1;
-        }
-        o->items = items;
-        o->cap = cap;
-    }
-    o->items[o->n++] = *pr;
-    return 0;
-}
-
 /***
  * Rooms overlapping in plan by more than 0.5 m² (psdl_check_overlaps: the validator's
  * room_overlap rule on rooms that are no document yet).
@@ -1930,17 +1907,11 @@ static int l_overlaps(lua_State *L) {
             lua_pop(L, 1);
         }
     }
-    overlap_list o = {NULL, 0, 0, 0};
-    int rc = psdl_check_overlaps(a.pts, a.npts, a.start, a.verts, nr, warp, on_overlap, &o, NULL);
-    if (rc != 0 || o.nomem) {
-        free(o.items);
-        return luaL_error(L, "not enough memory");
-    }
-    /* copied into a scratch block first, so that a raise while making the tables frees it */
-    psdl_problem *items = (psdl_problem *)scratch(L, o.n ? o.n : 1, sizeof *items);
-    if (o.n) memcpy(items, o.items, o.n * sizeof *items);
-    free(o.items);
-    size_t n = o.n;
+    lpsdl_problems *o = lpsdl_problems_push(L); /* freed by its __gc, also after a raise */
+    int rc = psdl_check_overlaps(a.pts, a.npts, a.start, a.verts, nr, warp, lpsdl_problems_add, o, NULL);
+    if (rc != 0 || o->nomem) return luaL_error(L, "not enough memory");
+    const psdl_problem *items = o->items;
+    size_t n = o->n;
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         const psdl_problem *pr = &items[i];

@@ -272,11 +272,6 @@ static int m_mapped(lua_State *L) {
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 static void push_at(lua_State *L, size_t k, uint32_t cols) {
     lua_createtable(L, 2, 0);
     lua_pushinteger(L, (lua_Integer)(k / cols));
@@ -296,8 +291,8 @@ static int m_stats(lua_State *L) {
     psdl_hf_stats_of(&f, water, &s);
     lua_createtable(L, 0, 7);
     if (h->view != LPSDL_HF_HEIGHTS && s.found) {
-        set_int(L, "min", (lua_Integer)s.min);
-        set_int(L, "max", (lua_Integer)s.max);
+        lpsdl_set_int(L, "min", (lua_Integer)s.min);
+        lpsdl_set_int(L, "max", (lua_Integer)s.max);
     } else {
         lua_pushnumber(L, s.min);
         lua_setfield(L, -2, "min");
@@ -310,8 +305,8 @@ static int m_stats(lua_State *L) {
     lua_setfield(L, -2, "min_at");
     push_at(L, s.max_at, h->f.cols);
     lua_setfield(L, -2, "max_at");
-    set_int(L, "below_water", (lua_Integer)s.below);
-    set_int(L, "points", (lua_Integer)s.count);
+    lpsdl_set_int(L, "below_water", (lua_Integer)s.below);
+    lpsdl_set_int(L, "points", (lua_Integer)s.count);
     return 1;
 }
 

@@ -218,10 +218,7 @@ static int l_zip_build(lua_State *L) {
     /* 2000-01-01 00:00: a fixed time, so the same files give the same archive */
     if (psdl_zip_build(files, n, (int)level, 0, (uint16_t)((20 << 9) | (1 << 5) | 1), holder, &size, err,
                        sizeof err) != 0) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err);
-        lua_pushliteral(L, "invalid");
-        return 3;
+        return lpsdl_push_failure(L, err, "invalid");
     }
     lua_pushlstring(L, (const char *)*holder, size);
     return 1;
@@ -254,10 +251,7 @@ static int l_zip_read(lua_State *L) {
     lua_toclose(L, -1);
     char err[256];
     if (psdl_zip_read(buf, size, (size_t)max_total, &b->e, &b->n, err, sizeof err) != 0) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err);
-        lua_pushliteral(L, "bad_input");
-        return 3;
+        return lpsdl_push_failure(L, err, "bad_input");
     }
     lua_createtable(L, (int)b->n, 0);
     for (size_t i = 0; i < b->n; i++) {

@@ -152,10 +152,7 @@ static int l_canvas_new(lua_State *L) {
     cbox *b = push_box(L, NULL);
     b->c = psdl_canvas_new(w, h, rgba);
     if (!b->c) {
-        luaL_pushfail(L);
-        lua_pushliteral(L, "psdl: nomem: out of memory for the canvas");
-        lua_pushliteral(L, "nomem");
-        return 3;
+        return lpsdl_push_failure(L, "psdl: nomem: out of memory for the canvas", "nomem");
     }
     return 1;
 }
@@ -170,10 +167,7 @@ static int l_canvas_png_decode(lua_State *L) {
     psdl_error err;
     psdl_status st = psdl_canvas_png_decode(s, n, &b->c, &err);
     if (st != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(st));
-        return 3;
+        return lpsdl_push_failure(L, err.message, psdl_status_name(st));
     }
     return 1;
 }
@@ -352,10 +346,7 @@ static int m_png(lua_State *L) {
     size_t size = 0;
     psdl_error err;
     if (psdl_canvas_png_encode(c, level, holder, &size, &err) != PSDL_OK) {
-        luaL_pushfail(L);
-        lua_pushstring(L, err.message);
-        lua_pushstring(L, psdl_status_name(err.code));
-        return 3;
+        return lpsdl_push_error(L, &err);
     }
     lua_pushlstring(L, (const char *)*holder, size);
     return 1;

@@ -82,23 +82,6 @@ static tbox *tbox_new(lua_State *L) {
     return b;
 }
 
-static int push_fail(lua_State *L, const psdl_error *err) {
-    luaL_pushfail(L);
-    lua_pushstring(L, err->message);
-    lua_pushstring(L, psdl_status_name(err->code));
-    return 3;
-}
-
-static void set_int(lua_State *L, const char *k, lua_Integer v) {
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_num(lua_State *L, const char *k, lua_Number v) {
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* ---------------------------------------------------------------- field checks */
 
 /* Raise "bad argument #arg to 'f' (field: msg)". */
@@ -131,14 +114,14 @@ static lua_Integer field_int(lua_State *L, int arg, int t, const char *k, lua_In
 static void push_nhtg(lua_State *L, psdl_nhtg *t, tbox *b) {
     size_t n = (size_t)t->rows * t->cols;
     lua_createtable(L, 0, 9);
-    set_int(L, "version", t->version);
-    set_int(L, "width", t->width);
-    set_int(L, "height", t->height);
-    set_num(L, "water_level", t->water_level);
+    lpsdl_set_int(L, "version", t->version);
+    lpsdl_set_int(L, "width", t->width);
+    lpsdl_set_int(L, "height", t->height);
+    lpsdl_set_number(L, "water_level", t->water_level);
     lua_pushlstring(L, t->terrain_type, t->type_len);
     lua_setfield(L, -2, "terrain_type");
-    set_int(L, "rows", t->rows);
-    set_int(L, "cols", t->cols);
+    lpsdl_set_int(L, "rows", t->rows);
+    lpsdl_set_int(L, "cols", t->cols);
     lua_pushlstring(L, (const char *)t->extra, n);
     lua_setfield(L, -2, "extra");
     lpsdl_hf *h = lpsdl_hf_push(L, t->rows, t->cols, PSDL_HF_F32, LPSDL_HF_HEIGHTS);
@@ -160,7 +143,7 @@ static int l_nhtg_decode(lua_State *L) {
     psdl_error err;
     psdl_nhtg *t = NULL;
     psdl_status st = psdl_nhtg_decode(&b->opt, data, size, &t, &err);
-    if (st != PSDL_OK) return push_fail(L, &err);
+    if (st != PSDL_OK) return lpsdl_push_error(L, &err);
     b->kind = K_NHTG;
     b->p = t;
     push_nhtg(L, t, b);
@@ -298,10 +281,10 @@ static int l_qfs_decompress(lua_State *L) {
     size_t n, usize;
     const char *src = luaL_checklstring(L, 1, &n);
     psdl_error err;
-    if (psdl_qfs_size(src, n, &usize, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_qfs_size(src, n, &usize, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_Buffer buf;
     char *p = luaL_buffinitsize(L, &buf, usize ? usize : 1);
-    if (psdl_qfs_decompress(src, n, p, usize, NULL, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_qfs_decompress(src, n, p, usize, NULL, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_pushresultsize(&buf, usize);
     return 1;
 }
@@ -328,31 +311,31 @@ static int l_qfs_compress(lua_State *L) {
 
 static void push_dbpf(lua_State *L, const psdl_dbpf *p) {
     lua_createtable(L, 0, 14);
-    set_int(L, "major", p->major);
-    set_int(L, "minor", p->minor);
-    set_int(L, "index_major", p->index_major);
-    set_int(L, "index_minor", p->index_minor);
-    set_int(L, "entry_size", p->entry_size);
-    set_int(L, "index_offset", p->index_offset);
-    set_int(L, "index_size", p->index_size);
-    set_int(L, "hole_count", p->hole_count);
-    set_int(L, "hole_offset", p->hole_offset);
-    set_int(L, "hole_size", p->hole_size);
-    set_int(L, "size", (lua_Integer)p->size);
-    if (p->dir >= 0) set_int(L, "dir", p->dir + 1);
+    lpsdl_set_int(L, "major", p->major);
+    lpsdl_set_int(L, "minor", p->minor);
+    lpsdl_set_int(L, "index_major", p->index_major);
+    lpsdl_set_int(L, "index_minor", p->index_minor);
+    lpsdl_set_int(L, "entry_size", p->entry_size);
+    lpsdl_set_int(L, "index_offset", p->index_offset);
+    lpsdl_set_int(L, "index_size", p->index_size);
+    lpsdl_set_int(L, "hole_count", p->hole_count);
+    lpsdl_set_int(L, "hole_offset", p->hole_offset);
+    lpsdl_set_int(L, "hole_size", p->hole_size);
+    lpsdl_set_int(L, "size", (lua_Integer)p->size);
+    if (p->dir >= 0) lpsdl_set_int(L, "dir", p->dir + 1);
     lua_createtable(L, (int)p->nentries, 0);
     for (uint32_t k = 0; k < p->nentries; k++) {
         const psdl_dbpf_entry *e = &p->entries[k];
         lua_createtable(L, 0, 8);
-        set_int(L, "type", e->type);
-        set_int(L, "group", e->group);
-        set_int(L, "instance", e->instance);
-        set_int(L, "instance_hi", e->instance_hi);
-        set_int(L, "offset", e->offset);
-        set_int(L, "size", e->size);
+        lpsdl_set_int(L, "type", e->type);
+        lpsdl_set_int(L, "group", e->group);
+        lpsdl_set_int(L, "instance", e->instance);
+        lpsdl_set_int(L, "instance_hi", e->instance_hi);
+        lpsdl_set_int(L, "offset", e->offset);
+        lpsdl_set_int(L, "size", e->size);
         lua_pushboolean(L, e->compressed);
         lua_setfield(L, -2, "compressed");
-        set_int(L, "usize", e->usize);
+        lpsdl_set_int(L, "usize", e->usize);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     lua_setfield(L, -2, "entries");
@@ -379,7 +362,7 @@ static int l_dbpf_decode(lua_State *L) {
     lua_settop(L, 1);
     psdl_error err;
     psdl_dbpf *p = decode_box(L, data, size, &err);
-    if (!p) return push_fail(L, &err);
+    if (!p) return lpsdl_push_error(L, &err);
     push_dbpf(L, p);
     return 1;
 }
@@ -394,12 +377,12 @@ static int l_dbpf_extract(lua_State *L) {
     lua_settop(L, 2);
     psdl_error err;
     psdl_dbpf *p = decode_box(L, data, size, &err);
-    if (!p) return push_fail(L, &err);
+    if (!p) return lpsdl_push_error(L, &err);
     luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->nentries, 2, "no such index entry");
-    if (psdl_dbpf_resource_size(p, (size_t)i - 1, &usize, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_dbpf_resource_size(p, (size_t)i - 1, &usize, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_Buffer buf;
     char *dst = luaL_buffinitsize(L, &buf, usize ? usize : 1);
-    if (psdl_dbpf_extract(p, (size_t)i - 1, dst, usize, NULL, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_dbpf_extract(p, (size_t)i - 1, dst, usize, NULL, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     luaL_pushresultsize(&buf, usize);
     return 1;
 }
@@ -418,7 +401,7 @@ static int l_dbpf_replace(lua_State *L) {
     lua_settop(L, 4);
     psdl_error err;
     psdl_dbpf *p = decode_box(L, data, size, &err); /* slot 5 */
-    if (!p) return push_fail(L, &err);
+    if (!p) return lpsdl_push_error(L, &err);
     luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->nentries, 2, "no such index entry");
     size_t k = (size_t)i - 1;
     int compress = compress_arg < 0 ? p->entries[k].compressed : compress_arg;
@@ -430,18 +413,18 @@ static int l_dbpf_replace(lua_State *L) {
         char *q = (char *)lua_newuserdatauv(L, bound, 0); /* slot 6, collected with the call */
         tbox *b = (tbox *)lua_touserdata(L, 5);
         if (psdl_qfs_compress(&b->opt, contents, n, q, bound, &record_size, &err) != PSDL_OK)
-            return push_fail(L, &err);
+            return lpsdl_push_error(L, &err);
         record = q;
     }
     size_t need = psdl_dbpf_rebuild_size(p, k, record_size, compress);
     if (need == 0) {
         if (psdl_dbpf_rebuild(p, k, record, record_size, compress, (uint32_t)n, NULL, 0, NULL, &err) != PSDL_OK)
-            return push_fail(L, &err);
+            return lpsdl_push_error(L, &err);
     }
     luaL_Buffer buf;
     char *dst = luaL_buffinitsize(L, &buf, need);
     if (psdl_dbpf_rebuild(p, k, record, record_size, compress, (uint32_t)n, dst, need, NULL, &err) != PSDL_OK)
-        return push_fail(L, &err);
+        return lpsdl_push_error(L, &err);
     luaL_pushresultsize(&buf, need);
     return 1;
 }
@@ -452,9 +435,9 @@ static int l_dbpf_replace(lua_State *L) {
  * gives it up). */
 static void push_raster(lua_State *L, psdl_raster *r, tbox *b) {
     lua_createtable(L, 0, 5);
-    set_int(L, "width", r->width);
-    set_int(L, "height", r->height);
-    set_int(L, "maxval", r->maxval);
+    lpsdl_set_int(L, "width", r->width);
+    lpsdl_set_int(L, "height", r->height);
+    lpsdl_set_int(L, "maxval", r->maxval);
     if (r->text) {
         lua_pushstring(L, r->text);
         lua_setfield(L, -2, "text");
@@ -475,7 +458,7 @@ static int raster_decode(lua_State *L, raster_decoder dec) {
     tbox *b = tbox_new(L);
     psdl_error err;
     psdl_raster *r = NULL;
-    if (dec(&b->opt, data, size, &r, &err) != PSDL_OK) return push_fail(L, &err);
+    if (dec(&b->opt, data, size, &r, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     b->kind = K_RASTER;
     b->p = r;
     push_raster(L, r, b);
@@ -562,7 +545,7 @@ static int l_png_encode(lua_State *L) {
     psdl_error err;
     void *out = NULL;
     size_t out_size = 0;
-    if (psdl_png_encode(&b->opt, &r, &out, &out_size, &err) != PSDL_OK) return push_fail(L, &err);
+    if (psdl_png_encode(&b->opt, &r, &out, &out_size, &err) != PSDL_OK) return lpsdl_push_error(L, &err);
     b->kind = K_BUFFER;
     b->p = out;
     b->size = out_size;

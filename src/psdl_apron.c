@@ -5,7 +5,7 @@
  * order as the Lua description it replaced, so the rings are the same doubles.
  */
 #include "psdl_apron.h"
-#include "psdl_region.h"
+#include "psdl_segment.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -242,18 +242,6 @@ static int contour(const field *F, tracer *T, dbuf *out_xz, zbuf *out_start) {
     return 1;
 }
 
-/* Is (x, z) inside ring pts[0 .. n-1]? (crossing number, from the last point round) */
-static int inside(const double *pts, size_t n, double x, double z) {
-    int c = 0;
-    const double *p = pts + 2 * (n - 1);
-    for (size_t i = 0; i < n; i++) {
-        const double *q = pts + 2 * i;
-        if ((q[1] > z) != (p[1] > z) && x < q[0] + (z - q[1]) * (p[0] - q[0]) / (p[1] - q[1])) c = !c;
-        p = q;
-    }
-    return c;
-}
-
 /* ---------------------------------------------------------------- joining the parts */
 
 /* The outline points in buckets of B metres (cell (i, j) holds the points with
@@ -438,7 +426,7 @@ int psdl_apron_rings(psdl_apron *out, const double *xz, const size_t *start, siz
             if (start[o + 1] == start[o]) continue; /* (an empty outline has no first point) */
             const double *p = xz + 2 * start[o];
             for (size_t g = 0; g < nr; g++) {
-                if (inside(rxz.v + 2 * rst.v[g], rst.v[g + 1] - rst.v[g], p[0], p[1])) {
+                if (psdl_ring_inside(rxz.v + 2 * rst.v[g], rst.v[g + 1] - rst.v[g], 2, p[0], p[1])) {
                     group[o] = (int)g;
                     count[g] += start[o + 1] - start[o];
                     break;

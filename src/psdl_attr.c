@@ -29,6 +29,15 @@ static uint32_t payload_len(unsigned type, uint32_t n, int counted) {
     }
 }
 
+/* The room's words from i on kept raw in a (an unknown attribute whose header is hdr). */
+static void keep_raw(psdl_attr *a, uint16_t *w, uint32_t i, uint32_t nwords, uint16_t hdr) {
+    memset(a, 0, sizeof *a);
+    a->type = PSDL_ATTR_UNKNOWN;
+    a->last = (uint8_t)((hdr >> 7) & 1u);
+    a->refs = w + i;
+    a->nrefs = nwords - i;
+}
+
 long psdl_attrs_decode(uint16_t *w, uint32_t nwords, psdl_attr *attrs, long room,
                        size_t base_offset, psdl_error *err) {
     uint32_t i = 0;
@@ -40,13 +49,7 @@ long psdl_attrs_decode(uint16_t *w, uint32_t nwords, psdl_attr *attrs, long room
         psdl_attr *a = attrs ? &attrs[k] : NULL;
         if (type > PSDL_ATTR_ROOF) {
             /* types 13..15: length unknowable, keep the rest of the room raw (§2.1) */
-            if (a) {
-                memset(a, 0, sizeof *a);
-                a->type = PSDL_ATTR_UNKNOWN;
-                a->last = (uint8_t)((hdr >> 7) & 1u);
-                a->refs = w + i;
-                a->nrefs = nwords - i;
-            }
+            if (a) keep_raw(a, w, i, nwords, hdr);
             return k + 1;
         }
         int counted = sub == 0;
@@ -128,13 +131,7 @@ long psdl_attrs_decode(uint16_t *w, uint32_t nwords, psdl_attr *attrs, long room
     overrun:
         if (seen_last) {
             /* after LAST the game reads nothing: keep what does not parse as raw words */
-            if (a) {
-                memset(a, 0, sizeof *a);
-                a->type = PSDL_ATTR_UNKNOWN;
-                a->last = (uint8_t)((hdr >> 7) & 1u);
-                a->refs = w + i;
-                a->nrefs = nwords - i;
-            }
+            if (a) keep_raw(a, w, i, nwords, hdr);
             return k + 1;
         }
         psdl_fail(err, PSDL_E_BAD_ATTRIBUTE, base_offset + 2u * (size_t)i, 1, room, k,

@@ -40,22 +40,28 @@ int psdl_cpvs_rle_decode(const uint8_t *rle, size_t len, uint8_t *dst, size_t ca
     return 0;
 }
 
+/* Writes the literal bytes src[lit .. end - 1] at dst + o (dst may be NULL: only counted) in
+ * pieces of at most 128, each after its 0x80 | (count - 1) byte; returns the new offset. */
+static size_t put_literals(const uint8_t *src, size_t lit, size_t end, uint8_t *dst, size_t o) {
+    while (lit < end) {
+        size_t k = end - lit > 128 ? 128 : end - lit;
+        if (dst) {
+            dst[o] = (uint8_t)(0x80 | (k - 1));
+            memcpy(dst + o + 1, src + lit, k);
+        }
+        o += k + 1;
+        lit += k;
+    }
+    return o;
+}
+
 size_t psdl_cpvs_rle_encode(const uint8_t *src, size_t len, uint8_t *dst) {
     size_t i = 0, o = 0, lit = 0; /* lit: start of the pending literal run */
     while (i < len) {
         size_t run = 1;
         while (i + run < len && run < 127 && src[i + run] == src[i]) run++;
         if (run >= 3) {
-            /* flush the pending literal bytes [lit, i) in pieces of <= 128 */
-            while (lit < i) {
-                size_t k = i - lit > 128 ? 128 : i - lit;
-                if (dst) {
-                    dst[o] = (uint8_t)(0x80 | (k - 1));
-                    memcpy(dst + o + 1, src + lit, k);
-                }
-                o += k + 1;
-                lit += k;
-            }
+            o = put_literals(src, lit, i, dst, o);
             if (dst) {
                 dst[o] = (uint8_t)run;
                 dst[o + 1] = src[i];
@@ -67,16 +73,7 @@ size_t psdl_cpvs_rle_encode(const uint8_t *src, size_t len, uint8_t *dst) {
             i += run;
         }
     }
-    while (lit < len) {
-        size_t k = len - lit > 128 ? 128 : len - lit;
-        if (dst) {
-            dst[o] = (uint8_t)(0x80 | (k - 1));
-            memcpy(dst + o + 1, src + lit, k);
-        }
-        o += k + 1;
-        lit += k;
-    }
-    return o;
+    return put_literals(src, lit, len, dst, o);
 }
 
 psdl_cpvs *psdl_cpvs_new(const psdl_alloc *alloc) {

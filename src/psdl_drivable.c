@@ -27,6 +27,7 @@
  */
 #include "psdl_internal.h"
 #include "psdl_geom.h"
+#include "psdl_segment.h"
 
 #include <float.h>
 #include <math.h>
@@ -1174,12 +1175,9 @@ done:
 
 /* ------------------------------------------------------------------ gaps along linked edges */
 
-/* Distance from (x, z) to the segment a-b. */
+/* Distance from (x, z) to the segment a-b (x, z pairs): psdl_seg_dist. */
 static double seg_dist(const double *a, const double *b, double x, double z) {
-    double ex = b[0] - a[0], ez = b[1] - a[1], l2 = ex * ex + ez * ez;
-    double t = l2 > 0 ? ((x - a[0]) * ex + (z - a[1]) * ez) / l2 : 0;
-    t = t < 0 ? 0 : t > 1 ? 1 : t;
-    return dist2(a[0] + t * ex - x, a[1] + t * ez - z);
+    return psdl_seg_dist(x, z, a[0], a[1], b[0], b[1]);
 }
 
 /* Distance from (x, z) to the perimeter of room R. */

@@ -93,6 +93,25 @@ static void remove_stale_temps(const char *target) {
     closedir(d);
 }
 
+/* The failure to create the temporary file beside target (errno e): the folder's own
+ * problem when it is missing, otherwise both names, so that a folder refusing new files
+ * (/proc, a read-only mount) is not mistaken for a missing target (the long temporary name
+ * last, as the message is capped). The target is untouched. */
+static psdl_status temp_fail(psdl_error *err, const char *path, const char *target, int exists, int e) {
+    char dir[PATH_MAX];
+    struct stat st;
+    split_path(target, dir, sizeof dir);
+    if (stat(dir[0] ? dir : ".", &st) != 0) return io_fail(err, path, e);
+    psdl_fail(err, PSDL_E_IO, 0, 0, -1, -1, "%s", path);
+    /* written whole here: psdl_fail keeps 160 characters of detail */
+    if (err)
+        snprintf(err->message, sizeof err->message,
+                 "psdl: io: %s: %s: the temporary file beside it cannot be created (%s: its "
+                 "folder takes no new files): %s.tmp-%ld-XXXXXX",
+                 path, exists ? "left untouched" : "not written", strerror(e), target, (long)getpid());
+    return PSDL_E_IO;
+}
+
 /* A named temporary file "<target>.tmp-<pid>-XXXXXX" (mkstemp); its name goes to tmp. */
 static int open_named(const char *target, char *tmp) {
     sprintf(tmp, "%s.tmp-%ld-XXXXXX", target, (long)getpid());
@@ -186,7 +205,7 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
     int fd = open_unnamed(target, mode);
     if (fd < 0) {
         fd = open_named(target, tmp);
-        if (fd < 0) return io_fail(err, path, errno);
+        if (fd < 0) return temp_fail(err, path, target, exists, errno);
         named = 1;
     }
     if (write_all(fd, data, size) != 0) e = errno;
@@ -200,7 +219,7 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
         } else {
             close(fd);
             fd = open_named(target, tmp);
-            if (fd < 0) return io_fail(err, path, errno);
+            if (fd < 0) return temp_fail(err, path, target, exists, errno);
             named = 1;
             if (write_all(fd, data, size) != 0) e = errno;
             if (!e && fchmod(fd, mode) != 0) e = errno;

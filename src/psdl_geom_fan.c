@@ -1,7 +1,7 @@
 /* psdl_geom_fan.c -- triangulation (ear clipping with hole bridges, after earcut), merging
  * into convex pieces (Hertel-Mehlhorn) and triangle fans in retail winding (psdl_geom.h). */
 #include "psdl_geom.h"
-#include "psdl_region.h"
+#include "psdl_segment.h"
 
 #include <assert.h>
 #include <math.h>
@@ -857,18 +857,8 @@ size_t psdl_ring_simple(const double *pts, size_t n, double touch) {
     return result;
 }
 
-/* Plan distance from p to the segment (a, b). */
-static double seg_dist(const double *p, const double *a, const double *b) {
-    double dx = b[0] - a[0], dz = b[2] - a[2], l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? ((p[0] - a[0]) * dx + (p[2] - a[2]) * dz) / l2 : 0;
-    if (t < 0) t = 0;
-    if (t > 1) t = 1;
-    double ex = a[0] + t * dx - p[0], ez = a[2] + t * dz - p[2];
-    return sqrt(ex * ex + ez * ez);
-}
-
 /* p lies outside the plan bounding box of segment (a, b) grown by g: then it is more than g
- * from the segment, and seg_dist need not be computed. */
+ * from the segment, and psdl_seg_dist need not be computed. */
 static int far_from_seg(const double *p, const double *a, const double *b, double g) {
     return p[0] < fmin(a[0], b[0]) - g || p[0] > fmax(a[0], b[0]) + g || p[2] < fmin(a[2], b[2]) - g ||
            p[2] > fmax(a[2], b[2]) + g;
@@ -880,7 +870,7 @@ static int inside_poly(const double *poly, size_t n, const double *p, double eps
     double g = eps + 1e-6; /* far beyond rounding: the box test never hides a distance <= eps */
     for (size_t k = 0; k < n; k++) {
         const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
-        if (!far_from_seg(p, a, b, g) && seg_dist(p, a, b) <= eps) return 1;
+        if (!far_from_seg(p, a, b, g) && psdl_seg_dist(p[0], p[2], a[0], a[2], b[0], b[2]) <= eps) return 1;
         if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < a[0] + (p[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
     }
     return in;

@@ -13,6 +13,7 @@
  * unwinding with longjmp) leaks nothing; psdl_row_room_free releases it.
  */
 #include "psdl_geom.h"
+#include "psdl_segment.h"
 
 #include <assert.h>
 #include <math.h>
@@ -33,55 +34,7 @@ static double dist_xz(const double *a, const double *b) {
     return sqrt(dx * dx + dz * dz);
 }
 
-/* Plan distance from (px, pz) to the closed segment a-b. */
-static double seg_dist(double px, double pz, double ax, double az, double bx, double bz) {
-    double dx = bx - ax, dz = bz - az;
-    double l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? ((px - ax) * dx + (pz - az) * dz) / l2 : 0;
-    if (t < 0) t = 0;
-    else if (t > 1) t = 1;
-    double ex = ax + t * dx - px, ez = az + t * dz - pz;
-    return sqrt(ex * ex + ez * ez);
-}
-
-static double cross(double ax, double az, double bx, double bz, double cx, double cz) {
-    return (bx - ax) * (cz - az) - (bz - az) * (cx - ax);
-}
-
-#define TOUCH 1e-3
-
-/* Do closed segments ab and cd meet (cross, or touch within TOUCH)? */
-static int segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz) {
-    if (lmax(ax, bx) < lmin(cx, dx) - TOUCH || lmax(cx, dx) < lmin(ax, bx) - TOUCH ||
-        lmax(az, bz) < lmin(cz, dz) - TOUCH || lmax(cz, dz) < lmin(az, bz) - TOUCH)
-        return 0;
-    double d1 = cross(cx, cz, dx, dz, ax, az), d2 = cross(cx, cz, dx, dz, bx, bz);
-    double d3 = cross(ax, az, bx, bz, cx, cz), d4 = cross(ax, az, bx, bz, dx, dz);
-    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
-    /* both ends of one segment on the same side of the other's line, farther than TOUCH */
-    double t2 = TOUCH * TOUCH;
-    double l2 = ((dx - cx) * (dx - cx) + (dz - cz) * (dz - cz)) * t2;
-    if (((d1 > 0 && d2 > 0) || (d1 < 0 && d2 < 0)) && d1 * d1 > l2 && d2 * d2 > l2) return 0;
-    l2 = ((bx - ax) * (bx - ax) + (bz - az) * (bz - az)) * t2;
-    if (((d3 > 0 && d4 > 0) || (d3 < 0 && d4 < 0)) && d3 * d3 > l2 && d4 * d4 > l2) return 0;
-    return seg_dist(ax, az, cx, cz, dx, dz) < TOUCH || seg_dist(bx, bz, cx, cz, dx, dz) < TOUCH ||
-           seg_dist(cx, cz, ax, az, bx, bz) < TOUCH || seg_dist(dx, dz, ax, az, bx, bz) < TOUCH;
-}
-
-/* Crossing-number test of (x, z) against the ring pts[0 .. n-1]. */
-static int inside(const double *pts, size_t n, double x, double z) {
-    int c = 0;
-    const double *p = pts + 3 * (n - 1);
-    for (size_t i = 0; i < n; i++) {
-        const double *q = pts + 3 * i;
-        if ((q[2] > z) != (p[2] > z)) {
-            double xi = q[0] + (z - q[2]) * (p[0] - q[0]) / (p[2] - q[2]);
-            if (x < xi) c = !c;
-        }
-        p = q;
-    }
-    return c;
-}
+#define TOUCH 1e-3 /* psdl.plan's TOUCH (m): segments this near meet */
 
 /* (psdl_geom.h) */
 int psdl_rings_overlap(const double *a, size_t na, const double *ab, const double *b, size_t nb, const double *bb) {
@@ -91,10 +44,10 @@ int psdl_rings_overlap(const double *a, size_t na, const double *ab, const doubl
         const double *p = a + 3 * i, *q = a + 3 * ((i + 1) % na);
         for (size_t j = 0; j < nb; j++) {
             const double *r = b + 3 * j, *s = b + 3 * ((j + 1) % nb);
-            if (segs_meet(p[0], p[2], q[0], q[2], r[0], r[2], s[0], s[2])) return 1;
+            if (psdl_segs_meet(p[0], p[2], q[0], q[2], r[0], r[2], s[0], s[2], TOUCH)) return 1;
         }
     }
-    return inside(b, nb, a[0], a[2]) || inside(a, na, b[0], b[2]);
+    return psdl_ring_inside(b, nb, 3, a[0], a[2]) || psdl_ring_inside(a, na, 3, b[0], b[2]);
 }
 
 void psdl_ring_box(double bb[4], const double *pts, size_t n) {
@@ -412,7 +365,7 @@ static size_t simplify(psdl_row_room *r, const double *ch, size_t n) {
     memcpy(out, ch, 3 * sizeof *out), m = 1;
     for (size_t k = 1; k + 1 < n; k++) {
         const double *a = out + 3 * (m - 1), *p = ch + 3 * k, *e = ch + 3 * (k + 1);
-        if (seg_dist(p[0], p[2], a[0], a[2], e[0], e[2]) > 0.03) memcpy(out + 3 * m++, p, 3 * sizeof *out);
+        if (psdl_seg_dist(p[0], p[2], a[0], a[2], e[0], e[2]) > 0.03) memcpy(out + 3 * m++, p, 3 * sizeof *out);
     }
     memcpy(out + 3 * m++, ch + 3 * (n - 1), 3 * sizeof *out);
     size_t j = 1;

@@ -5,33 +5,16 @@
  * caller's frame. */
 #include "psdl_internal.h"
 #include "psdl_nhtg.h"
+#include "psdl_png_io.h"
 
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PNG_CHUNK_LIMIT PSDL_PNG_CHUNK_LIMIT
-
-static void *default_realloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-    (void)ud;
-    (void)osize;
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    return realloc(ptr, nsize);
-}
-
-static psdl_alloc get_alloc(const psdl_options *opt) {
-    psdl_alloc al = {default_realloc, NULL};
-    if (opt && opt->alloc.realloc) al = opt->alloc;
-    return al;
-}
-
 void psdl_buffer_free(const psdl_options *opt, void *p, size_t size) {
     if (!p) return;
-    psdl_alloc al = get_alloc(opt);
+    psdl_alloc al = psdl_alloc_of(opt);
     al.realloc(al.ud, p, size, 0);
 }
 
@@ -68,52 +51,22 @@ static psdl_status check_raster(const psdl_raster *r, uint32_t max_maxval, psdl_
 /* ================================================================== PNG */
 
 typedef struct png_ctx {
+    psdl_png_io io; /* first: libpng's error and io pointer */
     psdl_error *err;
-    psdl_status code; /* status for libpng's own errors */
-    char message[160];
-    /* reading */
-    const uint8_t *in;
-    size_t in_size, in_pos;
-    /* writing */
-    psdl_alloc alloc;
-    uint8_t *out;
-    size_t out_size, out_cap;
-    int out_failed;
 } png_ctx;
 
-static void ctx_error(png_structp png, png_const_charp msg) {
-    png_ctx *c = png_get_error_ptr(png);
-    if (c->message[0] == 0) snprintf(c->message, sizeof c->message, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void ctx_warning(png_structp png, png_const_charp msg) {
-    (void)png;
-    (void)msg;
-}
-
-static void ctx_read(png_structp png, png_bytep data, size_t length) {
-    png_ctx *c = png_get_io_ptr(png);
-    if (c->in_size - c->in_pos < length) {
-        c->code = PSDL_E_TRUNCATED;
-        png_error(png, "the PNG data ends early");
-    }
-    memcpy(data, c->in + c->in_pos, length);
-    c->in_pos += length;
-}
-
 /* Reads the whole image into r (whose arena owns the memory). Returns 0 after a libpng
- * error (c->message says what) or a refusal (c->err filled, c->code set). */
+ * error (c->io.message says what) or a refusal (c->err filled, c->io.code set). */
 static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_raster *r) {
     if (setjmp(png_jmpbuf(png))) return 0;
-    png_set_read_fn(png, c, ctx_read);
+    png_set_read_fn(png, &c->io, psdl_png_io_read);
     /* libpng's own size limit is lifted to the format's (2^31 - 1 a side): the header is read
      * (no pixel is allocated before the check below), so that a huge image is refused with
      * the documented pixel limit instead of libpng's "Invalid IHDR data" */
     png_set_user_limits(png, 0x7FFFFFFFu, 0x7FFFFFFFu);
     /* no ancillary chunk may make libpng allocate more than this (a tEXt chunk claiming
      * 2 GB would otherwise be allocated before the data runs out) */
-    png_set_chunk_malloc_max(png, PNG_CHUNK_LIMIT);
+    png_set_chunk_malloc_max(png, PSDL_PNG_CHUNK_LIMIT);
     png_set_chunk_cache_max(png, 64);
     png_read_info(png, info);
     png_uint_32 w = 0, h = 0;
@@ -124,14 +77,14 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
                            : color == PNG_COLOR_TYPE_RGB_ALPHA ? "RGBA"
                            : color == PNG_COLOR_TYPE_PALETTE   ? "palette"
                                                                : "unknown";
-        c->code = PSDL_E_BAD_MAGIC;
+        c->io.code = PSDL_E_BAD_MAGIC;
         psdl_fail(c->err, PSDL_E_BAD_MAGIC, 25, 1, -1, -1,
                   "PNG colour type %d (%s) is not grayscale: save the heightmap as 8- or 16-bit grayscale", color,
                   name);
         return 0;
     }
     if ((uint64_t)w * h > PSDL_RASTER_MAX_PIXELS) {
-        c->code = PSDL_E_BAD_COUNT;
+        c->io.code = PSDL_E_BAD_COUNT;
         psdl_fail(c->err, PSDL_E_BAD_COUNT, 16, 1, -1, -1, "PNG of %u x %u pixels is over the limit of %u pixels",
                   (unsigned)w, (unsigned)h, (unsigned)PSDL_RASTER_MAX_PIXELS);
         return 0;
@@ -143,7 +96,7 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
     size_t rowbytes = png_get_rowbytes(png, info);
     int bytes = depth == 16 ? 2 : 1;
     if (rowbytes != (size_t)w * (size_t)bytes) {
-        c->code = PSDL_E_INVALID;
+        c->io.code = PSDL_E_INVALID;
         psdl_fail(c->err, PSDL_E_INVALID, 0, 0, -1, -1, "unexpected PNG row size %zu for %u pixels", rowbytes,
                   (unsigned)w);
         return 0;
@@ -154,7 +107,7 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
     r->samples = psdl_arena_alloc(r->arena_, sizeof(uint16_t) * (size_t)w * h);
     uint8_t *pixels = (uint8_t *)r->samples;
     if (!rows || !r->samples) {
-        c->code = PSDL_E_NOMEM;
+        c->io.code = PSDL_E_NOMEM;
         psdl_fail(c->err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
         return 0;
     }
@@ -183,7 +136,7 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
             size_t len = strlen(text[k].text);
             char *t = psdl_arena_alloc(r->arena_, len + 1);
             if (!t) {
-                c->code = PSDL_E_NOMEM;
+                c->io.code = PSDL_E_NOMEM;
                 psdl_fail(c->err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
                 return 0;
             }
@@ -193,32 +146,6 @@ static int png_read_inner(png_structp png, png_infop info, png_ctx *c, psdl_rast
         }
     }
     return 1;
-}
-
-/* Walk the chunk list before libpng sees it: every chunk must fit in the data (libpng
- * allocates a chunk's claimed length before reading it: a tEXt chunk claiming 2 GB in a
- * 100-byte file would be allocated), and no chunk but IDAT may exceed PNG_CHUNK_LIMIT.
- * Shared with psdl_canvas_png_decode (psdl_internal.h). */
-psdl_status psdl_png_prescan(const uint8_t *d, size_t size, size_t *idat_bytes, psdl_error *err) {
-    size_t p = 8;
-    if (idat_bytes) *idat_bytes = 0;
-    for (;;) {
-        if (size - p < 12)
-            return psdl_fail(err, PSDL_E_TRUNCATED, p, 1, -1, -1, "PNG: need 12 bytes for a chunk, %zu remain",
-                             size - p);
-        uint32_t len = (uint32_t)d[p] << 24 | (uint32_t)d[p + 1] << 16 | (uint32_t)d[p + 2] << 8 | d[p + 3];
-        const uint8_t *type = d + p + 4;
-        int idat = memcmp(type, "IDAT", 4) == 0;
-        if (len > 0x7FFFFFFFu || (!idat && len > PNG_CHUNK_LIMIT))
-            return psdl_fail(err, PSDL_E_BAD_COUNT, p, 1, -1, -1, "PNG chunk of %u bytes is over the limit of %u",
-                             (unsigned)len, idat ? 0x7FFFFFFFu : (unsigned)PNG_CHUNK_LIMIT);
-        if (len > size - p - 12)
-            return psdl_fail(err, PSDL_E_TRUNCATED, p, 1, -1, -1, "PNG chunk of %u bytes runs past the end (%zu remain)",
-                             (unsigned)len, size - p - 12);
-        if (idat && idat_bytes) *idat_bytes += len;
-        p += 12 + (size_t)len;
-        if (memcmp(type, "IEND", 4) == 0) return PSDL_OK;
-    }
 }
 
 psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t size, psdl_raster **out,
@@ -236,12 +163,12 @@ psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t si
     png_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
-    c.code = PSDL_E_INVALID;
-    c.in = data;
-    c.in_size = size;
+    c.io.code = PSDL_E_INVALID;
+    c.io.in = data;
+    c.io.in_size = size;
     psdl_raster *r = raster_shell(opt);
     if (!r) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &c, ctx_error, ctx_warning);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &c.io, psdl_png_io_error, psdl_png_io_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
@@ -252,44 +179,19 @@ psdl_status psdl_png_decode(const psdl_options *opt, const void *data, size_t si
     png_destroy_read_struct(&png, &info, NULL);
     if (!ok) {
         psdl_raster_free(r);
-        if (c.message[0]) /* libpng's error; not yet in err */
-            psdl_fail(err, c.code, c.code == PSDL_E_TRUNCATED ? size : 0, c.code == PSDL_E_TRUNCATED, -1, -1,
-                      "PNG: %s", c.message);
+        if (c.io.message[0]) /* libpng's error; not yet in err */
+            psdl_fail(err, c.io.code, c.io.code == PSDL_E_TRUNCATED ? size : 0, c.io.code == PSDL_E_TRUNCATED, -1, -1,
+                      "PNG: %s", c.io.message);
         return err->code;
     }
     *out = r;
     return PSDL_OK;
 }
 
-static void ctx_write(png_structp png, png_bytep data, size_t length) {
-    png_ctx *c = png_get_io_ptr(png);
-    if (c->out_cap - c->out_size < length) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        while (cap - c->out_size < length) {
-            if (cap > ((size_t)-1) / 2) {
-                c->out_failed = 1;
-                png_error(png, "out of memory");
-            }
-            cap *= 2;
-        }
-        uint8_t *p = c->alloc.realloc(c->alloc.ud, c->out, c->out_cap, cap);
-        if (!p) {
-            c->out_failed = 1;
-            png_error(png, "out of memory");
-        }
-        c->out = p;
-        c->out_cap = cap;
-    }
-    memcpy(c->out + c->out_size, data, length);
-    c->out_size += length;
-}
-
-static void ctx_flush(png_structp png) { (void)png; }
-
 static int png_write_inner(png_structp png, png_infop info, png_ctx *c, const psdl_raster *r, uint8_t *row) {
     if (setjmp(png_jmpbuf(png))) return 0;
     int bytes = r->maxval > 255 ? 2 : 1;
-    png_set_write_fn(png, c, ctx_write, ctx_flush);
+    png_set_write_fn(png, &c->io, psdl_png_io_write, psdl_png_io_flush);
     png_set_IHDR(png, info, r->width, r->height, bytes * 8, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_text text;
@@ -329,28 +231,28 @@ psdl_status psdl_png_encode(const psdl_options *opt, const psdl_raster *r, void 
     png_ctx c;
     memset(&c, 0, sizeof c);
     c.err = err;
-    c.alloc = get_alloc(opt);
+    c.io.alloc = psdl_alloc_of(opt);
     size_t rowbytes = (size_t)r->width * (r->maxval > 255 ? 2 : 1);
-    uint8_t *row = c.alloc.realloc(c.alloc.ud, NULL, 0, rowbytes);
+    uint8_t *row = c.io.alloc.realloc(c.io.alloc.ud, NULL, 0, rowbytes);
     if (!row) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, ctx_error, ctx_warning);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c.io, psdl_png_io_error, psdl_png_io_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     int ok = png && info && png_write_inner(png, info, &c, r, row);
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
-    c.alloc.realloc(c.alloc.ud, row, rowbytes, 0);
+    c.io.alloc.realloc(c.io.alloc.ud, row, rowbytes, 0);
     if (!ok) {
-        psdl_buffer_free(opt, c.out, c.out_cap);
-        if (c.out_failed || !c.message[0]) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
-        return psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1, "PNG: %s", c.message);
+        psdl_buffer_free(opt, c.io.out, c.io.out_cap);
+        if (c.io.out_failed || !c.io.message[0]) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
+        return psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1, "PNG: %s", c.io.message);
     }
     /* hand back a buffer of exactly out_size bytes, so that psdl_buffer_free gets the size */
-    uint8_t *exact = c.alloc.realloc(c.alloc.ud, c.out, c.out_cap, c.out_size ? c.out_size : 1);
+    uint8_t *exact = c.io.alloc.realloc(c.io.alloc.ud, c.io.out, c.io.out_cap, c.io.out_size ? c.io.out_size : 1);
     if (!exact) {
-        psdl_buffer_free(opt, c.out, c.out_cap);
+        psdl_buffer_free(opt, c.io.out, c.io.out_cap);
         return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
     }
     *out = exact;
-    *out_size = c.out_size;
+    *out_size = c.io.out_size;
     return PSDL_OK;
 }
 

@@ -27,7 +27,7 @@ psdl_status psdl_fail(psdl_error *err, psdl_status code, size_t offset, int has_
 #endif
     ;
 
-/* ---- PNG (psdl_heightmap.c) */
+/* ---- PNG (psdl_png_io.c; the callbacks in psdl_png_io.h) */
 /* Largest PNG chunk other than IDAT accepted (and libpng's chunk allocation limit). */
 #define PSDL_PNG_CHUNK_LIMIT (1u << 20)
 /* Walk the chunk list of the PNG d[0 .. size-1] (signature already checked) up to IEND:

@@ -7,6 +7,8 @@
 #include "psdl_raster.h"
 
 #include "psdl_internal.h"
+#include "psdl_png_io.h"
+#include "psdl_segment.h"
 
 #include <math.h>
 #include <png.h>
@@ -284,15 +286,6 @@ static int seg_ok(const double *s) {
     return 1;
 }
 
-static double seg_dist(double px, double py, const double *s) {
-    double dx = s[2] - s[0], dy = s[3] - s[1];
-    double len2 = dx * dx + dy * dy;
-    double t = len2 > 0 ? ((px - s[0]) * dx + (py - s[1]) * dy) / len2 : 0;
-    t = clamp01(t);
-    double qx = s[0] + t * dx - px, qy = s[1] + t * dy - py;
-    return sqrt(qx * qx + qy * qy);
-}
-
 /* The x-span [*xa, *xb] of the points within r of the segment s on the line y = yc (a
  * superset: a point within r of s(t) lies within r of it in y, which bounds t, and in x).
  * Returns 0 when the line passes farther than r from s. */
@@ -363,7 +356,7 @@ int psdl_canvas_stroke(psdl_canvas *c, const double *seg, size_t nseg, double wi
             if (rx0 < sp[0]) sp[0] = rx0;
             if (rx1 > sp[1]) sp[1] = rx1;
             for (int x = rx0; x < rx1; x++) {
-                double cov = clamp01(hw + 0.5 - seg_dist(x + 0.5, y + 0.5, s));
+                double cov = clamp01(hw + 0.5 - psdl_seg_dist(x + 0.5, y + 0.5, s[0], s[1], s[2], s[3]));
                 /* a line thinner than a pixel: coverage no more than its width */
                 if (width < 1) cov *= width;
                 unsigned m = (unsigned)(cov * 255.0 + 0.5);
@@ -617,56 +610,13 @@ psdl_canvas *psdl_canvas_downsample(const psdl_canvas *c, int factor) {
 /* ================================================================== PNG */
 
 typedef struct png_io {
-    psdl_status code; /* status for libpng's errors (default invalid) */
-    char message[160];
-    /* writing */
-    uint8_t *out;
-    size_t out_size, out_cap;
-    int out_failed;
-    uint8_t *row;
+    psdl_png_io m; /* first: libpng's error and io pointer (code: default invalid) */
+    uint8_t *row;  /* writing: one RGB row */
     /* reading */
-    const uint8_t *in;
-    size_t in_size, in_pos;
     size_t idat_bytes; /* compressed image data (psdl_png_prescan) */
     psdl_canvas *canvas;
     png_bytep *rows;
 } png_io;
-
-static void io_error(png_structp png, png_const_charp msg) {
-    png_io *c = png_get_error_ptr(png);
-    if (c->message[0] == 0) snprintf(c->message, sizeof c->message, "%s", msg);
-    png_longjmp(png, 1);
-}
-
-static void io_warning(png_structp png, png_const_charp msg) {
-    (void)png;
-    (void)msg;
-}
-
-static void io_write(png_structp png, png_bytep data, size_t length) {
-    png_io *c = png_get_io_ptr(png);
-    if (c->out_cap - c->out_size < length) {
-        size_t cap = c->out_cap ? c->out_cap : 65536;
-        while (cap - c->out_size < length) {
-            if (cap > ((size_t)-1) / 2) {
-                c->out_failed = 1;
-                png_error(png, "out of memory");
-            }
-            cap *= 2;
-        }
-        uint8_t *p = realloc(c->out, cap);
-        if (!p) {
-            c->out_failed = 1;
-            png_error(png, "out of memory");
-        }
-        c->out = p;
-        c->out_cap = cap;
-    }
-    memcpy(c->out + c->out_size, data, length);
-    c->out_size += length;
-}
-
-static void io_flush(png_structp png) { (void)png; }
 
 static int opaque(const psdl_canvas *c) {
     size_t n = (size_t)c->width * (size_t)c->height;
@@ -677,7 +627,7 @@ static int opaque(const psdl_canvas *c) {
 
 static int png_write_inner(png_structp png, png_infop info, png_io *io, const psdl_canvas *c, int level, int rgb) {
     if (setjmp(png_jmpbuf(png))) return 0;
-    png_set_write_fn(png, io, io_write, io_flush);
+    png_set_write_fn(png, &io->m, psdl_png_io_write, psdl_png_io_flush);
     png_set_compression_level(png, level);
     png_set_IHDR(png, info, (png_uint_32)c->width, (png_uint_32)c->height, 8,
                  rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
@@ -710,42 +660,33 @@ psdl_status psdl_canvas_png_encode(const psdl_canvas *c, int level, void **out, 
     if (level > 9) level = 9;
     png_io io;
     memset(&io, 0, sizeof io);
+    io.m.first_cap = 65536;
     int rgb = opaque(c);
     if (rgb) {
         io.row = malloc((size_t)c->width * 3u);
         if (!io.row) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
     }
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &io, io_error, io_warning);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &io.m, psdl_png_io_error, psdl_png_io_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     int ok = png && info && png_write_inner(png, info, &io, c, level, rgb);
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
     free(io.row);
     if (!ok) {
-        free(io.out);
-        if (io.out_failed || !io.message[0]) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
-        return psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1, "PNG: %s", io.message);
+        free(io.m.out);
+        if (io.m.out_failed || !io.m.message[0]) return psdl_fail(err, PSDL_E_NOMEM, 0, 0, -1, -1, "out of memory");
+        return psdl_fail(err, PSDL_E_INVALID, 0, 0, -1, -1, "PNG: %s", io.m.message);
     }
-    *out = io.out;
-    *out_size = io.out_size;
+    *out = io.m.out;
+    *out_size = io.m.out_size;
     return PSDL_OK;
 }
 
 void psdl_canvas_png_free(void *p) { free(p); }
 
-static void io_read(png_structp png, png_bytep data, size_t length) {
-    png_io *c = png_get_io_ptr(png);
-    if (c->in_size - c->in_pos < length) {
-        c->code = PSDL_E_TRUNCATED;
-        png_error(png, "the PNG data ends early");
-    }
-    memcpy(data, c->in + c->in_pos, length);
-    c->in_pos += length;
-}
-
-/* Reads the image into io->canvas. Returns 1, or 0 with io->code/message set. */
+/* Reads the image into io->canvas. Returns 1, or 0 with io->m.code/message set. */
 static int png_read_inner(png_structp png, png_infop info, png_io *io) {
     if (setjmp(png_jmpbuf(png))) return 0;
-    png_set_read_fn(png, io, io_read);
+    png_set_read_fn(png, &io->m, psdl_png_io_read);
     png_set_user_limits(png, PSDL_CANVAS_MAX_SIDE, PSDL_CANVAS_MAX_SIDE);
     png_set_chunk_malloc_max(png, PSDL_PNG_CHUNK_LIMIT);
     png_set_chunk_cache_max(png, 64);
@@ -754,8 +695,8 @@ static int png_read_inner(png_structp png, png_infop info, png_io *io) {
     int depth = 0, color = 0;
     png_get_IHDR(png, info, &w, &h, &depth, &color, NULL, NULL, NULL);
     if (!size_ok((int)w, (int)h) || w > PSDL_CANVAS_MAX_SIDE || h > PSDL_CANVAS_MAX_SIDE) {
-        io->code = PSDL_E_BAD_COUNT;
-        snprintf(io->message, sizeof io->message, "image of %lu x %lu pixels is over the limit", (unsigned long)w,
+        io->m.code = PSDL_E_BAD_COUNT;
+        snprintf(io->m.message, sizeof io->m.message, "image of %lu x %lu pixels is over the limit", (unsigned long)w,
                  (unsigned long)h);
         return 0;
     }
@@ -767,8 +708,8 @@ static int png_read_inner(png_structp png, png_infop info, png_io *io) {
     uint64_t raw = ((uint64_t)w * (uint64_t)depth * channels + 7) / 8 + 1;
     raw *= h;
     if (raw > (uint64_t)PSDL_PNG_MAX_INFLATE * ((uint64_t)io->idat_bytes + 1)) {
-        io->code = PSDL_E_BAD_COUNT;
-        snprintf(io->message, sizeof io->message,
+        io->m.code = PSDL_E_BAD_COUNT;
+        snprintf(io->m.message, sizeof io->m.message,
                  "image of %lu x %lu pixels needs %llu bytes of scanlines, more than its %zu bytes of compressed "
                  "data can hold",
                  (unsigned long)w, (unsigned long)h, (unsigned long long)raw, io->idat_bytes);
@@ -782,15 +723,15 @@ static int png_read_inner(png_structp png, png_infop info, png_io *io) {
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)w * 4u) {
-        io->code = PSDL_E_INVALID;
-        snprintf(io->message, sizeof io->message, "unexpected row size after conversion to RGBA");
+        io->m.code = PSDL_E_INVALID;
+        snprintf(io->m.message, sizeof io->m.message, "unexpected row size after conversion to RGBA");
         return 0;
     }
     io->canvas = canvas_alloc((int)w, (int)h);
     io->rows = io->canvas ? malloc(sizeof(png_bytep) * h) : NULL;
     if (!io->rows) {
-        io->code = PSDL_E_NOMEM;
-        snprintf(io->message, sizeof io->message, "out of memory");
+        io->m.code = PSDL_E_NOMEM;
+        snprintf(io->m.message, sizeof io->m.message, "out of memory");
         return 0;
     }
     for (png_uint_32 y = 0; y < h; y++) io->rows[y] = io->canvas->rgba + (size_t)y * (size_t)w * 4u;
@@ -807,10 +748,10 @@ psdl_status psdl_canvas_png_decode(const void *data, size_t size, psdl_canvas **
     memset(&io, 0, sizeof io);
     psdl_status st = psdl_png_prescan(data, size, &io.idat_bytes, err);
     if (st != PSDL_OK) return st;
-    io.code = PSDL_E_INVALID;
-    io.in = data;
-    io.in_size = size;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, io_error, io_warning);
+    io.m.code = PSDL_E_INVALID;
+    io.m.in = data;
+    io.m.in_size = size;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io.m, psdl_png_io_error, psdl_png_io_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
@@ -821,7 +762,7 @@ psdl_status psdl_canvas_png_decode(const void *data, size_t size, psdl_canvas **
     free(io.rows);
     if (!ok) {
         psdl_canvas_free(io.canvas);
-        return psdl_fail(err, io.code, 0, 0, -1, -1, "PNG: %s", io.message[0] ? io.message : "decoding failed");
+        return psdl_fail(err, io.m.code, 0, 0, -1, -1, "PNG: %s", io.m.message[0] ? io.m.message : "decoding failed");
     }
     *out = io.canvas;
     return PSDL_OK;

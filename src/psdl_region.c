@@ -1,6 +1,6 @@
 /*
- * psdl_region.c -- chords across a plan region with holes (psdl_region.h). The arithmetic
- * follows psdl.plan's segs_meet and inside step for step: the answers are the same booleans.
+ * psdl_region.c -- chords across a plan region with holes (psdl_region.h). The tests are
+ * psdl_segment.h's (psdl.plan's segs_meet and inside step for step): the same booleans.
  */
 #include "psdl_region.h"
 
@@ -9,58 +9,7 @@
 
 #include "psdl_split.h"
 
-static double cross(double ax, double az, double bx, double bz, double cx, double cz) {
-    return (bx - ax) * (cz - az) - (bz - az) * (cx - ax);
-}
-
-double psdl_seg_dist2(double px, double pz, double ax, double az, double bx, double bz) {
-    double dx = bx - ax, dz = bz - az;
-    double l2 = dx * dx + dz * dz;
-    double t = l2 > 0 ? ((px - ax) * dx + (pz - az) * dz) / l2 : 0;
-    if (t < 0) t = 0;
-    else if (t > 1) t = 1;
-    double ex = ax + t * dx - px, ez = az + t * dz - pz;
-    return ex * ex + ez * ez;
-}
-
-/* plan distance from (px, pz) to the closed segment a-b */
-static double seg_dist(double px, double pz, double ax, double az, double bx, double bz) {
-    return sqrt(psdl_seg_dist2(px, pz, ax, az, bx, bz));
-}
-
-int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz,
-                   double touch) {
-    if (fmax(ax, bx) < fmin(cx, dx) - touch || fmax(cx, dx) < fmin(ax, bx) - touch ||
-        fmax(az, bz) < fmin(cz, dz) - touch || fmax(cz, dz) < fmin(az, bz) - touch)
-        return 0;
-    double d1 = cross(cx, cz, dx, dz, ax, az), d2 = cross(cx, cz, dx, dz, bx, bz);
-    double d3 = cross(ax, az, bx, bz, cx, cz), d4 = cross(ax, az, bx, bz, dx, dz);
-    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return 1;
-    /* both ends of one segment on the same side of the other's line, farther than touch from
-     * it: no end comes within touch of the other segment (d = cross / length) */
-    double t2 = touch * touch;
-    double l2 = ((dx - cx) * (dx - cx) + (dz - cz) * (dz - cz)) * t2;
-    if (((d1 > 0 && d2 > 0) || (d1 < 0 && d2 < 0)) && d1 * d1 > l2 && d2 * d2 > l2) return 0;
-    l2 = ((bx - ax) * (bx - ax) + (bz - az) * (bz - az)) * t2;
-    if (((d3 > 0 && d4 > 0) || (d3 < 0 && d4 < 0)) && d3 * d3 > l2 && d4 * d4 > l2) return 0;
-    return seg_dist(ax, az, cx, cz, dx, dz) < touch || seg_dist(bx, bz, cx, cz, dx, dz) < touch ||
-           seg_dist(cx, cz, ax, az, bx, bz) < touch || seg_dist(dx, dz, ax, az, bx, bz) < touch;
-}
-
-int psdl_region_inside(const double *pts, size_t n, double x, double z) {
-    if (n == 0) return 0;
-    int c = 0;
-    const double *p = pts + 2 * (n - 1);
-    for (size_t i = 0; i < n; i++) {
-        const double *q = pts + 2 * i;
-        if ((q[1] > z) != (p[1] > z)) {
-            double xi = q[0] + (z - q[1]) * (p[0] - q[0]) / (p[1] - q[1]);
-            if (x < xi) c = !c;
-        }
-        p = q;
-    }
-    return c;
-}
+int psdl_region_inside(const double *pts, size_t n, double x, double z) { return psdl_ring_inside(pts, n, 2, x, z); }
 
 int psdl_region_chord_clear(const double *xz, const uint64_t *ids, const size_t *start, size_t nrings, uint64_t ida,
                             uint64_t idc, double ax, double az, double cx, double cz) {

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "psdl_segment.h" /* psdl_seg_dist2, psdl_segs_meet: the plan tests used here */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,25 +26,9 @@ extern "C" {
 #define PSDL_REGION_TOUCH 1e-3
 
 /**
- * Squared plan distance (m²) from (px, pz) to the closed segment a-b: the nearest point at
- * t = ((p - a)·(b - a)) / |b - a|² clamped to 0..1 (0 for a zero-length segment), the same
- * floating-point steps as psdl.plan.seg_dist before its square root.
- */
-double psdl_seg_dist2(double px, double pz, double ax, double az, double bx, double bz);
-
-/**
- * Do the closed segments ab and cd (plan, metres) meet: cross, or come within `touch` metres
- * of each other? The same test and the same floating-point steps as psdl.plan.segs_meet with
- * touch = PSDL_REGION_TOUCH (boxes apart by more than touch: no; proper crossing: yes; both
- * ends of one segment on the same side of the other's line and further than touch from it:
- * no; else an end within touch of the other segment). Also psdl_ring_simple's test.
- */
-int psdl_segs_meet(double ax, double az, double bx, double bz, double cx, double cz, double dx, double dz,
-                   double touch);
-
-/**
  * Is (x, z) inside the ring of n points `pts` (x, z pairs)? Crossing number from the last point
- * round, the same steps as psdl.plan.inside (points on the boundary either way); 0 for n = 0.
+ * round, the same steps as psdl.plan.inside (psdl_ring_inside; points on the boundary either
+ * way); 0 for n = 0.
  */
 int psdl_region_inside(const double *pts, size_t n, double x, double z);
 

@@ -1,4 +1,4 @@
-/* psdl_segment.c -- plan segment tests with psdl.city.network's arithmetic (psdl_segment.h). */
+/* psdl_segment.c -- plan segment tests with the former Lua's arithmetic (psdl_segment.h). */
 #include "psdl_segment.h"
 
 #include <math.h>

@@ -14,10 +14,6 @@
 #define X(k) xz[2 * (k)]
 #define Z(k) xz[2 * (k) + 1]
 
-static double cross(double ax, double az, double bx, double bz, double cx, double cz) {
-    return (bx - ax) * (cz - az) - (bz - az) * (cx - ax);
-}
-
 /* Extent of the polygon along (dx, dz) from the centroid (cx, cz) relative to (ox, oz). */
 static void extent(const double *xz, size_t n, double ox, double oz, double cx, double cz, double dx, double dz,
                    double *tmin, double *tmax) {
@@ -130,9 +126,9 @@ static double part_area(const double *xz, size_t i, size_t j) {
 int psdl_split_in_cone(const double *xz, size_t n, size_t i, double bx, double bz) {
     size_t i0 = (i + 1) % n, i1 = (i + n - 1) % n;
     double ax = X(i), az = Z(i);
-    if (cross(ax, az, X(i1), Z(i1), X(i0), Z(i0)) >= 0) /* convex */
-        return cross(ax, az, bx, bz, X(i0), Z(i0)) > 0 && cross(bx, bz, ax, az, X(i1), Z(i1)) > 0;
-    return !(cross(ax, az, bx, bz, X(i1), Z(i1)) >= 0 && cross(bx, bz, ax, az, X(i0), Z(i0)) >= 0);
+    if (psdl_seg_orient(ax, az, X(i1), Z(i1), X(i0), Z(i0)) >= 0) /* convex */
+        return psdl_seg_orient(ax, az, bx, bz, X(i0), Z(i0)) > 0 && psdl_seg_orient(bx, bz, ax, az, X(i1), Z(i1)) > 0;
+    return !(psdl_seg_orient(ax, az, bx, bz, X(i1), Z(i1)) >= 0 && psdl_seg_orient(bx, bz, ax, az, X(i0), Z(i0)) >= 0);
 }
 
 /* Smallest angle (radians) between the chord direction (dx, dz) from vertex i and the two

@@ -35,6 +35,15 @@ local function base_name(name)
   return (base:gsub("%.[Pp][Ss][Dd][Ll]$", ""))
 end
 
+-- The one problem (rule "encodable") for the core's refusal to encode a document:
+-- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail.
+local function encode_problem(msg)
+  msg = tostring(msg)
+  local inner = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
+  local path, detail = inner:match("^([%w_%.%[%]]+): (.*)$")
+  return { severity = "error", rule = "encodable", message = detail or inner, path = path or "" }
+end
+
 -- The core's check of a document: problems, errors, warnings and, when want_bytes, the
 -- bytes of the document just checked (nil when it cannot be encoded: the single problem
 -- then has rule "encodable"). `validate` is core.validate (doc: a document table) or a
@@ -45,13 +54,7 @@ local function core_check(doc, drivable, want_bytes, validate, box)
   local ok, problems, nerr, nwarn, bytes
   if box then ok, problems, nerr, nwarn, bytes = pcall(validate, doc, box, want_bytes, not drivable)
   else ok, problems, nerr, nwarn, bytes = pcall(core.validate, doc, want_bytes, not drivable) end
-  if not ok then
-    local msg = tostring(problems)
-    -- "bad argument #1 to 'validate' (rooms[1].flags: 300 is out of range)" -> path, detail
-    local inner = msg:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or msg
-    local path, detail = inner:match("^([%w_%.%[%]]+): (.*)$")
-    return { { severity = "error", rule = "encodable", message = detail or inner, path = path or "" } }, 1, 0, nil
-  end
+  if not ok then return { encode_problem(problems) }, 1, 0, nil end
   return problems, nerr, nwarn, bytes
 end
 
@@ -215,7 +218,8 @@ local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = tru
 -- @return[2] nil
 -- @treturn[2] string message: `"psdl: invalid: <path>: N problems: ..."` or `"psdl: io: ..."`
 -- @treturn[2] string code: `"invalid"` or `"io"`
--- @raise as `encode` when validation is skipped and the document cannot be encoded
+-- A document that cannot be encoded at all (a reference past 65,536 vertices, a field out of
+-- its range) is `"invalid"` even with `force`: its one problem says where.
 -- (A folder, or a missing folder, is reported as `"io"` before the document is validated.)
 function M.write(doc, path, opts)
   if type(doc) ~= "table" then
@@ -231,7 +235,13 @@ function M.write(doc, path, opts)
   check_options(opts, WRITE_OPTIONS, "write", 3)
   local bad = path_problem(path)
   if bad then return nil, bad, "io" end
-  if opts.force or opts.validate == false then return core.write_file(path, core.encode(doc)) end
+  if opts.force or opts.validate == false then
+    -- called straight from pcall: the raise then carries no position (see core_check)
+    local ok, bytes = pcall(core.encode, doc)
+    if ok then return core.write_file(path, bytes) end
+    return nil, "psdl: invalid: " .. path .. ": " .. summary({ encode_problem(bytes) }, { errors = 1, warnings = 0 }),
+      "invalid"
+  end
   local good, problems, counts, checked = M.check(doc, { strict = opts.strict, name = opts.name or path,
                                                          drivable = opts.drivable }, true)
   if not checked then -- (not encodable: its one problem says why)

@@ -275,6 +275,11 @@ local function read_only(box, t, cache)
       local v = t[k]
       if type(v) == "table" then return read_only(box, v, cache) end
       if type(v) == "function" then
+        -- the script line that takes a library function, as the line of last resort for an
+        -- error the function raises when the script tail-calls it (`return psdl.f(x)` leaves
+        -- no frame of the script on the stack; Box:run)
+        local w = script_line(box, 2)
+        if w then box.last_line = w end
         if not cache.fn[v] then
           local name = type(k) == "string" and k or "?"
           cache.fn[v] = function(...)
@@ -424,31 +429,8 @@ function Box:sandbox_env(psdl)
     if cenv ~= nil then return nil, denied("load with an environment") end
     return load(chunk, name, "t", env)
   end
-  -- coroutines: each new one gets the time hook; resume passes a stop on
   local co = copy(coroutine)
-  co.create = function(f)
-    local thread = coroutine.create(f)
-    box:hook(thread)
-    return thread
-  end
-  co.resume = function(thread, ...)
-    -- (with the tick, the ticks hook the coroutine while it runs)
-    local outer = box.ticking and type(thread) == "thread" and tick_thread(thread)
-    return (function(ok, ...)
-      if outer then tick_thread(outer) end
-      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
-      return ok, ...
-    end)(coroutine.resume(thread, ...))
-  end
-  co.wrap = function(f)
-    local thread = co.create(f)
-    return function(...)
-      return (function(ok, ...)
-        if not ok then error((...), 0) end
-        return ...
-      end)(co.resume(thread, ...))
-    end
-  end
+  co.create, co.resume, co.wrap = box:coroutines()
   env.coroutine = co
   env.require = function(name)
     if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected)", 2) end
@@ -479,6 +461,45 @@ function Box:sandbox_env(psdl)
   end
   env._G = env
   return env
+end
+
+-- The real coroutine functions (a trusted run swaps the global ones for `Box:coroutines`).
+local co_create, co_resume = coroutine.create, coroutine.resume
+
+--- The box's coroutine `create`, `resume` and `wrap`: each new coroutine gets the limit
+-- hook (the count hook where there is no tick), the tick hooks a coroutine while it is
+-- resumed (the tick hooks one thread, the one running), and resume passes a stop on. The
+-- sandbox's `coroutine` holds them, and a trusted run puts them in the global `coroutine`
+-- table while it runs (`inside`), so that `--timeout` stops a loop inside a coroutine there
+-- too.
+-- @treturn function create
+-- @treturn function resume
+-- @treturn function wrap
+function Box:coroutines()
+  local box = self
+  local function create(f)
+    local thread = co_create(f)
+    box:hook(thread)
+    return thread
+  end
+  local function resume(thread, ...)
+    local outer = box.ticking and type(thread) == "thread" and tick_thread(thread)
+    return (function(ok, ...)
+      if outer then tick_thread(outer) end
+      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
+      return ok, ...
+    end)(co_resume(thread, ...))
+  end
+  local function wrap(f)
+    local thread = create(f)
+    return function(...)
+      return (function(ok, ...)
+        if not ok then error((...), 0) end
+        return ...
+      end)(resume(thread, ...))
+    end
+  end
+  return create, resume, wrap
 end
 
 function Box:trusted_env(psdl)
@@ -586,6 +607,9 @@ function Box:inside(fn, ...)
   else
     prev_open, self.prev_lines = io.open, io.lines
     io.open, io.lines = self:recording_open(prev_open), self:recording_open(io.lines, true)
+    -- the script's and its modules' coroutines: hooked while they run (Box:coroutines)
+    self.prev_co = { coroutine.create, coroutine.resume, coroutine.wrap }
+    coroutine.create, coroutine.resume, coroutine.wrap = self:coroutines()
   end
   local function leave()
     self.depth = 0
@@ -595,6 +619,7 @@ function Box:inside(fn, ...)
       if prev_sindex then smt.__index = prev_sindex end
     else
       io.open, io.lines = prev_open, self.prev_lines
+      coroutine.create, coroutine.resume, coroutine.wrap = table.unpack(self.prev_co)
     end
   end
   return (function(ok, ...)
@@ -646,6 +671,12 @@ function Box:run(fn, ...)
     if type(e) ~= "string" then e = tostring(e) end
     e = M.clean_message(e)
     if where and not e:find(where:match("^(.*):%d+$"), 1, true) then e = where .. ": " .. e end
+    if not where and box.last_line and not e:find(box.last_line:match("^(.*):%d+$") .. ":", 1, true) then
+      -- no frame of the script: the error came from a function it tail-called (`return f(x)`
+      -- replaces the script's frame); the last script line seen is named, as approximate
+      e = string.format("%s: %s (about this line: the error came from a call made with `return f(...)`, a tail "
+        .. "call that leaves no line; this is the last line of the script seen before it)", box.last_line, e)
+    end
     return e
   end
   local results = table.pack(xpcall(function(...) return box:inside(fn, ...) end, handler, ...))

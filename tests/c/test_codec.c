@@ -931,6 +931,34 @@ static void check_attr(const psdl_attr *a, const exp_attr *e) {
 /* psdl_read_stream: a regular file in one block of its size, a stream without a size
  * (fmemopen: no descriptor) in doubling blocks, a folder, a stream already half read, and
  * every allocation failing in turn (nomem, nothing left allocated). */
+/* psdl_write_file into a folder that takes no new files (/proc, even for root): the message
+ * names the target and the temporary file, says whether the target was there ("left
+ * untouched") or not ("not written"), and fits psdl_error's message whole for short paths. */
+static void test_write_refused(void) {
+    set_ctx("write_refused");
+    FILE *f = fopen("/proc/version", "rb");
+    if (!f) return; /* no /proc: nothing to check */
+    fclose(f);
+    psdl_error err;
+    psdl_status st = psdl_write_file("/proc/version", "x", 1, &err);
+    CHECK_STATUS(st, PSDL_E_IO, err);
+    CHECKF(starts_with(err.message, "psdl: io: /proc/version: left untouched: the temporary file beside it "
+                                    "cannot be created (") &&
+               strstr(err.message, "its folder takes no new files): /proc/version.tmp-") &&
+               strstr(err.message, "-XXXXXX") != NULL,
+           "message: %s", err.message);
+    st = psdl_write_file("/proc/psdl-no-such.psdl", "x", 1, &err);
+    CHECK_STATUS(st, PSDL_E_IO, err);
+    CHECKF(starts_with(err.message, "psdl: io: /proc/psdl-no-such.psdl: not written: "), "message: %s", err.message);
+    f = fopen("/proc/psdl-no-such.psdl", "rb");
+    CHECK(f == NULL);
+    if (f) fclose(f);
+    /* a folder that does not exist keeps the plain system message */
+    st = psdl_write_file("/proc/psdl-no-such-folder/x.psdl", "x", 1, &err);
+    CHECK_STATUS(st, PSDL_E_IO, err);
+    CHECKF(strstr(err.message, "temporary") == NULL, "message: %s", err.message);
+}
+
 static void test_read_stream(const char *dir) {
     set_ctx("read_stream");
     char *path = join_path(dir, "grid_n3.psdl");
@@ -2226,16 +2254,7 @@ int main(int argc, char **argv) {
     }
     const char *fixtures = argv[1];
     char crashers[1024];
-    if (argc > 2) {
-        snprintf(crashers, sizeof crashers, "%s", argv[2]);
-    } else {
-        /* the folder beside this source file */
-        const char *slash = strrchr(__FILE__, '/');
-        if (slash)
-            snprintf(crashers, sizeof crashers, "%.*s/crashers", (int)(slash - __FILE__), __FILE__);
-        else
-            snprintf(crashers, sizeof crashers, "tests/c/crashers");
-    }
+    crashers_dir(argc, argv, crashers, sizeof crashers);
 
     size_t nfix = 0;
     char **fix = list_dir(fixtures, ".psdl", &nfix);
@@ -2261,6 +2280,7 @@ int main(int argc, char **argv) {
     test_huge_counts(fixtures);
     test_alloc_failures(fixtures);
     test_read_stream(fixtures);
+    test_write_refused();
     SECTION_DONE("c");
     printf("d) hand-built files\n");
     test_attr_cases();

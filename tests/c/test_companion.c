@@ -638,15 +638,7 @@ static void test_crashers(const char *dir) {
 
 int main(int argc, char **argv) {
     char crashers[1024];
-    if (argc > 2) {
-        snprintf(crashers, sizeof crashers, "%s", argv[2]);
-    } else {
-        const char *slash = strrchr(__FILE__, '/');
-        if (slash)
-            snprintf(crashers, sizeof crashers, "%.*s/crashers", (int)(slash - __FILE__), __FILE__);
-        else
-            snprintf(crashers, sizeof crashers, "tests/c/crashers");
-    }
+    crashers_dir(argc, argv, crashers, sizeof crashers);
     (void)count_options; /* test_util.h helper for psdl_options; this program uses psdl_alloc */
     test_examples();
     test_prefixes();

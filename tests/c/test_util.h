@@ -1,13 +1,15 @@
-/* test_util.h -- shared by tests/c/test_codec.c and tests/c/fuzz_decode.c: a counting
- * allocator (psdl_alloc shape) that records the largest single request and the live and
- * peak bytes, can fail on demand, and the allocation bound the decoder promises.
- * Header-only (static functions); no Lua. */
+/* test_util.h -- shared by tests/c/test_codec.c, test_companion.c and fuzz_decode.c: a
+ * counting allocator (psdl_alloc shape) that records the largest single request and the
+ * live and peak bytes, can fail on demand, and the allocation bound the decoder promises;
+ * the crashers folder of a test program. Header-only (static functions); no Lua. */
 #ifndef PSDL_TEST_UTIL_H
 #define PSDL_TEST_UTIL_H
 
 #include "psdl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct count_alloc {
     size_t live;       /* bytes currently allocated */
@@ -57,6 +59,20 @@ static psdl_options count_options(count_alloc *c) {
 static size_t alloc_bound(size_t input_size) {
     size_t chunk = 64u * 1024u + 64u, scaled = 16u * input_size;
     return chunk > scaled ? chunk : scaled;
+}
+
+/* The folder of inputs that once crashed a decoder into buf: argv[2] when given, else
+ * tests/c/crashers (the folder beside this file). */
+static inline void crashers_dir(int argc, char **argv, char *buf, size_t size) {
+    if (argc > 2) {
+        snprintf(buf, size, "%s", argv[2]);
+    } else {
+        const char *slash = strrchr(__FILE__, '/');
+        if (slash)
+            snprintf(buf, size, "%.*s/crashers", (int)(slash - __FILE__), __FILE__);
+        else
+            snprintf(buf, size, "tests/c/crashers");
+    }
 }
 
 #endif

@@ -8,7 +8,7 @@
 -- @module psdl.city.height
 
 local type, error, ipairs = type, error, ipairs
-local floor = math.floor
+local floor, huge = math.floor, math.huge
 local string_format = string.format
 local debug_getinfo = debug.getinfo
 
@@ -104,6 +104,60 @@ function M.nodes(city)
     end
   end
   return any
+end
+
+--- The steepest a road may climb between two points of known height (its nodes, its via
+-- points with a height), as rise over plan length: 1, a 100 % grade (45 degrees). The
+-- steepest streets that are driven are about 35 %, and the city's own ramps at most 40 %;
+-- a road far steeper is a mistake of heights (a unit, a sign, a height function's scale),
+-- and the city would build it as a wall its blocks cannot be cut around.
+M.MAX_GRADE = 1
+
+-- "node 3 (y = 65000)", or "via[2] (y = 40)", with "from the height function" when the city's
+-- function gave it.
+local function point_label(what, y, from_fn)
+  return string_format("%s (y = %s%s)", what, shown(y), from_fn and ", from the height function" or "")
+end
+
+--- Refuse a road steeper than `MAX_GRADE` between two points of known height (after
+-- `nodes`), naming the road (its script line), its length and rise there, the grade and the
+-- fix; heights left to interpolation between such points share their grade.
+-- @tparam table city a `psdl.city` City whose nodes have their `y` (`nodes`)
+-- @tparam function road_label network.road_label
+-- @raise "<script line>: road N: climbs R m over L m between ...: a grade of G %, ..."
+function M.grades(city, road_label)
+  local max, fn = M.MAX_GRADE, city.height_fn
+  for _, r in ipairs(city.roads) do
+    local a, b = r.a, r.b
+    local px, pz, py = a.x, a.z, a.y
+    local plabel = point_label("node " .. tostring(a.id), a.y, a.y0 == nil and fn ~= nil)
+    local run, n = 0, #r.via
+    for i = 1, n + 1 do
+      local v = r.via[i]
+      local x, z, y, label
+      if v then
+        x, z, y = v[1], v[2], v[3]
+        label = y and point_label(string_format("via[%d]", i), y, false)
+      else
+        x, z, y = b.x, b.z, b.y
+        label = point_label("node " .. tostring(b.id), b.y, b.y0 == nil and fn ~= nil)
+      end
+      local dx, dz = x - px, z - pz
+      run = run + (dx * dx + dz * dz) ^ 0.5
+      px, pz = x, z
+      if y then
+        local rise = y - py
+        if rise < 0 then rise = -rise end
+        if rise > max * run + 1e-6 then
+          error(string_format("%s: climbs %.1f m over %.1f m of road between %s and %s: a grade of %.0f %%, steeper "
+            .. "than any road is driven (at most %.0f %%, psdl.city.height.MAX_GRADE); give those points heights "
+            .. "closer together, or make the road longer between them (via points)", road_label(r), rise, run, plabel,
+            label, run > 0 and 100 * rise / run or huge, 100 * max), 0)
+        end
+        py, plabel, run = y, label, 0
+      end
+    end
+  end
 end
 
 --- A height function for the blocks: the city's, else inverse-distance weighting of the

@@ -67,6 +67,16 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
                blocks = true, package = true, strict = true, auto_junctions = true, run_rooms = true,
                max_extent = true }
 
+--- The allowed range of the city's angle options, degrees: `{low, high, why}`. `max_angle`
+-- (7.5 by default) is the most a road turns between two cross-sections: below 0.5 a curve
+-- needs thousands of them, above 90 it is no curve; `arc_step` (15 by default) is the step of
+-- an intersection's curb arcs: the core takes no step below 1, and above 90 a corner is one
+-- chord.
+M.ANGLE_RANGES = {
+  max_angle = { 0.5, 90, "the most a road turns between two cross-sections (default 7.5)" },
+  arc_step = { 1, 90, "the step of an intersection's curb arcs (default 15)" },
+}
+
 --- A new, empty city.
 -- @tparam[opt] table opts
 --
@@ -106,6 +116,8 @@ local OPTS = { style = true, seed = true, name = true, spacing = true, room_leng
 --   intersections, block ground, and terrain ground rooms out to the terrain's extent;
 --   `terrain_opts`: `{blend, extent, cell, room_cells, max_points, texture, apron_cell,
 --   planar_tol, ground}` (`psdl.city.terrain.setup`);
+-- * `max_angle` (degrees, 7.5; 0.5..90): the most a road turns between two cross-sections;
+--   `arc_step` (degrees, 15; 1..90): the step of an intersection's curb arcs (`ANGLE_RANGES`);
 -- * `blocks = false`: build roads and intersections only;
 -- * `auto_junctions = true`: where two roads at grade cross without a shared node, a
 --   junction is inserted (both roads split there), and a road whose body a node of other
@@ -163,6 +175,13 @@ function M.new(opts)
     if v ~= nil and (type(v) ~= "number" or v ~= v or v < lo or v == huge) then
       argerr(1, "new", string_format("%s: a number >= %s expected, got %s", k, lo, check.shown(v)))
     end
+  end
+  -- degrees, passed on to every street and intersection: refused here, at the script line,
+  -- rather than by the builder deep in the build (ANGLE_RANGES)
+  for _, k in ipairs({ "max_angle", "arc_step" }) do
+    local range = M.ANGLE_RANGES[k]
+    local m = opts[k] ~= nil and check.num_problem(opts[k], k .. " (degrees)", "number", range[1], range[2])
+    if m then argerr(1, "new", m .. "; " .. k .. " is " .. range[3]) end
   end
   local seed = opts.seed
   if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
@@ -399,6 +418,7 @@ function City:blocks(opts)
   local m = require("psdl.city.blocks.options").problem(opts, M.MAX_COORDINATE)
   if m then argerr(1, "blocks", m) end
   self.block_opts = opts
+  self.block_where = where() -- (warnings about its overrides name this line)
   self.built = nil
   return self
 end
@@ -461,6 +481,7 @@ local function build(self, opts)
   self.repair_log, log.strict = log, (opts.strict or self.strict) and true or false
   repair.prepare(self, log)
   local varied = heights.nodes(self)
+  if varied then heights.grades(self, require("psdl.city.network").road_label) end -- (a 130 km climb: named here)
   local b, info = repair.run(self, log, function()
     local b = builder.new{ style = self.style, name = self.name }
     local info = road.build_roads(self, b, rng)
@@ -470,6 +491,7 @@ local function build(self, opts)
   end)
   local t1 = os_clock()
   local block_report, terrain_report
+  local warnings = {}
   if progress then progress("city: blocks") end
   if self.block_opts ~= false then
     local blocks = require "psdl.city.blocks"
@@ -494,6 +516,12 @@ local function build(self, opts)
       error(heights.is_error(rep2) and rep2 or "blocks: " .. tostring(rep2), 0)
     end
     block_report = rep2
+    -- an override whose point is in no block is not applied: a warning, the build goes on
+    for _, m in ipairs(rep2.missed_overrides or {}) do
+      warnings[#warnings + 1] = string_format("%scity:blocks overrides[%d]: its point (%g, %g) lies in no block (on a "
+        .. "road or an intersection, outside the network or in a hole), so it is not applied; move the point inside "
+        .. "the block it is for", self.block_where and (self.block_where .. ": ") or "", m.index, m.x, m.z)
+    end
     -- footprints whose height or levels were ignored (from_network)
     if self.footprint_notes and rep2.warnings then
       for _, w in ipairs(self.footprint_notes) do rep2.warnings[#rep2.warnings + 1] = w end
@@ -527,7 +555,7 @@ local function build(self, opts)
     terrain = terrain_report,
     problems = problems, counts = counts, checked = rep.checked, tjunctions = rep.tjunctions, seed = seed, builder = b,
     seconds = { roads = t1 - t0, blocks = t2 - t1, finish = t3 - t2, total = t3 - t0 }, phases = rep.phases,
-    run_list = info.runs, repairs = log.entries,
+    run_list = info.runs, repairs = log.entries, warnings = warnings,
   }
   self.built = { doc = doc, report = report }
   return doc, report
@@ -553,7 +581,9 @@ end
 -- rect, network, grid}` of the terrain ground),
 -- `problems` (validation warnings), `counts` (`{errors, warnings}`), `checked` (the
 -- document's bytes as validated, `Builder:finish`; nil with `validate = false`),
--- `tjunctions`, `seed`, `seconds` (`{roads, blocks, finish, total}`)
+-- `tjunctions`, `seed`, `seconds` (`{roads, blocks, finish, total}`), `repairs`
+-- (`psdl.city.repair`), `warnings` (strings: what the build left out but went on without, an
+-- override of `city:blocks` whose point lies in no block; `psdl build` prints them)
 -- @raise with a message naming the script line of the node or road at fault, or when the
 -- document does not validate
 function City:build(opts)

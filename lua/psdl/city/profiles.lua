@@ -208,6 +208,11 @@ function M.resolve(style, profiles, o, where)
   local crosswalk = p.crosswalk
   if crosswalk == nil then crosswalk = kind == "walkway" and 0 or 3 end
   if crosswalk == false then crosswalk = 0 end
+  -- (refused here, at the road's script line, not by the intersection builder later)
+  if type(crosswalk) ~= "number" or not (crosswalk >= 0 and crosswalk <= M.MAX_WIDTH) then
+    error(string_format("%scrosswalk: false or a number in 0..%g (metres, the crosswalk's depth where the road meets "
+      .. "an intersection; psdl.city.profiles.MAX_WIDTH) expected, got %s", where, M.MAX_WIDTH, shown(crosswalk)), 0)
+  end
   local tail = tkey .. "|" .. tostring(oneway)
   return {
     name = pname, kind = kind, builder = bp, textures = textures, divider = divider,

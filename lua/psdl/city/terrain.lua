@@ -213,23 +213,18 @@ end
 -- Plan bounding box of every room built so far: x0, z0, x1, z1.
 local function network_box(b)
   local x0, z0, x1, z1 = huge, huge, -huge, -huge
-  for _, r in ipairs(b.rooms) do
-    for _, op in ipairs(b:attributes(r)) do
-      for _, ref in ipairs(op.refs or {}) do
-        local p = b:point(ref)
-        if p[1] < x0 then x0 = p[1] end
-        if p[1] > x1 then x1 = p[1] end
-        if p[3] < z0 then z0 = p[3] end
-        if p[3] > z1 then z1 = p[3] end
-      end
-    end
-    for _, ref in ipairs(r.outline or {}) do
+  local function take(refs) -- grows the box by the referenced points
+    for _, ref in ipairs(refs) do
       local p = b:point(ref)
       if p[1] < x0 then x0 = p[1] end
       if p[1] > x1 then x1 = p[1] end
       if p[3] < z0 then z0 = p[3] end
       if p[3] > z1 then z1 = p[3] end
     end
+  end
+  for _, r in ipairs(b.rooms) do
+    for _, op in ipairs(b:attributes(r)) do take(op.refs or {}) end
+    take(r.outline or {})
   end
   return x0, z0, x1, z1
 end

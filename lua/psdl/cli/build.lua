@@ -135,6 +135,10 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     ctx.stderr:write(string.format("psdl build: warning: %s %s (%s): %s\n", e.action, e.ref or ("road " .. tostring(e.road)),
       e.reason, tostring(e.detail):match("^[^\n]*")))
   end
+  -- what the build left out and went on without (an override in no block, psdl.city)
+  for _, w in ipairs(report and report.warnings or {}) do
+    if type(w) == "string" then ctx.stderr:write("psdl build: warning: ", common.message(w, 1), "\n") end
+  end
   local ok, err, code
   -- `-o -`: the PSDL to standard output (as dump/undump), the summary to standard error
   local info = out == "-" and ctx.stderr or ctx.stdout

@@ -673,13 +673,13 @@ local function run_import(args, ctx)
       -- a package is the target: the city must fit its rooms (coarser rooms, then simplified)
       max_rooms = args.package and require("psdl.package").MAX_ROOMS or nil })
     if not ok then
-      local m = tostring(d)
-      write_failure_report(args, net, report, m)
+      local m = tostring(d); write_failure_report(args, net, report, m)
       if m:find("does not validate", 1, true) then
         fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end
-      if m:find("game's limits", 1, true) then fail("bad_input", args.file .. ": " .. m) end
-      fail("bad_input", args.file .. ": the city cannot be built: " .. (m:gsub("^the city cannot be built: ", ""):match("^[^\n]*")))
+      -- (every line of the message, capped as build's, common.message)
+      if m:find("game's limits", 1, true) then fail("bad_input", args.file .. ": " .. common.message(m)) end
+      fail("bad_input", args.file .. ": the city cannot be built: " .. common.message((m:gsub("^the city cannot be built: ", ""))))
     end
     doc, city_report, result = d, rep, res
     if opts.progress then opts.progress("writing " .. args.output) end

@@ -240,9 +240,10 @@ function M.osm_document(psdl, path, opts)
     if m:find("does not validate", 1, true) then
       common.failure("problems", path .. ": " .. (m:gsub("^.-: the built", "the built")))
     end
-    if m:find("game's limits", 1, true) then common.failure("bad_input", path .. ": " .. first_line(m)) end
+    -- every line (capped): a message may list what it found under its first line
+    if m:find("game's limits", 1, true) then common.failure("bad_input", path .. ": " .. whole(m)) end
     common.failure("bad_input", path .. ": the city cannot be built: "
-      .. first_line((m:gsub("^the city cannot be built: ", ""))))
+      .. whole((m:gsub("^the city cannot be built: ", ""))))
   end
   return doc, rep, res
 end

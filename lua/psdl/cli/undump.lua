@@ -112,6 +112,11 @@ function M.run(args, ctx)
   if not wok then
     common.failure("bad_input", args.file .. ": cannot encode the document: " .. M.json_place(common.clean(written)))
   end
+  if not written and wcode == "invalid" then -- (forced: only a document the encoder refuses)
+    local prefix = "psdl: invalid: " .. args.output .. ": 1 problem: "
+    local what = werr:sub(1, #prefix) == prefix and werr:sub(#prefix + 1) or werr
+    common.failure("bad_input", args.file .. ": cannot encode the document: " .. M.json_place(common.clean(what)))
+  end
   if not written then common.failure(common.exit_for(wcode), common.clean(werr)) end
   if errors > 0 then
     ctx:note(string.format("%s: written with %d validation error%s (psdl validate lists them)",

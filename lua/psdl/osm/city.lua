@@ -23,14 +23,10 @@ local string_format, math_floor, os_clock = string.format, math.floor, os.clock
 
 local M = {}
 
--- squared distance from c to segment p-q
+-- squared distance from c to segment p-q (psdl.osm.geometry.seg_dist2)
+local seg_dist2 = require("psdl.osm.geometry").seg_dist2
 local function d2seg(c, p, q)
-  local dx, dz = q[1] - p[1], q[2] - p[2]
-  local l2 = dx * dx + dz * dz
-  local t = l2 > 0 and ((c[1] - p[1]) * dx + (c[2] - p[2]) * dz) / l2 or 0
-  if t < 0 then t = 0 elseif t > 1 then t = 1 end
-  local ex, ez = p[1] + t * dx - c[1], p[2] + t * dz - c[2]
-  return ex * ex + ez * ez
+  return (seg_dist2(c[1], c[2], p[1], p[2], q[1], q[2]))
 end
 
 -- Douglas-Peucker of a closed ring (first point kept)

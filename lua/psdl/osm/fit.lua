@@ -249,19 +249,22 @@ function M.need(e, dims, min_len, table)
   return M.reach(e.a, e, dims, true) + M.reach(e.b, e, dims, false) + (min_len or 0)
 end
 
+-- Measures node n's ends into t (t.ends[n] and the edges' reaches).
+local function reach_node(t, n, dims)
+  local ends = M.reaches(n, dims)
+  t.ends[n] = ends
+  for _, en in ipairs(ends) do
+    local r = t[en.e]
+    if not r then r = {} t[en.e] = r end
+    if en.from_a then r[1] = en.reach else r[2] = en.reach end
+  end
+end
+
 --- The reaches of every edge of a graph at both ends: `t[e] = { at a, at b }`, and
 -- `t.ends[node]` the measured ends of each node.
 function M.reach_table(g, dims)
   local t = { ends = {} }
-  for n in pairs(g.nodes) do
-    local ends = M.reaches(n, dims)
-    t.ends[n] = ends
-    for _, en in ipairs(ends) do
-      local r = t[en.e]
-      if not r then r = {} t[en.e] = r end
-      if en.from_a then r[1] = en.reach else r[2] = en.reach end
-    end
-  end
+  for n in pairs(g.nodes) do reach_node(t, n, dims) end
   return t
 end
 
@@ -273,13 +276,7 @@ end
 function M.reach_update(t, nodes, dims)
   for n in pairs(nodes) do
     if not n.dead then
-      local ends = M.reaches(n, dims)
-      t.ends[n] = ends
-      for _, en in ipairs(ends) do
-        local r = t[en.e]
-        if not r then r = {} t[en.e] = r end
-        if en.from_a then r[1] = en.reach else r[2] = en.reach end
-      end
+      reach_node(t, n, dims)
     else
       t.ends[n] = nil
     end

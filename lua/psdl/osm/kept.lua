@@ -31,18 +31,8 @@ M.STEP = 2
 M.TOLERANCE = 3
 local CELL = 32
 
--- squared distance from (x, z) to segment (ax, az)-(bx, bz)
-local function seg_d2(x, z, ax, az, bx, bz)
-  local dx, dz = bx - ax, bz - az
-  local l2 = dx * dx + dz * dz
-  local t = 0
-  if l2 > 0 then
-    t = ((x - ax) * dx + (z - az) * dz) / l2
-    if t < 0 then t = 0 elseif t > 1 then t = 1 end
-  end
-  local ex, ez = ax + t * dx - x, az + t * dz - z
-  return ex * ex + ez * ez
-end
+-- squared distance from (x, z) to segment (ax, az)-(bx, bz) (and the parameter, unused here)
+local seg_d2 = require("psdl.osm.geometry").seg_dist2
 
 --- Measure the kept fraction.
 -- @tparam table input `{ {pts = {{x, z}, ...}, source =, name =, highway =}, ... }` (`network.input`)

@@ -189,22 +189,11 @@ local function perimeter_points(doc, room)
   return pts
 end
 
---- Whether the point (x, z) lies inside the polygon of points `{x, y, z}` (even-odd rule).
+--- Whether the point (x, z) lies inside the polygon of points `{x, y, z}` (even-odd rule):
+-- `psdl.plan.inside`.
+-- @function inside
 -- @treturn boolean
-function M.inside(poly, x, z)
-  local inside = false
-  local n = #poly
-  local j = n
-  for i = 1, n do
-    local a, b = poly[i], poly[j]
-    if (a[3] > z) ~= (b[3] > z) then
-      local xi = a[1] + (z - a[3]) * (b[1] - a[1]) / (b[3] - a[3])
-      if x < xi then inside = not inside end
-    end
-    j = i
-  end
-  return inside
-end
+M.inside = require("psdl.plan").inside
 
 --- Distance in XZ from a point to a polygon's boundary.
 function M.distance_to_polygon(poly, x, z)

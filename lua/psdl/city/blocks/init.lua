@@ -416,7 +416,7 @@ end
 local function face_overrides(ctx, net, opts)
   local report = ctx.report
   local face_over = {}
-  for _, o in ipairs(opts.overrides or {}) do
+  for i, o in ipairs(opts.overrides or {}) do
     local p = o.point
     if type(p) ~= "table" or type(p[1]) ~= "number" then
       error("bad argument #2 to 'fill' (overrides: each needs point = {x, z})", 3)
@@ -432,7 +432,11 @@ local function face_overrides(ctx, net, opts)
       end
     end
     if best then face_over[best] = o
-    else report.warnings[#report.warnings + 1] = string_format("override point (%g, %g) lies in no face", px, pz) end
+    else -- (psdl.city warns about each, naming the override and the script line)
+      local missed = report.missed_overrides or {}
+      missed[#missed + 1] = { index = i, x = px, z = pz }
+      report.missed_overrides = missed
+    end
   end
   return face_over
 end
@@ -716,7 +720,8 @@ end
 -- not see it before), apron_rooms = {Room...}, building_list = {{room, outline, base, top,
 -- floors, facades, slivers, footprint}...} (kept in C and made tables on first read:
 -- `rawget` and `next` see it empty before), footprints, footprints_skipped, skipped_faces,
--- warnings = {...}, seconds = {total, faces, split, ground, buildings, apron}}`
+-- warnings = {...}, missed_overrides = {{index, x, z}...} (overrides whose point lies in no
+-- face: not applied; nil when none), seconds = {total, faces, split, ground, buildings, apron}}`
 function M.fill(b, opts)
   opts = opts or {}
   local ctx, report = fill_context(b, opts)
