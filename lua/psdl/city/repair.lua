@@ -602,18 +602,13 @@ end
 --   message}, ...}` (owners nil for a room neither made)
 function M.overlaps(city, b)
   local core = require "psdl.core"
-  local per, warp, list = {}, {}, {}
-  local k = 0
+  local per, warp, list, k = {}, {}, {}, 0
   for _, rm in ipairs(b.rooms) do
-    -- (a room's own outline is read here, not copied as `Builder:room_outline` copies it)
-    local out = rm.outline or b:room_outline(rm)
-    if out and #out >= 3 then
-      k = k + 1
-      per[k], warp[k], list[k] = out, is_warp(rm), rm
-    end
+    local out = rm.outline or b:room_outline(rm) -- (a room's own outline read in place, not copied)
+    if out and #out >= 3 then k = k + 1; per[k], warp[k], list[k] = out, is_warp(rm), rm end
   end
   local found = core.overlaps(b.vpool, per, warp)
-  if not found[1] then return {} end -- (the rule: no owners to look up)
+  if not found[1] then return {} end -- (no overlap: no owners to look up)
   local owner = {}
   for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
   for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
