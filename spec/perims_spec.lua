@@ -107,6 +107,33 @@ describe("the perimeter set", function()
                                                     gvalue = {}, masks = {} } end, "spec.perims")
   end)
 
+  it("assembles texture references from the groups' values, raising only for a group a record uses", function()
+    local store, pool = core.store(), grid_pool()
+    local a, b = store:room(), store:room()
+    store:push(a, { type = "fan", refs = { 1, 2, 5, 4 }, group = 1 })
+    store:push(a, { type = "fan", refs = { 2, 3, 6, 5 }, group = 1 })
+    store:push(b, { type = "fan", refs = { 4, 5, 8, 7 }, group = 3 })
+    local function assemble(gvalue)
+      local set = store:perimeters({ a, b }, {}, pool)
+      set:link(pool:count())
+      return store:assemble{ order = { a, b }, flags = { 0, 0 }, props = { 0, 0 }, perims = set, gvalue = gvalue,
+                             masks = {} }
+    end
+    -- group 2 holds no value, but no record reads it
+    local box = assemble({ 7, "x", 9 })
+    local problems = store:validate(box, false, true)
+    assert.is_table(problems)
+    local doc = core.decode(select(4, store:validate(assemble({ 7, "x", 9 }), true, true)))
+    -- one texture reference before the two fans of group 1, one before room 2's fan
+    local r1, r2 = doc.rooms[1].attributes, doc.rooms[2].attributes
+    assert.same({ "texture", 7, "fan", "fan" }, { r1[1].type, r1[1].value, r1[2].type, r1[3].type })
+    assert.equal(3, #r1)
+    assert.same({ "texture", 9, "fan" }, { r2[1].type, r2[1].value, r2[2].type })
+    assert.error_matches(function() assemble({ 7, 8, 70000 }) end, "gvalue%[3%]: integer in 0%.%.65535 expected")
+    assert.error_matches(function() assemble({ 7, 8, "x" }) end, "gvalue%[3%]: integer in 0%.%.65535 expected")
+    assert.error_matches(function() assemble({ 7, 8 }) end, "gvalue%[3%]: no texture value for the group")
+  end)
+
   it("gives the strip ends of a room's first and last road records", function()
     local store = core.store()
     local r, f = store:room(), store:room()

@@ -688,6 +688,7 @@ static int l_perimeters(lua_State *L) {
  * points), "perimeter_short", "tunnel_alone" (a road tunnel not followed by a strip),
  * "junction_edges" (n perimeter edges), "no_attributes"; a value the format cannot hold
  * as "encodable" with a message naming it. */
+#define GV_BAD (-2) /* l_assemble: a group without a usable texture value */
 static int l_assemble(lua_State *L) {
     store_ud *u = check_store(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -703,7 +704,19 @@ static int l_assemble(lua_State *L) {
     int masks = field_tab(L, 2, "masks");   /* 8 */
     size_t nr = (size_t)lua_rawlen(L, order);
     if (nr > 65535) luaL_error(L, "spec.order: %I rooms, the format counts at most 65,535", (lua_Integer)nr);
-    psdl_doc *doc = lpsdl_doc_push(L); /* 9 */
+    /* the groups' texture values read once (a record reads its group's): GV_BAD where
+     * gvalue holds no integer in 0..65535, raised by list_int only if a record uses it */
+    size_t gmax = (size_t)lua_rawlen(L, gvalue);
+    if (gmax > PSDL_STORE_MAX) luaL_error(L, "spec.gvalue: %I groups, too many", (lua_Integer)gmax);
+    lua_Integer *gv = (lua_Integer *)lua_newuserdatauv(L, (gmax + 1) * sizeof *gv, 0); /* 9 */
+    for (size_t g = 1; g <= gmax; g++) {
+        lua_rawgeti(L, gvalue, (lua_Integer)g);
+        int ok;
+        lua_Integer v = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        gv[g] = ok && v >= 0 && v <= 65535 ? v : GV_BAD;
+    }
+    psdl_doc *doc = lpsdl_doc_push(L); /* 10 */
     memcpy(doc->magic, "PSD0", 4);
     doc->target_size = 2;
     doc->nrooms = (uint32_t)nr + 1;
@@ -711,7 +724,6 @@ static int l_assemble(lua_State *L) {
     if (!doc->rooms) return luaL_error(L, "not enough memory");
     doc->rooms[0].flags = 0;
     doc->rooms[0].prop_rule = 0xCD;
-    size_t gmax = (size_t)lua_rawlen(L, gvalue);
     for (size_t i = 1; i <= nr; i++) {
         lua_Integer serial = list_int(L, order, (lua_Integer)i, 1, (lua_Integer)psdl_store_rooms(u->s), "order");
         psdl_room *rm = &doc->rooms[i];
@@ -743,8 +755,7 @@ static int l_assemble(lua_State *L) {
          * is zeroed as it is allocated: twice the room would be touched for nothing) */
         size_t nrec = psdl_store_count(u->s, (size_t)serial);
         enum { AWORDS = (sizeof(psdl_attr) + sizeof(uint32_t) - 1) / sizeof(uint32_t) };
-        psdl_attr *at = nrec ? (psdl_attr *)(void *)scratch_at(L, u, 0, 2 * nrec * AWORDS) : NULL;
-        if (nrec) memset(at, 0, 2 * nrec * sizeof *at);
+        psdl_attr *at = nrec ? (psdl_attr *)(void *)scratch_at(L, u, 0, 2 * nrec * AWORDS) : NULL; /* each zeroed as made */
         size_t na = 0, nj = 0;
         long cur = -1; /* texture value in force, -1 = none yet */
         int masks_t = 0;
@@ -754,6 +765,7 @@ static int l_assemble(lua_State *L) {
                 if (!(r->param[0] >= 0 && r->param[0] <= 65535))
                     return unencodable(L, (lua_Integer)i, "rooms[%I]: texture value %f out of range", (lua_Integer)i, r->param[0]);
                 psdl_attr *a = &at[na++];
+                memset(a, 0, sizeof *a);
                 a->type = PSDL_ATTR_TEXTURE;
                 a->param[0] = (uint32_t)r->param[0];
                 cur = (long)a->param[0];
@@ -765,16 +777,19 @@ static int l_assemble(lua_State *L) {
             }
             if (type == PSDL_STORE_JUNCTION_TUNNEL && np > 32) return fail(L, "junction_edges", (lua_Integer)i, (lua_Integer)np);
             if (r->group) { /* the group's texture value, referenced when it changes */
-                lua_Integer v = r->group <= gmax ? list_int(L, gvalue, (lua_Integer)r->group, 0, 65535, "gvalue") : -1;
+                lua_Integer v = r->group <= gmax ? gv[r->group] : -1;
+                if (v == GV_BAD) v = list_int(L, gvalue, (lua_Integer)r->group, 0, 65535, "gvalue"); /* raises */
                 if (v < 0) luaL_error(L, "gvalue[%I]: no texture value for the group", (lua_Integer)r->group);
                 if (v != cur) {
                     psdl_attr *a = &at[na++];
+                    memset(a, 0, sizeof *a);
                     a->type = PSDL_ATTR_TEXTURE;
                     a->param[0] = (uint32_t)v;
                     cur = (long)v;
                 }
             }
             psdl_attr *a = &at[na++];
+            memset(a, 0, sizeof *a);
             const uint32_t *refs = psdl_store_refs(u->s, r);
             lua_Integer an = (lua_Integer)na;
             if (type == PSDL_STORE_TUNNEL || type == PSDL_STORE_JUNCTION_TUNNEL) {
@@ -850,7 +865,8 @@ static int l_assemble(lua_State *L) {
                 break;
             case PSDL_STORE_DIVIDED_ROAD: {
                 long dv = fixed88(r->param[3]);
-                lua_Integer dtex = r->dgroup && r->dgroup <= gmax ? list_int(L, gvalue, (lua_Integer)r->dgroup, 0, 65535, "gvalue") : -1;
+                lua_Integer dtex = r->dgroup && r->dgroup <= gmax ? gv[r->dgroup] : -1;
+                if (dtex == GV_BAD) dtex = list_int(L, gvalue, (lua_Integer)r->dgroup, 0, 65535, "gvalue"); /* raises */
                 if (!(p0 >= 0 && p0 <= 63) || dv < 0 || dtex < 0)
                     return unencodable(L, (lua_Integer)i, "rooms[%I].attributes[%I]: divider type, value or texture out of range", (lua_Integer)i, an);
                 a->param[0] = (uint32_t)p0;
@@ -862,7 +878,7 @@ static int l_assemble(lua_State *L) {
             default: break;
             }
         }
-        if (masks_t) lua_settop(L, 9);
+        if (masks_t) lua_settop(L, 10);
         if (na == 0) return fail(L, "no_attributes", (lua_Integer)i, 0);
         at[na - 1].last = 1;
         rm->attrs = (psdl_attr *)psdl_doc_alloc(doc, na * sizeof *at);
@@ -877,7 +893,7 @@ static int l_assemble(lua_State *L) {
                                (lua_Integer)(err.attribute >= 0 ? err.attribute + 1 : 0), err.message);
         }
     }
-    lua_settop(L, 9);
+    lua_settop(L, 10);
     return 1;
 }
 

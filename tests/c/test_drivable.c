@@ -285,6 +285,25 @@ static void test_overlaps(void) {
     tb_rect(b, 0, 0, 10, 10, 0x04);
     tb_rect(b, 9.951, 0, 20, 10, 0x04);
     CHECK_EQ(run_rule(b, "room_overlap", -1), 0);
+    /* the first pass (skipping triangles the other room lies beside) clears pairs up to
+     * 0.25 m²; above that the pair is measured whole */
+    set_ctx("room_overlap: 0.02 m and 0.03 m x 10 m (0.2 and 0.3 m2): nothing");
+    b = tb_new();
+    tb_rect(b, 0, 0, 10, 10, 0x04);
+    tb_rect(b, 9.98, 0, 20, 10, 0x04);
+    CHECK_EQ(run_rule(b, "room_overlap", -1), 0);
+    b = tb_new();
+    tb_rect(b, 0, 0, 10, 10, 0x04);
+    tb_rect(b, 9.97, 0, 20, 10, 0x04);
+    CHECK_EQ(run_rule(b, "room_overlap", -1), 0);
+    set_ctx("room_overlap: 0.051 m x 10 m 20 km out (no first pass there)");
+    b = tb_new();
+    tb_rect(b, 20000, 0, 20010, 10, 0x04);
+    tb_rect(b, 20009.949, 0, 20020, 10, 0x04);
+    d = tb_doc(b);
+    CHECK_EQ(count_rule(d, "room_overlap", E, &p), 1);
+    if (p) CHECK(p->has_position && fabs(p->x - 20009.9745) < 0.01 && fabs(p->z - 5) < 0.01);
+    psdl_doc_free(d);
     set_ctx("room_overlap: a warp room (bridge deck) over a road: exempt");
     b = tb_new();
     tb_rect(b, 0, 0, 10, 10, 0x08);

@@ -1090,6 +1090,33 @@ static void test_crossings(void) {
     setp(sq + 12, 0, 0, 10);
     CHECK(psdl_self_crossing(e, sq, 8, hs, 1, 1e-6) == 0);
 
+    /* rings of up to 32 points take a pairwise path without sorting: the same answer (the
+     * lowest crossing pair) as the sweep, which a ring with a far-off hole takes */
+    set_ctx("self crossing, small rings");
+    unsigned long seed = 12345;
+    int same = 1, crossed = 0, clean = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t n = 4 + (size_t)(trial % 31);
+        double pts[3 * 37];
+        for (size_t k = 0; k < n; k++) {
+            seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+            double ang = 2 * M_PI * ((double)k + (double)((seed >> 33) % 1000) / 1000.0 * (trial % 3 ? 0.4 : 3)) / (double)n;
+            double rad = 10 + (double)((seed >> 20) % 1000) / 100.0;
+            if (trial % 7 == 0) rad = (k % 2) ? 10 : 10 + 1e-7; /* near-collinear rims */
+            setp(pts + 3 * k, rad * cos(ang), 0, rad * sin(ang));
+        }
+        if (trial % 11 == 0) memcpy(pts + 3 * (n - 1), pts + 3 * (n / 2), 3 * sizeof(double)); /* a repeated point */
+        setp(pts + 3 * n, 1000, 0, 1000), setp(pts + 3 * (n + 1), 1001, 0, 1000), setp(pts + 3 * (n + 2), 1000, 0, 1001);
+        uint32_t small[2] = {0, 0}, sweep[2] = {0, 0}, hole[1] = {(uint32_t)n};
+        size_t a = psdl_self_crossing(small, pts, n, NULL, 0, 1e-6);
+        size_t b = psdl_self_crossing(sweep, pts, n + 3, hole, 1, 1e-6);
+        if (a != b || (a == 1 && (small[0] != sweep[0] || small[1] != sweep[1]))) same = 0;
+        if (a == 1) crossed++;
+        else clean++;
+    }
+    CHECK(same);
+    CHECK(crossed > 100 && clean > 100);
+
     set_ctx("first outside");
     double room[3 * 4], b[3 * 4];
     setp(room + 0, 0, 0, 0), setp(room + 3, 0, 0, 30), setp(room + 6, 30, 0, 30), setp(room + 9, 30, 0, 0);
