@@ -398,3 +398,127 @@ describe("core.room_outline", function()
     assert.matches("outside the pool", err(b.store, r.serial, core.pool(3)))
   end)
 end)
+
+describe("core.block_ground", function()
+  local psdl = require "psdl"
+  local function square(b, y, x0)
+    x0 = x0 or 0
+    return { b:vertex{ x0, y, 0 }, b:vertex{ x0, y, 10 }, b:vertex{ x0 + 10, y, 10 }, b:vertex{ x0 + 10, y, 0 } }
+  end
+
+  -- A 10 m square with two points inside each side: every boundary hub sees a side's run
+  -- edge-on, so psdl_fans adds a hub in the middle.
+  local function hub_square(b)
+    local refs = {}
+    local function add(x, z) refs[#refs + 1] = b:vertex{ x, 0, z } end
+    for _, z in ipairs{ 0, 3, 6 } do add(0, z) end
+    for _, x in ipairs{ 0, 3, 6 } do add(x, 10) end
+    for _, z in ipairs{ 10, 7, 4 } do add(10, z) end
+    for _, x in ipairs{ 10, 7, 4 } do add(x, 0) end
+    return refs
+  end
+
+  it("pushes the fans Room:fan_refs makes, and gives the level or the triangles", function()
+    local b = psdl.builder.new()
+    local g = b:texture("s_grass")
+    local r1, r2 = b:room{ kind = "block" }, b:room{ kind = "block" }
+    local L = { b:vertex{ 0, 1, 0 }, b:vertex{ 0, 1, 20 }, b:vertex{ 10, 1, 20 }, b:vertex{ 10, 1, 10 },
+                b:vertex{ 20, 1, 10 }, b:vertex{ 20, 1, 0 } }
+    r1:fan_refs(L, g)
+    assert.equal(1, core.block_ground(b.store, r2.serial, g.index, b.vpool, { L }, true, nil, nil, false))
+    assert.same(b:attributes(r1), b:attributes(r2))
+    -- two pieces at different heights: no level, their triangles (hub first)
+    local r3 = b:room{ kind = "block" }
+    local tris = core.block_ground(b.store, r3.serial, g.index, b.vpool, { square(b, 0), square(b, 2, 10) }, true)
+    assert.equal(4, #tris)
+    for _, t in ipairs(tris) do assert.equal(9, #t) end
+    -- each the hub and two rim points of a fan record, in order
+    local ops = b:attributes(r3)
+    local f = ops[1].refs
+    local function xyz(ref) return table.unpack(b:point(ref)) end
+    local want = {}
+    for _, ref in ipairs{ f[1], f[2], f[3] } do
+      local x, y, z = xyz(ref)
+      want[#want + 1], want[#want + 2], want[#want + 3] = x, y, z
+    end
+    assert.same(want, tris[1])
+    -- a level given that the points are not at
+    local r4 = b:room{ kind = "block" }
+    assert.equal(2, #core.block_ground(b.store, r4.serial, g.index, b.vpool, { square(b, 5) }, 4))
+    -- no level asked for: the triangles
+    local r5 = b:room{ kind = "block" }
+    assert.equal(2, #core.block_ground(b.store, r5.serial, g.index, b.vpool, { square(b, 5) }))
+  end)
+
+  it("asks hub_height for each hub added, and stops past the vertex budget", function()
+    local b = psdl.builder.new()
+    local g = b:texture("s_grass")
+    local r = b:room{ kind = "block" }
+    local refs = hub_square(b)
+    local asked = 0
+    local res = core.block_ground(b.store, r.serial, g.index, b.vpool, { refs }, true, function(x, z)
+      asked = asked + 1
+      assert.equal(5, x)
+      assert.equal(5, z)
+      return 3
+    end)
+    assert.equal(1, asked)
+    assert.is_table(res) -- the hub at 3 m: not level
+    -- a hub_height that calls back in (its own scratch, the outer call's left alone)
+    local ra, rb = b:room{ kind = "block" }, b:room{ kind = "block" }
+    local inner
+    local res2 = core.block_ground(b.store, ra.serial, g.index, b.vpool, { hub_square(b) }, true, function()
+      inner = core.block_ground(b.store, rb.serial, g.index, b.vpool, { square(b, 0, 200), square(b, 0, 300) }, true)
+      return 3
+    end)
+    assert.equal(0, inner)
+    assert.same(res, res2)
+    assert.same(b:attributes(r), b:attributes(ra))
+    assert.equal(3, b:point(#refs + 2)[2]) -- (vertex 1 is the dummy)
+    local n = b.vpool:count()
+    local r2 = b:room{ kind = "block" }
+    local sq = square(b, 0, 50)
+    local ok, k = core.block_ground(b.store, r2.serial, g.index, b.vpool, { sq }, true, nil, nil, true, 1)
+    assert.is_false(ok)
+    assert.equal(1, k)
+    assert.is_true(n >= 1)
+  end)
+
+  it("leaves a piece it cannot make to Room:fan_refs (nil, k), and names a bad argument", function()
+    local b = psdl.builder.new()
+    local g = b:texture("s_grass")
+    local r = b:room{ kind = "block" }
+    local bow = { b:vertex{ 0, 0, 0 }, b:vertex{ 10, 0, 10 }, b:vertex{ 10, 0, 0 }, b:vertex{ 0, 0, 10 } }
+    local count = b:attribute_count(r)
+    local function refused(pieces, ...)
+      local res, k = core.block_ground(b.store, r.serial, g.index, b.vpool, pieces, ...)
+      assert.is_nil(res)
+      return k
+    end
+    assert.equal(2, refused({ square(b, 0), bow }))
+    assert.equal(1, refused({ { 1, 2 } }))
+    assert.equal(1, refused({ { 2, 3, 99999 } }))
+    assert.equal(1, refused({ { 2, 3, "x" } }))
+    assert.equal(1, refused({ { 2, 3, 1.5 } }))
+    local hs = hub_square(b)
+    local nv = b.vpool:count()
+    assert.equal(1, refused({ hs }, nil, function() return 1e9 end)) -- a hub out of range
+    assert.equal(nv, b.vpool:count()) -- (no hub added)
+    assert.equal(count + 1, b:attribute_count(r)) -- the first piece of the first call was made
+    local function err(...)
+      local ok, m = pcall(core.block_ground, ...)
+      assert.is_false(ok)
+      return m
+    end
+    assert.matches("bad argument #1", err(nil, r.serial, g.index, b.vpool, {}))
+    assert.matches("bad argument #2", err(b.store, "x", g.index, b.vpool, {}))
+    assert.matches("no such room", err(b.store, 999, g.index, b.vpool, { square(b, 0) }))
+    assert.matches("bad argument #3", err(b.store, r.serial, 0, b.vpool, {}))
+    assert.matches("bad argument #4", err(b.store, r.serial, g.index, core.pool(1), {}))
+    assert.matches("bad argument #5", err(b.store, r.serial, g.index, b.vpool, 7))
+    assert.matches("pieces%[1%]", err(b.store, r.serial, g.index, b.vpool, { 7 }))
+    assert.matches("bad argument #6", err(b.store, r.serial, g.index, b.vpool, {}, "x"))
+    assert.matches("bad argument #7", err(b.store, r.serial, g.index, b.vpool, {}, nil, 5))
+    assert.matches("bad argument #10", err(b.store, r.serial, g.index, b.vpool, {}, nil, nil, nil, nil, "x"))
+  end)
+end)

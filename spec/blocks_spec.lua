@@ -718,6 +718,64 @@ describe("psdl.city.blocks apron along the roads", function()
     assert.is_true(area < 0.8 * (200 + 60) * (400 + 60), string.format("apron of %.0f m²", area))
   end)
 
+  it("gives the edge's points as the Lua loop did (core.apron_edge), and names a bad argument", function()
+    local core = require "psdl.core"
+    local plan = require "psdl.plan"
+    local apron = require "psdl.city.blocks.apron"
+    local pool = core.pool(3, true)
+    local pts = { { 0, 2, 0 }, { 0, 2, 60 }, { 100, 7, 60 }, { 130, 7, 0 } }
+    local refs = {}
+    for i, p in ipairs(pts) do refs[i] = pool:add(p[1], p[2], p[3]) end
+    local flats = core.apron_edge(pool, { refs }, {}, 30, 6, 12, 30, 40)
+    -- the Lua of blocks/init.lua before: rings, points every 12 m, the nearest point's height
+    local grid = plan.grid(30)
+    local items = {}
+    for i, r in ipairs(refs) do
+      local x, y, z = pool:get(r)
+      items[i] = { x, y, z }
+      grid:insert_point(items[i])
+    end
+    local rings = apron.rings({ items }, 30, 6)
+    assert.equal(#rings, #flats)
+    for ri, ring in ipairs(rings) do
+      local flat, n = {}, #ring
+      for k = 1, n do
+        local a, c = ring[k], ring[k % n + 1]
+        local len = math.sqrt((c[1] - a[1]) ^ 2 + (c[2] - a[2]) ^ 2)
+        local m = math.max(1, math.ceil(len / 12 - 1e-9))
+        for i = 0, m - 1 do
+          local t = i / m
+          local x, z = a[1] + (c[1] - a[1]) * t, a[2] + (c[2] - a[2]) * t
+          local p = grid:nearest(x, z, 40)
+          flat[#flat + 1], flat[#flat + 2], flat[#flat + 3] = x, p and p[2] or 0, z
+        end
+      end
+      assert.same(flat, flats[ri])
+    end
+    local function err(...)
+      local ok, m = pcall(core.apron_edge, ...)
+      assert.is_false(ok)
+      return m
+    end
+    assert.matches("bad argument #1", err({}, { refs }, {}, 30, 6, 12, 30, 40))
+    assert.matches("lists%[1%]%[2%]: vertex reference", err(pool, { { 2, 99, 3 } }, {}, 30, 6, 12, 30, 40))
+    assert.matches("lists%[1%]: list of vertex references", err(pool, { refs }, { 5 }, 30, 6, 12, 30, 40))
+    assert.matches("margin must be", err(pool, { refs }, {}, 0, 6, 12, 30, 40))
+    assert.matches("step must be", err(pool, { refs }, {}, 30, 6, 0 / 0, 30, 40))
+    assert.matches("hcell must be", err(pool, { refs }, {}, 30, 6, 12, -1, 40))
+    assert.matches("distance grid would need", err(pool, { refs }, {}, 30, 1e-3, 12, 30, 40))
+    assert.same({}, core.apron_edge(pool, {}, {}, 30, 6, 12, 30, 40))
+    -- area and inside on references: psdl.plan's on the points
+    assert.equal(plan.area2(items), core.refs_area2(pool, refs))
+    assert.equal(plan.inside(items, 50, 30), core.refs_inside(pool, refs, 50, 30))
+    assert.equal(plan.inside(items, 150, 30), core.refs_inside(pool, refs, 150, 30))
+    assert.equal(0, core.refs_area2(pool, {}))
+    assert.is_false(core.refs_inside(pool, {}, 0, 0))
+    local ok, m = pcall(core.refs_area2, pool, { 1, "x" })
+    assert.is_false(ok)
+    assert.matches("refs%[2%]", m)
+  end)
+
   it("computes the edge in C (core.apron_rings) and names a bad outline point", function()
     local apron = require "psdl.city.blocks.apron"
     local rings = apron.rings({ { { 0, 0, 0 }, { 100, 0, 0 }, { 100, 0, 60 }, { 0, 0, 60 } } }, 30, 6)

@@ -2,11 +2,6 @@
 -- the caller's line (`bad argument #1 to 'block' (unknown option 'hoels')`), as psdl.city's
 -- own calls do, instead of being ignored (newcomer findings F9 and F3).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local builder = require "psdl.builder"
 local city_mod = require "psdl.city"
 

@@ -93,10 +93,10 @@ describe("a road's crosswalk and the city's max_angle and arc_step", function()
       assert.matches("city_options_spec.lua:" .. line .. ": bad argument #3 to 'road' (crosswalk: false or a number in "
         .. "0..100 (metres, the crosswalk's depth", err, 1, true)
     end
-    -- a profile's own crosswalk, too
-    local pc = city_mod.new{ profiles = { wide = { kind = "road", crosswalk = -2 } } }
-    local err = fails(function() pc:road(pc:node(0, 0), pc:node(100, 0), { profile = "wide" }) end)
-    assert.matches("(crosswalk: false or a number in 0..100 (metres", err, 1, true)
+    -- a profile's own crosswalk, too (refused by new, which checks each profile of its table)
+    local err = fails(function() city_mod.new{ profiles = { wide = { kind = "road", crosswalk = -2 } } } end)
+    assert.matches("bad argument #1 to 'new' (profiles.wide: crosswalk: false or a number in 0..100 (metres", err, 1,
+      true)
     assert.matches("got -2)", err, 1, true)
     local cases = {
       { { max_angle = 0 }, "max_angle (degrees): finite number in 0.5..90 expected, got 0; max_angle is the most a road "

@@ -4,11 +4,6 @@
 -- --textures hints, and the shown output of docs/city.md matching what the command prints.
 -- Run from the repository root; PSDL_BUILD_DIR names the build directory (default build).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;./spec/?.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local H = require "helper"
 local pkg = require "psdl.package"
 

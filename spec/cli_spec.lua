@@ -2,11 +2,6 @@
 -- streams, plus one smoke test of scripts/psdl.
 -- Run from the repository root; PSDL_BUILD_DIR names the build directory (default build).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local cjson = require "cjson"
 local lfs = require "lfs"
 local psdl = require "psdl"

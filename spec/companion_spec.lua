@@ -2,22 +2,12 @@
 -- psdl.pathset, psdl.pkg, psdl.tex. Byte vectors come from spec/companion_vectors.lua
 -- (string.pack from the layouts of docs/companion-formats.md, including its minimal examples).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;./spec/?.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local V = require "companion_vectors"
 local H = require "helper"
 local pack, rep = string.pack, string.rep
 
-local function copy(t)
-  if type(t) ~= "table" then return t end
-  local r = {}
-  for k, v in pairs(t) do r[k] = copy(v) end
-  return r
-end
+local copy = H.deep_copy
 
 -- rule names of the problems (errors and warnings) of a validation
 local function rules(ok, problems)

@@ -3,11 +3,6 @@
 -- trigger each rule and sit just under its threshold, and tiny builder scripts.
 -- (tests/c/test_drivable.c checks the same rules in C under ASan.)
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local H = require "helper"
 

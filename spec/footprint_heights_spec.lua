@@ -3,11 +3,6 @@
 -- style's floors, and a note in the blocks report names it by its source (newcomer F11).
 -- One such footprint never stops the whole city.
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local city_mod = require "psdl.city"
 local H = require "helper"

@@ -1,4 +1,4 @@
--- core.heap_allocator (src/psdl_alloc.h, src/lpsdl_heap.c): the Lua state's fast allocator.
+-- control.heap_allocator (src/psdl_alloc.h, src/lpsdl_heap.c): the Lua state's fast allocator.
 -- Each case runs in a fresh lua5.4 process, as scripts/psdl does: the allocator is switched
 -- once per state and stays for the process.
 local H = require "helper"
@@ -6,7 +6,7 @@ local H = require "helper"
 local build = os.getenv("PSDL_BUILD_DIR") or "./build"
 local prelude = "package.path = './lua/?.lua;./lua/?/init.lua;' .. package.path; "
   .. "package.cpath = " .. string.format("%q", build .. "/?.so;") .. " .. package.cpath; "
-  .. "local core = require 'psdl.core'; "
+  .. "local core = require 'psdl.control'; "
 
 -- Run Lua code in a fresh process; its output (stdout and stderr) and whether it succeeded.
 local function fresh(code)
@@ -14,10 +14,10 @@ local function fresh(code)
   return out, ok
 end
 
-local core = require "psdl.core"
+local core = require "psdl.control" -- (the process's switches: not in psdl.core)
 local have = core.heap_allocator ~= nil
 
-describe("psdl.core.heap_allocator", function()
+describe("psdl.control.heap_allocator", function()
   it("switches a state to the fast allocator, or says why not", function()
     local out, ok = fresh([[
       local name, why = core.heap_allocator()

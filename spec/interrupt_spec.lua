@@ -1,5 +1,5 @@
 -- Ctrl-C (SIGINT) ends a `psdl` command at once with exit 130 and no traceback, and leaves an
--- existing output as it was (docs/cli.md, exit codes; psdl.core.default_interrupt). Before,
+-- existing output as it was (docs/cli.md, exit codes; psdl.control.default_interrupt). Before,
 -- lua5.4's own handler raised "interrupted!" inside the running code: an internal error with a
 -- traceback (exit 4), or a road the city builder reported as failed (exit 2).
 

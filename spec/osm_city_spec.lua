@@ -4,11 +4,6 @@
 -- Every city must validate without errors and warnings, keep every perimeter within 255
 -- points and have no two ordinary rooms overlapping in plan.
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local osm = require "psdl.osm"
 local city_mod = require "psdl.city"

@@ -2,11 +2,6 @@
 -- running along the road below it becomes bridge roads on elevated nodes, with a ramp where
 -- it comes down to the ground, and the city builds it as bridge decks over that road.
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local osm = require "psdl.osm"
 local city_mod = require "psdl.city"

@@ -4,11 +4,6 @@
 -- every drop carries a reason and a position, and the report has its documented keys
 -- (docs/osm.md). Small hand-written snippets hold each failure class found on real data.
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local osm = require "psdl.osm"
 local city_mod = require "psdl.city"

@@ -2,11 +2,6 @@
 -- `psdl osm` command. Run from the repository root; PSDL_BUILD_DIR names the build
 -- directory (the command's file writing goes through the C module).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local osm = require "psdl.osm"
 local reader = require "psdl.osm.reader"
 local projection = require "psdl.osm.projection"

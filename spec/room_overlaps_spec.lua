@@ -3,11 +3,6 @@
 -- road or node that made them, so the city is built once instead of being built, refused by
 -- its validation and built again (psdl.city.repair.validated).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local core = require "psdl.core"
 local builder = require "psdl.builder"
 local city_mod = require "psdl.city"

@@ -128,6 +128,20 @@ describe("psdl build sandbox", function()
     assert.is_false(exists(dir .. "/x.psdl"))
   end)
 
+  -- `psdl build` of a city script running `body` (line 4) with --timeout 0.3 (and `trust`):
+  -- stopped within 5 s, naming the line (`where`, default "city.lua:4: "), writing nothing
+  local function times_out(dir, body, trust, where)
+    write(dir .. "/city.lua", city_script(body))
+    local t0 = os.clock()
+    local args = { "build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--timeout", "0.3" }
+    if trust then args[#args + 1] = "--trust" end
+    local code, _, err = run(table.unpack(args))
+    assert.equal(2, code, body)
+    assert.matches((where or "city.lua:4: ") .. "the script ran longer than --timeout 0.3 s", err, 1, true)
+    assert.is_true(os.clock() - t0 < 5)
+    assert.is_false(exists(dir .. "/city.psdl"))
+  end
+
   it("stops an endless script at --timeout, naming its line, even through pcall and coroutines", function()
     local dir = H.tmpdir(finally)
     for _, body in ipairs {
@@ -135,13 +149,7 @@ describe("psdl build sandbox", function()
       "while true do pcall(function() while true do end end) end",
       "coroutine.wrap(function() while true do local ok = coroutine.resume(coroutine.create(function() while true do end end)) end end)()",
     } do
-      write(dir .. "/city.lua", city_script(body))
-      local t0 = os.clock()
-      local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--timeout", "0.3")
-      assert.equal(2, code, body)
-      assert.matches("city.lua:4: the script ran longer than --timeout 0.3 s", err, 1, true)
-      assert.is_true(os.clock() - t0 < 5)
-      assert.is_false(exists(dir .. "/city.psdl"))
+      times_out(dir, body)
     end
   end)
 
@@ -153,17 +161,13 @@ describe("psdl build sandbox", function()
     for _, body in ipairs {
       "coroutine.wrap(function() while true do end end)()",
       "local ok, e = coroutine.resume(coroutine.create(function() while true do end end))",
-      -- a module loaded with the real require, resuming its own coroutine
-      "package.path = SCRIPT_DIR .. '/?.lua;' .. package.path; coroutine.resume(coroutine.create(require('spin')))",
     } do
-      write(dir .. "/city.lua", city_script(body))
-      local t0 = os.clock()
-      local code, _, err = run("build", dir .. "/city.lua", "-o", dir .. "/city.psdl", "--trust", "--timeout", "0.3")
-      assert.equal(2, code, body)
-      assert.matches("the script ran longer than --timeout 0.3 s", err, 1, true)
-      assert.is_true(os.clock() - t0 < 5)
-      assert.is_false(exists(dir .. "/city.psdl"))
+      times_out(dir, body, true)
     end
+    -- a module loaded with the real require, its loop in a coroutine: the module is no chunk
+    -- of the box, so the script is named without a line
+    times_out(dir, "package.path = SCRIPT_DIR .. '/?.lua;' .. package.path; "
+      .. "coroutine.resume(coroutine.create(require('spin')))", true, "city.lua: ")
     -- the real functions are back afterwards
     for _, f in ipairs { coroutine.create, coroutine.resume, coroutine.wrap } do
       assert.equal("C", debug.getinfo(f, "S").what)
@@ -319,8 +323,8 @@ describe("psdl build sandbox, from a newcomer's test", function()
   end)
 end)
 
-describe("psdl.core.script_line (the limit hook's stack walk)", function()
-  local core = require "psdl.core"
+describe("psdl.control.script_line (the limit hook's stack walk)", function()
+  local control = require "psdl.control"
 
   it("names the innermost frame of a chunk in the table, from a level outwards", function()
     local dir = H.tmpdir(finally)
@@ -328,30 +332,30 @@ describe("psdl.core.script_line (the limit hook's stack walk)", function()
     local chunk = assert(loadfile(dir .. "/chunk.lua"))
     local chunks = { ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }
     -- level 1 is the caller of script_line (the function below), the chunk one further out
-    assert.equal("chunk.lua:2", chunk(function() return core.script_line(chunks, 1) end))
-    assert.equal("chunk.lua:2", chunk(function() return core.script_line(chunks, 0) end))
+    assert.equal("chunk.lua:2", chunk(function() return control.script_line(chunks, 1) end))
+    assert.equal("chunk.lua:2", chunk(function() return control.script_line(chunks, 0) end))
     -- none of the chunks on the stack, or only from a level beyond them
-    assert.is_nil(chunk(function() return core.script_line({ ["@other.lua"] = "other.lua" }, 1) end))
-    assert.is_nil(chunk(function() return core.script_line(chunks, 50) end))
+    assert.is_nil(chunk(function() return control.script_line({ ["@other.lua"] = "other.lua" }, 1) end))
+    assert.is_nil(chunk(function() return control.script_line(chunks, 50) end))
     -- another thread's stack
     local co = coroutine.create(function() chunk(function() coroutine.yield() end) end)
     assert(coroutine.resume(co))
-    assert.equal("chunk.lua:2", core.script_line(chunks, 0, co))
+    assert.equal("chunk.lua:2", control.script_line(chunks, 0, co))
     -- keys and values that are not strings are passed over
     assert.equal("chunk.lua:2", chunk(function()
-      return core.script_line({ [1] = "x", [true] = "y", ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }, 1)
+      return control.script_line({ [1] = "x", [true] = "y", ["@" .. dir .. "/chunk.lua"] = "chunk.lua" }, 1)
     end))
-    assert.is_nil(chunk(function() return core.script_line({ ["@" .. dir .. "/chunk.lua"] = 5 }, 1) end))
+    assert.is_nil(chunk(function() return control.script_line({ ["@" .. dir .. "/chunk.lua"] = 5 }, 1) end))
   end)
 
   it("raises naming the argument for hostile arguments", function()
     local cases = {
-      { function() core.script_line(nil, 1) end, "#1" },
-      { function() core.script_line({}, -1) end, "#2" },
-      { function() core.script_line({}, 1.5) end, "#2" },
-      { function() core.script_line({}, math.maxinteger) end, "#2" },
-      { function() core.script_line({}, "x") end, "#2" },
-      { function() core.script_line({}, 1, {}) end, "#3" },
+      { function() control.script_line(nil, 1) end, "#1" },
+      { function() control.script_line({}, -1) end, "#2" },
+      { function() control.script_line({}, 1.5) end, "#2" },
+      { function() control.script_line({}, math.maxinteger) end, "#2" },
+      { function() control.script_line({}, "x") end, "#2" },
+      { function() control.script_line({}, 1, {}) end, "#3" },
     }
     for _, c in ipairs(cases) do
       local ok, err = pcall(c[1])
@@ -361,19 +365,19 @@ describe("psdl.core.script_line (the limit hook's stack walk)", function()
   end)
 end)
 
-describe("psdl.core.heap_reserve", function()
-  local core = require "psdl.core"
+describe("psdl.control.heap_reserve", function()
+  local control = require "psdl.control"
 
   it("raises naming the argument for sizes out of range, and reserves at most once", function()
     for _, bad in ipairs { 0, 15, 513, -1, 1.5, "x", math.maxinteger } do
-      local ok, err = pcall(core.heap_reserve, bad)
+      local ok, err = pcall(control.heap_reserve, bad)
       assert.is_false(ok, tostring(bad))
       assert.matches("bad argument #1", err, 1, true)
     end
     -- a test runner's heap is not a fresh process's: whatever the first call gave, a
     -- second one changes nothing
-    assert.is_boolean(core.heap_reserve(16))
-    assert.is_false(core.heap_reserve(16))
+    assert.is_boolean(control.heap_reserve(16))
+    assert.is_false(control.heap_reserve(16))
   end)
 end)
 
@@ -419,11 +423,11 @@ describe("SCRIPT_DIR and reading files", function()
   end)
 end)
 
-describe("psdl.core.tick", function()
-  local core = require "psdl.core"
-  if not core.tick then
+describe("psdl.control.tick", function()
+  local control = require "psdl.control"
+  if not control.tick then
     it("is absent without an interval timer (the sandbox uses a count hook)", function()
-      assert.is_nil(core.tick_thread)
+      assert.is_nil(control.tick_thread)
     end)
     return
   end
@@ -437,10 +441,10 @@ describe("psdl.core.tick", function()
 
   it("calls its check from a one-shot hook about every 10 ms of processor time, until stopped", function()
     local n = 0
-    local prev = core.tick(function() n = n + 1 end)
+    local prev = control.tick(function() n = n + 1 end)
     assert.is_nil(prev)
     spin(0.2)
-    local fn = core.tick(nil)
+    local fn = control.tick(nil)
     assert.is_function(fn)
     assert.is_true(n >= 5 and n <= 40, "ticks: " .. n)
     local after = n
@@ -452,15 +456,15 @@ describe("psdl.core.tick", function()
   it("swaps the check for a nested run and gives the outer one back", function()
     local outer, inner = 0, 0
     local function f_outer() outer = outer + 1 end
-    assert.is_nil(core.tick(f_outer))
-    local prev_fn, prev_thread = core.tick(function() inner = inner + 1 end)
+    assert.is_nil(control.tick(f_outer))
+    local prev_fn, prev_thread = control.tick(function() inner = inner + 1 end)
     assert.equal(f_outer, prev_fn)
     assert.equal(coroutine.running(), prev_thread)
     spin(0.1)
-    core.tick(prev_fn, prev_thread)
+    control.tick(prev_fn, prev_thread)
     local seen = inner
     spin(0.1)
-    core.tick(nil)
+    control.tick(nil)
     assert.is_true(seen > 0 and outer > 0)
     assert.equal(seen, inner)
   end)
@@ -468,12 +472,12 @@ describe("psdl.core.tick", function()
   it("hooks the thread it is told to, and a stop raised by the check ends that thread", function()
     local stop = setmetatable({}, { __tostring = function() return "stop" end })
     local co = coroutine.create(function() while true do end end)
-    assert.is_nil(core.tick(function() error(stop, 0) end))
-    local main = core.tick_thread(co)
+    assert.is_nil(control.tick(function() error(stop, 0) end))
+    local main = control.tick_thread(co)
     assert.equal(coroutine.running(), main)
     local ok, err = coroutine.resume(co)
-    core.tick_thread(main)
-    core.tick(nil)
+    control.tick_thread(main)
+    control.tick(nil)
     assert.is_false(ok)
     assert.equal(stop, err)
     assert.equal("dead", coroutine.status(co))
@@ -481,15 +485,15 @@ describe("psdl.core.tick", function()
 
   it("raises naming the argument for hostile arguments", function()
     for _, c in ipairs{
-      { function() core.tick(42) end, "#1" },
-      { function() core.tick(function() end, {}) end, "#2" },
-      { function() core.tick_thread("main") end, "#1" },
-      { function() core.tick_thread() end, "#1" },
+      { function() control.tick(42) end, "#1" },
+      { function() control.tick(function() end, {}) end, "#2" },
+      { function() control.tick_thread("main") end, "#1" },
+      { function() control.tick_thread() end, "#1" },
     } do
       local ok, err = pcall(c[1])
       assert.is_false(ok)
       assert.matches("bad argument " .. c[2], err, 1, true)
     end
-    assert.is_nil(core.tick_thread(coroutine.create(print))) -- no tick running: nothing
+    assert.is_nil(control.tick_thread(coroutine.create(print))) -- no tick running: nothing
   end)
 end)

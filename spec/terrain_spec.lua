@@ -2,11 +2,6 @@
 -- sampler and `psdl terrain info|export|import`. Fixtures: spec/fixtures/terrain (built by
 -- make_fixtures.lua with string.pack only; see its README).
 
-local BUILD = os.getenv("PSDL_BUILD_DIR") or "build"
-if BUILD == "" then BUILD = "build" end
-package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = (BUILD:sub(1, 1) == "/" and BUILD or "./" .. BUILD) .. "/?.so;" .. package.cpath
-
 local psdl = require "psdl"
 local T = require "psdl.terrain"
 local core = require "psdl.core"

@@ -23,7 +23,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1814,19 +1813,7 @@ static int l_check_output(lua_State *L) {
     return 1;
 }
 
-/* core.default_interrupt(): give SIGINT (Ctrl-C) back its default action, ending the process
- * at once with the status shells report as 130. The `psdl` command calls it: lua5.4 would
- * otherwise turn Ctrl-C into an "interrupted!" error raised inside whatever runs, which the
- * city builder's repair loops and error wrappers then report as a failed road or an internal
- * error. Outputs are written atomically (psdl_write_file), so nothing half-written stays.
- * Not called by `require "psdl"`: a host program keeps its own signal handling. */
-static int l_default_interrupt(lua_State *L) {
-    lua_pushboolean(L, signal(SIGINT, SIG_DFL) != SIG_ERR);
-    return 1;
-}
-
 static const luaL_Reg funcs[] = {
-    {"default_interrupt", l_default_interrupt},
     {"write_file", l_write_file},
     {"check_output", l_check_output},
     {"real_path", l_real_path},
@@ -1856,6 +1843,8 @@ static const luaL_Reg box_metameth[] = {
  * `divider_texture` (largest divider texture, one byte, §2.4 0x8), `perimeter` (perimeter
  * points per room, §3.2), `vertex_budget` (65,024: the vertex pool plus the game's 512
  * generated collision vertices fit 16-bit indices, §3.2).
+ * The process's switches (the sandbox's write switch and limits, the heap, Ctrl-C) are not
+ * in this table: they go to `psdl.control` (lpsdl_open_control, src/lpsdl_sandbox.c).
  */
 int luaopen_psdl_core(lua_State *L) {
     luaL_checkversion(L);
@@ -1908,8 +1897,7 @@ int luaopen_psdl_core(lua_State *L) {
     lpsdl_open_geom(L);
     lpsdl_open_package(L);
     lpsdl_open_companion(L);
-    lpsdl_open_sandbox(L);
-    lpsdl_open_heap(L);
+    lpsdl_open_control(L);
     lpsdl_open_blocks(L);
     lpsdl_open_store(L);
     lpsdl_open_perims(L);

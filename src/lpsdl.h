@@ -131,7 +131,8 @@ void lpsdl_open_rows(lua_State *L);
  * chords that split a block into rooms (psdl_split.h). */
 void lpsdl_open_blocks(lua_State *L);
 
-/* lpsdl_heap.c: core.heap_reserve, the heap of a short-lived process (psdl_heap.h). */
+/* lpsdl_heap.c: control.heap_reserve, the heap of a short-lived process (psdl_heap.h): sets
+ * its functions into the table at the top of the stack (the psdl.control table). */
 void lpsdl_open_heap(lua_State *L);
 /* Points and perimeters as the kernels take them (lpsdl_geom.c), for the bindings whose
  * arguments 1 and 2 are points (a flat x, y, z array or a 3-D vertex Pool: *npts points, x, y,
@@ -158,11 +159,14 @@ double *lpsdl_points(lua_State *L, int idx, size_t *n, const char *what);
 struct psdl_height_mismatch;
 int lpsdl_push_mismatches(lua_State *L, const struct psdl_height_mismatch *d, size_t n);
 
-/* lpsdl_sandbox.c: the write switch and memory guard of psdl.sandbox. */
-void lpsdl_open_sandbox(lua_State *L);
-/* Non-zero while core.deny_writes(true) is in force: core.write_file must refuse. */
+/* lpsdl_sandbox.c: makes the psdl.control table (the write switch, memory guard and tick of
+ * psdl.sandbox, the heap's functions, default_interrupt) and puts it in package.loaded
+ * ["psdl.control"], out of the psdl.core table (at the top of the stack, left there): a
+ * sandboxed script that reaches psdl.core cannot reach these switches. */
+void lpsdl_open_control(lua_State *L);
+/* Non-zero while control.deny_writes(true) is in force: core.write_file must refuse. */
 int lpsdl_writes_denied(void);
-/* Non-zero once the memory limit of core.memory_limit was hit (until it is set again):
+/* Non-zero once the memory limit of control.memory_limit was hit (until it is set again):
  * core.write_file must refuse, so a run stopped for memory writes nothing. */
 int lpsdl_memory_exceeded(lua_State *L);
 

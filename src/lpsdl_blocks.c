@@ -20,6 +20,12 @@
  *   core.split_chord_refs(pool, refs, area, ...)          the same over vertex references
  *   core.refs_crossing(pool, refs [, holes])              rings_crossing over vertex references
  *   core.room_outline(store, room, pool) -> refs | nil    a room's outline from its store triangles
+ *   core.refs_area2(pool, refs) -> S, core.refs_inside(pool, refs, x, z) -> boolean
+ *                                                         psdl.plan's area2 and inside on references
+ *   core.apron_edge(pool, outlines, extra, margin, cell, step, hcell, span) -> {flat, ...}
+ *                                                         the apron's edge points (psdl_apron.h)
+ *   core.block_ground(store, room, group, pool, pieces, level, ...)  a block room's ground fans
+ *       -> y | tris | false, k | nil, k                   into the store (psdl_ground.h)
  *
  * Longjmp safety: the points go to Lua userdata before a kernel runs; the apron kernel's
  * result is copied into scratch and freed before any table is made.
@@ -30,9 +36,11 @@
 #include <string.h>
 
 #include "lpsdl.h"
+#include "psdl.h"
 #include "psdl_apron.h"
 #include "psdl_faces.h"
 #include "psdl_geom.h"
+#include "psdl_ground.h"
 #include "psdl_region.h"
 #include "psdl_split.h"
 #include "psdl_store.h"
@@ -486,6 +494,47 @@ static int l_region_clear(lua_State *L) {
  * @raise on a reference outside the points
  */
 static int l_refs_box(lua_State *L) {
+    if (lua_type(L, 1) == LUA_TUSERDATA) { /* a Pool: its floats read in place, no copy */
+        size_t count;
+        lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_settop(L, 2);
+        const float *v = lpsdl_pool_floats(L, 1, 3, &count);
+        lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
+        int any = 0;
+        double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
+        for (lua_Integer i = 1; i <= nl; i++) {
+            if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
+                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
+            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            for (lua_Integer k = 1; k <= n; k++) { /* raw reads: no Lua runs, nothing allocated */
+                int ok;
+                lua_rawgeti(L, -1, k);
+                lua_Integer r = lua_tointegerx(L, -1, &ok);
+                lua_pop(L, 1);
+                if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
+                    luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
+                                                        (lua_Integer)count));
+                const float *p = v + 3 * (size_t)(r - 1);
+                double x = (double)p[0], z = (double)p[2];
+                if (x < x0) x0 = x;
+                if (x > x1) x1 = x;
+                if (z < z0) z0 = z;
+                if (z > z1) z1 = z;
+                any = 1;
+            }
+            lua_pop(L, 1);
+        }
+        if (!any) {
+            lua_pushnil(L);
+            return 1;
+        }
+        lua_pushnumber(L, x0);
+        lua_pushnumber(L, x1);
+        lua_pushnumber(L, z0);
+        lua_pushnumber(L, z1);
+        return 4;
+    }
     lpsdl_perims a;
     lpsdl_points_perimeters(L, 2, &a);
     const double *p = a.pts;
@@ -637,6 +686,398 @@ static int l_room_outline(lua_State *L) {
     for (size_t i = 0; i < m; i++) {
         lua_pushinteger(L, (lua_Integer)d[i] + 1);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* ================================================================ plan tests on references */
+
+/* The points (x, z) of the list of vertex references at idx (argument arg) into scratch
+ * pushed on the stack; *n points. */
+static double *refs_xz(lua_State *L, int pool, int idx, int arg, size_t *n) {
+    luaL_checktype(L, idx, LUA_TTABLE);
+    size_t m = (size_t)lua_rawlen(L, idx), count;
+    if (m > ((size_t)INT32_MAX) / 4) luaL_argerror(L, arg, "too many references");
+    double *xz = (double *)scratch(L, 2 * m, sizeof *xz);
+    const float *v = lpsdl_pool_floats(L, pool, 3, &count); /* after the allocation */
+    *n = read_refs(L, v, count, idx, arg, "refs", 0, xz, 2, 0, m);
+    return xz;
+}
+
+/***
+ * Twice the signed plan area of a ring of vertex references (psdl.plan.area2 over the pool's
+ * points, the same sum in the same order: S < 0 is retail winding).
+ * @function refs_area2
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table refs 1-based vertex references
+ * @treturn number S (m²)
+ */
+static int l_refs_area2(lua_State *L) {
+    size_t n;
+    lua_settop(L, 2);
+    const double *xz = refs_xz(L, 1, 2, 2, &n);
+    double s = 0;
+    if (n) {
+        const double *p = xz + 2 * (n - 1);
+        for (size_t i = 0; i < n; i++) {
+            const double *q = xz + 2 * i;
+            s = s + p[0] * q[1] - q[0] * p[1]; /* ((s + a) - b), as Lua groups it */
+            p = q;
+        }
+    }
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+/***
+ * Is (x, z) inside a ring of vertex references (psdl.plan.inside over the pool's points:
+ * crossing number, the same arithmetic; points on the boundary either way)?
+ * @function refs_inside
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table refs 1-based vertex references
+ * @tparam number x
+ * @tparam number z
+ * @treturn boolean
+ */
+static int l_refs_inside(lua_State *L) {
+    double x = luaL_checknumber(L, 3), z = luaL_checknumber(L, 4);
+    lua_settop(L, 4);
+    size_t n;
+    const double *xz = refs_xz(L, 1, 2, 2, &n);
+    int c = 0;
+    if (n) {
+        const double *p = xz + 2 * (n - 1);
+        for (size_t i = 0; i < n; i++) {
+            const double *q = xz + 2 * i;
+            if ((q[1] > z) != (p[1] > z)) {
+                double xi = q[0] + (z - q[1]) * (p[0] - q[0]) / (p[1] - q[1]);
+                if (x < xi) c = !c;
+            }
+            p = q;
+        }
+    }
+    lua_pushboolean(L, c);
+    return 1;
+}
+
+/* ================================================================ apron edge */
+
+/***
+ * The apron's outer edge as points (blocks/init.lua `fill_apron` without a height function):
+ * the rings `core.apron_rings` finds around the outlines and the extra lines (each a list of
+ * vertex references into pool), cut every `step` m (psdl_apron_edge), each point at the
+ * height of the nearest outline point (a grid of `hcell` m cells, at most `span` cells out;
+ * 0 when none).
+ * @function apron_edge
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table outlines lists of vertex references: the network's outlines (their points
+ *   give the heights)
+ * @tparam table extra lists of vertex references: other lines the apron keeps clear of
+ *   (bridge decks, tunnel bores)
+ * @tparam number margin metres (> 0)
+ * @tparam number cell the distance grid's spacing, metres (> 0)
+ * @tparam number step metres between edge points (> 0)
+ * @tparam number hcell the height grid's cell, metres (> 0)
+ * @tparam number span cells searched out from a point
+ * @treturn table one flat `{x1, y1, z1, ...}` per ring
+ * @raise on a bad argument or reference, a distance grid too big, or out of memory
+ */
+static int l_apron_edge(lua_State *L) {
+    size_t count;
+    lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    double margin = luaL_checknumber(L, 4), cell = luaL_checknumber(L, 5), step = luaL_checknumber(L, 6);
+    double hcell = luaL_checknumber(L, 7);
+    lua_Number span = luaL_checknumber(L, 8);
+    luaL_argcheck(L, margin > 0 && isfinite(margin), 4, "margin must be a finite number > 0");
+    luaL_argcheck(L, cell > 0 && isfinite(cell), 5, "cell must be a finite number > 0");
+    luaL_argcheck(L, step > 0 && isfinite(step), 6, "step must be a finite number > 0");
+    luaL_argcheck(L, hcell > 0 && isfinite(hcell), 7, "hcell must be a finite number > 0");
+    long long sp = span != span || span < 0 ? -1 : span > 1e15 ? (long long)1e15 : (long long)floor(span);
+    lua_settop(L, 8);
+    lua_Integer no = (lua_Integer)lua_rawlen(L, 2), nx = (lua_Integer)lua_rawlen(L, 3);
+    size_t nh = 0, npts = 0;
+    for (int arg = 2; arg <= 3; arg++)
+        for (lua_Integer k = 1; k <= (arg == 2 ? no : nx); k++) {
+            if (lua_rawgeti(L, arg, k) != LUA_TTABLE)
+                luaL_argerror(L, arg, lua_pushfstring(L, "lists[%I]: list of vertex references expected", k));
+            size_t n = (size_t)lua_rawlen(L, -1);
+            lua_pop(L, 1);
+            if (n > ((size_t)INT32_MAX) / 8 || npts > ((size_t)INT32_MAX) / 8 - n) luaL_argerror(L, arg, "too many points");
+            npts += n;
+            if (arg == 2) nh += n;
+        }
+    size_t *start = (size_t *)scratch(L, (size_t)(no + nx) + 1, sizeof *start); /* 9 */
+    double *xz = (double *)scratch(L, 2 * npts, sizeof *xz);                   /* 10 */
+    double *hp = (double *)scratch(L, 3 * nh, sizeof *hp);                     /* 11 */
+    const float *v = lpsdl_pool_floats(L, 1, 3, &count);                       /* after the allocations */
+    size_t m = 0, mh = 0;
+    for (int arg = 2; arg <= 3; arg++)
+        for (lua_Integer k = 1; k <= (arg == 2 ? no : nx); k++) {
+            start[(arg == 2 ? 0 : no) + k - 1] = m;
+            lua_rawgeti(L, arg, k);
+            size_t m1 = read_refs(L, v, count, lua_gettop(L), arg, "lists", k, xz, 2, m, npts);
+            if (arg == 2) mh = read_refs(L, v, count, lua_gettop(L), arg, "lists", k, hp, 3, mh, nh);
+            m = m1;
+            lua_pop(L, 1);
+        }
+    start[no + nx] = m;
+    psdl_apron a;
+    size_t cells;
+    int rc = psdl_apron_rings(&a, xz, start, (size_t)(no + nx), margin, cell, &cells);
+    if (rc == PSDL_APRON_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc == PSDL_APRON_TOO_BIG)
+        return luaL_error(L, "the apron's distance grid would need %f corners (margin %f m, cell %f m; at most %d): "
+                             "use a larger cell",
+                          (double)cells, margin, cell, (int)PSDL_APRON_MAX_CELLS);
+    if (rc != PSDL_APRON_OK) return luaL_error(L, "apron_edge: invalid input (code %d)", rc);
+    double *exyz = NULL;
+    size_t *est = NULL;
+    rc = psdl_apron_edge(&exyz, &est, &a, step, hp, mh, hcell, sp);
+    size_t nr = a.count;
+    psdl_apron_free(&a);
+    if (rc != PSDL_APRON_OK) return luaL_error(L, rc == PSDL_APRON_NOMEM ? "not enough memory" : "apron_edge: invalid input");
+    /* into Lua memory before any table is made (a failing allocation below raises) */
+    size_t total = est[nr];
+    if (nr + 1 > ((size_t)-1) / 4 / sizeof *est || 3 * total + 1 > ((size_t)-1) / 4 / sizeof *exyz ||
+        3 * total > (size_t)INT32_MAX) {
+        free(exyz), free(est);
+        return luaL_error(L, "not enough memory");
+    }
+    size_t *rs = (size_t *)lua_newuserdatauv(L, (nr + 1) * sizeof *rs, 0);
+    memcpy(rs, est, (nr + 1) * sizeof *rs);
+    free(est);
+    double *pxyz = (double *)lua_newuserdatauv(L, (3 * total + 1) * sizeof *pxyz, 0);
+    if (total) memcpy(pxyz, exyz, 3 * total * sizeof *pxyz);
+    free(exyz);
+    lua_createtable(L, (int)nr, 0);
+    for (size_t r = 0; r < nr; r++) {
+        size_t s = rs[r], n = rs[r + 1] - s;
+        lua_createtable(L, (int)(3 * n), 0);
+        for (size_t i = 0; i < 3 * n; i++) {
+            lua_pushnumber(L, pxyz[3 * s + i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_rawseti(L, -2, (lua_Integer)r + 1);
+    }
+    return 1;
+}
+
+/* ================================================================ ground */
+
+/* block_ground's scratch, kept as its upvalue between calls: its size in bytes, whether a
+ * call is using it; the arrays follow (doubles first). */
+typedef struct ground_buf {
+    size_t bytes;
+    int busy;
+    double align_;
+} ground_buf;
+
+/***
+ * The ground of a block room in one call (blocks/ground.lua): for each piece in order,
+ * what `Room:fan_refs(piece, group, {hub_height = ...})` does (psdl_ground.h: the pieces'
+ * points from the pool, the crossing and area tests, psdl_fans, the hub points' heights from
+ * hub_height, the hubs pooled, one fan record per fan into the store), then the level test
+ * of the fans' points and, when they are not level, their triangles. No Lua table per fan.
+ * @function block_ground
+ * @param store the builder's psdl.Store
+ * @tparam integer room the room's number in the store
+ * @tparam integer group the texture group's index (Builder:texture(...).index)
+ * @param pool the vertex Pool (dimension 3)
+ * @tparam table pieces list of pieces, each a list of 1-based vertex references (a simple
+ *   ring in retail winding)
+ * @param level nil (no level test), true (the level of the first piece's own points) or a
+ *   height (m, as `core.refs_level` gives it)
+ * @tparam[opt] function hub_height function(x, z) -> y (a number, else the hub stays on the
+ *   piece's plane)
+ * @tparam[opt] number snap the builder's snap grid (m)
+ * @tparam[opt] boolean checked the pieces were tested for crossings (refs_crossing) already
+ * @tparam[opt] number budget the vertex count that stops the call (the builder's budget)
+ * @return the height when every fan point is at the level; else a list of triangles `{x1,
+ *   y1, z1, x2, y2, z2, x3, y3, z3}` (hub first, in fan order); or false, k when the pool
+ *   went over the budget with piece k (its records pushed: `Room:check_budget` raises); or
+ *   nil, k when piece k cannot be made here (a bad reference, a crossing, no area, a hub
+ *   height outside +-65,536 m): nothing of it was added, and `Room:fan_refs` of it raises
+ *   the builder's message
+ * @raise on a bad argument, a room not in the store, or out of memory
+ */
+static int l_block_ground(lua_State *L) {
+    lpsdl_store(L, 1);
+    lua_Integer room = luaL_checkinteger(L, 2);
+    lua_Integer group = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, group >= 1 && group <= (lua_Integer)PSDL_STORE_MAX, 3, "a texture group index (>= 1) expected");
+    size_t count;
+    lpsdl_pool_floats(L, 4, 3, &count); /* checks the pool */
+    luaL_checktype(L, 5, LUA_TTABLE);
+    int level_mode = lua_toboolean(L, 6);
+    if (level_mode && !lua_isboolean(L, 6)) luaL_checknumber(L, 6);
+    if (!lua_isnoneornil(L, 7)) luaL_checktype(L, 7, LUA_TFUNCTION);
+    double snap = luaL_optnumber(L, 8, 0);
+    int checked = lua_toboolean(L, 9);
+    double budget = lua_isnoneornil(L, 10) ? -1 : luaL_checknumber(L, 10); /* (math.huge: none) */
+    lua_settop(L, 10);
+    int has_hub_height = !lua_isnil(L, 7);
+    /* the pieces' references, checked as integers; scratch sized by the largest piece */
+    lua_Integer np = (lua_Integer)lua_rawlen(L, 5);
+    size_t total = 0, most = 0;
+    for (lua_Integer k = 1; k <= np; k++) {
+        if (lua_rawgeti(L, 5, k) != LUA_TTABLE)
+            luaL_argerror(L, 5, lua_pushfstring(L, "pieces[%I]: list of vertex references expected", k));
+        size_t n = (size_t)lua_rawlen(L, -1);
+        lua_pop(L, 1);
+        if (n > ((size_t)INT32_MAX) / 8 || total > ((size_t)INT32_MAX) / 8 - n)
+            luaL_argerror(L, 5, "pieces: too many references");
+        total += n;
+        if (n > most) most = n;
+    }
+    /* one buffer for all (doubles first), the one kept from the last call when it is large
+     * enough and not in use (a hub_height calling back in), else a new one kept instead */
+    size_t outcap = psdl_ground_bound(1) * (size_t)np + 6 * total; /* psdl_ground_bound per piece */
+    size_t nd = 3 * most + 3 * most + 3, nu = total + psdl_ground_bound(most) + most + 1 + outcap;
+    size_t bytes = sizeof(ground_buf) + nd * sizeof(double) + nu * sizeof(uint32_t);
+    ground_buf *gb = NULL;
+    if (lua_type(L, lua_upvalueindex(1)) == LUA_TUSERDATA) {
+        gb = (ground_buf *)lua_touserdata(L, lua_upvalueindex(1));
+        if (gb->busy || gb->bytes < bytes) gb = NULL;
+    }
+    if (!gb) {
+        size_t want = bytes < 16384 ? 16384 : bytes;
+        gb = (ground_buf *)scratch(L, want, 1);
+        gb->bytes = want;
+        lua_copy(L, -1, lua_upvalueindex(1));
+    } else {
+        lua_pushvalue(L, lua_upvalueindex(1)); /* (kept on the stack while in use) */
+    }
+    gb->busy = 1;
+    double *pts = (double *)(void *)(gb + 1);                                 /* 11: the buffer */
+    double *extra = pts + 3 * most;
+    uint32_t *refs = (uint32_t *)(void *)(extra + 3 * most + 3);
+    uint32_t *fans = refs + total;
+    uint32_t *hubs = fans + psdl_ground_bound(most);
+    uint32_t *out = hubs + most + 1;
+    size_t at = 0, wout = 0;
+    for (lua_Integer k = 1; k <= np; k++) {
+        lua_rawgeti(L, 5, k);
+        size_t n = (size_t)lua_rawlen(L, -1);
+        uint32_t *pr = refs + at;
+        for (size_t i = 0; i < n; i++) {
+            int ok;
+            lua_rawgeti(L, -1, (lua_Integer)i + 1);
+            lua_Integer r = lua_tointegerx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)UINT32_MAX) {
+                gb->busy = 0;
+                luaL_pushfail(L);
+                lua_pushinteger(L, k);
+                return 2;
+            }
+            pr[i] = (uint32_t)r;
+        }
+        lua_pop(L, 1);
+        at += n;
+        size_t ne = 0;
+        psdl_pool *pool = lpsdl_pool(L, 4, 3);
+        size_t w = psdl_ground_plan(fans, extra, &ne, pts, pool, pr, n, !checked);
+        if (w == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
+        if (w == PSDL_GROUND_BADREF || w == PSDL_GROUND_CROSSING || w == PSDL_GROUND_NOAREA) {
+            gb->busy = 0;
+            luaL_pushfail(L);
+            lua_pushinteger(L, k);
+            return 2;
+        }
+        if (has_hub_height) /* the caller's ground under each added hub (Room:fan's hub_height) */
+            for (size_t j = 0; j < ne; j++) {
+                lua_pushvalue(L, 7);
+                lua_pushnumber(L, extra[3 * j]);
+                lua_pushnumber(L, extra[3 * j + 2]);
+                lua_call(L, 2, 1);
+                if (lua_type(L, -1) == LUA_TNUMBER) extra[3 * j + 1] = (double)lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+        for (size_t j = 0; j < 3 * ne; j++) /* Builder:vertices_flat's test */
+            if (!(extra[j] >= -PSDL_MAX_COORDINATE && extra[j] <= PSDL_MAX_COORDINATE)) {
+                gb->busy = 0;
+                luaL_pushfail(L);
+                lua_pushinteger(L, k);
+                return 2;
+            }
+        if (wout + w > outcap) return luaL_error(L, "block_ground: fans past their bound");
+        pool = lpsdl_pool(L, 4, 3); /* (fetched again after the Lua calls) */
+        struct psdl_store *st = lpsdl_store(L, 1);
+        if (room < 1 || (lua_Unsigned)room > (lua_Unsigned)psdl_store_rooms(st))
+            luaL_argerror(L, 2, "no such room in the store");
+        int e = psdl_ground_emit(st, (size_t)room, (uint32_t)group, pool, pr, n, fans, w, extra, ne, snap, hubs,
+                                 out + wout);
+        if (e == PSDL_STORE_NOMEM) return luaL_error(L, "not enough memory");
+        if (e) return luaL_error(L, "the store is full");
+        wout += w;
+        if (budget >= 0 && (double)psdl_pool_count(pool) > budget) {
+            gb->busy = 0;
+            lua_pushboolean(L, 0);
+            lua_pushinteger(L, k);
+            return 2;
+        }
+    }
+    psdl_pool *pool = lpsdl_pool(L, 4, 3);
+    if (level_mode) {
+        double y0 = 0;
+        int level = 1;
+        if (lua_isboolean(L, 6)) { /* the level of the first piece's own points */
+            lua_rawgeti(L, 5, 1);
+            size_t n = (size_t)lua_rawlen(L, -1);
+            lua_pop(L, 1);
+            const float *v = psdl_pool_data(pool);
+            level = n > 0;
+            for (size_t i = 0; i < n && level; i++) {
+                double h = (double)v[3 * (size_t)(refs[i] - 1) + 1];
+                if (i == 0) y0 = h;
+                else if (h != y0) level = 0;
+            }
+        } else {
+            y0 = (double)lua_tonumber(L, 6);
+        }
+        float y;
+        if (level && psdl_ground_level(pool, out, wout, &y) && (double)y == y0) {
+            gb->busy = 0;
+            lua_pushnumber(L, (lua_Number)y);
+            return 1;
+        }
+    }
+    /* the triangles (hub, v(j-1), v(j)) of each fan: the points copied before any table is made */
+    size_t ntri = 0;
+    for (size_t i = 0; i < wout; i += 1 + out[i]) ntri += out[i] - 2;
+    double *xyz = (double *)scratch(L, 3 * (wout + 1), sizeof *xyz); /* 12 */
+    gb->busy = 0; /* (out is read below; no Lua runs until the tables, which copy from xyz) */
+    pool = lpsdl_pool(L, 4, 3);
+    count = psdl_pool_count(pool);
+    const float *v = psdl_pool_data(pool);
+    for (size_t i = 0; i < wout; i++) {
+        uint32_t r = out[i];
+        xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] = 0;
+        if (r >= 1 && r <= count) {
+            const float *p = v + 3 * (size_t)(r - 1);
+            xyz[3 * i] = p[0], xyz[3 * i + 1] = p[1], xyz[3 * i + 2] = p[2];
+        }
+    }
+    lua_createtable(L, ntri < INT32_MAX ? (int)ntri : 0, 0);
+    lua_Integer t = 0;
+    for (size_t i = 0; i < wout; i += 1 + out[i]) {
+        size_t m = out[i];
+        const double *h = xyz + 3 * (i + 1);
+        for (size_t j = 3; j <= m; j++) {
+            const double *a = xyz + 3 * (i + j - 1), *c = xyz + 3 * (i + j);
+            lua_createtable(L, 9, 0);
+            for (int q = 0; q < 3; q++) {
+                lua_pushnumber(L, h[q]);
+                lua_rawseti(L, -2, q + 1);
+                lua_pushnumber(L, a[q]);
+                lua_rawseti(L, -2, q + 4);
+                lua_pushnumber(L, c[q]);
+                lua_rawseti(L, -2, q + 7);
+            }
+            lua_rawseti(L, -2, ++t);
+        }
     }
     return 1;
 }
@@ -1000,6 +1441,9 @@ static const luaL_Reg blocks_funcs[] = {
     {"split_chord_refs", l_split_chord_refs},
     {"refs_crossing", l_refs_crossing},
     {"room_outline", l_room_outline},
+    {"apron_edge", l_apron_edge},
+    {"refs_area2", l_refs_area2},
+    {"refs_inside", l_refs_inside},
     {NULL, NULL},
 };
 
@@ -1013,4 +1457,7 @@ void lpsdl_open_blocks(lua_State *L) {
     luaL_newmetatable(L, OBSTACLES);
     lua_pop(L, 1);
     luaL_setfuncs(L, blocks_funcs, 0);
+    lua_pushnil(L); /* block_ground's scratch, made on its first call */
+    lua_pushcclosure(L, l_block_ground, 1);
+    lua_setfield(L, -2, "block_ground");
 }

@@ -1,5 +1,5 @@
-/* lpsdl_heap.c -- the heap of a psdl process from Lua: core.heap_reserve, core.heap_keep
- * (psdl_heap.h) and core.heap_allocator (psdl_alloc.h); scripts/psdl calls the first and
+/* lpsdl_heap.c -- the heap of a psdl process from Lua: control.heap_reserve, control.heap_keep
+ * (psdl_heap.h) and control.heap_allocator (psdl_alloc.h); scripts/psdl calls the first and
  * the last before any command runs, psdl.builder the second when a builder is made. */
 #define _GNU_SOURCE /* dladdr, RTLD_NODELETE, RTLD_NOLOAD */
 #include "lpsdl.h"
@@ -8,7 +8,7 @@
 
 #include <dlfcn.h>
 
-/* core.heap_reserve(mb) -> boolean: grow the C heap by `mb` MiB once and advise it for
+/* control.heap_reserve(mb) -> boolean: grow the C heap by `mb` MiB once and advise it for
  * transparent huge pages (psdl_heap_reserve); true when advised, false when not (not
  * glibc/Linux, `ulimit -v`/`-d` in force, already done). Raises for `mb` that is not an
  * integer from 16 to 512. */
@@ -20,10 +20,10 @@ static int l_heap_reserve(lua_State *L) {
     return 1;
 }
 
-/* core.heap_keep() -> boolean: keep the C heap's freed memory for the next build
+/* control.heap_keep() -> boolean: keep the C heap's freed memory for the next build
  * (psdl_heap_keep: allocations under 32 MiB from the heap, up to 64 MiB of free memory kept
  * at its top); true when set by this call, false when not glibc/Linux or already set (also
- * by core.heap_reserve). psdl.builder calls it when a builder is made. */
+ * by control.heap_reserve). psdl.builder calls it when a builder is made. */
 static int l_heap_keep(lua_State *L) {
     lua_pushboolean(L, psdl_heap_keep());
     return 1;
@@ -47,11 +47,11 @@ static int keep_loaded(void) {
 #endif
 }
 
-/* core.heap_allocator() -> name | nil, reason: put the fast allocator (psdl_alloc.h:
+/* control.heap_allocator() -> name | nil, reason: put the fast allocator (psdl_alloc.h:
  * mimalloc in its own address range) in front of this Lua state's allocator; returns its name
  * ("mimalloc") when the state uses it (also when it already did), or nil and a reason when
  * nothing changed: built without mimalloc, an address-space limit (`ulimit -v`), another
- * thread owns the fast allocator, the memory guard (core.memory_limit) is already in place
+ * thread owns the fast allocator, the memory guard (control.memory_limit) is already in place
  * (choose the allocator first: the guard then counts through it), or the module cannot be
  * kept loaded. Blocks the state allocated before stay with its previous allocator and are
  * freed there. The state must be used from the thread that called this first in the process
@@ -67,7 +67,7 @@ static int l_heap_allocator(lua_State *L) {
     }
     if (lua_getfield(L, LUA_REGISTRYINDEX, "psdl.memory_guard") != LUA_TNIL) {
         luaL_pushfail(L);
-        lua_pushliteral(L, "the memory guard (core.memory_limit) is in place: choose the allocator before it");
+        lua_pushliteral(L, "the memory guard (control.memory_limit) is in place: choose the allocator before it");
         return 2;
     }
     lua_pop(L, 1);
@@ -89,7 +89,7 @@ static int l_heap_allocator(lua_State *L) {
     return 1;
 }
 
-/* core.heap_allocator_counts() -> fast, passed: allocations of the process's Lua states
+/* control.heap_allocator_counts() -> fast, passed: allocations of the process's Lua states
  * served by the fast allocator, and those passed to the previous allocator (the range full
  * or a move out of it) on the owning thread (psdl_alloc_counts); 0, 0 without it. */
 static int l_heap_allocator_counts(lua_State *L) {

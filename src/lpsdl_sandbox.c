@@ -1,4 +1,6 @@
-/* lpsdl_sandbox.c -- what psdl.sandbox (lua/psdl/sandbox.lua) needs from C:
+/* lpsdl_sandbox.c -- what psdl.sandbox (lua/psdl/sandbox.lua) needs from C, in the
+ * psdl.control table (lpsdl_open_control), never in psdl.core's: a sandboxed city script
+ * must not reach these switches even if a library module handed it psdl.core by mistake.
  *
  *  - a switch that makes core.write_file refuse, so no library function can write a file
  *    while a sandboxed city script (or library code it called) runs;
@@ -17,6 +19,7 @@
 #include "lpsdl.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +36,7 @@ static int writes_denied = 0;
 
 int lpsdl_writes_denied(void) { return writes_denied; }
 
-/* core.deny_writes(flag) -> previous flag: while true, core.write_file fails with an io
+/* control.deny_writes(flag) -> previous flag: while true, core.write_file fails with an io
  * error "writing files is not allowed here" (see psdl.sandbox). */
 static int l_deny_writes(lua_State *L) {
     int previous = writes_denied;
@@ -120,7 +123,7 @@ static mem_guard *guard_of(lua_State *L, int install) {
     return g;
 }
 
-/* core.memory_limit(bytes | nil) -> true: wrap the allocator (once) and set the limit on
+/* control.memory_limit(bytes | nil) -> true: wrap the allocator (once) and set the limit on
  * the Lua heap in bytes (nil or 0: none); resets the peak and the exceeded flag. A limit
  * below the bytes already in use is raised to them. */
 static int l_memory_limit(lua_State *L) {
@@ -136,8 +139,8 @@ static int l_memory_limit(lua_State *L) {
     return 1;
 }
 
-/* core.memory_stats() -> {used =, peak =, limit =, exceeded =} (bytes; nil before
- * core.memory_limit was first called). */
+/* control.memory_stats() -> {used =, peak =, limit =, exceeded =} (bytes; nil before
+ * control.memory_limit was first called). */
 static int l_memory_stats(lua_State *L) {
     mem_guard *g = guard_of(L, 0);
     if (!g) return 0;
@@ -160,7 +163,7 @@ int lpsdl_memory_exceeded(lua_State *L) {
     return g && g->exceeded;
 }
 
-/* core.memory_exceeded() -> boolean: whether the limit was hit since it was set (allocates
+/* control.memory_exceeded() -> boolean: whether the limit was hit since it was set (allocates
  * nothing, so it can be asked on a full heap). */
 static int l_memory_exceeded(lua_State *L) {
     mem_guard *g = guard_of(L, 0);
@@ -186,7 +189,7 @@ static int chunk_path(lua_State *L, const char *src, size_t srclen) {
     return 0;
 }
 
-/* core.script_line(chunks, level [, thread]) -> "path:line" | nil: the innermost frame of
+/* control.script_line(chunks, level [, thread]) -> "path:line" | nil: the innermost frame of
  * `thread` (default: the running one), from stack level `level` outwards (0: script_line
  * itself, 1: its caller), that runs a line of one of `chunks` (a table chunk source ->
  * path, as psdl.sandbox keeps for the script and its modules: `["@city.lua"] =
@@ -266,7 +269,7 @@ static void reg_set(lua_State *L, const char *key, int idx) {
     lua_setfield(L, LUA_REGISTRYINDEX, key);
 }
 
-/* core.tick(fn | nil [, thread]) -> previous fn | nil, previous thread | nil
+/* control.tick(fn | nil [, thread]) -> previous fn | nil, previous thread | nil
  * Start the tick with check fn, calling it from a one-shot hook on `thread` (default: the
  * running one) about every 10 ms of processor time; nil stops it (the timer disarmed and the
  * previous SIGPROF action back). A call while the tick runs swaps the check and thread
@@ -327,7 +330,7 @@ static int l_tick(lua_State *L) {
     return 2;
 }
 
-/* core.tick_thread(thread) -> previous thread | nil: hook `thread` on the next ticks (a
+/* control.tick_thread(thread) -> previous thread | nil: hook `thread` on the next ticks (a
  * coroutine of the script while it is resumed); no-op without a running tick. Raises for
  * an argument that is not a thread. */
 static int l_tick_thread(lua_State *L) {
@@ -346,7 +349,20 @@ static int l_tick_thread(lua_State *L) {
 
 #endif
 
+/* control.default_interrupt() -> boolean: give SIGINT (Ctrl-C) back its default action,
+ * ending the process at once with the status shells report as 130 (true when set). The
+ * `psdl` command calls it: lua5.4 would otherwise turn Ctrl-C into an "interrupted!" error
+ * raised inside whatever runs, which the city builder's repair loops and error wrappers then
+ * report as a failed road or an internal error. Outputs are written atomically
+ * (psdl_write_file), so nothing half-written stays. Not called by `require "psdl"`: a host
+ * program keeps its own signal handling. */
+static int l_default_interrupt(lua_State *L) {
+    lua_pushboolean(L, signal(SIGINT, SIG_DFL) != SIG_ERR);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
+    {"default_interrupt", l_default_interrupt},
     {"deny_writes", l_deny_writes},
     {"script_line", l_script_line},
     {"memory_exceeded", l_memory_exceeded},
@@ -359,4 +375,16 @@ static const luaL_Reg funcs[] = {
     {NULL, NULL},
 };
 
-void lpsdl_open_sandbox(lua_State *L) { luaL_setfuncs(L, funcs, 0); }
+/* The psdl.control table: this file's functions and the heap's (lpsdl_heap.c), put in
+ * package.loaded["psdl.control"] when psdl.core is opened (lua/psdl/control.lua documents
+ * it and loads psdl.core first). The stack is left as it was. */
+void lpsdl_open_control(lua_State *L) {
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_createtable(L, 0, 16);
+    luaL_setfuncs(L, funcs, 0);
+    lpsdl_open_heap(L);
+    lua_pushliteral(L, "psdl.control");
+    lua_setfield(L, -2, "_NAME");
+    lua_setfield(L, -2, "psdl.control");
+    lua_pop(L, 1);
+}

@@ -356,7 +356,10 @@ const psdl_rule_info *psdl_rules(size_t *count);
  *  such a name behind, and the next write of the same path removes every one whose process
  *  is gone, so killed writes never accumulate files. A symbolic link is followed (the file it names is replaced);
  *  a device or pipe (e.g. /dev/stdout) is written directly. Errors: io, with the path and
- *  the system's reason in the message. POSIX only. */
+ *  the system's reason in the message; when the folder exists but refuses the temporary
+ *  file (/proc, a read-only mount) the message says so and names that file too ("<path>:
+ *  left untouched: the temporary file beside it cannot be created (...): <path>.tmp-...").
+ *  POSIX only. */
 psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err);
 
 /** Bytes read by psdl_read_stream: data[0 .. size-1] in a block of capacity bytes from the

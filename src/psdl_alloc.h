@@ -1,6 +1,6 @@
 /* psdl_alloc.h -- a faster allocator for a Lua state (mimalloc), put in front of the state's
  * own allocator. No Lua here: the functions have the shape of Lua's lua_Alloc, and
- * src/lpsdl_heap.c installs them with lua_setallocf (core.heap_allocator, called by
+ * src/lpsdl_heap.c installs them with lua_setallocf (control.heap_allocator, called by
  * scripts/psdl).
  *
  * Why: a city build makes and drops millions of small Lua tables; with glibc's malloc a

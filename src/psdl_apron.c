@@ -5,8 +5,10 @@
  * order as the Lua description it replaced, so the rings are the same doubles.
  */
 #include "psdl_apron.h"
+#include "psdl_geom.h"
 #include "psdl_segment.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -481,4 +483,62 @@ void psdl_apron_free(psdl_apron *a) {
     free(a->xz);
     free(a->start);
     memset(a, 0, sizeof *a);
+}
+
+/* ================================================================ the edge's points */
+
+int psdl_apron_edge(double **out, size_t **ostart, const psdl_apron *a, double step, const double *hp, size_t nh,
+                    double hcell, long long span) {
+    assert(out && ostart && a && (hp || nh == 0));
+    *out = NULL, *ostart = NULL;
+    if (!(step > 0) || !isfinite(step) || !(hcell > 0) || !isfinite(hcell) || nh > PSDL_GRID_MAX_ID)
+        return PSDL_APRON_INVALID;
+    for (size_t i = 0; i < 3 * nh; i++)
+        if (!isfinite(hp[i])) return PSDL_APRON_INVALID;
+    /* the points each ring makes, first (an edge's count is at most its length / step + 1) */
+    size_t total = 0;
+    for (size_t r = 0; r < a->count; r++) {
+        size_t s = a->start[r], n = a->start[r + 1] - s;
+        for (size_t k = 0; k < n; k++) {
+            const double *p = a->xz + 2 * (s + k), *q = a->xz + 2 * (s + (k + 1) % n);
+            double len = sqrt(pow(q[0] - p[0], 2) + pow(q[1] - p[1], 2));
+            double m = fmax(1, ceil(len / step - 1e-9));
+            if (!(m < 1e9) || total > ((size_t)1 << 40)) return PSDL_APRON_INVALID;
+            total += (size_t)m;
+        }
+    }
+    size_t *st = (size_t *)malloc((a->count + 1) * sizeof *st);
+    double *xyz = (double *)malloc((total ? 3 * total : 1) * sizeof *xyz);
+    psdl_grid *g = psdl_grid_new(hcell);
+    if (!st || !xyz || !g) goto nomem;
+    for (size_t i = 0; i < nh; i++)
+        if (psdl_grid_insert_point(g, (uint32_t)i + 1, hp[3 * i], hp[3 * i + 2]) != 0) goto nomem;
+    size_t w = 0;
+    for (size_t r = 0; r < a->count; r++) {
+        st[r] = w;
+        size_t s = a->start[r], n = a->start[r + 1] - s;
+        for (size_t k = 0; k < n; k++) {
+            const double *p = a->xz + 2 * (s + k), *q = a->xz + 2 * (s + (k + 1) % n);
+            double len = sqrt(pow(q[0] - p[0], 2) + pow(q[1] - p[1], 2));
+            double m = fmax(1, ceil(len / step - 1e-9));
+            for (double i = 0; i < m; i++) {
+                double t = i / m;
+                double x = p[0] + (q[0] - p[0]) * t, z = p[1] + (q[1] - p[1]) * t;
+                uint32_t id = 0;
+                double d2;
+                double y = psdl_grid_nearest(g, x, z, span, &id, &d2) == 1 && id >= 1 && id <= nh ? hp[3 * (id - 1) + 1]
+                                                                                                  : 0;
+                xyz[3 * w] = x, xyz[3 * w + 1] = y, xyz[3 * w + 2] = z;
+                w++;
+            }
+        }
+    }
+    st[a->count] = w;
+    psdl_grid_free(g);
+    *out = xyz, *ostart = st;
+    return PSDL_APRON_OK;
+nomem:
+    free(st), free(xyz);
+    psdl_grid_free(g);
+    return PSDL_APRON_NOMEM;
 }

@@ -77,6 +77,23 @@ int psdl_apron_rings(psdl_apron *out, const double *xz, const size_t *start, siz
 /** Frees the rings of a psdl_apron (NULL-safe fields; the struct is zeroed). */
 void psdl_apron_free(psdl_apron *a);
 
+/**
+ * The points of the apron's edge (psdl.city.blocks' `fill_apron` without a height function):
+ * each edge a -> c of each ring of a cut into m = max(1, ceil(len / step - 1e-9)) parts (len
+ * its plan length), the points a + (c - a) * i / m for i = 0 .. m - 1 in order; each point's
+ * height that of the nearest of the points hp (x, y, z, nh of them): a grid of `hcell` m
+ * cells holding them in order, searched at most `span` cells out (psdl_grid_nearest: among
+ * equally near points the first inserted), 0 when none is found. Plain double arithmetic in
+ * the order of the Lua loop it replaced, so that a city keeps its bytes.
+ * @param out    receives x, y, z per point (malloc'd; the caller frees it; NULL for none)
+ * @param ostart receives a->count + 1 offsets in points (malloc'd; the caller frees it)
+ * @return PSDL_APRON_OK, PSDL_APRON_NOMEM, or PSDL_APRON_INVALID (step or hcell not finite
+ *         and > 0, a height point not finite, more points than the grid numbers; nothing
+ *         allocated)
+ */
+int psdl_apron_edge(double **out, size_t **ostart, const psdl_apron *a, double step, const double *hp, size_t nh,
+                    double hcell, long long span);
+
 #ifdef __cplusplus
 }
 #endif

@@ -445,7 +445,9 @@ static int split_outlines(const double *pts, size_t npts, const uint32_t *start,
     }
     size_t ntj = 0;
     if (nb > 1) { /* faces.lua: T-junctions only between two rooms or more */
-        size_t cap = 256;
+        /* room for as many as the outlines have points (a city's T-junctions are fewer: one
+         * call, not a count and a second call) */
+        size_t cap = total < ((size_t)-1) / 64 - 256 ? total + 256 : 256;
         tj = (uint32_t *)malloc(3 * cap * sizeof *tj);
         if (!tj) goto done;
         size_t k = psdl_tjunctions(tj, cap, pts, npts, st, v, nb, eps);

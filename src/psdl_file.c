@@ -159,6 +159,15 @@ static int link_unnamed(int fd, const char *target, char *tmp) {
 #endif
 }
 
+/* Writes the bytes to fd, sets its mode and syncs it (EINVAL from fsync: a file system that
+ * cannot sync, accepted): 0, or the errno of the step that failed. */
+static int fill_file(int fd, const void *data, size_t size, mode_t mode) {
+    if (write_all(fd, data, size) != 0) return errno;
+    if (fchmod(fd, mode) != 0) return errno;
+    if (fsync(fd) != 0 && errno != EINVAL) return errno;
+    return 0;
+}
+
 psdl_status psdl_write_file(const char *path, const void *data, size_t size, psdl_error *err) {
     struct stat st;
     char resolved[PATH_MAX];
@@ -208,9 +217,7 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
         if (fd < 0) return temp_fail(err, path, target, exists, errno);
         named = 1;
     }
-    if (write_all(fd, data, size) != 0) e = errno;
-    if (!e && fchmod(fd, mode) != 0) e = errno;
-    if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno;
+    e = fill_file(fd, data, size, mode);
     if (!e && !named) {
         /* give the unnamed file a temporary name (it exists on disk only from here to the
          * rename), or fall back to a named temporary file when linking is not possible */
@@ -221,9 +228,7 @@ psdl_status psdl_write_file(const char *path, const void *data, size_t size, psd
             fd = open_named(target, tmp);
             if (fd < 0) return temp_fail(err, path, target, exists, errno);
             named = 1;
-            if (write_all(fd, data, size) != 0) e = errno;
-            if (!e && fchmod(fd, mode) != 0) e = errno;
-            if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno;
+            e = fill_file(fd, data, size, mode);
         }
     }
     if (close(fd) != 0 && !e) e = errno;

@@ -1014,3 +1014,131 @@ size_t psdl_first_outside(const double *poly, size_t n, const double *pts, size_
     free(cut);
     return result;
 }
+
+/* ================================================================ the ring index */
+
+void psdl_ring_index_free(psdl_ring_index *ix) {
+    if (!ix) return;
+    free(ix->start), free(ix->edges), free(ix->stamp), free(ix->cut);
+    memset(ix, 0, sizeof *ix);
+}
+
+/* The slab of z (monotonic in z: a z range maps to a slab range). */
+static size_t ix_slab(const psdl_ring_index *ix, double z) {
+    double s = floor((z - ix->z0) * ix->scale);
+    if (!(s > 0)) return 0; /* (NaN too) */
+    if (s >= (double)(ix->nslab - 1)) return ix->nslab - 1;
+    return (size_t)s;
+}
+
+int psdl_ring_index_init(psdl_ring_index *ix, const double *poly, size_t n) {
+    assert(ix && (poly || n == 0));
+    psdl_ring_index_free(ix);
+    ix->poly = poly, ix->n = n, ix->plain = 1;
+    if (n < 3 || n > UINT32_MAX / 64) return 0;
+    double z0 = INFINITY, z1 = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        const double *p = poly + 3 * k;
+        if (!isfinite(p[0]) || !isfinite(p[2])) return 0;
+        if (p[2] < z0) z0 = p[2];
+        if (p[2] > z1) z1 = p[2];
+    }
+    ix->nslab = n;
+    ix->z0 = z0;
+    ix->scale = z1 > z0 ? (double)n / (z1 - z0) : 0;
+    if (!isfinite(ix->scale)) ix->scale = 0;
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+        total += ix_slab(ix, fmax(a[2], b[2])) - ix_slab(ix, fmin(a[2], b[2])) + 1;
+    }
+    if (total > 16 * n) return 0; /* edges spanning many slabs: the plain test is as quick */
+    ix->start = (uint32_t *)calloc(n + 1, sizeof *ix->start);
+    ix->edges = (uint32_t *)malloc(total * sizeof *ix->edges);
+    ix->stamp = (uint32_t *)calloc(n, sizeof *ix->stamp);
+    ix->cut = (unsigned char *)calloc(n, 1);
+    if (!ix->start || !ix->edges || !ix->stamp || !ix->cut) {
+        psdl_ring_index_free(ix);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+        size_t s1 = ix_slab(ix, fmax(a[2], b[2]));
+        for (size_t s = ix_slab(ix, fmin(a[2], b[2])); s <= s1; s++) ix->start[s + 1]++;
+    }
+    for (size_t s = 0; s < n; s++) ix->start[s + 1] += ix->start[s];
+    for (size_t k = 0; k < n; k++) { /* edges in order within each slab (stamp: fill counts, zeroed after) */
+        const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+        size_t s1 = ix_slab(ix, fmax(a[2], b[2]));
+        for (size_t s = ix_slab(ix, fmin(a[2], b[2])); s <= s1; s++) ix->edges[ix->start[s] + ix->stamp[s]++] = (uint32_t)k;
+    }
+    memset(ix->stamp, 0, n * sizeof *ix->stamp);
+    ix->clock = 0;
+    ix->plain = 0;
+    return 0;
+}
+
+/* A new query: a stamp no edge holds. */
+static uint32_t ix_tick(psdl_ring_index *ix) {
+    if (++ix->clock == 0) {
+        memset(ix->stamp, 0, ix->n * sizeof *ix->stamp);
+        ix->clock = 1;
+    }
+    return ix->clock;
+}
+
+/* inside_poly(ix->poly, ix->n, p, eps) over the edges of the slabs near p.z: the same edges
+ * decide (those within eps of p, and those p's ray crosses, all span z within eps of p.z). */
+static int ix_inside(psdl_ring_index *ix, const double *p, double eps) {
+    const double *poly = ix->poly;
+    size_t n = ix->n;
+    int in = 0;
+    double g = eps + 1e-6;
+    double slack = g + 1e-3; /* far beyond rounding of the slab bounds */
+    uint32_t t = ix_tick(ix);
+    size_t s1 = ix_slab(ix, p[2] + slack);
+    for (size_t s = ix_slab(ix, p[2] - slack); s <= s1; s++)
+        for (uint32_t e = ix->start[s]; e < ix->start[s + 1]; e++) {
+            size_t k = ix->edges[e];
+            if (ix->stamp[k] == t) continue;
+            ix->stamp[k] = t;
+            const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+            if (!far_from_seg(p, a, b, g) && psdl_seg_dist(p[0], p[2], a[0], a[2], b[0], b[2]) <= eps) return 1;
+            if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < a[0] + (p[2] - a[2]) * (b[0] - a[0]) / (b[2] - a[2])) in = !in;
+        }
+    return in;
+}
+
+size_t psdl_ring_first_outside(psdl_ring_index *ix, const double *pts, size_t m, int closed, double eps) {
+    assert(ix && (pts || m == 0));
+    if (ix->plain || !(eps >= 0) || eps > 1e6) return psdl_first_outside(ix->poly, ix->n, pts, m, closed, eps);
+    const double *poly = ix->poly;
+    size_t n = ix->n;
+    for (size_t i = 0; i < 3 * m; i++) /* (non-finite points: the plain test) */
+        if (!isfinite(pts[i])) return psdl_first_outside(poly, n, pts, m, closed, eps);
+    size_t ne = closed ? m : (m ? m - 1 : 0);
+    for (size_t i = 0; i < m; i++)
+        if (!ix_inside(ix, pts + 3 * i, eps)) return i + 1;
+    for (size_t i = 0; i < ne; i++) {
+        const double *p = pts + 3 * i, *q = pts + 3 * ((i + 1) % m);
+        double mid[3] = {(p[0] + q[0]) / 2, (p[1] + q[1]) / 2, (p[2] + q[2]) / 2};
+        if (!ix_inside(ix, mid, eps)) return i + 1;
+        double x0 = fmin(p[0], q[0]) - 1e-6, x1 = fmax(p[0], q[0]) + 1e-6;
+        double z0 = fmin(p[2], q[2]) - 1e-6, z1 = fmax(p[2], q[2]) + 1e-6;
+        uint32_t t = ix_tick(ix);
+        size_t s1 = ix_slab(ix, z1 + 1e-3);
+        for (size_t s = ix_slab(ix, z0 - 1e-3); s <= s1; s++)
+            for (uint32_t e = ix->start[s]; e < ix->start[s + 1]; e++) {
+                size_t k = ix->edges[e];
+                if (ix->stamp[k] == t) continue;
+                ix->stamp[k] = t;
+                const double *a = poly + 3 * k, *b = poly + 3 * ((k + 1) % n);
+                if (fmax(a[0], b[0]) < x0 || fmin(a[0], b[0]) > x1 || fmax(a[2], b[2]) < z0 || fmin(a[2], b[2]) > z1)
+                    continue;
+                if (!seg_cross(p, q, a, b, eps)) continue;
+                if (!ix->cut[k]) ix->cut[k] = reversed_elsewhere(poly, n, k) ? 1 : 2;
+                if (ix->cut[k] == 2) return i + 1;
+            }
+    }
+    return 0;
+}

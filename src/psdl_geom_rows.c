@@ -143,6 +143,7 @@ void psdl_row_room_free(psdl_row_room *r) {
     free(r->poly), free(r->chain), free(r->q), free(r->seg), free(r->mit), free(r->forbid);
     free(r->cand), free(r->fp), free(r->work), free(r->work2), free(r->runs), free(r->placed), free(r->placed_box);
     free(r->placed_at);
+    psdl_ring_index_free(&r->ix);
     memset(r, 0, sizeof *r);
 }
 
@@ -162,7 +163,11 @@ size_t psdl_row_fits(psdl_row_room *r, const double *fp, size_t n) {
         r->work[3 * i + 1] = 0;
         r->work[3 * i + 2] = fp[3 * i + 2];
     }
-    size_t out = psdl_first_outside(r->poly, r->n, r->work, n, 1, 0.01);
+    if (!r->ix_made) { /* the outline's edges by z, once per room (psdl_ring_first_outside) */
+        if (psdl_ring_index_init(&r->ix, r->poly, r->n)) return PSDL_GEOM_NOMEM;
+        r->ix_made = 1;
+    }
+    size_t out = psdl_ring_first_outside(&r->ix, r->work, n, 1, 0.01);
     if (out == PSDL_GEOM_NOMEM) return out;
     if (out) return 0;
     /* clear of the buildings placed: their footprints inset by 0.05 m may not meet */

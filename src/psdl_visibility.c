@@ -416,6 +416,18 @@ static inline float box_enter(const node *nd, const float o[3], const float inv[
     return t0;
 }
 
+/* Orders two children by their entry distances: *l, *tl the nearer afterwards. */
+static inline void nearer_first(uint32_t *l, uint32_t *r, float *tl, float *tr) {
+    if (*tl > *tr) {
+        uint32_t su = *l;
+        *l = *r;
+        *r = su;
+        float st = *tl;
+        *tl = *tr;
+        *tr = st;
+    }
+}
+
 
 /* The ray od + t dd in floats (o, d) with the inverse direction for box_enter (a zero
  * component gives +-1e30). */
@@ -477,14 +489,7 @@ static long cast(const psdl_vis *v, const double od[3], const double dd[3], doub
         } else if (sp + 2 <= STACK_MAX) {
             uint32_t l = nd->first, r = nd->first + 1;
             float tl = box_enter(&v->nodes[l], o, inv, bt), tr = box_enter(&v->nodes[r], o, inv, bt);
-            if (tl > tr) { /* push the farther first: the nearer is popped next */
-                uint32_t su = l;
-                l = r;
-                r = su;
-                float st = tl;
-                tl = tr;
-                tr = st;
-            }
+            nearer_first(&l, &r, &tl, &tr); /* push the farther first: the nearer is popped next */
             if (tr != INFINITY) {
                 stack[sp] = r;
                 stack_t[sp++] = tr;
@@ -522,14 +527,7 @@ static int occluded(const psdl_vis *v, const double od[3], const double dd[3], d
         } else if (sp + 2 <= STACK_MAX) {
             uint32_t l = nd->first, r = nd->first + 1;
             float tl = box_enter(&v->nodes[l], o, inv, bt), tr = box_enter(&v->nodes[r], o, inv, bt);
-            if (tl > tr) {
-                uint32_t su = l;
-                l = r;
-                r = su;
-                float st = tl;
-                tl = tr;
-                tr = st;
-            }
+            nearer_first(&l, &r, &tl, &tr);
             if (tr != INFINITY) stack[sp++] = r;
             if (tl != INFINITY) stack[sp++] = l;
         }

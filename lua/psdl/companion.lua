@@ -9,7 +9,8 @@
 local core = require "psdl.core"
 
 local type, error, tostring, pairs, ipairs = type, error, tostring, pairs, ipairs
-local io_open, string_format, table_concat = io.open, string.format, table.concat
+local string_format, table_concat = string.format, table.concat
+local function io_open(path, mode) return io.open(path, mode) end -- looked up per call: psdl.sandbox guards io.open
 
 local M = {}
 

@@ -363,20 +363,29 @@ function Grid:collect(minx, minz, maxx, maxz, out, seen)
   return out
 end
 
+-- How many pieces no longer than a cell of `size` metres cut a segment (dx, dz) into.
+local function pieces(size, dx, dz)
+  local l = sqrt(dx * dx + dz * dz)
+  return max(1, floor(l / size) + 1)
+end
+
+-- The box of piece k of n of the segment from (ax, az) along (dx, dz), padded by pad:
+-- minx, minz, maxx, maxz.
+local function piece_box(ax, az, dx, dz, k, n, pad)
+  local t0, t1 = k / n, (k + 1) / n
+  local x0, z0 = ax + t0 * dx, az + t0 * dz
+  local x1, z1 = ax + t1 * dx, az + t1 * dz
+  return min(x0, x1) - pad, min(z0, z1) - pad, max(x0, x1) + pad, max(z0, z1) + pad
+end
+
 --- Insert an item along segment ab (only the cells near the segment), padded by `pad`
 -- metres: the segment is cut into pieces no longer than a cell, each inserted by its box
 -- (a long diagonal segment would otherwise cover a whole square of cells).
 function Grid:insert_segment(item, ax, az, bx, bz, pad)
   pad = pad or 0
   local dx, dz = bx - ax, bz - az
-  local l = sqrt(dx * dx + dz * dz)
-  local n = max(1, floor(l / self.size) + 1)
-  for k = 0, n - 1 do
-    local t0, t1 = k / n, (k + 1) / n
-    local x0, z0 = ax + t0 * dx, az + t0 * dz
-    local x1, z1 = ax + t1 * dx, az + t1 * dz
-    self:insert(item, min(x0, x1) - pad, min(z0, z1) - pad, max(x0, x1) + pad, max(z0, z1) + pad)
-  end
+  local n = pieces(self.size, dx, dz)
+  for k = 0, n - 1 do self:insert(item, piece_box(ax, az, dx, dz, k, n, pad)) end
 end
 
 --- Call fn(item) once for every item in the cells near segment ab (within `pad` metres,
@@ -386,13 +395,9 @@ function Grid:query_segment(ax, az, bx, bz, pad, fn)
   local g, items = self.g, self.items
   local seen = {}
   local dx, dz = bx - ax, bz - az
-  local l = sqrt(dx * dx + dz * dz)
-  local n = max(1, floor(l / self.size) + 1)
+  local n = pieces(self.size, dx, dz)
   for k = 0, n - 1 do
-    local t0, t1 = k / n, (k + 1) / n
-    local x0, z0 = ax + t0 * dx, az + t0 * dz
-    local x1, z1 = ax + t1 * dx, az + t1 * dz
-    local ids = g:collect(min(x0, x1) - pad, min(z0, z1) - pad, max(x0, x1) + pad, max(z0, z1) + pad)
+    local ids = g:collect(piece_box(ax, az, dx, dz, k, n, pad))
     for m = 1, #ids do
       local id = ids[m]
       if not seen[id] then

@@ -13,8 +13,10 @@
 --   folder (heightmaps, OSM extracts, data tables); library functions that read files
 --   (`psdl.read`, `psdl.terrain.load`, `psdl.osm.import`) get the same rule, and no library
 --   function may write a file while the script runs;
--- * `require` of `psdl` and `psdl.*` modules and of Lua modules in the script's own
---   folder (`require "streets"` loads `<folder>/streets.lua`, sandboxed too);
+-- * `require` of the public library (`psdl` and the modules of `M.MODULES`, read-only
+--   views too) and of Lua modules in the script's own folder (`require "streets"` loads
+--   `<folder>/streets.lua`, sandboxed too); never `psdl.core`, `psdl.control`,
+--   `psdl.sandbox` or `psdl.cli.*`;
 -- * `SCRIPT_DIR` (the script's folder), `arg` (`arg[0]` = the script) and what the caller
 --   adds (`psdl build` adds `SEED`).
 --
@@ -37,6 +39,7 @@
 -- @module psdl.sandbox
 
 local core = require "psdl.core"
+local control = require "psdl.control"
 local debug, coroutine, string, table, math, utf8, os, io, package =
   debug, coroutine, string, table, math, utf8, os, io, package
 local type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
@@ -53,10 +56,10 @@ M.DEFAULT_TIMEOUT = 120
 M.DEFAULT_MAX_MEMORY = 4096 * 1024 * 1024
 
 -- Instructions between two checks of the limits where there is no processor-time timer
--- (core.tick: a timer whose signal sets a one-shot hook, so that the script runs unhooked;
+-- (control.tick: a timer whose signal sets a one-shot hook, so that the script runs unhooked;
 -- a count hook makes Lua 5.4 trap on every instruction).
 local HOOK_COUNT = 10000
-local tick, tick_thread = core.tick, core.tick_thread
+local tick, tick_thread = control.tick, control.tick_thread
 
 -- The error value that stops a script (time or memory): pcall inside the sandbox passes
 -- it on.
@@ -114,9 +117,9 @@ end
 
 -- The script line a stop or error happened on: the innermost frame, from `level` of the
 -- caller's stack outwards (1: the caller), whose source is one of the sandbox's own chunks
--- (the script or its modules), as "file:line" (core.script_line: the limit hook asks this
+-- (the script or its modules), as "file:line" (control.script_line: the limit hook asks this
 -- every few thousand instructions, so the walk is in C).
-local script_line_at = core.script_line
+local script_line_at = control.script_line
 local function script_line(box, level)
   return script_line_at(box.chunks, level or 1)
 end
@@ -171,6 +174,31 @@ function M.pattern_cost_ok(subject, pattern, plain)
       .. "is out of reach of --timeout): match shorter pieces (one line at a time)", k, n)
   end
   return true
+end
+
+--- The modules a sandboxed script may `require` besides its own folder's: the public
+-- library, each as the same read-only view as the global `psdl` gives (docs/city.md
+-- "Sandbox" lists them with the reason). Not listed, and refused: `psdl.core` (the C
+-- module: raw file writes, decoders without the library's checks), `psdl.control` (the
+-- write switch, the limits, the heap, Ctrl-C), `psdl.sandbox` (a box made with
+-- `trust = true` hands out the host's `os` and `io`), `psdl.cli.*` (the commands: they
+-- write files and end the process), `psdl.view`, `psdl.serve`, `psdl.watch` (HTTP server,
+-- file watching), `psdl.package` (writes archives and folders), and the library's internal
+-- modules (`psdl.city.road`, `psdl.plan`, ...: reachable through the public ones where
+-- they are meant to be).
+M.MODULES = {
+  "psdl", "psdl.city", "psdl.builder", "psdl.geom", "psdl.terrain", "psdl.osm", "psdl.styles",
+  "psdl.styles.london", "psdl.styles.sf", "psdl.retexture", "psdl.companion", "psdl.bai", "psdl.cpvs",
+  "psdl.inst", "psdl.pathset", "psdl.pkg", "psdl.tex", "psdl.propcsv",
+}
+local MODULE_SET = {}
+for _, name in ipairs(M.MODULES) do MODULE_SET[name] = true end
+
+-- The message for a psdl module the sandbox does not give.
+local function module_denied(name)
+  return string.format("require %q: not available in a sandboxed city script, which can require only the "
+    .. "public library (%s) and Lua modules of its own folder (psdl build --trust gives full access)", name,
+    table.concat(M.MODULES, ", "))
 end
 
 --- Make a sandbox for one script.
@@ -346,6 +374,8 @@ function Box:sandbox_env(psdl)
   local box = self
   local env = {}
   local lib_cache = view_cache()
+  -- (box.views.real[view] -> the library table it shows: for audits, spec/sandbox_reach_spec.lua)
+  box.views = lib_cache
   env.psdl = read_only(box, psdl, lib_cache)
   env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
   env.string.dump = function() error(denied("string.dump"), 2) end
@@ -404,16 +434,16 @@ function Box:sandbox_env(psdl)
   -- pcall/xpcall do not catch the stop of the time or memory limit
   env.pcall = function(f, ...)
     return (function(ok, ...)
-      if not ok and (is_stop((...)) or box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
+      if not ok and (is_stop((...)) or box.stopped or control.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(pcall(f, ...))
   end
   env.xpcall = function(f, handler, ...)
     return (function(ok, ...)
-      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
+      if not ok and (box.stopped or control.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(xpcall(f, function(e)
-      if is_stop(e) or box.stopped or core.memory_exceeded() then return box.stopped or e end
+      if is_stop(e) or box.stopped or control.memory_exceeded() then return box.stopped or e end
       return handler(e)
     end, ...))
   end
@@ -436,9 +466,10 @@ function Box:sandbox_env(psdl)
     if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected)", 2) end
     if name == "psdl" then return env.psdl end
     if name:match("^psdl%.") then
-      local mod = require(name)
-      if type(mod) == "table" then return read_only(box, mod, lib_cache) end
-      return mod
+      -- the public library only (M.MODULES): never psdl.core, psdl.control, psdl.sandbox,
+      -- psdl.cli.* or a module that writes files, runs programs or changes the limits
+      if not MODULE_SET[name] then error(module_denied(name), 2) end
+      return read_only(box, require(name), lib_cache)
     end
     if box.modules[name] ~= nil then return box.modules[name] end
     if not name:match("^[%w_]+$") and not name:match("^[%w_]+[%.%w_]*[%w_]$") then
@@ -486,7 +517,7 @@ function Box:coroutines()
     local outer = box.ticking and type(thread) == "thread" and tick_thread(thread)
     return (function(ok, ...)
       if outer then tick_thread(outer) end
-      if not ok and (box.stopped or core.memory_exceeded()) then error(box.stopped or (...), 0) end
+      if not ok and (box.stopped or control.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(co_resume(thread, ...))
   end
@@ -567,18 +598,18 @@ function Box:outside(fn)
   local inside = self.depth > 0 and not self.trust
   local deny, open
   if inside then
-    deny = core.deny_writes(self.prev_deny)
+    deny = control.deny_writes(self.prev_deny)
     open = io.open
     io.open = self.prev_open
   end
   -- (an exceeded limit that library code caught stays in force, so that run() still sees it)
-  local stats = self.memory_cap and core.memory_stats()
+  local stats = self.memory_cap and control.memory_stats()
   local lift = stats and not stats.exceeded
-  if lift then core.memory_limit(0) end
+  if lift then control.memory_limit(0) end
   local ok, r = pcall(fn)
-  if lift then core.memory_limit(self.memory_cap) end
+  if lift then control.memory_limit(self.memory_cap) end
   if inside then
-    core.deny_writes(deny)
+    control.deny_writes(deny)
     io.open = open
   end
   if self.deadline then self.deadline = self.deadline + (os.clock() - t0) end
@@ -598,7 +629,7 @@ function Box:inside(fn, ...)
   local prev_deny, prev_open, prev_sindex
   local smt = getmetatable("")
   if not self.trust then
-    prev_deny = core.deny_writes(true)
+    prev_deny = control.deny_writes(true)
     prev_open = io.open
     io.open = self:guarded_open(prev_open)
     self.prev_deny, self.prev_open = prev_deny, prev_open -- for Box:outside
@@ -614,7 +645,7 @@ function Box:inside(fn, ...)
   local function leave()
     self.depth = 0
     if not self.trust then
-      core.deny_writes(prev_deny)
+      control.deny_writes(prev_deny)
       io.open = prev_open
       if prev_sindex then smt.__index = prev_sindex end
     else
@@ -655,7 +686,7 @@ function Box:run(fn, ...)
     -- the limit is on what the script adds to the heap: the host (psdl build, a test
     -- runner, an editor plugin) may already hold any amount
     self.memory_cap = self.max_memory + math.floor(collectgarbage("count") * 1024)
-    core.memory_limit(self.memory_cap)
+    control.memory_limit(self.memory_cap)
   end
   local function memory_stop(where)
     box.stopped = setmetatable({ msg = string.format("%sthe script used more than --max-memory %d MB",
@@ -663,7 +694,7 @@ function Box:run(fn, ...)
     return box.stopped
   end
   local function handler(e)
-    local stats = core.memory_stats()
+    local stats = control.memory_stats()
     if box.stopped then return box.stopped end
     if is_stop(e) then return e end
     local where = script_line(box, 1)
@@ -686,8 +717,8 @@ function Box:run(fn, ...)
   end
   debug.sethook(table.unpack(old_hook))
   self.deadline = nil
-  local stats = core.memory_stats()
-  if stats and self.max_memory and self.max_memory > 0 then core.memory_limit(0) end
+  local stats = control.memory_stats()
+  if stats and self.max_memory and self.max_memory > 0 then control.memory_limit(0) end
   self.memory_cap = nil
   if stats and stats.exceeded and not is_stop(results[2]) then
     -- a memory error (Lua calls no message handler for it), or one library code caught

@@ -178,6 +178,58 @@ static void test_edges(void) {
     CHECK(bytes[0] == 0x5a && bytes[sizeof a - 1] == 0x5a);
 }
 
+/* The edge's points (psdl_apron_edge): a square's ring cut every step m, each point at the
+ * height of the nearest given point; no height points: 0; bad arguments refused. */
+static void test_edge_points(void) {
+    set_ctx("edge points");
+    const double xz[] = {0, 0, 100, 0, 100, 60, 0, 60};
+    const size_t start[] = {0, 4};
+    psdl_apron a;
+    CHECK_EQ(psdl_apron_rings(&a, xz, start, 1, 30, 6, NULL), PSDL_APRON_OK);
+    /* heights: 5 m at the west end, 9 m at the east end */
+    const double hp[] = {0, 5, 0, 0, 5, 60, 100, 9, 0, 100, 9, 60};
+    double *out = NULL;
+    size_t *st = NULL;
+    CHECK_EQ(psdl_apron_edge(&out, &st, &a, 12, hp, 4, 30, 20), PSDL_APRON_OK);
+    if (out && st) {
+        size_t n = st[a.count];
+        size_t want = 0; /* every edge: max(1, ceil(len / 12 - 1e-9)) points */
+        for (size_t k = 0, m = a.start[1]; k < m; k++) {
+            const double *p = a.xz + 2 * k, *q = a.xz + 2 * ((k + 1) % m);
+            double len = sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]));
+            want += (size_t)fmax(1, ceil(len / 12 - 1e-9));
+        }
+        CHECKF(n == want, "%zu points, want %zu", n, want);
+        CHECK(out[0] == a.xz[0] && out[2] == a.xz[1]); /* the ring's first point first */
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x = out[3 * i], y = out[3 * i + 1];
+            if ((x < 30 && y != 5) || (x > 70 && y != 9) || (y != 5 && y != 9)) bad++;
+        }
+        CHECKF(bad == 0, "%zu points at the wrong height", bad);
+    }
+    free(out), free(st);
+    /* no height points: 0 m */
+    CHECK_EQ(psdl_apron_edge(&out, &st, &a, 12, NULL, 0, 30, 20), PSDL_APRON_OK);
+    if (out && st) CHECK(st[a.count] > 0 && out[1] == 0);
+    free(out), free(st);
+    /* refused: a step or cell not > 0, a height point not finite */
+    CHECK_EQ(psdl_apron_edge(&out, &st, &a, 0, hp, 4, 30, 20), PSDL_APRON_INVALID);
+    CHECK_EQ(psdl_apron_edge(&out, &st, &a, NAN, hp, 4, 30, 20), PSDL_APRON_INVALID);
+    CHECK_EQ(psdl_apron_edge(&out, &st, &a, 12, hp, 4, -1, 20), PSDL_APRON_INVALID);
+    const double hnan[] = {0, NAN, 0};
+    CHECK_EQ(psdl_apron_edge(&out, &st, &a, 12, hnan, 1, 30, 20), PSDL_APRON_INVALID);
+    CHECK(out == NULL && st == NULL);
+    /* no rings: one offset, no point */
+    psdl_apron none = {NULL, NULL, 0};
+    size_t zero = 0;
+    none.start = &zero;
+    CHECK_EQ(psdl_apron_edge(&out, &st, &none, 12, hp, 4, 30, 20), PSDL_APRON_OK);
+    CHECK(st && st[0] == 0);
+    free(out), free(st);
+    psdl_apron_free(&a);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -185,6 +237,7 @@ int main(int argc, char **argv) {
     test_join();
     test_bay();
     test_edges();
+    test_edge_points();
     printf("c: %lu passed, %lu failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -557,7 +557,73 @@ static void test_emit(void) {
     psdl_pool_free(hp);
 }
 
+/* ================================================================ the ring index */
+
+/* psdl_ring_first_outside gives psdl_first_outside's answer: random rings (stars with many
+ * points, some collinear runs, a keyhole-like doubled edge) against random footprints, points
+ * on and near the boundary included; a ring with a NaN point and a flat ring (one z) too. */
+static uint64_t ix_state = 0x9E3779B97F4A7C15ull;
+static double ix_rand(void) {
+    ix_state ^= ix_state << 13, ix_state ^= ix_state >> 7, ix_state ^= ix_state << 17;
+    return (double)(ix_state >> 11) / 9007199254740992.0;
+}
+
+static void test_ring_index(void) {
+    set_ctx("ring index");
+    double poly[3 * 200], pts[3 * 12];
+    unsigned long same = 0, differ = 0, inside = 0;
+    for (int round = 0; round < 300; round++) {
+        size_t n = 3 + (size_t)(ix_rand() * 190);
+        for (size_t k = 0; k < n; k++) { /* a star around the origin, retail winding (clockwise) */
+            double a = -2 * 3.141592653589793 * (double)k / (double)n;
+            double r = (round % 3 == 0) ? 50 : 20 + 40 * ix_rand();
+            poly[3 * k] = r * cos(a), poly[3 * k + 1] = 0, poly[3 * k + 2] = r * sin(a);
+            if (round % 5 == 0) poly[3 * k + 2] = floor(poly[3 * k + 2] / 10) * 10; /* equal z runs */
+        }
+        psdl_ring_index ix;
+        memset(&ix, 0, sizeof ix);
+        CHECK(psdl_ring_index_init(&ix, poly, n) == 0);
+        for (int q = 0; q < 40; q++) {
+            size_t m = 1 + (size_t)(ix_rand() * 11);
+            double cx = (ix_rand() - 0.5) * 100, cz = (ix_rand() - 0.5) * 100, s = 1 + ix_rand() * 30;
+            for (size_t i = 0; i < m; i++) {
+                pts[3 * i] = cx + (ix_rand() - 0.5) * s, pts[3 * i + 1] = 0, pts[3 * i + 2] = cz + (ix_rand() - 0.5) * s;
+                if (q % 7 == 0) memcpy(pts + 3 * i, poly + 3 * ((size_t)(ix_rand() * n) % n), 3 * sizeof(double));
+            }
+            int closed = q % 2;
+            double eps = q % 3 ? 0.01 : 0.5;
+            size_t a = psdl_first_outside(poly, n, pts, m, closed, eps);
+            size_t b = psdl_ring_first_outside(&ix, pts, m, closed, eps);
+            if (a == b) same++;
+            else differ++;
+            if (a == 0) inside++;
+        }
+        psdl_ring_index_free(&ix);
+    }
+    CHECKF(differ == 0, "%lu of %lu differ", differ, same + differ);
+    CHECKF(inside > 100, "only %lu inside", inside);
+    /* a ring with a NaN point: the plain test */
+    const double nanring[] = {0, 0, 0, 0, 0, 10, NAN, 0, 10, 10, 0, 0};
+    psdl_ring_index ix;
+    memset(&ix, 0, sizeof ix);
+    CHECK(psdl_ring_index_init(&ix, nanring, 4) == 0 && ix.plain);
+    const double p1[] = {1, 0, 1};
+    CHECK(psdl_ring_first_outside(&ix, p1, 1, 0, 0.01) == psdl_first_outside(nanring, 4, p1, 1, 0, 0.01));
+    /* too few points, then a flat ring (every z the same: one slab) */
+    CHECK(psdl_ring_index_init(&ix, nanring, 2) == 0 && ix.plain);
+    const double flat[] = {0, 0, 0, 5, 0, 0, 10, 0, 0};
+    CHECK(psdl_ring_index_init(&ix, flat, 3) == 0);
+    CHECK(psdl_ring_first_outside(&ix, p1, 1, 1, 0.01) == psdl_first_outside(flat, 3, p1, 1, 1, 0.01));
+    /* a non-finite point asked about: the plain test's answer */
+    const double pn[] = {INFINITY, 0, 1};
+    CHECK(psdl_ring_index_init(&ix, poly, 50) == 0);
+    CHECK(psdl_ring_first_outside(&ix, pn, 1, 0, 0.01) == psdl_first_outside(poly, 50, pn, 1, 0, 0.01));
+    psdl_ring_index_free(&ix);
+    psdl_ring_index_free(&ix); /* twice is fine */
+}
+
 int main(void) {
+    test_ring_index();
     test_fits();
     test_one_street();
     test_block();

@@ -151,6 +151,14 @@ export function* buildLevelSteps(geo, index, groups, cells = LOD_CELLS) {
   return { index: all, cells, tiles: tiles.filter((t) => isFinite(t.box.min.x)) };
 }
 
+// What the vertex shader hands the fragment shader (the same declarations in both).
+const VARYINGS = `varying vec3 vWorld;
+varying vec3 vColor;
+varying float vState;
+#ifdef PSDL_MAP
+varying vec2 vUv;
+#endif`;
+
 // Kept cheap for software renderers: no dynamic indexing of uniform arrays (the role
 // colour is a vertex attribute, type visibility a bit mask), no texture fetch (the room's
 // state is a vertex attribute, rewritten when the selection or the kind layers change).
@@ -159,12 +167,7 @@ attribute vec2 info;
 attribute vec3 roleColor;
 attribute float state;
 uniform int typeMask;
-varying vec3 vWorld;
-varying vec3 vColor;
-varying float vState;
-#ifdef PSDL_MAP
-varying vec2 vUv;
-#endif
+${VARYINGS}
 void main() {
   int t = int(info.y + 0.5);
   if (state > 254.5 || ((typeMask >> t) & 1) == 0) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); return; }
@@ -184,12 +187,7 @@ const FRAGMENT = /* glsl */ `
 #ifdef PSDL_MAP
 uniform sampler2D map;
 #endif
-varying vec3 vWorld;
-varying vec3 vColor;
-varying float vState;
-#ifdef PSDL_MAP
-varying vec2 vUv;
-#endif
+${VARYINGS}
 void main() {
   vec3 n = normalize(cross(dFdx(vWorld), dFdy(vWorld)));
   // flat ground keeps its role colour exactly; walls are shaded by their direction

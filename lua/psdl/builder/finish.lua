@@ -480,6 +480,7 @@ return function(M, Builder, Room, P)
   -- long: the document's assembly in order (perimeters, attributes, vertices, road records,
   -- validation) over the builder's pools; issue 13 §2 moves this to C
   function Builder:finish(opts)
+    if getmetatable(self) ~= Builder then P.self_error(self, "finish") end
     opts = opts or {}
     if type(opts) ~= "table" then check.argerr(1, "finish", "table expected, got " .. type(opts)) end
     local bad = P.unknown_key(opts, FINISH_KEYS)

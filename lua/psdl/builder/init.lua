@@ -33,6 +33,7 @@
 -- assert(psdl.write(doc, "street.psdl"))
 
 local core = require "psdl.core"
+local control = require "psdl.control" -- (heap_keep: the process's heap switch, not in psdl.core)
 local styles = require "psdl.styles"
 local geom = require "psdl.geom"
 local check = require "psdl.check"
@@ -47,6 +48,7 @@ local os_clock = os.clock
 local math_type = math.type
 local MAX_COORD, argerr, shown, num_problem = check.MAX_COORDINATE, check.argerr, check.shown, check.num_problem
 local opt_problem, point_problem = check.opt_problem, check.point_problem
+local flat_check = core.flat_check
 check.own(debug.getinfo(1, "S").source)
 
 local M = {}
@@ -162,7 +164,7 @@ function M.new(opts)
   if m then argerr(1, "new", m) end
   -- the C heap keeps what a build frees for the next one (glibc: no mapping, unmapping and
   -- faulting in again of the document's and the validator's buffers; docs/heap.md)
-  core.heap_keep()
+  control.heap_keep()
   local b = setmetatable({
     style = style,
     eps = opts.eps or 0.005,
@@ -216,20 +218,25 @@ end
 --- Vertex references of a flat `{x1, y1, z1, ...}` array (one reference per point).
 function Builder:vertices_flat(flat)
   if type(flat) ~= "table" then argerr(1, "vertices_flat", "table expected, got " .. type(flat)) end
-  for i = 1, #flat do
-    local v = flat[i]
-    if type(v) ~= "number" or not (v >= -MAX_COORD and v <= MAX_COORD) then
-      argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
-        .. "got %s", i, MAX_COORD, shown(v)))
-    end
+  local i = flat_check(flat) -- (in C: the first number outside +-65,536 m, PSDL_MAX_COORDINATE)
+  if i then
+    argerr(1, "vertices_flat", string_format("flat[%d]: a coordinate within +-%d m expected (psdl.builder.MAX_COORDINATE), "
+      .. "got %s", i, MAX_COORD, shown(flat[i])))
   end
   return pool_flat(self, flat)
 end
 
---- Height-pool reference (1-based) of a height in metres, added if new.
+-- Raise "calling 'fname' on bad self (Builder expected, got <type>)" at the script's line:
+-- a method called with a dot (`b.finish()`) or on another table.
+local function self_error(b, fname)
+  check.raise(string_format("calling '%s' on bad self (Builder expected, got %s)", fname, type(b)))
+end
+
+--- Height-pool reference (1-based) of a height in metres (within ±65,536 m, `MAX_COORDINATE`, as
+-- every coordinate; a script line names a bad one here, not `finish`), added if new.
 function Builder:height(h)
-  local m = num_problem(h, "h")
-  if m then argerr(1, "height", m) end
+  local m = num_problem(h, "h", "number", -MAX_COORD, MAX_COORD)
+  if m then argerr(1, "height", m .. " (psdl.builder.MAX_COORDINATE, as every coordinate)") end
   self:settle()
   return self.hpool:add(h)
 end
@@ -238,6 +245,7 @@ end
 -- @tparam integer ref a vertex reference of this builder (1 .. the pool's count; 1 is the
 -- reserved dummy vertex); anything else raises `bad argument #1 to 'point' (ref: ...)`
 function Builder:point(ref)
+  if getmetatable(self) ~= Builder then self_error(self, "point") end
   local pool = self.vpool
   if math_type(ref) ~= "integer" or ref < 1 or ref > pool:count() then -- the common case first: cheap
     argerr(1, "point", num_problem(ref, "ref", "int", 1, pool:count()) or "ref: vertex reference expected")
@@ -447,7 +455,7 @@ M.trusted = {}
 -- Private helpers shared between the builder's files (never part of the API).
 -- (ROOM_KEYS: the keys of `Builder:room`; `outline_refs`, an outline already pooled, comes
 -- from the builder's own files and psdl.city)
-local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
+local P = { self_error = self_error, as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_refs, room_arg = room_arg,
             push_flat = push_flat,
             unknown_key = unknown_key, ROOM_KEYS = { kind = true, tunnel = true, bridge = true, flags = true,
               prop_rule = true, name = true, outline = true, holes = true, outline_refs = true },
@@ -455,6 +463,18 @@ local P = { as_group = as_group, pool_flat = pool_flat, trusted_refs = trusted_r
 for _, part in ipairs({ "room", "street", "intersection", "building", "road_record", "finish", "atomic" }) do
   local exports = require("psdl.builder." .. part)(M, Builder, Room, P)
   for k, v in pairs(exports or {}) do P[k] = v end
+end
+
+-- For psdl.city.blocks only (not part of the API), on values it made itself: `block_room(b,
+-- opts)` is `Builder:room(opts)` for an outline already pooled (`kind`, `name`,
+-- `outline_refs`) without the option scan and the atomic guard (a failed blocks step fails
+-- the whole build, which drops the builder); `outline_refs(b, r)` is `Builder:room_outline(r)`
+-- without the argument check and the copy (the caller only reads the list).
+function M.trusted.block_room(b, opts) return P.new_room(b, opts, true) end
+function M.trusted.outline_refs(b, r)
+  local own = r.outline
+  if own then return own end
+  return core.room_outline(b.store, r.serial, b.vpool) -- the store's triangles' boundary, in C
 end
 
 M.Builder = Builder

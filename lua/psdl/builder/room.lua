@@ -35,7 +35,10 @@ return function(M, Builder, Room, P)
   -- so that the game's point-in-perimeter test leaves them out and a room inside a hole
   -- becomes a neighbour
   -- @treturn Room
-  function Builder:room(opts) return new_room(self, opts, false) end
+  function Builder:room(opts)
+    if getmetatable(self) ~= Builder then P.self_error(self, "room") end
+    return new_room(self, opts, false)
+  end
 
   -- Builder:room; `checked`: the outline and holes were checked by the caller
   -- (`Builder:block`), so they are not checked again.

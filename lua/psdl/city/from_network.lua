@@ -122,7 +122,9 @@ function M.city(city_mod, net, opts)
     -- says otherwise (psdl.city.tunnel.deck_height: 8 m for layer 1, 7 m more per layer)
     local y = n.y
     if n.bridge and y == nil then y = require("psdl.city.tunnel").deck_height(n.layer) end
-    local ok, node = check.pcall(city.node, city, n.x, n.z, { y = y, id = id, name = n.name, dead_end = n.dead_end,
+    -- (a network's name may be a number; a city's is a string)
+    local name = n.name ~= nil and tostring(n.name) or nil
+    local ok, node = check.pcall(city.node, city, n.x, n.z, { y = y, id = id, name = name, dead_end = n.dead_end,
                                                               bridge = n.bridge and true or nil, where = place })
     if not ok then fail(place, bare(node)) end
     -- (psdl.city.repair brings such a node down to the ground with its last bridge road)
@@ -142,7 +144,8 @@ function M.city(city_mod, net, opts)
     local src = (type(r.source) == "string" or type(r.source) == "number") and r.source
     local place = "roads[" .. i .. "]" .. (src and (" (" .. src .. ")") or "")
     if m then fail(place, m) end
-    local o = { profile = r.profile, lanes = r.lanes, width = r.width, oneway = r.oneway, name = r.name,
+    local o = { profile = r.profile, lanes = r.lanes, width = r.width, oneway = r.oneway,
+                name = r.name ~= nil and tostring(r.name) or nil,
                 source = r.source, via = r.via, where = place }
     if r.sidewalk ~= nil then o.sidewalk = r.sidewalk end
     if r.bridge then o.bridge = r.bridge end

@@ -34,6 +34,7 @@
 local builder = require "psdl.builder"
 local styles = require "psdl.styles"
 local profiles = require "psdl.city.profiles"
+local options = require "psdl.city.options"
 local random = require "psdl.city.random"
 local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
@@ -135,11 +136,22 @@ function M.new(opts)
   end
   local ok, style = pcall(profiles.style, opts.style or "london", 1)
   if not ok then argerr(1, "new", style) end
+  local sbad = type(opts.style) == "table" and options.style_problem(style)
+  if sbad then argerr(1, "new", sbad) end
   local ptab = {}
   for k, v in pairs(profiles.PROFILES) do ptab[k] = v end
+  if opts.profiles ~= nil and type(opts.profiles) ~= "table" then
+    argerr(1, "new", "profiles: a table of profile name -> profile table expected, got " .. check.shown(opts.profiles))
+  end
   for k, v in pairs(opts.profiles or {}) do
     if type(v) ~= "table" then argerr(1, "new", "profiles." .. tostring(k) .. ": table expected") end
+    local m = profiles.keys_problem(v) or options.prop_problem(v.props, style, "props")
+    if m then argerr(1, "new", "profiles." .. tostring(k) .. ": " .. m) end
     ptab[k] = v
+  end
+  for k in pairs(opts.profiles or {}) do -- (each profile's values, as a road of it would have them)
+    local ok2, e = pcall(profiles.resolve, style, ptab, { profile = k }, "profiles." .. tostring(k) .. ": ")
+    if not ok2 then argerr(1, "new", tostring(e)) end
   end
   local height = opts.height
   local on_terrain
@@ -183,6 +195,9 @@ function M.new(opts)
     local m = opts[k] ~= nil and check.num_problem(opts[k], k .. " (degrees)", "number", range[1], range[2])
     if m then argerr(1, "new", m .. "; " .. k .. " is " .. range[3]) end
   end
+  -- (values only the build reads: checked here, never "repaired" there; psdl.city.options)
+  local bad = options.new_problem(opts, style)
+  if bad then argerr(1, "new", bad) end
   local seed = opts.seed
   if seed ~= nil and type(seed) ~= "string" and (type(seed) ~= "number" or seed ~= seed or seed == huge or seed == -huge) then
     argerr(1, "new", "seed: an integer, a finite number or a string expected, got "
@@ -263,6 +278,8 @@ function City:node(x, z, opts)
     local m = check.num_problem(y, "y", "number", -M.MAX_COORDINATE, M.MAX_COORDINATE)
     if m then argerr(3, "node", m) end
   end
+  local bad = options.node_problem(opts, self.style)
+  if bad then argerr(3, "node", bad) end
   local idx = #self.nodes + 1
   local id = opts.id
   if id == nil then id = idx end
@@ -377,6 +394,8 @@ function City:road(a, b, opts)
         require("psdl.city.network").road_label(r), x, z, lab(j1), lab(j2), lab(i1), lab(i2)), 0)
     end
   end
+  local bad = options.road_problem(opts, self.style)
+  if bad then argerr(3, "road", bad) end
   local ok, spec = pcall(profiles.resolve, self.style, self.profile_table, opts, "")
   if not ok then argerr(3, "road", tostring(spec)) end
   r.spec = spec
@@ -637,6 +656,11 @@ end
 -- @tparam[opt] string label a file name to start with
 -- @treturn string lines, newline-separated, no final newline
 function M.summary(report, label)
+  if type(report) ~= "table" or type(report.kinds) ~= "table" then
+    argerr(1, "summary", "the report of City:build expected, got " .. (type(report) == "table"
+      and "a table without its kinds" or type(report)))
+  end
+  if label ~= nil and type(label) ~= "string" then argerr(2, "summary", "string expected, got " .. type(label)) end
   local function int(n)
     local s = string_format("%d", n or 0)
     return (s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", ""))

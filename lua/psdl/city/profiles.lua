@@ -13,6 +13,7 @@
 local styles = require "psdl.styles"
 local LIMITS = require("psdl.core").limits
 local shown = require("psdl.check").shown -- (a string quoted: `lanes = "4"` is no number)
+local options = require "psdl.city.options"
 
 local type, error, pairs, ipairs, tostring, require, pcall = type, error, pairs, ipairs, tostring, require, pcall
 local floor, max, abs = math.floor, math.max, math.abs
@@ -78,6 +79,24 @@ local function tex_key(t)
                         tostring(t.side), tostring(t.strip), tostring(t.top), tostring(t.cap) }, "/")
 end
 
+--- The keys a profile table may have (`FIELDS` and its `name`): a profile of `new{profiles}`
+-- or a road's `profile = {...}`; any other key is a typo the road would silently ignore.
+M.PROFILE_KEYS = { name = true }
+for _, k in ipairs(FIELDS) do M.PROFILE_KEYS[k] = true end
+
+--- What is wrong with the keys of a profile table, or nil: "unknown option 'x' (kind, lanes, ...)".
+-- @tparam table t
+-- @treturn string|nil
+function M.keys_problem(t)
+  for k in pairs(t) do
+    if not M.PROFILE_KEYS[k] then
+      return string_format("unknown option %s (a profile has %s, name)", type(k) == "string" and ("'" .. k .. "'")
+        or shown(k), table_concat(FIELDS, ", "))
+    end
+  end
+  if t.name ~= nil and type(t.name) ~= "string" then return "name: a string expected, got " .. shown(t.name) end
+end
+
 local function num(v, what, where)
   if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v == math.huge) then
     error(string_format("%s%s: a number >= 0 (metres) expected, got %s", where, what, shown(v)), 0)
@@ -101,6 +120,8 @@ function M.resolve(style, profiles, o, where)
   local pname = o.profile or "street"
   local base
   if type(pname) == "table" then
+    local m = M.keys_problem(pname)
+    if m then error(where .. "profile: " .. m, 0) end
     base = pname
     pname = pname.name or "custom"
   else
@@ -125,6 +146,9 @@ function M.resolve(style, profiles, o, where)
   if kind ~= "road" and kind ~= "walkway" and kind ~= "divided" then
     error(string_format("%sprofile '%s': kind \"road\", \"walkway\" or \"divided\" expected, got %s", where, pname,
       tostring(kind)), 0)
+  end
+  if p.oneway ~= nil and type(p.oneway) ~= "boolean" then
+    error(string_format("%soneway: true or false expected, got %s", where, shown(p.oneway)), 0)
   end
   if o.road_style or o.style then style = M.style(o.road_style or o.style, 3) end
   -- sidewalks
@@ -182,6 +206,8 @@ function M.resolve(style, profiles, o, where)
   local textures, tkey = o.textures or p.textures, nil
   local oneway = p.oneway and true or false
   textures = styles.road(style, textures, kind, lanes, oneway) -- (a plain texture name stays)
+  local tm = options.group_problem(textures, kind == "walkway" and "single" or "road", "textures")
+  if tm then error(where .. tm, 0) end
   tkey = tex_key(textures)
   -- divider
   local divider
@@ -189,6 +215,9 @@ function M.resolve(style, profiles, o, where)
     local dt = p.divider or "elevated"
     local dtex = p.divider_textures
     dtex = styles.divider(style, dtex)
+    local dm = options.divider_problem(dt, p.divider_height, p.divider_repeats)
+      or options.group_problem(dtex, "divider", "divider_textures")
+    if dm then error(where .. dm, 0) end
     divider = { divider = dt, divider_textures = dtex, height = p.divider_height, repeats = p.divider_repeats }
     tkey = tkey .. "|" .. tostring(dt) .. "|" .. tex_key(dtex)
   end

@@ -602,19 +602,18 @@ end
 --   message}, ...}` (owners nil for a room neither made)
 function M.overlaps(city, b)
   local core = require "psdl.core"
+  local per, warp, list, k = {}, {}, {}, 0
+  for _, rm in ipairs(b.rooms) do
+    local out = rm.outline or b:room_outline(rm) -- (a room's own outline read in place, not copied)
+    if out and #out >= 3 then k = k + 1; per[k], warp[k], list[k] = out, is_warp(rm), rm end
+  end
+  local found = core.overlaps(b.vpool, per, warp)
+  if not found[1] then return {} end -- (no overlap: no owners to look up)
   local owner = {}
   for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
   for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
-  local per, warp, list = {}, {}, {}
-  for _, rm in ipairs(b.rooms) do
-    local out = b:room_outline(rm)
-    if out and #out >= 3 then
-      local k = #per + 1
-      per[k], warp[k], list[k] = out, is_warp(rm), rm
-    end
-  end
   local out = {}
-  for _, o in ipairs(core.overlaps(b.vpool, per, warp)) do
+  for _, o in ipairs(found) do
     local ra, rb = list[o.room], list[o.other]
     out[#out + 1] = { a = ra, b = rb, owner_a = owner[ra], owner_b = owner[rb], x = o.x, z = o.z,
                       message = o.message }

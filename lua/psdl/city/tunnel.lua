@@ -168,6 +168,10 @@ function M.sub_pieces(city, p, pts, subs)
   else
     local ia = lv.ra > 0 and insert_at(pts, acc, lv.ra) or 1
     local ib = lv.rb > 0 and insert_at(pts, acc, L - lv.rb) or #pts
+    -- a ramp of under half a metre snaps to its end point (insert_at): no ramp, as ramp = 0
+    -- (its slope would divide by a length of 0)
+    if ia == 1 then lv.ra = 0 end
+    if ib == #pts then lv.rb = 0 end
     -- heights: ramps linear from the end's grade to the level, the middle linear between levels
     local sa, sb = acc[ia], acc[ib]
     for i = 1, #pts do

@@ -93,11 +93,7 @@ end
 -- @tparam table ctx the command context (see `psdl.cli`)
 -- @treturn integer exit code
 function M.run(args, ctx)
-  local seed
-  if args.seed then
-    seed = math.tointeger(tonumber(args.seed))
-    if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
-  end
+  local seed = common.seed(args.seed)
   local size = common.map_size(args.size, args.preview)
   if args.preview and not (args.preview:lower():match("%.png$") or args.preview:lower():match("%.svg$")) then
     common.failure("usage", "--preview: a .png or .svg file expected, got " .. args.preview)

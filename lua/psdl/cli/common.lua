@@ -310,6 +310,16 @@ function M.map_size(text, path, format)
   return n
 end
 
+--- The integer of a `--seed` option (nil without one); anything else fails with "usage".
+-- @tparam string|nil text the option's text
+-- @treturn integer|nil
+function M.seed(text)
+  if text == nil then return nil end
+  local seed = math.tointeger(tonumber(text))
+  if not seed then M.failure("usage", string.format("--seed: an integer expected, got %q", text)) end
+  return seed
+end
+
 --- Read and decode a PSDL file.
 -- @tparam table psdl the `psdl` module
 -- @tparam string path

@@ -97,13 +97,7 @@ end
 
 local function bad(path, msg) error({ path = path, msg = msg }, 0) end
 
-local function from_bits(bits)
-  if bits & 0x7F800000 == 0x7F800000 and bits & 0x7FFFFF ~= 0 then
-    local d = ((bits >> 31) << 63) | (0x7FF << 52) | ((bits & 0x7FFFFF) << 29)
-    return (string.unpack("<d", string.pack("<I8", d)))
-  end
-  return (string.unpack("<f", string.pack("<I4", bits)))
-end
+local from_bits = docjson.float_from_bits -- (the document JSON's)
 
 local function from_json(v, path, key)
   if v == cjson.null then bad(path, "null is not allowed") end

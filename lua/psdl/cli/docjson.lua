@@ -516,4 +516,7 @@ function M.undump(text)
   return t
 end
 
+--- The number of a float32's bits (an integer 0..2^32-1), NaN payloads kept.
+M.float_from_bits = float_from_bits
+
 return M

@@ -779,13 +779,13 @@ function M.run(args, ctx)
       .. "e.g. with osmium extract --bbox, or raise --max-input)", args.file, size / (1024 * 1024),
       common.num(args.max_input)))
   end
-  local core = require "psdl.core"
+  local control = require "psdl.control"
   collectgarbage("collect")
   -- the limit is on what the import adds to the heap (a host may already hold any amount)
-  core.memory_limit(math.floor(args.max_memory * 1024 * 1024 + collectgarbage("count") * 1024))
+  control.memory_limit(math.floor(args.max_memory * 1024 * 1024 + collectgarbage("count") * 1024))
   local ok, result = pcall(run_import, args, ctx)
-  local stats = core.memory_stats()
-  core.memory_limit(0)
+  local stats = control.memory_stats()
+  control.memory_limit(0)
   if stats.exceeded then
     common.failure("bad_input", string.format("%s: the import used more than --max-memory %s MB (cut a smaller "
       .. "extract or raise --max-memory)", args.file, common.num(args.max_memory)))

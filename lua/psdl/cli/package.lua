@@ -293,11 +293,7 @@ end
 -- @tparam table ctx the command context (see `psdl.cli`)
 -- @treturn integer exit code
 function M.run(args, ctx)
-  local seed
-  if args.seed then
-    seed = math.tointeger(tonumber(args.seed))
-    if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
-  end
+  local seed = common.seed(args.seed)
   if args.output and args.dir then common.failure("usage", "-o and --dir: one or the other") end
   if args.output and not args.output:lower():match("%.ar$") then
     common.failure("usage", "-o: an .ar file expected, got " .. args.output)

@@ -225,11 +225,7 @@ end
 -- @tparam table ctx the command context (see `psdl.cli`)
 -- @treturn integer exit code
 function M.run(args, ctx)
-  local seed
-  if args.seed then
-    seed = math.tointeger(tonumber(args.seed))
-    if not seed then common.failure("usage", string.format("--seed: an integer expected, got %q", args.seed)) end
-  end
+  local seed = common.seed(args.seed)
   local port = math.tointeger(tonumber(args.port))
   if not port or port < 0 or port > 65535 then
     common.failure("usage", string.format("--port: an integer 0-65535 expected, got %q", args.port))

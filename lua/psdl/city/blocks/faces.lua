@@ -12,8 +12,10 @@ local dist = plan.dist
 return function(M, Ctx, private)
   -- ================================================================ network and faces
 
-  -- A room's outline as vertex references: its own, or that of its ground geometry.
-  local function room_outline(b, r) return b:room_outline(r) end
+  -- A room's outline as vertex references: its own, or that of its ground geometry (the
+  -- builder's list itself, read only: builder/init.lua's trusted.outline_refs).
+  local outline_refs = require("psdl.builder").trusted.outline_refs
+  local function room_outline(b, r) return outline_refs(b, r) end
 
   -- The outlines of the rooms (vertex references; those of fewer than 3 points left out by
   -- the kernel) and their kinds: 0 ordinary, 1 tunnel (its edges are portals), 2 other warp

@@ -6,7 +6,8 @@ local plan = require "psdl.plan"
 
 local ipairs = ipairs
 local abs, floor, max, min, huge = math.abs, math.floor, math.max, math.min, math.huge
-local refs_level = core.refs_level
+local block_ground = core.block_ground
+local string_format = string.format
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -54,34 +55,33 @@ return function(M, Ctx, private)
   end
 
   -- Ground fans of a room over polygon pieces (hubs the decomposition adds follow the height
-  -- function). With `flat_y` (every outline point at that height): returns nil, flat_y when
-  -- every fan point is at it too, the ground being that plane; else the fans' triangles (x, y,
-  -- z of three points each) as drawn, and nil.
-  local function ground(ctx, r, pieces, texture, flat_y)
+  -- function), in one C call (psdl.core.block_ground, src/psdl_ground.c): for each piece what
+  -- `Room:fan_refs` does, no Lua table per fan. `level`: true for the first piece's own
+  -- height (one piece: the room's outline) or nil. `checked`: the pieces were tested for
+  -- crossings already. Returns nil and the height when every fan point is at the level (the
+  -- ground being that plane); else the fans' triangles (x, y, z of three points each, hub
+  -- first) and nil.
+  local function ground(ctx, r, pieces, texture, level, checked)
     local b = ctx.b
-    local fans = {}
-    local opts = ctx.height and { hub_height = function(x, z) return ctx:h(x, z, nil) end } or nil
-    for _, g in ipairs(pieces) do
-      local _, made = r:fan_refs(g.refs, texture, opts) -- the piece's references: no pooling again
-      for _, refs in ipairs(made) do
-        if #refs >= 3 then fans[#fans + 1] = refs end
-      end
+    if b.pending_doc then b.pending_doc() end -- a finished document not yet made is made now
+    local hub = ctx.hub_height
+    if hub == nil and ctx.height then
+      hub = function(x, z) return ctx:h(x, z, nil) end
+      ctx.hub_height = hub
     end
-    if flat_y then
-      local y = refs_level(b.vpool, fans) -- every fan point's one height (nil: no fan point)
-      if y == nil or y == flat_y then return nil, flat_y end
-      flat_y = nil
+    local lists = {}
+    for k = 1, #pieces do lists[k] = pieces[k].refs end
+    local res, k = block_ground(b.store, r.serial, texture.index, b.vpool, lists, level, hub, b.snap, checked,
+      b.budget or nil)
+    if res then
+      if type(res) == "number" then return nil, res end
+      return res, nil
     end
-    local tris = {}
-    for k = 1, #fans do fans[k] = b:flat_of(fans[k]) end -- the fan's points, x, y, z each
-    for _, f in ipairs(fans) do
-      local hx, hy, hz = f[1], f[2], f[3]
-      for j = 3, #f // 3 do
-        local i = 3 * j
-        tris[#tris + 1] = { hx, hy, hz, f[i - 5], f[i - 4], f[i - 3], f[i - 2], f[i - 1], f[i] }
-      end
-    end
-    return tris, nil
+    if res == false then r:check_budget() end -- (raises: over the vertex budget)
+    -- piece k refused (a bad reference, a crossing, no area, a hub out of range): the builder's
+    -- own call raises its message
+    r:fan_refs(pieces[k].refs, texture, hub and { hub_height = hub } or nil)
+    error(string_format("psdl.city.blocks: the ground of piece %d of %s was refused", k, r:label()), 0)
   end
 
   return {

@@ -56,8 +56,8 @@ local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, 
 local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
 local atan, pi, acos = math.atan, math.pi, math.acos
 local table_sort, table_insert, table_move, string_format = table.sort, table.insert, table.move, string.format
-local refs_level = core.refs_level
 local os_clock = os.clock
+local block_room = require("psdl.builder").trusted.block_room
 
 local M = {}
 
@@ -283,17 +283,16 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     w[#w + 1] = string_format("%s near (%.1f, %.1f): its outline crosses itself; left out", name, p[1], p[3])
     return nil, nil
   end
-  local r = b:room{ kind = "block", name = name, outline_refs = table_move(P.refs, 1, #P.refs, 1, {}) }
+  local r = block_room(b, { kind = "block", name = name, outline_refs = table_move(P.refs, 1, #P.refs, 1, {}) })
   local pieces = { P }
-  local flat_y = refs_level(b.vpool, { P.refs }) or nil -- the outline's one height, or nil
   if self.height and #P.refs > 3 then
     pieces = {}
     split(self, P, self.ground_lim, pieces)
-    if #pieces > 1 then flat_y = nil end
   end
   local t0 = os_clock()
-  local tris
-  tris, flat_y = ground(self, r, pieces, texture, flat_y)
+  -- one piece (P: tested by crosses above): level with the outline's one height, if any
+  local one = #pieces == 1
+  local tris, flat_y = ground(self, r, pieces, texture, one or nil, one)
   local t1 = os_clock()
   self.time.ground = self.time.ground + (t1 - t0)
   -- the ground as a plane (flat_y) or triangles (tris): the building rows sample it in C,
@@ -382,6 +381,8 @@ local function fill_context(b, opts)
   -- do not change while the blocks are added)
   local cache = {}
   function ctx.outline_of(r)
+    local own = r.outline -- (the room's own: no cache needed)
+    if own then return own end
     local out = cache[r]
     if out == nil then
       out = room_outline(b, r) or false
@@ -582,16 +583,19 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
       unfold(H, report.warnings, "apron")
     end
     -- a new point's height without a height function: the nearest network outline point's
-    -- (a bucket grid of the outline points, searched in growing rings)
+    -- (a bucket grid of the outline points, searched in growing rings; made on first use)
     local cell = max(margin, 20)
-    local points = plan.grid(cell)
-    for _, H in ipairs(net.outlines) do
-      for _, p in ipairs(H.pts) do points:insert_point(p) end
-    end
+    local points
     local span = ceil(max(x1 - x0, z1 - z0) / cell) + 1
     local function ground_y(x, z)
       local y = ctx:h(x, z, nil)
       if y then return y end
+      if not points then
+        points = plan.grid(cell)
+        for _, H in ipairs(net.outlines) do
+          for _, p in ipairs(H.pts) do points:insert_point(p) end
+        end
+      end
       local p = points:nearest(x, z, span)
       return p and p[2] or 0
     end
@@ -611,20 +615,32 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
       -- follows the roads, its area grows with their length, not with their bounding box
       -- (bridge decks and tunnel bores count as network too: the ground runs under a deck
       -- and over a bore, and they join the ground of the roads at their ends)
-      local lines = {}
-      for k, H in ipairs(net.outlines) do lines[k] = H.pts end
+      local lists, extra = {}, {}
+      for k, H in ipairs(net.outlines) do lists[k] = H.refs end
       for i = 1, existing do
         local r = b.rooms[i]
         if r.is_tunnel or r.is_bridge or (r.flags and r.flags & 0x40 ~= 0) then
           local out = ctx.outline_of(r)
-          if out and #out >= 3 then
-            local pts = {}
-            for k, v in ipairs(out) do pts[k] = b:point(v) end
-            lines[#lines + 1] = pts
-          end
+          if out and #out >= 3 then extra[#extra + 1] = out end
         end
       end
-      local rings = require("psdl.city.blocks.apron").rings(lines, margin, min(step, margin / 2))
+      if not ctx.height then
+        -- in C: the rings, their points every `step` m and each point's height, the nearest
+        -- outline point's (core.apron_edge, src/psdl_apron.c: the loop below and ground_y)
+        for _, flat in ipairs(core.apron_edge(b.vpool, lists, extra, margin, min(step, margin / 2), step, cell, span)) do
+          regions[#regions + 1] = { ring = margin_ring(ctx, flat), holes = {} }
+        end
+      end
+      local lines = {}
+      if ctx.height then
+        for k, H in ipairs(net.outlines) do lines[k] = H.pts end
+        for _, out in ipairs(extra) do
+          local pts = {}
+          for k, v in ipairs(out) do pts[k] = b:point(v) end
+          lines[#lines + 1] = pts
+        end
+      end
+      local rings = ctx.height and require("psdl.city.blocks.apron").rings(lines, margin, min(step, margin / 2)) or {}
       for _, ring in ipairs(rings) do
         local flat, w = {}, 0
         local n = #ring
@@ -641,14 +657,16 @@ local function fill_apron(ctx, net, opts, existing, default_bs, tex_park)
         end
         regions[#regions + 1] = { ring = margin_ring(ctx, flat), holes = {} }
       end
+      local pool = b.vpool
       for _, H in ipairs(net.outlines) do
-        local p, host = H.pts[1], nil
+        local x, _, z = pool:get(H.refs[1]) -- (H.pts[1]: the pool's point)
+        local host
         for _, R in ipairs(regions) do
-          if inside(R.ring.pts, p[1], p[3]) then host = R; break end
+          if core.refs_inside(pool, R.ring.refs, x, z) then host = R; break end
         end
         if not host then
           error(string_format("psdl.city.blocks: the apron's edge leaves out the network outline at (%.1f, %.1f)",
-            p[1], p[3]), 0)
+            x, z), 0)
         end
         host.holes[#host.holes + 1] = H
       end

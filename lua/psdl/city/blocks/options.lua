@@ -74,12 +74,23 @@ local function range_problem(v, name, lo, hi, lo_open)
   end
 end
 
+-- A texture (or set) name of 1..31 characters (psdl-format.md §1.3).
+local function length_problem(s, name)
+  if #s == 0 or #s > 31 then
+    return string_format("%s: texture name %q has %d characters; texture names have 1..31 (psdl-format.md §1.3)", name,
+      s, #s)
+  end
+end
+
 -- A facade / roof choice: a set name or texture name, or a non-empty list of names.
 local function names_problem(v, name)
-  if v == nil or type(v) == "string" then return nil end
+  if v == nil then return nil end
+  if type(v) == "string" then return length_problem(v, name) end
   if type(v) == "table" and #v > 0 then
     for i, s in ipairs(v) do
       if type(s) ~= "string" then return string_format("%s[%d]: texture name expected, got %s", name, i, type(s)) end
+      local m = length_problem(s, string_format("%s[%d]", name, i))
+      if m then return m end
     end
     return nil
   end
@@ -118,6 +129,7 @@ function M.buildings_problem(v, name)
   if v.sliver ~= nil and type(v.sliver) ~= "string" then
     return string_format("%ssliver: texture name expected, got %s", p, type(v.sliver))
   end
+  if v.sliver ~= nil then return length_problem(v.sliver, p .. "sliver") end
 end
 
 --- What is wrong with splitting limits (`room`, `apron`), or nil.
@@ -155,6 +167,8 @@ function M.override_problem(o, name, max_coordinate)
   if o.texture ~= nil and type(o.texture) ~= "string" then
     return string_format("%s.texture: texture name expected, got %s", name, type(o.texture))
   end
+  m = o.texture ~= nil and length_problem(o.texture, name .. ".texture")
+  if m then return m end
   if o.buildings ~= nil then return M.buildings_problem(o.buildings, name .. ".buildings") end
 end
 

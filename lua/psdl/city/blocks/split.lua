@@ -7,6 +7,7 @@ local error, ipairs, tostring = error, ipairs, tostring
 local string_format, table_move = string.format, table.move
 local area2, inside = plan.area2, plan.inside
 local split_chord = core.split_chord_refs
+local refs_area2, refs_inside = core.refs_area2, core.refs_inside
 
 -- Installed by psdl.city.blocks (city/blocks/init.lua): M is the module table, Ctx the
 -- context class of one `fill`, private the helpers shared between the blocks files.
@@ -116,34 +117,45 @@ return function(M, Ctx, private)
     local c1r = ctx:chord_refs(outer.refs[w1], H.refs[lo], step) -- w1 -> h(lo)
     local c2r = ctx:chord_refs(outer.refs[w2], H.refs[hi], step) -- w2 -> h(hi)
     local no, nh = #outer.refs, #hp
+    -- appends ring R's points a .. b (cyclic) to refs, kinds from w on, the last one's edge a
+    -- cut; returns the new count
+    local function run(R, n, a, b, refs, kinds, w)
+      local rr, rk = R.refs, R.kinds
+      if a <= b then
+        table_move(rr, a, b, w + 1, refs)
+        table_move(rk, a, b, w + 1, kinds)
+        w = w + b - a + 1
+      else
+        table_move(rr, a, n, w + 1, refs)
+        table_move(rk, a, n, w + 1, kinds)
+        w = w + n - a + 1
+        table_move(rr, 1, b, w + 1, refs)
+        table_move(rk, 1, b, w + 1, kinds)
+        w = w + b
+      end
+      kinds[w] = "cut"
+      return w
+    end
     local function piece(wa, wb, ca, cb, ha, hb)
       -- outer wa -> wb, chord wb -> h(hb) (cb forward), hole hb -> ha, chord h(ha) -> wa (ca reversed)
-      local Q = poly(outer.pool)
-      local k = wa
-      while true do
-        push(Q, outer.refs[k], k == wb and "cut" or outer.kinds[k])
-        if k == wb then break end
-        k = k % no + 1
-      end
-      for m = 1, #cb do push(Q, cb[m], "cut") end
-      k = hb
-      while true do
-        push(Q, H.refs[k], k == ha and "cut" or H.kinds[k])
-        if k == ha then break end
-        k = k % nh + 1
-      end
-      for m = #ca, 1, -1 do push(Q, ca[m], "cut") end
-      return Q
+      local refs, kinds = {}, {}
+      local w = run(outer, no, wa, wb, refs, kinds, 0)
+      for m = 1, #cb do refs[w + m], kinds[w + m] = cb[m], "cut" end
+      w = run(H, nh, hb, ha, refs, kinds, w + #cb)
+      local nc = #ca
+      for m = 1, nc do refs[w + m], kinds[w + m] = ca[nc + 1 - m], "cut" end
+      return poly(outer.pool, refs, kinds)
     end
     local X = piece(w1, w2, c1r, c2r, lo, hi)
     local Y = piece(w2, w1, c2r, c1r, hi, lo)
-    if area2(X.pts) >= 0 or area2(Y.pts) >= 0 then
+    local pool = outer.pool
+    if refs_area2(pool, X.refs) >= 0 or refs_area2(pool, Y.refs) >= 0 then
       error("psdl.city.blocks: joining a hole of the network outline gave a piece wound the wrong way", 0)
     end
     local hx, hy = {}, {}
     for _, h in ipairs(rest) do
-      local p = h.pts[1]
-      if inside(X.pts, p[1], p[3]) then hx[#hx + 1] = h else hy[#hy + 1] = h end
+      local x, _, z = pool:get(h.refs[1]) -- (h.pts[1]: the pool's point)
+      if refs_inside(pool, X.refs, x, z) then hx[#hx + 1] = h else hy[#hy + 1] = h end
     end
     bridge_holes(ctx, X, hx, step, out)
     bridge_holes(ctx, Y, hy, step, out)
