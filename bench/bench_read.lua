@@ -4,7 +4,7 @@
 --
 --   lua5.4 bench/bench_read.lua [--psdl-heap] [--traverse] [file.psdl] [N]
 --
--- --psdl-heap: the Lua heap in mimalloc first, as `psdl` sets it up (core.heap_allocator;
+-- --psdl-heap: the Lua heap in mimalloc first, as `psdl` sets it up (psdl.control.heap_allocator;
 -- docs/heap.md).
 -- --traverse: also N reads each followed by a full traversal of the document (every vertex,
 -- room, perimeter point, attribute and vertex reference read once), the figure to set beside
@@ -31,7 +31,7 @@ local psdl = require "psdl"
 
 local args = {}
 for _, a in ipairs(arg) do
-  if a == "--psdl-heap" then assert(require("psdl.core").heap_allocator())
+  if a == "--psdl-heap" then assert(require("psdl.control").heap_allocator())
   elseif a == "--traverse" then args.traverse = true
   else args[#args + 1] = a end
 end

@@ -31,7 +31,7 @@
 --   lua5.4 bench/city_growth.lua --count N [--no-buildings]
 --       the child of --instructions (run under callgrind; prints the rooms)
 --   --psdl-heap (any form): first set the process's heap up as `psdl` does (scripts/psdl:
---       core.heap_reserve(256), then core.heap_allocator(): the Lua heap in mimalloc)
+--       psdl.control.heap_reserve(256), then heap_allocator(): the Lua heap in mimalloc)
 local here = (arg and arg[0] or "bench/city_growth.lua"):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/../lua/?.lua;" .. here .. "/../lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("PSDL_BUILD_DIR") or here .. "/../build") .. "/?.so;" .. package.cpath
@@ -62,7 +62,7 @@ do
 end
 
 if psdl_heap then
-  local core = require "psdl.core"
+  local core = require "psdl.control" -- the process switches (not in psdl.core)
   core.heap_reserve(256)
   assert(core.heap_allocator())
 end
