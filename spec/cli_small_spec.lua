@@ -39,6 +39,33 @@ describe("small CLI messages (newcomer F8)", function()
     assert.matches("expected two texture slots A=B", err2, 1, true)
   end)
 
+  it("info of a damaged package (local and central names differ) lists it, with the error, and exits 2", function()
+    local dir = H.tmpdir(finally)
+    local bytes = assert(require("psdl.package").ar_bytes({
+      { "city/street.psdl", H.read_bytes("spec/fixtures/clean/street.psdl") } }))
+    assert.equal("PK\3\4", bytes:sub(1, 4))
+    assert.equal("city/", bytes:sub(31, 35))
+    local path = dir .. "/bad.ar"
+    assert(psdl.write_file(path, bytes:sub(1, 30) .. "citx/" .. bytes:sub(36)))
+    local code, out, err = H.cli("info", path)
+    assert.equal(2, code, err)
+    assert.matches("city/street.psdl", out, 1, true)
+    assert.matches("names differ", out .. err, 1, true)
+    -- the undamaged package still exits 0
+    assert(psdl.write_file(dir .. "/good.ar", bytes))
+    assert.equal(0, (H.cli("info", dir .. "/good.ar")))
+  end)
+
+  it("retexture --remap 99999=1 is a usage error: slots run from 1 to 2047", function()
+    local dir = H.tmpdir(finally)
+    local code, _, err = H.cli("retexture", "spec/fixtures/clean/street.psdl", "--out", dir, "--remap", "99999=1")
+    assert.equal(1, code)
+    assert.matches('--remap "99999=1": slot 99999: texture slots run from 1 to 2047', err, 1, true)
+    local code2, _, err2 = H.cli("retexture", "spec/fixtures/clean/street.psdl", "--out", dir, "--remap", "1=2048")
+    assert.equal(1, code2)
+    assert.matches("slot 2048: texture slots run from 1 to 2047", err2, 1, true)
+  end)
+
   it("info gives 65,536 addressable vertices, the references the encoder takes (1..65536)", function()
     local _, out = H.cli("info", "spec/fixtures/clean/street.psdl")
     assert.matches("\n    vertices +105 / 65,536 +[%d.]+ %% +addressable\n", out)

@@ -427,6 +427,11 @@ function M.run(args, ctx)
     if bytes and (file:lower():match("%.ar$") or bytes:sub(1, 4) == "PK\3\4") then
       local s, err = M.package_stats(bytes)
       other(s, s == nil and (file .. ": " .. err) or nil, "bad_input", M.print_package)
+      -- a damaged entry (the game's reader rejects it): the list is still shown, but the
+      -- package cannot be unpacked as it is, exit 2 as docs/cli.md says
+      for _, p in ipairs(s and s.problems or {}) do
+        if p.severity == "error" then code = math.max(code, ctx.exit.bad_input) break end
+      end
       goto continue
     end
     local cfmt = bytes and companion.format_of(file, bytes)

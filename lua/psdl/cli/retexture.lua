@@ -154,6 +154,11 @@ function M.operations(args)
       common.failure("usage", string.format("--remap %q: slot %d: texture slots start at 1 (psdl info lists them)",
         text, from < 1 and from or to))
     end
+    local max = require("psdl.retexture").MAX_VALUE
+    if from > max or to > max then
+      common.failure("usage", string.format("--remap %q: slot %d: texture slots run from 1 to %d (psdl info lists them)",
+        text, from > max and from or to, max))
+    end
     ops[#ops + 1] = { op = "remap", from = from, to = to, rooms = rooms }
   end
   for _, text in ipairs(args.move or {}) do
