@@ -732,10 +732,36 @@ describe("psdl export", function()
       assert.equal(0, code, ext .. ": " .. err)
     end
     local j = read_gltf(dir .. "/huge.gltf")
-    for _, acc in ipairs(j.accessors) do
+    -- every triangle uses a vertex beyond 1e9 m: all are left out (no accessor at all)
+    assert.equal(0, export.build(psdl.decode(H.read_bytes(path))).stats.triangles)
+    for _, acc in ipairs(j.accessors or {}) do
       for _, v in ipairs(acc.min or {}) do assert.is_true(v == v and math.abs(v) < math.huge) end
       for _, v in ipairs(acc.max or {}) do assert.is_true(v == v and math.abs(v) < math.huge) end
     end
+  end)
+
+  it("leaves vertices beyond 1e9 m (NaN, inf, 1e30, 1e38) and their triangles out, as render does", function()
+    local dir = tmpdir()
+    local doc = assert(psdl.read("spec/fixtures/clean/street.psdl"))
+    doc.vertices[5] = { 0 / 0, 1e30, -math.huge }
+    doc.vertices[6] = { 1e38, 0, 0 }
+    local path = dir .. "/far.psdl"
+    assert(psdl.write(doc, path, { force = true }))
+    local code, out, err = run("export", path, "-o", dir .. "/far.glb")
+    assert.equal(0, code, err)
+    assert.matches("; 2 vertices beyond 1e9 m %(or not finite%) left out, with the %d+ triangles? using them", out)
+    local j, bin = read_glb(H.read_bytes(dir .. "/far.glb"))
+    -- every position finite and near, and the accessors' min/max bound the data (glTF rule)
+    assert.is_true(check_gltf(j, bin) > 0)
+    for _, acc in ipairs(j.accessors) do
+      for _, v in ipairs(acc.min or {}) do assert.is_true(v == v and math.abs(v) <= 1e9) end
+      for _, v in ipairs(acc.max or {}) do assert.is_true(v == v and math.abs(v) <= 1e9) end
+    end
+    local clean = assert(export.build(assert(psdl.read("spec/fixtures/clean/street.psdl"))))
+    local mesh = export.build(assert(psdl.read(path)))
+    assert.equal(2, mesh.stats.left_out)
+    assert.is_true(mesh.stats.left_out_triangles > 0)
+    assert.equal(clean.stats.triangles, mesh.stats.triangles + mesh.stats.left_out_triangles)
   end)
 
   it("refuses a --textures folder that does not exist and a corrupt texture image", function()

@@ -67,9 +67,14 @@ function M.run(args, ctx)
     common.failure(common.exit_for(ecode), common.clean(err))
   end
   if not args.quiet then
-    ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s vertices, %s materials (%.2f s)\n",
+    local out, tris = stats.left_out or 0, stats.left_out_triangles or 0
+    ctx.stdout:write(string.format("%s: %s rooms, %s triangles, %s vertices, %s materials%s (%.2f s)\n",
       table.concat(stats.files, " + "), common.int(stats.rooms), common.int(stats.triangles),
-      common.int(stats.vertices), common.int(stats.materials), os.clock() - t0))
+      common.int(stats.vertices), common.int(stats.materials),
+      (out > 0 or tris > 0) and string.format("; %s %s beyond 1e9 m (or not finite) left out, with the %s %s "
+        .. "using them", common.int(out), out == 1 and "vertex" or "vertices", common.int(tris),
+        tris == 1 and "triangle" or "triangles") or "",
+      os.clock() - t0))
   end
   return ctx.exit.ok
 end

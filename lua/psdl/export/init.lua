@@ -141,8 +141,11 @@ end
 --   and curb faces, `"divider#2"` a divider top, ...; see the table above)
 -- @treturn table mesh `{groups = {{name =, room =, prims = {{material =, pos =, uv =,
 --   idx =, nv =}...}}...}, materials = {{name =, texture =, color =}...}, stats = {triangles
---   =, vertices =, by_type = {[type] = n}, rooms =, attributes =, nonfinite =}}` (`nonfinite`:
---   vertices with a NaN or infinite coordinate or UV, written as 0); `pos` holds x, y, z
+--   =, vertices =, by_type = {[type] = n}, rooms =, attributes =, nonfinite =, left_out =,
+--   left_out_triangles =}}` (`nonfinite`: mesh vertices with a coordinate beyond 1e9 m or not
+--   finite, or a UV beyond the 32-bit float range, written as 0; the triangles using such a
+--   position are left out, `left_out_triangles` of them; `left_out`: the document's vertices
+--   beyond 1e9 m or not finite, as `psdl render` counts them); `pos` holds x, y, z
 --   per vertex in file coordinates, `uv` s, t (Direct3D/glTF convention, t down), `idx`
 --   0-based triangle indices into the primitive's vertices, wound as the game draws (front
 --   faces counter-clockwise in the file's coordinates read as right-handed)
@@ -206,6 +209,16 @@ function M.build(doc, opts)
   stats.triangles = B.tris
   stats.materials = #B.materials
   stats.nonfinite = B.nonfinite or 0
+  stats.left_out_triangles = B.left_tris or 0
+  -- the document's vertices the export leaves out (as render leaves them out of the map)
+  local far = 0
+  for _, v in ipairs(B.verts) do
+    local x, y, z = v[1], v[2], v[3]
+    if not (x and y and z and x >= -1e9 and x <= 1e9 and y >= -1e9 and y <= 1e9 and z >= -1e9 and z <= 1e9) then
+      far = far + 1
+    end
+  end
+  stats.left_out = far
   return { groups = groups, materials = B.materials, stats = stats }
 end
 

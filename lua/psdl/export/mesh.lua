@@ -109,13 +109,28 @@ return function(M, private)
     return x - x ~= 0 or x > F32_MAX or x < -F32_MAX
   end
 
+  -- Positions beyond a billion metres (or not finite) are left out as render leaves them out
+  -- of the map: written as 0 (so that the glTF accessor's min/max bound the data) and every
+  -- triangle that uses one is dropped (`prim.bad` marks them for the end_* functions).
+  local FAR = 1e9
+
+  local function far(x)
+    return not (x >= -FAR and x <= FAR)
+  end
+
   function Builder:vertex(p, s, t)
     local prim = self.prim
     local n = prim.nv
     local pos, uv = prim.pos, prim.uv
     local x, y, z = p[1], p[2], p[3]
-    if out_of_range(x) or out_of_range(y) or out_of_range(z) or out_of_range(s) or out_of_range(t) then
-      x, y, z, s, t = finite(x), finite(y), finite(z), finite(s), finite(t)
+    if far(x) or far(y) or far(z) then
+      x, y, z, s, t = 0, 0, 0, finite(s), finite(t)
+      self.nonfinite = (self.nonfinite or 0) + 1
+      local bad = prim.bad
+      if not bad then bad = {}; prim.bad = bad end
+      bad[n] = true
+    elseif out_of_range(s) or out_of_range(t) then
+      s, t = finite(s), finite(t)
       self.nonfinite = (self.nonfinite or 0) + 1
     end
     pos[3 * n + 1], pos[3 * n + 2], pos[3 * n + 3] = x, y, z
@@ -133,6 +148,8 @@ return function(M, private)
     local first, n = self.first, prim.nv - self.first
     local idx = prim.idx
     local k = #idx
+    local bad = prim.bad
+    if bad then return self:end_bad(nil, n, first, bad, "strip") end
     for i = 0, n - 3 do
       local a = first + i
       if i % 2 == 1 then
@@ -145,12 +162,40 @@ return function(M, private)
     if n >= 3 then self:count(n - 2) end
   end
 
+  -- The triangles of a strip, fan or list since begin, leaving out those that use a vertex
+  -- marked in `bad` (a position beyond a billion metres): the slow path of the end_* functions.
+  function Builder:end_bad(_, n, first, bad, kind)
+    local idx = self.prim.idx
+    local made = 0
+    local function tri(a, b, c)
+      if bad[a] or bad[b] or bad[c] then
+        self.left_tris = (self.left_tris or 0) + 1
+        return
+      end
+      local k = #idx
+      idx[k + 1], idx[k + 2], idx[k + 3] = a, b, c
+      made = made + 1
+    end
+    if kind == "strip" then
+      for i = 0, n - 3 do
+        local a = first + i
+        if i % 2 == 1 then tri(a + 1, a, a + 2) else tri(a, a + 1, a + 2) end
+      end
+    elseif kind == "fan" then
+      for i = 1, n - 2 do tri(first, first + i, first + i + 1) end
+    else
+      for i = 0, n - 3, 3 do tri(first + i, first + i + 1, first + i + 2) end
+    end
+    self:count(made)
+  end
+
   -- Triangle fan: (0, i, i+1).
   function Builder:end_fan()
     local prim = self.prim
     local first, n = self.first, prim.nv - self.first
     local idx = prim.idx
     local k = #idx
+    if prim.bad then return self:end_bad(nil, n, first, prim.bad, "fan") end
     for i = 1, n - 2 do
       idx[k + 1], idx[k + 2], idx[k + 3] = first, first + i, first + i + 1
       k = k + 3
@@ -164,6 +209,7 @@ return function(M, private)
     local first, n = self.first, prim.nv - self.first
     local idx = prim.idx
     local k = #idx
+    if prim.bad then return self:end_bad(nil, n, first, prim.bad, "list") end
     for i = 0, n - 3, 3 do
       idx[k + 1], idx[k + 2], idx[k + 3] = first + i, first + i + 1, first + i + 2
       k = k + 3
