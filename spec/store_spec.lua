@@ -206,4 +206,24 @@ describe("Builder:finish from the store", function()
     local doc2 = b:finish{ drivable = false }
     assert.equal(3, #doc2.rooms[1].attributes)
   end)
+
+  it("keeps a field written with rawset before the document is made: encode writes what the table holds", function()
+    local psdl = require "psdl"
+    local function finished()
+      local b = builder.new()
+      for x = 0, 10, 10 do
+        local r = b:room({ kind = "block" })
+        r:fan({ { x, 0, 0 }, { x + 10, 0, 0 }, { x + 10, 0, 10 }, { x, 0, 10 } }, "grass")
+      end
+      return b:finish{ drivable = false }
+    end
+    local doc = finished()
+    rawset(doc, "textures", { "mytex" })
+    assert.equal("mytex", psdl.decode(psdl.encode(doc)).textures[1])
+    assert.equal(2, #doc.rooms) -- the other fields are made as before
+    doc = finished()
+    rawset(doc, "rooms", { })
+    assert.equal(0, #doc.rooms)
+    assert.equal(0, #psdl.decode(psdl.encode(doc)).rooms)
+  end)
 end)

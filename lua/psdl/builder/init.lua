@@ -265,13 +265,17 @@ end
 --- A document table made by `make()` when a caller first reads, writes, iterates or measures
 -- it (through its metatable, which is then removed: afterwards it is a plain table). Until
 -- then `Builder:settle` (any further building) makes it. `rawget` and `next` see an empty
--- table before the first access.
+-- table before the first access. A field written with `rawset` before then is kept: the
+-- document made fills only the fields the table does not hold, so `psdl.encode`/`psdl.write`
+-- encode what the table holds.
 -- @tparam function make returns the document
 -- @treturn table the document
 function Builder:lazy_document(make)
   local proxy, fill
   proxy, fill = lazy_table(function(t)
-    for k, v in pairs(make()) do rawset(t, k, v) end
+    for k, v in pairs(make()) do
+      if rawget(t, k) == nil then rawset(t, k, v) end
+    end
   end)
   local function force()
     if self.pending_doc == force then self.pending_doc = nil end
