@@ -142,6 +142,20 @@ describe("psdl validate: text files of a package", function()
     assert.equal("caf\xc3\xa9 \\x9e \\xc3( \\x7f", pvalidate.escape("caf\xc3\xa9 \x9e \xc3( \x7f"))
   end)
 
+  it("sorts problems by path with numbers in numeric order (intersections[2] before [12])", function()
+    local problems = {}
+    for _, j in ipairs { 12, 13, 18, 1, 3, 4, 2 } do
+      problems[#problems + 1] = { severity = "warning", rule = "bai_dead_end",
+        path = "city/x.bai: intersections[" .. j .. "].roads", message = "a single road ends here" }
+    end
+    problems[#problems + 1] = { severity = "error", rule = "x", path = "city/x.bai: roads[10]", message = "m" }
+    local sorted, counts = pvalidate.finish(problems)
+    local order = {}
+    for _, p in ipairs(sorted) do order[#order + 1] = p.path:match("%[(%d+)%]") end
+    assert.same({ "10", "1", "2", "3", "4", "12", "13", "18" }, order)
+    assert.same({ errors = 1, warnings = 7 }, counts)
+  end)
+
   it("names the entry whose bytes are decoded when names differ in case", function()
     -- a 1-byte case variant after the real PSDL: the real one is checked, the variant decoded
     local after = errors(archive(nil, nil, { { "CITY/Downtown.PSDL", "x" } }))

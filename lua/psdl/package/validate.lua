@@ -699,13 +699,35 @@ function M.entries(bytes)
   return entries, problems, cities
 end
 
+--- Escape, sort (errors first, then by path with its numbers in numeric order, then by
+-- message) and count a package's problems.
+-- @tparam table problems `{ {severity, rule, path, message}, ... }` (sorted in place)
+-- @param info passed through
+-- @treturn table problems
+-- @treturn table `{errors =, warnings =}`
+-- @return info
 function M.finish(problems, info)
   for _, p in ipairs(problems) do
     p.path, p.message = escape(p.path or ""), escape(p.message or "")
   end
+  -- paths in numeric order (intersections[2] before intersections[12]): numbers padded to
+  -- 20 digits for the comparison
+  local keys = {}
+  local function key(path)
+    local k = keys[path]
+    if not k then
+      k = path:gsub("%d+", function(d) return #d < 20 and string.rep("0", 20 - #d) .. d or d end)
+      keys[path] = k
+    end
+    return k
+  end
   table.sort(problems, function(a, b)
     if a.severity ~= b.severity then return a.severity == "error" end
-    if a.path ~= b.path then return a.path < b.path end
+    if a.path ~= b.path then
+      local ka, kb = key(a.path), key(b.path)
+      if ka ~= kb then return ka < kb end
+      return a.path < b.path
+    end
     return a.message < b.message
   end)
   local e, w = 0, 0
