@@ -59,8 +59,19 @@ describe("a package holds at most 2,047 rooms", function()
       local osm = require "psdl.osm"
       local data = assert(osm.read("spec/data/osm/philadelphia-temple.osm"))
       local net, report = osm.network(data, {})
-      local doc, _, res = require("psdl.osm.city").build(net, report, { seed = 1, max_rooms = pkg.MAX_ROOMS })
+      local notes = {}
+      local doc, _, res = require("psdl.osm.city").build(net, report, { seed = 1, max_rooms = pkg.MAX_ROOMS,
+        progress = function(msg) notes[#notes + 1] = msg end })
       assert.is_true(#doc.rooms <= 2047, #doc.rooms .. " rooms")
+      -- the service-road search's builds read as steps of one search, not as separate actions
+      local steps = 0
+      for _, msg in ipairs(notes) do
+        assert.is_nil(msg:match("^simplifying: %d+ of %d+ service roads left out$"), msg)
+        if msg:match("^simplifying: searching how many service roads to leave out: trying %d+ of %d+ %(build %d of at most %d%)$") then
+          steps = steps + 1
+        end
+      end
+      assert.is_true(steps >= 1, table.concat(notes, "\n"))
       -- coarser rooms first (the full city has more than 2,047), then service roads; what was
       -- done is listed with the rooms each step left
       local before = tonumber(res.simplified[1]:match("^coarser rooms %((%d+) rooms, 2047 at most%)"))

@@ -363,7 +363,9 @@ function M.build(net, report, opts)
       for j = 1, k do drop[order[j].road] = true end
       local net = filter_roads(base, function(r) return not drop[r] end)
       if opts.progress then
-        opts.progress(string_format("simplifying: %d of %d service roads left out", k, n))
+        -- one step of a search (at most FIT_BUILDS builds): said as a trial, not as a result
+        opts.progress(string_format("simplifying: searching how many service roads to leave out: trying %d of %d "
+          .. "(build %d of at most %d)", k, n, builds, M.FIT_BUILDS))
       end
       local ok, d, r, built, bcity = attempt(net)
       if not ok then
