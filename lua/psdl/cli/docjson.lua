@@ -431,8 +431,14 @@ local function f32_value(v, path)
     if hex then
       return float_from_bits(tonumber(hex, 16))
     end
+    local shown = #v > 40 and (v:sub(1, 40) .. "...") or v
+    if v:match("^%-?NaN") or v:match("^%-?Inf") then
+      bad(path, string.format('number expected, got the string %q: a non-finite number is written "Infinity", '
+        .. '"-Infinity", "NaN" or "NaN(0x" and its 32-bit pattern in 8 hex digits ")"', shown))
+    end
+    bad(path, string.format("number expected, got the string %q", shown))
   end
-  bad(path, "number expected")
+  bad(path, "number expected, got " .. (type(v) == "table" and "an array or object" or type(v)))
 end
 
 local function f32_list(list, path)

@@ -84,7 +84,7 @@ function M.run(args, ctx)
     return M.run_companion(args, ctx, obj)
   end
   local doc, msg = docjson.undump(text)
-  if not doc then common.failure("bad_input", args.file .. ": " .. msg) end
+  if not doc then common.failure("bad_input", args.file .. ": " .. M.json_place(msg)) end
 
   local psdl = common.psdl()
   local vok, verr, problems, counts = pcall(psdl.validate, doc)
