@@ -333,3 +333,31 @@ describe("psdl osm -o (command)", function()
     assert.matches("crosses itself", tostring(err))
   end)
 end)
+
+describe("psdl osm when simplifying leaves no road (newcomer finding 1)", function()
+  it("says which stage took the last road out and the build's reason, and writes the --report", function()
+    local dir = H.tmpdir(finally)
+    -- one residential way, a spiral of 8,000 nodes (about 15 km across): far over the vertex budget
+    local parts = { '<?xml version="1.0"?>\n<osm version="0.6">\n' }
+    local refs = {}
+    for i = 0, 7999 do
+      local a, r = i * 0.05, 0.00001 * i
+      parts[#parts + 1] = string.format('<node id="%d" lat="%.9f" lon="%.9f"/>\n', i + 1, 51.5 + r * math.sin(a),
+        -0.1 + r * math.cos(a))
+      refs[#refs + 1] = string.format('<nd ref="%d"/>', i + 1)
+    end
+    parts[#parts + 1] = '<way id="1">' .. table.concat(refs) .. '<tag k="highway" v="residential"/></way>\n</osm>\n'
+    H.write_bytes(dir .. "/spiral.osm", table.concat(parts))
+    local code, _, err = H.cli("osm", dir .. "/spiral.osm", "--max-extent", "100", "-o", dir .. "/s.psdl",
+      "--report", dir .. "/s.json")
+    assert.equal(2, code)
+    assert.matches("the city cannot be built: no roads left: simplifying to fit the game's limits (", err, 1, true)
+    assert.matches("residential dead ends left out (1 roads)", err, 1, true)
+    assert.matches("took the last road out; the build before it: roads[1] (way 1): ", err, 1, true)
+    assert.matches("above the safe budget of 65024", err, 1, true)
+    local rep = require("cjson").decode(H.read_bytes(dir .. "/s.json"))
+    assert.equal("limits", rep.failure.stage)
+    assert.matches("took the last road out", rep.failure.message, 1, true)
+    assert.is_nil(io.open(dir .. "/s.psdl"))
+  end)
+end)

@@ -331,7 +331,13 @@ function M.build(net, report, opts)
         detail = tostring(d):match("^[^\n]*"), source = bad.source, name = bad.name, highway = bad.highway,
         x = mid.x, z = mid.z }
       cur = filter_roads(cur, function(x) return x ~= bad end)
-      if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
+      if #cur.roads == 0 then
+        -- say which stage dropped the last road and the build's own reason
+        local drop = conflict_drops[#conflict_drops]
+        error(string_format("the city cannot be built: no roads left: the last one, %s%s, was dropped by the layout "
+          .. "(the build refused it: %s)", drop.source or "a road", drop.name and (" (" .. drop.name .. ")") or "",
+          drop.detail), 0)
+      end
     end
     return ok, d, r, cur, city
   end
@@ -388,6 +394,7 @@ function M.build(net, report, opts)
     return best[1], best[2], best[3], best[4], what
   end
   local tried_service = false
+  local last_msg -- the last failed build's message (said when simplifying leaves no road)
   while true do
     if level > 0 and not redo then
       local what
@@ -396,7 +403,12 @@ function M.build(net, report, opts)
       if opts.progress then opts.progress("simplifying: " .. what) end
     end
     redo = false
-    if #cur.roads == 0 then error("the city cannot be built: no roads left", 0) end
+    if #cur.roads == 0 then
+      -- say which stage took the last road out and the build's own reason for it
+      error(string_format("the city cannot be built: no roads left: simplifying to fit the game's limits (%s) "
+        .. "took the last road out; the build before it: %s", table.concat(simplified, "; "),
+        last_msg and last_msg:match("^[^\n]*") or "?"), 0)
+    end
     local ok, d, r
     ok, d, r, cur = attempt(cur)
     over_rooms = false
@@ -427,6 +439,7 @@ function M.build(net, report, opts)
     end
     if not redo then
       local msg = tostring(d)
+      last_msg = msg
       if not over_rooms and (not M.is_limit(msg) or opts.strict) then error(msg, 0) end
       -- steps that cannot take rooms away are skipped when rooms are the problem
       repeat level = level + 1 until level > #M.LEVELS or not over_rooms or M.LEVEL_ROOMS[level]
