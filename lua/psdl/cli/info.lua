@@ -353,6 +353,11 @@ function M.package_stats(bytes)
   return s
 end
 
+-- The directory problems that make an archive one that cannot be unpacked as it is (info then
+-- exits 2); the others (an archive comment, extra fields, ...) are read by unzip tools and
+-- only refused by the game's reader (psdl validate's errors).
+local DAMAGED = { zip_local_header = true, zip_directory = true, zip_duplicate = true, zip_multipart = true }
+
 --- Print `package_stats` as text.
 function M.print_package(out, file, s)
   out:write(string.format("%s: MM2 add-on package (zip), %s files, %s bytes unpacked (%s in the archive)\n", file,
@@ -430,7 +435,7 @@ function M.run(args, ctx)
       -- a damaged entry (the game's reader rejects it): the list is still shown, but the
       -- package cannot be unpacked as it is, exit 2 as docs/cli.md says
       for _, p in ipairs(s and s.problems or {}) do
-        if p.severity == "error" then code = math.max(code, ctx.exit.bad_input) break end
+        if DAMAGED[p.rule] then code = math.max(code, ctx.exit.bad_input) break end
       end
       goto continue
     end
