@@ -133,7 +133,9 @@ end
 
 --- Build the meshes of a document.
 -- @tparam table doc
--- @tparam[opt] table opts `rooms` (list of room ids, default all), `merge` (one mesh for
+-- @tparam[opt] table opts `leave_far` (leave out the triangles using a vertex beyond 1e9 m
+--   or not finite, as psdl export does; counted in `left_out`, `left_out_triangles`), `rooms`
+--   (list of room ids, default all), `merge` (one mesh for
 --   the whole city instead of one per room), `attribute_counts` (record triangles per
 --   attribute in `stats.attributes[room][attribute]`), `parts` (one primitive per material
 --   and attribute part instead of per material: each primitive gets `part`, the attribute
@@ -158,6 +160,7 @@ function M.build(doc, opts)
   local B = setmetatable({
     doc = doc, verts = doc.vertices or {}, heights = doc.heights or {},
     materials = {}, mat_by_key = {}, slot_cache = {}, tris = 0, parts = opts and opts.parts or nil,
+    leave_far = opts.leave_far or nil,
   }, Builder)
   local stats = { triangles = 0, vertices = 0, by_type = {}, rooms = 0 }
   if opts.attribute_counts then stats.attributes = {} end
@@ -212,7 +215,7 @@ function M.build(doc, opts)
   stats.left_out_triangles = B.left_tris or 0
   -- the document's vertices the export leaves out (as render leaves them out of the map)
   local far = 0
-  for _, v in ipairs(B.verts) do
+  for _, v in ipairs(B.leave_far and B.verts or {}) do
     local x, y, z = v[1], v[2], v[3]
     if not (x and y and z and x >= -1e9 and x <= 1e9 and y >= -1e9 and y <= 1e9 and z >= -1e9 and z <= 1e9) then
       far = far + 1
@@ -255,7 +258,8 @@ function M.export(doc, path, opts)
   opts = opts or {}
   local format, ferr = M.format_of(path, opts.format)
   if not format then error("bad argument #2 to 'export' (" .. ferr .. ")", 2) end
-  local mesh = M.build(doc, { rooms = opts.rooms, merge = opts.merge, name = opts.source and stem(opts.source) })
+  local mesh = M.build(doc, { rooms = opts.rooms, merge = opts.merge, name = opts.source and stem(opts.source),
+    leave_far = true })
   local iok, ierr, icode = attach_images(mesh, opts.textures)
   if not iok then return nil, ierr, icode end
   local dir = dirname(path)

@@ -109,8 +109,8 @@ return function(M, private)
     return x - x ~= 0 or x > F32_MAX or x < -F32_MAX
   end
 
-  -- Positions beyond a billion metres (or not finite) are left out as render leaves them out
-  -- of the map: written as 0 (so that the glTF accessor's min/max bound the data) and every
+  -- With `leave_far` (psdl export), positions beyond a billion metres (or not finite) are left
+  -- out as render leaves them out of the map: written as 0 (so that the glTF accessor's min/max bound the data) and every
   -- triangle that uses one is dropped (`prim.bad` marks them for the end_* functions).
   local FAR = 1e9
 
@@ -123,14 +123,14 @@ return function(M, private)
     local n = prim.nv
     local pos, uv = prim.pos, prim.uv
     local x, y, z = p[1], p[2], p[3]
-    if far(x) or far(y) or far(z) then
+    if self.leave_far and (far(x) or far(y) or far(z)) then
       x, y, z, s, t = 0, 0, 0, finite(s), finite(t)
       self.nonfinite = (self.nonfinite or 0) + 1
       local bad = prim.bad
       if not bad then bad = {}; prim.bad = bad end
       bad[n] = true
-    elseif out_of_range(s) or out_of_range(t) then
-      s, t = finite(s), finite(t)
+    elseif out_of_range(x) or out_of_range(y) or out_of_range(z) or out_of_range(s) or out_of_range(t) then
+      x, y, z, s, t = finite(x), finite(y), finite(z), finite(s), finite(t)
       self.nonfinite = (self.nonfinite or 0) + 1
     end
     pos[3 * n + 1], pos[3 * n + 2], pos[3 * n + 3] = x, y, z
