@@ -4,14 +4,11 @@
 -- "bad argument #n to 'fn' (field: ...)" at the script's line, before anything is built.
 
 local psdl = require "psdl"
+local H = require "helper"
 local city_mod = psdl.city
 
--- The error of f, which must fail, and the line it was called from (the line after this call).
-local function fails(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error")
-  return tostring(err)
-end
+-- The error of f, which must fail (spec/helper.lua err_of, its message only).
+local function fails(f) return (H.err_of(f)) end
 
 -- The corner city of the README (three roads), blocks not yet given.
 local function corner()

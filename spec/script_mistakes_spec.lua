@@ -9,12 +9,8 @@ local psdl = require "psdl"
 local H = require "helper"
 local city_mod = psdl.city
 
--- The error of f, which must fail.
-local function fails(f)
-  local ok, err = pcall(f)
-  assert.is_false(ok, "expected an error")
-  return tostring(err)
-end
+-- The error of f, which must fail (spec/helper.lua err_of, its message only).
+local function fails(f) return (H.err_of(f)) end
 
 -- Runs each case {opts, text} through call(opts) and checks the message names the line of
 -- `call` (where it calls fname), `fname`, argument n and the text.
