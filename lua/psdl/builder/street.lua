@@ -267,13 +267,17 @@ return function(M, Builder, Room, P)
     local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
     local nrooms = records and #records or #list
     local rooms, group = {}, nil
+    -- a refused clamp is named before the vertex budget: a centre line that zigzags tighter
+    -- than the road is wide pools enough sections to pass the budget by itself, and the bend
+    -- is this street's fault (psdl.city.repair eases it), the budget the whole city's
+    local refused = clamped > 0 and not allow_clamp
     for k = 1, nrooms do
       local pr = k == 1 and prop_rule or 0
       -- (every key known: Builder:room without its option table, or with it for the flags)
-      local r = flags == nil and road_room(self, "road", name, is_tunnel, bridge, pr)
+      local r = flags == nil and road_room(self, "road", name, is_tunnel, bridge, pr, refused)
         or P.new_room(self, { kind = "road", name = name, tunnel = is_tunnel, bridge = bridge, flags = flags,
                               prop_rule = pr }, true)
-      if clamped > 0 and not allow_clamp then
+      if refused then
         r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
           .. "curve or pass allow_clamp", clamped)
       end
