@@ -22,6 +22,18 @@ local function star(list, len)
   return city
 end
 
+-- A star of n roads of 300 m, step degrees apart, built: the city and its report (the
+-- document validated: no errors).
+local function even_star(n, step)
+  local list = {}
+  for i = 0, n - 1 do list[#list + 1] = step * i end
+  local city = star(list, 300)
+  local doc, report = city:build()
+  local _, _, counts = psdl.validate(doc)
+  assert.are.equal(0, counts.errors)
+  return city, report
+end
+
 -- the angles (degrees) the roads of a city leave node 1 at, sorted
 local function angles(city)
   local out = {}
@@ -101,12 +113,7 @@ describe("roads leaving a node in the same direction", function()
   end)
 
   it("a 200-arm star 1.8 degrees apart keeps every other arm before its intersection's limit", function()
-    local list = {}
-    for i = 0, 199 do list[#list + 1] = 1.8 * i end
-    local city = star(list, 300)
-    local doc, report = city:build()
-    local _, _, counts = psdl.validate(doc)
-    assert.are.equal(0, counts.errors)
+    local city, report = even_star(200, 1.8)
     -- 100 dropped for their direction, then as many as one intersection room cannot hold
     -- (255 perimeter points), every drop with its reason
     assert.are.equal(100, #same_direction(report))
@@ -122,12 +129,7 @@ describe("roads leaving a node in the same direction", function()
   end)
 
   it("60 roads well apart, more than one intersection room holds: the least go, the city builds", function()
-    local list = {}
-    for i = 0, 59 do list[#list + 1] = 6 * i end
-    local city = star(list, 300)
-    local doc, report = city:build()
-    local _, _, counts = psdl.validate(doc)
-    assert.are.equal(0, counts.errors)
+    local city, report = even_star(60, 6)
     assert.is_true(#city.roads >= 45 and #city.roads < 60, #city.roads)
     for _, e in ipairs(report.repairs) do
       assert.are.equal("too many roads at its node", e.reason)
