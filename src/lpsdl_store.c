@@ -334,22 +334,8 @@ static int l_push_flat(lua_State *L) {
                                                     (lua_Integer)(i + 4 + k)));
         i += 3 + (size_t)n;
     }
-    psdl_store_mark_t m;
-    psdl_store_mark(u->s, &m);
-    for (size_t i = 0; i < len;) {
-        psdl_store_rec rec;
-        memset(&rec, 0, sizeof rec);
-        rec.type = (uint8_t)buf[i];
-        rec.cap = (uint8_t)buf[i + 1];
-        rec.group = (uint32_t)g;
-        size_t n = buf[i + 2];
-        int e = psdl_store_push(u->s, room, &rec, buf + i + 3, n);
-        if (e) {
-            psdl_store_truncate(u->s, &m);
-            return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
-        }
-        i += 3 + n;
-    }
+    int e = psdl_store_push_words(u->s, room, (uint32_t)g, buf, len);
+    if (e) return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
     return 0;
 }
 
