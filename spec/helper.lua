@@ -253,12 +253,9 @@ H.perimeter_poly = require("psdl.plan").room_poly
 
 --- Plan bounding box of {x, z} points: x0, z0, x1, z1.
 function H.bbox(poly)
-  local x0, z0, x1, z1 = math.huge, math.huge, -math.huge, -math.huge
-  for _, p in ipairs(poly) do
-    x0, x1 = math.min(x0, p[1]), math.max(x1, p[1])
-    z0, z1 = math.min(z0, p[2]), math.max(z1, p[2])
-  end
-  return x0, z0, x1, z1
+  local b = require("psdl.plan").box()
+  for _, p in ipairs(poly) do b:add(p[1], p[2]) end
+  return b.u0, b.v0, b.u1, b.v1
 end
 
 local ROAD_TYPES = { road = true, divided_road = true, walkway = true }

@@ -1,8 +1,26 @@
 -- psdl.plan.grid: the one bucket grid of the city, OSM and bench modules (box inserts and
--- queries each item once, segments, the cell of a point, nearest point items), and the C
--- region of psdl.city.blocks' hole joining (core.region).
+-- queries each item once, segments, the cell of a point, nearest point items), the C
+-- region of psdl.city.blocks' hole joining (core.region), and psdl.plan.box, the one growing
+-- bounding box.
 local plan = require "psdl.plan"
 local core = require "psdl.core"
+
+describe("psdl.plan.box", function()
+  it("grows to take points in, empty until one is added, NaN leaving its axis as it was", function()
+    local b = plan.box()
+    assert.is_true(b:empty())
+    assert.same({ math.huge, math.huge, -math.huge, -math.huge }, { b.u0, b.v0, b.u1, b.v1 })
+    b:add(3, -2)
+    assert.is_false(b:empty())
+    assert.same({ 3, -2, 3, -2 }, { b.u0, b.v0, b.u1, b.v1 })
+    b:add(-1, 5); b:add(0 / 0, 7); b:add(10, 0 / 0)
+    assert.same({ -1, -2, 10, 7 }, { b.u0, b.v0, b.u1, b.v1 })
+    local nan = plan.box()
+    nan:add(0 / 0, 1)
+    assert.is_true(nan:empty()) -- no u seen
+    assert.same({ -1, 10, 0, 4 }, plan.bbox({ { 0, 9, 0 }, { -1, 9, 4 }, { 10, -9, 1 } }))
+  end)
+end)
 
 describe("psdl.plan.grid", function()
   it("finds every item whose box meets a query box, each once, in cell order", function()

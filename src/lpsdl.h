@@ -5,6 +5,7 @@
 #ifndef LPSDL_H
 #define LPSDL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,29 @@ static inline void lpsdl_set_int(lua_State *L, const char *k, lua_Integer v) {
 static inline void lpsdl_set_number(lua_State *L, const char *k, lua_Number v) {
     lua_pushnumber(L, v);
     lua_setfield(L, -2, k);
+}
+
+/* The argument readers' one table-reading step (lpsdl_blocks.c, lpsdl_rows.c, lpsdl_store.c,
+ * lpsdl_perims.c, lpsdl_geom.c): entry i of the table at stack index t, read raw (runs no
+ * Lua, allocates nothing, leaves the stack as it was), as an integer in lo..hi. Returns 1 when
+ * it is one, else 0 (the caller raises, naming the entry in its own words); *v is what was
+ * read either way (0 when no integer). */
+static inline int lpsdl_rawint(lua_State *L, int t, lua_Integer i, lua_Integer lo, lua_Integer hi, lua_Integer *v) {
+    int ok;
+    lua_rawgeti(L, t, i);
+    *v = lua_tointegerx(L, -1, &ok);
+    lua_pop(L, 1);
+    return ok && *v >= lo && *v <= hi;
+}
+
+/* lpsdl_rawint's twin for a finite number: returns 1 when t[i] is one, else 0; *v is what was
+ * read either way (0 when no number). */
+static inline int lpsdl_rawnum(lua_State *L, int t, lua_Integer i, double *v) {
+    int ok;
+    lua_rawgeti(L, t, i);
+    *v = (double)lua_tonumberx(L, -1, &ok);
+    lua_pop(L, 1);
+    return ok && isfinite(*v);
 }
 
 /* lpsdl.c: pushes fail (nil), `message` and `status` (a psdl_status_name, e.g. "io",

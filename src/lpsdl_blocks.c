@@ -485,6 +485,21 @@ static int l_region_clear(lua_State *L) {
     return 1;
 }
 
+/* The point of vertex reference t[i] (1..count, t a stack index) in the pool's floats v
+ * (3 per point); raises at argument arg naming it `what[k][i]`, or `what[i]` when k is 0.
+ * Raw reads only: runs no Lua and allocates nothing until it raises. */
+static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_Integer i, int arg, const char *what,
+                         lua_Integer k) {
+    lua_Integer r;
+    if (!lpsdl_rawint(L, t, i, 1, (lua_Integer)(count < (size_t)LUA_MAXINTEGER ? count : (size_t)LUA_MAXINTEGER), &r)) {
+        if (k > 0)
+            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i,
+                                                  (lua_Integer)count));
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, (lua_Integer)count));
+    }
+    return v + 3 * (size_t)(r - 1);
+}
+
 /***
  * The plan box of the points that lists of vertex references name.
  * @function refs_box
@@ -508,14 +523,7 @@ static int l_refs_box(lua_State *L) {
                 luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
             lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
             for (lua_Integer k = 1; k <= n; k++) { /* raw reads: no Lua runs, nothing allocated */
-                int ok;
-                lua_rawgeti(L, -1, k);
-                lua_Integer r = lua_tointegerx(L, -1, &ok);
-                lua_pop(L, 1);
-                if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
-                    luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
-                                                        (lua_Integer)count));
-                const float *p = v + 3 * (size_t)(r - 1);
+                const float *p = vref(L, v, count, -1, k, 2, "lists", i);
                 double x = (double)p[0], z = (double)p[2];
                 if (x < x0) x0 = x;
                 if (x > x1) x1 = x;
@@ -584,14 +592,7 @@ static int l_refs_level(lua_State *L) {
          * below run none and allocate nothing) */
         const float *v = lpsdl_pool_floats(L, 1, 3, &count);
         for (lua_Integer k = 1; k <= n; k++) {
-            int ok;
-            lua_rawgeti(L, -1, k);
-            lua_Integer r = lua_tointegerx(L, -1, &ok);
-            lua_pop(L, 1);
-            if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count)
-                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I][%I]: vertex reference 1..%I expected", i, k,
-                                                    (lua_Integer)count));
-            float y = v[3 * (size_t)(r - 1) + 1];
+            float y = vref(L, v, count, -1, k, 2, "lists", i)[1];
             if (!any) y0 = y, any = 1;
             else if (y != y0) {
                 level = 0;
@@ -615,18 +616,7 @@ static size_t read_refs(lua_State *L, const float *v, size_t count, int idx, int
                         lua_Integer k, double *out, int dim, size_t m, size_t cap) {
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     for (lua_Integer i = 1; i <= n && m < cap; i++) {
-        int ok;
-        lua_rawgeti(L, idx, i);
-        lua_Integer r = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || r < 1 || (lua_Unsigned)r > (lua_Unsigned)count) {
-            if (k > 0)
-                luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i,
-                                                      (lua_Integer)count));
-            luaL_argerror(L, arg,
-                          lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, (lua_Integer)count));
-        }
-        const float *p = v + 3 * (size_t)(r - 1);
+        const float *p = vref(L, v, count, idx, i, arg, what, k);
         if (dim == 3) out[3 * m] = p[0], out[3 * m + 1] = p[1], out[3 * m + 2] = p[2];
         else out[2 * m] = p[0], out[2 * m + 1] = p[2];
         m++;

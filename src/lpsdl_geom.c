@@ -1959,22 +1959,10 @@ static int l_junction_store(lua_State *L) {
         out = words <= 2048 ? out_s : (uint32_t *)lua_newuserdatauv(L, words * sizeof *out, 0);
         junction_words(out, &j, refs, fans, w, &nf);
         st = lpsdl_store(L, 2); /* (fetched again after the allocation) */
-        psdl_store_mark_t m;
-        psdl_store_mark(st, &m);
-        for (size_t i = 0; i < words;) {
-            psdl_store_rec rec;
-            memset(&rec, 0, sizeof rec);
-            rec.type = (uint8_t)out[i];
-            rec.cap = (uint8_t)out[i + 1];
-            rec.group = (uint32_t)group;
-            size_t n = out[i + 2];
-            int e = psdl_store_push(st, (size_t)room, &rec, out + i + 3, n);
-            if (e) {
-                psdl_store_truncate(st, &m);
-                reuse_release(box);
-                return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
-            }
-            i += 3 + n;
+        int e = psdl_store_push_words(st, (size_t)room, (uint32_t)group, out, words);
+        if (e) {
+            reuse_release(box);
+            return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
         }
     }
     push_mapped(L, j.outline, j.size.outline, refs);

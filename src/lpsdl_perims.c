@@ -93,11 +93,8 @@ static uint32_t *read_refs(lua_State *L, int idx, int arg, const char *what, siz
     if (len > PSDL_PERIMS_MAX) luaL_argerror(L, arg, lua_pushfstring(L, "%s: too many points", what));
     uint32_t *v = (uint32_t *)buffer(L, len, sizeof *v);
     for (size_t k = 0; k < len; k++) {
-        lua_rawgeti(L, idx, (lua_Integer)k + 1);
-        int ok;
-        lua_Integer x = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || x < 1 || x > (lua_Integer)UINT32_MAX)
+        lua_Integer x;
+        if (!lpsdl_rawint(L, idx, (lua_Integer)k + 1, 1, UINT32_MAX, &x))
             luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: a vertex reference (1-based) expected", what, (lua_Integer)k + 1));
         v[k] = (uint32_t)(x - 1);
     }
@@ -266,11 +263,8 @@ static int l_height_mismatches(lua_State *L) {
     lpsdl_pool_floats(L, 2, 3, &np); /* checks the pool */
     unsigned char *kind = (unsigned char *)buffer(L, nr, 1); /* 6 */
     for (size_t r = 0; r < nr; r++) {
-        lua_rawgeti(L, 3, (lua_Integer)r + 1);
-        int ok;
-        lua_Integer k = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || k < 0 || k > 2) luaL_argerror(L, 3, lua_pushfstring(L, "kinds[%I]: 0, 1 or 2 expected", (lua_Integer)r + 1));
+        lua_Integer k;
+        if (!lpsdl_rawint(L, 3, (lua_Integer)r + 1, 0, 2, &k)) luaL_argerror(L, 3, lua_pushfstring(L, "kinds[%I]: 0, 1 or 2 expected", (lua_Integer)r + 1));
         kind[r] = (unsigned char)k;
     }
     const uint32_t *start, *verts, *nb;

@@ -146,13 +146,10 @@ static void group_list(lua_State *L, int t, const char *k, uint32_t *out, size_t
     if (n == 0) return;
     lua_getfield(L, t, k);
     for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, -1, (lua_Integer)i + 1);
-        int ok;
-        lua_Integer g = lua_tointegerx(L, -1, &ok);
-        if (!ok || g < 1 || g > (lua_Integer)UINT32_MAX)
+        lua_Integer g;
+        if (!lpsdl_rawint(L, -1, (lua_Integer)i + 1, 1, UINT32_MAX, &g))
             luaL_argerror(L, 1, lua_pushfstring(L, "%s[%I]: texture group number expected", k, (lua_Integer)i + 1));
         out[i] = (uint32_t)g;
-        lua_pop(L, 1);
     }
     lua_pop(L, 1);
 }
@@ -236,15 +233,10 @@ static int l_row_spec(lua_State *L) {
         lua_getfield(L, -1, "pts");
         size_t m = (size_t)lua_rawlen(L, -1) / 3;
         if (at + m > np) luaL_argerror(L, 1, "decks: changed while read");
-        for (size_t i = 0; i < 3 * m; i++) {
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            double v = (double)lua_tonumberx(L, -1, &ok);
-            if (!ok || !isfinite(v))
+        for (size_t i = 0; i < 3 * m; i++)
+            if (!lpsdl_rawnum(L, -1, (lua_Integer)i + 1, &dpts[3 * at + i]))
                 luaL_argerror(L, 1, lua_pushfstring(L, "decks[%I].pts[%I]: finite number expected", (lua_Integer)k + 1,
                                                     (lua_Integer)i + 1));
-            dpts[3 * at + i] = v;
-            lua_pop(L, 1);
-        }
         lua_pop(L, 1);
         psdl_ring_box(dbox + 4 * k, dpts + 3 * at, m);
         lua_getfield(L, -1, "low");
@@ -547,15 +539,9 @@ static int l_row_buildings(lua_State *L) {
             lua_rawgeti(L, A_GROUND, (lua_Integer)i + 1);
             if (!lua_istable(L, -1))
                 luaL_argerror(L, A_GROUND, lua_pushfstring(L, "[%I]: triangle {9 numbers} expected", (lua_Integer)i + 1));
-            for (int k = 0; k < 9; k++) {
-                lua_rawgeti(L, -1, k + 1);
-                int ok;
-                double v = (double)lua_tonumberx(L, -1, &ok);
-                if (!ok || !isfinite(v))
+            for (int k = 0; k < 9; k++)
+                if (!lpsdl_rawnum(L, -1, k + 1, &tris[9 * i + (size_t)k]))
                     luaL_argerror(L, A_GROUND, lua_pushfstring(L, "[%I][%d]: finite number expected", (lua_Integer)i + 1, k + 1));
-                tris[9 * i + (size_t)k] = v;
-                lua_pop(L, 1);
-            }
             lua_pop(L, 1);
         }
         psdl_row_ground_cells(cells, tris, nt);

@@ -243,13 +243,10 @@ static void read_op(lua_State *L, store_ud *u, int t, int argn, psdl_store_rec *
     if (len > PSDL_STORE_MAX / sizeof(uint32_t)) luaL_argerror(L, argn, "op.refs: too many references");
     uint32_t *buf = scratch_at(L, u, at, len);
     for (size_t i = 0; i < len; i++) {
-        lua_rawgeti(L, -1, (lua_Integer)i + 1);
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        if (!ok || v < 1 || v > (lua_Integer)UINT32_MAX)
+        lua_Integer v;
+        if (!lpsdl_rawint(L, -1, (lua_Integer)i + 1, 1, UINT32_MAX, &v))
             luaL_argerror(L, argn, lua_pushfstring(L, "op.refs[%I]: a vertex reference (1-based) expected",
                                                    (lua_Integer)i + 1));
-        lua_pop(L, 1);
         buf[i] = (uint32_t)v;
     }
     lua_pop(L, 1);
@@ -306,11 +303,8 @@ static int l_push_flat(lua_State *L) {
         buf = scratch_at(L, u, 0, len);
         /* read and check every entry into the scratch buffer first */
         for (size_t i = 0; i < len; i++) {
-            lua_rawgeti(L, 4, (lua_Integer)i + 1);
-            int ok;
-            lua_Integer v = lua_tointegerx(L, -1, &ok);
-            lua_pop(L, 1);
-            if (!ok || v < 0 || v > (lua_Integer)UINT32_MAX)
+            lua_Integer v;
+            if (!lpsdl_rawint(L, 4, (lua_Integer)i + 1, 0, UINT32_MAX, &v))
                 luaL_argerror(L, 4, lua_pushfstring(L, "list[%I]: a non-negative integer expected", (lua_Integer)i + 1));
             buf[i] = (uint32_t)v;
         }
@@ -334,22 +328,8 @@ static int l_push_flat(lua_State *L) {
                                                     (lua_Integer)(i + 4 + k)));
         i += 3 + (size_t)n;
     }
-    psdl_store_mark_t m;
-    psdl_store_mark(u->s, &m);
-    for (size_t i = 0; i < len;) {
-        psdl_store_rec rec;
-        memset(&rec, 0, sizeof rec);
-        rec.type = (uint8_t)buf[i];
-        rec.cap = (uint8_t)buf[i + 1];
-        rec.group = (uint32_t)g;
-        size_t n = buf[i + 2];
-        int e = psdl_store_push(u->s, room, &rec, buf + i + 3, n);
-        if (e) {
-            psdl_store_truncate(u->s, &m);
-            return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
-        }
-        i += 3 + n;
-    }
+    int e = psdl_store_push_words(u->s, room, (uint32_t)g, buf, len);
+    if (e) return luaL_error(L, e == PSDL_STORE_NOMEM ? "not enough memory" : "the store is full");
     return 0;
 }
 
@@ -491,11 +471,8 @@ static int l_group_uses(lua_State *L) {
     if (n > PSDL_STORE_MAX) luaL_argerror(L, 2, "too many rooms");
     uint32_t *order = (uint32_t *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *order, 0); /* 3 */
     for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        int ok;
-        lua_Integer room = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || room < 1 || (lua_Unsigned)room > nrooms)
+        lua_Integer room;
+        if (!lpsdl_rawint(L, 2, (lua_Integer)i + 1, 1, (lua_Integer)nrooms, &room))
             luaL_argerror(L, 2, lua_pushfstring(L, "order[%I]: a room of the store (1..%I) expected", (lua_Integer)i + 1,
                                                 (lua_Integer)nrooms));
         order[i] = (uint32_t)room;
@@ -521,12 +498,8 @@ static int l_group_uses(lua_State *L) {
 
 /* Integer t[i] (raw) in lo..hi, else a raise naming what and i. */
 static lua_Integer list_int(lua_State *L, int t, lua_Integer i, lua_Integer lo, lua_Integer hi, const char *what) {
-    lua_rawgeti(L, t, i);
-    int ok;
-    lua_Integer v = lua_tointegerx(L, -1, &ok);
-    lua_pop(L, 1);
-    if (!ok || v < lo || v > hi)
-        luaL_error(L, "%s[%I]: integer in %I..%I expected", what, i, lo, hi);
+    lua_Integer v;
+    if (!lpsdl_rawint(L, t, i, lo, hi, &v)) luaL_error(L, "%s[%I]: integer in %I..%I expected", what, i, lo, hi);
     return v;
 }
 
@@ -639,11 +612,8 @@ static int l_perimeters(lua_State *L) {
             size_t n = (size_t)lua_rawlen(L, -1);
             uint32_t *buf = scratch_at(L, u, 0, n);
             for (size_t k = 0; k < n; k++) {
-                lua_rawgeti(L, -1, (lua_Integer)k + 1);
-                int ok;
-                lua_Integer v = lua_tointegerx(L, -1, &ok);
-                lua_pop(L, 1);
-                if (!ok || v < 1 || (lua_Unsigned)v > np)
+                lua_Integer v;
+                if (!lpsdl_rawint(L, -1, (lua_Integer)k + 1, 1, (lua_Integer)np, &v))
                     luaL_argerror(L, 3, lua_pushfstring(L, "outlines[%I][%I]: a vertex reference 1..%I expected",
                                                         (lua_Integer)i + 1, (lua_Integer)k + 1, (lua_Integer)np));
                 buf[k] = (uint32_t)(v - 1);
@@ -709,13 +679,8 @@ static int l_assemble(lua_State *L) {
     size_t gmax = (size_t)lua_rawlen(L, gvalue);
     if (gmax > PSDL_STORE_MAX) luaL_error(L, "spec.gvalue: %I groups, too many", (lua_Integer)gmax);
     lua_Integer *gv = (lua_Integer *)lua_newuserdatauv(L, (gmax + 1) * sizeof *gv, 0); /* 9 */
-    for (size_t g = 1; g <= gmax; g++) {
-        lua_rawgeti(L, gvalue, (lua_Integer)g);
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        gv[g] = ok && v >= 0 && v <= 65535 ? v : GV_BAD;
-    }
+    for (size_t g = 1; g <= gmax; g++)
+        if (!lpsdl_rawint(L, gvalue, (lua_Integer)g, 0, 65535, &gv[g])) gv[g] = GV_BAD;
     psdl_doc *doc = lpsdl_doc_push(L); /* 10 */
     memcpy(doc->magic, "PSD0", 4);
     doc->target_size = 2;
@@ -1073,11 +1038,8 @@ static int l_building(lua_State *L) {
     for (size_t q = 0; q < na; q += 6) {
         lua_Integer v[6];
         for (int k = 0; k < 6; k++) {
-            lua_rawgeti(L, 3, (lua_Integer)(q + (size_t)k) + 1);
-            int ok;
-            v[k] = lua_tointegerx(L, -1, &ok);
-            lua_pop(L, 1);
-            if (!ok) luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: integer expected", (lua_Integer)(q + (size_t)k) + 1));
+            if (!lpsdl_rawint(L, 3, (lua_Integer)(q + (size_t)k) + 1, LUA_MININTEGER, LUA_MAXINTEGER, &v[k]))
+                luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: integer expected", (lua_Integer)(q + (size_t)k) + 1));
         }
         if (v[1] < 1 || v[2] < 1 || v[1] > (lua_Integer)UINT32_MAX || v[2] > (lua_Integer)UINT32_MAX)
             luaL_argerror(L, 3, lua_pushfstring(L, "A[%I]: vertex references expected", (lua_Integer)q + 2));

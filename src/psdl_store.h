@@ -94,6 +94,15 @@ size_t psdl_store_rooms(const psdl_store *s);
  *  type out of range), PSDL_STORE_NOMEM or PSDL_STORE_FULL; the room is unchanged on error. */
 int psdl_store_push(psdl_store *s, size_t room, const psdl_store_rec *rec, const uint32_t *refs, size_t n);
 
+/** Appends to room `room` (1-based) the records of a flat word list, all in texture group
+ *  `group` and without parameters: words[0 .. n-1] is `type, cap, count, ref_1 .. ref_count,
+ *  type, cap, count, ...` (the form of store:push_flat and core.junction_store's records).
+ *  Types, caps and references are the caller's to check (psdl_store_push refuses a type out
+ *  of range); a count running past the end is PSDL_STORE_RANGE. Returns 0,
+ *  PSDL_STORE_RANGE, PSDL_STORE_NOMEM or PSDL_STORE_FULL; on error the store is as before the
+ *  call (the records pushed before the failing one are dropped again, psdl_store_truncate). */
+int psdl_store_push_words(psdl_store *s, size_t room, uint32_t group, const uint32_t *words, size_t n);
+
 /** Number of records of room `room` (0 when there is no such room). */
 size_t psdl_store_count(const psdl_store *s, size_t room);
 

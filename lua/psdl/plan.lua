@@ -199,14 +199,37 @@ local function overlap(a, ab, b, bb)
   return inside(b, a[1][1], a[1][3]) or inside(a, b[1][1], b[1][3])
 end
 
---- Plan bounding box of points {x, y, z}: {x0, x1, z0, z1}.
+--- A box that grows to take points in, the one bounding-box loop of the tree: `local b =
+-- plan.box()`, then `b:add(u, v)` per point (plan x, z; or any two coordinates, such as an OSM
+-- node's lat, lon); `b.u0, b.v0, b.u1, b.v1` are the smallest and largest u and v (huge,
+-- huge, -huge, -huge while no point was added: `b:empty()`). A NaN coordinate leaves its axis
+-- as it was.
+-- @treturn table the box
+local Box = {}
+Box.__index = Box
+local function box() return setmetatable({ u0 = huge, v0 = huge, u1 = -huge, v1 = -huge }, Box) end
+
+--- Grows the box to take the point (u, v) in.
+function Box:add(u, v)
+  if u < self.u0 then self.u0 = u end
+  if u > self.u1 then self.u1 = u end
+  if v < self.v0 then self.v0 = v end
+  if v > self.v1 then self.v1 = v end
+end
+
+--- Has no point been added yet (or only NaN ones)?
+function Box:empty() return self.u0 > self.u1 end
+
+--- Plan bounding box of points {x, y, z}: {x0, x1, z0, z1}. (Box:add written out: the blocks
+-- take the box of every footprint, and a method call a point makes this twice as slow.)
 local function bbox(pts)
   local x0, x1, z0, z1 = huge, -huge, huge, -huge
   for _, p in ipairs(pts) do
-    if p[1] < x0 then x0 = p[1] end
-    if p[1] > x1 then x1 = p[1] end
-    if p[3] < z0 then z0 = p[3] end
-    if p[3] > z1 then z1 = p[3] end
+    local x, z = p[1], p[3]
+    if x < x0 then x0 = x end
+    if x > x1 then x1 = x end
+    if z < z0 then z0 = z end
+    if z > z1 then z1 = z end
   end
   return { x0, x1, z0, z1 }
 end
@@ -431,6 +454,7 @@ M.segs_cross = segs_cross
 M.in_cone = in_cone
 M.inset = inset
 M.overlap = overlap
+M.box = box
 M.bbox = bbox
 M.simple = simple
 M.grid = grid

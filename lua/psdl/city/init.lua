@@ -40,6 +40,7 @@ local road = require "psdl.city.road"
 local repair = require "psdl.city.repair"
 local heights = require "psdl.city.height"
 local check = require "psdl.check"
+local plan_box = require("psdl.plan").box
 
 local type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select =
   type, error, ipairs, pairs, tostring, pcall, require, setmetatable, getmetatable, select
@@ -453,17 +454,12 @@ M.MAX_EXTENT = require("psdl.osm.extent").LIMIT
 local function check_extent(self)
   local limit = self.max_extent
   if not limit then return end
-  local minx, minz, maxx, maxz = huge, huge, -huge, -huge
-  local function see(x, z)
-    if x < minx then minx = x end
-    if x > maxx then maxx = x end
-    if z < minz then minz = z end
-    if z > maxz then maxz = z end
-  end
+  local box = plan_box()
   for _, r in ipairs(self.roads) do
-    see(r.a.x, r.a.z); see(r.b.x, r.b.z)
-    for _, v in ipairs(r.via) do see(v[1], v[2]) end
+    box:add(r.a.x, r.a.z); box:add(r.b.x, r.b.z)
+    for _, v in ipairs(r.via) do box:add(v[1], v[2]) end
   end
+  local minx, minz, maxx, maxz = box.u0, box.v0, box.u1, box.v1
   if maxx - minx <= limit and maxz - minz <= limit then return end
   local xs, zs = {}, {}
   for i, n in ipairs(self.nodes) do xs[i], zs[i] = n.x, n.z end

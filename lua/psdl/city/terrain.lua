@@ -47,6 +47,7 @@ local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, 
 local string_format = string.format
 
 local core = require "psdl.core"
+local plan_box = require("psdl.plan").box
 
 local M = {}
 
@@ -212,21 +213,18 @@ end
 
 -- Plan bounding box of every room built so far: x0, z0, x1, z1.
 local function network_box(b)
-  local x0, z0, x1, z1 = huge, huge, -huge, -huge
+  local box = plan_box()
   local function take(refs) -- grows the box by the referenced points
     for _, ref in ipairs(refs) do
       local p = b:point(ref)
-      if p[1] < x0 then x0 = p[1] end
-      if p[1] > x1 then x1 = p[1] end
-      if p[3] < z0 then z0 = p[3] end
-      if p[3] > z1 then z1 = p[3] end
+      box:add(p[1], p[3])
     end
   end
   for _, r in ipairs(b.rooms) do
     for _, op in ipairs(b:attributes(r)) do take(op.refs or {}) end
     take(r.outline or {})
   end
-  return x0, z0, x1, z1
+  return box.u0, box.v0, box.u1, box.v1
 end
 
 -- Grid lines along one axis: the union [lo, hi] cut at origin + k * g, plus the inner

@@ -18,6 +18,7 @@
 
 local math_cos, math_rad, math_huge, math_max, math_sqrt = math.cos, math.rad, math.huge, math.max, math.sqrt
 local string_format, type, ipairs = string.format, type, ipairs
+local plan_box = require("psdl.plan").box
 
 local M = {}
 
@@ -47,21 +48,16 @@ end
 -- @tparam table nodes `[id] = {lat, lon}`
 -- @treturn table|nil `{minlat, minlon, maxlat, maxlon}` or nil when no node is known
 function M.of_pieces(pieces, nodes)
-  local minlat, minlon, maxlat, maxlon = math_huge, math_huge, -math_huge, -math_huge
+  local box = plan_box() -- lat, lon
   for _, p in ipairs(pieces) do
     for _, r in ipairs(p.refs) do
       local n = r
       if type(r) == "number" then n = nodes[r] end
-      if n then
-        if n[1] < minlat then minlat = n[1] end
-        if n[1] > maxlat then maxlat = n[1] end
-        if n[2] < minlon then minlon = n[2] end
-        if n[2] > maxlon then maxlon = n[2] end
-      end
+      if n then box:add(n[1], n[2]) end
     end
   end
-  if minlat == math_huge then return nil end
-  return { minlat = minlat, minlon = minlon, maxlat = maxlat, maxlon = maxlon }
+  if box.u0 == math_huge then return nil end
+  return { minlat = box.u0, minlon = box.v0, maxlat = box.u1, maxlon = box.v1 }
 end
 
 local function km(m)

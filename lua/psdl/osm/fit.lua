@@ -18,6 +18,7 @@
 local G = require "psdl.osm.geometry"
 local Graph = require "psdl.osm.graph"
 local T = require "psdl.osm.tags"
+local plan_box = require("psdl.plan").box
 
 local ipairs, pairs, type = ipairs, pairs, type
 local math_sqrt, math_cos, math_sin, math_tan, math_atan, math_pi, math_abs, math_max, math_min, math_huge, math_rad =
@@ -437,14 +438,9 @@ function M.pieces(g, dims, reach)
     end
   end
   for _, p in ipairs(pieces) do
-    local minx, minz, maxx, maxz = math_huge, math_huge, -math_huge, -math_huge
-    for _, v in ipairs(p.poly) do
-      if v[1] < minx then minx = v[1] end
-      if v[1] > maxx then maxx = v[1] end
-      if v[2] < minz then minz = v[2] end
-      if v[2] > maxz then maxz = v[2] end
-    end
-    p.minx, p.minz, p.maxx, p.maxz = minx, minz, maxx, maxz
+    local box = plan_box()
+    for _, v in ipairs(p.poly) do box:add(v[1], v[2]) end
+    p.minx, p.minz, p.maxx, p.maxz = box.u0, box.v0, box.u1, box.v1
   end
   return pieces
 end

@@ -10,6 +10,7 @@ local P = require "psdl.osm.projection"
 local B = require "psdl.osm.buildings"
 local fit = require "psdl.osm.fit"
 local E = require "psdl.osm.extent"
+local plan_box = require("psdl.plan").box
 
 local ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall =
   ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall
@@ -333,15 +334,10 @@ function M.build(data, opts)
   elseif rect then
     origin = { lat = (rect.minlat + rect.maxlat) / 2, lon = (rect.minlon + rect.maxlon) / 2 }
   else
-    local minlat, minlon, maxlat, maxlon = math_huge, math_huge, -math_huge, -math_huge
+    local box = plan_box() -- lat, lon
     local function see(id)
       local n = nodes[id]
-      if n then
-        if n[1] < minlat then minlat = n[1] end
-        if n[1] > maxlat then maxlat = n[1] end
-        if n[2] < minlon then minlon = n[2] end
-        if n[2] > maxlon then maxlon = n[2] end
-      end
+      if n then box:add(n[1], n[2]) end
     end
     for _, p in ipairs(pieces) do for _, r in ipairs(p.refs) do see(r) end end
     if opts.buildings then
@@ -349,13 +345,13 @@ function M.build(data, opts)
         if building_ways[w.id] then for _, r in ipairs(w.nds) do see(r) end end
       end
     end
-    if minlat == math_huge then
+    if box.u0 == math_huge then
       for id in pairs(nodes) do see(id) end
     end
-    if minlat == math_huge then
+    if box.u0 == math_huge then
       origin = { lat = 0, lon = 0 }
     else
-      origin = { lat = (minlat + maxlat) / 2, lon = (minlon + maxlon) / 2 }
+      origin = { lat = (box.u0 + box.u1) / 2, lon = (box.v0 + box.v1) / 2 }
     end
   end
   -- (the projection's limit: a user error naming the latitude, not the projection's argument error)
@@ -591,13 +587,7 @@ M.MIN_STEP = 0.1
 
 function M.export(g, buildings, opts, report)
   local net = { nodes = {}, roads = {}, buildings = buildings }
-  local minx, minz, maxx, maxz = math_huge, math_huge, -math_huge, -math_huge
-  local function see(x, z)
-    if x < minx then minx = x end
-    if x > maxx then maxx = x end
-    if z < minz then minz = z end
-    if z > maxz then maxz = z end
-  end
+  local box = plan_box()
   local by_profile, junctions, dead_ends = {}, 0, 0
   local ids = {}
   for _, n in ipairs(g:node_list()) do
@@ -623,7 +613,7 @@ function M.export(g, buildings, opts, report)
       end
       net.nodes[n.id] = node
       ids[#ids + 1] = n.id
-      see(n.x, n.z)
+      box:add(n.x, n.z)
       local d = Graph.degree(n)
       if d >= 3 then junctions = junctions + 1 elseif d == 1 then dead_ends = dead_ends + 1 end
     end
@@ -645,7 +635,7 @@ function M.export(g, buildings, opts, report)
         if G.dist(x, z, px, pz) >= M.MIN_STEP and G.dist(x, z, bx, bz) >= M.MIN_STEP then
           via[#via + 1] = { x, z }
           px, pz = x, z
-          see(p[1], p[2])
+          box:add(p[1], p[2])
         end
       end
       if #via == 0 then via = nil end
@@ -668,14 +658,14 @@ function M.export(g, buildings, opts, report)
   for _, b in ipairs(buildings) do
     for _, p in ipairs(b.outline) do
       p[1], p[2] = r2(p[1]), r2(p[2])
-      see(p[1], p[2])
+      box:add(p[1], p[2])
     end
     if b.holes then
       for _, h in ipairs(b.holes) do for _, p in ipairs(h) do p[1], p[2] = r2(p[1]), r2(p[2]) end end
     end
   end
-  if minx <= maxx then
-    net.bounds = { min_x = r2(minx), min_z = r2(minz), max_x = r2(maxx), max_z = r2(maxz) }
+  if box.u0 <= box.u1 then
+    net.bounds = { min_x = r2(box.u0), min_z = r2(box.v0), max_x = r2(box.u1), max_z = r2(box.v1) }
   end
   report.counts = {
     nodes = #ids, junctions = junctions, dead_ends = dead_ends, roads = #net.roads,

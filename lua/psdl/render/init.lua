@@ -211,8 +211,9 @@ local function perimeter_xz(doc, room)
   return pts
 end
 
+local plan = require "psdl.plan"
 -- Crossing-number test of (x, z) in the flat polygon pts (x1, z1, x2, z2, ...).
-local inside = require("psdl.plan").inside_flat
+local inside = plan.inside_flat
 
 --- A point inside a room to put its label on: the area centroid of its perimeter (as the
 -- game's `GetCentroid`), or, when that falls outside (an L-shaped room), the middle of the
@@ -350,33 +351,25 @@ function M.scene(doc, opts)
   local fills, roof_h, cross_t, counts = {}, {}, {}, {}
   local facades, facade_seen = {}, {}
   local low = {} -- per room: the lowest point of its ground-level fills
-  local minx, minz, maxx, maxz = huge, huge, -huge, -huge
+  local box = plan.box() -- the map's bounds
   -- the document's vertices the map leaves out (beyond a billion metres, or not finite: a
   -- corrupt file), and when there are some, the box of the others: points the export derives
   -- from a far vertex (a curb's midpoint) do not stretch the map either
   local left_out, near = 0, nil
   do
-    local x0, z0, x1, z1 = huge, huge, -huge, -huge
+    local kept = plan.box()
     for _, v in ipairs(doc.vertices or {}) do
       local x, z = v[1], v[3]
       if not (x and z and x >= -1e9 and x <= 1e9 and z >= -1e9 and z <= 1e9) then left_out = left_out + 1
-      else
-        if x < x0 then x0 = x end
-        if x > x1 then x1 = x end
-        if z < z0 then z0 = z end
-        if z > z1 then z1 = z end
-      end
+      else kept:add(x, z) end
     end
-    if left_out > 0 and x0 <= x1 then near = { x0 - 1, z0 - 1, x1 + 1, z1 + 1 } end
+    if left_out > 0 and not kept:empty() then near = { kept.u0 - 1, kept.v0 - 1, kept.u1 + 1, kept.v1 + 1 } end
   end
   local function grow(x, z)
     -- coordinates beyond a billion metres (corrupt files) do not stretch the map
     if x > 1e9 or x < -1e9 or z > 1e9 or z < -1e9 then return end
     if near and (x < near[1] or z < near[2] or x > near[3] or z > near[4]) then return end
-    if x < minx then minx = x end
-    if x > maxx then maxx = x end
-    if z < minz then minz = z end
-    if z > maxz then maxz = z end
+    box:add(x, z)
   end
   for _, g in ipairs(mesh.groups) do
     local r = g.room
@@ -517,12 +510,13 @@ function M.scene(doc, opts)
     end
   end
 
-  if minx > maxx then -- nothing drawn: the vertices, or a unit square
+  if box:empty() then -- nothing drawn: the vertices, or a unit square
     for _, v in ipairs(doc.vertices or {}) do
       if finite(v[1]) and finite(v[3]) then grow(v[1], v[3]) end
     end
-    if minx > maxx then minx, minz, maxx, maxz = 0, 0, 1, 1 end
   end
+  local minx, minz, maxx, maxz = box.u0, box.v0, box.u1, box.v1
+  if box:empty() then minx, minz, maxx, maxz = 0, 0, 1, 1 end
   return {
     fills = fills, roof_heights = roof_h, cross_t = cross_t, facades = facades, outlines = outlines,
     centers = centers, tiers = tiers, underground = underground, warp = warp, markers = markers,
