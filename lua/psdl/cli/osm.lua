@@ -284,13 +284,14 @@ local function run_import(args, ctx)
     if opts.progress then opts.progress(string.format("building the city (%d roads, %d footprints)", #net.roads,
       #(net.buildings or {}))) end
     local t_city = os.clock()
-    local ok, d, rep, res = xpcall(require("psdl.osm.city").build, function(e) return tostring(e) end, net, report, {
+    local d, rep, res = require("psdl.osm.city").try_build(net, report, {
       style = args.style, seed = seed or 1, name = args.name, strict = args.strict, procedural = args.procedural,
       progress = opts.progress,
       -- a package is the target: the city must fit its rooms (coarser rooms, then simplified)
       max_rooms = args.package and require("psdl.package").MAX_ROOMS or nil })
-    if not ok then
-      local m = tostring(d); R.write_failure_report(args, net, report, m)
+    if not d then
+      -- (the report lists what was dropped and repaired before the failure, res)
+      local m = tostring(rep); R.write_failure_report(args, net, report, m, nil, res)
       if m:find("does not validate", 1, true) then
         fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end

@@ -230,8 +230,11 @@ local function pct(f) return string.format("%.1f %%", 100 * f) end
 -- @tparam[opt] table city_report
 -- @tparam[opt] table failure `{stage =, reason =, message =}` when the city could not be built
 --   (the report then holds what was known: the import's clean-up, drops and kept fraction)
+-- @tparam[opt] table known with `failure`: what the build repaired, dropped and simplified
+--   before it failed (`psdl.osm.city.try_build`'s third result); without it only the
+--   clean-up's drops are listed
 -- @treturn table ready for `docjson.encode`
-function M.import_report(args, net, report, result, city_report, failure)
+function M.import_report(args, net, report, result, city_report, failure, known)
   local obj = docjson.object
   local function entry(e)
     return obj { stage = e.stage, reason = e.reason, detail = e.detail, source = e.source, name = e.name,
@@ -257,12 +260,18 @@ function M.import_report(args, net, report, result, city_report, failure)
     for i, e in ipairs(result.dropped) do dropped[i] = entry(e) end
     kept = result.kept
   else
-    for i, d in ipairs(report.dropped) do
-      local lat, lon = latlon(d.x, d.z)
-      dropped[i] = entry { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
-        source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z,
-        lat = lat, lon = lon }
+    if known then
+      for i, e in ipairs(known.repairs) do repairs[i] = entry(e) end
+      for i, e in ipairs(known.dropped) do dropped[i] = entry(e) end
+    else
+      for i, d in ipairs(report.dropped) do
+        local lat, lon = latlon(d.x, d.z)
+        dropped[i] = entry { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
+          source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z,
+          lat = lat, lon = lon }
+      end
     end
+    -- (the network's length: what the build would have kept is not known)
     local km = require "psdl.osm.kept"
     local m = km.measure(net.input or {}, km.network_roads(net))
     kept = { input = math.floor(m.input * 10 + 0.5) / 10, kept = math.floor(m.kept * 10 + 0.5) / 10,
@@ -296,7 +305,7 @@ function M.import_report(args, net, report, result, city_report, failure)
     kept = obj { input_m = kept.input, kept_m = kept.kept, fraction = kept.fraction, lost = lost },
     repairs = repairs, dropped = dropped, by_reason = by_reason,
     skipped = obj(report.skipped), clean_up = obj(report.changes), changes = changes, structures = obj(structures),
-    simplified = result and result.simplified or {},
+    simplified = result and result.simplified or known and known.simplified or {},
   }
   if failure then
     doc.failure = obj { stage = failure.stage, reason = failure.reason, message = failure.message }
@@ -408,9 +417,11 @@ end
 -- @tparam table report the network report
 -- @tparam[opt] string msg the build's error message (its failure from `failure_of`)
 -- @tparam[opt] table failure `{stage =, reason =, message =}` given instead of msg
-function M.write_failure_report(args, net, report, msg, failure)
+-- @tparam[opt] table known what the build repaired and dropped before it failed
+--   (`psdl.osm.city.try_build`'s third result)
+function M.write_failure_report(args, net, report, msg, failure, known)
   if not args.report then return end
-  local rep = M.import_report(args, net, report, nil, nil, failure or M.failure_of(msg))
+  local rep = M.import_report(args, net, report, nil, nil, failure or M.failure_of(msg), known)
   common.write_file_atomic(args.report, docjson.encode(rep))
 end
 return M
