@@ -661,8 +661,8 @@ function M.validated(city, opts, build)
       error(msg, 0)
     end
     -- builder rooms by their number in the document, and who made them
-    local by_id, owner = {}, {}
-    for _, r in ipairs(city.last_builder.rooms or {}) do if r.id then by_id[r.id] = r end end
+    local by_id = require("psdl.builder").trusted.document_rooms(city.last_builder, "blocks_first") -- (finish's ids)
+    local owner = {}
     for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
     for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
     local seen, todo = {}, {}
