@@ -168,8 +168,9 @@ end
 -- (or its start node), the via points and through nodes of its pieces (those inside an
 -- intersection dropped, `drop_at_end`), to the end of the intersection at its finish.
 -- Returns the points ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the
--- ends `e`: `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the
--- lengths the intersections take).
+-- ends `e`: `{start_dir, end_dir, start_section, end_outward, d0, d1}` (d0, d1: the
+-- lengths the intersections take; `end_outward`: the end section as the intersection gives
+-- it, outward from it: `end_section`, reversed, is made from it where it is needed).
 local function control_points(run)
   local pieces = run.pieces
   local sn, fn = run.start, run.finish
@@ -179,7 +180,8 @@ local function control_points(run)
   -- (points are read only: the roads' own point tables; both tables made at the size they
   -- usually reach, two points and every end field: no growth on the way)
   local ctrl = { nil, nil }
-  local e = { d0 = 0, d1 = 0, start_dir = nil, start_section = nil, end_dir = nil, end_section = nil }
+  local e = { d0 = 0, d1 = 0, start_dir = nil, start_section = nil, end_dir = nil, end_outward = nil,
+              end_section = nil }
   if sj then
     local a = se.arm
     local d, dx, dz = sj.distance[a], arm_dir(sn, a)
@@ -235,7 +237,7 @@ local function control_points(run)
   if fj then
     ctrl[#ctrl + 1] = { fn.x + fdx * fd, fn.y or 0, fn.z + fdz * fd }
     e.end_dir = { -fdx, -fdz }
-    e.end_section = reverse_flat(fj.sections[fe.arm])
+    e.end_outward = fj.sections[fe.arm]
     e.d1 = fd
   else
     ctrl[#ctrl + 1] = { fn.x, fn.y, fn.z }
@@ -485,8 +487,8 @@ local function build_run(city, b, run, rng)
       for i, q in ipairs(ctrl) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = q[1], q[2], q[3] end
     end
     local rooms = run_street(b, flat, p.forward and rs.builder or network.mirrored(rs.builder), rs.textures,
-      rs.divider, e.start_dir, e.end_dir, e.start_section, e.end_section, city.spacing or 20, city.max_angle,
-      rs.half_width, city.room_length or 100, r.name or string_format("road %d", r.index), run.prop_rule)
+      rs.divider, e.start_dir, e.end_dir, e.start_section, e.end_outward, city.spacing or 20, city.max_angle,
+      rs.half_width, city.room_length or 100, r.name or string_format("road %d", r.index), run.prop_rule, true)
     if rooms then
       local list = r.rooms
       for _, rm in ipairs(rooms) do rm.city_kind = "road" end
@@ -498,6 +500,7 @@ local function build_run(city, b, run, rng)
       return finish_run(city, b, run, rooms, 1)
     end
   end
+  if e.end_outward then e.end_section = reverse_flat(e.end_outward) end
   local samples, bounds, cflat = centre_line(city, pieces, ctrl, cuts, e, flat_only)
   -- sub-pieces: {points (pts, or flat x, y, z), kind, piece}
   local subs = {}
