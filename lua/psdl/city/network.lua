@@ -69,12 +69,12 @@ end
 -- via y when given, else interpolated along the plan length between the end nodes.
 local function polyline(r)
   local a, b = r.a, r.b
-  local pts = { { a.x, a.y, a.z } }
+  local pts = { { a.x, a.y, a.z }, nil } -- (made at the size of a road without via points)
   for _, v in ipairs(r.via or {}) do pts[#pts + 1] = { v[1], v[3], v[2], given = v[3] ~= nil } end
   pts[#pts + 1] = { b.x, b.y, b.z }
   -- interpolate missing via heights between the nearest given ones
   local n = #pts
-  local s = { 0 }
+  local s = { 0, nil }
   for i = 2, n do
     local dx, dz = pts[i][1] - pts[i - 1][1], pts[i][3] - pts[i - 1][3]
     s[i] = s[i - 1] + sqrt(dx * dx + dz * dz)
@@ -161,7 +161,7 @@ function M.conflicts(city, only)
   -- tunnels, met by the segments of the other roads and by the other nodes)
   local small = only and true or false
   local nid = {}
-  for i, n in ipairs(nodes) do n.roads = {}; nid[n] = i end
+  for i, n in ipairs(nodes) do n.roads = { nil, nil, nil, nil }; nid[n] = i end -- (a crossing's size)
   for _, r in ipairs(roads) do
     local ra, rb = r.a.roads, r.b.roads
     ra[#ra + 1] = r
@@ -515,7 +515,7 @@ end
 -- Ends of roads at nodes, sorted by angle; node classes.
 local function classify(city)
   local nodes, roads = city.nodes, city.roads
-  for _, n in ipairs(nodes) do n.ends = {} end
+  for _, n in ipairs(nodes) do n.ends = { nil, nil, nil, nil } end -- (made at a crossing's size)
   for _, r in ipairs(roads) do
     local pts, len = polyline(r)
     r.poly, r.length = pts, len
@@ -570,7 +570,7 @@ local function runs_of(city)
     return n.ends[1] == e and n.ends[2] or n.ends[1]
   end
   local function walk(node, e)
-    local pieces = {}
+    local pieces = { nil } -- (made at the usual run's size, one piece)
     local cur, ce = node, e
     while true do
       local r = ce.road
@@ -580,8 +580,9 @@ local function runs_of(city)
       local te = fwd and r.eb or r.ea
       pieces[#pieces + 1] = { road = r, forward = fwd, from = cur, to = to }
       if to.class ~= "through" then
+        -- (with the fields psdl.city.road sets: the run is made at its full size)
         runs[#runs + 1] = { pieces = pieces, start = node, start_end = e, finish = to, finish_end = te,
-                            index = #runs + 1 }
+                            index = #runs + 1, flags = nil, prop_rule = nil, rooms = nil, subs = nil, record = nil }
         return
       end
       cur, ce = to, other_end(to, te)
