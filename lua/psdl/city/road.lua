@@ -25,7 +25,7 @@ local run_street = trusted.run_street
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
-local string_format = string.format
+local string_format, table_unpack = string.format, table.unpack
 local geom_unit = geom.unit
 local unit, road_label, node_label, road_ref = network.unit, network.road_label, network.node_label, network.road_ref
 -- The most rooms one road record lists (a one-byte count, psdl-format.md §1.7).
@@ -450,7 +450,10 @@ local function finish_run(city, b, run, rooms, nsubs, subs)
   run.subs = nsubs
   local ll, lr = spec.lanes_left, spec.lanes_right
   if not first.forward then ll, lr = lr, ll end
-  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags })
+  -- (copies: the spec is shared by the roads of its profile, the record's lists end up in
+  -- the document, where a caller may change one road's lanes)
+  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = { table_unpack(ll) },
+                                        lanes_right = { table_unpack(lr) }, flags = run.flags })
 end
 
 -- Builds one run: its centre line, its street rooms (tunnel and bridge parts with their
