@@ -36,6 +36,26 @@ describe("psdl.city memory", function()
     assert.equal(0.5, doc.roads[3].lanes_left[1])
   end)
 
+  it("keeps every room table within 8 keys, the hash its constructor makes (no doubling)", function()
+    local city = city_mod.new{ seed = 2 }
+    local a, b, c = city:node(0, 0), city:node(200, 0), city:node(200, 150)
+    city:road(a, b, { profile = "avenue" })
+    city:road(b, c, { via = { { 230, 75 } } })
+    city:road(c, a, { tunnel = true })
+    city:blocks{ buildings = { floors = { 2, 3 } } }
+    local _, rep = city:build()
+    local kinds = {}
+    for _, r in ipairs(rep.builder.rooms) do
+      local n = 0
+      for _ in pairs(r) do n = n + 1 end
+      assert.is_true(n <= 8, string.format("room %d (%s) has %d keys", r.id, r.kind, n))
+      kinds[r.kind] = true
+      if r.is_tunnel ~= nil then assert.is_true(r.is_tunnel) end
+    end
+    assert.is_true(kinds.road and kinds.intersection and kinds.block)
+    assert.is_true(rep.kinds.tunnel > 0)
+  end)
+
   it("leaves nothing behind once the city, its document and its report are dropped", function()
     local function live()
       collectgarbage(); collectgarbage()

@@ -509,8 +509,8 @@ return function(M, Builder, Room, P)
     end
     local rooms, all = {}, self.rooms
     for k = 1, nrooms do
-      local r = setmetatable({
-        builder = self, kind = "road", name = name, is_tunnel = false, is_bridge = false, flags = nil,
+      local r = setmetatable({ -- (8 keys, nil ones too: the hash's size, builder/room.lua's new_room)
+        builder = self, kind = "road", name = name, is_tunnel = nil, is_bridge = nil, flags = nil,
         prop_rule = k == 1 and prop_rule or 0, serial = first + k - 1,
       }, Room)
       all[#all + 1] = r

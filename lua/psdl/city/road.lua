@@ -422,7 +422,6 @@ local function build_streets(city, b, run, subs, e)
       error(string_format("%s: %s", road_label(r), msg), 0)
     end
     for _, rm in ipairs(list) do
-      rm.city_kind = s.kind
       rooms[#rooms + 1] = rm
       r.rooms[#r.rooms + 1] = rm
       for _, o2 in ipairs(s.also or NONE) do o2.rooms[#o2.rooms + 1] = rm end
@@ -483,7 +482,6 @@ local function build_run(city, b, run, rng)
     if rooms then
       local list = r.rooms
       for _, rm in ipairs(rooms) do
-        rm.city_kind = "road"
         list[#list + 1] = rm
       end
       return finish_run(city, b, run, rooms, 1)
