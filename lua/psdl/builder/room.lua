@@ -58,9 +58,12 @@ return function(M, Builder, Room, P)
       m = "holes: an outline is needed with holes"
     end
     if m then argerr(1, "room", m) end
+    -- (a room table has 8 hash slots, from its constructor's 8 keys: is_tunnel and is_bridge
+    -- are nil unless true, which leaves room for `outline` and finish's `id`; a ninth key would
+    -- double the table, ~250 bytes more a room)
     local r = setmetatable({
-      builder = self, kind = kind, name = opts.name, is_tunnel = opts.tunnel and true or false,
-      is_bridge = opts.bridge and true or false, flags = opts.flags, prop_rule = opts.prop_rule or 0,
+      builder = self, kind = kind, name = opts.name, is_tunnel = opts.tunnel and true or nil,
+      is_bridge = opts.bridge and true or nil, flags = opts.flags, prop_rule = opts.prop_rule or 0,
       serial = self.store:room(),
     }, Room)
     self.rooms[#self.rooms + 1] = r
@@ -100,9 +103,9 @@ return function(M, Builder, Room, P)
       local m = opt_problem(prop_rule, "prop_rule", "int", 0, PROP_LIMIT)
       if m then argerr(1, "room", m) end
     end
-    local r = setmetatable({
-      builder = self, kind = kind, name = name, is_tunnel = tunnel and true or false,
-      is_bridge = bridge and true or false, flags = nil, prop_rule = prop_rule or 0,
+    local r = setmetatable({ -- (8 keys: see new_room)
+      builder = self, kind = kind, name = name, is_tunnel = tunnel and true or nil,
+      is_bridge = bridge and true or nil, flags = nil, prop_rule = prop_rule or 0,
       serial = self.store:room(),
     }, Room)
     local rooms = self.rooms

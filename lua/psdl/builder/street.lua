@@ -516,12 +516,12 @@ return function(M, Builder, Room, P)
     end
     local rooms, all = { nil, nil }, self.rooms -- (the usual run's one or two rooms: no growth)
     for k = 1, nrooms do
-      -- (the outline in the constructor: the room is made at the size psdl.city's fields fill)
-      local r = setmetatable({
-        builder = self, kind = "road", name = name, is_tunnel = false, is_bridge = false, flags = nil,
-        prop_rule = k == 1 and prop_rule or 0, serial = first + k - 1, outline = outlines[k],
+      local r = setmetatable({ -- (8 keys, nil ones too: the hash's size, builder/room.lua's new_room)
+        builder = self, kind = "road", name = name, is_tunnel = nil, is_bridge = nil, flags = nil,
+        prop_rule = k == 1 and prop_rule or 0, serial = first + k - 1,
       }, Room)
       all[#all + 1] = r
+      r.outline = outlines[k]
       rooms[k] = r
     end
     rooms[1]:check_budget()

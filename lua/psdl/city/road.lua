@@ -24,9 +24,8 @@ local trusted = builder.trusted -- (the builder's calls on options made here fro
 local run_street = trusted.run_street
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
-local table_unpack = table.unpack
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
-local string_format = string.format
+local string_format, table_unpack = string.format, table.unpack
 local geom_unit = geom.unit
 local unit, road_label, node_label, road_ref = network.unit, network.road_label, network.node_label, network.road_ref
 -- The most rooms one road record lists (a one-byte count, psdl-format.md §1.7).
@@ -428,7 +427,6 @@ local function build_streets(city, b, run, subs, e)
       error(string_format("%s: %s", road_label(r), msg), 0)
     end
     for _, rm in ipairs(list) do
-      rm.city_kind = s.kind
       rooms[#rooms + 1] = rm
       r.rooms[#r.rooms + 1] = rm
       for _, o2 in ipairs(s.also or NONE) do o2.rooms[#o2.rooms + 1] = rm end
@@ -456,7 +454,10 @@ local function finish_run(city, b, run, rooms, nsubs, subs)
   run.subs = nsubs
   local ll, lr = spec.lanes_left, spec.lanes_right
   if not first.forward then ll, lr = lr, ll end
-  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = ll, lanes_right = lr, flags = run.flags })
+  -- (copies: the spec is shared by the roads of its profile, the record's lists end up in
+  -- the document, where a caller may change one road's lanes)
+  run.record = trusted.road_record(b, { rooms = rooms, lanes_left = { table_unpack(ll) },
+                                        lanes_right = { table_unpack(lr) }, flags = run.flags })
 end
 
 -- Builds one run: its centre line, its street rooms (tunnel and bridge parts with their
@@ -491,7 +492,6 @@ local function build_run(city, b, run, rng)
       rs.half_width, city.room_length or 100, r.name or string_format("road %d", r.index), run.prop_rule, true)
     if rooms then
       local list = r.rooms
-      for _, rm in ipairs(rooms) do rm.city_kind = "road" end
       if #list == 0 then
         r.rooms = { table_unpack(rooms) } -- (its own list, made at its size)
       else
