@@ -105,47 +105,17 @@ local function road_ref(r)
 end
 M.road_ref = road_ref
 
--- A layout message with the roads it names ("road 4 at city.lua:9", "city.lua:9: road 4", as
--- psdl.city.network writes them, by their place in the city's list) named by the number the
--- script gave them instead, as the warnings' headers are: after a road is dropped the others
--- move up the list, and the same road would be "road 4" in one warning and "road 5" in the next.
-local function renumbered(city, msg)
-  if not city or not city.roads then return msg end
-  local pairs_, k = {}, 0
-  for _, q in ipairs(city.roads) do
-    local num = q.number
-    if num and num ~= q.index then
-      local name = q.name and string_format(" (%s)", q.name) or ""
-      local old_ref, new_ref = string_format("road %d%s", q.index, name), string_format("road %d%s", num, name)
-      if q.where then
-        pairs_[#pairs_ + 1] = { old_ref .. " at " .. q.where, new_ref .. " at " .. q.where }
-        pairs_[#pairs_ + 1] = { q.where .. ": " .. old_ref, q.where .. ": " .. new_ref }
-      end
-    end
-  end
-  if #pairs_ == 0 then return msg end
-  -- each old form becomes a placeholder first, then its new form (no chain of replacements)
-  local function plain(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
-  for i, p in ipairs(pairs_) do
-    k = k + 1
-    msg = msg:gsub(plain(p[1]), "\1" .. i .. "\2")
-  end
-  for i, p in ipairs(pairs_) do msg = msg:gsub("\1" .. i .. "\2", (p[2]:gsub("%%", "%%%%"))) end
-  return msg
-end
-
 --- Record a repair or a drop of a road (or raise, in strict mode).
 -- @tparam table r the road (`City:road`)
 -- @tparam string action "repaired" or "dropped"
 -- @tparam string reason short reason (the key the summaries group by)
 -- @tparam string detail the full message (what the layout said)
 -- @tparam[opt] string stage default "layout"
--- @tparam[opt] boolean numbered `detail` names roads by their script numbers already (else
--- the layout's places in the list are turned into them)
+-- (the layout's messages name roads by the numbers the script gave them, `psdl.city.network`:
+-- `detail` is kept as it is)
 -- @raise in strict mode: `detail` (which names the script line)
-function Log:road(r, action, reason, detail, stage, numbered)
+function Log:road(r, action, reason, detail, stage)
   if self.strict then error(detail, 0) end
-  if not numbered then detail = renumbered(r.city, detail) end
   local x, z = middle(r)
   local e = { stage = stage or "layout", action = action, reason = reason, detail = detail, kind = "road",
               road = r.index, number = r.number or r.index, ref = road_ref(r), where = r.where, name = r.name, source = r.opts and r.opts.source,
@@ -404,8 +374,12 @@ function M.is_limit(msg)
   return msg:find("vertex pool reaches", 1, true) ~= nil or msg:find("than one road record holds", 1, true) ~= nil
 end
 
--- The road a layout message is about: the label it starts with (`network.road_label`).
-local function culprit(city, msg, network)
+-- The road or node a layout message is about: from the layout's record of it (`about`,
+-- `network.fail`), else the label the message starts with (`network.road_label`: unique, the
+-- script's number, and the nodes of a piece of a split road).
+local function culprit(city, msg, network, about)
+  if about and about.road then return "road", about.road end
+  if about and about.node then return "node", about.node end
   local best, bestlen = nil, 0
   for _, r in ipairs(city.roads) do
     local l = network.road_label(r)
@@ -443,13 +417,26 @@ local function least(list)
   return v
 end
 
--- Roads named in a message as `network.road_ref` writes them ("road 12 (...)").
-local function named_roads(city, msg)
-  local list, seen = {}, {}
-  for d in msg:gmatch("road (%d+)") do
-    local r = city.roads[tonumber(d)]
-    if r and not seen[r] then seen[r] = true; list[#list + 1] = r end
+-- The roads a layout message names: from the layout's record (`about.roads`,
+-- `network.fail`), else the roads whose `network.road_ref` it contains, in the order it names
+-- them.
+local function named_roads(city, msg, about)
+  if about and about.roads then return about.roads end
+  local network = require "psdl.city.network"
+  local found = {}
+  for _, r in ipairs(city.roads) do
+    local ref = network.road_ref(r)
+    local at, stop = msg:find(ref, 1, true)
+    -- (whole: "road 1" is no mention of road 12, nor "at city.lua:1" of line 12)
+    while at and msg:find("^%d", stop + 1) do at, stop = msg:find(ref, stop + 1, true) end
+    if at then found[#found + 1] = { at, r } end
   end
+  table.sort(found, function(p, q)
+    if p[1] ~= q[1] then return p[1] < q[1] end
+    return p[2].index < q[2].index
+  end)
+  local list = {}
+  for i, f in ipairs(found) do list[i] = f[2] end
   return list
 end
 
@@ -563,7 +550,6 @@ local function repair_node(city, n, msg, log, network, named)
   local victim = least(cands)
   if not victim then return false end
   local reason = "cannot be built at its node"
-  local numbered = false
   if msg:find("same direction", 1, true) then
     reason = "leaves a node along another road"
     -- the warning names the road dropped and the one kept (the layout's message names the
@@ -574,12 +560,11 @@ local function repair_node(city, n, msg, log, network, named)
       msg = string_format("%s: %s leaves it in the same direction as %s (%s degrees apart): road %d dropped, road %d "
         .. "kept; join them further out or move a via point", network.node_label(n), road_ref(victim), road_ref(kept),
         msg:match("%(([%d.]+) degrees apart%)") or "?", victim.number or victim.index, kept.number or kept.index)
-      numbered = true
     end
   elseif msg:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
     reason = "meets a tunnel or bridge node at grade" end
-  log:road(victim, "dropped", reason, msg, nil, numbered)
+  log:road(victim, "dropped", reason, msg)
   M.remove_road(city, victim)
   return true
 end
@@ -684,6 +669,7 @@ function M.run(city, log, attempt)
     -- the layout lists every node and run it fails on (not in strict mode: the first
     -- failure raises, as it always did)
     city.failures = not log.strict and {} or nil
+    city.failure_about = {} -- (what each failure is about, network.fail)
     if changed then
       local nodes, roads = {}, {}
       for _, r in ipairs(changed) do nodes[r.a], nodes[r.b] = true, true end
@@ -693,23 +679,23 @@ function M.run(city, log, attempt)
       city.only = { nodes = nodes, roads = roads }
     end
     local res = table.pack(pcall(attempt))
-    local failures = city.failures or {}
-    city.failures, city.only = nil, nil
+    local failures, about = city.failures or {}, city.failure_about
+    city.failures, city.only, city.failure_about = nil, nil, nil
     if res[1] and #failures == 0 then
       if not changed then return table.unpack(res, 2, res.n) end
       changed = nil -- the part builds: the whole city again
     else
       if not res[1] then failures = { tostring(res[2]) } end
       -- one repair per road or node in this round (the first message about it); culprits
-      -- are found first: a dropped road renumbers the others, and messages name roads by number
+      -- are found first, before a repair drops a road
       local seen, todo = {}, {}
       for _, msg in ipairs(failures) do
         if log.strict or #city.roads == 0 or M.is_limit(msg) or heights.is_error(msg) then error(msg, 0) end
-        local kind, obj = culprit(city, msg, network)
+        local kind, obj = culprit(city, msg, network, about[msg])
         if not obj then error(msg, 0) end
         if not seen[obj] then
           seen[obj] = true
-          todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg) or nil }
+          todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg, about[msg]) or nil }
         end
       end
       local before = #log.entries
