@@ -437,8 +437,9 @@ local function resolve_conflicts(city)
           if abs(m.x - c.x) < 2 and abs(m.z - c.z) < 2 then n = m; break end
         end
         if not n then
-          local name = string_format("junction of road %d and road %d", c.a.split_from or c.a.index,
-            c.b.split_from or c.b.index)
+          -- (the roads' numbers, as the messages name them)
+          local name = string_format("junction of road %d and road %d", c.a.number or c.a.split_from or c.a.index,
+            c.b.number or c.b.split_from or c.b.index)
           n = city:node(c.x, c.z, { y = c.y, id = string_format("auto %d", #city.nodes + 1), name = name,
                                     where = c.a.where })
           n.y = c.y
