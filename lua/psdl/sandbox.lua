@@ -219,6 +219,7 @@ function M.new(opts)
     modules = {},         -- sandboxed modules loaded by require
     script_mts = setmetatable({}, { __mode = "k" }), -- metatables the script set
     depth = 0,
+    resumers = {},        -- threads waiting in the box's coroutine.resume, outermost first
   }, Box)
   box.root = core.real_path(dirname(opts.script))
   -- absolute, so that SCRIPT_DIR .. "/x" names the same file from any folder, in both modes
@@ -499,14 +500,16 @@ function Box:sandbox_env(psdl)
 end
 
 -- The real coroutine functions (a trusted run swaps the global ones for `Box:coroutines`).
-local co_create, co_resume = coroutine.create, coroutine.resume
+local co_create, co_resume, co_running = coroutine.create, coroutine.resume, coroutine.running
 
 --- The box's coroutine `create`, `resume` and `wrap`: each new coroutine gets the limit
 -- hook (the count hook where there is no tick), the tick hooks a coroutine while it is
 -- resumed (the tick hooks one thread, the one running), and resume passes a stop on. The
 -- sandbox's `coroutine` holds them, and a trusted run puts them in the global `coroutine`
 -- table while it runs (`inside`), so that `--timeout` stops a loop inside a coroutine there
--- too.
+-- too. Resume keeps the threads waiting in it (`resumers`): a stop inside a coroutine with
+-- no line of the script or its sandboxed modules (a module `--trust` loaded with the real
+-- `require`) names the script line that resumed it (`Box:line`).
 -- @treturn function create
 -- @treturn function resume
 -- @treturn function wrap
@@ -514,13 +517,19 @@ function Box:coroutines()
   local box = self
   local function create(f)
     local thread = co_create(f)
-    box:hook(thread)
+    box:hook(thread, true)
     return thread
   end
+  local resumers = box.resumers
   local function resume(thread, ...)
     local outer = box.ticking and type(thread) == "thread" and tick_thread(thread)
+    local depth = #resumers
+    if type(thread) == "thread" then resumers[depth + 1] = co_running() end
     return (function(ok, ...)
-      if outer then tick_thread(outer) end
+      resumers[depth + 1] = nil
+      -- (the tick took the count hook off the thread: back on, for a resume that bypasses
+      -- this one, lua_resume from C or a coroutine.resume kept from before the run)
+      if outer then tick_thread(outer); box:hook(thread, true) end
       if not ok and (box.stopped or control.memory_exceeded()) then error(box.stopped or (...), 0) end
       return ok, ...
     end)(co_resume(thread, ...))
@@ -566,12 +575,29 @@ function Box:loadfile(path)
   return fn
 end
 
+--- The script line the running code is on: the innermost frame of the script or of its
+-- sandboxed modules on the running thread, outwards from `level` (1: the caller); inside a
+-- coroutine with no such frame (one a module of a `--trust` run made), the innermost such
+-- frame of the threads waiting in the box's `coroutine.resume`, the nearest first.
+-- @tparam[opt] integer level default 1
+-- @treturn string|nil `"file:line"`, nil when no line of the script is on those stacks
+function Box:line(level)
+  local where = script_line_at(self.chunks, level or 1)
+  if where then return where end
+  local rs = self.resumers
+  for i = #rs, 1, -1 do
+    where = script_line_at(self.chunks, 0, rs[i])
+    if where then return where end
+  end
+  return nil
+end
+
 -- The limits' check, from the tick or the count hook: it checks the time limit, remembers the
 -- script line the script is on (for the message of the memory limit, whose error carries no
 -- position) and calls the poll.
 function Box:check()
   if self.stopped then error(self.stopped, 0) end
-  local where = script_line(self, 1)
+  local where = self:line(2)
   if where then self.last_line = where end
   if self.poll and self:outside(self.poll) then
     self.stopped = setmetatable({ msg = string.format("%sthe run was superseded", where and (where .. ": ") or ""),
@@ -586,9 +612,10 @@ function Box:check()
 end
 
 -- Install the limit hook on a thread (nil: the running one), a count hook calling Box:check;
--- nothing while the tick runs (it hooks the thread the script is in, Box:run).
-function Box:hook(thread)
-  if not self.hooked or self.ticking then return end
+-- nothing while the tick runs (it hooks the thread the script is in, Box:run), except on a
+-- coroutine the box made (`always`): the tick hooks it only while the box's resume runs it.
+function Box:hook(thread, always)
+  if not self.hooked or (self.ticking and not always) then return end
   local box = self
   local function check() return box:check() end
   if thread then debug.sethook(thread, check, "", HOOK_COUNT) else debug.sethook(check, "", HOOK_COUNT) end
@@ -663,11 +690,16 @@ function Box:inside(fn, ...)
       coroutine.create, coroutine.resume, coroutine.wrap = table.unpack(self.prev_co)
     end
   end
+  -- (the script line an error came from, taken before the stack unwinds: Box:run's message)
+  local function at_error(e)
+    self.error_line = self:line(2) or false
+    return e
+  end
   return (function(ok, ...)
     leave()
     if not ok then error((...), 0) end
     return ...
-  end)(pcall(fn, ...))
+  end)(xpcall(fn, at_error, ...))
 end
 
 --- Run `fn(...)` in the box with the limits, and report a failure with the script line.
@@ -679,7 +711,8 @@ end
 -- @treturn[2] string `"timeout"`, `"memory"`, `"superseded"` (the poll stopped it) or `"error"`
 function Box:run(fn, ...)
   local box = self
-  self.stopped = nil
+  self.stopped, self.error_line = nil, nil
+  for i = #self.resumers, 1, -1 do self.resumers[i] = nil end
   if self.timeout and self.timeout > 0 then self.deadline = os.clock() + self.timeout else self.deadline = nil end
   local old_hook = { debug.gethook() }
   self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0) or self.poll ~= nil
@@ -707,7 +740,8 @@ function Box:run(fn, ...)
     local stats = control.memory_stats()
     if box.stopped then return box.stopped end
     if is_stop(e) then return e end
-    local where = script_line(box, 1)
+    -- (Box:inside unwound the stack to its own frame: the line taken when the error was raised)
+    local where = script_line(box, 1) or box.error_line or nil
     if stats and stats.exceeded then return memory_stop(where or box.last_line) end
     if type(e) ~= "string" then e = tostring(e) end
     e = M.clean_message(e)

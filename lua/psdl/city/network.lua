@@ -5,8 +5,10 @@
 -- transition, through, dead end), road runs through the "through" nodes; and, once built,
 -- the overlaps of the rooms of unrelated parts of the network.
 --
--- Internal to `psdl.city` (`psdl.city.road` builds on it; `psdl.city.repair` reads the labels
--- its messages start with).
+-- Internal to `psdl.city` (`psdl.city.road` builds on it). Its messages name a road as the
+-- script knows it (`road_label`: its script line or network place, the number `City:road`
+-- gave it, its name), and its failures tell `psdl.city.repair` which road or node they are
+-- about in a record beside the message (`M.fail`), never by a number read back from the text.
 -- @module psdl.city.network
 
 local core = require "psdl.core"
@@ -42,22 +44,58 @@ function M.mirrored(bp)
   return m
 end
 
--- Message prefix naming a road: "downtown.lua:12: road 3 (Main St)".
-function M.road_label(r)
-  local s = string_format("road %d", r.index)
+-- "road 3 (Main St)": the number the script's `City:road` gave the road (`number`: it stays
+-- when psdl.city.repair drops a road before it, where its place in the list, `index`, moves
+-- up); a piece of a road split at junctions (`auto_junctions`) adds the nodes it runs
+-- between, as its pieces share the number.
+local function road_words(r)
+  local s = string_format("road %d", r.number or r.index)
   if r.name then s = s .. string_format(" (%s)", r.name) end
+  if r.split_from then
+    s = s .. string_format(" between node %s and node %s", tostring(r.a.id), tostring(r.b.id))
+  end
+  return s
+end
+
+--- Message prefix naming a road: "downtown.lua:12: road 3 (Main St)" (an imported
+-- network's road: "roads[3] (way 123): road 3 (Main St)").
+-- @tparam table r a road of a City
+-- @treturn string
+function M.road_label(r)
+  local s = road_words(r)
   if r.where then s = r.where .. ": " .. s end
   return s
 end
 
--- "road 3 (downtown.lua:12)": a road named inside another message.
+--- A road named inside another message: "road 3 (Main St) at downtown.lua:12".
+-- @tparam table r
+-- @treturn string
 function M.road_ref(r)
-  local s = string_format("road %d", r.index)
-  if r.name then s = s .. string_format(" (%s)", r.name) end
+  local s = road_words(r)
   if r.where then s = s .. " at " .. r.where end
   return s
 end
 
+--- Raise a failure of the layout: `msg` for the user, and, while psdl.city.repair runs the
+-- layout (`city.failure_about`, a table it clears before each run), the record
+-- `about` (`{road =, node =, roads = {...}}`: the road or node the failure is about, the
+-- roads it names) under the message, so that repair finds them without reading the text.
+-- @tparam table city
+-- @tparam table about
+-- @tparam string msg
+-- @raise msg (level 0)
+function M.fail(city, about, msg)
+  local t = city.failure_about
+  if t then
+    about.message = msg
+    t[msg] = about
+  end
+  error(msg, 0)
+end
+
+--- "node 7 (Market Square)" with its script line: a message prefix naming a node.
+-- @tparam table n a node of a City
+-- @treturn string
 function M.node_label(n)
   local s = string_format("node %s", tostring(n.id))
   if n.name then s = s .. string_format(" (%s)", n.name) end
@@ -91,8 +129,8 @@ local function polyline(r)
   end
   for i = 1, n - 1 do
     if s[i + 1] - s[i] < 1e-6 then
-      error(string_format("%s: two consecutive points of its path coincide (point %d at %g, %g)", M.road_label(r), i,
-        pts[i][1], pts[i][3]), 0)
+      M.fail(r.city, { road = r }, string_format("%s: two consecutive points of its path coincide (point %d at %g, "
+        .. "%g)", M.road_label(r), i, pts[i][1], pts[i][3]))
     end
   end
   return pts, s[n]
@@ -307,8 +345,9 @@ local function pull_back(r, n, o, need)
     if clear(px, pz) then x, z, keep = px, pz, i - 1; break end
   end
   if not x then -- (psdl.city.repair may drop a road: the message starts with the node)
-    error(string_format("%s: the dead end of %s would overlap %s, and pulling it back would leave too little of the "
-      .. "road (%.1f m long): move the node", M.node_label(n), M.road_ref(r), M.road_ref(o), L), 0)
+    M.fail(r.city, { node = n, roads = { r, o } }, string_format("%s: the dead end of %s would overlap %s, and "
+      .. "pulling it back would leave too little of the road (%.1f m long): move the node", M.node_label(n),
+      M.road_ref(r), M.road_ref(o), L))
   end
   local via = {}
   for k = 2, keep do via[#via + 1] = { pts[k][1], pts[k][2], pts[k][3] } end
@@ -375,9 +414,9 @@ local function resolve_conflicts(city)
           if r.b == c.node then p, q = pts[#pts], pts[#pts - 1] end
           local ux, uz = unit(q[1] - p[1], q[2] - p[2])
           if ux and abs(ux * c.dir[2] - uz * c.dir[1]) < sin(15 * pi / 180) then
-            error(string_format("%s: it runs along %s from %s: their rooms would overlap (roads side by side need their "
-              .. "widths apart; join them into one road or move one)", M.road_label(r), M.road_ref(c.road),
-              M.node_label(c.node)), 0)
+            M.fail(city, { road = r, roads = { r, c.road } }, string_format("%s: it runs along %s from %s: their rooms "
+              .. "would overlap (roads side by side need their widths apart; join them into one road or move one)",
+              M.road_label(r), M.road_ref(c.road), M.node_label(c.node)))
           end
         end
         if c.dead_end and c.d > 1e-6 then -- a dead end on the road: it joins it there
@@ -398,8 +437,9 @@ local function resolve_conflicts(city)
           if abs(m.x - c.x) < 2 and abs(m.z - c.z) < 2 then n = m; break end
         end
         if not n then
-          local name = string_format("junction of road %d and road %d", c.a.split_from or c.a.index,
-            c.b.split_from or c.b.index)
+          -- (the roads' numbers, as the messages name them)
+          local name = string_format("junction of road %d and road %d", c.a.number or c.a.split_from or c.a.index,
+            c.b.number or c.b.split_from or c.b.index)
           n = city:node(c.x, c.z, { y = c.y, id = string_format("auto %d", #city.nodes + 1), name = name,
                                     where = c.a.where })
           n.y = c.y
@@ -547,7 +587,8 @@ local function classify(city)
     elseif deg == 1 then
       local mode = n.opts.dead_end or city.dead_end or "cul_de_sac"
       if mode ~= "cul_de_sac" and mode ~= "open" then
-        error(string_format("%s: dead_end: \"cul_de_sac\" or \"open\" expected, got %s", M.node_label(n), tostring(mode)), 0)
+        M.fail(city, { node = n }, string_format("%s: dead_end: \"cul_de_sac\" or \"open\" expected, got %s",
+          M.node_label(n), tostring(mode)))
       end
       n.class = mode == "open" and "open" or "dead_end"
     else

@@ -288,8 +288,12 @@ function M.is_limit(msg)
   return msg:find("vertex pool reaches", 1, true) ~= nil or msg:find("than one road record holds", 1, true) ~= nil
 end
 
--- The road a layout message is about: the label it starts with (`network.road_label`).
-local function culprit(city, msg, network)
+-- The road or node a layout message is about: from the layout's record of it (`about`,
+-- `network.fail`), else the label the message starts with (`network.road_label`: unique, the
+-- script's number, and the nodes of a piece of a split road).
+local function culprit(city, msg, network, about)
+  if about and about.road then return "road", about.road end
+  if about and about.node then return "node", about.node end
   local best, bestlen = nil, 0
   for _, r in ipairs(city.roads) do
     local l = network.road_label(r)
@@ -308,13 +312,26 @@ end
 -- the least of a list of roads: fewest lanes, then shortest, then last added
 local least = drops.least
 
--- Roads named in a message as `network.road_ref` writes them ("road 12 (...)").
-local function named_roads(city, msg)
-  local list, seen = {}, {}
-  for d in msg:gmatch("road (%d+)") do
-    local r = city.roads[tonumber(d)]
-    if r and not seen[r] then seen[r] = true; list[#list + 1] = r end
+-- The roads a layout message names: from the layout's record (`about.roads`,
+-- `network.fail`), else the roads whose `network.road_ref` it contains, in the order it names
+-- them.
+local function named_roads(city, msg, about)
+  if about and about.roads then return about.roads end
+  local network = require "psdl.city.network"
+  local found = {}
+  for _, r in ipairs(city.roads) do
+    local ref = network.road_ref(r)
+    local at, stop = msg:find(ref, 1, true)
+    -- (whole: "road 1" is no mention of road 12, nor "at city.lua:1" of line 12)
+    while at and msg:find("^%d", stop + 1) do at, stop = msg:find(ref, stop + 1, true) end
+    if at then found[#found + 1] = { at, r } end
   end
+  table.sort(found, function(p, q)
+    if p[1] ~= q[1] then return p[1] < q[1] end
+    return p[2].index < q[2].index
+  end)
+  local list = {}
+  for i, f in ipairs(found) do list[i] = f[2] end
   return list
 end
 
@@ -435,7 +452,7 @@ local function part_same_direction(city, n, msg, log, network)
       log:road(victim, "dropped", "leaves a node along another road", string_format("%s: %s leaves it in the same "
         .. "direction as %s (%.1f degrees apart): road %d dropped, road %d kept; join them further out or move a "
         .. "via point", network.node_label(n), road_ref(victim), road_ref(kept), d.degrees, victim.number or victim.index,
-        kept.number or kept.index), nil, true)
+        kept.number or kept.index))
     else
       log:road(victim, "dropped", "leaves a node along another road", msg)
     end
@@ -579,6 +596,7 @@ function M.run(city, log, attempt)
     -- the layout lists every node and run it fails on (not in strict mode: the first
     -- failure raises, as it always did)
     city.failures = not log.strict and {} or nil
+    city.failure_about = {} -- (what each failure is about, network.fail)
     if changed then
       local nodes, roads = {}, {}
       for _, r in ipairs(changed) do nodes[r.a], nodes[r.b] = true, true end
@@ -588,23 +606,23 @@ function M.run(city, log, attempt)
       city.only = { nodes = nodes, roads = roads }
     end
     local res = table.pack(pcall(attempt))
-    local failures = city.failures or {}
-    city.failures, city.only = nil, nil
+    local failures, about = city.failures or {}, city.failure_about
+    city.failures, city.only, city.failure_about = nil, nil, nil
     if res[1] and #failures == 0 then
       if not changed then return table.unpack(res, 2, res.n) end
       changed = nil -- the part builds: the whole city again
     else
       if not res[1] then failures = { tostring(res[2]) } end
       -- one repair per road or node in this round (the first message about it); culprits
-      -- are found first: a dropped road renumbers the others, and messages name roads by number
+      -- are found first, before a repair drops a road
       local seen, todo = {}, {}
       for _, msg in ipairs(failures) do
         if log.strict or #city.roads == 0 or M.is_limit(msg) or heights.is_error(msg) then error(msg, 0) end
-        local kind, obj = culprit(city, msg, network)
+        local kind, obj = culprit(city, msg, network, about[msg])
         if not obj then error(msg, 0) end
         if not seen[obj] then
           seen[obj] = true
-          todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg) or nil }
+          todo[#todo + 1] = { kind, obj, msg, kind == "node" and named_roads(city, msg, about[msg]) or nil }
         end
       end
       local before = #log.entries

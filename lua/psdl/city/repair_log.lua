@@ -51,47 +51,17 @@ local function road_ref(r)
 end
 M.road_ref = road_ref
 
--- A layout message with the roads it names ("road 4 at city.lua:9", "city.lua:9: road 4", as
--- psdl.city.network writes them, by their place in the city's list) named by the number the
--- script gave them instead, as the warnings' headers are: after a road is dropped the others
--- move up the list, and the same road would be "road 4" in one warning and "road 5" in the next.
-local function renumbered(city, msg)
-  if not city or not city.roads then return msg end
-  local pairs_, k = {}, 0
-  for _, q in ipairs(city.roads) do
-    local num = q.number
-    if num and num ~= q.index then
-      local name = q.name and string_format(" (%s)", q.name) or ""
-      local old_ref, new_ref = string_format("road %d%s", q.index, name), string_format("road %d%s", num, name)
-      if q.where then
-        pairs_[#pairs_ + 1] = { old_ref .. " at " .. q.where, new_ref .. " at " .. q.where }
-        pairs_[#pairs_ + 1] = { q.where .. ": " .. old_ref, q.where .. ": " .. new_ref }
-      end
-    end
-  end
-  if #pairs_ == 0 then return msg end
-  -- each old form becomes a placeholder first, then its new form (no chain of replacements)
-  local function plain(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
-  for i, p in ipairs(pairs_) do
-    k = k + 1
-    msg = msg:gsub(plain(p[1]), "\1" .. i .. "\2")
-  end
-  for i, p in ipairs(pairs_) do msg = msg:gsub("\1" .. i .. "\2", (p[2]:gsub("%%", "%%%%"))) end
-  return msg
-end
-
 --- Record a repair or a drop of a road (or raise, in strict mode).
 -- @tparam table r the road (`City:road`)
 -- @tparam string action "repaired" or "dropped"
 -- @tparam string reason short reason (the key the summaries group by)
 -- @tparam string detail the full message (what the layout said)
 -- @tparam[opt] string stage default "layout"
--- @tparam[opt] boolean numbered `detail` names roads by their script numbers already (else
--- the layout's places in the list are turned into them)
+-- (the layout's messages name roads by the numbers the script gave them, `psdl.city.network`:
+-- `detail` is kept as it is)
 -- @raise in strict mode: `detail` (which names the script line)
-function Log:road(r, action, reason, detail, stage, numbered)
+function Log:road(r, action, reason, detail, stage)
   if self.strict then error(detail, 0) end
-  if not numbered then detail = renumbered(r.city, detail) end
   local x, z = middle(r)
   local e = { stage = stage or "layout", action = action, reason = reason, detail = detail, kind = "road",
               road = r.index, number = r.number or r.index, ref = road_ref(r), where = r.where, name = r.name, source = r.opts and r.opts.source,

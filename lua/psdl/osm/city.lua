@@ -514,14 +514,14 @@ end
 -- @tparam[opt] table opts `style`, `seed`, `name`, `strict` (refuse the first repair),
 --   `procedural` (generated building rows too), `progress` (function(stage)), `dimensions`,
 --   `max_rooms` (a package's room limit: coarser rooms, then simplified, until it fits)
+-- @tparam[opt] table known filled as the build goes (for `try_build`): `layout` (the
+--   layout's drops), `simplified`, `city` (the last city tried)
 -- @treturn table doc
 -- @treturn table city_report (`City:build`)
 -- @treturn table result `{kept = {input, kept, fraction, lost}, repairs = {...}, dropped =
 --   {...}, simplified = {...}, buildings = {footprints, placed, trimmed, left_out}, city,
 --   roundabouts = {rooms, junctions}}` (`roundabouts`: road rooms on roundabout rings and
 --   the junctions on them)
--- @tparam[opt] table known filled as the build goes (for `try_build`): `layout` (the
---   layout's drops), `simplified`, `city` (the last city tried)
 -- @raise "the city cannot be built: ..." (a road the repairs could not save, in strict mode
 --   the first repair), or a message naming the limit when nothing fits
 function M.build(net, report, opts, known)

@@ -205,6 +205,28 @@ local function progress(opts, stage)
   if opts.progress then opts.progress(stage) end
 end
 
+-- The pieces of a way's run of nodes (`refs`, after the clipping): itself, or, when it goes
+-- back over itself (out and back, a lollipop's stem), the runs that travel each stretch
+-- once (psdl.osm.retrace); a stretch of a one-way way driven out and back is two-way.
+local function add_pieces(pieces, refs, attr, w, report, nodes, opts)
+  local runs = R.runs(refs, attr.oneway ~= 0)
+  if not runs then
+    pieces[#pieces + 1] = { refs = refs, attr = attr, way = w }
+    return
+  end
+  M.change(report, "ways going back over themselves: the way back left out", 1, w, nodes)
+  for _, run in ipairs(runs) do
+    local a = attr
+    if run.both and attr.oneway ~= 0 then
+      local tags = {}
+      for k, v in pairs(w.tags) do tags[k] = v end
+      tags.oneway = "no"
+      a = T.road(tags, opts)
+    end
+    pieces[#pieces + 1] = { refs = run.refs, attr = a, way = w }
+  end
+end
+
 --- Build the network of an extract.
 -- @tparam table data the reader's result (`psdl.osm.reader`)
 -- @tparam[opt] table opts see `M.defaults` and `psdl.osm.network`
@@ -297,25 +319,7 @@ function M.build(data, opts)
         M.change(report, "roads clipped at the edge of the area", 1, w, nodes)
       end
     end
-    for _, refs in ipairs(kept) do
-      -- a way going back over itself (out and back, a lollipop's stem): once (psdl.osm.retrace)
-      local runs = R.runs(refs, s.attr.oneway ~= 0)
-      if runs then
-        M.change(report, "ways going back over themselves: the way back left out", 1, w, nodes)
-        for _, run in ipairs(runs) do
-          local attr = s.attr
-          if run.both and attr.oneway ~= 0 then -- driven out and back: a two-way road there
-            local tags = {}
-            for k, v in pairs(w.tags) do tags[k] = v end
-            tags.oneway = "no"
-            attr = T.road(tags, opts)
-          end
-          pieces[#pieces + 1] = { refs = run.refs, attr = attr, way = w }
-        end
-      else
-        pieces[#pieces + 1] = { refs = refs, attr = s.attr, way = w }
-      end
-    end
+    for _, refs in ipairs(kept) do add_pieces(pieces, refs, s.attr, w, report, nodes, opts) end
   end
 
   -- the size of the area, before anything is projected or cleaned (psdl.osm.extent): a
