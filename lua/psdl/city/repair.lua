@@ -686,7 +686,8 @@ function M.validated(city, opts, build)
     local seen, todo = {}, {}
     for line in msg:gmatch("[^\n]+") do
       local idx = line:match("^%s*error %S+ rooms%[(%d+)%]")
-      if long then line, idx = line:match("(room %d+ .*)$"), long end
+      local here = long and line:match("(room %d+ %b(): %d+ perimeter points;.*)$")
+      if here then line, idx = here, long end
       if idx then
         idx = tonumber(idx)
         -- document paths count rooms from 0 or 1: the builder's ids from 1 (a room's label too)
