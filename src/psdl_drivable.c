@@ -1322,18 +1322,24 @@ typedef struct tribuf {
     int nomem;
 } tribuf;
 
-static void tri_add(tribuf *b, const psdl_vec3 *p, const psdl_vec3 *q, const psdl_vec3 *r) {
-    if (b->nomem) return;
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        double *t = realloc(b->t, cap * 6 * sizeof(double));
-        if (!t) {
-            b->nomem = 1;
-            return;
-        }
-        b->t = t;
-        b->cap = cap;
+/* Room for n more triangles in b (nomem set when there is none). */
+static int tri_reserve(tribuf *b, size_t n) {
+    if (b->nomem) return 0;
+    if (b->n + n <= b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + n) cap *= 2;
+    double *t = realloc(b->t, cap * 6 * sizeof(double));
+    if (!t) {
+        b->nomem = 1;
+        return 0;
     }
+    b->t = t;
+    b->cap = cap;
+    return 1;
+}
+
+/* Appends a triangle; tri_reserve made room for it. */
+static void tri_add(tribuf *b, const psdl_vec3 *p, const psdl_vec3 *q, const psdl_vec3 *r) {
     double *d = &b->t[6 * b->n++];
     d[0] = p->x, d[1] = p->z, d[2] = q->x, d[3] = q->z, d[4] = r->x, d[5] = r->z;
 }
@@ -1347,8 +1353,8 @@ static psdl_vec3 midv(const psdl_vec3 *a, const psdl_vec3 *b) {
  * triangles lua/psdl/export.lua writes): strips as quad strips between columns (the road
  * surface in two halves meeting at the curbs' midpoint), fans from their hub, crosswalks as
  * a 4-point strip. Returns 0 for attributes that are not floors or use a vertex that is
- * missing or not finite. */
-static int floor_triangles(const psdl_doc *d, const psdl_attr *a, tribuf *b) {
+ * missing or not finite (fin[v]: vertex v is finite, finite_vec, worked out once). */
+static int floor_triangles(const psdl_doc *d, const unsigned char *fin, const psdl_attr *a, tribuf *b) {
     unsigned t = a->type;
     unsigned stride;
     switch (t) {
@@ -1362,21 +1368,25 @@ static int floor_triangles(const psdl_doc *d, const psdl_attr *a, tribuf *b) {
     default: return 0;
     }
     for (uint32_t j = 0; j < a->nrefs; j++)
-        if (a->refs[j] >= d->nvertices || !finite_vec(&d->vertices[a->refs[j]])) return 0;
+        if (a->refs[j] >= d->nvertices || !fin[a->refs[j]]) return 0;
     const psdl_vec3 *V = d->vertices;
 #define RV(i) (&V[a->refs[i]])
     if (t == PSDL_ATTR_CROSSWALK) {
         if (a->nrefs < 4) return 0;
+        if (!tri_reserve(b, 2)) return 1;
         tri_add(b, RV(1), RV(0), RV(3));
         tri_add(b, RV(0), RV(3), RV(2));
         return 1;
     }
     if (t == PSDL_ATTR_ROAD_FAN || t == PSDL_ATTR_FAN) {
+        if (a->nrefs >= 3 && !tri_reserve(b, a->nrefs - 2)) return 1;
         for (uint32_t j = 1; j + 1 < a->nrefs; j++) tri_add(b, RV(0), RV(j), RV(j + 1));
         return 1;
     }
     if (t == PSDL_ATTR_SIDEWALK_STRIP && a->cap != PSDL_CAP_NONE) return 1; /* a cap has no plan area */
     uint32_t n = a->nrefs / stride;
+    /* two triangles per column gap (a road's 4 columns are 5 with the midpoint) and section */
+    if (n >= 2 && !tri_reserve(b, (size_t)(n - 1) * 2 * (t == PSDL_ATTR_ROAD ? 4 : stride - 1))) return 1;
     for (uint32_t i = 0; i + 1 < n; i++) {
         const uint16_t *s0 = &a->refs[i * stride], *s1 = &a->refs[(i + 1) * stride];
         psdl_vec3 c0[7], c1[7];
@@ -1597,18 +1607,23 @@ static int check_floors(dctx *c, const plan *P) {
     halfplanes hp = {malloc(((size_t)P->maxn * 2 + 2) * 5 * sizeof(double)), 0};
     double *ge = malloc(((size_t)P->maxn * 2 + 2) * 8 * sizeof(double));
     uint32_t *seen = calloc(d->nvertices ? d->nvertices : 1, sizeof *seen);
-    if (!grow || !hp.h || !ge || !seen) {
+    unsigned char *fin = malloc(d->nvertices ? d->nvertices : 1);
+    if (!grow || !hp.h || !ge || !seen || !fin) {
         free(grow);
         free(hp.h);
         free(ge);
         free(seen);
+        free(fin);
         return 0;
     }
-    /* the shortcuts' margins from the largest coordinate (grown rooms reach 0.1 m further) */
+    /* the shortcuts' margins from the largest coordinate (grown rooms reach 0.1 m further);
+     * which vertices are finite, for floor_triangles */
     double m = 0;
     for (uint32_t i = 0; i < P->npts * 2; i++) m = dmax(m, fabs(P->pts[i]));
-    for (uint32_t i = 0; i < d->nvertices; i++)
-        if (finite_vec(&d->vertices[i])) m = dmax(m, dmax(fabs(d->vertices[i].x), fabs(d->vertices[i].z)));
+    for (uint32_t i = 0; i < d->nvertices; i++) {
+        fin[i] = (unsigned char)finite_vec(&d->vertices[i]);
+        if (fin[i]) m = dmax(m, dmax(fabs(d->vertices[i].x), fabs(d->vertices[i].z)));
+    }
     m += 1;
     floor_bounds fb = {2e-7 * m, m * m, 0};
     for (uint32_t r = 1; r < P->nrooms && !c->stop; r++) {
@@ -1639,7 +1654,7 @@ static int check_floors(dctx *c, const plan *P) {
         for (uint32_t k = 0; k < rm->nattrs && !c->stop; k++) {
             const psdl_attr *a = &rm->attrs[k];
             tb.n = 0;
-            if (!floor_triangles(d, a, &tb) || tb.nomem || tb.n == 0) goto next;
+            if (!floor_triangles(d, fin, a, &tb) || tb.nomem || tb.n == 0) goto next;
             /* the shortcuts: no report can come of an attribute certainly inside */
             if (convex && attr_inside_convex(d, a, &hp, seen, r)) {
                 size_t ntri;
@@ -1682,6 +1697,7 @@ static int check_floors(dctx *c, const plan *P) {
     free(hp.h);
     free(ge);
     free(seen);
+    free(fin);
     return ok;
 }
 

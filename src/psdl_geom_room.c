@@ -684,6 +684,12 @@ static size_t cell_count(double span, double cell, size_t g) {
     return (size_t)c + 1;
 }
 
+/* fmin and fmax without the library call (the same results: a NaN argument gives the other;
+ * a zero's sign may differ, which none of the uses below can see) for the loops over every
+ * vertex and edge. */
+static double min_nan(double a, double b) { return (a < b || b != b) ? a : b; }
+static double max_nan(double a, double b) { return (a > b || b != b) ? a : b; }
+
 /* Grid index of a coordinate already divided by the cell size, clamped to 0 .. n-1. */
 static size_t cell_at(double v, size_t n) {
     v = floor(v);
@@ -742,7 +748,7 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
     double x0 = INFINITY, z0 = INFINITY, x1 = -INFINITY, z1 = -INFINITY;
     for (size_t i = 0; i < nu; i++) {
         const double *p = pts + 3 * (size_t)uv[i];
-        x0 = fmin(x0, p[0]), x1 = fmax(x1, p[0]), z0 = fmin(z0, p[2]), z1 = fmax(z1, p[2]);
+        x0 = min_nan(x0, p[0]), x1 = max_nan(x1, p[0]), z0 = min_nan(z0, p[2]), z1 = max_nan(z1, p[2]);
     }
     double ext = fmax(x1 - x0, z1 - z0);
     /* finite coordinates can still span more than DBL_MAX (-1e308 .. 1e308): the cell size
@@ -788,8 +794,8 @@ size_t psdl_tjunctions(uint32_t *dst, size_t cap, const double *pts, size_t npts
             double len2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
             if (len2 <= 4 * eps * eps) continue;
             double len = sqrt(len2);
-            double ex0 = fmin(pa[0], pb[0]) - eps, ex1 = fmax(pa[0], pb[0]) + eps;
-            double ez0 = fmin(pa[2], pb[2]) - eps, ez1 = fmax(pa[2], pb[2]) + eps;
+            double ex0 = min_nan(pa[0], pb[0]) - eps, ex1 = max_nan(pa[0], pb[0]) + eps;
+            double ez0 = min_nan(pa[2], pb[2]) - eps, ez1 = max_nan(pa[2], pb[2]) + eps;
             size_t cx0 = cell_at((ex0 - x0) / cell, gx), cx1 = cell_at((ex1 - x0) / cell, gx);
             size_t cz0 = cell_at((ez0 - z0) / cell, gz), cz1 = cell_at((ez1 - z0) / cell, gz);
             for (size_t cz = cz0; cz <= cz1; cz++)
@@ -868,9 +874,9 @@ static int cmp_hm_rec(const void *x, const void *y) {
     return (p->road > q->road) - (p->road < q->road);
 }
 
-/* First candidate in the sorted array c[0 .. n-1] at cell (gx, gz), or n. */
-static size_t hm_lower(const hm_cand *c, size_t n, int64_t gx, int64_t gz) {
-    size_t lo = 0, hi = n;
+/* First candidate in the sorted array c[0 .. n-1] at cell (gx, gz) or after it, searched in
+ * c[lo .. hi-1] (where it lies: hi when none there). */
+static size_t hm_lower(const hm_cand *c, size_t lo, size_t hi, int64_t gx, int64_t gz) {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (c[mid].gx < gx || (c[mid].gx == gx && c[mid].gz < gz)) lo = mid + 1;
@@ -951,6 +957,20 @@ static size_t hm_run(psdl_height_mismatch *dst, size_t cap, const hm_src *src, c
     }
     qsort(cand, ncand, sizeof *cand, cmp_hm_cell);
     int64_t cx0 = cand[0].gx, cx1 = cand[ncand - 1].gx;
+    /* the first candidate of each cell column cx0 .. cx1 (col[j]: column cx0 + j; col[ncol]:
+     * ncand), so that a search looks in one column; none when the columns are too many */
+    size_t *col = NULL, ncol = 0;
+    if (cx1 - cx0 >= 0 && (uint64_t)(cx1 - cx0) < 4 * (uint64_t)ncand + 1024) {
+        ncol = (size_t)(cx1 - cx0) + 1;
+        col = (size_t *)malloc((ncol + 1) * sizeof *col);
+        if (col) {
+            size_t i = 0;
+            for (size_t j = 0; j <= ncol; j++) {
+                while (i < ncand && cand[i].gx < cx0 + (int64_t)j) i++;
+                col[j] = i;
+            }
+        }
+    }
     for (size_t r = 0; r < nrooms; r++) {
         if (kind[r] != 2) continue;
         size_t n = hm_len(src, r);
@@ -962,8 +982,8 @@ static size_t hm_run(psdl_height_mismatch *dst, size_t cap, const hm_src *src, c
             hm_point(src, ec, e1);
             /* the cells the edge's box (grown by eps) covers: a midpoint within eps of the
              * edge lies in one of them */
-            double gx0 = floor((fmin(e0[0], e1[0]) - eps) / cell), gx1 = floor((fmax(e0[0], e1[0]) + eps) / cell);
-            double gz0 = floor((fmin(e0[2], e1[2]) - eps) / cell), gz1 = floor((fmax(e0[2], e1[2]) + eps) / cell);
+            double gx0 = floor((min_nan(e0[0], e1[0]) - eps) / cell), gx1 = floor((max_nan(e0[0], e1[0]) + eps) / cell);
+            double gz0 = floor((min_nan(e0[2], e1[2]) - eps) / cell), gz1 = floor((max_nan(e0[2], e1[2]) + eps) / cell);
             if (!(gx0 <= gx1 && gz0 <= gz1)) continue; /* NaN */
             if (gx1 < (double)cx0 || gx0 > (double)cx1) continue;
             if (gx0 < (double)cx0) gx0 = (double)cx0;
@@ -971,7 +991,8 @@ static size_t hm_run(psdl_height_mismatch *dst, size_t cap, const hm_src *src, c
             double ex = e1[0] - e0[0], ey = e1[1] - e0[1], ez = e1[2] - e0[2];
             double l2 = ex * ex + ez * ez;
             for (int64_t gx = (int64_t)gx0; gx <= (int64_t)gx1; gx++) {
-                for (size_t i = hm_lower(cand, ncand, gx, (int64_t)gz0); i < ncand && cand[i].gx == gx &&
+                size_t lo = col ? col[gx - cx0] : 0, hi = col ? col[gx - cx0 + 1] : ncand;
+                for (size_t i = hm_lower(cand, lo, hi, gx, (int64_t)gz0); i < ncand && cand[i].gx == gx &&
                                                                              (double)cand[i].gz <= gz1;
                      i++) {
                     const hm_cand *q = &cand[i];
@@ -1030,6 +1051,7 @@ static size_t hm_run(psdl_height_mismatch *dst, size_t cap, const hm_src *src, c
     for (size_t j = 0; j < nrec && j < cap; j++) dst[j] = rec[j];
     result = nrec;
 done:
+    free(col);
     free(cand);
     free(rec);
     umap_free(&pairs);
