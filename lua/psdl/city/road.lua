@@ -222,7 +222,7 @@ local function control_points(run)
     out_last = {}
     for i in pairs(out) do out_last[m + 1 - i] = true end
   end
-  local cuts = {}
+  local cuts = #pieces > 1 and {} or NONE -- (a run of one piece has no cut: the shared empty list)
   for k, p in ipairs(pieces) do
     for i, v in ipairs(vias[k]) do
       local keep = not ((k == 1 and out_first[i]) or (k == #pieces and out_last[i]))
