@@ -788,12 +788,26 @@ static int run_dir(lua_State *L, int idx, double *out, int *has) {
     return out[0] * out[0] + out[1] * out[1] >= 1e-24;
 }
 
-/* An end row at idx for run_street: nil, or a flat x, y, z row of stride points (finite
- * numbers) copied into row, its points in the other order when `reversed`; 0 when it is
- * anything else. */
+/* An end row at idx for run_street: nil, a flat x, y, z row of stride points (finite
+ * numbers) or the same as a string of native doubles (core.junction_store's sections)
+ * copied into row, its points in the other order when `reversed`; 0 when it is anything
+ * else. */
 static int run_row(lua_State *L, int idx, size_t stride, double *row, int *has, int reversed) {
     *has = 0;
     if (lua_isnil(L, idx)) return 1;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        size_t len;
+        const char *b = lua_tolstring(L, idx, &len);
+        if (len != 3 * stride * sizeof *row) return 0;
+        for (size_t q = 0; q < 3 * stride; q++) {
+            double v;
+            memcpy(&v, b + q * sizeof v, sizeof v);
+            if (!isfinite(v)) return 0;
+            row[reversed ? 3 * (stride - 1 - q / 3) + q % 3 : q] = v;
+        }
+        *has = 1;
+        return 1;
+    }
     if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 3 * stride) return 0;
     for (size_t q = 0; q < 3 * stride; q++) {
         int ok = 0;
@@ -824,7 +838,8 @@ static int run_row(lua_State *L, int idx, size_t stride, double *row, int *has, 
  * @tparam table ctrl the control points, flat x, y, z
  * @tparam table profile as core.sections (road, walkway or divided)
  * @tparam table start_dir, end_dir end tangents {x, z} or nil
- * @tparam table start_section, end_section flat end rows (the profile's stride points) or nil;
+ * @tparam table start_section, end_section flat end rows (the profile's stride points, a list
+ * of numbers or a string of native doubles as core.junction_store gives them) or nil;
  * the end row left to right of travel towards the run's end, or, with `end_outward`, as the
  * intersection there gives it (left to right of travel away from it: read in reverse)
  * @tparam table p numbers: spacing (m), max_angle (degrees, 0: default), half_width (m),
@@ -1913,7 +1928,9 @@ static double check_finite(lua_State *L, int idx, const char *what) {
  * @tparam number snap metres (0: exact)
  * @treturn table outline (vertex references)
  * @treturn table distance (m, per arm: where its road starts)
- * @treturn table sections: per arm its end section as a flat x, y, z array (outward left to right)
+ * @treturn table sections: per arm its end section (outward left to right) as one string of
+ * 3 x stride native doubles (x, y, z per point: what core.run_street takes as an end row, one
+ * object instead of a table of numbers; string.unpack("d", ...) reads it)
  * @treturn integer the road fans of the surface (0: nothing was pushed, the surface has no area)
  * Bad arguments raise naming them; arms that cannot be joined raise as core.junction_room.
  */
@@ -1980,14 +1997,10 @@ static int l_junction_store(lua_State *L) {
     lua_createtable(L, (int)na, 0);
     for (size_t i = 0, off = 0; i < na; i++) {
         size_t stn = psdl_section_stride(arms[i].profile.kind);
-        lua_createtable(L, (int)(3 * stn), 0);
-        for (size_t k = 0; k < stn; k++) {
-            const double *p = j.points + 3 * (size_t)j.sections[off + k];
-            for (int d = 0; d < 3; d++) {
-                lua_pushnumber(L, p[d]);
-                lua_rawseti(L, -2, (lua_Integer)(3 * k) + d + 1);
-            }
-        }
+        double row[3 * 6]; /* (a section has at most 6 points: a divided road's) */
+        for (size_t k = 0; k < stn && k < 6; k++)
+            memcpy(row + 3 * k, j.points + 3 * (size_t)j.sections[off + k], 3 * sizeof *row);
+        lua_pushlstring(L, (const char *)row, 3 * (stn < 6 ? stn : 6) * sizeof *row);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
         off += stn;
     }

@@ -152,8 +152,8 @@ return function(M, Builder, Room, P)
   -- `Room:junction_tunnel`. Only the values taken from the script are checked, with the
   -- public call's messages (argument #1 to 'intersection'): the centre, the radius, the arc
   -- step, each arm's crosswalk and minimum distance, and the tunnel table. Returns the room,
-  -- the arms' distances (m: where their roads start) and their end sections (per arm a flat
-  -- x, y, z array, outward left to right).
+  -- the arms' distances (m: where their roads start) and their end sections (per arm, outward
+  -- left to right, a string of native doubles x, y, z: core.junction_store's).
   local junction_store = core.junction_store
   local MAX_COORD = check.MAX_COORDINATE
   local function trusted_junction(self, x, y, z, arms, radius, arc_step, textures, room_name, tunnel, bridge,

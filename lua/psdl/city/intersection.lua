@@ -52,14 +52,15 @@ local function build_junction(city, b, n)
     n.elevated and not n.underground, tunnel.junction_options(city, n))
   if not ok then error(string_format("%s: %s", network.node_label(n), tostring(r)), 0) end
   -- what psdl.city.road reads of the intersection: per arm (n.ends[i].arm = i) where its road
-  -- starts (m from the node) and its end section (a flat x, y, z array, outward left to right)
+  -- starts (m from the node) and its end section (outward left to right, as a string of
+  -- native doubles x, y, z: core.junction_store)
   n.room, n.junction = r, { distance = distance, sections = sections }
   n.rooms = { r }
 end
 
 --- Build the intersection room of node n (classified, `n.ends` with their arms) into a
 -- builder (one `builder.trusted.junction` call); sets `n.room`, `n.junction` (`{distance =
--- {m per arm}, sections = {flat x, y, z per arm}}`) and `n.rooms`.
+-- {m per arm}, sections = {per arm a string of native doubles, x, y, z}}`) and `n.rooms`.
 -- @tparam table city
 -- @tparam table b a `psdl.builder` Builder
 -- @tparam table n the node

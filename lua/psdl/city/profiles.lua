@@ -299,6 +299,7 @@ end
 -- @tparam table style
 -- @param rng a `psdl.city.random` generator
 -- @treturn integer
+local NO_THEMES = {} -- (a style without themes; never written to)
 function M.prop_rule(v, style, rng)
   if v == nil or v == false then return 0 end
   if type(v) == "number" then
@@ -308,9 +309,13 @@ function M.prop_rule(v, style, rng)
     end
     return v
   end
-  local themes = style.proprules and style.proprules.themes or {}
-  local list = type(v) == "table" and v or { v }
-  for _, name in ipairs(list) do
+  local themes = style.proprules and style.proprules.themes or NO_THEMES
+  if type(v) ~= "table" then -- one theme name (no list made for it)
+    local t = themes[v]
+    if t and #t > 0 then return rng:pick(t) end
+    return 0
+  end
+  for _, name in ipairs(v) do
     if type(name) == "number" then return name end
     local t = themes[name]
     if t and #t > 0 then return rng:pick(t) end

@@ -152,8 +152,19 @@ local function arm_dir(n, a)
   return geom_unit(d[1], d[2])
 end
 
--- A section as a flat x, y, z array in the other direction (its points reversed).
-local function reverse_flat(f)
+-- An intersection's end section (core.junction_store: a string of native doubles, x, y, z
+-- per point) as a flat x, y, z array.
+local string_unpack, string_rep = string.unpack, string.rep
+local function section_flat(str)
+  local f = { string_unpack(string_rep("d", #str // 8), str) }
+  f[#f] = nil -- (string.unpack's next position)
+  return f
+end
+
+-- An intersection's end section as a flat x, y, z array in the other direction (its points
+-- reversed).
+local function reverse_flat(str)
+  local f = section_flat(str)
   -- (the copy made at its full size first, then overwritten in place: no table growth)
   local r, n = { table_unpack(f) }, #f
   for i = 1, n, 3 do
@@ -168,8 +179,9 @@ end
 -- intersection dropped, `drop_at_end`), to the end of the intersection at its finish.
 -- Returns the points ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the
 -- ends `e`: `{start_dir, end_dir, start_section, end_outward, d0, d1}` (d0, d1: the
--- lengths the intersections take; `end_outward`: the end section as the intersection gives
--- it, outward from it: `end_section`, reversed, is made from it where it is needed).
+-- lengths the intersections take; the sections as the intersections give them, strings of
+-- native doubles: `end_outward` is outward from the end's intersection; the flat arrays
+-- `start_section`, `end_section` (reversed) are made from them where they are needed).
 local function control_points(run)
   local pieces = run.pieces
   local sn, fn = run.start, run.finish
@@ -221,7 +233,7 @@ local function control_points(run)
     out_last = {}
     for i in pairs(out) do out_last[m + 1 - i] = true end
   end
-  local cuts = {}
+  local cuts = #pieces > 1 and {} or NONE -- (a run of one piece has no cut: the shared empty list)
   for k, p in ipairs(pieces) do
     for i, v in ipairs(vias[k]) do
       local keep = not ((k == 1 and out_first[i]) or (k == #pieces and out_last[i]))
@@ -500,6 +512,8 @@ local function build_run(city, b, run, rng)
       return finish_run(city, b, run, rooms, 1)
     end
   end
+  -- (the general way takes the end sections as flat arrays, the end's reversed)
+  if e.start_section then e.start_section = section_flat(e.start_section) end
   if e.end_outward then e.end_section = reverse_flat(e.end_outward) end
   local samples, bounds, cflat = centre_line(city, pieces, ctrl, cuts, e, flat_only)
   -- sub-pieces: {points (pts, or flat x, y, z), kind, piece}

@@ -69,7 +69,7 @@ return function(M, Ctx, private)
       hub = function(x, z) return ctx:h(x, z, nil) end
       ctx.hub_height = hub
     end
-    local lists = {}
+    local lists = { nil } -- (made at the size of the usual room of one piece)
     for k = 1, #pieces do lists[k] = pieces[k].refs end
     local res, k = block_ground(b.store, r.serial, texture.index, b.vpool, lists, level, hub, b.snap, checked,
       b.budget or nil)

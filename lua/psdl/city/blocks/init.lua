@@ -56,6 +56,7 @@ local type, error, ipairs, pairs, tostring, setmetatable = type, error, ipairs, 
 local abs, sqrt, floor, ceil, max, min, huge = math.abs, math.sqrt, math.floor, math.ceil, math.max, math.min, math.huge
 local atan, pi, acos = math.atan, math.pi, math.acos
 local table_sort, table_insert, table_move, string_format = table.sort, table.insert, table.move, string.format
+local table_unpack = table.unpack
 local os_clock = os.clock
 local block_room = require("psdl.builder").trusted.block_room
 
@@ -283,7 +284,8 @@ function Ctx:room(P, name, texture, bs, frontage_kinds)
     w[#w + 1] = string_format("%s near (%.1f, %.1f): its outline crosses itself; left out", name, p[1], p[3])
     return nil, nil
   end
-  local r = block_room(b, { kind = "block", name = name, outline_refs = table_move(P.refs, 1, #P.refs, 1, {}) })
+  -- (the outline's copy made at its size: no table growth)
+  local r = block_room(b, { kind = "block", name = name, outline_refs = { table_unpack(P.refs) } })
   local pieces = { P }
   if self.height and #P.refs > 3 then
     pieces = {}

@@ -4,7 +4,7 @@ local core = require "psdl.core"
 local plan = require "psdl.plan"
 
 local error, ipairs, tostring = error, ipairs, tostring
-local string_format, table_move = string.format, table.move
+local string_format, table_move, table_unpack = string.format, table.move, table.unpack
 local area2, inside = plan.area2, plan.inside
 local split_chord = core.split_chord_refs
 local refs_area2, refs_inside = core.refs_area2, core.refs_inside
@@ -25,19 +25,16 @@ return function(M, Ctx, private)
     local n = #refs
     local mr = ctx:chord_refs(refs[i], refs[j], step)
     local nm = #mr
-    local ar, ak = {}, {}
+    -- (the copies made at their size, not grown)
+    local ar, ak = { table_unpack(refs, i, j) }, { table_unpack(kinds, i, j) }
     local na = j - i + 1
-    table_move(refs, i, j, 1, ar)
-    table_move(kinds, i, j, 1, ak)
     ak[na] = "cut"
     for m = 1, nm do
       local k = na + m
       ar[k], ak[k] = mr[nm + 1 - m], "cut"
     end
-    local br, bk = {}, {}
+    local br, bk = { table_unpack(refs, j, n) }, { table_unpack(kinds, j, n) }
     local nb1 = n - j + 1
-    table_move(refs, j, n, 1, br)
-    table_move(kinds, j, n, 1, bk)
     table_move(refs, 1, i, nb1 + 1, br)
     table_move(kinds, 1, i, nb1 + 1, bk)
     local nb = nb1 + i
