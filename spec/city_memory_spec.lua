@@ -56,6 +56,23 @@ describe("psdl.city memory", function()
     assert.is_true(rep.kinds.tunnel > 0)
   end)
 
+  it("builds with the collector's pause at GC_PAUSE and gives the caller's back", function()
+    local city = city_mod.new{ blocks = false }
+    city:road(city:node(0, 0), city:node(150, 0))
+    local seen = {}
+    local prev = collectgarbage("setpause", 160)
+    local ok, err = pcall(city.build, city, { progress = function()
+      local p = collectgarbage("setpause", 0)
+      collectgarbage("setpause", p)
+      seen[#seen + 1] = p
+    end })
+    local after = collectgarbage("setpause", prev)
+    assert.is_true(ok, tostring(err))
+    assert.equal(1000, city_mod.GC_PAUSE)
+    assert.same({ 1000, 1000, 1000 }, seen)
+    assert.equal(160, after)
+  end)
+
   it("leaves nothing behind once the city, its document and its report are dropped", function()
     local function live()
       collectgarbage(); collectgarbage()
