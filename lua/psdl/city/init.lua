@@ -517,6 +517,7 @@ local function build(self, opts)
     repair.overlap_failures(self, b)
     return b, info
   end)
+  road.release(self) -- (the roads phase's working data: not marked again in the later phases)
   local t1 = os_clock()
   local block_report, terrain_report
   local warnings = {}
