@@ -30,6 +30,12 @@
 --       one build in this process, then prints its rooms and CPU seconds (for --fresh)
 --   lua5.4 bench/city_growth.lua --count N [--no-buildings]
 --       the child of --instructions (run under callgrind; prints the rooms)
+--   lua5.4 bench/city_growth.lua --heap N [--holders K] [--no-buildings]
+--       the live Lua heap (MiB, after two full collections) of one build of N: with the modules
+--       loaded, the city described, at the end of each phase (roads, blocks, finish), with the
+--       city, its document and its report held, and once all three are dropped (a leak shows
+--       there); --holders K: at each phase end also the K largest holders (bench/lua_heap.lua:
+--       paths from the build's locals and the registry, estimated bytes)
 --   --psdl-heap (any form): first set the process's heap up as `psdl` does (scripts/psdl:
 --       psdl.control.heap_reserve(256), then heap_allocator(): the Lua heap in mimalloc)
 local here = (arg and arg[0] or "bench/city_growth.lua"):match("^(.*)/[^/]*$") or "."
@@ -39,6 +45,7 @@ local psdl = require "psdl"
 local grid_city = dofile(here .. "/grid_city.lua")
 
 local buildings, runs, once, psdl_heap, timed, fresh, count, instructions = true, 5, nil, false, nil, false, nil, false
+local heap, holders
 local sizes = {}
 do
   local i = 1
@@ -55,6 +62,8 @@ do
     elseif a == "--once" then once = tonumber(arg[i + 1]); i = i + 1
     elseif a == "--time" then timed = tonumber(arg[i + 1]); i = i + 1
     elseif a == "--fresh" then fresh = true
+    elseif a == "--heap" then heap = tonumber(arg[i + 1]); i = i + 1
+    elseif a == "--holders" then holders = math.tointeger(tonumber(arg[i + 1])); i = i + 1
     else sizes[#sizes + 1] = assert(tonumber(a), "N expected, got " .. a) end
     i = i + 1
   end
@@ -77,6 +86,42 @@ local function build(n)
   local t0 = os.clock()
   local _, rep = city:build{ validate = false }
   return os.clock() - t0, rep.rooms
+end
+
+-- --heap N: the live Lua heap at the steps of one build (and what holds it, --holders K).
+if heap then
+  local walk = holders and dofile(here .. "/lua_heap.lua")
+  local function live()
+    collectgarbage()
+    collectgarbage()
+    return collectgarbage("count") / 1024
+  end
+  local function line(what, mib) print(string.format("  %-56s %8.2f MiB", what, mib)) end
+  print(string.format("live Lua heap, N = %d (%s), after two full collections", heap,
+    buildings and "with buildings" or "ground only"))
+  line("modules loaded", live())
+  local city = grid_city(psdl, heap, buildings)
+  line("city described", live())
+  local after = { ["city: blocks"] = "roads phase done", ["city: finish"] = "blocks phase done" }
+  local function show(stage)
+    line(stage, live())
+    if walk then
+      for _, h in ipairs(walk(4, holders, 4)) do
+        print(string.format("      %9.2f MiB %8d objects  %s", h.bytes / 2 ^ 20, h.objects, h.path))
+      end
+    end
+  end
+  local doc, rep = city:build{ validate = false, progress = function(stage)
+    if after[stage] then show(after[stage]) end
+  end }
+  line(string.format("built: %d rooms (city, document, report held)", rep.rooms), live())
+  rep = nil
+  line("report dropped (document unread: it holds the builder)", live())
+  doc = nil
+  line("document dropped (city holds its last build)", live())
+  city = nil
+  line("city dropped", live())
+  return
 end
 
 if once then

@@ -56,6 +56,43 @@ describe("psdl.city memory", function()
     assert.is_true(rep.kinds.tunnel > 0)
   end)
 
+  it("drops the roads phase's working data once its rooms are made, and builds the same again", function()
+    local psdl = require "psdl"
+    local city = city_mod.new{ seed = 5 }
+    local a, b, c, d = city:node(0, 0), city:node(160, 0), city:node(160, 120), city:node(0, 120)
+    city:road(a, b, { profile = "avenue" })
+    city:road(b, c, { via = { { 190, 60 } } })
+    city:road(c, d)
+    city:road(d, a, { bridge = true })
+    city:road(a, c, { tunnel = true })
+    local doc1 = city:build()
+    for _, n in ipairs(city.nodes) do assert.is_nil(n.junction) end
+    for _, r in ipairs(city.roads) do
+      assert.is_nil(r.poly)
+      assert.is_nil(r.crossings)
+      assert.is_true(#r.rooms > 0) -- (what psdl.city.repair reads after a failed validation stays)
+    end
+    local doc2 = city:build()
+    assert.equal(psdl.encode(doc1), psdl.encode(doc2))
+  end)
+
+  it("builds with the collector's pause at GC_PAUSE and gives the caller's back", function()
+    local city = city_mod.new{ blocks = false }
+    city:road(city:node(0, 0), city:node(150, 0))
+    local seen = {}
+    local prev = collectgarbage("setpause", 160)
+    local ok, err = pcall(city.build, city, { progress = function()
+      local p = collectgarbage("setpause", 0)
+      collectgarbage("setpause", p)
+      seen[#seen + 1] = p
+    end })
+    local after = collectgarbage("setpause", prev)
+    assert.is_true(ok, tostring(err))
+    assert.equal(1000, city_mod.GC_PAUSE)
+    assert.same({ 1000, 1000, 1000 }, seen)
+    assert.equal(160, after)
+  end)
+
   it("leaves nothing behind once the city, its document and its report are dropped", function()
     local function live()
       collectgarbage(); collectgarbage()
