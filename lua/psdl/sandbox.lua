@@ -32,6 +32,11 @@
 -- the script with a message naming the script line it was on. A script cannot catch these
 -- two errors (`pcall` passes them on).
 --
+-- Library state: the run takes a snapshot of the library's shared tables and upvalues
+-- (`psdl.library_state`) and puts it back when the script ends, so that what a script changed
+-- through the objects library calls hand back (`b.style`, ...) reaches neither the host nor
+-- the next script.
+--
 -- A host may also give a **poll** function (`psdl view --watch` serves HTTP and watches
 -- files with it while a script runs): the limit hook calls it outside the sandbox's rules
 -- (full library, no memory limit, its processor time not counted against the script's),
@@ -40,6 +45,7 @@
 
 local core = require "psdl.core"
 local control = require "psdl.control"
+local library_state = require "psdl.library_state"
 local debug, coroutine, string, table, math, utf8, os, io, package =
   debug, coroutine, string, table, math, utf8, os, io, package
 local type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
@@ -609,6 +615,9 @@ function Box:outside(fn)
     -- the host's string methods (not the pattern guards) for the host's code
     if smt and self.prev_sindex then sindex = smt.__index; smt.__index = self.prev_sindex end
   end
+  -- (a module the host loads meanwhile is the host's, not part of the library's snapshot)
+  local searchers = self.host_searchers and package.searchers
+  if searchers then package.searchers = self.host_searchers end
   -- (an exceeded limit that library code caught stays in force, so that run() still sees it)
   local stats = self.memory_cap and control.memory_stats()
   local lift = stats and not stats.exceeded
@@ -620,6 +629,7 @@ function Box:outside(fn)
     io.open = open
     if sindex then smt.__index = sindex end
   end
+  if searchers then package.searchers = searchers end
   if self.deadline then self.deadline = self.deadline + (os.clock() - t0) end
   if not ok then error(r, 0) end
   return r
@@ -680,6 +690,11 @@ end
 function Box:run(fn, ...)
   local box = self
   self.stopped = nil
+  -- the library as it is now comes back when the script ends (psdl.library_state): nothing
+  -- the script changed in it reaches the host or the next script
+  local snap = library_state.snapshot()
+  local unwatch
+  unwatch, self.host_searchers = library_state.watch_loads(snap)
   if self.timeout and self.timeout > 0 then self.deadline = os.clock() + self.timeout else self.deadline = nil end
   local old_hook = { debug.gethook() }
   self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0) or self.poll ~= nil
@@ -730,6 +745,9 @@ function Box:run(fn, ...)
   local stats = control.memory_stats()
   if stats and self.max_memory and self.max_memory > 0 then control.memory_limit(0) end
   self.memory_cap = nil
+  unwatch()
+  self.host_searchers = nil
+  library_state.restore(snap)
   if stats and stats.exceeded and not is_stop(results[2]) then
     -- a memory error (Lua calls no message handler for it), or one library code caught
     results = { false, memory_stop(self.last_line), n = 2 }
