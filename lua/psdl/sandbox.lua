@@ -12,7 +12,9 @@
 -- * `io.open(path)` / `io.lines(path)` reading (never writing) files under the script's
 --   folder (heightmaps, OSM extracts, data tables); library functions that read files
 --   (`psdl.read`, `psdl.terrain.load`, `psdl.osm.import`) get the same rule, and no library
---   function may write a file while the script runs;
+--   function may write a file while the script runs; a path outside the folder is an error
+--   whether or not it exists (`Box:readable`: by its text, then by real path), for
+--   `psdl.real_path` and the library's `lfs` path checks too;
 -- * `require` of the public library (`psdl` and the modules of `M.MODULES`, read-only
 --   views too) and of Lua modules in the script's own folder (`require "streets"` loads
 --   `<folder>/streets.lua`, sandboxed too); never `psdl.core`, `psdl.control`,
@@ -46,6 +48,8 @@
 local core = require "psdl.core"
 local control = require "psdl.control"
 local library_state = require "psdl.library_state"
+local lfs = require "lfs"
+local lfs_attributes, lfs_symlinkattributes, lfs_dir = lfs.attributes, lfs.symlinkattributes, lfs.dir
 local debug, coroutine, string, table, math, utf8, os, io, package =
   debug, coroutine, string, table, math, utf8, os, io, package
 local type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
@@ -74,6 +78,13 @@ Stop.__index = Stop
 Stop.__tostring = function(s) return s.msg end
 
 local function is_stop(e) return getmetatable(e) == Stop end
+
+-- Put the fields of `with` in `t`; returns the fields they replaced (for the swap back).
+local function swap(t, with)
+  local before = {}
+  for k, v in next, with do before[k] = t[k]; t[k] = v end
+  return before
+end
 
 local function copy(t)
   local c = {}
@@ -242,26 +253,67 @@ local function denied(what)
   return what .. " is not available in a sandboxed city script (psdl build --trust gives full access)"
 end
 
---- Whether a file may be read from the sandbox: it must exist and lie under the script's
--- folder (compared by real path, so links and `..` cannot leave it).
+-- A path made absolute (a relative one under `dir`) with `.`, `..` and repeated slashes
+-- taken out by its text alone, before the system sees it.
+local function lexical(path, dir)
+  if path:sub(1, 1) ~= "/" then path = dir .. "/" .. path end
+  local parts, n = {}, 0
+  for c in string.gmatch(path, "[^/]+") do
+    if c == ".." then
+      if n > 0 then parts[n] = nil; n = n - 1 end
+    elseif c ~= "." then
+      n = n + 1; parts[n] = c
+    end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+
+--- Where a path a sandboxed script names lies, told the same way whether or not anything
+-- exists outside the script's folder (so that no answer says whether an outside file
+-- exists). The path is taken by its text first (a relative name under the folder, `..`
+-- removed): a path whose text leaves the folder is outside; under it, the real path (links
+-- followed) must stay under the folder, and a missing name must not lie behind a link
+-- (a dangling link is outside too, as a link to an existing outside file is).
 -- @tparam string path
--- @treturn[1] string the real path
+-- @treturn[1] string the real path (the file exists and lies under the folder)
+-- @treturn[1] string the absolute path by its text (`lfs.symlinkattributes` looks at it)
 -- @treturn[2] nil
--- @treturn[2] string message
--- @treturn[2] boolean true when the file exists but lies outside the folder
+-- @treturn[2] string message (a missing name under the folder: the system's; outside: one
+--   message naming the path as given and the folder)
+-- @treturn[2] boolean true when the path is outside the folder
+-- @treturn[2] string the absolute path by its text, when not outside
 function Box:readable(path)
   if type(path) ~= "string" then return nil, "a file name expected" end
-  -- a relative name is under the script's folder (as `require` looks there), not under
-  -- whatever folder psdl was started from
-  if path:sub(1, 1) ~= "/" and self.dir then path = self.dir .. "/" .. path end
-  local real, err = core.real_path(path)
-  if not real then return nil, (tostring(err):gsub("^psdl: io: ", "")) end
   local root = self.root
-  if root and (real == root or real:sub(1, #root + 1) == (root == "/" and "/" or root .. "/")) then
-    return real
+  local function under(p)
+    return root and (p == root or p:sub(1, #root + 1) == (root == "/" and "/" or root .. "/"))
   end
-  return nil, string.format("%s: outside the script's folder %s: a sandboxed city script reads only files "
-    .. "under its own folder (psdl build --trust gives full access)", path, self.dir), true
+  local outside = string.format("%s: outside the script's folder %s: a sandboxed city script reads only files "
+    .. "under its own folder (psdl build --trust gives full access)", path, self.dir)
+  -- (a relative name is under the script's folder, as `require` looks there, not under
+  -- whatever folder psdl was started from)
+  local abs = lexical(path, self.dir)
+  if not under(abs) then return nil, outside, true end
+  local real, err = core.real_path(abs)
+  if real then
+    if under(real) then return real, abs end
+    return nil, outside, true
+  end
+  err = (tostring(err):gsub("^psdl: io: ", ""))
+  -- missing: the names from the folder down, up to the first that is not there
+  local prefix = root
+  for c in string.gmatch(abs:sub(#root + 2), "[^/]+") do
+    local p = prefix == "/" and "/" .. c or prefix .. "/" .. c
+    local mode = lfs_symlinkattributes(p, "mode")
+    if mode == nil then
+      local rp = core.real_path(prefix)
+      if rp and under(rp) then return nil, err, false, abs end
+      return nil, outside, true
+    end
+    if mode == "link" and lfs_attributes(p, "mode") == nil then return nil, outside, true end
+    prefix = p
+  end
+  return nil, err, false, abs
 end
 
 -- io.open as the sandbox allows it: read modes only, under the script's folder.
@@ -280,6 +332,50 @@ function Box:guarded_open(real_open)
     local f, oerr, code = real_open(real, mode)
     if f then self.reads[#self.reads + 1] = real end
     return f, oerr, code
+  end
+end
+
+-- lfs's path functions as the sandbox allows them: Box:inside puts them in the lfs table
+-- while a sandboxed script runs, so that the library's checks of a path (psdl.write's folder
+-- test, export's image files) follow the rules of io.open and say nothing about a path
+-- outside the folder but that it is outside. `lfs.currentdir()` is the script's folder.
+function Box:guarded_lfs()
+  local box = self
+  local function place(path)
+    local real, err, outside, abs = box:readable(path)
+    if outside then error(err, 3) end
+    return real, err, abs
+  end
+  return {
+    attributes = function(path, ...)
+      local real, err = place(path)
+      if not real then return nil, err end
+      return lfs_attributes(real, ...)
+    end,
+    symlinkattributes = function(path, ...)
+      local real, err = place(path)
+      if not real then return nil, err end
+      return lfs_symlinkattributes(err, ...) -- (err: the path by its text, a link not followed)
+    end,
+    dir = function(path)
+      local real, err = place(path)
+      if not real then error(err, 2) end
+      return lfs_dir(real)
+    end,
+    currentdir = function() return box.dir end,
+  }
+end
+
+-- psdl.real_path as the sandbox gives it (the read-only view calls this in its place): a
+-- path outside the script's folder is an error whether or not it exists (Box:readable).
+function Box:guarded_real_path()
+  local box = self
+  return function(path, ...)
+    if type(path) ~= "string" then return core.real_path(path, ...) end -- (its own argument error)
+    local real, err, outside = box:readable(path)
+    if outside then error(err, 2) end
+    if real then return real end
+    return nil, "psdl: io: " .. err, "io"
   end
 end
 
@@ -316,6 +412,8 @@ local function read_only(box, t, cache)
         if w then box.last_line = w end
         if not cache.fn[v] then
           local name = type(k) == "string" and k or "?"
+          -- (a function the sandbox gives its own version of: psdl.real_path)
+          local call = box.replaced and box.replaced[v] or v
           cache.fn[v] = function(...)
             return (function(ok, ...)
               if ok then return ... end
@@ -325,7 +423,7 @@ local function read_only(box, t, cache)
               -- error is raised again at the script's line, naming the function
               e = M.clean_message(e):gsub("to 'fn'", "to '" .. name .. "'", 1)
               error(e, 2)
-            end)(pcall(box.inside, box, v, cache.unwrap(...)))
+            end)(pcall(box.inside, box, call, cache.unwrap(...)))
           end
         end
         return cache.fn[v]
@@ -382,6 +480,8 @@ function Box:sandbox_env(psdl)
   local lib_cache = view_cache()
   -- (box.views.real[view] -> the library table it shows: for audits, spec/sandbox_reach_spec.lua)
   box.views = lib_cache
+  box.replaced = { [core.real_path] = box:guarded_real_path() }
+  box.lfs = box:guarded_lfs()
   env.psdl = read_only(box, psdl, lib_cache)
   env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
   env.string.dump = function() error(denied("string.dump"), 2) end
@@ -488,7 +588,7 @@ function Box:sandbox_env(psdl)
     end
     local path = box.dir .. "/" .. name:gsub("%.", "/") .. ".lua"
     -- (readable takes the absolute name: a relative one is taken under the script's folder again)
-    local ok, err = box:readable(path:sub(1, 1) == "/" and path or (core.real_path(".") or ".") .. "/" .. path)
+    local ok = box:readable(path)
     if not ok then
       error(string.format("require %q: no module %s in the script's folder (a sandboxed city script can "
         .. "require psdl modules and Lua modules of its own folder only)", name, path), 2)
@@ -614,6 +714,7 @@ function Box:outside(fn)
     io.open = self.prev_open
     -- the host's string methods (not the pattern guards) for the host's code
     if smt and self.prev_sindex then sindex = smt.__index; smt.__index = self.prev_sindex end
+    swap(lfs, self.prev_lfs)
   end
   -- (a module the host loads meanwhile is the host's, not part of the library's snapshot)
   local searchers = self.host_searchers and package.searchers
@@ -628,6 +729,7 @@ function Box:outside(fn)
     control.deny_writes(deny)
     io.open = open
     if sindex then smt.__index = sindex end
+    swap(lfs, self.lfs)
   end
   if searchers then package.searchers = searchers end
   if self.deadline then self.deadline = self.deadline + (os.clock() - t0) end
@@ -655,6 +757,8 @@ function Box:inside(fn, ...)
     -- (never the script's `string`, which it may change: Box:sandbox_env)
     if smt and self.string_methods then prev_sindex = smt.__index; smt.__index = self.string_methods end
     self.prev_sindex = prev_sindex
+    -- lfs's path functions: the library's path checks under the rules of io.open
+    self.prev_lfs = swap(lfs, self.lfs)
   else
     prev_open, self.prev_lines = io.open, io.lines
     io.open, io.lines = self:recording_open(prev_open), self:recording_open(io.lines, true)
@@ -668,6 +772,7 @@ function Box:inside(fn, ...)
       control.deny_writes(prev_deny)
       io.open = prev_open
       if prev_sindex then smt.__index = prev_sindex end
+      swap(lfs, self.prev_lfs)
     else
       io.open, io.lines = prev_open, self.prev_lines
       coroutine.create, coroutine.resume, coroutine.wrap = table.unpack(self.prev_co)
