@@ -25,7 +25,8 @@ local M = {}
 
 --- Names of the modules whose state is the host's (patterns): never walked, never restored.
 M.HOST_MODULES = { "^psdl%.cli$", "^psdl%.cli%.", "^psdl%.sandbox$", "^psdl%.control$", "^psdl%.view$",
-  "^psdl%.serve$", "^psdl%.watch$", "^psdl%.library_state$", "^psdl%.script_folder$" }
+  "^psdl%.serve$", "^psdl%.watch$", "^psdl%.library_state$", "^psdl%.script_folder$",
+  "^psdl%.pattern_cost$" }
 
 --- Whether a module name is one of the library's (walked and restored).
 -- @tparam any name a key of `package.loaded`
