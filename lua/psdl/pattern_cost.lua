@@ -7,6 +7,19 @@ local type, string, math = type, string, math
 
 local M = {}
 
+-- The place after a set `[...]` that starts at i (a ']' first, or after '^', is part of it).
+local function set_end(pattern, i)
+  local ssub, len = string.sub, #pattern
+  local j = i + 1
+  if ssub(pattern, j, j) == "^" then j = j + 1 end
+  if ssub(pattern, j, j) == "]" then j = j + 1 end
+  while j <= len and ssub(pattern, j, j) ~= "]" do
+    if ssub(pattern, j, j) == "%" then j = j + 1 end
+    j = j + 1
+  end
+  return j + 1
+end
+
 --- Largest number of matching steps a pattern may be expected to take in a sandbox.
 M.STEPS = 1e9
 
@@ -52,29 +65,14 @@ function M.ok(subject, pattern, plain, name)
       if d == "b" then -- (a balance scans on, it does not branch: not counted)
         single, i = false, i + 4
       elseif d == "f" then -- a frontier: its set follows
-        single, i = false, i + 2
-        local j = i + 1
-        if ssub(pattern, j, j) == "^" then j = j + 1 end
-        if ssub(pattern, j, j) == "]" then j = j + 1 end
-        while j <= len and ssub(pattern, j, j) ~= "]" do
-          if ssub(pattern, j, j) == "%" then j = j + 1 end
-          j = j + 1
-        end
-        i = j + 1
+        single, i = false, set_end(pattern, i + 2)
       elseif sfind(d, "^%d$") then
         k, single, i = k + 1, false, i + 2
       else
         i = i + 2
       end
     elseif c == "[" then -- a set: up to its closing bracket (a ']' first is part of it)
-      local j = i + 1
-      if ssub(pattern, j, j) == "^" then j = j + 1 end
-      if ssub(pattern, j, j) == "]" then j = j + 1 end
-      while j <= len and ssub(pattern, j, j) ~= "]" do
-        if ssub(pattern, j, j) == "%" then j = j + 1 end
-        j = j + 1
-      end
-      i = j + 1
+      i = set_end(pattern, i)
     elseif c == "$" and i == len then
       single, i = false, i + 1
     else
