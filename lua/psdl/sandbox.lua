@@ -12,7 +12,9 @@
 -- * `io.open(path)` / `io.lines(path)` reading (never writing) files under the script's
 --   folder (heightmaps, OSM extracts, data tables); library functions that read files
 --   (`psdl.read`, `psdl.terrain.load`, `psdl.osm.import`) get the same rule, and no library
---   function may write a file while the script runs;
+--   function may write a file while the script runs; a path outside the folder is an error
+--   whether or not it exists (`Box:readable`: by its text, then by real path), for
+--   `psdl.real_path` and the library's `lfs` path checks too;
 -- * `require` of the public library (`psdl` and the modules of `M.MODULES`, read-only
 --   views too) and of Lua modules in the script's own folder (`require "streets"` loads
 --   `<folder>/streets.lua`, sandboxed too); never `psdl.core`, `psdl.control`,
@@ -32,6 +34,11 @@
 -- the script with a message naming the script line it was on. A script cannot catch these
 -- two errors (`pcall` passes them on).
 --
+-- Library state: the run takes a snapshot of the library's shared tables and upvalues
+-- (`psdl.library_state`) and puts it back when the script ends, so that what a script changed
+-- through the objects library calls hand back (`b.style`, ...) reaches neither the host nor
+-- the next script.
+--
 -- A host may also give a **poll** function (`psdl view --watch` serves HTTP and watches
 -- files with it while a script runs): the limit hook calls it outside the sandbox's rules
 -- (full library, no memory limit, its processor time not counted against the script's),
@@ -40,6 +47,10 @@
 
 local core = require "psdl.core"
 local control = require "psdl.control"
+local library_state = require "psdl.library_state"
+local script_folder = require "psdl.script_folder"
+local pattern_cost = require "psdl.pattern_cost"
+local lfs = require "lfs"
 local debug, coroutine, string, table, math, utf8, os, io, package =
   debug, coroutine, string, table, math, utf8, os, io, package
 local type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
@@ -68,6 +79,13 @@ Stop.__index = Stop
 Stop.__tostring = function(s) return s.msg end
 
 local function is_stop(e) return getmetatable(e) == Stop end
+
+-- Put the fields of `with` in `t`; returns the fields they replaced (for the swap back).
+local function swap(t, with)
+  local before = {}
+  for k, v in next, with do before[k] = t[k]; t[k] = v end
+  return before
+end
 
 local function copy(t)
   local c = {}
@@ -102,13 +120,16 @@ M.plain_copy = plain_copy
 -- @tparam string msg
 -- @treturn string
 function M.clean_message(msg)
+  local gsub = string.gsub
   msg = tostring(msg)
   local prev
   repeat
     prev = msg
-    msg = msg:gsub("^[^\n:]*/lua/psdl/[%w_/]+%.lua:%d+: ", ""):gsub("^%[string \"psdl[^\"]*\"%]:%d+: ", "")
+    -- (the real string.gsub, not the sandbox's bounded one: the message may be long, and
+    -- these patterns are linear on it, each start ending at the next ':')
+    msg = gsub(gsub(msg, "^[^\n:]*/lua/psdl/[%w_/]+%.lua:%d+: ", ""), "^%[string \"psdl[^\"]*\"%]:%d+: ", "")
   until msg == prev
-  return (msg:gsub("(: )[^\n: ]*/lua/psdl/[%w_/]+%.lua:%d+: ", "%1"))
+  return (gsub(msg, "(: )[^\n: ]*/lua/psdl/[%w_/]+%.lua:%d+: ", "%1"))
 end
 
 local function dirname(path)
@@ -129,52 +150,8 @@ end
 local Box = {}
 Box.__index = Box
 
---- Largest number of matching steps a pattern may be expected to take in a sandbox.
-M.PATTERN_STEPS = 1e9
-
---- Whether a pattern match is bounded enough to run in the sandbox. Lua's pattern matcher
--- runs in C, out of reach of the `--timeout` hook, and backtracks: a pattern with k
--- unbounded repetitions (`*`, `+`, `-`) can take about n^k steps on a subject of n bytes
--- (`("a"):rep(30000):find(".-.-.-.-.-.-b")` runs for hours). A match is refused when
--- n^k exceeds `PATTERN_STEPS` with k >= 3 (a final `.*`/`.-` not counted; one or two
--- repetitions, the usual `^(%S+)%s+(.*)$` line parsing, always run); plain finds always run.
--- @tparam any subject
--- @tparam any pattern
--- @tparam[opt] boolean plain `string.find`'s plain flag
--- @treturn boolean
--- @treturn[opt] string why not
-function M.pattern_cost_ok(subject, pattern, plain)
-  if plain or type(subject) ~= "string" or type(pattern) ~= "string" then return true end
-  local n = #subject
-  if n < 64 then return true end
-  local k, i, len = 0, 1, #pattern
-  while i <= len do
-    local c = pattern:sub(i, i)
-    if c == "%" then
-      i = i + 2
-    elseif c == "[" then -- a set: up to its closing bracket (a ']' first is part of it)
-      local j = i + 1
-      if pattern:sub(j, j) == "^" then j = j + 1 end
-      if pattern:sub(j, j) == "]" then j = j + 1 end
-      while j <= len and pattern:sub(j, j) ~= "]" do
-        if pattern:sub(j, j) == "%" then j = j + 1 end
-        j = j + 1
-      end
-      i = j + 1
-    else
-      i = i + 1
-    end
-    local q = pattern:sub(i, i)
-    if q == "*" or q == "+" or q == "-" then k = k + 1; i = i + 1 elseif q == "?" then i = i + 1 end
-  end
-  -- a last "anything" repetition ("(.*)$", ".-)$") takes the rest in one step
-  if pattern:match("%.[%*%-%+]%)*%$?$") and not pattern:match("%%%.[%*%-%+]%)*%$?$") then k = k - 1 end
-  if k >= 3 and k * math.log(n, 10) > math.log(M.PATTERN_STEPS, 10) then
-    return false, string.format("a pattern with %d repetitions over %d bytes could run for hours (Lua's matcher "
-      .. "is out of reach of --timeout): match shorter pieces (one line at a time)", k, n)
-  end
-  return true
-end
+--- Whether a pattern match is bounded enough to run in the sandbox (`psdl.pattern_cost`).
+M.pattern_cost_ok = pattern_cost.ok
 
 --- The modules a sandboxed script may `require` besides its own folder's: the public
 -- library, each as the same read-only view as the global `psdl` gives (docs/city.md
@@ -237,27 +214,9 @@ local function denied(what)
   return what .. " is not available in a sandboxed city script (psdl build --trust gives full access)"
 end
 
---- Whether a file may be read from the sandbox: it must exist and lie under the script's
--- folder (compared by real path, so links and `..` cannot leave it).
--- @tparam string path
--- @treturn[1] string the real path
--- @treturn[2] nil
--- @treturn[2] string message
--- @treturn[2] boolean true when the file exists but lies outside the folder
-function Box:readable(path)
-  if type(path) ~= "string" then return nil, "a file name expected" end
-  -- a relative name is under the script's folder (as `require` looks there), not under
-  -- whatever folder psdl was started from
-  if path:sub(1, 1) ~= "/" and self.dir then path = self.dir .. "/" .. path end
-  local real, err = core.real_path(path)
-  if not real then return nil, (tostring(err):gsub("^psdl: io: ", "")) end
-  local root = self.root
-  if root and (real == root or real:sub(1, #root + 1) == (root == "/" and "/" or root .. "/")) then
-    return real
-  end
-  return nil, string.format("%s: outside the script's folder %s: a sandboxed city script reads only files "
-    .. "under its own folder (psdl build --trust gives full access)", path, self.dir), true
-end
+-- The script's folder rule (psdl.script_folder): Box:readable(path), the sandbox's lfs path
+-- functions and psdl.real_path.
+Box.readable = script_folder.readable
 
 -- io.open as the sandbox allows it: read modes only, under the script's folder.
 function Box:guarded_open(real_open)
@@ -311,6 +270,8 @@ local function read_only(box, t, cache)
         if w then box.last_line = w end
         if not cache.fn[v] then
           local name = type(k) == "string" and k or "?"
+          -- (a function the sandbox gives its own version of: psdl.real_path)
+          local call = box.replaced and box.replaced[v] or v
           cache.fn[v] = function(...)
             return (function(ok, ...)
               if ok then return ... end
@@ -320,7 +281,7 @@ local function read_only(box, t, cache)
               -- error is raised again at the script's line, naming the function
               e = M.clean_message(e):gsub("to 'fn'", "to '" .. name .. "'", 1)
               error(e, 2)
-            end)(pcall(box.inside, box, v, cache.unwrap(...)))
+            end)(pcall(box.inside, box, call, cache.unwrap(...)))
           end
         end
         return cache.fn[v]
@@ -377,13 +338,15 @@ function Box:sandbox_env(psdl)
   local lib_cache = view_cache()
   -- (box.views.real[view] -> the library table it shows: for audits, spec/sandbox_reach_spec.lua)
   box.views = lib_cache
+  box.replaced = { [core.real_path] = script_folder.real_path(box) }
+  box.lfs = script_folder.lfs(box)
   env.psdl = read_only(box, psdl, lib_cache)
   env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
   env.string.dump = function() error(denied("string.dump"), 2) end
   for _, name in ipairs { "find", "match", "gmatch", "gsub" } do
     local f = string[name]
     env.string[name] = function(subject, pattern, ...)
-      local ok, why = M.pattern_cost_ok(subject, pattern, name == "find" and select(2, ...))
+      local ok, why = pattern_cost.ok(subject, pattern, name == "find" and select(2, ...), name)
       if not ok then error(string.format("string.%s: %s", name, why), 2) end
       return f(subject, pattern, ...)
     end
@@ -483,7 +446,7 @@ function Box:sandbox_env(psdl)
     end
     local path = box.dir .. "/" .. name:gsub("%.", "/") .. ".lua"
     -- (readable takes the absolute name: a relative one is taken under the script's folder again)
-    local ok, err = box:readable(path:sub(1, 1) == "/" and path or (core.real_path(".") or ".") .. "/" .. path)
+    local ok = box:readable(path)
     if not ok then
       error(string.format("require %q: no module %s in the script's folder (a sandboxed city script can "
         .. "require psdl modules and Lua modules of its own folder only)", name, path), 2)
@@ -635,7 +598,11 @@ function Box:outside(fn)
     io.open = self.prev_open
     -- the host's string methods (not the pattern guards) for the host's code
     if smt and self.prev_sindex then sindex = smt.__index; smt.__index = self.prev_sindex end
+    swap(lfs, self.prev_lfs)
   end
+  -- (a module the host loads meanwhile is the host's, not part of the library's snapshot)
+  local searchers = self.host_searchers and package.searchers
+  if searchers then package.searchers = self.host_searchers end
   -- (an exceeded limit that library code caught stays in force, so that run() still sees it)
   local stats = self.memory_cap and control.memory_stats()
   local lift = stats and not stats.exceeded
@@ -646,7 +613,9 @@ function Box:outside(fn)
     control.deny_writes(deny)
     io.open = open
     if sindex then smt.__index = sindex end
+    swap(lfs, self.lfs)
   end
+  if searchers then package.searchers = searchers end
   if self.deadline then self.deadline = self.deadline + (os.clock() - t0) end
   if not ok then error(r, 0) end
   return r
@@ -672,6 +641,8 @@ function Box:inside(fn, ...)
     -- (never the script's `string`, which it may change: Box:sandbox_env)
     if smt and self.string_methods then prev_sindex = smt.__index; smt.__index = self.string_methods end
     self.prev_sindex = prev_sindex
+    -- lfs's path functions: the library's path checks under the rules of io.open
+    self.prev_lfs = swap(lfs, self.lfs)
   else
     prev_open, self.prev_lines = io.open, io.lines
     io.open, io.lines = self:recording_open(prev_open), self:recording_open(io.lines, true)
@@ -685,6 +656,7 @@ function Box:inside(fn, ...)
       control.deny_writes(prev_deny)
       io.open = prev_open
       if prev_sindex then smt.__index = prev_sindex end
+      swap(lfs, self.prev_lfs)
     else
       io.open, io.lines = prev_open, self.prev_lines
       coroutine.create, coroutine.resume, coroutine.wrap = table.unpack(self.prev_co)
@@ -713,6 +685,11 @@ function Box:run(fn, ...)
   local box = self
   self.stopped, self.error_line = nil, nil
   for i = #self.resumers, 1, -1 do self.resumers[i] = nil end
+  -- the library as it is now comes back when the script ends (psdl.library_state): nothing
+  -- the script changed in it reaches the host or the next script
+  local snap = library_state.snapshot()
+  local unwatch
+  unwatch, self.host_searchers = library_state.watch_loads(snap)
   if self.timeout and self.timeout > 0 then self.deadline = os.clock() + self.timeout else self.deadline = nil end
   local old_hook = { debug.gethook() }
   self.hooked = self.deadline ~= nil or (self.max_memory and self.max_memory > 0) or self.poll ~= nil
@@ -764,6 +741,9 @@ function Box:run(fn, ...)
   local stats = control.memory_stats()
   if stats and self.max_memory and self.max_memory > 0 then control.memory_limit(0) end
   self.memory_cap = nil
+  unwatch()
+  self.host_searchers = nil
+  library_state.restore(snap)
   if stats and stats.exceeded and not is_stop(results[2]) then
     -- a memory error (Lua calls no message handler for it), or one library code caught
     results = { false, memory_stop(self.last_line), n = 2 }
