@@ -318,8 +318,9 @@ local function run_import(args, ctx)
       -- a package is the target: the city must fit its rooms (coarser rooms, then simplified)
       max_rooms = args.package and require("psdl.package").MAX_ROOMS or nil })
     if not d then
-      -- (the report lists what was dropped and repaired before the failure, res)
-      local m = tostring(rep); R.write_failure_report(args, net, report, m, nil, res)
+      -- (the report lists what was dropped and repaired before the failure, res; the
+      -- message names the importer's own node ids with their places)
+      local m = R.place_nodes(tostring(rep), net); R.write_failure_report(args, net, report, m, nil, res)
       if m:find("does not validate", 1, true) then
         fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end

@@ -401,6 +401,30 @@ function M.print_outcome(out, rep, verbose)
   for _, s in ipairs(rep.simplified or {}) do line("simplified to fit: %s", s) end
 end
 
+--- A city build's message with the importer's own node ids (`b2` where a way was clipped,
+-- `d1` where a dual carriageway was split, `x`, `r`, `e`, `n` likewise: `psdl.osm.graph`),
+-- which appear in no OSM file, given their place: the first mention of each (not one in
+-- `nodes[...]`) gets `(x, z m; lat, lon)`, so the user can find it on a map.
+-- @tparam string msg
+-- @tparam table net the network (`nodes`, `origin`, `scale`)
+-- @treturn string
+function M.place_nodes(msg, net)
+  local P = require "psdl.osm.projection"
+  local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
+  local done = {}
+  return (msg:gsub("([%[%s])([bdenrx]%d+)%f[^%w_]", function(before, id)
+    local n = net.nodes and net.nodes[id]
+    if before == "[" or done[id] or type(n) ~= "table" or not (n.x and n.z) then return nil end
+    done[id] = true
+    local where = string.format("%.0f, %.0f m", n.x, n.z)
+    if proj then
+      local lat, lon = proj:inverse(n.x / (net.scale or 1), n.z / (net.scale or 1))
+      where = where .. string.format("; %.6f, %.6f", lat, lon)
+    end
+    return before .. id .. " (" .. where .. ")"
+  end))
+end
+
 --- The stage and short reason of a city build's failure message (`psdl.osm.city.build`).
 -- @tparam string msg
 -- @treturn table `{stage =, reason =, message = (its first line)}`

@@ -177,7 +177,9 @@ function M.script_document(psdl, path, opts)
           -- the whole list of problems (the builder lists at most eight of each kind)
           return nil, path .. ": " .. d:gsub("^.-: the built", "the built"), "problems"
         end
-        error(d, 0)
+        -- (the script has returned: an error of the build without a script line is the
+        -- script's as a whole, named so, not guessed to be a tail call's)
+        error(d:find(path, 1, true) and d or (path .. ": " .. d), 0)
       end
       if type(d) ~= "table" or type(rep) ~= "table" then
         -- (a script that set city.build = ... itself)
