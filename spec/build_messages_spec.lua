@@ -33,7 +33,7 @@ describe("psdl build messages (newcomer round 6)", function()
       "local a, b, c = city:node(0, 0), city:node(100, 0), city:node(0, 100)",
       "city:road(a, b)", "city:road(b, c)", "city:road(b, a)", "return city" }
     assert.equal(0, code, err)
-    assert.matches("warning: [^\n]*s.lua:5: road 3 %([^)]*s.lua:5%) is road 1 %([^)]*s.lua:3%) again: the same nodes 2 and 1", err)
+    assert.matches("warning: [^\n]*s.lua:5: road 3 %([^)]*s.lua:5%) is road 1 %([^)]*s.lua:3%) again: the same nodes 1 and 2", err)
   end)
 
   it("says nothing of the kind for a city without such mistakes", function()

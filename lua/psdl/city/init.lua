@@ -506,38 +506,46 @@ end
 -- via points). Each names the nodes or roads and their script lines.
 local function coincidences(self)
   local out, at, used, seen = {}, {}, {}, {}
+  local groups = {} -- {first, others...} in the order found
   for _, r in ipairs(self.roads) do used[r.a], used[r.b] = true, true end
   local function line(t) return t.where and (" (" .. t.where .. ")") or "" end
-  for _, n in ipairs(self.nodes) do
-    if used[n] then
-      local key = string_format("%.17g,%.17g,%s", n.x, n.z, tostring(n.y0))
-      local m = at[key]
-      if m then
-        out[#out + 1] = string_format("%snodes %s%s and %s%s are both at (%g, %g): roads meeting there need one "
-          .. "node (use the same node for each road)", n.where and (n.where .. ": ") or "", tostring(m.id), line(m),
-          tostring(n.id), line(n), n.x, n.z)
-      else
-        at[key] = n
-      end
+  local function add(map, key, item)
+    local g = map[key]
+    if g then
+      if #g == 1 then groups[#groups + 1] = g end
+      g[#g + 1] = item
+    else
+      map[key] = { item }
     end
   end
+  for _, n in ipairs(self.nodes) do
+    if used[n] then add(at, string_format("%.17g,%.17g,%s", n.x, n.z, tostring(n.y0)), n) end
+  end
   for _, r in ipairs(self.roads) do
-    local a, b, via = r.a, r.b, r.via
+    local a, b = r.a, r.b
     local pts = {}
-    for i, v in ipairs(via) do pts[i] = string_format("%.17g,%.17g", v[1], v[2]) end
-    local ends = { tostring(a.index), tostring(b.index) }
+    for i, v in ipairs(r.via) do pts[i] = string_format("%.17g,%.17g", v[1], v[2]) end
+    local ends = { a.index, b.index }
     if a.index > b.index then -- (the same road given from its other end: its via points reversed)
-      ends = { ends[2], ends[1] }
+      ends = { b.index, a.index }
       for i = 1, #pts // 2 do pts[i], pts[#pts + 1 - i] = pts[#pts + 1 - i], pts[i] end
     end
-    local key = ends[1] .. "-" .. ends[2] .. ":" .. table_concat(pts, ";")
-    local q = seen[key]
-    if q then
-      out[#out + 1] = string_format("%sroad %d%s is road %d%s again: the same nodes %s and %s, along the same line "
-        .. "(give it once)", r.where and (r.where .. ": ") or "", r.number, line(r), q.number, line(q),
-        tostring(a.id), tostring(b.id))
+    add(seen, ends[1] .. "-" .. ends[2] .. ":" .. table_concat(pts, ";"), r)
+  end
+  for _, g in ipairs(groups) do
+    local first, names = g[1], {}
+    local road = first.number ~= nil
+    for k = 2, #g do names[#names + 1] = tostring(road and g[k].number or g[k].id) .. line(g[k]) end
+    local many = #g > 2
+    local last = g[#g]
+    if road then
+      out[#out + 1] = string_format("%sroad%s %s %s road %d%s again: the same nodes %s and %s, along the same line "
+        .. "(give it once)", last.where and (last.where .. ": ") or "", many and "s" or "", table_concat(names, ", "),
+        many and "are" or "is", first.number, line(first), tostring(first.a.id), tostring(first.b.id))
     else
-      seen[key] = r
+      out[#out + 1] = string_format("%snodes %s%s and %s are %s at (%g, %g): roads meeting there need one node (use "
+        .. "the same node for each road)", last.where and (last.where .. ": ") or "", tostring(first.id), line(first),
+        table_concat(names, ", "), many and "all" or "both", first.x, first.z)
     end
   end
   return out
