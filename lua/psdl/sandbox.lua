@@ -40,6 +40,7 @@
 
 local core = require "psdl.core"
 local control = require "psdl.control"
+local lfs_attributes = require("lfs").attributes
 local debug, coroutine, string, table, math, utf8, os, io, package =
   debug, coroutine, string, table, math, utf8, os, io, package
 local type, tostring, error, pcall, xpcall, setmetatable, getmetatable, rawget, rawset, rawequal, rawlen,
@@ -237,8 +238,9 @@ local function denied(what)
   return what .. " is not available in a sandboxed city script (psdl build --trust gives full access)"
 end
 
---- Whether a file may be read from the sandbox: it must exist and lie under the script's
--- folder (compared by real path, so links and `..` cannot leave it).
+--- Whether a file may be read from the sandbox: it must exist, lie under the script's
+-- folder (compared by real path, so links and `..` cannot leave it) and be a regular file or
+-- a folder (a FIFO, socket or device is refused: its open could block).
 -- @tparam string path
 -- @treturn[1] string the real path
 -- @treturn[2] nil
@@ -253,6 +255,14 @@ function Box:readable(path)
   if not real then return nil, (tostring(err):gsub("^psdl: io: ", "")) end
   local root = self.root
   if root and (real == root or real:sub(1, #root + 1) == (root == "/" and "/" or root .. "/")) then
+    -- a FIFO, socket or device inside the folder: opening it could block for ever (a FIFO's
+    -- open waits for a writer, and --timeout counts processor time), so it is refused, found
+    -- by stat without opening it
+    local mode = lfs_attributes(real, "mode")
+    if mode and mode ~= "file" and mode ~= "directory" then
+      return nil, string.format("%s: not a regular file (a %s): a sandboxed city script reads only regular files "
+        .. "(opening a pipe or device could block the build for ever)", path, mode), true
+    end
     return real
   end
   return nil, string.format("%s: outside the script's folder %s: a sandboxed city script reads only files "
