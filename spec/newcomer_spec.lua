@@ -170,7 +170,7 @@ describe("a second newcomer's findings (F5, F6)", function()
     assert.equal(last, err:sub(-#last))
     assert.not_matches("\n\n", err, 1, true)
     code, _, err = run("osm", "spec/fixtures/osm/tee.osm", "--scale", "-1")
-    assert.matches("psdl osm: --scale: a positive number expected", err, 1, true)
+    assert.matches("psdl osm: --scale: a number 0.1 to 10 expected (it multiplies every distance), got -1", err, 1, true)
     -- before: "no drivable road to build a city from"
     local dir = H.tmpdir(finally)
     code, _, err = run("osm", "spec/fixtures/osm/tee.osm", "--bbox", "1,2,1.01,2.01", "-o", dir .. "/t.psdl")

@@ -43,7 +43,14 @@ describe("psdl.city.repair warnings", function()
     local code, _, err = H.cli("build", dir .. "/five.lua", "-o", dir .. "/five.psdl", "-q")
     assert.equal(0, code)
     local lines = {}
-    for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    for l in err:gmatch("[^\n]+") do
+      -- (the roads given again are also said in one line of their own: spec/build_messages_spec.lua)
+      if l:find("again: the same nodes", 1, true) then
+        assert.matches("roads 2 %([^)]*five.lua:3%), 3 %([^)]*five.lua:3%), 4 ", l)
+      else
+        lines[#lines + 1] = l
+      end
+    end
     assert.equal(4, #lines)
     for i, l in ipairs(lines) do
       local n = i + 1

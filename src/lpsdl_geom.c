@@ -2471,6 +2471,23 @@ static int grid_gc(lua_State *L) {
     return 0;
 }
 
+/* Raises for a box psdl_grid_insert/collect refused: a bug's box (not finite) as an argument
+ * error, a finite one as the city being too large for the game (a script or extract whose
+ * coordinates run to hundreds of kilometres: every search grid of the build meets it first),
+ * with no position (the message is about the input, not the library's line). */
+static int grid_box_fail(lua_State *L, int arg, double x0, double z0, double x1, double z1) {
+    if (!(isfinite(x0) && isfinite(z0) && isfinite(x1) && isfinite(z1)))
+        return luaL_argerror(L, arg, "the box is not finite or spans too many cells");
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "the city is too large: a box %.1f km by %.1f km (x from %.0f to %.0f m, z from %.0f to %.0f m) "
+             "spans more than the 2^24 cells of a search grid; the game's limit is a city about 5 km across "
+             "(2,047 rooms, 65,024 vertices: docs/osm.md, \"Area limit\")",
+             (x1 - x0) / 1000.0, (z1 - z0) / 1000.0, x0, x1, z0, z1);
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
+
 static int grid_insert(lua_State *L) {
     psdl_grid *g = check_grid(L, 1);
     lua_Integer id = luaL_checkinteger(L, 2);
@@ -2478,7 +2495,7 @@ static int grid_insert(lua_State *L) {
     double x0 = luaL_checknumber(L, 3), z0 = luaL_checknumber(L, 4), x1 = luaL_checknumber(L, 5),
            z1 = luaL_checknumber(L, 6);
     int r = psdl_grid_insert(g, (uint32_t)id, x0, z0, x1, z1);
-    if (r == -1) luaL_argerror(L, 3, "the box is not finite or spans too many cells");
+    if (r == -1) grid_box_fail(L, 3, x0, z0, x1, z1);
     if (r != 0) luaL_error(L, "not enough memory");
     return 0;
 }
@@ -2491,7 +2508,7 @@ static int grid_collect(lua_State *L) {
     uint32_t local[256];
     uint32_t *out = local;
     size_t n = psdl_grid_collect(g, out, 256, x0, z0, x1, z1);
-    if (n == PSDL_GEOM_INVALID) luaL_argerror(L, 2, "the box is not finite or spans too many cells");
+    if (n == PSDL_GEOM_INVALID) grid_box_fail(L, 2, x0, z0, x1, z1);
     if (n > 256) {
         out = (uint32_t *)scratch(L, n, sizeof *out);
         g = check_grid(L, 1);

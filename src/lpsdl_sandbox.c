@@ -361,8 +361,65 @@ static int l_default_interrupt(lua_State *L) {
     return 1;
 }
 
+#if PSDL_HAVE_TICK
+/* The wall-clock backstop (control.wall_limit): its message, written by the handler. */
+static char wall_msg[512];
+static size_t wall_len = 0;
+
+static void wall_handler(int sig) {
+    (void)sig;
+    if (wall_len) {
+        ssize_t r = write(2, wall_msg, wall_len); /* async-signal-safe, as _exit */
+        (void)r;
+    }
+    _exit(2);
+}
+#endif
+
+/* control.wall_limit(seconds[, message]) -> boolean: a wall-clock backstop for a run whose
+ * processor-time limit cannot see it blocked (an open or read that waits for ever uses no
+ * processor time): after `seconds` of real time (whole, rounded up; at most 10^6) the process
+ * writes `message` (at most 511 bytes) to standard error and ends with exit status 2. Outputs
+ * are written atomically, so nothing half-written stays. 0 (or less) disarms it. For the
+ * `psdl` command only (a host keeps SIGALRM); false where the system has no alarm. */
+static int l_wall_limit(lua_State *L) {
+    lua_Number secs = luaL_checknumber(L, 1);
+    size_t n = 0;
+    const char *m = luaL_optlstring(L, 2, "", &n);
+#if PSDL_HAVE_TICK
+    if (!(secs > 0)) {
+        alarm(0);
+        signal(SIGALRM, SIG_DFL);
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    if (n > sizeof wall_msg - 1) n = sizeof wall_msg - 1;
+    alarm(0);
+    memcpy(wall_msg, m, n);
+    wall_len = n;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = wall_handler;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) != 0) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    unsigned whole = secs >= 1e6 ? 1000000u : (unsigned)secs;
+    if ((lua_Number)whole < secs) whole++;
+    alarm(whole);
+    lua_pushboolean(L, 1);
+#else
+    (void)secs;
+    (void)m;
+    lua_pushboolean(L, 0);
+#endif
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
     {"default_interrupt", l_default_interrupt},
+    {"wall_limit", l_wall_limit},
     {"deny_writes", l_deny_writes},
     {"script_line", l_script_line},
     {"memory_exceeded", l_memory_exceeded},

@@ -12,7 +12,8 @@
 --   processor-time timer of `--timeout`), `script_line(chunks, level, thread)`;
 -- * the heap: `heap_reserve(mb)`, `heap_keep()`, `heap_allocator()`,
 --   `heap_allocator_counts()` (docs/heap.md);
--- * `default_interrupt()`: Ctrl-C ends the process (the `psdl` command).
+-- * `default_interrupt()`: Ctrl-C ends the process (the `psdl` command);
+-- * `wall_limit(seconds, message)`: a wall-clock backstop (the `psdl` command's `--timeout`).
 --
 -- Each function is documented in the C file that defines it (src/lpsdl_sandbox.c,
 -- src/lpsdl_heap.c).

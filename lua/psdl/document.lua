@@ -171,9 +171,9 @@ local function summary(problems, counts, strict)
   return string_format("%d problem%s: %s%s", n, n == 1 and "" or "s", table_concat(parts, "; "), more)
 end
 
--- Writes checked bytes under path when the verdict (opts: force, validate, strict, name)
--- lets it.
-local function write_bytes(checked, path, opts)
+-- The checked bytes when the verdict (opts: force, validate, strict, name) lets them be
+-- written under path; else nil, message, "invalid".
+local function verdict_bytes(checked, path, opts)
   if not opts.force and opts.validate ~= false then
     local good, problems, counts = verdict(checked.problems, checked.errors, checked.warnings,
       { strict = opts.strict, name = opts.name or path })
@@ -181,7 +181,7 @@ local function write_bytes(checked, path, opts)
       return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
     end
   end
-  return core.write_file(path, checked.bytes)
+  return checked.bytes
 end
 
 M.summary = summary
@@ -204,6 +204,38 @@ end
 
 local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = true, drivable = true }
 
+-- Raises (at the caller of write/bytes) for arguments of the wrong type.
+local function write_args(doc, path, opts, fname)
+  if type(doc) ~= "table" then
+    error("bad argument #1 to '" .. fname .. "' (table expected, got " .. type(doc) .. ")", 3)
+  end
+  if type(path) ~= "string" then
+    error("bad argument #2 to '" .. fname .. "' (string expected, got " .. type(path) .. ")", 3)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #3 to '" .. fname .. "' (table expected, got " .. type(opts) .. ")", 3)
+  end
+end
+
+-- The bytes `write` writes (its arguments checked), or nil, message, code.
+local function bytes_of(doc, path, opts)
+  local bad = path_problem(path)
+  if bad then return nil, bad, "io" end
+  if opts.force or opts.validate == false then
+    -- called straight from pcall: the raise then carries no position (see core_check)
+    local ok, bytes = pcall(core.encode, doc)
+    if ok then return bytes end
+    return nil, "psdl: invalid: " .. path .. ": " .. summary({ encode_problem(bytes) }, { errors = 1, warnings = 0 }),
+      "invalid"
+  end
+  local good, problems, counts, checked = M.check(doc, { strict = opts.strict, name = opts.name or path,
+                                                         drivable = opts.drivable }, true)
+  if not checked then -- (not encodable: its one problem says why)
+    return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
+  end
+  return verdict_bytes(checked, path, opts)
+end
+
 --- Validate, encode and write a document atomically.
 --
 -- The bytes go to a temporary file in the target's folder, which is then renamed over the
@@ -222,32 +254,25 @@ local WRITE_OPTIONS = { force = true, validate = true, strict = true, name = tru
 -- its range) is `"invalid"` even with `force`: its one problem says where.
 -- (A folder, or a missing folder, is reported as `"io"` before the document is validated.)
 function M.write(doc, path, opts)
-  if type(doc) ~= "table" then
-    error("bad argument #1 to 'write' (table expected, got " .. type(doc) .. ")", 2)
-  end
-  if type(path) ~= "string" then
-    error("bad argument #2 to 'write' (string expected, got " .. type(path) .. ")", 2)
-  end
-  if opts ~= nil and type(opts) ~= "table" then
-    error("bad argument #3 to 'write' (table expected, got " .. type(opts) .. ")", 2)
-  end
-  opts = opts or {}
-  check_options(opts, WRITE_OPTIONS, "write", 3)
-  local bad = path_problem(path)
-  if bad then return nil, bad, "io" end
-  if opts.force or opts.validate == false then
-    -- called straight from pcall: the raise then carries no position (see core_check)
-    local ok, bytes = pcall(core.encode, doc)
-    if ok then return core.write_file(path, bytes) end
-    return nil, "psdl: invalid: " .. path .. ": " .. summary({ encode_problem(bytes) }, { errors = 1, warnings = 0 }),
-      "invalid"
-  end
-  local good, problems, counts, checked = M.check(doc, { strict = opts.strict, name = opts.name or path,
-                                                         drivable = opts.drivable }, true)
-  if not checked then -- (not encodable: its one problem says why)
-    return nil, "psdl: invalid: " .. path .. ": " .. summary(problems, counts, opts.strict), "invalid"
-  end
-  return write_bytes(checked, path, opts)
+  write_args(doc, path, opts, "write")
+  check_options(opts or {}, WRITE_OPTIONS, "write", 3)
+  local bytes, err, code = bytes_of(doc, path, opts or {})
+  if not bytes then return nil, err, code end
+  return core.write_file(path, bytes)
+end
+
+--- What `write` would write, without writing: the bytes, or its failure (a command that
+-- writes several files makes them all before it writes any: `psdl.cli.outputs`).
+-- @tparam table doc document
+-- @tparam string path the file the bytes are for (messages, the default city name, the
+--   folder check)
+-- @tparam[opt] table opts as for `write`
+-- @treturn string bytes
+-- @return[2] nil, message, code as `write`
+function M.bytes(doc, path, opts)
+  write_args(doc, path, opts, "bytes")
+  check_options(opts or {}, WRITE_OPTIONS, "bytes", 3)
+  return bytes_of(doc, path, opts or {})
 end
 
 --- Write a document checked before (`Builder:finish`'s `report.checked`, passed on by
@@ -273,7 +298,22 @@ function M.write_checked(checked, path, opts)
   end
   local bad = path_problem(path)
   if bad then return nil, bad, "io" end
-  return write_bytes(checked, path, opts)
+  local bytes, err, code = verdict_bytes(checked, path, opts)
+  if not bytes then return nil, err, code end
+  return core.write_file(path, bytes)
+end
+
+--- What `write_checked` would write, without writing (as `bytes` for `write`).
+-- @tparam table checked as for `write_checked`
+-- @tparam string path
+-- @tparam[opt] table opts as for `write_checked`
+-- @treturn string bytes
+-- @return[2] nil, message, code
+function M.checked_bytes(checked, path, opts)
+  opts = opts or {}
+  local bad = path_problem(path)
+  if bad then return nil, bad, "io" end
+  return verdict_bytes(checked, path, opts)
 end
 
 return M

@@ -674,6 +674,23 @@ function Box:inside(fn, ...)
   end)(xpcall(fn, at_error, ...))
 end
 
+-- The text of an error value that is not a string: a table without __tostring (`error({code
+-- = 1})`) shows its plain fields (read raw, at most 8) instead of "table: 0x...".
+local function error_text(e)
+  local mt = type(e) == "table" and getmetatable(e)
+  if type(e) ~= "table" or (type(mt) == "table" and rawget(mt, "__tostring") ~= nil) then return tostring(e) end
+  local parts, k, v = {}, nil, nil
+  repeat
+    k, v = next(e, k)
+    if k ~= nil and (type(v) == "string" or type(v) == "number" or type(v) == "boolean") then
+      parts[#parts + 1] = string.format(type(k) == "string" and "%s = %s" or "[%s] = %s", tostring(k),
+        type(v) == "string" and string.format("%q", v:sub(1, 80)) or tostring(v))
+    end
+  until k == nil or #parts == 8
+  return "the script raised a table, not a message: {" .. table.concat(parts, ", ") .. (k ~= nil and ", ...}" or "}")
+    .. " (error(\"text\") gives a message)"
+end
+
 --- Run `fn(...)` in the box with the limits, and report a failure with the script line.
 -- @tparam function fn
 -- @treturn[1] true
@@ -720,7 +737,7 @@ function Box:run(fn, ...)
     -- (Box:inside unwound the stack to its own frame: the line taken when the error was raised)
     local where = script_line(box, 1) or box.error_line or nil
     if stats and stats.exceeded then return memory_stop(where or box.last_line) end
-    if type(e) ~= "string" then e = tostring(e) end
+    if type(e) ~= "string" then e = error_text(e) end
     e = M.clean_message(e)
     if where and not e:find(where:match("^(.*):%d+$"), 1, true) then e = where .. ": " .. e end
     if not where and box.last_line and not e:find(box.last_line:match("^(.*):%d+$") .. ":", 1, true) then

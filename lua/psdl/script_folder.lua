@@ -41,7 +41,8 @@ end
 -- @treturn[2] nil
 -- @treturn[2] string message (a missing name under the folder: the system's; outside: one
 --   message naming the path as given and the folder)
--- @treturn[2] boolean true when the path is outside the folder
+-- @treturn[2] boolean true when the path is outside the folder or not a regular file or folder
+--   (a FIFO, socket or device: its open could block; the caller raises)
 -- @treturn[2] string the absolute path by its text, when not outside
 function M.readable(box, path)
   if type(path) ~= "string" then return nil, "a file name expected" end
@@ -57,8 +58,16 @@ function M.readable(box, path)
   if not under(abs) then return nil, outside, true end
   local real, err = core.real_path(abs)
   if real then
-    if under(real) then return real, abs end
-    return nil, outside, true
+    if not under(real) then return nil, outside, true end
+    -- a FIFO, socket or device inside the folder: opening it could block for ever (a FIFO's
+    -- open waits for a writer, and --timeout counts processor time), so it is refused, found
+    -- by stat without opening it
+    local mode = lfs_attributes(real, "mode")
+    if mode and mode ~= "file" and mode ~= "directory" then
+      return nil, string.format("%s: not a regular file (a %s): a sandboxed city script reads only regular files "
+        .. "(opening a pipe or device could block the build for ever)", abs, mode), true
+    end
+    return real, abs
   end
   err = (tostring(err):gsub("^psdl: io: ", ""))
   -- missing: the names from the folder down, up to the first that is not there

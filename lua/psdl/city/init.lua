@@ -240,6 +240,15 @@ end
 -- within a few kilometres of the origin, and a whole city spans at most `MAX_EXTENT`.
 M.MAX_COORDINATE = 65536
 
+-- Raises (at the script's line) when a method is called with a dot (`city.node(0, 0)`): the
+-- numbers then arrive one place along, and the message says to use the colon.
+local function method_call(self, fname, args)
+  if getmetatable(self) ~= City then
+    argerr(1, fname, string_format("a city expected, got %s: call it with a colon, city:%s(%s), not city.%s(...)",
+      type(self), fname, args, fname))
+  end
+end
+
 local NODE_OPTS = { y = true, name = true, id = true, tunnel = true, bridge = true, junction = true, dead_end = true,
                     radius = true, textures = true, min_distance = true, x = true, z = true, where = true }
 
@@ -255,6 +264,7 @@ local NODE_OPTS = { y = true, name = true, id = true, tunnel = true, bridge = tr
 -- ramp at this end), `bridge = true` (a junction on a bridge deck: only bridge roads)
 -- @treturn table the node (pass it to `road`)
 function City:node(x, z, opts)
+  method_call(self, "node", "x, z")
   if type(x) == "table" then
     opts = x
     x, z = opts.x, opts.z
@@ -340,6 +350,7 @@ end
 --   its first room).
 -- @treturn table the road
 function City:road(a, b, opts)
+  method_call(self, "road", "a, b")
   local na = self:resolve_node(a, 1, "road")
   local nb = self:resolve_node(b, 2, "road")
   if na == nb then argerr(2, "road", "a road needs two different nodes (both are node " .. tostring(na.id) .. ")") end
@@ -441,6 +452,7 @@ end
 -- fewer, larger rooms); `false` builds no blocks
 -- @treturn City self
 function City:blocks(opts)
+  method_call(self, "blocks", "{...}")
   if opts == false then self.block_opts = false; return self end
   opts = opts or {}
   if type(opts) ~= "table" then argerr(1, "blocks", "table or false expected, got " .. type(opts)) end
@@ -473,27 +485,82 @@ local function check_extent(self)
   local xs, zs = {}, {}
   for i, n in ipairs(self.nodes) do xs[i], zs[i] = n.x, n.z end
   table.sort(xs); table.sort(zs)
-  local mx, mz = xs[(#xs + 1) // 2], zs[(#zs + 1) // 2]
+  -- (the median, of an even count the mean of the two middle values: x = 0 and 30000 give 15000)
+  local h = #xs // 2 + 1
+  local mx, mz = xs[h], zs[h]
+  if #xs % 2 == 0 then mx, mz = (xs[h - 1] + xs[h]) / 2, (zs[h - 1] + zs[h]) / 2 end
   local worst, wd, wx, wz
   for _, r in ipairs(self.roads) do
     local function far(x, z)
       local d = math.max(math.abs(x - mx), math.abs(z - mz))
-      if not wd or d > wd then worst, wd, wx, wz = r, d, x, z end
+      if not wd or d >= wd then worst, wd, wx, wz = r, d, x, z end
     end
     far(r.a.x, r.a.z); far(r.b.x, r.b.z)
     for _, v in ipairs(r.via) do far(v[1], v[2]) end
   end
   error(string_format("%sthe road network spans %.2f km east-west by %.2f km north-south, more than the %.2f km a "
     .. "city can span (the game's 2,047 rooms; docs/osm.md, \"Area limit\"): roads[%d]%s reaches x = %.0f, z = %.0f m, "
-    .. "%.2f km from the middle of the nodes (x = %.0f, z = %.0f m); psdl.city.new{max_extent = metres} raises the limit",
+    .. "%.2f km from the middle of the nodes (their median, x = %.0f, z = %.0f m); psdl.city.new{max_extent = metres} raises the limit",
     worst.where and (worst.where .. ": ") or "", (maxx - minx) / 1000, (maxz - minz) / 1000, limit / 1000,
     worst.index, worst.name and (" (" .. tostring(worst.name) .. ")") or "", wx, wz, wd / 1000, mx, mz), 0)
+end
+
+-- What the script most likely gave by mistake, as build warnings (the layout then drops
+-- one of the roads with a warning of its own, which does not say why): two nodes at one
+-- place (same x, z and y) that roads use, and a road given twice (the same two nodes and
+-- via points). Each names the nodes or roads and their script lines.
+local function coincidences(self)
+  local out, at, used, seen = {}, {}, {}, {}
+  local groups = {} -- {first, others...} in the order found
+  for _, r in ipairs(self.roads) do used[r.a], used[r.b] = true, true end
+  local function line(t) return t.where and (" (" .. t.where .. ")") or "" end
+  local function add(map, key, item)
+    local g = map[key]
+    if g then
+      if #g == 1 then groups[#groups + 1] = g end
+      g[#g + 1] = item
+    else
+      map[key] = { item }
+    end
+  end
+  for _, n in ipairs(self.nodes) do
+    if used[n] then add(at, string_format("%.17g,%.17g,%s", n.x, n.z, tostring(n.y0)), n) end
+  end
+  for _, r in ipairs(self.roads) do
+    local a, b = r.a, r.b
+    local pts = {}
+    for i, v in ipairs(r.via) do pts[i] = string_format("%.17g,%.17g", v[1], v[2]) end
+    local ends = { a.index, b.index }
+    if a.index > b.index then -- (the same road given from its other end: its via points reversed)
+      ends = { b.index, a.index }
+      for i = 1, #pts // 2 do pts[i], pts[#pts + 1 - i] = pts[#pts + 1 - i], pts[i] end
+    end
+    add(seen, ends[1] .. "-" .. ends[2] .. ":" .. table_concat(pts, ";"), r)
+  end
+  for _, g in ipairs(groups) do
+    local first, names = g[1], {}
+    local road = first.number ~= nil
+    for k = 2, #g do names[#names + 1] = tostring(road and g[k].number or g[k].id) .. line(g[k]) end
+    local many = #g > 2
+    local last = g[#g]
+    if road then
+      out[#out + 1] = string_format("%sroad%s %s %s road %d%s again: the same nodes %s and %s, along the same line "
+        .. "(give it once)", last.where and (last.where .. ": ") or "", many and "s" or "", table_concat(names, ", "),
+        many and "are" or "is", first.number, line(first), tostring(first.a.id), tostring(first.b.id))
+    else
+      out[#out + 1] = string_format("%snodes %s%s and %s are %s at (%g, %g): roads meeting there need one node (use "
+        .. "the same node for each road)", last.where and (last.where .. ": ") or "", tostring(first.id), line(first),
+        table_concat(names, ", "), many and "all" or "both", first.x, first.z)
+    end
+  end
+  return out
 end
 
 -- The build itself (City:build without the collector tuning).
 local function build(self, opts)
   if #self.roads == 0 then error("the city has no roads (add some with city:road(a, b))", 0) end
   check_extent(self)
+  local warnings = coincidences(self) -- (before the layout drops one of the pair)
   local t0 = os_clock()
   local seed = opts.seed
   if seed == nil then seed = self.seed end
@@ -516,7 +583,6 @@ local function build(self, opts)
   road.release(self) -- (the roads phase's working data: not marked again in the later phases)
   local t1 = os_clock()
   local block_report, terrain_report
-  local warnings = {}
   if progress then progress("city: blocks") end
   if self.block_opts ~= false then
     local blocks = require "psdl.city.blocks"

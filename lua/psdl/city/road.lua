@@ -326,9 +326,20 @@ local function check_ends(run, ctrl, e)
     local r = #pieces == 1 and first.road or nil
     local total = 0
     for _, p in ipairs(pieces) do total = total + p.road.length end
-    error(string_format("%s: too short for its ends: %.1f m long, the intersection at %s takes %.1f m of it and "
-      .. "the one at %s %.1f m (move the nodes apart, or make the roads there meet at wider angles)",
-      road_label(r or first.road), total, tostring(sn.id), d0, tostring(fn.id), d1), 0)
+    -- (an end that takes nothing, a dead end or a clipped end, is not named as taking 0.0 m)
+    local took = {}
+    for _, t in ipairs { { sn, d0 }, { fn, d1 } } do
+      if t[2] >= 0.05 then took[#took + 1] = { tostring(t[1].id), t[2] } end
+    end
+    local what = "its ends leave no room for it"
+    if #took == 2 then
+      what = string_format("the intersections take %.1f m of it at node %s and %.1f m at node %s", took[1][2], took[1][1],
+        took[2][2], took[2][1])
+    elseif #took == 1 then
+      what = string_format("the intersection at node %s takes %.1f m of it", took[1][1], took[1][2])
+    end
+    error(string_format("%s: too short for its ends: %.1f m long, %s (move the nodes apart, or make the roads there "
+      .. "meet at wider angles)", road_label(r or first.road), total, what), 0)
   end
 end
 

@@ -121,7 +121,8 @@ end
 --- Write a built city, print its summary and draw the preview (`psdl build` after a build).
 -- The bytes validated in the sandbox (`report.checked`) are written as they are; the
 -- document table is made from them only for what needs one (a document's summary, the
--- preview, the package).
+-- preview, the package). The PSDL, the package and the preview are all made before any of
+-- them is written (`psdl.cli.outputs`): a failure in any leaves every existing file as it was.
 -- @tparam table|nil doc the document, or nil when `report.checked` has its bytes
 -- @raise a failure when the file cannot be written
 function M.write(args, ctx, psdl, doc, report, out, size, meta)
@@ -136,6 +137,8 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     if type(w) == "string" then ctx.stderr:write("psdl build: warning: ", common.message(w, 1), "\n") end
   end
   local ok, err, code
+  -- (the PSDL, the package and the preview are written together at the end: psdl.cli.outputs)
+  local outputs = require("psdl.cli.outputs").new()
   -- `-o -`: the PSDL to standard output (as dump/undump), the summary to standard error
   local info = out == "-" and ctx.stderr or ctx.stdout
   if out == "-" then
@@ -150,10 +153,14 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
     end
     ok, err = ctx.stdout:write(checked.bytes)
     if not ok then common.failure("io", "standard output: " .. tostring(err)) end
-  elseif report.checked then
-    ok, err, code = require("psdl.document").write_checked(report.checked, out, { strict = args.strict })
   else
-    ok, err, code = psdl.write(doc, out, { strict = args.strict })
+    local document = require "psdl.document"
+    if report.checked then
+      ok, err, code = document.checked_bytes(report.checked, out, { strict = args.strict })
+    else
+      ok, err, code = document.bytes(doc, out, { strict = args.strict })
+    end
+    if ok then outputs:add(out, ok) end
   end
   if not ok then common.failure(common.exit_for(code), common.clean(err)) end
   if not doc and (not report.kinds or args.package or args.preview) then
@@ -179,18 +186,21 @@ function M.write(args, ctx, psdl, doc, report, out, size, meta)
   if args.package then
     meta = meta or {}
     require("psdl.cli.package").package(doc, args, meta.package or {}, meta.name or out:match("([^/\\]*)$"):gsub("%.psdl$", ""),
-      ctx, args.package, nil, { args.script, out })
+      ctx, args.package, nil, { args.script, out }, nil, outputs)
   end
   if args.preview then
-    local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size, rooms = args.rooms,
-      title = out:match("([^/\\]*)$") })
+    local render = require "psdl.render"
+    local r, rerr, rcode = render.render(doc, { format = render.format_of(args.preview), size = size,
+      rooms = args.rooms, title = out:match("([^/\\]*)$") })
     if not r then
       common.failure(common.exit_for(rcode), common.clean(rerr))
     end
+    outputs:add(args.preview, r.bytes)
     if not args.quiet then
       info:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
     end
   end
+  outputs:commit()
 end
 
 --- The most block notes `psdl build` prints (`print_block_notes`).

@@ -76,6 +76,9 @@ local function extract_area(data)
   return a
 end
 
+-- What a user can do about an import too large for the game (past a raised --max-extent).
+local TOO_LARGE = "import a smaller area with --bbox minlon,minlat,maxlon,maxlat, or use a smaller --scale"
+
 -- A converter whose message names its option ("--bbox: four numbers ... expected").
 local function named(option, convert)
   return function(s)
@@ -88,6 +91,19 @@ end
 local function positive(s)
   local n = tonumber(s)
   if not n or n ~= n or n <= 0 or n == math.huge then return nil, "a positive number expected" end
+  return n
+end
+
+-- The range `--scale` takes: beyond 10 a street block becomes a kilometre (and a 0.5 km
+-- extract a city over the area limit); below 0.1 the game's 5 m lanes fill the streets.
+local SCALE_MIN, SCALE_MAX = 0.1, 10
+
+local function scale(s)
+  local n = tonumber(s)
+  if not n or not (n >= SCALE_MIN and n <= SCALE_MAX) then
+    return nil, string.format("a number %s to %s expected (it multiplies every distance), got %s",
+      common.num(SCALE_MIN), common.num(SCALE_MAX), s)
+  end
   return n
 end
 
@@ -123,7 +139,7 @@ function M.configure(cmd)
     .. "(keep those whose junctions fit; default)."):choices({ "auto", "keep", "collapse" })
   cmd:flag("--raw", "No clean-up: the ways split at shared nodes only (for comparison).")
   cmd:option("--scale", "Multiply every distance (default 1; the game's 5 m lanes and sidewalks are "
-    .. "wider than real ones, 1.5 gives streets more room)."):argname("<s>"):convert(named("--scale", positive))
+    .. "wider than real ones, 1.5 gives streets more room; 0.1 to 10)."):argname("<s>"):convert(named("--scale", scale))
   cmd:option("--lane-width", "Lane width the fit checks assume, metres (default 5, as city generation)."):argname("<m>")
     :convert(named("--lane-width", positive))
   cmd:option("--sidewalk-width", "Sidewalk width the fit checks assume on every road with sidewalks, metres "
@@ -194,6 +210,8 @@ end
 -- reports), each failure reported at its stage with its exit code; shares the options
 local function run_import(args, ctx)
   local osm = require "psdl.osm"
+  -- (nothing is written before every output is made: psdl.cli.outputs)
+  local outputs = require("psdl.cli.outputs").new()
   local seed, size
   if args.seed then
     seed = math.tointeger(tonumber(args.seed))
@@ -211,8 +229,12 @@ local function run_import(args, ctx)
   end
   common.refuse_overwrite({ args.file }, { { args.output, "-o" }, { args.network_json, "--network-json" },
     { args.svg, "--svg" }, { args.preview, "--preview" }, { args.report, "--report" }, { args.package, "--package" } })
-  if not args.output and (args.seed or args.procedural or args.name) then
-    common.failure("usage", "--seed, --procedural and --name are for the city: they need -o CITY.psdl")
+  if not args.output and (args.seed or args.procedural or args.name or args.package) then
+    common.failure("usage", "--seed, --procedural, --name and --package are for the city: they need -o CITY.psdl")
+  end
+  if args.package then -- (every package option, before anything is read or written)
+    if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
+    require("psdl.cli.package").check_name(args)
   end
   local tty = false
   do
@@ -261,7 +283,13 @@ local function run_import(args, ctx)
     end
   end
   opts.max_extent = args.max_extent * 1000
-  local net, report, ncode = osm.network(data, opts)
+  -- (an area over a search grid's reach, with a raised --max-extent: said as bad input)
+  local okn, net, report, ncode = pcall(osm.network, data, opts)
+  if not okn then
+    local m = tostring(net)
+    if not m:find("^the city is too large") then error(net, 0) end
+    fail("bad_input", args.file .. ": " .. m .. "; " .. TOO_LARGE)
+  end
   if not net then
     -- over the area limit (psdl.osm.extent): refused before anything was projected
     fail(common.exit_for(ncode), args.file .. ": " .. (report:gsub("^the area to import %(the bbox", "the area to import (--bbox")))
@@ -290,45 +318,37 @@ local function run_import(args, ctx)
       -- a package is the target: the city must fit its rooms (coarser rooms, then simplified)
       max_rooms = args.package and require("psdl.package").MAX_ROOMS or nil })
     if not d then
-      -- (the report lists what was dropped and repaired before the failure, res)
-      local m = tostring(rep); R.write_failure_report(args, net, report, m, nil, res)
+      -- (the report lists what was dropped and repaired before the failure, res; the
+      -- message names the importer's own node ids with their places)
+      local m = R.place_nodes(tostring(rep), net); R.write_failure_report(args, net, report, m, nil, res)
       if m:find("does not validate", 1, true) then
         fail("problems", args.file .. ": " .. (m:gsub("^.-: the built", "the built")))
       end
       -- (every line of the message, capped as build's, common.message)
       if m:find("game's limits", 1, true) then fail("bad_input", args.file .. ": " .. common.message(m)) end
+      -- (the apron's advice, a larger cell, is for scripts: an import has no option for it)
+      m = m:gsub("(the apron's distance grid would need [^\n]-): use a larger cell", "%1: " .. TOO_LARGE)
       fail("bad_input", args.file .. ": the city cannot be built: " .. common.message((m:gsub("^the city cannot be built: ", ""))))
     end
     doc, city_report, result = d, rep, res
     if opts.progress then opts.progress("writing " .. args.output) end
-    local okw, err, wcode = psdl.write(doc, args.output, { strict = args.strict, name = args.name })
-    if not okw then fail(common.exit_for(wcode), common.clean(err)) end
+    local bytes, err, wcode = require("psdl.document").bytes(doc, args.output, { strict = args.strict, name = args.name })
+    if not bytes then fail(common.exit_for(wcode), common.clean(err)) end
+    outputs:add(args.output, bytes)
     report.timings.city = os.clock() - t_city
     local over = not args.package and require("psdl.package").room_warning(#doc.rooms, args.file)
     if over and not args.quiet then ctx.stderr:write("psdl osm: warning: ", args.output, ": ", over, "\n") end
     if args.package then
-      if not args.package:lower():match("%.ar$") then common.failure("usage", "--package: an .ar file expected") end
       require("psdl.cli.package").package(doc, args, {}, args.name or args.output:match("([^/\\]*)$"):gsub("%.psdl$", ""),
-        ctx, args.package, nil, { args.file, args.output })
+        ctx, args.package, nil, { args.file, args.output }, nil, outputs)
     end
   end
   if reporter then reporter.finish() end
   local import = R.import_report(args, net, report, result, city_report)
-  if args.report then
-    local ok, err, ecode = common.write_file_atomic(args.report, docjson.encode(import))
-    if not ok then common.failure(common.exit_for(ecode), err) end
-  end
-
-  if args.network_json then
-    local ok, err, ecode = common.write_file_atomic(args.network_json, R.network_json(net, report))
-    if not ok then common.failure(common.exit_for(ecode), err) end
-  end
+  if args.report then outputs:add(args.report, docjson.encode(import)) end
+  if args.network_json then outputs:add(args.network_json, R.network_json(net, report)) end
   if args.svg then
-    local ok, err, ecode = common.write_file_atomic(args.svg, osm.svg(net, {
-      title = args.file:match("([^/\\]*)$"),
-      dimensions = dims,
-    }))
-    if not ok then common.failure(common.exit_for(ecode), err) end
+    outputs:add(args.svg, osm.svg(net, { title = args.file:match("([^/\\]*)$"), dimensions = dims }))
   end
   if args.json then
     local cityj
@@ -366,15 +386,19 @@ local function run_import(args, ctx)
     if #written > 0 then ctx.stdout:write("written: ", table.concat(written, ", "), "\n") end
   end
   if args.preview then
-    local r, rerr, rcode = require("psdl.render").render(doc, { output = args.preview, size = size,
+    local render = require "psdl.render"
+    local r, rerr, rcode = render.render(doc, { format = render.format_of(args.preview), size = size,
       title = args.output:match("([^/\\]*)$") })
     if not r then
       common.failure(common.exit_for(rcode), common.clean(rerr))
     end
+    outputs:add(args.preview, r.bytes)
     if not args.quiet and not args.json then
       ctx.stdout:write(string.format("%s: %d x %d px map\n", args.preview, r.width, r.height))
     end
   end
+  -- (every output made: now they are written, as a set)
+  outputs:commit()
   if args.strict and #report.warnings > 0 then
     return ctx:fail("problems", string.format("%d problem%s left in the network (--strict)", #report.warnings,
       #report.warnings == 1 and "" or "s"))

@@ -275,7 +275,7 @@ function M.import_report(args, net, report, result, city_report, failure, known)
     local km = require "psdl.osm.kept"
     local m = km.measure(net.input or {}, km.network_roads(net))
     kept = { input = math.floor(m.input * 10 + 0.5) / 10, kept = math.floor(m.kept * 10 + 0.5) / 10,
-             fraction = math.floor(m.fraction * 1e4 + 0.5) / 1e4, lost = m.lost }
+             fraction = math.floor(m.fraction * 1e4 + 0.5) / 1e4, lost = m.lost, road = math.floor(m.road * 10 + 0.5) / 10 }
   end
   local lost = {}
   for i, l in ipairs(kept.lost) do
@@ -302,7 +302,7 @@ function M.import_report(args, net, report, result, city_report, failure, known)
   end
   local doc = obj {
     format = "psdlkit-osm-import", version = 1, file = args.file, output = args.output,
-    kept = obj { input_m = kept.input, kept_m = kept.kept, fraction = kept.fraction, lost = lost },
+    kept = obj { input_m = kept.input, kept_m = kept.kept, fraction = kept.fraction, lost = lost, road_m = kept.road },
     repairs = repairs, dropped = dropped, by_reason = by_reason,
     skipped = obj(report.skipped), clean_up = obj(report.changes), changes = changes, structures = obj(structures),
     simplified = result and result.simplified or known and known.simplified or {},
@@ -334,7 +334,10 @@ end
 function M.print_outcome(out, rep, verbose)
   local function line(fmt, ...) out:write(string.format(fmt, ...), "\n") end
   local k = rep.kept
-  line("kept: %s of the drivable length (%s of %s appear as road)", pct(k.fraction), km(k.kept_m), km(k.input_m))
+  -- (the kept length is where the input lies on a road; the road length is what the city shows:
+  -- many parallel ways merged into one road are kept length and one road long)
+  line("kept: %s of the drivable length (%s of %s lie on a road%s)", pct(k.fraction), km(k.kept_m), km(k.input_m),
+    k.road_m and string.format("; the roads measure %s", km(k.road_m)) or "")
   local groups = { { "repaired", rep.repairs }, { "dropped", rep.dropped } }
   for _, g in ipairs(groups) do
     local list = g[2]
@@ -385,6 +388,8 @@ function M.print_outcome(out, rep, verbose)
     end
     line("not kept without a drop: %s (merged into other roads or cut in clean-up; --report lists each way's "
       .. "loss under kept.lost)", km(unexplained))
+    -- (a way's loss can hold a drop filed under another way of its merged road: the list says so)
+    if #silent > 0 then line("  the ways no drop names that lost most (a drop of a road merged from them included):") end
     for i, l in ipairs(silent) do
       if not verbose and i > 5 then
         line("          ... and %d more ways (--verbose lists them)", #silent - 5)
@@ -394,6 +399,30 @@ function M.print_outcome(out, rep, verbose)
     end
   end
   for _, s in ipairs(rep.simplified or {}) do line("simplified to fit: %s", s) end
+end
+
+--- A city build's message with the importer's own node ids (`b2` where a way was clipped,
+-- `d1` where a dual carriageway was split, `x`, `r`, `e`, `n` likewise: `psdl.osm.graph`),
+-- which appear in no OSM file, given their place: the first mention of each (not one in
+-- `nodes[...]`) gets `(x, z m; lat, lon)`, so the user can find it on a map.
+-- @tparam string msg
+-- @tparam table net the network (`nodes`, `origin`, `scale`)
+-- @treturn string
+function M.place_nodes(msg, net)
+  local P = require "psdl.osm.projection"
+  local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
+  local done = {}
+  return (msg:gsub("([%[%s])([bdenrx]%d+)%f[^%w_]", function(before, id)
+    local n = net.nodes and net.nodes[id]
+    if before == "[" or done[id] or type(n) ~= "table" or not (n.x and n.z) then return nil end
+    done[id] = true
+    local where = string.format("%.0f, %.0f m", n.x, n.z)
+    if proj then
+      local lat, lon = proj:inverse(n.x / (net.scale or 1), n.z / (net.scale or 1))
+      where = where .. string.format("; %.6f, %.6f", lat, lon)
+    end
+    return before .. id .. " (" .. where .. ")"
+  end))
 end
 
 --- The stage and short reason of a city build's failure message (`psdl.osm.city.build`).

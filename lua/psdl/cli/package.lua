@@ -96,22 +96,30 @@ local function load_input(psdl, args, seed, ctx)
   end
 end
 
---- A bad `--name` is a usage error (exit 1): `run` says so before the city is built.
+--- Check every package option before anything is built or written (`package`, and `build`
+-- and `osm` with `--package`): a bad `--name`, `--title` (over 39 characters or more than one
+-- line), `--density`, `--police` or `--rays` is a usage failure (exit 1) naming the option.
 -- @tparam table args parsed options
 function M.check_name(args)
+  local text = require("psdl.package.text")
   if args.name then
-    local okn, why = pcall(require("psdl.package").text.check_name, args.name)
+    local okn, why = pcall(text.check_name, args.name)
     if not okn then common.failure("usage", "--name: " .. tostring(why)) end
+  end
+  if args.title then
+    local okt, why = pcall(text.check_title, args.title)
+    if not okt then common.failure("usage", "--title: " .. tostring(why)) end
   end
   M.check_numbers(args)
 end
 
---- Refuse (a usage failure, exit 1, naming the option) a `--density` outside 0-4 or a
--- `--police` that is not a whole number 0-8 (the ranges `psdl.package.text.settings` takes).
--- Called before anything is built.
+--- Refuse (a usage failure, exit 1, naming the option) a `--density` outside 0-4, a
+-- `--police` that is not a whole number 0-8 (the ranges `psdl.package.text.settings` takes)
+-- or a `--rays` that is not a positive whole number. Called before anything is built.
 -- @tparam table args parsed options
 -- @treturn number|nil density
 -- @treturn integer|nil police
+-- @treturn integer|nil rays
 function M.check_numbers(args)
   local density, police
   if args.density then
@@ -127,7 +135,12 @@ function M.check_numbers(args)
       common.failure("usage", "--police: a whole number of cars 0-8 expected, got " .. args.police)
     end
   end
-  return density, police
+  local rays
+  if args.rays then
+    rays = math.tointeger(tonumber(args.rays))
+    if not rays or rays < 1 then common.failure("usage", "--rays: a positive integer expected, got " .. args.rays) end
+  end
+  return density, police, rays
 end
 
 --- How many validation errors `check_valid` quotes before the count.
@@ -178,7 +191,9 @@ end
 -- @tparam table|nil inputs paths that must not be overwritten
 -- @tparam[opt] table import the result of `psdl.osm.city.build` for an OSM extract: what was
 --   simplified to fit the package's rooms is printed with the kept fraction of road length
-function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import)
+-- @tparam[opt] table outputs a `psdl.cli.outputs` set: the .ar is added to it (written with
+--   the command's other outputs) instead of written here
+function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import, outputs)
   local psdl = common.psdl()
   local pkg = require "psdl.package"
   local opts = {}
@@ -196,17 +211,14 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
     end
   end
   if args.title then opts.title = args.title end
-  local density, police = M.check_numbers(args)
+  local density, police, rays = M.check_numbers(args)
   if density then opts.density = density end
   if args.left_hand then opts.left_hand = true end
   if police then opts.police = police end
   if args.dressing then opts.dressing = true end
   opts.seed = args.seed and math.tointeger(tonumber(args.seed)) or opts.seed
   local cp = {}
-  if args.rays then
-    cp.rays = math.tointeger(tonumber(args.rays))
-    if not cp.rays or cp.rays < 1 then common.failure("usage", "--rays: a positive integer expected") end
-  end
+  cp.rays = rays
   opts.cpvs = cp
   local ok_t, term = pcall(require, "term")
   local tty = ok_t and term.isatty and term.isatty(io.stderr)
@@ -243,7 +255,13 @@ function M.package(doc, args, script, default_name, ctx, ar, dir, inputs, import
     if not okw then common.failure(common.exit_for(code), common.clean(err)) end
   else
     ar = ar or (report.map .. ".ar")
-    local okw, err, code = pkg.write_ar(files, ar)
+    local okw, err, code
+    if outputs then
+      okw, err, code = pkg.ar_bytes(files)
+      if okw then outputs:add(ar, okw) else err = "psdl: " .. tostring(code) .. ": " .. tostring(err) end
+    else
+      okw, err, code = pkg.write_ar(files, ar)
+    end
     if not okw then common.failure(common.exit_for(code), common.clean(err)) end
   end
   if not args.quiet then

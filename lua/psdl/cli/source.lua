@@ -99,6 +99,11 @@ local function plain_report(rep)
 end
 M.plain_report = plain_report
 
+--- The wall-clock backstop of `--timeout` (processor seconds): a script run that takes more
+-- than WALL_FACTOR x the timeout + WALL_EXTRA seconds of real time ends the process (exit 2,
+-- with a message): a run blocked in the system uses no processor time (`psdl.control.wall_limit`).
+M.WALL_FACTOR, M.WALL_EXTRA = 4, 60
+
 -- Loads the script into a box and runs `body(chunk)` there with the limits; returns what
 -- body returns, or raises a failure naming the script line.
 local function run_in_box(psdl, path, seed, opts, body)
@@ -111,10 +116,20 @@ local function run_in_box(psdl, path, seed, opts, body)
     loaded = {}
     for name in pairs(package.loaded) do loaded[name] = true end
   end
+  -- (--timeout counts processor time: a script blocked in an open or a read uses none, so a
+  -- wall-clock backstop ends the process, with a message, should the run outlast it)
+  local wall = box.timeout and box.timeout > 0 and box.timeout * M.WALL_FACTOR + M.WALL_EXTRA
+  local control = require "psdl.control"
+  if wall then
+    control.wall_limit(wall, string.format("psdl: %s: stopped after %s s of real time, the backstop of --timeout %s "
+      .. "(%d x its processor seconds + %d s): the script or its build waited for something, a file or a pipe\n",
+      path, common.num(wall), common.num(box.timeout), M.WALL_FACTOR, M.WALL_EXTRA))
+  end
   local results = table.pack(box:run(function()
     math.randomseed(seed or 1)
     return body(chunk)
   end))
+  if wall then control.wall_limit(0) end
   M.last_files = box_files(box, path, loaded)
   if not results[1] then
     local msg = whole(results[2])
@@ -177,7 +192,9 @@ function M.script_document(psdl, path, opts)
           -- the whole list of problems (the builder lists at most eight of each kind)
           return nil, path .. ": " .. d:gsub("^.-: the built", "the built"), "problems"
         end
-        error(d, 0)
+        -- (the script has returned: an error of the build without a script line is the
+        -- script's as a whole, named so, not guessed to be a tail call's)
+        error(d:find(path, 1, true) and d or (path .. ": " .. d), 0)
       end
       if type(d) ~= "table" or type(rep) ~= "table" then
         -- (a script that set city.build = ... itself)

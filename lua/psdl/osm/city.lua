@@ -498,7 +498,8 @@ local function build(net, report, opts, known)
     left["left out to fit the game's limits"] = #(net.buildings or {}) - nfp
   end
   local result = {
-    kept = { input = round(m.input, 1), kept = round(m.kept, 1), fraction = round(m.fraction, 4), lost = m.lost },
+    kept = { input = round(m.input, 1), kept = round(m.kept, 1), fraction = round(m.fraction, 4), lost = m.lost,
+             road = round(m.road, 1) },
     repairs = repairs, dropped = dropped, simplified = simplified,
     buildings = { footprints = #(net.buildings or {}), placed = bl.footprints or 0,
                   trimmed = bl.footprints_clipped or 0, left_out = left },

@@ -69,19 +69,27 @@ M.km = km
 
 --- Check an area against a limit.
 -- @tparam table r `{minlat, minlon, maxlat, maxlon}` degrees
--- @tparam number limit metres on the larger side
+-- @tparam number limit metres on the larger side of the city (the area times `scale`)
 -- @tparam string what what the area is ("the --bbox", "the file's <bounds>", ...)
+-- @tparam[opt] number scale the import's scale (`psdl.osm.network`'s `scale`, default 1): the
+--   city spans the area times it, so a small area scaled up can be over the limit too
 -- @treturn boolean true when it is within the limit
--- @treturn string|nil otherwise the message: the size in km, the limit and the remedy
--- @treturn number width, metres
--- @treturn number height, metres
-function M.check(r, limit, what)
+-- @treturn string|nil otherwise the message: the size in km (and scaled), the limit and the remedy
+-- @treturn number width, metres (unscaled)
+-- @treturn number height, metres (unscaled)
+function M.check(r, limit, what, scale)
+  scale = scale or 1
   local w, h = M.size(r.minlat, r.minlon, r.maxlat, r.maxlon)
-  if math_max(w, h) <= limit then return true, nil, w, h end
-  return false, string_format("the area to import (%s, %.5f,%.5f,%.5f,%.5f) is %s east-west by %s north-south, "
+  if math_max(w, h) * scale <= limit then return true, nil, w, h end
+  local scaled, remedy = "", ""
+  if scale ~= 1 then
+    scaled = string_format(", %s by %s at scale %.6g", km(w * scale), km(h * scale), scale)
+    remedy = ", a smaller scale"
+  end
+  return false, string_format("the area to import (%s, %.5f,%.5f,%.5f,%.5f) is %s east-west by %s north-south%s, "
     .. "more than the %s a city can span (the game's 2,047 rooms; docs/osm.md, \"Area limit\"): import a "
-    .. "smaller area with --bbox minlon,minlat,maxlon,maxlat (or raise --max-extent)", what, r.minlon, r.minlat,
-    r.maxlon, r.maxlat, km(w), km(h), km(limit)), w, h
+    .. "smaller area with --bbox minlon,minlat,maxlon,maxlat%s (or raise --max-extent)", what, r.minlon, r.minlat,
+    r.maxlon, r.maxlat, km(w), km(h), scaled, km(limit), remedy), w, h
 end
 
 --- Distance in metres between the centres of two rectangles (same sphere as `size`).

@@ -39,14 +39,17 @@ local seg_d2 = require("psdl.osm.geometry").seg_dist2
 -- @tparam table input `{ {pts = {{x, z}, ...}, source =, name =, highway =}, ... }` (`network.input`)
 -- @tparam table roads `{ {pts = {{x, z}, ...}, hw = half width (m)}, ... }` the roads built
 -- @treturn table `{ input = metres, kept = metres, fraction = 0..1, lost = { {source, name,
---   highway, length}, ... } }` (`lost`: per input way, the metres not kept, largest first;
---   pieces under 1 m left out)
+--   highway, length}, ... }, road = metres }` (`lost`: per input way, the metres not kept,
+--   largest first; pieces under 1 m left out; `road`: the centre-line length of `roads`, what
+--   the city shows: many input ways merged into one road are kept length, one road long)
 function M.measure(input, roads)
   local grid = {}
+  local road = 0
   for ri, r in ipairs(roads) do
     local pts, reach = r.pts, r.hw + M.TOLERANCE
     for i = 2, #pts do
       local a, b = pts[i - 1], pts[i]
+      road = road + sqrt((b[1] - a[1]) ^ 2 + (b[2] - a[2]) ^ 2)
       local x0, x1 = min(a[1], b[1]) - reach, max(a[1], b[1]) + reach
       local z0, z1 = min(a[2], b[2]) - reach, max(a[2], b[2]) + reach
       for cx = floor(x0 / CELL), floor(x1 / CELL) do
@@ -103,7 +106,7 @@ function M.measure(input, roads)
     if p.length ~= q.length then return p.length > q.length end
     return (p.source or "") < (q.source or "")
   end)
-  return { input = total, kept = kept, fraction = total > 0 and kept / total or 1, lost = order }
+  return { input = total, kept = kept, fraction = total > 0 and kept / total or 1, lost = order, road = road }
 end
 
 --- The roads of a network (docs/network.md) as `measure` takes them, with the importer's

@@ -233,8 +233,8 @@ end
 -- @treturn table network (docs/network.md)
 -- @treturn table report
 -- @return[2] nil, message, "bad_input" when `opts.max_extent` (metres) is set and the area
---   (bbox, else `<bounds>` when clipping, else the drivable ways kept) is larger on one side
---   (`psdl.osm.extent.check`)
+--   (bbox, else `<bounds>` when clipping, else the drivable ways kept), times `opts.scale`, is
+--   larger on one side (`psdl.osm.extent.check`)
 -- long: the import's stages in order (clip, roads, extent, projection, graph, buildings,
 -- clean-up, export) over one shared state; the clean-up and the export live in modules of
 -- their own, the rest is glue between them, each step commented
@@ -333,7 +333,7 @@ function M.build(data, opts)
       r, what = ways_rect, "the extent of the drivable ways kept"
     end
     if r then
-      local ok, msg = E.check(r, opts.max_extent, what)
+      local ok, msg = E.check(r, opts.max_extent, what, opts.scale)
       if not ok then return nil, msg, "bad_input" end
     end
   end

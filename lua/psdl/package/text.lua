@@ -43,6 +43,17 @@ function M.check_name(name)
   return name
 end
 
+--- Check a menu title (CF §6.1: the `.cinfo` line the menus show): returns it, or raises
+-- with the reason (at most 39 characters, one line).
+-- @tparam string title
+-- @treturn string
+function M.check_title(title)
+  if type(title) ~= "string" or #title > 39 or title:find("[\r\n]") then
+    error(string_format("title %q: at most 39 characters on one line (CF §6.1)", tostring(title)), 0)
+  end
+  return title
+end
+
 --- A map name from any text (a file name, a title): lower case, `_` for the rest, at most 21
 -- characters, `london`/`sf` removed.
 -- @tparam string s
@@ -79,10 +90,7 @@ end
 -- @tparam table s settings (`name`, `title`)
 -- @treturn string
 function M.cinfo(s)
-  local title = s.title or M.title_from(s.name)
-  if #title > 39 or title:find("[\r\n]") then
-    error(string_format("title %q: at most 39 characters on one line (CF §6.1)", title), 0)
-  end
+  local title = M.check_title(s.title or M.title_from(s.name))
   return lines{
     "LocalizedName=" .. title, "MapName=" .. s.name, "RaceDir=" .. s.name,
     "BlitzCount=0", "CircuitCount=0", "CheckpointCount=0",
