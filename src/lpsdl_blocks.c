@@ -490,12 +490,11 @@ static int l_region_clear(lua_State *L) {
  * Raw reads only: runs no Lua and allocates nothing until it raises. */
 static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_Integer i, int arg, const char *what,
                          lua_Integer k) {
-    lua_Integer r;
-    if (!lpsdl_rawint(L, t, i, 1, (lua_Integer)(count < (size_t)LUA_MAXINTEGER ? count : (size_t)LUA_MAXINTEGER), &r)) {
+    lua_Integer r, n = (lua_Integer)count; /* (a pool's count: far below LUA_MAXINTEGER) */
+    if (!lpsdl_rawint(L, t, i, 1, n, &r)) {
         if (k > 0)
-            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i,
-                                                  (lua_Integer)count));
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, (lua_Integer)count));
+            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i, n));
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, n));
     }
     return v + 3 * (size_t)(r - 1);
 }
