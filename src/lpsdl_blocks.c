@@ -499,6 +499,23 @@ static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_
     return v + 3 * (size_t)(r - 1);
 }
 
+/* refs_box and refs_level: the vertex Pool at argument 1 (dimension 3) and the list of lists
+ * of references at argument 2 checked, the stack set to them; returns the number of lists
+ * (*count: the pool's points). */
+static lua_Integer pool_lists(lua_State *L, size_t *count) {
+    lpsdl_pool_floats(L, 1, 3, count); /* checks the pool */
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    return (lua_Integer)lua_rawlen(L, 2);
+}
+
+/* List i of the lists at argument 2 pushed (raises naming it when it is no table); returns
+ * its length. */
+static lua_Integer push_list(lua_State *L, lua_Integer i) {
+    if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
+    return (lua_Integer)lua_rawlen(L, -1);
+}
+
 /***
  * The plan box of the points that lists of vertex references name.
  * @function refs_box
@@ -510,17 +527,12 @@ static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_
 static int l_refs_box(lua_State *L) {
     if (lua_type(L, 1) == LUA_TUSERDATA) { /* a Pool: its floats read in place, no copy */
         size_t count;
-        lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_settop(L, 2);
+        lua_Integer nl = pool_lists(L, &count);
         const float *v = lpsdl_pool_floats(L, 1, 3, &count);
-        lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
         int any = 0;
         double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
         for (lua_Integer i = 1; i <= nl; i++) {
-            if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
-                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
-            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            lua_Integer n = push_list(L, i);
             for (lua_Integer k = 1; k <= n; k++) { /* raw reads: no Lua runs, nothing allocated */
                 const float *p = vref(L, v, count, -1, k, 2, "lists", i);
                 double x = (double)p[0], z = (double)p[2];
@@ -578,15 +590,11 @@ static int l_refs_box(lua_State *L) {
  */
 static int l_refs_level(lua_State *L) {
     size_t count;
-    lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lua_settop(L, 2);
-    lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
+    lua_Integer nl = pool_lists(L, &count);
     int any = 0, level = 1;
     float y0 = 0;
     for (lua_Integer i = 1; i <= nl && level; i++) {
-        if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        lua_Integer n = push_list(L, i);
         /* the pool's floats, fetched after the last call that could run Lua (raw reads
          * below run none and allocate nothing) */
         const float *v = lpsdl_pool_floats(L, 1, 3, &count);

@@ -522,11 +522,9 @@ static void test_fixture(const char *dir, const char *name) {
     if (!data) return;
 
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, data, size, &doc, &err);
+    psdl_status st = decode_counted(&ca, data, size, &doc, &err);
     if (!CHECK_STATUS(st, PSDL_OK, err)) {
         free(data);
         return;
@@ -697,11 +695,9 @@ static void huge_count_case(const unsigned char *data, size_t size, const count_
     else
         p[f->off] = (unsigned char)value;
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, p, size, &doc, &err);
+    psdl_status st = decode_counted(&ca, p, size, &doc, &err);
     set_ctx("huge count: %s = 0x%lx", f->what, (unsigned long)value);
     if (f->exact) {
         CHECK_STATUS(st, PSDL_E_BAD_COUNT, err);
@@ -2148,11 +2144,9 @@ static uint32_t lcg(uint32_t *s) {
  * when nothing went wrong (a decode error is fine). */
 static int decode_lossless(const unsigned char *p, size_t n, psdl_status *st_out) {
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, p, n, &doc, &err);
+    psdl_status st = decode_counted(&ca, p, n, &doc, &err);
     if (st_out) *st_out = st;
     int ok = ca.max_single <= alloc_bound(n);
     if (st == PSDL_OK) {
