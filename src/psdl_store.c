@@ -203,6 +203,30 @@ int psdl_store_push(psdl_store *s, size_t room, const psdl_store_rec *rec, const
     return PSDL_STORE_OK;
 }
 
+int psdl_store_push_words(psdl_store *s, size_t room, uint32_t group, const uint32_t *words, size_t n) {
+    if (n && !words) return PSDL_STORE_RANGE;
+    psdl_store_mark_t m;
+    psdl_store_mark(s, &m);
+    for (size_t i = 0; i < n;) {
+        int e = PSDL_STORE_RANGE;
+        size_t k = n - i >= 3 ? words[i + 2] : 0;
+        if (n - i >= 3 && k <= n - i - 3) {
+            psdl_store_rec rec;
+            memset(&rec, 0, sizeof rec);
+            rec.type = (uint8_t)(words[i] > 0xFF ? 0xFF : words[i]); /* (out of range: refused) */
+            rec.cap = (uint8_t)words[i + 1];
+            rec.group = group;
+            e = psdl_store_push(s, room, &rec, words + i + 3, k);
+        }
+        if (e) {
+            psdl_store_truncate(s, &m);
+            return e;
+        }
+        i += 3 + k;
+    }
+    return 0;
+}
+
 size_t psdl_store_count(const psdl_store *s, size_t room) {
     if (!s || room < 1 || room > s->nrooms) return 0;
     return s->rooms[room - 1].count;
@@ -379,30 +403,6 @@ int psdl_store_group_uses(const psdl_store *s, const uint32_t *order, size_t n, 
         *ngroups = 0;
     }
     return e;
-}
-
-int psdl_store_push_words(psdl_store *s, size_t room, uint32_t group, const uint32_t *words, size_t n) {
-    if (n && !words) return PSDL_STORE_RANGE;
-    psdl_store_mark_t m;
-    psdl_store_mark(s, &m);
-    for (size_t i = 0; i < n;) {
-        int e = PSDL_STORE_RANGE;
-        size_t k = n - i >= 3 ? words[i + 2] : 0;
-        if (n - i >= 3 && k <= n - i - 3) {
-            psdl_store_rec rec;
-            memset(&rec, 0, sizeof rec);
-            rec.type = (uint8_t)(words[i] > 0xFF ? 0xFF : words[i]); /* (out of range: refused) */
-            rec.cap = (uint8_t)words[i + 1];
-            rec.group = group;
-            e = psdl_store_push(s, room, &rec, words + i + 3, k);
-        }
-        if (e) {
-            psdl_store_truncate(s, &m);
-            return e;
-        }
-        i += 3 + k;
-    }
-    return 0;
 }
 
 void psdl_store_mark(const psdl_store *s, psdl_store_mark_t *m) {

@@ -175,6 +175,38 @@ static void test_mark_truncate(void) {
     psdl_store_free(s);
 }
 
+/* a flat word list (store:push_flat, core.junction_store): every record in the group, cap
+ * kept, references copied; a count running past the end, a type out of range or a room that
+ * is none leave the store as it was, also the records of the list before the bad one. */
+static void test_push_words(void) {
+    set_ctx("push words");
+    psdl_store *s = psdl_store_new();
+    CHECK(s != NULL && psdl_store_add_room(s) == 1 && psdl_store_add_room(s) == 2);
+    uint32_t w[] = {PSDL_STORE_ROAD, 0, 4, 1, 2, 3, 4, PSDL_STORE_SIDEWALK_STRIP, 2, 2, 5, 6, PSDL_STORE_FAN, 0, 0};
+    CHECK(psdl_store_push_words(s, 2, 7, w, sizeof w / sizeof *w) == 0);
+    CHECK(psdl_store_count(s, 2) == 3 && psdl_store_count(s, 1) == 0);
+    const psdl_store_rec *x = psdl_store_first(s, 2);
+    CHECK(x && x->type == PSDL_STORE_ROAD && x->group == 7 && x->nrefs == 4 && psdl_store_refs(s, x)[3] == 4);
+    x = psdl_store_next(s, x);
+    CHECK(x && x->type == PSDL_STORE_SIDEWALK_STRIP && x->cap == 2 && x->group == 7 && psdl_store_refs(s, x)[1] == 6);
+    x = psdl_store_next(s, x);
+    CHECK(x && x->type == PSDL_STORE_FAN && x->nrefs == 0 && psdl_store_next(s, x) == NULL);
+    psdl_store_mark_t m, after;
+    psdl_store_mark(s, &m);
+    uint32_t past[] = {PSDL_STORE_ROAD, 0, 2, 1, 2, PSDL_STORE_ROAD, 0, 3, 1, 2};
+    CHECK(psdl_store_push_words(s, 1, 1, past, 10) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(s, 1, 1, past, 7) == PSDL_STORE_RANGE); /* type, cap, no count */
+    uint32_t type[] = {PSDL_STORE_ROAD, 0, 1, 1, 300, 0, 0};
+    CHECK(psdl_store_push_words(s, 1, 1, type, 7) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(s, 3, 1, w, 7) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(s, 1, 1, NULL, 3) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(NULL, 1, 1, w, 7) == PSDL_STORE_RANGE);
+    psdl_store_mark(s, &after);
+    CHECK(after.rooms == m.rooms && after.recs == m.recs && after.refs == m.refs && psdl_store_count(s, 1) == 0);
+    CHECK(psdl_store_push_words(s, 1, 1, NULL, 0) == 0 && psdl_store_count(s, 1) == 0);
+    psdl_store_free(s);
+}
+
 /* The group uses by walking each listed room's record list (what psdl_store_group_uses
  * gives in one pass over the array): into g/gr (groups, their rooms), d/dr; counts in *ng, *nd. */
 static void walk_uses(const psdl_store *s, const uint32_t *order, size_t n, uint32_t *g, uint32_t *gr, size_t *ng,
@@ -369,38 +401,6 @@ static void test_chunks(void) {
     CHECK(push_checked(s, 1, cnt[1]++, 0, buf) == 0 && push_checked(s, 1, cnt[1]++, 9, buf) == 0);
     CHECK(all_checked(s, 1));
     free(buf);
-    psdl_store_free(s);
-}
-
-/* a flat word list (store:push_flat, core.junction_store): every record in the group, cap
- * kept, references copied; a count running past the end, a type out of range or a room that
- * is none leave the store as it was, also the records of the list before the bad one. */
-static void test_push_words(void) {
-    set_ctx("push words");
-    psdl_store *s = psdl_store_new();
-    CHECK(s != NULL && psdl_store_add_room(s) == 1 && psdl_store_add_room(s) == 2);
-    uint32_t w[] = {PSDL_STORE_ROAD, 0, 4, 1, 2, 3, 4, PSDL_STORE_SIDEWALK_STRIP, 2, 2, 5, 6, PSDL_STORE_FAN, 0, 0};
-    CHECK(psdl_store_push_words(s, 2, 7, w, sizeof w / sizeof *w) == 0);
-    CHECK(psdl_store_count(s, 2) == 3 && psdl_store_count(s, 1) == 0);
-    const psdl_store_rec *x = psdl_store_first(s, 2);
-    CHECK(x && x->type == PSDL_STORE_ROAD && x->group == 7 && x->nrefs == 4 && psdl_store_refs(s, x)[3] == 4);
-    x = psdl_store_next(s, x);
-    CHECK(x && x->type == PSDL_STORE_SIDEWALK_STRIP && x->cap == 2 && x->group == 7 && psdl_store_refs(s, x)[1] == 6);
-    x = psdl_store_next(s, x);
-    CHECK(x && x->type == PSDL_STORE_FAN && x->nrefs == 0 && psdl_store_next(s, x) == NULL);
-    psdl_store_mark_t m, after;
-    psdl_store_mark(s, &m);
-    uint32_t past[] = {PSDL_STORE_ROAD, 0, 2, 1, 2, PSDL_STORE_ROAD, 0, 3, 1, 2};
-    CHECK(psdl_store_push_words(s, 1, 1, past, 10) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(s, 1, 1, past, 7) == PSDL_STORE_RANGE); /* type, cap, no count */
-    uint32_t type[] = {PSDL_STORE_ROAD, 0, 1, 1, 300, 0, 0};
-    CHECK(psdl_store_push_words(s, 1, 1, type, 7) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(s, 3, 1, w, 7) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(s, 1, 1, NULL, 3) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(NULL, 1, 1, w, 7) == PSDL_STORE_RANGE);
-    psdl_store_mark(s, &after);
-    CHECK(after.rooms == m.rooms && after.recs == m.recs && after.refs == m.refs && psdl_store_count(s, 1) == 0);
-    CHECK(psdl_store_push_words(s, 1, 1, NULL, 0) == 0 && psdl_store_count(s, 1) == 0);
     psdl_store_free(s);
 }
 
