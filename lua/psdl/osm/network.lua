@@ -4,13 +4,13 @@
 -- @module psdl.osm.network
 
 local T = require "psdl.osm.tags"
+local plan_box = require("psdl.plan").box
 local G = require "psdl.osm.geometry"
 local Graph = require "psdl.osm.graph"
 local P = require "psdl.osm.projection"
 local B = require "psdl.osm.buildings"
 local fit = require "psdl.osm.fit"
 local E = require "psdl.osm.extent"
-local plan_box = require("psdl.plan").box
 
 local ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall =
   ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall
