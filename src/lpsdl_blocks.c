@@ -488,14 +488,14 @@ static int l_region_clear(lua_State *L) {
 /* The point of vertex reference t[i] (1..count, t a stack index) in the pool's floats v
  * (3 per point); raises at argument arg naming it `what[k][i]`, or `what[i]` when k is 0.
  * Raw reads only: runs no Lua and allocates nothing until it raises. */
-static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_Integer i, int arg, const char *what,
-                         lua_Integer k) {
+static int vref_error(lua_State *L, int arg, const char *what, lua_Integer k, lua_Integer i, lua_Integer n) {
+    if (k > 0) return luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i, n));
+    return luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, n));
+}
+static inline const float *vref(lua_State *L, const float *v, size_t count, int t, lua_Integer i, int arg,
+                                const char *what, lua_Integer k) {
     lua_Integer r, n = (lua_Integer)count; /* (a pool's count: far below LUA_MAXINTEGER) */
-    if (!lpsdl_rawint(L, t, i, 1, n, &r)) {
-        if (k > 0)
-            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i, n));
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, n));
-    }
+    if (!lpsdl_rawint(L, t, i, 1, n, &r)) vref_error(L, arg, what, k, i, n);
     return v + 3 * (size_t)(r - 1);
 }
 
