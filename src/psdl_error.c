@@ -24,13 +24,7 @@ int psdl_problem_begin(psdl_check_run *c, psdl_problem *p, psdl_severity sev, co
     else
         c->res->warnings++;
     if (!c->fn || c->stop) return 0;
-    memset(p, 0, sizeof *p);
-    p->severity = sev;
-    p->rule = rule;
-    p->room = room;
-    p->other_room = other;
-    p->attribute = attr;
-    p->road = road;
+    *p = (psdl_problem){.severity = sev, .rule = rule, .room = room, .attribute = attr, .road = road, .other_room = other};
     return 1;
 }
 
