@@ -487,6 +487,17 @@ describe("street and intersection glue", function()
           assert.equal(n1, n2)
           assert.same(o1, o2)
           assert.same(p1:flat(), p2:flat())
+          -- the end row given outward (as an intersection gives it), read in reverse: the same run
+          local back = {}
+          for c = stride, 1, -1 do
+            local q = 3 * c
+            back[#back + 1], back[#back + 2], back[#back + 3] = row[q - 2], row[q - 1], row[q]
+          end
+          local p3, s3 = core.pool(3, true), core.store()
+          local w3, n3, o3 = core.run_street(p3, s3, ctrl, profile, case[3], { 1, 0.1 }, row, back, p, true)
+          assert.same({ w2, n2, o2 }, { w3, n3, o3 })
+          assert.same(p2:flat(), p3:flat())
+          for k = 0, n2 - 1 do assert.same(s2:ops(w2 + k), s3:ops(w3 + k)) end
           for k = 0, n1 - 1 do
             local a, b = s1:ops(w1 + k), s2:ops(w2 + k)
             assert.same(a, b)

@@ -361,3 +361,67 @@ describe("psdl osm when simplifying leaves no road (newcomer finding 1)", functi
     assert.is_nil(io.open(dir .. "/s.psdl"))
   end)
 end)
+
+describe("psdl osm --report of a city that cannot be built (stop 23, not fixed before)", function()
+  -- a road running along another from a node on its body (the layout drops it), a road whose
+  -- centre line crosses itself (dropped before the layout), and a room limit nothing fits
+  local function network()
+    return {
+      nodes = { a = { x = 0, z = 0 }, b = { x = 300, z = 0 }, c = { x = -300, z = 0 }, d = { x = 100, z = 0.5 },
+                e = { x = 200, z = 1 }, f = { x = 100, z = 250 }, g = { x = 0, z = -300 },
+                h = { x = -300, z = 300 }, i = { x = -100, z = 300 } },
+      roads = {
+        { from = "c", to = "a", highway = "tertiary", source = "way 1", name = "West" },
+        { from = "a", to = "b", highway = "tertiary", source = "way 2", name = "Main" },
+        { from = "a", to = "g", highway = "tertiary", source = "way 5", name = "South" },
+        { from = "d", to = "e", highway = "tertiary", source = "way 3", name = "Along" },
+        { from = "d", to = "f", highway = "tertiary", source = "way 4", name = "North" },
+        { from = "h", to = "i", highway = "tertiary", source = "way 6", name = "Loop",
+          via = { { -150, 400 }, { -150, 350 }, { -250, 450 } } },
+      },
+    }
+  end
+  local ocity = require "psdl.osm.city"
+
+  it("try_build returns the layout's drops and the clean-up's with the failure", function()
+    local report = { dropped = { { stage = "clean-up", kind = "could not be fitted (short)", reason = "short",
+      source = "way 9", x = 1, z = 2, length = 10 } } }
+    -- it builds, dropping both roads
+    local doc, _, result = ocity.try_build(network(), report, { seed = 1 })
+    assert.is_table(doc)
+    local reasons = {}
+    for _, d in ipairs(result.dropped) do reasons[d.source] = d.reason end
+    assert.same({ ["way 9"] = "could not be fitted (short)", ["way 3"] = "runs along another road",
+                  ["way 6"] = "crosses itself" }, reasons)
+    -- over a room limit nothing fits: the same drops come back with the message
+    local none, msg, known = ocity.try_build(network(), report, { seed = 1, max_rooms = 5 })
+    assert.is_nil(none)
+    assert.matches("does not fit the game's limits even simplified", msg, 1, true)
+    local failed = {}
+    for _, d in ipairs(known.dropped) do failed[d.source] = d.reason end
+    assert.same(reasons, failed)
+    assert.is_true(#known.simplified >= 1)
+    -- build raises the same message
+    local ok, err = pcall(ocity.build, network(), report, { seed = 1, max_rooms = 5 })
+    assert.is_false(ok)
+    assert.equal(msg, err)
+  end)
+
+  it("the failure report lists every road dropped before the failure, with its reason", function()
+    local R = require "psdl.cli.osm_report"
+    local net = network()
+    local report = { dropped = {}, change_list = {}, skipped = {}, changes = {}, counts = { dead_ends = 0 } }
+    local _, msg, known = ocity.try_build(net, report, { seed = 1, max_rooms = 5 })
+    local rep = R.import_report({ file = "x.osm" }, net, report, nil, nil, R.failure_of(msg), known)
+    assert.equal("limits", rep.failure.stage)
+    local by = {}
+    for _, d in ipairs(rep.dropped) do by[d.source] = d end
+    assert.equal("runs along another road", by["way 3"].reason)
+    assert.equal("layout", by["way 3"].stage)
+    assert.matches("it runs along", by["way 3"].detail, 1, true)
+    assert.is_number(by["way 3"].length_m)
+    assert.equal("crosses itself", by["way 6"].reason)
+    assert.equal(1, rep.by_reason["dropped: runs along another road"])
+    assert.same(known.simplified, rep.simplified)
+  end)
+end)

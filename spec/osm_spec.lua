@@ -582,6 +582,53 @@ describe("psdl.osm network from hand-written snippets", function()
     assert.is_true(net.nodes["2"].x > net.nodes["1"].x)
   end)
 
+  it("a way going back over itself travels each stretch once (selfref.osm: out and back, lollipop, spur)", function()
+    local net, report = import("selfref.osm")
+    local by = {}
+    for _, r in ipairs(net.roads) do
+      local list = by[r.source] or {}
+      by[r.source] = list
+      list[#list + 1] = r
+    end
+    -- out and back (1-4-1, 111 m each way): one dead-end road to node 4, not a flat loop removed
+    assert.are.equal(1, #by["way 21"])
+    local r = by["way 21"][1]
+    assert.are.same({ "1", "4" }, { r.from, r.to })
+    assert.is_nil(report.changes["flat loops removed (left where two nodes became one)"])
+    -- the spur doubling back (2-10-11-10) reaches 11; the one-way service road out and back is two-way
+    assert.are.same({ "2", "11" }, { by["way 23"][1].from, by["way 23"][1].to })
+    assert.are.same({ "13", "14", false }, { by["way 24"][1].from, by["way 24"][1].to, by["way 24"][1].oneway or false })
+    -- the lollipop keeps its stem 3-5 and its ring (split into roads from node 5 back to 5)
+    local stem, ring = 0, 0
+    for _, q in ipairs(by["way 22"]) do
+      if (q.from == "3" and q.to == "5") or (q.from == "5" and q.to == "3") then stem = stem + 1 else ring = ring + 1 end
+    end
+    assert.are.same({ 1, true }, { stem, ring >= 2 })
+    assert.are.equal(4, report.changes["ways going back over themselves: the way back left out"])
+    -- the input counts each stretch once, and all of it is kept
+    local km = require "psdl.osm.kept"
+    local m = km.measure(net.input, km.network_roads(net))
+    assert.is_true(m.fraction > 0.99, tostring(m.fraction))
+    assert.is_true(math.abs(m.input - 1137) < 15, tostring(m.input))
+  end)
+
+  it("psdl.osm.retrace leaves out the segments a way travels a second time", function()
+    local R = require "psdl.osm.retrace"
+    assert.is_nil(R.runs({ 1, 2, 3 }, false))
+    assert.is_nil(R.runs({ 1, 2, 3, 1 }, false)) -- a closed way: no segment twice
+    local runs, left = R.runs({ 1, 2, 1 }, false)
+    assert.are.same({ { refs = { 1, 2 }, both = true } }, runs)
+    assert.are.equal(1, left)
+    runs = R.runs({ 1, 2, 3, 4, 3, 2, 5 }, false) -- out to 4, back to 2, on to 5
+    assert.are.same({ { refs = { 1, 2, 3, 4 }, both = true }, { refs = { 2, 5 }, both = false } }, runs)
+    -- one-way: the stretch driven both ways is a run of its own
+    runs = R.runs({ 1, 2, 3, 4, 3 }, true)
+    assert.are.same({ { refs = { 1, 2, 3 }, both = false }, { refs = { 3, 4 }, both = true } }, runs)
+    -- clip points (tables) are never a retrace
+    local edge = { 51.5, -0.1 }
+    assert.are.same({ { refs = { edge, 1, 2 }, both = true } }, (R.runs({ edge, 1, 2, 1 }, false)))
+  end)
+
   it("clips to a bbox: roads end at its edge, the rest is skipped", function()
     -- crossroads around 51.5 N, 0.1 W: keep x <= about 50 m, z >= -50 m
     local bbox = { -0.1020, 51.5 - 50 / 111320, -0.1 + 50 / 69300, 51.5020 }

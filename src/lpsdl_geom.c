@@ -787,17 +787,19 @@ static int run_dir(lua_State *L, int idx, double *out, int *has) {
 }
 
 /* An end row at idx for run_street: nil, or a flat x, y, z row of stride points (finite
- * numbers) copied into row; 0 when it is anything else. */
-static int run_row(lua_State *L, int idx, size_t stride, double *row, int *has) {
+ * numbers) copied into row, its points in the other order when `reversed`; 0 when it is
+ * anything else. */
+static int run_row(lua_State *L, int idx, size_t stride, double *row, int *has, int reversed) {
     *has = 0;
     if (lua_isnil(L, idx)) return 1;
     if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 3 * stride) return 0;
     for (size_t q = 0; q < 3 * stride; q++) {
         int ok = 0;
+        size_t to = reversed ? 3 * (stride - 1 - q / 3) + q % 3 : q;
         lua_rawgeti(L, idx, (lua_Integer)q + 1);
-        row[q] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &ok) : 0;
+        row[to] = lua_type(L, -1) == LUA_TNUMBER ? (double)lua_tonumberx(L, -1, &ok) : 0;
         lua_pop(L, 1);
-        if (!ok || !isfinite(row[q])) return 0;
+        if (!ok || !isfinite(row[to])) return 0;
     }
     *has = 1;
     return 1;
@@ -820,19 +822,23 @@ static int run_row(lua_State *L, int idx, size_t stride, double *row, int *has) 
  * @tparam table ctrl the control points, flat x, y, z
  * @tparam table profile as core.sections (road, walkway or divided)
  * @tparam table start_dir, end_dir end tangents {x, z} or nil
- * @tparam table start_section, end_section flat end rows (the profile's stride points) or nil
+ * @tparam table start_section, end_section flat end rows (the profile's stride points) or nil;
+ * the end row left to right of travel towards the run's end, or, with `end_outward`, as the
+ * intersection there gives it (left to right of travel away from it: read in reverse)
  * @tparam table p numbers: spacing (m), max_angle (degrees, 0: default), half_width (m),
  * room_length (m), snap (m, 0: exact), group (texture group of the records), dgroup (the
  * divider group), divider type, divider value (m), aux (which divider parameters are
  * integers, as the store keeps them: 1 type, 8 value), caps (1: close the divider at the
  * start, 2: at the end)
+ * @tparam[opt] boolean end_outward the end row's order (above)
  * @treturn integer the store number of the first new room
  * @treturn integer the rooms
  * @treturn table per room its outline (vertex references)
  * Bad arguments (not a pool, a store, a profile or a list of numbers) raise naming them.
  */
 static int l_run_street(lua_State *L) {
-    lua_settop(L, 9); /* scratch userdata go above the arguments */
+    lua_settop(L, 10); /* scratch userdata go above the arguments */
+    int end_outward = lua_toboolean(L, 10);
     check_pool(L, 1);
     if (((pool_box *)lua_touserdata(L, 1))->dim != 3) luaL_argerror(L, 1, "a vertex pool (dimension 3) expected");
     lpsdl_store(L, 2);
@@ -873,7 +879,7 @@ static int l_run_street(lua_State *L) {
     double srow[18], erow[18];
     int hss, hes;
     if (!run_dir(L, 5, o.start_dir, &o.has_start_dir) || !run_dir(L, 6, o.end_dir, &o.has_end_dir) ||
-        !run_row(L, 7, stride, srow, &hss) || !run_row(L, 8, stride, erow, &hes))
+        !run_row(L, 7, stride, srow, &hss, 0) || !run_row(L, 8, stride, erow, &hes, end_outward))
         return 0;
     /* the samples, in a block a userdata owns (an error leaves it to the collector) */
     reuse_box *own = (reuse_box *)lua_newuserdatauv(L, sizeof *own, 0);

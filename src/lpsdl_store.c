@@ -18,9 +18,11 @@
  *   store:group_uses(order)            -> others, users, dividers, dusers: texture groups in
  *                                         order of first use over the rooms listed in order
  *   store:building(n, A, R, groups)    append a building's records (core.building's output)
- *   store:mark()                       -> rooms, records, references: the store's counts now
- *   store:truncate(rooms, records, references)  back to a store:mark() (psdl_store_truncate:
- *                                         what was added since is dropped)
+ *   store:mark()                       -> rooms, records, references, clears: the store's
+ *                                         counts now
+ *   store:truncate(rooms, records, references [, clears])  back to a store:mark()
+ *                                         (psdl_store_truncate: what was added since is
+ *                                         dropped; with clears, set_ops since is undone)
  *   store:strip_end(n, last)           -> type, a, b, c, d | nil: the first (last) strip record
  *                                         of room n and its crossroads at that end (§1.7)
  *   store:perimeters(order, outlines, vpool)  -> set | nil, code, position: the perimeter
@@ -402,7 +404,8 @@ static int l_ops(lua_State *L) {
 }
 
 /* store:set_ops(n, ops): every op is read before the room is cleared, so that a bad one
- * raises with the room unchanged. */
+ * raises with the room unchanged; store:truncate to a mark from before gives the room its old
+ * records back (the clear log, psdl_store_clear). */
 static int l_set_ops(lua_State *L) {
     store_ud *u = check_store(L, 1);
     size_t room = check_room(L, u, 2);
@@ -418,7 +421,7 @@ static int l_set_ops(lua_State *L) {
         at += recs[i].nrefs;
         lua_settop(L, 4);
     }
-    psdl_store_clear(u->s, room);
+    if (psdl_store_clear(u->s, room) != PSDL_STORE_OK) return luaL_error(L, "store:set_ops: out of memory");
     at = 0;
     for (size_t i = 0; i < n; i++) {
         push_rec(L, u, room, &recs[i], u->scratch ? u->scratch + at : NULL, recs[i].nrefs);
@@ -1099,28 +1102,30 @@ static int l_building(lua_State *L) {
     return 3;
 }
 
-/* store:mark() -> rooms, records, references (psdl_store_mark). */
+/* store:mark() -> rooms, records, references, clears (psdl_store_mark). */
 static int l_mark(lua_State *L) {
     psdl_store_mark_t m;
     psdl_store_mark(check_store(L, 1)->s, &m);
     lua_pushinteger(L, (lua_Integer)m.rooms);
     lua_pushinteger(L, (lua_Integer)m.recs);
     lua_pushinteger(L, (lua_Integer)m.refs);
-    return 3;
+    lua_pushinteger(L, (lua_Integer)m.cleared);
+    return 4;
 }
 
-/* store:truncate(rooms, records, references): back to counts store:mark() returned
- * (psdl_store_truncate). Counts that are not integers >= 0, or not of this store's history,
- * raise naming the argument; nothing is changed then. */
+/* store:truncate(rooms, records, references [, clears]): back to counts store:mark() returned
+ * (psdl_store_truncate); with `clears`, the rooms cleared since (store:set_ops) get their
+ * records back too (without it, clears are not undone). Counts that are not integers >= 0,
+ * or not of this store's history, raise naming the argument; nothing is changed then. */
 static int l_truncate(lua_State *L) {
     store_ud *u = check_store(L, 1);
     psdl_store_mark_t now, m;
     psdl_store_mark(u->s, &now);
-    size_t *dst[3] = {&m.rooms, &m.recs, &m.refs};
-    size_t lim[3] = {now.rooms, now.recs, now.refs};
-    static const char *const what[3] = {"rooms", "records", "references"};
-    for (int i = 0; i < 3; i++) {
-        lua_Integer v = luaL_checkinteger(L, i + 2);
+    size_t *dst[4] = {&m.rooms, &m.recs, &m.refs, &m.cleared};
+    size_t lim[4] = {now.rooms, now.recs, now.refs, now.cleared};
+    static const char *const what[4] = {"rooms", "records", "references", "clears"};
+    for (int i = 0; i < 4; i++) {
+        lua_Integer v = i == 3 ? luaL_optinteger(L, i + 2, (lua_Integer)now.cleared) : luaL_checkinteger(L, i + 2);
         if (v < 0 || (lua_Unsigned)v > lim[i])
             return luaL_argerror(L, i + 2, lua_pushfstring(L, "%s: %I outside 0..%I", what[i], v, (lua_Integer)lim[i]));
         *dst[i] = (size_t)v;

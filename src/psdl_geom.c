@@ -255,6 +255,11 @@ static int samples_push(samples *s, size_t seg, double u, const double *p) {
     return 1;
 }
 
+/* atan2(cross, dot): the signed angle between two directions from their cross and dot
+ * products. A straight continuation (cross exactly +-0, dot > 0: most samples of a straight
+ * road) is atan2's own answer, cross itself, without the call. */
+static double turn_angle(double cross, double dot) { return cross == 0 && dot > 0 ? cross : atan2(cross, dot); }
+
 /* Unit section direction of sample k: the bisector of the adjacent chords' left normals. */
 static void sample_dir(const samples *s, size_t k, double *u) {
     double tb[2], ta[2];
@@ -262,7 +267,7 @@ static void sample_dir(const samples *s, size_t k, double *u) {
     int ha = k + 1 < s->n && unit2(ta, s->v[k + 1].p[0] - s->v[k].p[0], s->v[k + 1].p[2] - s->v[k].p[2]);
     if (hb && ha) {
         double lb = dist2(s->v[k - 1].p, s->v[k].p), la = dist2(s->v[k].p, s->v[k + 1].p);
-        double turn = atan2(tb[0] * ta[1] - tb[1] * ta[0], tb[0] * ta[0] + tb[1] * ta[1]);
+        double turn = turn_angle(tb[0] * ta[1] - tb[1] * ta[0], tb[0] * ta[0] + tb[1] * ta[1]);
         double ang = atan2(tb[1], tb[0]) + turn * (lb / (lb + la));
         u[0] = sin(ang), u[1] = -cos(ang);
         return;
@@ -272,11 +277,9 @@ static void sample_dir(const samples *s, size_t k, double *u) {
     else u[0] = 1, u[1] = 0;
 }
 
-/* Deviation of the level-section quad of half width h between samples k and k+1. */
-static double piece_deviation(const samples *s, size_t k, double h) {
-    double u0[2], u1[2];
-    sample_dir(s, k, u0);
-    sample_dir(s, k + 1, u1);
+/* Deviation of the level-section quad of half width h between samples k and k+1, whose
+ * section directions (sample_dir) are u0 and u1. */
+static double piece_deviation(const samples *s, size_t k, double h, const double *u0, const double *u1) {
     const double *a = s->v[k].p, *b = s->v[k + 1].p;
     double L0[3] = {a[0] + h * u0[0], a[1], a[2] + h * u0[1]}, R0[3] = {a[0] - h * u0[0], a[1], a[2] - h * u0[1]};
     double L1[3] = {b[0] + h * u1[0], b[1], b[2] + h * u1[1]}, R1[3] = {b[0] - h * u1[0], b[1], b[2] - h * u1[1]};
@@ -399,7 +402,7 @@ static size_t spline_build(const spline_in *in, samples *out) {
             bend[k] = 0;
             if (unit2(u, pt[k][0] - pt[k - 1][0], pt[k][2] - pt[k - 1][2]) &&
                 unit2(v, pt[k + 1][0] - pt[k][0], pt[k + 1][2] - pt[k][2]))
-                bend[k] = fabs(atan2(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]));
+                bend[k] = fabs(turn_angle(u[0] * v[1] - u[1] * v[0], u[0] * v[0] + u[1] * v[1]));
         }
         cost[0] = 0;
         for (int k = 0; k < CR_DENSE; k++) {
@@ -427,11 +430,15 @@ static size_t spline_build(const spline_in *in, samples *out) {
     if (in->half_width > 0) {
         for (int round = 0; round < 20; round++) {
             size_t bad = 0;
-            double *nd = (double *)realloc(dev, (out->n + 1) * sizeof *nd);
+            /* dev (a deviation per piece), then the section direction of each sample (each
+             * taken once, not once for each piece it ends) */
+            double *nd = (double *)realloc(dev, 3 * (out->n + 1) * sizeof *nd);
             if (!nd) goto nomem;
             dev = nd;
+            double *dirs = dev + out->n + 1;
+            for (size_t k = 0; k < out->n; k++) sample_dir(out, k, dirs + 2 * k);
             for (size_t k = 0; k + 1 < out->n; k++) {
-                dev[k] = piece_deviation(out, k, in->half_width);
+                dev[k] = piece_deviation(out, k, in->half_width, dirs + 2 * k, dirs + 2 * k + 2);
                 if (dev[k] > in->tol) bad++;
             }
             if (bad == 0 || out->n + bad > 200000) break;

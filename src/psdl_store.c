@@ -19,6 +19,13 @@ typedef struct store_room {
     uint32_t count;
 } store_room;
 
+/* A room's record list as it was before a psdl_store_clear (the clear log): the records stay
+ * in the arrays, so psdl_store_truncate puts the list back by restoring head, tail and count. */
+typedef struct store_cleared {
+    size_t room; /* 1-based */
+    store_room was;
+} store_cleared;
+
 /* The references are numbered in a virtual range cut into chunks of REF_CHUNK: slot k holds
  * the memory of numbers k * REF_CHUNK on. A record's references are contiguous, so one that
  * does not fit in what is left of a chunk starts at the next chunk (the rest stays unused),
@@ -37,6 +44,8 @@ struct psdl_store {
     size_t nrecs, cap0, nrchunks, caprchunks;
     ref_slot *slot;
     size_t nrefs, nslots, capslots; /* nrefs: the number after the last reference in use */
+    store_cleared *cleared; /* the clear log, oldest first (psdl_store_clear) */
+    size_t ncleared, capcleared;
 };
 
 /* Grows *arr (elements of size elem, *cap of them) to hold at least need; 0 or an error. */
@@ -163,6 +172,7 @@ void psdl_store_free(psdl_store *s) {
     free(s->rec);
     ref_drop_from(s, 0);
     free(s->slot);
+    free(s->cleared);
     free(s);
 }
 
@@ -203,30 +213,6 @@ int psdl_store_push(psdl_store *s, size_t room, const psdl_store_rec *rec, const
     return PSDL_STORE_OK;
 }
 
-int psdl_store_push_words(psdl_store *s, size_t room, uint32_t group, const uint32_t *words, size_t n) {
-    if (n && !words) return PSDL_STORE_RANGE;
-    psdl_store_mark_t m;
-    psdl_store_mark(s, &m);
-    psdl_store_rec rec; /* psdl_store_push copies it: only type and cap change from record to record */
-    memset(&rec, 0, sizeof rec);
-    rec.group = group;
-    for (size_t i = 0; i < n;) {
-        int e = PSDL_STORE_RANGE;
-        size_t k = n - i >= 3 ? words[i + 2] : 0;
-        if (n - i >= 3 && k <= n - i - 3) {
-            rec.type = (uint8_t)(words[i] > 0xFF ? 0xFF : words[i]); /* (out of range: refused) */
-            rec.cap = (uint8_t)words[i + 1];
-            e = psdl_store_push(s, room, &rec, words + i + 3, k);
-        }
-        if (e) {
-            psdl_store_truncate(s, &m);
-            return e;
-        }
-        i += 3 + k;
-    }
-    return 0;
-}
-
 size_t psdl_store_count(const psdl_store *s, size_t room) {
     if (!s || room < 1 || room > s->nrooms) return 0;
     return s->rooms[room - 1].count;
@@ -249,7 +235,12 @@ const uint32_t *psdl_store_refs(const psdl_store *s, const psdl_store_rec *rec) 
 
 int psdl_store_clear(psdl_store *s, size_t room) {
     if (!s || room < 1 || room > s->nrooms) return PSDL_STORE_RANGE;
+    int e = grow((void **)&s->cleared, &s->capcleared, s->ncleared + 1, sizeof *s->cleared);
+    if (e) return e;
     store_room *r = &s->rooms[room - 1];
+    s->cleared[s->ncleared].room = room;
+    s->cleared[s->ncleared].was = *r;
+    s->ncleared++;
     r->head = r->tail = -1;
     r->count = 0;
     return PSDL_STORE_OK;
@@ -405,18 +396,50 @@ int psdl_store_group_uses(const psdl_store *s, const uint32_t *order, size_t n, 
     return e;
 }
 
+int psdl_store_push_words(psdl_store *s, size_t room, uint32_t group, const uint32_t *words, size_t n) {
+    if (n && !words) return PSDL_STORE_RANGE;
+    psdl_store_mark_t m;
+    psdl_store_mark(s, &m);
+    psdl_store_rec rec; /* psdl_store_push copies it: only type and cap change from record to record */
+    memset(&rec, 0, sizeof rec);
+    rec.group = group;
+    for (size_t i = 0; i < n;) {
+        int e = PSDL_STORE_RANGE;
+        size_t k = n - i >= 3 ? words[i + 2] : 0;
+        if (n - i >= 3 && k <= n - i - 3) {
+            rec.type = (uint8_t)(words[i] > 0xFF ? 0xFF : words[i]); /* (out of range: refused) */
+            rec.cap = (uint8_t)words[i + 1];
+            e = psdl_store_push(s, room, &rec, words + i + 3, k);
+        }
+        if (e) {
+            psdl_store_truncate(s, &m);
+            return e;
+        }
+        i += 3 + k;
+    }
+    return 0;
+}
+
 void psdl_store_mark(const psdl_store *s, psdl_store_mark_t *m) {
     if (!m) return;
     m->rooms = s ? s->nrooms : 0;
     m->recs = s ? s->nrecs : 0;
     m->refs = s ? s->nrefs : 0;
+    m->cleared = s ? s->ncleared : 0;
 }
 
 int psdl_store_truncate(psdl_store *s, const psdl_store_mark_t *m) {
-    if (!s || !m || m->rooms > s->nrooms || m->recs > s->nrecs || m->refs > s->nrefs) return PSDL_STORE_RANGE;
+    if (!s || !m || m->rooms > s->nrooms || m->recs > s->nrecs || m->refs > s->nrefs || m->cleared > s->ncleared)
+        return PSDL_STORE_RANGE;
     /* the kept records must not use dropped references (a mark taken at one time has none) */
     for (size_t i = 0; i < m->recs; i++)
         if ((size_t)rec_at(s, i)->ref0 + rec_at(s, i)->nrefs > m->refs) return PSDL_STORE_RANGE;
+    /* the rooms cleared since the mark get their lists back, latest clear first; records
+     * pushed after the mark are then cut off those lists below, as from any other room */
+    while (s->ncleared > m->cleared) {
+        const store_cleared *c = &s->cleared[--s->ncleared];
+        if (c->room <= s->nrooms) s->rooms[c->room - 1] = c->was;
+    }
     for (size_t k = 0; k < m->rooms; k++) {
         store_room *r = &s->rooms[k];
         if (r->tail < 0 || (size_t)r->tail < m->recs) continue; /* nothing added since */

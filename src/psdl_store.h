@@ -114,8 +114,10 @@ const psdl_store_rec *psdl_store_next(const psdl_store *s, const psdl_store_rec 
 /** The references of a record (rec->nrefs of them). */
 const uint32_t *psdl_store_refs(const psdl_store *s, const psdl_store_rec *rec);
 
-/** Drops every record of room `room` (to replace them by pushing again). Returns 0 or
- *  PSDL_STORE_RANGE. */
+/** Drops every record of room `room` (to replace them by pushing again); the records stay in
+ *  the arrays and the room's list goes into the store's clear log, so that psdl_store_truncate
+ *  to an earlier mark gives them back. Returns 0, PSDL_STORE_RANGE or PSDL_STORE_NOMEM (the
+ *  log could not grow; the room is unchanged). */
 int psdl_store_clear(psdl_store *s, size_t room);
 
 /** A texture group's first use (psdl_store_group_uses): the group number and the room. */
@@ -139,9 +141,10 @@ typedef struct psdl_store_use {
 int psdl_store_group_uses(const psdl_store *s, const uint32_t *order, size_t n, psdl_store_use **groups,
                           size_t *ngroups, psdl_store_use **dividers, size_t *ndividers);
 
-/** A point in a store's history: its room, record and reference counts (psdl_store_mark). */
+/** A point in a store's history: its room, record and reference counts, and the length of its
+ *  clear log (psdl_store_mark). */
 typedef struct psdl_store_mark_t {
-    size_t rooms, recs, refs;
+    size_t rooms, recs, refs, cleared;
 } psdl_store_mark_t;
 
 /** Records the store's current counts in *m. */
@@ -149,11 +152,11 @@ void psdl_store_mark(const psdl_store *s, psdl_store_mark_t *m);
 
 /** Returns the store to mark *m (taken earlier by psdl_store_mark): the rooms added since are
  *  dropped, and so are the records pushed since (also those pushed to older rooms) with their
- *  references. psdl.builder undoes a call that failed part-way with it. Not undone: records a
- *  psdl_store_clear dropped after the mark (the room keeps only its records from before the
- *  clear that are below the mark: none). Allocates nothing. Returns 0, or PSDL_STORE_RANGE with
- *  nothing changed when a count is above the store's or a kept record uses a dropped
- *  reference (a mark not of this store's history). */
+ *  references; a room cleared since (psdl_store_clear) gets its records from before the clear
+ *  back (those below the mark). psdl.builder undoes a call that failed part-way with it, and
+ *  a `finish` that failed after T-junction repair replaced rooms' records. Allocates nothing.
+ *  Returns 0, or PSDL_STORE_RANGE with nothing changed when a count is above the store's or a
+ *  kept record uses a dropped reference (a mark not of this store's history). */
 int psdl_store_truncate(psdl_store *s, const psdl_store_mark_t *m);
 
 /** Is a record ground geometry whose triangles make a room's floor (road, divided road,

@@ -387,6 +387,10 @@ function Box:sandbox_env(psdl)
       return f(subject, pattern, ...)
     end
   end
+  -- what ("..."):find(...) finds while the box runs (Box:inside): the guarded functions, in
+  -- a table of the box's own that the script never holds, so that a script that replaces
+  -- string.match in its own `string` changes nothing for the library or the host's poll
+  box.string_methods = copy(env.string)
   env.os = {
     time = os.time, clock = os.clock, date = os.date,
   }
@@ -596,11 +600,14 @@ end
 function Box:outside(fn)
   local t0 = os.clock()
   local inside = self.depth > 0 and not self.trust
-  local deny, open
+  local deny, open, sindex
+  local smt = getmetatable("")
   if inside then
     deny = control.deny_writes(self.prev_deny)
     open = io.open
     io.open = self.prev_open
+    -- the host's string methods (not the pattern guards) for the host's code
+    if smt and self.prev_sindex then sindex = smt.__index; smt.__index = self.prev_sindex end
   end
   -- (an exceeded limit that library code caught stays in force, so that run() still sees it)
   local stats = self.memory_cap and control.memory_stats()
@@ -611,6 +618,7 @@ function Box:outside(fn)
   if inside then
     control.deny_writes(deny)
     io.open = open
+    if sindex then smt.__index = sindex end
   end
   if self.deadline then self.deadline = self.deadline + (os.clock() - t0) end
   if not ok then error(r, 0) end
@@ -634,7 +642,9 @@ function Box:inside(fn, ...)
     io.open = self:guarded_open(prev_open)
     self.prev_deny, self.prev_open = prev_deny, prev_open -- for Box:outside
     -- ("..."):find(...) goes through the string metatable: the guarded copies there too
-    if smt and self.env.string then prev_sindex = smt.__index; smt.__index = self.env.string end
+    -- (never the script's `string`, which it may change: Box:sandbox_env)
+    if smt and self.string_methods then prev_sindex = smt.__index; smt.__index = self.string_methods end
+    self.prev_sindex = prev_sindex
   else
     prev_open, self.prev_lines = io.open, io.lines
     io.open, io.lines = self:recording_open(prev_open), self:recording_open(io.lines, true)

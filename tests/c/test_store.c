@@ -166,44 +166,12 @@ static void test_mark_truncate(void) {
     CHECK(x && (x = psdl_store_next(s, x)) != NULL && x->type == PSDL_STORE_ROAD && psdl_store_refs(s, x)[7] == 8);
     CHECK(psdl_store_add_room(s) == 3);
     /* back to empty */
-    psdl_store_mark_t zero = {0, 0, 0};
+    psdl_store_mark_t zero = {0, 0, 0, 0};
     CHECK(psdl_store_truncate(s, &zero) == 0 && psdl_store_rooms(s) == 0);
     CHECK(psdl_store_add_room(s) == 1 && psdl_store_count(s, 1) == 0);
     psdl_store_mark(NULL, &m);
     CHECK(m.rooms == 0 && m.recs == 0 && m.refs == 0);
     psdl_store_mark(s, NULL);
-    psdl_store_free(s);
-}
-
-/* a flat word list (store:push_flat, core.junction_store): every record in the group, cap
- * kept, references copied; a count running past the end, a type out of range or a room that
- * is none leave the store as it was, also the records of the list before the bad one. */
-static void test_push_words(void) {
-    set_ctx("push words");
-    psdl_store *s = psdl_store_new();
-    CHECK(s != NULL && psdl_store_add_room(s) == 1 && psdl_store_add_room(s) == 2);
-    uint32_t w[] = {PSDL_STORE_ROAD, 0, 4, 1, 2, 3, 4, PSDL_STORE_SIDEWALK_STRIP, 2, 2, 5, 6, PSDL_STORE_FAN, 0, 0};
-    CHECK(psdl_store_push_words(s, 2, 7, w, sizeof w / sizeof *w) == 0);
-    CHECK(psdl_store_count(s, 2) == 3 && psdl_store_count(s, 1) == 0);
-    const psdl_store_rec *x = psdl_store_first(s, 2);
-    CHECK(x && x->type == PSDL_STORE_ROAD && x->group == 7 && x->nrefs == 4 && psdl_store_refs(s, x)[3] == 4);
-    x = psdl_store_next(s, x);
-    CHECK(x && x->type == PSDL_STORE_SIDEWALK_STRIP && x->cap == 2 && x->group == 7 && psdl_store_refs(s, x)[1] == 6);
-    x = psdl_store_next(s, x);
-    CHECK(x && x->type == PSDL_STORE_FAN && x->nrefs == 0 && psdl_store_next(s, x) == NULL);
-    psdl_store_mark_t m, after;
-    psdl_store_mark(s, &m);
-    uint32_t past[] = {PSDL_STORE_ROAD, 0, 2, 1, 2, PSDL_STORE_ROAD, 0, 3, 1, 2};
-    CHECK(psdl_store_push_words(s, 1, 1, past, 10) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(s, 1, 1, past, 7) == PSDL_STORE_RANGE); /* type, cap, no count */
-    uint32_t type[] = {PSDL_STORE_ROAD, 0, 1, 1, 300, 0, 0};
-    CHECK(psdl_store_push_words(s, 1, 1, type, 7) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(s, 3, 1, w, 7) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(s, 1, 1, NULL, 3) == PSDL_STORE_RANGE);
-    CHECK(psdl_store_push_words(NULL, 1, 1, w, 7) == PSDL_STORE_RANGE);
-    psdl_store_mark(s, &after);
-    CHECK(after.rooms == m.rooms && after.recs == m.recs && after.refs == m.refs && psdl_store_count(s, 1) == 0);
-    CHECK(psdl_store_push_words(s, 1, 1, NULL, 0) == 0 && psdl_store_count(s, 1) == 0);
     psdl_store_free(s);
 }
 
@@ -393,7 +361,7 @@ static void test_chunks(void) {
         CHECK(ok);
     }
     free(ug);
-    psdl_store_mark_t zero = {0, 0, 0};
+    psdl_store_mark_t zero = {0, 0, 0, 0};
     CHECK(psdl_store_truncate(s, &zero) == 0 && psdl_store_rooms(s) == 0);
     CHECK(psdl_store_add_room(s) == 1);
     memset(cnt, 0, sizeof cnt);
@@ -404,8 +372,82 @@ static void test_chunks(void) {
     psdl_store_free(s);
 }
 
+/* a flat word list (store:push_flat, core.junction_store): every record in the group, cap
+ * kept, references copied; a count running past the end, a type out of range or a room that
+ * is none leave the store as it was, also the records of the list before the bad one. */
+static void test_push_words(void) {
+    set_ctx("push words");
+    psdl_store *s = psdl_store_new();
+    CHECK(s != NULL && psdl_store_add_room(s) == 1 && psdl_store_add_room(s) == 2);
+    uint32_t w[] = {PSDL_STORE_ROAD, 0, 4, 1, 2, 3, 4, PSDL_STORE_SIDEWALK_STRIP, 2, 2, 5, 6, PSDL_STORE_FAN, 0, 0};
+    CHECK(psdl_store_push_words(s, 2, 7, w, sizeof w / sizeof *w) == 0);
+    CHECK(psdl_store_count(s, 2) == 3 && psdl_store_count(s, 1) == 0);
+    const psdl_store_rec *x = psdl_store_first(s, 2);
+    CHECK(x && x->type == PSDL_STORE_ROAD && x->group == 7 && x->nrefs == 4 && psdl_store_refs(s, x)[3] == 4);
+    x = psdl_store_next(s, x);
+    CHECK(x && x->type == PSDL_STORE_SIDEWALK_STRIP && x->cap == 2 && x->group == 7 && psdl_store_refs(s, x)[1] == 6);
+    x = psdl_store_next(s, x);
+    CHECK(x && x->type == PSDL_STORE_FAN && x->nrefs == 0 && psdl_store_next(s, x) == NULL);
+    psdl_store_mark_t m, after;
+    psdl_store_mark(s, &m);
+    uint32_t past[] = {PSDL_STORE_ROAD, 0, 2, 1, 2, PSDL_STORE_ROAD, 0, 3, 1, 2};
+    CHECK(psdl_store_push_words(s, 1, 1, past, 10) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(s, 1, 1, past, 7) == PSDL_STORE_RANGE); /* type, cap, no count */
+    uint32_t type[] = {PSDL_STORE_ROAD, 0, 1, 1, 300, 0, 0};
+    CHECK(psdl_store_push_words(s, 1, 1, type, 7) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(s, 3, 1, w, 7) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(s, 1, 1, NULL, 3) == PSDL_STORE_RANGE);
+    CHECK(psdl_store_push_words(NULL, 1, 1, w, 7) == PSDL_STORE_RANGE);
+    psdl_store_mark(s, &after);
+    CHECK(after.rooms == m.rooms && after.recs == m.recs && after.refs == m.refs && psdl_store_count(s, 1) == 0);
+    CHECK(psdl_store_push_words(s, 1, 1, NULL, 0) == 0 && psdl_store_count(s, 1) == 0);
+    psdl_store_free(s);
+}
+
+/* A clear after a mark is undone by truncating to it: the room gets its records from before
+ * the clear back (those below the mark), in order, and pushes after that append to them. */
+static void test_truncate_undoes_clear(void) {
+    set_ctx("truncate undoes clear");
+    psdl_store *s = psdl_store_new();
+    uint32_t a[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    psdl_store_rec r = rec_of(PSDL_STORE_FAN, 1);
+    CHECK(psdl_store_add_room(s) == 1 && psdl_store_add_room(s) == 2);
+    CHECK(psdl_store_push(s, 1, &r, a, 4) == 0 && psdl_store_push(s, 2, &r, a + 4, 4) == 0);
+    r = rec_of(PSDL_STORE_ROAD_FAN, 2);
+    CHECK(psdl_store_push(s, 1, &r, a + 1, 3) == 0);
+    psdl_store_mark_t m, bad;
+    psdl_store_mark(s, &m);
+    CHECK(m.cleared == 0);
+    r = rec_of(PSDL_STORE_ROAD, 3);
+    CHECK(psdl_store_push(s, 1, &r, a, 8) == 0); /* pushed after the mark, then cleared with the rest */
+    CHECK(psdl_store_clear(s, 1) == 0 && psdl_store_clear(s, 2) == 0);
+    r = rec_of(PSDL_STORE_FAN, 4);
+    CHECK(psdl_store_push(s, 1, &r, a + 2, 5) == 0);
+    CHECK(psdl_store_clear(s, 1) == 0); /* twice: the latest clear is undone first */
+    CHECK(psdl_store_push(s, 1, &r, a, 3) == 0);
+    CHECK(psdl_store_count(s, 1) == 1 && psdl_store_count(s, 2) == 0);
+    bad = m;
+    bad.cleared = 9;
+    CHECK(psdl_store_truncate(s, &bad) == PSDL_STORE_RANGE && psdl_store_count(s, 1) == 1);
+    CHECK(psdl_store_truncate(s, &m) == 0);
+    CHECK(psdl_store_count(s, 1) == 2 && psdl_store_count(s, 2) == 1);
+    const psdl_store_rec *x = psdl_store_first(s, 1);
+    CHECK(x && x->type == PSDL_STORE_FAN && x->group == 1 && x->nrefs == 4);
+    x = x ? psdl_store_next(s, x) : NULL;
+    CHECK(x && x->type == PSDL_STORE_ROAD_FAN && psdl_store_refs(s, x)[0] == 2 && psdl_store_next(s, x) == NULL);
+    x = psdl_store_first(s, 2);
+    CHECK(x && psdl_store_refs(s, x)[0] == 5);
+    psdl_store_mark_t now;
+    psdl_store_mark(s, &now);
+    CHECK(now.rooms == m.rooms && now.recs == m.recs && now.refs == m.refs && now.cleared == 0);
+    r = rec_of(PSDL_STORE_WALKWAY, 5);
+    CHECK(psdl_store_push(s, 1, &r, a, 2) == 0 && psdl_store_count(s, 1) == 3);
+    psdl_store_free(s);
+}
+
 int main(void) {
     test_rooms_and_order();
+    test_truncate_undoes_clear();
     test_chunks();
     test_group_uses();
     test_clear_and_triangles();

@@ -5,7 +5,7 @@ local geom = require "psdl.geom"
 local check = require "psdl.check"
 
 
-local type, error, ipairs, pairs = type, error, ipairs, pairs
+local type, error, ipairs, pairs, pcall, getmetatable = type, error, ipairs, pairs, pcall, getmetatable
 local require = require
 local table_insert, table_move = table.insert, table.move
 local max, abs, sqrt = math.max, math.abs, math.sqrt
@@ -15,6 +15,10 @@ check.own(debug.getinfo(1, "S").source)
 local raise = check.raise
 -- The most vertices a PSDL can reference (16-bit references 1..65,536, §3.2).
 local MAX_VERTICES = 65536
+-- `error` levels of the caller of `Builder:finish`, which runs its work under pcall (a failed
+-- finish is undone): from the work itself (1 it, 2 pcall, 3 finish, 4 the caller), and from a
+-- function the work calls.
+local AT_CALLER, AT_CALLER_2 = 4, 5
 
 -- Installed by psdl.builder (builder/init.lua): M is the module table, Builder and Room the
 -- classes, P the builder's private helpers shared between its files.
@@ -71,14 +75,14 @@ return function(M, Builder, Room, P)
       if #textures > M.MAX_TEXTURE then
         error(string_format("%s: its texture group (%s: %s) needs texture slots up to %d, above %d, the largest "
           .. "value the format can store (§2.3)", users[g]:label(), g.kind, table_concat(g.names, ", "), #textures,
-          M.MAX_TEXTURE), 3)
+          M.MAX_TEXTURE), AT_CALLER_2)
       end
     end
     for _, g in ipairs(dividers) do
       if value[g] > M.MAX_DIVIDER_TEXTURE then
         error(string_format("%s: divider texture group (%s) lands at texture value %d, above %d: the divided "
           .. "road stores it in one byte (§2.4 0x8)", users[g]:label(), table_concat(g.names, ", "), value[g],
-          M.MAX_DIVIDER_TEXTURE), 3)
+          M.MAX_DIVIDER_TEXTURE), AT_CALLER_2)
       end
     end
     return textures, value
@@ -245,8 +249,9 @@ return function(M, Builder, Room, P)
   -- section, whose other end may be a new T-junction across the strip, so this repeats until
   -- none is left). An edge of a crosswalk or of a strip's end section cannot take a vertex:
   -- those are reported. perims: the perimeter set (store:perimeters), whose rooms' perimeters
-  -- take the vertices. Returns found, repaired, unrepaired (messages).
-  local function repair_tjunctions(b, rooms, perims)
+  -- take the vertices; the outlines replaced go into saved.outline (room -> its old outline, for
+  -- a failed finish to put back). Returns found, repaired, unrepaired (messages).
+  local function repair_tjunctions(b, rooms, perims, saved)
     local found, repaired, unrepaired = 0, 0, {}
     local stuck = {}
     for _ = 1, 8 do
@@ -315,7 +320,10 @@ return function(M, Builder, Room, P)
           repaired = repaired + #g.vs
         end
         perims:set(ri, per)
-        if r.outline then r.outline = per end
+        if r.outline then
+          if saved.outline[r] == nil then saved.outline[r] = r.outline end
+          r.outline = per
+        end
       end
     end
     return found, repaired, unrepaired
@@ -399,14 +407,15 @@ return function(M, Builder, Room, P)
   local function assembly_error(r, code, n)
     if code == "perimeter_long" then
       error(string_format("%s: %d perimeter points; the game keeps the count in one byte, %d at most (§3.2)",
-        r:label(), n, M.MAX_PERIMETER), 3)
-    elseif code == "perimeter_short" then error(r:label() .. ": its perimeter has fewer than 3 points", 3)
+        r:label(), n, M.MAX_PERIMETER), AT_CALLER_2)
+    elseif code == "perimeter_short" then error(r:label() .. ": its perimeter has fewer than 3 points", AT_CALLER_2)
     elseif code == "tunnel_alone" then
-      error(r:label() .. ": a road tunnel must be followed by a road, walkway or divided road (§2.4 0x9)", 3)
+      error(r:label() .. ": a road tunnel must be followed by a road, walkway or divided road (§2.4 0x9)", AT_CALLER_2)
     elseif code == "junction_edges" then
-      error(string_format("%s: a junction tunnel covers 32 perimeter edges, the room has %d (§3.2)", r:label(), n), 3)
+      error(string_format("%s: a junction tunnel covers 32 perimeter edges, the room has %d (§3.2)", r:label(), n),
+        AT_CALLER_2)
     end
-    error(r:label() .. ": no attributes", 3)
+    error(r:label() .. ": no attributes", AT_CALLER_2)
   end
 
   -- The rooms of the Lua document (docs/document-model.md), made from the records when a
@@ -457,51 +466,12 @@ return function(M, Builder, Room, P)
     return doc_rooms
   end
 
-  --- Finish the document.
-  --
-  -- Lays out the texture table (divider groups first), takes each room's perimeter (its
-  -- `outline`, or the outline of its ground geometry), repairs T-junctions between rooms
-  -- (the vertex goes into the perimeter and geometry of the room with the long edge), links
-  -- neighbours across shared edges (symmetric; a vertex shared with a room that is no edge
-  -- neighbour is repeated, §1.5), sets room flags, writes the attributes (a texture reference
-  -- before textured geometry, only when it changes), computes bounds, and validates.
-  -- @tparam[opt] table opts `strict` (default true: warnings are errors too, the builder's
-  -- own with validation's), `validate` (default true), `drivable` (false: validate the format's
-  -- rules only, for fragments that are no whole city; see `psdl.validate`), `order = "blocks_first"` (block rooms
-  -- get the low ids, as retail; `first_road_room` is then the first non-block id)
-  -- @treturn table document (docs/document-model.md)
-  -- @treturn table report `{rooms, vertices, heights, textures, tjunctions = {found, repaired,
-  -- unrepaired}, warnings, problems, counts, checked, seconds}`; `warnings`: block perimeter
-  -- edges that run along a road or intersection room's edge at another height (a block at
-  -- ground level beside a sidewalk 0.15 m up), which therefore stay unlinked; `checked`: the
-  -- document's bytes with the problems validation found (`psdl.document.check`), for
-  -- `psdl.document.write_checked` as long as the document is not changed
-  -- @raise when a room breaks a limit of the format, or validation fails
+  -- The work of `Builder:finish` (below), under its pcall: errors at AT_CALLER.
   -- long: the document's assembly in order (perimeters, attributes, vertices, road records,
   -- validation) over the builder's pools; issue 13 §2 moves this to C
-  function Builder:finish(opts)
-    if getmetatable(self) ~= Builder then P.self_error(self, "finish") end
-    opts = opts or {}
-    if type(opts) ~= "table" then check.argerr(1, "finish", "table expected, got " .. type(opts)) end
-    local bad = P.unknown_key(opts, FINISH_KEYS)
-    if not bad and opts.order ~= nil and opts.order ~= "blocks_first" then
-      bad = "order: \"blocks_first\" or nil expected, got " .. check.shown(opts.order)
-    end
-    if bad then check.argerr(1, "finish", bad) end
-    self:settle()
+  local function finish_work(self, opts, saved)
     local t0 = os_clock()
-    local rooms = {}
-    for i, r in ipairs(self.rooms) do rooms[i] = r end
-    local first_road_room = 0
-    if opts.order == "blocks_first" then
-      local blocks, others = {}, {}
-      for _, r in ipairs(rooms) do
-        if r.kind == "block" then blocks[#blocks + 1] = r else others[#others + 1] = r end
-      end
-      first_road_room = #others > 0 and #blocks + 1 or 0
-      rooms = blocks
-      for _, r in ipairs(others) do rooms[#rooms + 1] = r end
-    end
+    local rooms, first_road_room = M.trusted.document_rooms(self, opts.order)
     for i, r in ipairs(rooms) do r.id = i end
     local phases, tp = {}, t0
     local function phase(name)
@@ -522,12 +492,12 @@ return function(M, Builder, Room, P)
     local perims, pcode, ppos = self.store:perimeters(order, outlines, self.vpool)
     if not perims then
       if pcode == "no_geometry" then
-        error(rooms[ppos]:label() .. ": no ground geometry to take a perimeter from, and no outline", 2)
+        error(rooms[ppos]:label() .. ": no ground geometry to take a perimeter from, and no outline", AT_CALLER)
       end
-      error(rooms[ppos]:label() .. ": its ground geometry has no outline", 2)
+      error(rooms[ppos]:label() .. ": its ground geometry has no outline", AT_CALLER)
     end
     phase("perimeters")
-    local found, repaired, unrepaired = repair_tjunctions(self, rooms, perims)
+    local found, repaired, unrepaired = repair_tjunctions(self, rooms, perims, saved)
     phase("tjunctions")
     perims:link(self.vpool:count())
     phase("links")
@@ -557,12 +527,12 @@ return function(M, Builder, Room, P)
     local nv = self.vpool:count()
     if self.budget and nv > self.budget then
       error(string_format("the vertex pool has %d vertices after T-junction repair, above the %s of %d (§3.2)",
-        nv, self.budget == M.VERTEX_BUDGET and "safe budget" or "builder's vertex_budget", self.budget), 2)
+        nv, self.budget == M.VERTEX_BUDGET and "safe budget" or "builder's vertex_budget", self.budget), AT_CALLER)
     end
     local bounds = core.bounds(self.vpool, 2)
-    if not bounds then error("the document has no vertices", 2) end
+    if not bounds then error("the document has no vertices", AT_CALLER) end
     self.vpool:set_dummy(bounds.center[1], bounds.center[2], bounds.center[3])
-    if self.hpool:count() > 65536 then error("more than 65,536 heights (u16 references)", 2) end
+    if self.hpool:count() > 65536 then error("more than 65,536 heights (u16 references)", AT_CALLER) end
     -- road records
     -- (the end sections of the first and last rooms' strips come from the store in C)
     local roads = {}
@@ -576,7 +546,8 @@ return function(M, Builder, Room, P)
         lt, e1, e2, e3, e4 = store:strip_end(rec.rooms[nr].serial, true)
       end
       if not ft or not lt then
-        error(string_format("road record %d: its first and last rooms need a road, walkway or divided road", k), 2)
+        error(string_format("road record %d: its first and last rooms need a road, walkway or divided road", k),
+          AT_CALLER)
       end
       local flags = rec.flags
       if not flags then
@@ -645,12 +616,108 @@ return function(M, Builder, Room, P)
           end
         end
         error("the built document does not validate" .. (strict and " (strict)" or "") .. ":\n  "
-          .. table_concat(lines, "\n  "), 2)
+          .. table_concat(lines, "\n  "), AT_CALLER)
       end
     end
     phase("validate")
     report.phases = phases
     report.seconds = os_clock() - t0
     return doc, report
+  end
+
+  -- What a failed finish puts back: each room's id, the outlines T-junction repair replaced
+  -- (saved.outline), the store's records (a mark: the rooms whose geometry took a vertex get
+  -- their records back, store:set_ops's clear log), the pools' counts, the dummy vertex and
+  -- the builder's pending document.
+  local function snapshot(b)
+    local ids = {}
+    for i, r in ipairs(b.rooms) do ids[i] = r.id or false end
+    local dx, dy, dz = b.vpool:get(1)
+    return { ids = ids, outline = {}, mark = { b.store:mark() }, nv = b.vpool:count(), nh = b.hpool:count(),
+             dummy = { dx, dy, dz }, pending_doc = b.pending_doc }
+  end
+
+  local function restore(b, saved)
+    for i, r in ipairs(b.rooms) do r.id = saved.ids[i] or nil end
+    for r, outline in pairs(saved.outline) do r.outline = outline end
+    local m = saved.mark
+    b.store:truncate(m[1], m[2], m[3], m[4])
+    b.vpool:truncate(saved.nv)
+    b.hpool:truncate(saved.nh)
+    b.vpool:set_dummy(saved.dummy[1], saved.dummy[2], saved.dummy[3])
+    b.pending_doc = saved.pending_doc
+  end
+
+  -- (the end of finish: a failure undone, its error raised again unchanged)
+  local function finished(b, saved, ok, ...)
+    if not ok then
+      restore(b, saved)
+      error((...), 0) -- (the message carries its position: the caller's line)
+    end
+    return ...
+  end
+
+  --- Finish the document.
+  --
+  -- Lays out the texture table (divider groups first), takes each room's perimeter (its
+  -- `outline`, or the outline of its ground geometry), repairs T-junctions between rooms
+  -- (the vertex goes into the perimeter and geometry of the room with the long edge), links
+  -- neighbours across shared edges (symmetric; a vertex shared with a room that is no edge
+  -- neighbour is repeated, §1.5), sets room flags, writes the attributes (a texture reference
+  -- before textured geometry, only when it changes), computes bounds, and validates.
+  -- Atomic: a finish that raises (a limit of the format, validation, a `walls` function's
+  -- error, ...) leaves the builder as it was before the call: its rooms' geometry, outlines
+  -- and ids, the pools and the document of an earlier finish; fix what it names and finish
+  -- again.
+  -- @tparam[opt] table opts `strict` (default true: warnings are errors too, the builder's
+  -- own with validation's), `validate` (default true), `drivable` (false: validate the format's
+  -- rules only, for fragments that are no whole city; see `psdl.validate`), `order = "blocks_first"` (block rooms
+  -- get the low ids, as retail; `first_road_room` is then the first non-block id)
+  -- @treturn table document (docs/document-model.md)
+  -- @treturn table report `{rooms, vertices, heights, textures, tjunctions = {found, repaired,
+  -- unrepaired}, warnings, problems, counts, checked, seconds}`; `warnings`: block perimeter
+  -- edges that run along a road or intersection room's edge at another height (a block at
+  -- ground level beside a sidewalk 0.15 m up), which therefore stay unlinked; `checked`: the
+  -- document's bytes with the problems validation found (`psdl.document.check`), for
+  -- `psdl.document.write_checked` as long as the document is not changed
+  -- @raise when a room breaks a limit of the format, or validation fails
+  local function finish(self, opts)
+    if getmetatable(self) ~= Builder then P.self_error(self, "finish") end
+    opts = opts or {}
+    if type(opts) ~= "table" then check.argerr(1, "finish", "table expected, got " .. type(opts)) end
+    local bad = P.unknown_key(opts, FINISH_KEYS)
+    if not bad and opts.order ~= nil and opts.order ~= "blocks_first" then
+      bad = "order: \"blocks_first\" or nil expected, got " .. check.shown(opts.order)
+    end
+    if bad then check.argerr(1, "finish", bad) end
+    self:settle()
+    local saved = snapshot(self)
+    return finished(self, saved, pcall(finish_work, self, opts, saved))
+  end
+  check.guard(finish) -- (`raise` inside the work points past its pcall, at the caller's line)
+  Builder.finish = finish
+
+  --- For psdl.city: the builder's rooms in the order `finish` numbers them (room ids 1, 2,
+  -- ...): as made, or with `order = "blocks_first"` the block rooms first; and the id of the
+  -- first non-block room then (0 when there is none, or without that order). psdl.city.repair
+  -- maps the room numbers of a failed finish's validation errors back to rooms with it.
+  -- @tparam Builder b
+  -- @tparam[opt] string order nil or "blocks_first"
+  -- @treturn table rooms in document order
+  -- @treturn integer first_road_room
+  function M.trusted.document_rooms(b, order)
+    local rooms = {}
+    for i, r in ipairs(b.rooms) do rooms[i] = r end
+    local first_road_room = 0
+    if order == "blocks_first" then
+      local blocks, others = {}, {}
+      for _, r in ipairs(rooms) do
+        if r.kind == "block" then blocks[#blocks + 1] = r else others[#others + 1] = r end
+      end
+      first_road_room = #others > 0 and #blocks + 1 or 0
+      rooms = blocks
+      for _, r in ipairs(others) do rooms[#rooms + 1] = r end
+    end
+    return rooms, first_road_room
   end
 end

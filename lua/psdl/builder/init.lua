@@ -129,12 +129,16 @@ function M.reverse(list)
   return r
 end
 
+local SWAPPED = { left = true, right = true, sidewalk_left = true, sidewalk_right = true }
+
 --- A profile seen from the other end of its road: left and right swapped.
 function M.mirror_profile(p)
-  local q = {}
-  for k, v in pairs(p) do q[k] = v end
-  q.left, q.right = p.right, p.left
-  q.sidewalk_left, q.sidewalk_right = p.sidewalk_right, p.sidewalk_left
+  -- (a profile's usual keys in the constructor: the copy is made at its size, not grown)
+  local q = { kind = p.kind, left = p.right, right = p.left, sidewalk_left = p.sidewalk_right,
+              sidewalk_right = p.sidewalk_left, median = p.median }
+  for k, v in pairs(p) do
+    if not SWAPPED[k] and q[k] == nil then q[k] = v end
+  end
   return q
 end
 

@@ -186,6 +186,10 @@ return function(M, Builder, Room, P)
       check.raise("intersection at (" .. x .. ", " .. z .. "): " .. tostring(outline):gsub("^.-%(", "("))
     end
     if fans == 0 then r:fail("%s: the polygon has no area", "road_fan") end
+    -- (what finish would refuse, found at the node: psdl.city.repair drops roads there)
+    if #outline > M.MAX_PERIMETER then
+      r:fail("%d perimeter points; the game keeps the count in one byte, %d at most (§3.2)", #outline, M.MAX_PERIMETER)
+    end
     r.outline = outline
     r:check_budget()
     return r, dist, sections

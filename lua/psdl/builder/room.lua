@@ -91,9 +91,11 @@ return function(M, Builder, Room, P)
   -- A road or intersection room for psdl.builder's trusted calls (builder/street.lua,
   -- builder/intersection.lua): `Builder:room{kind = kind, name = name, tunnel = tunnel, bridge
   -- = bridge, prop_rule = prop_rule}` without its option table and key scan (the callers'
-  -- keys are known); prop_rule is checked as there.
+  -- keys are known); prop_rule is checked as there. With `no_budget` the vertex budget is
+  -- left to the caller (builder/street.lua refuses a clamped street first: its sections
+  -- alone can pass the budget, and the bend is what a repair of the road can act on).
   local PROP_LIMIT = core.limits.prop_rule
-  function P.road_room(self, kind, name, tunnel, bridge, prop_rule)
+  function P.road_room(self, kind, name, tunnel, bridge, prop_rule, no_budget)
     if prop_rule ~= 0 and prop_rule ~= nil then
       local m = opt_problem(prop_rule, "prop_rule", "int", 0, PROP_LIMIT)
       if m then argerr(1, "room", m) end
@@ -105,7 +107,7 @@ return function(M, Builder, Room, P)
     }, Room)
     local rooms = self.rooms
     rooms[#rooms + 1] = r
-    r:check_budget()
+    if not no_budget then r:check_budget() end
     return r
   end
 

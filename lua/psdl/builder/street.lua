@@ -267,13 +267,17 @@ return function(M, Builder, Room, P)
     local list, records, outlines = res.rooms, res.records, res.outlines -- (divided; road or walkway)
     local nrooms = records and #records or #list
     local rooms, group = {}, nil
+    -- a refused clamp is named before the vertex budget: a centre line that zigzags tighter
+    -- than the road is wide pools enough sections to pass the budget by itself, and the bend
+    -- is this street's fault (psdl.city.repair eases it), the budget the whole city's
+    local refused = clamped > 0 and not allow_clamp
     for k = 1, nrooms do
       local pr = k == 1 and prop_rule or 0
       -- (every key known: Builder:room without its option table, or with it for the flags)
-      local r = flags == nil and road_room(self, "road", name, is_tunnel, bridge, pr)
+      local r = flags == nil and road_room(self, "road", name, is_tunnel, bridge, pr, refused)
         or P.new_room(self, { kind = "road", name = name, tunnel = is_tunnel, bridge = bridge, flags = flags,
                               prop_rule = pr }, true)
-      if clamped > 0 and not allow_clamp then
+      if refused then
         r:fail("the centre line bends tighter than the road is wide (%d cross-section points clamped); widen the "
           .. "curve or pass allow_clamp", clamped)
       end
@@ -453,15 +457,18 @@ return function(M, Builder, Room, P)
   -- per sample, per option or per record. Takes the control points (flat x, y, z), the
   -- profile, textures, the divider table of a divided profile, the end directions and rows
   -- of the run's intersections, the spline's spacing, max_angle and half_width, the city's
-  -- room_length, the rooms' name and the first room's prop_rule. Returns the rooms, or nil
-  -- (the builder unchanged) when the run needs the general way (`core.spline` and
-  -- `trusted.street`), which raises the message for what is unusual about it.
+  -- room_length, the rooms' name, the first room's prop_rule and whether end_section is
+  -- outward from the intersection at the end (as Builder:intersection gives it; read in
+  -- reverse). Returns the rooms, or nil (the builder unchanged) when the run needs the
+  -- general way (`core.spline` and `trusted.street`), which raises the message for what is
+  -- unusual about it.
   local run_street = core.run_street
   local RUN = {} -- (core.run_street's numbers, refilled each call: no table per run)
   local math_type = math.type
   local Room = Room
   local function trusted_run_street(self, ctrl, profile, textures, divider, start_dir, end_dir, start_section,
-                                    end_section, spacing, max_angle, half_width, room_length, name, prop_rule)
+                                    end_section, spacing, max_angle, half_width, room_length, name, prop_rule,
+                                    end_outward)
     local akind = kind_of_profile(profile)
     if prop_rule ~= nil and prop_rule ~= 0
        and opt_problem(prop_rule, "prop_rule", "int", 0, core.limits.prop_rule) then
@@ -497,7 +504,7 @@ return function(M, Builder, Room, P)
     RUN[1], RUN[2], RUN[3], RUN[4], RUN[5] = spacing, max_angle or 0, half_width, room_length, self.snap or 0
     RUN[6], RUN[7], RUN[8], RUN[9], RUN[10], RUN[11] = g.index, dg and dg.index or 0, dt, value, aux, caps
     local first, nrooms, outlines = run_street(self.vpool, self.store, ctrl, profile, start_dir, end_dir, start_section,
-      end_section, RUN)
+      end_section, RUN, end_outward)
     if not first then
       -- (the general way makes the groups again, in its own order)
       local groups, by_key = self.groups, self.group_by_key
@@ -507,14 +514,14 @@ return function(M, Builder, Room, P)
       end
       return nil
     end
-    local rooms, all = {}, self.rooms
+    local rooms, all = { nil, nil }, self.rooms -- (the usual run's one or two rooms: no growth)
     for k = 1, nrooms do
+      -- (the outline in the constructor: the room is made at the size psdl.city's fields fill)
       local r = setmetatable({
         builder = self, kind = "road", name = name, is_tunnel = false, is_bridge = false, flags = nil,
-        prop_rule = k == 1 and prop_rule or 0, serial = first + k - 1,
+        prop_rule = k == 1 and prop_rule or 0, serial = first + k - 1, outline = outlines[k],
       }, Room)
       all[#all + 1] = r
-      r.outline = outlines[k]
       rooms[k] = r
     end
     rooms[1]:check_budget()

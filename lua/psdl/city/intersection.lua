@@ -33,7 +33,8 @@ local function build_junction(city, b, n)
   local md = n.opts.min_distance
   if md == nil and deg == 2 then md = city.transition or 5 end
   -- the arms flat, 5 values each (core.junction_store): dx, dz, profile, crosswalk, min_distance
-  local arms = {}
+  -- (made at the size of four arms, the usual most: no growth on the way)
+  local arms = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }
   for i, e in ipairs(ends) do
     local cw = 0
     if crossing then

@@ -69,12 +69,12 @@ end
 -- via y when given, else interpolated along the plan length between the end nodes.
 local function polyline(r)
   local a, b = r.a, r.b
-  local pts = { { a.x, a.y, a.z } }
+  local pts = { { a.x, a.y, a.z }, nil } -- (made at the size of a road without via points)
   for _, v in ipairs(r.via or {}) do pts[#pts + 1] = { v[1], v[3], v[2], given = v[3] ~= nil } end
   pts[#pts + 1] = { b.x, b.y, b.z }
   -- interpolate missing via heights between the nearest given ones
   local n = #pts
-  local s = { 0 }
+  local s = { 0, nil }
   for i = 2, n do
     local dx, dz = pts[i][1] - pts[i - 1][1], pts[i][3] - pts[i - 1][3]
     s[i] = s[i - 1] + sqrt(dx * dx + dz * dz)
@@ -161,7 +161,7 @@ function M.conflicts(city, only)
   -- tunnels, met by the segments of the other roads and by the other nodes)
   local small = only and true or false
   local nid = {}
-  for i, n in ipairs(nodes) do n.roads = {}; nid[n] = i end
+  for i, n in ipairs(nodes) do n.roads = { nil, nil, nil, nil }; nid[n] = i end -- (a crossing's size)
   for _, r in ipairs(roads) do
     local ra, rb = r.a.roads, r.b.roads
     ra[#ra + 1] = r
@@ -473,10 +473,49 @@ end
 
 -- ============================================================== graph
 
+--- Roads that leave a node closer than this (degrees) leave it in the same direction: no
+-- intersection can part them (psdl.city.drops keeps the most of them that are this far apart).
+M.SAME_DIRECTION = 2
+
+-- The pairs of neighbouring ends of node n (its ends sorted by angle, the largest first)
+-- closer than M.SAME_DIRECTION, as `n.close = {{p, q, radians}, ...}` (every pair at once,
+-- for psdl.city.repair to part or drop them all in one step); raises naming the first few.
+local MORE_PAIRS = 3 -- (pairs the message names after the first; the rest are counted)
+local function same_direction(n)
+  local ends = n.ends
+  local k = #ends
+  if k < 2 then return end
+  local limit, close = M.SAME_DIRECTION * pi / 180, nil
+  for i = 1, k do
+    local p, q = ends[i], ends[i % k + 1]
+    local d = p.angle - q.angle
+    if d < 0 then d = d + 2 * pi end
+    if d < limit then
+      close = close or {}
+      close[#close + 1] = { p, q, d }
+    end
+  end
+  if not close then return end
+  n.close = close
+  local c = close[1]
+  local more = {}
+  for i = 2, min(#close, 1 + MORE_PAIRS) do
+    local o = close[i]
+    more[#more + 1] = string_format(", and so do %s and %s (%.1f degrees apart)", M.road_ref(o[1].road),
+      M.road_ref(o[2].road), o[3] * 180 / pi)
+  end
+  if #close > 1 + MORE_PAIRS then
+    more[#more + 1] = string_format(", and %d pairs more", #close - 1 - MORE_PAIRS)
+  end
+  error(string_format("%s: %s and %s leave it in the same direction (%.1f degrees apart)%s; join them "
+    .. "further out or move a via point", M.node_label(n), M.road_ref(c[1].road), M.road_ref(c[2].road),
+    c[3] * 180 / pi, table.concat(more)), 0)
+end
+
 -- Ends of roads at nodes, sorted by angle; node classes.
 local function classify(city)
   local nodes, roads = city.nodes, city.roads
-  for _, n in ipairs(nodes) do n.ends = {} end
+  for _, n in ipairs(nodes) do n.ends = { nil, nil, nil, nil } end -- (made at a crossing's size)
   for _, r in ipairs(roads) do
     local pts, len = polyline(r)
     r.poly, r.length = pts, len
@@ -490,24 +529,14 @@ local function classify(city)
     eb[#eb + 1] = r.eb
   end
   local bend = (city.bend_angle or 45) * pi / 180
+  for _, n in ipairs(nodes) do n.close = nil end
   for _, n in ipairs(nodes) do
     local ends = n.ends
     table_sort(ends, function(p, q)
       if p.angle ~= q.angle then return p.angle > q.angle end
       return p.road.index < q.road.index
     end)
-    for i = 1, #ends do
-      local p, q = ends[i], ends[i % #ends + 1]
-      if #ends > 1 then
-        local d = p.angle - q.angle
-        if d < 0 then d = d + 2 * pi end
-        if d < 2 * pi / 180 and i <= #ends then
-          error(string_format("%s: %s and %s leave it in the same direction (%.1f degrees apart); join them "
-            .. "further out or move a via point", M.node_label(n), M.road_ref(p.road), M.road_ref(q.road),
-            d * 180 / pi), 0)
-        end
-      end
-    end
+    same_direction(n)
     local deg = #ends
     n.underground = n.opts.tunnel and true or false
     n.elevated = n.opts.bridge and true or false
@@ -541,7 +570,7 @@ local function runs_of(city)
     return n.ends[1] == e and n.ends[2] or n.ends[1]
   end
   local function walk(node, e)
-    local pieces = {}
+    local pieces = { nil } -- (made at the usual run's size, one piece)
     local cur, ce = node, e
     while true do
       local r = ce.road
@@ -551,8 +580,9 @@ local function runs_of(city)
       local te = fwd and r.eb or r.ea
       pieces[#pieces + 1] = { road = r, forward = fwd, from = cur, to = to }
       if to.class ~= "through" then
+        -- (with the fields psdl.city.road sets: the run is made at its full size)
         runs[#runs + 1] = { pieces = pieces, start = node, start_end = e, finish = to, finish_end = te,
-                            index = #runs + 1 }
+                            index = #runs + 1, flags = nil, prop_rule = nil, rooms = nil, subs = nil, record = nil }
         return
       end
       cur, ce = to, other_end(to, te)
@@ -578,7 +608,9 @@ local function runs_of(city)
 end
 
 --- Ends of roads at nodes (`node.ends`, `road.ea`, `road.eb`, `road.poly`, `road.length`)
--- and node classes (`node.class`).
+-- and node classes (`node.class`). Raises at the first node two roads leave in the same
+-- direction (closer than `M.SAME_DIRECTION`), naming them, with every such pair of that node
+-- in `node.close` (`{{end, end, radians}, ...}`, nil at the other nodes).
 -- @tparam table city
 M.classify = classify
 

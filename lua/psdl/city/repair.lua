@@ -23,9 +23,14 @@
 --   for the intersections at its ends, at the end of its ladder: its two nodes become one junction (`"collapsed into one junction"`),
 --   the roads of one moved to the other through its old place, rather than leaving a dead
 --   end beside the node it led to;
--- * a road too short for the intersections at its ends, two roads leaving a node in the same
---   direction, an intersection that cannot be built: the least road involved (fewest lanes,
---   then shortest) is dropped;
+-- * a road too short for the intersections at its ends, an intersection that cannot be
+--   built: the least road involved (fewest lanes, then shortest) is dropped; where more
+--   roads meet than one intersection room holds (255 perimeter points), the least of them,
+--   as many as it takes (`"too many roads at its node"`);
+-- * roads leaving a node in the same direction (closer than
+--   `psdl.city.network.SAME_DIRECTION`): the shape point next to the node goes (`"end
+--   straightened"`), else the fewest roads are dropped so that the others leave it that far
+--   apart (`psdl.city.drops`), every close pair of the node at once;
 -- * a road that leaves a node along the body of another road (`auto_junctions`: the layout's
 --   conflict check; no junction can part them) is dropped (`"runs along another road"`)
 --   where it was found, without building the city again from the start.
@@ -34,11 +39,13 @@
 -- from `psdl.city` (`City:road`, `City:node`) as before.
 -- @module psdl.city.repair
 
-local type, error, ipairs, pairs, tostring, pcall, setmetatable =
-  type, error, ipairs, pairs, tostring, pcall, setmetatable
+local type, error, ipairs, pairs, next, tostring, pcall =
+  type, error, ipairs, pairs, next, tostring, pcall
 local sqrt, max, min, huge = math.sqrt, math.max, math.min, math.huge
 local string_format, table_remove = string.format, table.remove
 local heights = require "psdl.city.height"
+local drops = require "psdl.city.drops"
+local MAX_PERIMETER = require("psdl.core").limits.perimeter
 
 local M = {}
 
@@ -47,134 +54,11 @@ M.MERGE = 0.05
 --- The layout is run at most this many times per road in the city (plus 10).
 M.RETRIES_PER_ROAD = 4
 
-local Log = {}
-Log.__index = Log
-M.Log = Log
-
---- A new log of repairs.
--- @tparam[opt] boolean strict true: `record` raises instead of recording
--- @treturn table log `{strict, entries = {...}}`
-function M.log(strict)
-  return setmetatable({ strict = strict and true or false, entries = {}, by_entry = setmetatable({}, { __mode = "k" }) },
-    Log)
-end
-
--- plan length of a polyline of {x, y, z} or {x, z} points (is3 tells which)
-local function plan_length(pts, is3)
-  local s = 0
-  local zi = is3 and 3 or 2
-  for i = 2, #pts do
-    local dx, dz = pts[i][1] - pts[i - 1][1], pts[i][zi] - pts[i - 1][zi]
-    s = s + sqrt(dx * dx + dz * dz)
-  end
-  return s
-end
-
--- The plan points of a road: from node, via points, to node, as {x, z}.
-local function road_points(r)
-  local pts = { { r.a.x, r.a.z } }
-  for _, v in ipairs(r.via) do pts[#pts + 1] = { v[1], v[2] } end
-  pts[#pts + 1] = { r.b.x, r.b.z }
-  return pts
-end
-
--- Middle of a road's path (plan), metres.
-local function middle(r)
-  local pts = road_points(r)
-  local half = plan_length(pts) / 2
-  local acc = 0
-  for i = 2, #pts do
-    local p, q = pts[i - 1], pts[i]
-    local l = sqrt((q[1] - p[1]) ^ 2 + (q[2] - p[2]) ^ 2)
-    if acc + l >= half and l > 0 then
-      local t = (half - acc) / l
-      return p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])
-    end
-    acc = acc + l
-  end
-  return pts[1][1], pts[1][2]
-end
-
--- "road 5 (Main) at city.lua:12": a road as the repair warnings name it, by the number the
--- script's `City:road` gave it (`number`: the roads dropped before it do not renumber it).
-local function road_ref(r)
-  local s = string_format("road %d", r.number or r.index)
-  if r.name then s = s .. string_format(" (%s)", r.name) end
-  if r.where then s = s .. " at " .. r.where end
-  return s
-end
+local repair_log = require "psdl.city.repair_log"
+M.Log, M.log = repair_log.Log, repair_log.new
+local road_ref = repair_log.road_ref
 M.road_ref = road_ref
-
--- A layout message with the roads it names ("road 4 at city.lua:9", "city.lua:9: road 4", as
--- psdl.city.network writes them, by their place in the city's list) named by the number the
--- script gave them instead, as the warnings' headers are: after a road is dropped the others
--- move up the list, and the same road would be "road 4" in one warning and "road 5" in the next.
-local function renumbered(city, msg)
-  if not city or not city.roads then return msg end
-  local pairs_, k = {}, 0
-  for _, q in ipairs(city.roads) do
-    local num = q.number
-    if num and num ~= q.index then
-      local name = q.name and string_format(" (%s)", q.name) or ""
-      local old_ref, new_ref = string_format("road %d%s", q.index, name), string_format("road %d%s", num, name)
-      if q.where then
-        pairs_[#pairs_ + 1] = { old_ref .. " at " .. q.where, new_ref .. " at " .. q.where }
-        pairs_[#pairs_ + 1] = { q.where .. ": " .. old_ref, q.where .. ": " .. new_ref }
-      end
-    end
-  end
-  if #pairs_ == 0 then return msg end
-  -- each old form becomes a placeholder first, then its new form (no chain of replacements)
-  local function plain(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
-  for i, p in ipairs(pairs_) do
-    k = k + 1
-    msg = msg:gsub(plain(p[1]), "\1" .. i .. "\2")
-  end
-  for i, p in ipairs(pairs_) do msg = msg:gsub("\1" .. i .. "\2", (p[2]:gsub("%%", "%%%%"))) end
-  return msg
-end
-
---- Record a repair or a drop of a road (or raise, in strict mode).
--- @tparam table r the road (`City:road`)
--- @tparam string action "repaired" or "dropped"
--- @tparam string reason short reason (the key the summaries group by)
--- @tparam string detail the full message (what the layout said)
--- @tparam[opt] string stage default "layout"
--- @tparam[opt] boolean numbered `detail` names roads by their script numbers already (else
--- the layout's places in the list are turned into them)
--- @raise in strict mode: `detail` (which names the script line)
-function Log:road(r, action, reason, detail, stage, numbered)
-  if self.strict then error(detail, 0) end
-  if not numbered then detail = renumbered(r.city, detail) end
-  local x, z = middle(r)
-  local e = { stage = stage or "layout", action = action, reason = reason, detail = detail, kind = "road",
-              road = r.index, number = r.number or r.index, ref = road_ref(r), where = r.where, name = r.name, source = r.opts and r.opts.source,
-              x = x, z = z, length = plan_length(road_points(r)) }
-  self.entries[#self.entries + 1] = e
-  self.by_entry[e] = r
-  return e
-end
-
---- Counts of the entries by action and reason: `{ ["repaired: bend eased"] = n, ... }`.
-function Log:counts()
-  local c = {}
-  for _, e in ipairs(self.entries) do
-    local k = e.action .. ": " .. e.reason
-    c[k] = (c[k] or 0) + 1
-  end
-  return c
-end
-
---- One warning line per entry, naming the script line (`psdl build` prints these).
--- @treturn table lines
-function Log:lines()
-  local out = {}
-  for _, e in ipairs(self.entries) do
-    out[#out + 1] = string_format("%s %s at %.1f, %.1f: %s", e.action == "dropped" and "dropped" or "repaired",
-      e.reason, e.x or 0, e.z or 0, e.detail)
-  end
-  return out
-end
+local plan_length, road_points = drops.plan_length, drops.road_points
 
 -- ================================================================ single repairs
 
@@ -421,27 +305,8 @@ local function culprit(city, msg, network)
   return nil
 end
 
-local function lanes_of(r)
-  return r.spec.lanes or 2
-end
-
 -- the least of a list of roads: fewest lanes, then shortest, then last added
-local function least(list)
-  local v
-  for _, r in ipairs(list) do
-    if not v then v = r
-    else
-      local lr, lv = lanes_of(r), lanes_of(v)
-      if lr ~= lv then
-        if lr < lv then v = r end
-      else
-        local a, b = plan_length(road_points(r)), plan_length(road_points(v))
-        if a < b - 1e-6 or (math.abs(a - b) <= 1e-6 and r.index > v.index) then v = r end
-      end
-    end
-  end
-  return v
-end
+local least = drops.least
 
 -- Roads named in a message as `network.road_ref` writes them ("road 12 (...)").
 local function named_roads(city, msg)
@@ -532,7 +397,55 @@ local function repair_road(city, r, msg, log, network)
   return true
 end
 
+-- Roads leaving node n in the same direction (`n.close`: every pair of neighbours closer than
+-- psdl.city.network.SAME_DIRECTION, psdl.city.network.classify): first the shape point next
+-- to the node goes, on the road of each pair with the shorter first segment (the direction a
+-- road leaves in is that of its first segment, which a point a few metres out can turn; one
+-- road straightened parts all the pairs it is in); when no road of any pair has one there,
+-- the fewest roads are dropped so that the others leave at least that far apart
+-- (psdl.city.drops: the more important roads stay), each warning naming the road kept that
+-- leaves nearest to it. True when something changed.
+local function part_same_direction(city, n, msg, log, network)
+  local done, any = {}, false
+  for _, c in ipairs(n.close) do
+    local p, q = c[1].road, c[2].road
+    if not (p.removed or q.removed or done[p] or done[q]) then
+      local best, bl
+      for _, r in ipairs({ p, q }) do
+        if #r.via > 0 then
+          local v = r.a == n and r.via[1] or r.via[#r.via]
+          local l = sqrt((v[1] - n.x) ^ 2 + (v[2] - n.z) ^ 2)
+          if not bl or l < bl then best, bl = r, l end
+        end
+      end
+      if best then
+        if best.a == n then table_remove(best.via, 1) else best.via[#best.via] = nil end
+        log:road(best, "repaired", "end straightened", msg)
+        done[best], any = true, true
+      end
+    elseif p.removed or q.removed then
+      any = true -- (parted already: a road of the pair was dropped in this round)
+    end
+  end
+  if next(done) then return true end
+  local list = drops.at_node(n, network.SAME_DIRECTION * math.pi / 180)
+  for _, d in ipairs(list) do
+    local victim, kept = d.road, d.kept
+    if kept then
+      log:road(victim, "dropped", "leaves a node along another road", string_format("%s: %s leaves it in the same "
+        .. "direction as %s (%.1f degrees apart): road %d dropped, road %d kept; join them further out or move a "
+        .. "via point", network.node_label(n), road_ref(victim), road_ref(kept), d.degrees, victim.number or victim.index,
+        kept.number or kept.index), nil, true)
+    else
+      log:road(victim, "dropped", "leaves a node along another road", msg)
+    end
+  end
+  for _, d in ipairs(list) do M.remove_road(city, d.road) end
+  return any or #list > 0
+end
+
 local function repair_node(city, n, msg, log, network, named)
+  if n.close and msg:find("same direction", 1, true) then return part_same_direction(city, n, msg, log, network) end
   local cands = {}
   for _, r in ipairs(named or named_roads(city, msg)) do
     if not r.removed then cands[#cands + 1] = r end
@@ -542,45 +455,27 @@ local function repair_node(city, n, msg, log, network, named)
       if not e.road.removed then cands[#cands + 1] = e.road end
     end
   end
-  -- two roads leaving in the same direction: first the shape point next to the node goes
-  -- (the direction a road leaves in is that of its first segment, which a point a few metres
-  -- out can turn), on the road with the shorter first segment
-  if msg:find("same direction", 1, true) then
-    local best, bl
-    for _, r in ipairs(cands) do
-      if #r.via > 0 then
-        local v = r.a == n and r.via[1] or r.via[#r.via]
-        local l = sqrt((v[1] - n.x) ^ 2 + (v[2] - n.z) ^ 2)
-        if not bl or l < bl then best, bl = r, l end
-      end
-    end
-    if best then
-      if best.a == n then table_remove(best.via, 1) else best.via[#best.via] = nil end
-      log:road(best, "repaired", "end straightened", msg)
-      return true
-    end
-  end
   local victim = least(cands)
   if not victim then return false end
   local reason = "cannot be built at its node"
-  local numbered = false
-  if msg:find("same direction", 1, true) then
-    reason = "leaves a node along another road"
-    -- the warning names the road dropped and the one kept (the layout's message names the
-    -- two in its own order, the same two for every road of a bundle)
-    local kept
-    for _, r in ipairs(cands) do if r ~= victim and not kept then kept = r end end
-    if kept then
-      msg = string_format("%s: %s leaves it in the same direction as %s (%s degrees apart): road %d dropped, road %d "
-        .. "kept; join them further out or move a via point", network.node_label(n), road_ref(victim), road_ref(kept),
-        msg:match("%(([%d.]+) degrees apart%)") or "?", victim.number or victim.index, kept.number or kept.index)
-      numbered = true
+  local victims = { victim }
+  local count = msg:find("perimeter points", 1, true) and tonumber(msg:match("(%d+) perimeter points"))
+  if count then
+    -- more perimeter points than a room may have (each road brings about count / roads of
+    -- them): as many of the least roads go as that takes, at once
+    reason = "too many roads at its node"
+    local left = {}
+    for _, r in ipairs(cands) do if r ~= victim then left[#left + 1] = r end end
+    for _ = 2, #cands - math.floor(#cands * MAX_PERIMETER / count) do
+      local v = least(left)
+      victims[#victims + 1] = v
+      for i, r in ipairs(left) do if r == v then table_remove(left, i) break end end
     end
   elseif msg:find("room_overlap", 1, true) then reason = "rooms overlap"
   elseif msg:find("it is underground", 1, true) or msg:find("it is on a bridge", 1, true) then
     reason = "meets a tunnel or bridge node at grade" end
-  log:road(victim, "dropped", reason, msg, nil, numbered)
-  M.remove_road(city, victim)
+  for _, r in ipairs(victims) do log:road(r, "dropped", reason, msg) end
+  for _, r in ipairs(victims) do M.remove_road(city, r) end
   return true
 end
 
@@ -758,22 +653,26 @@ function M.validated(city, opts, build)
     end
     local msg = tostring(doc)
     local log = city.repair_log
-    if round > M.VALIDATION_ROUNDS or not msg:find("does not validate", 1, true) or not log or log.strict
+    -- (an intersection room that the roads beside it give more perimeter points than its
+    -- outline had, refused by finish: its roads are repaired as a validation error's)
+    local long = msg:match("room (%d+) %b(): %d+ perimeter points; the game keeps")
+    if round > M.VALIDATION_ROUNDS or not (long or msg:find("does not validate", 1, true)) or not log or log.strict
       or opts.strict or city.strict or not city.last_builder then
       error(msg, 0)
     end
     -- builder rooms by their number in the document, and who made them
-    local by_id, owner = {}, {}
-    for _, r in ipairs(city.last_builder.rooms or {}) do if r.id then by_id[r.id] = r end end
+    local by_id = require("psdl.builder").trusted.document_rooms(city.last_builder, "blocks_first") -- (finish's ids)
+    local owner = {}
     for _, r in ipairs(city.roads) do for _, rm in ipairs(r.rooms or {}) do owner[rm] = r end end
     for _, n in ipairs(city.nodes) do for _, rm in ipairs(n.rooms or {}) do owner[rm] = owner[rm] or n end end
     local seen, todo = {}, {}
     for line in msg:gmatch("[^\n]+") do
       local idx = line:match("^%s*error %S+ rooms%[(%d+)%]")
+      if long then line, idx = line:match("(room %d+ .*)$"), long end
       if idx then
         idx = tonumber(idx)
-        -- document paths count rooms from 0 or 1: the builder's ids from 1
-        local rm = by_id[idx] or by_id[idx + 1]
+        -- document paths count rooms from 0 or 1: the builder's ids from 1 (a room's label too)
+        local rm = by_id[idx] or (not long and by_id[idx + 1]) or nil
         local o = rm and owner[rm]
         if o and not seen[o] then
           seen[o] = true

@@ -24,6 +24,7 @@ local trusted = builder.trusted -- (the builder's calls on options made here fro
 local run_street = trusted.run_street
 
 local type, error, ipairs, pairs, tostring, pcall, next = type, error, ipairs, pairs, tostring, pcall, next
+local table_unpack = table.unpack
 local sqrt, abs, floor, ceil, max, min = math.sqrt, math.abs, math.floor, math.ceil, math.max, math.min
 local string_format = string.format
 local geom_unit = geom.unit
@@ -154,7 +155,8 @@ end
 
 -- A section as a flat x, y, z array in the other direction (its points reversed).
 local function reverse_flat(f)
-  local r, n = {}, #f
+  -- (the copy made at its full size first, then overwritten in place: no table growth)
+  local r, n = { table_unpack(f) }, #f
   for i = 1, n, 3 do
     local k = n - 2 - i
     r[i], r[i + 1], r[i + 2] = f[k + 1], f[k + 2], f[k + 3]
@@ -166,16 +168,20 @@ end
 -- (or its start node), the via points and through nodes of its pieces (those inside an
 -- intersection dropped, `drop_at_end`), to the end of the intersection at its finish.
 -- Returns the points ({x, y, z}), `cuts` (piece k ends at control point cuts[k]) and the
--- ends `e`: `{start_dir, end_dir, start_section, end_section, d0, d1}` (d0, d1: the
--- lengths the intersections take).
+-- ends `e`: `{start_dir, end_dir, start_section, end_outward, d0, d1}` (d0, d1: the
+-- lengths the intersections take; `end_outward`: the end section as the intersection gives
+-- it, outward from it: `end_section`, reversed, is made from it where it is needed).
 local function control_points(run)
   local pieces = run.pieces
   local sn, fn = run.start, run.finish
   local se, fe = run.start_end, run.finish_end
   local sj = sn.junction
   local fj = fn.junction
-  local ctrl = {} -- (points are read only: the roads' own point tables)
-  local e = { d0 = 0, d1 = 0 }
+  -- (points are read only: the roads' own point tables; both tables made at the size they
+  -- usually reach, two points and every end field: no growth on the way)
+  local ctrl = { nil, nil }
+  local e = { d0 = 0, d1 = 0, start_dir = nil, start_section = nil, end_dir = nil, end_outward = nil,
+              end_section = nil }
   if sj then
     local a = se.arm
     local d, dx, dz = sj.distance[a], arm_dir(sn, a)
@@ -187,7 +193,7 @@ local function control_points(run)
     ctrl[1] = { sn.x, sn.y, sn.z }
   end
   -- the via points of each piece in the run's order (none: a shared empty list)
-  local vias = {}
+  local vias = { nil }
   for k, p in ipairs(pieces) do
     local poly = p.road.poly
     local n = #poly
@@ -231,7 +237,7 @@ local function control_points(run)
   if fj then
     ctrl[#ctrl + 1] = { fn.x + fdx * fd, fn.y or 0, fn.z + fdz * fd }
     e.end_dir = { -fdx, -fdz }
-    e.end_section = reverse_flat(fj.sections[fe.arm])
+    e.end_outward = fj.sections[fe.arm]
     e.d1 = fd
   else
     ctrl[#ctrl + 1] = { fn.x, fn.y, fn.z }
@@ -472,20 +478,29 @@ local function build_run(city, b, run, rng)
     local p = first
     local r = p.road
     local rs = r.spec
-    local flat = {}
-    for i, q in ipairs(ctrl) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = q[1], q[2], q[3] end
+    local flat
+    if #ctrl == 2 then -- (the usual run: no via point; one table at its size)
+      local q1, q2 = ctrl[1], ctrl[2]
+      flat = { q1[1], q1[2], q1[3], q2[1], q2[2], q2[3] }
+    else
+      flat = {}
+      for i, q in ipairs(ctrl) do flat[3 * i - 2], flat[3 * i - 1], flat[3 * i] = q[1], q[2], q[3] end
+    end
     local rooms = run_street(b, flat, p.forward and rs.builder or network.mirrored(rs.builder), rs.textures,
-      rs.divider, e.start_dir, e.end_dir, e.start_section, e.end_section, city.spacing or 20, city.max_angle,
-      rs.half_width, city.room_length or 100, r.name or string_format("road %d", r.index), run.prop_rule)
+      rs.divider, e.start_dir, e.end_dir, e.start_section, e.end_outward, city.spacing or 20, city.max_angle,
+      rs.half_width, city.room_length or 100, r.name or string_format("road %d", r.index), run.prop_rule, true)
     if rooms then
       local list = r.rooms
-      for _, rm in ipairs(rooms) do
-        rm.city_kind = "road"
-        list[#list + 1] = rm
+      for _, rm in ipairs(rooms) do rm.city_kind = "road" end
+      if #list == 0 then
+        r.rooms = { table_unpack(rooms) } -- (its own list, made at its size)
+      else
+        for _, rm in ipairs(rooms) do list[#list + 1] = rm end
       end
       return finish_run(city, b, run, rooms, 1)
     end
   end
+  if e.end_outward then e.end_section = reverse_flat(e.end_outward) end
   local samples, bounds, cflat = centre_line(city, pieces, ctrl, cuts, e, flat_only)
   -- sub-pieces: {points (pts, or flat x, y, z), kind, piece}
   local subs = {}

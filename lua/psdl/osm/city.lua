@@ -255,25 +255,51 @@ local function roundabout_counts(net, city)
   return { rooms = rooms, junctions = junctions }
 end
 
---- Build the city of an imported network, repaired and simplified to fit, and measure it.
--- @tparam table net from `psdl.osm.import` / `network`
--- @tparam table report the import report (its `dropped` entries get positions in degrees)
--- @tparam[opt] table opts `style`, `seed`, `name`, `strict` (refuse the first repair),
---   `procedural` (generated building rows too), `progress` (function(stage)), `dimensions`
--- @treturn table doc
--- @treturn table city_report (`City:build`)
--- @treturn table result `{kept = {input, kept, fraction, lost}, repairs = {...}, dropped =
---   {...}, simplified = {...}, buildings = {footprints, placed, trimmed, left_out}, city,
---   roundabouts = {rooms, junctions}}` (`roundabouts`: road rooms on roundabout rings and
---   the junctions on them)
--- @raise "the city cannot be built: ..." (a road the repairs could not save, in strict mode
---   the first repair), or a message naming the limit when nothing fits
-function M.build(net, report, opts)
+-- The repairs and drops of an import and its build, with positions in degrees (metres
+-- rounded to 0.1): the clean-up's drops (`report.dropped`), the layout's drops (`layout`:
+-- roads crossing themselves, roads running along another road) and the build's repair log
+-- (`entries`, `psdl.city.repair`; an entry with `action = "dropped"` is a drop).
+local function outcome(net, report, layout, entries)
+  local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
+  local scale = net.scale or 1
+  local function place(e)
+    if proj and e.x and e.z then
+      local lat, lon = proj:inverse(e.x / scale, e.z / scale)
+      e.lat, e.lon = round(lat, 7), round(lon, 7)
+    end
+    if e.x then e.x, e.z = round(e.x, 1), round(e.z, 1) end
+    if e.length then e.length = round(e.length, 1) end
+    return e
+  end
+  local repairs, dropped = {}, {}
+  for _, d in ipairs(report.dropped or {}) do
+    dropped[#dropped + 1] = place { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
+      source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z }
+  end
+  for _, e in ipairs(layout) do
+    local t = {}
+    for k, v in pairs(e) do t[k] = v end
+    dropped[#dropped + 1] = place(t)
+  end
+  for _, e in ipairs(entries) do
+    local t = place { stage = e.stage, reason = e.reason, detail = e.detail, source = e.source, name = e.name,
+      length = e.length, x = e.x, z = e.z }
+    if e.action == "dropped" then dropped[#dropped + 1] = t else repairs[#repairs + 1] = t end
+  end
+  return repairs, dropped
+end
+
+-- The build of `M.build` (below); `known` (optional) receives, as they happen, the layout's
+-- drops (`layout`), the simplification steps taken (`simplified`) and the last city tried
+-- (`city`), which `M.try_build` reports when the build fails
+local function build(net, report, opts, known)
   opts = opts or {}
+  known = known or {}
   local psdl_city = require "psdl.city"
   local cur = net
   local simplified = {}
   local conflict_drops = {}
+  known.layout, known.simplified = conflict_drops, simplified
   -- A road whose centre line crosses itself is refused by psdl.city (a script's mistake); the
   -- clean-up splits such ways, so this only guards against one that slips through (e.g. via
   -- points rounded onto each other): outside strict mode it is dropped with its reason
@@ -318,6 +344,7 @@ function M.build(net, report, opts)
         for k, v in pairs(M.COARSE.blocks) do bopts[k] = v end
       end
       city = psdl_city.from_network(cur, copts)
+      known.city = city
       city:blocks(bopts)
       ok, d, r = pcall(city.build, city, { seed = opts.seed, strict = opts.strict, progress = opts.progress })
       local i = not ok and not opts.strict and tostring(d):match("^roads%[(%d+)%][^\n]- runs along ")
@@ -459,29 +486,7 @@ function M.build(net, report, opts)
       end
     end
   end
-  -- positions in degrees
-  local proj = net.origin and P.new(net.origin.lat, net.origin.lon)
-  local scale = net.scale or 1
-  local function place(e)
-    if proj and e.x and e.z then
-      local lat, lon = proj:inverse(e.x / scale, e.z / scale)
-      e.lat, e.lon = round(lat, 7), round(lon, 7)
-    end
-    if e.x then e.x, e.z = round(e.x, 1), round(e.z, 1) end
-    if e.length then e.length = round(e.length, 1) end
-    return e
-  end
-  local repairs, dropped = {}, {}
-  for _, d in ipairs(report.dropped or {}) do
-    dropped[#dropped + 1] = place { stage = d.stage or "clean-up", reason = d.kind or d.reason, detail = d.reason,
-      source = d.source, name = d.name, highway = d.highway, length = d.length, x = d.x, z = d.z }
-  end
-  for _, e in ipairs(conflict_drops) do dropped[#dropped + 1] = place(e) end
-  for _, e in ipairs(rep.repairs or {}) do
-    local t = place { stage = e.stage, reason = e.reason, detail = e.detail, source = e.source, name = e.name,
-      length = e.length, x = e.x, z = e.z }
-    if e.action == "dropped" then dropped[#dropped + 1] = t else repairs[#repairs + 1] = t end
-  end
+  local repairs, dropped = outcome(net, report, conflict_drops, rep.repairs or {})
   local measured = kept.city_roads(city)
   for _, d in ipairs(kept.islands(cur, city)) do measured[#measured + 1] = d end
   local m = kept.measure(net.input or {}, measured)
@@ -501,6 +506,47 @@ function M.build(net, report, opts)
     roundabouts = roundabout_counts(cur, city),
   }
   return doc, rep, result
+end
+
+--- Build the city of an imported network, repaired and simplified to fit, and measure it.
+-- @tparam table net from `psdl.osm.import` / `network`
+-- @tparam table report the import report (its `dropped` entries get positions in degrees)
+-- @tparam[opt] table opts `style`, `seed`, `name`, `strict` (refuse the first repair),
+--   `procedural` (generated building rows too), `progress` (function(stage)), `dimensions`,
+--   `max_rooms` (a package's room limit: coarser rooms, then simplified, until it fits)
+-- @treturn table doc
+-- @treturn table city_report (`City:build`)
+-- @treturn table result `{kept = {input, kept, fraction, lost}, repairs = {...}, dropped =
+--   {...}, simplified = {...}, buildings = {footprints, placed, trimmed, left_out}, city,
+--   roundabouts = {rooms, junctions}}` (`roundabouts`: road rooms on roundabout rings and
+--   the junctions on them)
+-- @tparam[opt] table known filled as the build goes (for `try_build`): `layout` (the
+--   layout's drops), `simplified`, `city` (the last city tried)
+-- @raise "the city cannot be built: ..." (a road the repairs could not save, in strict mode
+--   the first repair), or a message naming the limit when nothing fits
+function M.build(net, report, opts, known)
+  return build(net, report, opts, known)
+end
+
+--- `build`, with a city that cannot be built returned instead of raised, together with
+-- what was repaired and dropped before the failure (a `--report` of a failed import lists
+-- every dropped road with its reason as a successful one does).
+-- @tparam table net
+-- @tparam table report
+-- @tparam[opt] table opts as `build`'s
+-- @treturn table|nil doc, or nil when the city cannot be built
+-- @treturn table|string city_report, or the message `build` raises
+-- @treturn table result, or on failure `{repairs = {...}, dropped = {...}, simplified =
+--   {...}}`: the clean-up's drops, the layout's drops (roads crossing themselves or running
+--   along another road, taken out before the failure) and the repairs and drops of the last
+--   build tried (entries as `result.repairs`/`result.dropped`), and the simplification steps
+function M.try_build(net, report, opts)
+  local known = {}
+  local ok, doc, rep, result = pcall(M.build, net, report, opts, known)
+  if ok then return doc, rep, result end
+  local log = known.city and known.city.repair_log
+  local repairs, dropped = outcome(net, report, known.layout or {}, log and log.entries or {})
+  return nil, tostring(doc), { repairs = repairs, dropped = dropped, simplified = known.simplified or {} }
 end
 
 --- Counts of entries by reason (`{[reason] = n}`).

@@ -3,8 +3,9 @@
 --
 -- The input is every highway way the import selects (motorway … service, living_street;
 -- footway, path, cycleway, steps and pedestrian only with `walkways`; driveways and parking
--- aisles only with `driveways`), cut at missing nodes and clipped to the area, projected to
--- metres (`network.input`, recorded before the clean-up). Each input polyline is sampled
+-- aisles only with `driveways`), cut at missing nodes and clipped to the area (a stretch a
+-- way travels out and back counted once, `psdl.osm.retrace`), projected to metres
+-- (`network.input`, recorded before the clean-up). Each input polyline is sampled
 -- every `STEP` metres; a sample is *kept* when it lies on a built road: within the road's
 -- half width (carriageway, median and sidewalks, as built) plus `TOLERANCE` metres of the
 -- road's centre line from node to node (so junction areas count for the roads that meet

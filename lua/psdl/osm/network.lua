@@ -4,13 +4,14 @@
 -- @module psdl.osm.network
 
 local T = require "psdl.osm.tags"
-local plan_box = require("psdl.plan").box
 local G = require "psdl.osm.geometry"
 local Graph = require "psdl.osm.graph"
 local P = require "psdl.osm.projection"
 local B = require "psdl.osm.buildings"
 local fit = require "psdl.osm.fit"
 local E = require "psdl.osm.extent"
+local plan_box = require("psdl.plan").box
+local R = require "psdl.osm.retrace"
 
 local ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall =
   ipairs, pairs, type, tostring, error, next, require, setmetatable, pcall
@@ -297,7 +298,23 @@ function M.build(data, opts)
       end
     end
     for _, refs in ipairs(kept) do
-      pieces[#pieces + 1] = { refs = refs, attr = s.attr, way = w }
+      -- a way going back over itself (out and back, a lollipop's stem): once (psdl.osm.retrace)
+      local runs = R.runs(refs, s.attr.oneway ~= 0)
+      if runs then
+        M.change(report, "ways going back over themselves: the way back left out", 1, w, nodes)
+        for _, run in ipairs(runs) do
+          local attr = s.attr
+          if run.both and attr.oneway ~= 0 then -- driven out and back: a two-way road there
+            local tags = {}
+            for k, v in pairs(w.tags) do tags[k] = v end
+            tags.oneway = "no"
+            attr = T.road(tags, opts)
+          end
+          pieces[#pieces + 1] = { refs = run.refs, attr = attr, way = w }
+        end
+      else
+        pieces[#pieces + 1] = { refs = refs, attr = s.attr, way = w }
+      end
     end
   end
 
