@@ -15,6 +15,13 @@ local function attrs_of(words, opts)
   return { table.unpack(list, 2) }, doc
 end
 
+-- Decodes words (attrs_of) and checks the first attribute's fields against `want`; returns it.
+local function first_attr_is(words, want)
+  local a = attrs_of(words)[1]
+  for k, v in pairs(want) do assert.are.same(v, a[k], k) end
+  return a
+end
+
 describe("attribute decoding", function()
   it("reads a road strip in inline and counted forms (0x0)", function()
     local a = attrs_of{ 0x80 + 0x01, 1, 2, 3, 4 }
@@ -51,23 +58,15 @@ describe("attribute decoding", function()
   end)
 
   it("reads a walkway (rectangle strip, 0x2)", function()
-    local a = attrs_of{ 0x80 + 0x12, 1, 2, 3, 4 }
-    assert.are.equal("walkway", a[1].type)
-    assert.are.same({2, 3, 4, 5}, a[1].vertices)
+    first_attr_is({ 0x80 + 0x12, 1, 2, 3, 4 }, { type = "walkway", vertices = { 2, 3, 4, 5 } })
   end)
 
   it("reads a sliver (0x3) with height references", function()
-    local a = attrs_of{ 0x80 + 0x1C, 2, 0, 1, 2 }
-    assert.are.equal("sliver", a[1].type)
-    assert.are.equal(3, a[1].top)
-    assert.are.equal(1, a[1].density)
-    assert.are.same({2, 3}, a[1].vertices)
+    first_attr_is({ 0x80 + 0x1C, 2, 0, 1, 2 }, { type = "sliver", top = 3, density = 1, vertices = { 2, 3 } })
   end)
 
   it("reads a crosswalk (0x4)", function()
-    local a = attrs_of{ 0x80 + 0x24, 1, 2, 3, 4 }
-    assert.are.equal("crosswalk", a[1].type)
-    assert.are.same({2, 3, 4, 5}, a[1].vertices)
+    first_attr_is({ 0x80 + 0x24, 1, 2, 3, 4 }, { type = "crosswalk", vertices = { 2, 3, 4, 5 } })
   end)
 
   it("reads road fans and fans, count = triangles (0x5, 0x6)", function()
@@ -80,24 +79,14 @@ describe("attribute decoding", function()
   end)
 
   it("reads a facade bound (0x7)", function()
-    local a = attrs_of{ 0x80 + 0x3C, 40, 2, 1, 2 }
-    assert.are.equal("facade_bound", a[1].type)
-    assert.are.equal(40, a[1].light)
-    assert.are.equal(3, a[1].top)
-    assert.are.same({2, 3}, a[1].vertices)
+    first_attr_is({ 0x80 + 0x3C, 40, 2, 1, 2 }, { type = "facade_bound", light = 40, top = 3, vertices = { 2, 3 } })
   end)
 
   it("reads a divided road's packed word and 8.8 value (0x8)", function()
     -- type 2, caps at both ends, divider texture value 4, height 38/256
-    local a = attrs_of{ 0x80 + 0x41, 0x0400 + 0xC0 + 2, 38, 1, 2, 3, 4, 5, 6 }
-    local d = a[1]
-    assert.are.equal("divided_road", d.type)
-    assert.are.equal(2, d.divider_type)
-    assert.is_true(d.cap_start)
-    assert.is_true(d.cap_end)
-    assert.are.equal(4, d.divider_texture)
-    assert.are.equal(38 / 256, d.divider_value)
-    assert.are.same({2, 3, 4, 5, 6, 7}, d.vertices)
+    first_attr_is({ 0x80 + 0x41, 0x0400 + 0xC0 + 2, 38, 1, 2, 3, 4, 5, 6 }, { type = "divided_road",
+      divider_type = 2, cap_start = true, cap_end = true, divider_texture = 4, divider_value = 38 / 256,
+      vertices = { 2, 3, 4, 5, 6, 7 } })
   end)
 
   it("reads road tunnels (0x4B), junction tunnels (0x48, 10 words) and the beta form", function()
@@ -129,14 +118,8 @@ describe("attribute decoding", function()
   end)
 
   it("reads a facade (0xB) with unsigned repeats", function()
-    local a = attrs_of{ 0x80 + 0x5E, 0, 2, 3, 0xFFFE, 1, 2 }
-    local f = a[1]
-    assert.are.equal("facade", f.type)
-    assert.are.equal(1, f.bottom)
-    assert.are.equal(3, f.top)
-    assert.are.equal(3, f.u_repeat)
-    assert.are.equal(0xFFFE, f.v_repeat)
-    assert.are.same({2, 3}, f.vertices)
+    first_attr_is({ 0x80 + 0x5E, 0, 2, 3, 0xFFFE, 1, 2 }, { type = "facade", bottom = 1, top = 3, u_repeat = 3,
+      v_repeat = 0xFFFE, vertices = { 2, 3 } })
   end)
 
   it("reads a roof: count = vertices - 1 (0xC)", function()

@@ -399,24 +399,26 @@ print(len(names), "files ok")
     assert.equal(H.read_bytes(psdl_in), H.read_bytes(dir .. "/city/rows.psdl"))
   end)
 
-  it("build --package writes the city and its package", function()
+  -- `psdl <command> <input> -o <city> --package <ar> --name <name>` writes a package that
+  -- validates without errors, of that map name; returns the package's path
+  local function packaged(command, input, name)
     local out, ar = H.tmpname(".psdl"), H.tmpname(".ar")
     finally(function() os.remove(out); os.remove(ar) end)
-    local log, ok = sh_psdl("build examples/facade_rows.lua -o " .. q(out) .. " --package " .. q(ar) .. " --name rowsb -q")
+    local log, ok = sh_psdl(command .. " " .. input .. " -o " .. q(out) .. " --package " .. q(ar) .. " --name " .. name
+      .. " -q")
     assert.is_true(ok, log)
     local problems, counts, info = pvalidate.check(H.read_bytes(ar))
     assert.equal(0, counts.errors, problems[1] and problems[1].message)
-    assert.equal("rowsb", info.map)
+    assert.equal(name, info.map)
+    return ar
+  end
+
+  it("build --package writes the city and its package", function()
+    packaged("build", "examples/facade_rows.lua", "rowsb")
   end)
 
   it("osm --package writes the city and its package; the script's package table sets the defaults", function()
-    local out, ar = H.tmpname(".psdl"), H.tmpname(".ar")
-    finally(function() os.remove(out); os.remove(ar) end)
-    local log, ok = sh_psdl("osm spec/fixtures/osm/tee.osm -o " .. q(out) .. " --package " .. q(ar) .. " --name teetown -q")
-    assert.is_true(ok, log)
-    local problems, counts, info = pvalidate.check(H.read_bytes(ar))
-    assert.equal(0, counts.errors, problems[1] and problems[1].message)
-    assert.equal("teetown", info.map)
+    local ar = packaged("osm", "spec/fixtures/osm/tee.osm", "teetown")
     local entries = assert(core.zip_read(H.read_bytes(ar)))
     for _, e in ipairs(entries) do
       if e.name == "tune/teetown.cinfo" then assert.matches("^LocalizedName=Teetown\r\n", e.data) end
@@ -425,7 +427,7 @@ print(len(names), "files ok")
     local dir = H.tmpdir(finally)
     H.write_bytes(dir .. "/city.lua", H.read_bytes("examples/facade_rows.lua")
       :gsub("psdl%.city%.new%s*{", "psdl.city.new{ package = { name = 'rowtown', title = 'Row Town', police = 0 }, ", 1))
-    log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")
+    local log, ok = sh_psdl("package " .. q(dir .. "/city.lua") .. " --dir " .. q(dir .. "/out") .. " -q")
     assert.is_true(ok, log)
     local cinfo = H.read_bytes(dir .. "/out/tune/rowtown.cinfo")
     assert.matches("^LocalizedName=Row Town\r\nMapName=rowtown\r\n", cinfo)

@@ -585,6 +585,19 @@ static void read_limits(lua_State *L, int t, psdl_options *opt) {
 }
 
 /* (lpsdl.h) */
+void lpsdl_set_ufields(lua_State *L, const void *obj, const lpsdl_ufield *f, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *p = (const unsigned char *)obj + f[i].offset;
+        uint64_t v = 0;
+        if (f[i].size == 1) v = *p;
+        else if (f[i].size == 2) { uint16_t x; memcpy(&x, p, 2); v = x; }
+        else if (f[i].size == 4) { uint32_t x; memcpy(&x, p, 4); v = x; }
+        else memcpy(&v, p, 8);
+        lpsdl_set_int(L, f[i].name, (lua_Integer)v);
+    }
+}
+
+/* (lpsdl.h) */
 int lpsdl_push_failure(lua_State *L, const char *message, const char *status) {
     luaL_pushfail(L);
     lua_pushstring(L, message);

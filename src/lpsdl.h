@@ -22,6 +22,30 @@ static inline void lpsdl_set_number(lua_State *L, const char *k, lua_Number v) {
     lua_setfield(L, -2, k);
 }
 
+/* An unsigned integer field of a C struct that a binding copies into a Lua table (a decoded
+ * header's counts and sizes): its name, offset and size in bytes (1, 2, 4 or 8).
+ * LPSDL_UFIELD(type, member) makes one; lpsdl_set_ufields (lpsdl.c) copies a list of them:
+ * t[name] = the field of obj, in list order, for the table on top of the stack. */
+typedef struct lpsdl_ufield {
+    const char *name;
+    size_t offset, size;
+} lpsdl_ufield;
+#define LPSDL_UFIELD(T, m) {#m, offsetof(T, m), sizeof(((T *)0)->m)}
+void lpsdl_set_ufields(lua_State *L, const void *obj, const lpsdl_ufield *f, size_t n);
+
+/* The crossing tests' answer (core.self_crossing, rings_crossing, refs_crossing): nil when
+ * none was found (found 0), else the two edges e[0], e[1] (0-based) as 1-based numbers;
+ * returns the count pushed. */
+static inline int lpsdl_push_edges(lua_State *L, int found, const uint32_t *e) {
+    if (!found) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)e[0] + 1);
+    lua_pushinteger(L, (lua_Integer)e[1] + 1);
+    return 2;
+}
+
 /* The argument readers' one table-reading step (lpsdl_blocks.c, lpsdl_rows.c, lpsdl_store.c,
  * lpsdl_perims.c, lpsdl_geom.c): entry i of the table at stack index t, read raw (runs no
  * Lua, allocates nothing, leaves the stack as it was), as an integer in lo..hi. Returns 1 when

@@ -488,16 +488,32 @@ static int l_region_clear(lua_State *L) {
 /* The point of vertex reference t[i] (1..count, t a stack index) in the pool's floats v
  * (3 per point); raises at argument arg naming it `what[k][i]`, or `what[i]` when k is 0.
  * Raw reads only: runs no Lua and allocates nothing until it raises. */
-static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_Integer i, int arg, const char *what,
-                         lua_Integer k) {
-    lua_Integer r;
-    if (!lpsdl_rawint(L, t, i, 1, (lua_Integer)(count < (size_t)LUA_MAXINTEGER ? count : (size_t)LUA_MAXINTEGER), &r)) {
-        if (k > 0)
-            luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i,
-                                                  (lua_Integer)count));
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, (lua_Integer)count));
-    }
+static int vref_error(lua_State *L, int arg, const char *what, lua_Integer k, lua_Integer i, lua_Integer n) {
+    if (k > 0) return luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%I]: vertex reference 1..%I expected", what, k, i, n));
+    return luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I]: vertex reference 1..%I expected", what, i, n));
+}
+static inline const float *vref(lua_State *L, const float *v, size_t count, int t, lua_Integer i, int arg,
+                                const char *what, lua_Integer k) {
+    lua_Integer r, n = (lua_Integer)count; /* (a pool's count: far below LUA_MAXINTEGER) */
+    if (!lpsdl_rawint(L, t, i, 1, n, &r)) vref_error(L, arg, what, k, i, n);
     return v + 3 * (size_t)(r - 1);
+}
+
+/* refs_box and refs_level: the vertex Pool at argument 1 (dimension 3) and the list of lists
+ * of references at argument 2 checked, the stack set to them; returns the number of lists
+ * (*count: the pool's points). */
+static lua_Integer pool_lists(lua_State *L, size_t *count) {
+    lpsdl_pool_floats(L, 1, 3, count); /* checks the pool */
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    return (lua_Integer)lua_rawlen(L, 2);
+}
+
+/* List i of the lists at argument 2 pushed (raises naming it when it is no table); returns
+ * its length. */
+static lua_Integer push_list(lua_State *L, lua_Integer i) {
+    if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
+    return (lua_Integer)lua_rawlen(L, -1);
 }
 
 /***
@@ -511,17 +527,12 @@ static const float *vref(lua_State *L, const float *v, size_t count, int t, lua_
 static int l_refs_box(lua_State *L) {
     if (lua_type(L, 1) == LUA_TUSERDATA) { /* a Pool: its floats read in place, no copy */
         size_t count;
-        lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_settop(L, 2);
+        lua_Integer nl = pool_lists(L, &count);
         const float *v = lpsdl_pool_floats(L, 1, 3, &count);
-        lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
         int any = 0;
         double x0 = HUGE_VAL, x1 = -HUGE_VAL, z0 = HUGE_VAL, z1 = -HUGE_VAL;
         for (lua_Integer i = 1; i <= nl; i++) {
-            if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
-                luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
-            lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+            lua_Integer n = push_list(L, i);
             for (lua_Integer k = 1; k <= n; k++) { /* raw reads: no Lua runs, nothing allocated */
                 const float *p = vref(L, v, count, -1, k, 2, "lists", i);
                 double x = (double)p[0], z = (double)p[2];
@@ -579,15 +590,11 @@ static int l_refs_box(lua_State *L) {
  */
 static int l_refs_level(lua_State *L) {
     size_t count;
-    lpsdl_pool_floats(L, 1, 3, &count); /* checks the pool */
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lua_settop(L, 2);
-    lua_Integer nl = (lua_Integer)lua_rawlen(L, 2);
+    lua_Integer nl = pool_lists(L, &count);
     int any = 0, level = 1;
     float y0 = 0;
     for (lua_Integer i = 1; i <= nl && level; i++) {
-        if (lua_rawgeti(L, 2, i) != LUA_TTABLE) luaL_argerror(L, 2, lua_pushfstring(L, "lists[%I]: table expected", i));
-        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        lua_Integer n = push_list(L, i);
         /* the pool's floats, fetched after the last call that could run Lua (raw reads
          * below run none and allocate nothing) */
         const float *v = lpsdl_pool_floats(L, 1, 3, &count);
@@ -1140,13 +1147,7 @@ static int l_rings_crossing(lua_State *L) {
     size_t r = psdl_self_crossing(e, xyz, m, nh ? starts : NULL, (size_t)nh, 1e-6);
     if (r == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
     if (r == PSDL_GEOM_INVALID) return luaL_argerror(L, 1, "the ring and each hole need at least one point");
-    if (!r) {
-        lua_pushnil(L);
-        return 1;
-    }
-    lua_pushinteger(L, (lua_Integer)e[0] + 1);
-    lua_pushinteger(L, (lua_Integer)e[1] + 1);
-    return 2;
+    return lpsdl_push_edges(L, r != 0, e);
 }
 
 /***
@@ -1196,13 +1197,7 @@ static int l_refs_crossing(lua_State *L) {
     size_t r = psdl_self_crossing(e, xyz, m, nh ? starts : NULL, nh, 1e-6);
     if (r == PSDL_GEOM_NOMEM) return luaL_error(L, "not enough memory");
     if (r == PSDL_GEOM_INVALID) return luaL_argerror(L, 2, "the ring and each hole need at least one point");
-    if (!r) {
-        lua_pushnil(L);
-        return 1;
-    }
-    lua_pushinteger(L, (lua_Integer)e[0] + 1);
-    lua_pushinteger(L, (lua_Integer)e[1] + 1);
-    return 2;
+    return lpsdl_push_edges(L, r != 0, e);
 }
 
 /* ================================================================ splitting (psdl_split.h) */
@@ -1272,6 +1267,39 @@ static int l_split_obstacles(lua_State *L) {
     return 1;
 }
 
+/* split_chord's and split_chord_refs's limits: arguments a .. a + 4 (max_area, max_points,
+ * max_length, try, obstacles), the stack set to a + 4. */
+typedef struct split_limits {
+    double area, points, length;
+    int try_;
+    const psdl_split_obstacles *obs;
+} split_limits;
+static split_limits check_split_limits(lua_State *L, int a) {
+    split_limits k;
+    k.area = luaL_checknumber(L, a), k.points = luaL_checknumber(L, a + 1);
+    k.length = luaL_checknumber(L, a + 2);
+    k.try_ = lua_toboolean(L, a + 3);
+    k.obs = NULL;
+    if (!lua_isnoneornil(L, a + 4)) k.obs = &((obstacles_box *)luaL_checkudata(L, a + 4, OBSTACLES))->o;
+    lua_settop(L, a + 4);
+    return k;
+}
+
+/* psdl_split_chord of the n plan points xz under the limits k; pushes its answer (the chord's
+ * ends, 1-based, or whether to keep the polygon). */
+static int push_split(lua_State *L, const double *xz, size_t n, const split_limits *k) {
+    size_t ci = 0, cj = 0;
+    int rc = psdl_split_chord(xz, n, k->area, k->points, k->length, k->try_, k->obs, &ci, &cj);
+    if (rc == PSDL_SPLIT_NOMEM) return luaL_error(L, "not enough memory");
+    if (rc == PSDL_SPLIT_CHORD) {
+        lua_pushinteger(L, (lua_Integer)ci + 1);
+        lua_pushinteger(L, (lua_Integer)cj + 1);
+        return 2;
+    }
+    lua_pushboolean(L, rc == PSDL_SPLIT_FITS);
+    return 1;
+}
+
 /***
  * What to do with a piece of a block on the way to rooms within the limits (psdl_split_chord;
  * blocks/split.lua): keep it (within the limits, or not to be cut), cut it along a chord
@@ -1291,12 +1319,7 @@ static int l_split_obstacles(lua_State *L) {
  */
 static int l_split_chord(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    double max_area = luaL_checknumber(L, 2), max_points = luaL_checknumber(L, 3);
-    double max_length = luaL_checknumber(L, 4);
-    int try_ = lua_toboolean(L, 5);
-    const psdl_split_obstacles *obs = NULL;
-    if (!lua_isnoneornil(L, 6)) obs = &((obstacles_box *)luaL_checkudata(L, 6, OBSTACLES))->o;
-    lua_settop(L, 6);
+    split_limits k = check_split_limits(L, 2);
     lua_Integer n = luaL_len(L, 1);
     luaL_argcheck(L, n >= 3, 1, "at least 3 points expected");
     luaL_argcheck(L, n <= (lua_Integer)1 << 24, 1, "too many points");
@@ -1316,16 +1339,7 @@ static int l_split_chord(lua_State *L) {
         }
         lua_pop(L, 1);
     }
-    size_t ci = 0, cj = 0;
-    int rc = psdl_split_chord(xz, (size_t)n, max_area, max_points, max_length, try_, obs, &ci, &cj);
-    if (rc == PSDL_SPLIT_NOMEM) return luaL_error(L, "not enough memory");
-    if (rc == PSDL_SPLIT_CHORD) {
-        lua_pushinteger(L, (lua_Integer)ci + 1);
-        lua_pushinteger(L, (lua_Integer)cj + 1);
-        return 2;
-    }
-    lua_pushboolean(L, rc == PSDL_SPLIT_FITS);
-    return 1;
+    return push_split(L, xz, (size_t)n, &k);
 }
 
 /***
@@ -1348,12 +1362,7 @@ static int l_split_chord_refs(lua_State *L) {
     size_t count;
     lpsdl_pool_floats(L, 1, 3, &count);
     luaL_checktype(L, 2, LUA_TTABLE);
-    double max_area = luaL_checknumber(L, 3), max_points = luaL_checknumber(L, 4);
-    double max_length = luaL_checknumber(L, 5);
-    int try_ = lua_toboolean(L, 6);
-    const psdl_split_obstacles *obs = NULL;
-    if (!lua_isnoneornil(L, 7)) obs = &((obstacles_box *)luaL_checkudata(L, 7, OBSTACLES))->o;
-    lua_settop(L, 7);
+    split_limits k = check_split_limits(L, 3);
     size_t n = lua_rawlen(L, 2);
     luaL_argcheck(L, n >= 3, 2, "at least 3 references expected");
     luaL_argcheck(L, n <= (size_t)1 << 24, 2, "too many references");
@@ -1363,16 +1372,7 @@ static int l_split_chord_refs(lua_State *L) {
     read_refs(L, v, count, 2, 2, "refs", 0, xz, 2, 0, n);
     for (size_t i = 0; i < 2 * n; i++)
         if (!isfinite(xz[i])) luaL_argerror(L, 2, "a point that is not finite");
-    size_t ci = 0, cj = 0;
-    int rc = psdl_split_chord(xz, n, max_area, max_points, max_length, try_, obs, &ci, &cj);
-    if (rc == PSDL_SPLIT_NOMEM) return luaL_error(L, "not enough memory");
-    if (rc == PSDL_SPLIT_CHORD) {
-        lua_pushinteger(L, (lua_Integer)ci + 1);
-        lua_pushinteger(L, (lua_Integer)cj + 1);
-        return 2;
-    }
-    lua_pushboolean(L, rc == PSDL_SPLIT_FITS);
-    return 1;
+    return push_split(L, xz, n, &k);
 }
 
 /* An optional 1-based index at idx within 1..n, 0-based, or PSDL_REGION_NONE when nil. */

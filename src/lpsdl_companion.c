@@ -1338,13 +1338,11 @@ static int l_pkg_encode(lua_State *L) {
 static int l_tex_decode(lua_State *L) {
     const psdl_tex *t = boxed_decode(L, dec_tex, rel_tex);
     if (!t) return 3;
+    static const lpsdl_ufield fields[] = {LPSDL_UFIELD(psdl_tex, width), LPSDL_UFIELD(psdl_tex, height),
+                                          LPSDL_UFIELD(psdl_tex, format), LPSDL_UFIELD(psdl_tex, mips),
+                                          LPSDL_UFIELD(psdl_tex, unknown), LPSDL_UFIELD(psdl_tex, flags)};
     lua_createtable(L, 0, 9);
-    lpsdl_set_int(L, "width", t->width);
-    lpsdl_set_int(L, "height", t->height);
-    lpsdl_set_int(L, "format", t->format);
-    lpsdl_set_int(L, "mips", t->mips);
-    lpsdl_set_int(L, "unknown", t->unknown);
-    lpsdl_set_int(L, "flags", t->flags);
+    lpsdl_set_ufields(L, t, fields, sizeof fields / sizeof *fields);
     if (!t->layout_known) {
         set_bytes(L, "data", t->data ? (const void *)t->data : "", t->ndata);
         return 1;

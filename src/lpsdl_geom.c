@@ -460,9 +460,7 @@ static int l_polygon_points(lua_State *L) {
     size_t r = psdl_self_crossing(e, xyz, (size_t)n, NULL, 0, 1e-6);
     nomem_check(L, r);
     if (r != 1) return 2;
-    lua_pushinteger(L, (lua_Integer)e[0] + 1);
-    lua_pushinteger(L, (lua_Integer)e[1] + 1);
-    return 4;
+    return 2 + lpsdl_push_edges(L, 1, e);
 }
 
 /* ================================================================ centre lines, sections */
@@ -1400,13 +1398,7 @@ static int l_self_crossing(lua_State *L) {
     size_t r = psdl_self_crossing(e, p, n, h, nh, tol);
     nomem_check(L, r);
     holes_check(L, r, 2);
-    if (!r) {
-        lua_pushnil(L);
-        return 1;
-    }
-    lua_pushinteger(L, (lua_Integer)e[0] + 1);
-    lua_pushinteger(L, (lua_Integer)e[1] + 1);
-    return 2;
+    return lpsdl_push_edges(L, r != 0, e);
 }
 
 /***

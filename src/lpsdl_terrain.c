@@ -309,30 +309,25 @@ static int l_qfs_compress(lua_State *L) {
 
 /* ================================================================ DBPF */
 
+static const lpsdl_ufield DBPF_FIELDS[] = {
+    LPSDL_UFIELD(psdl_dbpf, major),       LPSDL_UFIELD(psdl_dbpf, minor),        LPSDL_UFIELD(psdl_dbpf, index_major),
+    LPSDL_UFIELD(psdl_dbpf, index_minor), LPSDL_UFIELD(psdl_dbpf, entry_size),   LPSDL_UFIELD(psdl_dbpf, index_offset),
+    LPSDL_UFIELD(psdl_dbpf, index_size),  LPSDL_UFIELD(psdl_dbpf, hole_count),   LPSDL_UFIELD(psdl_dbpf, hole_offset),
+    LPSDL_UFIELD(psdl_dbpf, hole_size),   LPSDL_UFIELD(psdl_dbpf, size)};
+static const lpsdl_ufield ENTRY_FIELDS[] = {
+    LPSDL_UFIELD(psdl_dbpf_entry, type),        LPSDL_UFIELD(psdl_dbpf_entry, group),
+    LPSDL_UFIELD(psdl_dbpf_entry, instance),    LPSDL_UFIELD(psdl_dbpf_entry, instance_hi),
+    LPSDL_UFIELD(psdl_dbpf_entry, offset),      LPSDL_UFIELD(psdl_dbpf_entry, size)};
+
 static void push_dbpf(lua_State *L, const psdl_dbpf *p) {
     lua_createtable(L, 0, 14);
-    lpsdl_set_int(L, "major", p->major);
-    lpsdl_set_int(L, "minor", p->minor);
-    lpsdl_set_int(L, "index_major", p->index_major);
-    lpsdl_set_int(L, "index_minor", p->index_minor);
-    lpsdl_set_int(L, "entry_size", p->entry_size);
-    lpsdl_set_int(L, "index_offset", p->index_offset);
-    lpsdl_set_int(L, "index_size", p->index_size);
-    lpsdl_set_int(L, "hole_count", p->hole_count);
-    lpsdl_set_int(L, "hole_offset", p->hole_offset);
-    lpsdl_set_int(L, "hole_size", p->hole_size);
-    lpsdl_set_int(L, "size", (lua_Integer)p->size);
+    lpsdl_set_ufields(L, p, DBPF_FIELDS, sizeof DBPF_FIELDS / sizeof *DBPF_FIELDS);
     if (p->dir >= 0) lpsdl_set_int(L, "dir", p->dir + 1);
     lua_createtable(L, (int)p->nentries, 0);
     for (uint32_t k = 0; k < p->nentries; k++) {
         const psdl_dbpf_entry *e = &p->entries[k];
         lua_createtable(L, 0, 8);
-        lpsdl_set_int(L, "type", e->type);
-        lpsdl_set_int(L, "group", e->group);
-        lpsdl_set_int(L, "instance", e->instance);
-        lpsdl_set_int(L, "instance_hi", e->instance_hi);
-        lpsdl_set_int(L, "offset", e->offset);
-        lpsdl_set_int(L, "size", e->size);
+        lpsdl_set_ufields(L, e, ENTRY_FIELDS, sizeof ENTRY_FIELDS / sizeof *ENTRY_FIELDS);
         lua_pushboolean(L, e->compressed);
         lua_setfield(L, -2, "compressed");
         lpsdl_set_int(L, "usize", e->usize);

@@ -54,13 +54,10 @@
 
 /* ------------------------------------------------------------------ reporting */
 
-typedef struct dctx {
-    const psdl_doc *doc;
-    psdl_problem_fn fn;
-    void *ud;
-    psdl_validate_result *res;
-    int stop;
-} dctx;
+typedef psdl_check_run dctx;
+
+#define ERR PSDL_SEV_ERROR
+#define WARN PSDL_SEV_WARNING
 
 static void dreport(dctx *c, psdl_severity sev, const char *rule, long room, long other, long attr,
                     int has_pos, double x, double z, const char *path, const char *fmt, ...)
@@ -71,33 +68,17 @@ static void dreport(dctx *c, psdl_severity sev, const char *rule, long room, lon
 
 static void dreport(dctx *c, psdl_severity sev, const char *rule, long room, long other, long attr,
                     int has_pos, double x, double z, const char *path, const char *fmt, ...) {
-    if (sev == PSDL_SEV_ERROR)
-        c->res->errors++;
-    else
-        c->res->warnings++;
-    if (!c->fn || c->stop) return;
     psdl_problem p;
-    memset(&p, 0, sizeof p);
-    p.severity = sev;
-    p.rule = rule;
-    p.room = room;
-    p.other_room = other;
-    p.attribute = attr;
-    p.road = -1;
+    if (!psdl_problem_begin(c, &p, sev, rule, room, other, attr, -1)) return;
     if (has_pos && !(isfinite(x) && isfinite(z))) has_pos = 0;
     p.has_position = has_pos;
     p.x = has_pos ? x : 0;
     p.z = has_pos ? z : 0;
-    snprintf(p.path, sizeof p.path, "%s", path);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    psdl_problem_vsend(c, &p, path, fmt, ap);
     va_end(ap);
-    if (c->fn(c->ud, &p)) c->stop = 1;
 }
-
-#define ERR PSDL_SEV_ERROR
-#define WARN PSDL_SEV_WARNING
 
 /* ------------------------------------------------------------------ rooms in plan */
 

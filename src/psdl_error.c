@@ -16,6 +16,25 @@ const char *psdl_status_name(psdl_status status) {
     return status_names[status];
 }
 
+/* (psdl_internal.h) */
+int psdl_problem_begin(psdl_check_run *c, psdl_problem *p, psdl_severity sev, const char *rule, long room, long other,
+                       long attr, long road) {
+    if (sev == PSDL_SEV_ERROR)
+        c->res->errors++;
+    else
+        c->res->warnings++;
+    if (!c->fn || c->stop) return 0;
+    *p = (psdl_problem){.severity = sev, .rule = rule, .room = room, .attribute = attr, .road = road, .other_room = other};
+    return 1;
+}
+
+/* (psdl_internal.h) */
+void psdl_problem_vsend(psdl_check_run *c, psdl_problem *p, const char *path, const char *fmt, va_list ap) {
+    snprintf(p->path, sizeof p->path, "%s", path);
+    vsnprintf(p->message, sizeof p->message, fmt, ap);
+    if (c->fn(c->ud, p)) c->stop = 1;
+}
+
 psdl_status psdl_fail(psdl_error *err, psdl_status code, size_t offset, int has_offset,
                       long room, long attribute, const char *fmt, ...) {
     if (!err) return code;

@@ -27,6 +27,25 @@ psdl_status psdl_fail(psdl_error *err, psdl_status code, size_t offset, int has_
 #endif
     ;
 
+/* ---- problem reports of the checks (psdl_validate.c, psdl_drivable.c; psdl_error.c) */
+/* A check's run over a document: the callback (may be NULL) and its ud, the counts, and
+ * whether the callback asked to stop. */
+typedef struct psdl_check_run {
+    const psdl_doc *doc;
+    psdl_problem_fn fn;
+    void *ud;
+    psdl_validate_result *res;
+    int stop;
+} psdl_check_run;
+/* Counts a problem of severity sev in c->res; returns whether to make it and pass it on (a
+ * callback that has not asked to stop), and then starts *p: zeroed, with the severity, rule,
+ * room, other room, attribute and road (-1: none). */
+int psdl_problem_begin(psdl_check_run *c, psdl_problem *p, psdl_severity sev, const char *rule, long room, long other,
+                       long attr, long road);
+/* Fills p's path and message (printf fmt with ap) and passes p to the callback; a non-zero
+ * answer stops the run. */
+void psdl_problem_vsend(psdl_check_run *c, psdl_problem *p, const char *path, const char *fmt, va_list ap);
+
 /* ---- PNG (psdl_png_io.c; the callbacks in psdl_png_io.h) */
 /* Largest PNG chunk other than IDAT accepted (and libpng's chunk allocation limit). */
 #define PSDL_PNG_CHUNK_LIMIT (1u << 20)

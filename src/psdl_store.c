@@ -400,15 +400,15 @@ int psdl_store_push_words(psdl_store *s, size_t room, uint32_t group, const uint
     if (n && !words) return PSDL_STORE_RANGE;
     psdl_store_mark_t m;
     psdl_store_mark(s, &m);
+    psdl_store_rec rec; /* psdl_store_push copies it: only type and cap change from record to record */
+    memset(&rec, 0, sizeof rec);
+    rec.group = group;
     for (size_t i = 0; i < n;) {
         int e = PSDL_STORE_RANGE;
         size_t k = n - i >= 3 ? words[i + 2] : 0;
         if (n - i >= 3 && k <= n - i - 3) {
-            psdl_store_rec rec;
-            memset(&rec, 0, sizeof rec);
             rec.type = (uint8_t)(words[i] > 0xFF ? 0xFF : words[i]); /* (out of range: refused) */
             rec.cap = (uint8_t)words[i + 1];
-            rec.group = group;
             e = psdl_store_push(s, room, &rec, words + i + 3, k);
         }
         if (e) {

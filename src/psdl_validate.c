@@ -5,13 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-typedef struct vctx {
-    const psdl_doc *doc;
-    psdl_problem_fn fn;
-    void *ud;
-    psdl_validate_result *res;
-    int stop;
-} vctx;
+typedef psdl_check_run vctx;
 
 static void report(vctx *v, psdl_severity sev, const char *rule, long room, long attr, long road, const char *path,
                    const char *fmt, ...)
@@ -22,20 +16,8 @@ static void report(vctx *v, psdl_severity sev, const char *rule, long room, long
 
 static void report(vctx *v, psdl_severity sev, const char *rule, long room, long attr, long road, const char *path,
                    const char *fmt, ...) {
-    if (sev == PSDL_SEV_ERROR)
-        v->res->errors++;
-    else
-        v->res->warnings++;
-    if (!v->fn || v->stop) return;
     psdl_problem p;
-    p.severity = sev;
-    p.rule = rule;
-    p.room = room;
-    p.attribute = attr;
-    p.road = road;
-    p.other_room = -1;
-    p.has_position = 0;
-    p.x = p.z = 0;
+    if (!psdl_problem_begin(v, &p, sev, rule, room, -1, attr, road)) return;
     if (room > 0 && (uint32_t)room < v->doc->nrooms && attr >= 0 && (uint32_t)attr < v->doc->rooms[room].nattrs &&
         v->doc->rooms[room].attrs[attr].type != PSDL_ATTR_TUNNEL &&
         v->doc->rooms[room].attrs[attr].type != PSDL_ATTR_UNKNOWN) { /* the attribute's first vertex */
@@ -58,12 +40,10 @@ static void report(vctx *v, psdl_severity sev, const char *rule, long room, long
         }
         if (n) p.has_position = 1, p.x = sx / n, p.z = sz / n;
     }
-    snprintf(p.path, sizeof p.path, "%s", path);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p.message, sizeof p.message, fmt, ap);
+    psdl_problem_vsend(v, &p, path, fmt, ap);
     va_end(ap);
-    if (v->fn(v->ud, &p)) v->stop = 1;
 }
 
 #define ERR PSDL_SEV_ERROR

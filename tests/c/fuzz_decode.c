@@ -29,11 +29,9 @@ static void fail(const char *what, size_t size) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, data, size, &doc, &err);
+    psdl_status st = decode_counted(&ca, data, size, &doc, &err);
     if (ca.max_single > alloc_bound(size)) {
         fprintf(stderr, "largest allocation %zu bytes\n", ca.max_single);
         fail("allocation larger than the input justifies", size);

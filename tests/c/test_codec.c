@@ -89,6 +89,17 @@ static char *join_path(const char *dir, const char *name) {
     return p;
 }
 
+/* The file `name` in dir read whole into a malloc'd buffer (*size bytes), or NULL: after a
+ * failed check naming the path, or quietly when `optional`. */
+static unsigned char *read_fixture(const char *dir, const char *name, size_t *size, int optional) {
+    char *path = join_path(dir, name);
+    *size = 0;
+    unsigned char *data = read_file(path, size);
+    if (!optional) CHECKF(data != NULL, "cannot read %s", path);
+    free(path);
+    return data;
+}
+
 /* Encode doc into a fresh exact-size buffer; NULL (and *size 0) on failure. */
 static unsigned char *encode_doc(const psdl_doc *doc, size_t *size, psdl_error *err) {
     *size = 0;
@@ -505,20 +516,15 @@ static int count_problem(void *ud, const psdl_problem *p) {
 }
 
 static void test_fixture(const char *dir, const char *name) {
-    char *path = join_path(dir, name);
     set_ctx("fixture %s", name);
-    size_t size = 0;
-    unsigned char *data = read_file(path, &size);
-    int readable = CHECKF(data != NULL, "cannot read %s", path);
-    free(path);
-    if (!readable) return;
+    size_t size;
+    unsigned char *data = read_fixture(dir, name, &size, 0);
+    if (!data) return;
 
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, data, size, &doc, &err);
+    psdl_status st = decode_counted(&ca, data, size, &doc, &err);
     if (!CHECK_STATUS(st, PSDL_OK, err)) {
         free(data);
         return;
@@ -621,11 +627,9 @@ void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 #endif
 
 static void test_truncation(const char *dir, const char *name) {
-    char *path = join_path(dir, name);
     set_ctx("truncate %s", name);
-    size_t size = 0;
-    unsigned char *data = read_file(path, &size);
-    free(path);
+    size_t size;
+    unsigned char *data = read_fixture(dir, name, &size, 1);
     if (!data) return;
     /* every length for files up to 40 KB; for larger ones every length in the first 4 KB and
      * the last 256 bytes, and a prime stride in between (each decode of a long prefix costs
@@ -691,11 +695,9 @@ static void huge_count_case(const unsigned char *data, size_t size, const count_
     else
         p[f->off] = (unsigned char)value;
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, p, size, &doc, &err);
+    psdl_status st = decode_counted(&ca, p, size, &doc, &err);
     set_ctx("huge count: %s = 0x%lx", f->what, (unsigned long)value);
     if (f->exact) {
         CHECK_STATUS(st, PSDL_E_BAD_COUNT, err);
@@ -713,13 +715,10 @@ static void huge_count_case(const unsigned char *data, size_t size, const count_
 }
 
 static void test_huge_counts(const char *dir) {
-    char *path = join_path(dir, "grid_n2.psdl");
-    size_t size = 0;
-    unsigned char *data = read_file(path, &size);
     set_ctx("huge counts");
-    int readable = CHECKF(data != NULL, "cannot read %s", path);
-    free(path);
-    if (!readable) return;
+    size_t size;
+    unsigned char *data = read_fixture(dir, "grid_n2.psdl", &size, 0);
+    if (!data) return;
     psdl_doc *doc = NULL;
     psdl_error err;
     if (psdl_decode(NULL, data, size, &doc, &err) != PSDL_OK) {
@@ -807,13 +806,10 @@ static void test_huge_counts(const char *dir) {
 /* ==================================================================== allocation failures */
 
 static void test_alloc_failures(const char *dir) {
-    char *path = join_path(dir, "grid_n3.psdl");
-    size_t size = 0;
-    unsigned char *data = read_file(path, &size);
     set_ctx("allocation failure");
-    int readable = CHECKF(data != NULL, "cannot read %s", path);
-    free(path);
-    if (!readable) return;
+    size_t size;
+    unsigned char *data = read_fixture(dir, "grid_n3.psdl", &size, 0);
+    if (!data) return;
     count_alloc ca;
     count_alloc_reset(&ca);
     psdl_options opt = count_options(&ca);
@@ -2148,11 +2144,9 @@ static uint32_t lcg(uint32_t *s) {
  * when nothing went wrong (a decode error is fine). */
 static int decode_lossless(const unsigned char *p, size_t n, psdl_status *st_out) {
     count_alloc ca;
-    count_alloc_reset(&ca);
-    psdl_options opt = count_options(&ca);
-    psdl_doc *doc = NULL;
+    psdl_doc *doc;
     psdl_error err;
-    psdl_status st = psdl_decode(&opt, p, n, &doc, &err);
+    psdl_status st = decode_counted(&ca, p, n, &doc, &err);
     if (st_out) *st_out = st;
     int ok = ca.max_single <= alloc_bound(n);
     if (st == PSDL_OK) {
@@ -2166,10 +2160,8 @@ static int decode_lossless(const unsigned char *p, size_t n, psdl_status *st_out
 }
 
 static void test_mutations(const char *dir) {
-    char *path = join_path(dir, "grid_n2.psdl");
-    size_t size = 0;
-    unsigned char *data = read_file(path, &size);
-    free(path);
+    size_t size;
+    unsigned char *data = read_fixture(dir, "grid_n2.psdl", &size, 1);
     if (!data) return;
     set_ctx("mutations of grid_n2");
     uint32_t seed = 12345;
@@ -2216,13 +2208,10 @@ static void test_crashers(const char *dir) {
     size_t n = 0;
     char **names = list_dir(dir, NULL, &n);
     for (size_t i = 0; i < n; i++) {
-        char *path = join_path(dir, names[i]);
         set_ctx("crasher %s", names[i]);
-        size_t size = 0;
-        unsigned char *data = read_file(path, &size);
-        int readable = CHECKF(data != NULL, "cannot read %s", path);
-        free(path);
-        if (!readable) continue;
+        size_t size;
+        unsigned char *data = read_fixture(dir, names[i], &size, 0);
+        if (!data) continue;
         /* exact-size copy so overreads are caught */
         unsigned char *p = malloc(size ? size : 1);
         if (!p) abort();

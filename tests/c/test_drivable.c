@@ -265,14 +265,20 @@ static void test_holes(void) {
 
 /* ---------------------------------------------------------------- overlaps */
 
+/* Two 10 m standard rooms side by side from x = x0, the second one starting at x = x2 (below
+ * x0 + 10: overlapping by x0 + 10 - x2 m along their 10 m edges). */
+static tb *side_by_side(double x0, double x2) {
+    tb *b = tb_new();
+    tb_rect(b, x0, 0, x0 + 10, 10, 0x04);
+    tb_rect(b, x2, 0, x0 + 20, 10, 0x04);
+    return b;
+}
+
 static void test_overlaps(void) {
     tb *b;
     const psdl_problem *p;
     set_ctx("room_overlap: 0.051 m x 10 m (0.51 m2)");
-    b = tb_new();
-    tb_rect(b, 0, 0, 10, 10, 0x04);
-    tb_rect(b, 9.949, 0, 20, 10, 0x04);
-    psdl_doc *d = tb_doc(b);
+    psdl_doc *d = tb_doc(side_by_side(0, 9.949));
     CHECK_EQ(count_rule(d, "room_overlap", E, &p), 1);
     if (p) {
         CHECK_EQ(p->room, 1);
@@ -281,26 +287,14 @@ static void test_overlaps(void) {
     }
     psdl_doc_free(d);
     set_ctx("room_overlap: 0.049 m x 10 m (0.49 m2): nothing");
-    b = tb_new();
-    tb_rect(b, 0, 0, 10, 10, 0x04);
-    tb_rect(b, 9.951, 0, 20, 10, 0x04);
-    CHECK_EQ(run_rule(b, "room_overlap", -1), 0);
+    CHECK_EQ(run_rule(side_by_side(0, 9.951), "room_overlap", -1), 0);
     /* the first pass (skipping triangles the other room lies beside) clears pairs up to
      * 0.25 m²; above that the pair is measured whole */
     set_ctx("room_overlap: 0.02 m and 0.03 m x 10 m (0.2 and 0.3 m2): nothing");
-    b = tb_new();
-    tb_rect(b, 0, 0, 10, 10, 0x04);
-    tb_rect(b, 9.98, 0, 20, 10, 0x04);
-    CHECK_EQ(run_rule(b, "room_overlap", -1), 0);
-    b = tb_new();
-    tb_rect(b, 0, 0, 10, 10, 0x04);
-    tb_rect(b, 9.97, 0, 20, 10, 0x04);
-    CHECK_EQ(run_rule(b, "room_overlap", -1), 0);
+    CHECK_EQ(run_rule(side_by_side(0, 9.98), "room_overlap", -1), 0);
+    CHECK_EQ(run_rule(side_by_side(0, 9.97), "room_overlap", -1), 0);
     set_ctx("room_overlap: 0.051 m x 10 m 20 km out (no first pass there)");
-    b = tb_new();
-    tb_rect(b, 20000, 0, 20010, 10, 0x04);
-    tb_rect(b, 20009.949, 0, 20020, 10, 0x04);
-    d = tb_doc(b);
+    d = tb_doc(side_by_side(20000, 20009.949));
     CHECK_EQ(count_rule(d, "room_overlap", E, &p), 1);
     if (p) CHECK(p->has_position && fabs(p->x - 20009.9745) < 0.01 && fabs(p->z - 5) < 0.01);
     psdl_doc_free(d);

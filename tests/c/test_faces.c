@@ -12,17 +12,24 @@ static void points(double *pts, const double *xz, size_t n) {
     for (size_t i = 0; i < n; i++) pts[3 * i] = xz[2 * i], pts[3 * i + 1] = 0, pts[3 * i + 2] = xz[2 * i + 1];
 }
 
+/* psdl_faces_loops of n points (at most 16) given as x, z pairs */
+static int loops_xz(psdl_faces *f, const double *xz, size_t n, const uint32_t *start, const uint32_t *verts,
+                    size_t nrooms) {
+    double pts[3 * 16];
+    if (n > 16) abort();
+    points(pts, xz, n);
+    return psdl_faces_loops(f, pts, n, start, verts, nrooms);
+}
+
 static size_t loop_len(const psdl_faces *f, size_t l) { return f->start[l + 1] - f->start[l]; }
 
 static void test_shared_edge(void) {
     set_ctx("shared edge");
     const double xz[] = {0, 0, 0, 10, 10, 10, 10, 0, 20, 10, 20, 0};
-    double pts[18];
-    points(pts, xz, 6);
     const uint32_t start[] = {0, 4, 8};
     const uint32_t verts[] = {0, 1, 2, 3, 3, 2, 4, 5};
     psdl_faces f;
-    CHECK(psdl_faces_loops(&f, pts, 6, start, verts, 2) == PSDL_FACES_OK);
+    CHECK(loops_xz(&f, xz, 6, start, verts, 2) == PSDL_FACES_OK);
     CHECKF(f.nloops == 1 && loop_len(&f, 0) == 6, "%zu loops", f.nloops);
     CHECK(f.ngaps == 0 && f.nopen == 0);
     /* the loop runs along the rooms' edges: 0 -> 1 -> 2 -> 4 -> 5 -> 3 */
@@ -38,12 +45,10 @@ static void test_pinch(void) {
     set_ctx("pinch");
     /* squares (0..10)² and (10..20)² touching at (10, 10) */
     const double xz[] = {0, 0, 0, 10, 10, 10, 10, 0, 10, 20, 20, 20, 20, 10};
-    double pts[21];
-    points(pts, xz, 7);
     const uint32_t start[] = {0, 4, 8};
     const uint32_t verts[] = {0, 1, 2, 3, 2, 4, 5, 6};
     psdl_faces f;
-    CHECK(psdl_faces_loops(&f, pts, 7, start, verts, 2) == PSDL_FACES_OK);
+    CHECK(loops_xz(&f, xz, 7, start, verts, 2) == PSDL_FACES_OK);
     CHECKF(f.nloops == 2, "%zu loops", f.nloops);
     if (f.nloops == 2) CHECK(loop_len(&f, 0) == 4 && loop_len(&f, 1) == 4);
     psdl_faces_free(&f);
@@ -53,13 +58,11 @@ static void test_ring(void) {
     set_ctx("ring");
     /* four rooms round a 10 x 10 hole: outer 0..30, inner 10..20 */
     const double xz[] = {0, 0, 0, 30, 30, 30, 30, 0, 10, 10, 10, 20, 20, 20, 20, 10};
-    double pts[24];
-    points(pts, xz, 8);
     /* left, top, right, bottom strips, retail winding */
     const uint32_t start[] = {0, 4, 8, 12, 16};
     const uint32_t verts[] = {0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7};
     psdl_faces f;
-    CHECK(psdl_faces_loops(&f, pts, 8, start, verts, 4) == PSDL_FACES_OK);
+    CHECK(loops_xz(&f, xz, 8, start, verts, 4) == PSDL_FACES_OK);
     CHECKF(f.nloops == 2, "%zu loops", f.nloops);
     if (f.nloops == 2) CHECK(loop_len(&f, 0) == 4 && loop_len(&f, 1) == 4);
     psdl_faces_free(&f);
@@ -70,20 +73,17 @@ static void test_gaps(void) {
     /* two rooms using the edge 0 -> 1 in the same direction (overlapping): it drops out, and
      * two loose ends at 0 are joined to the two loose starts at 1 (10 m apart) */
     const double xz[] = {0, 0, 0, 10, 10, 10, 10, 0, 5, 8, 5, 2};
-    double pts[18];
-    points(pts, xz, 6);
     const uint32_t start[] = {0, 4, 8};
     const uint32_t verts[] = {0, 1, 2, 3, 0, 1, 4, 5};
     psdl_faces f;
-    CHECK(psdl_faces_loops(&f, pts, 6, start, verts, 2) == PSDL_FACES_OK);
+    CHECK(loops_xz(&f, xz, 6, start, verts, 2) == PSDL_FACES_OK);
     CHECKF(f.ngaps == 2, "%zu gaps", f.ngaps);
     if (f.ngaps == 2) CHECK(f.gaps[0].d == 10 && f.gaps[0].a == 0 && f.gaps[0].c == 1);
     CHECK(f.nopen == 0 && f.nloops >= 1);
     psdl_faces_free(&f);
     /* the same 20 m apart: left open */
     const double far[] = {0, 0, 0, 20, 10, 20, 10, 0, 5, 18, 5, 2};
-    points(pts, far, 6);
-    CHECK(psdl_faces_loops(&f, pts, 6, start, verts, 2) == PSDL_FACES_OK);
+    CHECK(loops_xz(&f, far, 6, start, verts, 2) == PSDL_FACES_OK);
     CHECK(f.ngaps == 0);
     CHECKF(f.nopen == 2, "%zu open", f.nopen);
     psdl_faces_free(&f);

@@ -106,34 +106,28 @@ static void test_fits(void) {
     double room[12];
     rect(room, 0, 0, 100, 50, 2);
     CHECK(psdl_row_room_init(&r, room, 4) == 0);
+    /* rectangles x0, z0, x1, z1 tried in turn (each one that fits is placed), and whether it fits */
+    static const struct {
+        double x0, z0, x1, z1;
+        int fits;
+    } cases[] = {
+        {10, 10, 20, 20, 1},
+        {10, 10, 20, 20, 0},   /* the same again overlaps the first */
+        {20.2, 10, 30, 20, 1}, /* 0.2 m away: the 0.05 m insets stay apart */
+        {10, 20, 20, 30, 1},   /* sharing an edge with the first: the insets are 0.1 m apart, still clear */
+        {15, 29, 25, 40, 0},   /* overlapping by 1 m */
+        {12, 12, 18, 18, 0},   /* wholly inside a placed one (no edges meet: the containment test) */
+        {40, 5, 60, 45, 1},    /* a placed one wholly inside it */
+        {35, 2, 65, 48, 0},
+        {90, 40, 110, 45, 0}, /* crossing the room's edge, outside, wound the other way */
+        {200, 0, 210, 10, 0},
+    };
     double fp[12];
-    rect(fp, 10, 10, 20, 20, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 1);
-    CHECK(r.nplaced == 1);
-    /* the same again overlaps the first */
-    CHECK(psdl_row_fits(&r, fp, 4) == 0);
-    /* 0.2 m away: the 0.05 m insets stay apart */
-    rect(fp, 20.2, 10, 30, 20, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 1);
-    /* sharing an edge with the first: the insets are 0.1 m apart, still clear */
-    rect(fp, 10, 20, 20, 30, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 1);
-    /* overlapping by 1 m */
-    rect(fp, 15, 29, 25, 40, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 0);
-    /* wholly inside a placed one (no edges meet: the containment test) */
-    rect(fp, 12, 12, 18, 18, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 0);
-    /* a placed one wholly inside it */
-    rect(fp, 40, 5, 60, 45, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 1);
-    rect(fp, 35, 2, 65, 48, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 0);
-    /* crossing the room's edge, outside, wound the other way */
-    rect(fp, 90, 40, 110, 45, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 0);
-    rect(fp, 200, 0, 210, 10, 0);
-    CHECK(psdl_row_fits(&r, fp, 4) == 0);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rect(fp, cases[i].x0, cases[i].z0, cases[i].x1, cases[i].z1, 0);
+        CHECKF(psdl_row_fits(&r, fp, 4) == (size_t)cases[i].fits, "case %zu", i + 1);
+        if (i == 0) CHECK(r.nplaced == 1);
+    }
     double ccw[12] = {70, 0, 10, 80, 0, 10, 80, 0, 20, 70, 0, 20};
     CHECK(area2(ccw, 4) > 0);
     CHECK(psdl_row_fits(&r, ccw, 4) == 0);

@@ -54,6 +54,15 @@ static psdl_options count_options(count_alloc *c) {
     return o;
 }
 
+/* psdl_decode of the size bytes at data with the document's memory counted in *c (reset
+ * first); the document (NULL on failure) in *doc. */
+static inline psdl_status decode_counted(count_alloc *c, const void *data, size_t size, psdl_doc **doc, psdl_error *err) {
+    count_alloc_reset(c);
+    psdl_options opt = count_options(c);
+    *doc = NULL;
+    return psdl_decode(&opt, data, size, doc, err);
+}
+
 /* No single allocation may exceed what the input can justify: one arena chunk (64 KiB plus
  * its header) or 16 bytes per input byte, whichever is larger. */
 static size_t alloc_bound(size_t input_size) {

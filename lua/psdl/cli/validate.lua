@@ -168,8 +168,9 @@ function M.run(args, ctx)
         doc, msg, fcode = common.load(psdl, file)
       end
     end
-    if ar_result then
-      local r = ar_result
+    -- a file's result r (an archive's, a companion's or a PSDL file's checks): counted, then
+    -- listed in the JSON or printed
+    local function report(r)
       if r.unreadable then
         unreadable = unreadable + 1
         code = math.max(code, ctx.exit.bad_input)
@@ -184,25 +185,15 @@ function M.run(args, ctx)
       else
         print_text(ctx.stdout, file, r, args.all, args.strict)
       end
+    end
+    if ar_result then
+      report(ar_result)
     elseif not doc then
       unreadable = unreadable + 1
       code = math.max(code, ctx:fail(common.exit_for(fcode), msg))
       results[#results + 1] = { file = file, ok = false, error = { code = fcode, message = msg } }
     else
-      local r = M.check(psdl, doc, file, args.strict, not args.no_drivable)
-      if r.ok then clean = clean + 1 else
-        failed = failed + 1
-        code = math.max(code, ctx.exit.problems)
-      end
-      if args.json then
-        local problems = {}
-        for i, p in ipairs(r.problems) do problems[i] = plain(p) end
-        results[#results + 1] = {
-          file = file, ok = r.ok, errors = r.errors, warnings = r.warnings, problems = problems,
-        }
-      else
-        print_text(ctx.stdout, file, r, args.all, args.strict)
-      end
+      report(M.check(psdl, doc, file, args.strict, not args.no_drivable))
     end
   end
   if args.json then
