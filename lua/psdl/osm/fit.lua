@@ -516,40 +516,73 @@ end
 
 ------------------------------------------------------------------------ crossings
 
+local CROSS_CELL = 50 -- metres: the cells whose query order orders `crossings`
+
+--- Work counters (for specs that bound the clean-up's work): `crossing_pairs`, the segment
+-- pairs `crossings` has looked at since the module was loaded.
+M.stats = { crossing_pairs = 0 }
+
 --- Segment crossings between edges (and within one edge, between segments that are not
 -- neighbours): `{ { e =, i =, t =, f =, j =, u =, x =, z =, at_grade = bool }, ... }`;
 -- `i`/`j` are segment indices, `t`/`u` parameters along them. With `only` = "grade",
 -- only crossings at the same level; "separated", only crossings at different levels.
 function M.crossings(g, only)
-  local grid = G.grid(50)
   local segs = {}
+  local total = 0
   for _, e in ipairs(g:edge_list()) do
     local pts = e.pts
     for i = 2, #pts do
       local a, b = pts[i - 1], pts[i]
-      local sg = { e = e, i = i - 1, ax = a[1], az = a[2], bx = b[1], bz = b[2], lv = M.level(e.attr) }
-      segs[#segs + 1] = sg
-      grid:insert_segment(sg, a[1], a[2], b[1], b[2], 0.01)
+      segs[#segs + 1] = { e = e, i = i - 1, ax = a[1], az = a[2], bx = b[1], bz = b[2], lv = M.level(e.attr),
+        n = #segs + 1 }
+      total = total + G.dist(a[1], a[2], b[1], b[2])
     end
   end
-  local out = {}
-  for n, s in ipairs(segs) do
-    s.n = n
-  end
-  for _, s in ipairs(segs) do
+  -- the crossings of segment s with the segments a grid holds, in the grid's query order
+  local stats = M.stats
+  local function hits(grid, s, out)
     grid:query_segment(s.ax, s.az, s.bx, s.bz, 0.01, function(o)
+      stats.crossing_pairs = stats.crossing_pairs + 1
       if o.n > s.n and not (o.e == s.e and math_abs(o.i - s.i) <= 1) then
         local same = o.lv == s.lv
         if only == nil or (only == "grade") == same then
           local t, u = G.seg_intersect(s.ax, s.az, s.bx, s.bz, o.ax, o.az, o.bx, o.bz, 1e-7)
           if t then
-            -- a crossing at a shared end point of the two edges is a junction already
             local x, z = s.ax + t * (s.bx - s.ax), s.az + t * (s.bz - s.az)
             out[#out + 1] = { e = s.e, i = s.i, t = t, f = o.e, j = o.i, u = u, x = x, z = z, at_grade = same }
           end
         end
       end
     end)
+  end
+  local function filled(size)
+    local grid = G.grid(size)
+    for _, sg in ipairs(segs) do grid:insert_segment(sg, sg.ax, sg.az, sg.bx, sg.bz, 0.01) end
+    return grid
+  end
+  -- The order of the list (which node a crossing makes first) is that of 50 m cells. Where
+  -- the segments are short (a way of 0.1 m steps: hundreds in a cell, all met by each
+  -- other), cells of a few mean segment lengths find the same crossings (two segments that
+  -- cross meet in a cell of any size); a segment with two or more of them is asked again
+  -- of the 50 m grid for their order.
+  local size = #segs > 0 and math_max(4 * total / #segs, 0.05) or CROSS_CELL
+  local out = {}
+  if size >= CROSS_CELL then
+    local grid = filled(CROSS_CELL)
+    for _, s in ipairs(segs) do hits(grid, s, out) end
+    return out
+  end
+  local fine, coarse = filled(size), nil
+  local mine = {}
+  for _, s in ipairs(segs) do
+    for k = #mine, 1, -1 do mine[k] = nil end
+    hits(fine, s, mine)
+    if #mine == 1 then
+      out[#out + 1] = mine[1]
+    elseif mine[2] then
+      coarse = coarse or filled(CROSS_CELL)
+      hits(coarse, s, out)
+    end
   end
   return out
 end
