@@ -42,6 +42,7 @@
 #include "psdl_geom.h"
 #include "psdl_ground.h"
 #include "psdl_region.h"
+#include "psdl_segment.h"
 #include "psdl_split.h"
 #include "psdl_store.h"
 
@@ -741,19 +742,7 @@ static int l_refs_inside(lua_State *L) {
     lua_settop(L, 4);
     size_t n;
     const double *xz = refs_xz(L, 1, 2, 2, &n);
-    int c = 0;
-    if (n) {
-        const double *p = xz + 2 * (n - 1);
-        for (size_t i = 0; i < n; i++) {
-            const double *q = xz + 2 * i;
-            if ((q[1] > z) != (p[1] > z)) {
-                double xi = q[0] + (z - q[1]) * (p[0] - q[0]) / (p[1] - q[1]);
-                if (x < xi) c = !c;
-            }
-            p = q;
-        }
-    }
-    lua_pushboolean(L, c);
+    lua_pushboolean(L, psdl_ring_inside(xz, n, 2, x, z));
     return 1;
 }
 
